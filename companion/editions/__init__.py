@@ -1,0 +1,55 @@
+"""Editions the companion ships, and loading an edition file by name or path.
+
+A name (``reference``) resolves to ``<name>.json`` in this package; anything that
+looks like a path (contains a slash or ends in ``.json``) is read from disk, so
+an owner's transcription of their own copy works everywhere a name does.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+
+from companion.engine.edition import Edition, EditionError, Problem, parse_edition
+
+DEFAULT_EDITION = "reference"
+
+
+class EditionNotFound(LookupError):
+    """No shipped edition has that name and no file has that path."""
+
+
+def shipped_names() -> list[str]:
+    """Names of the editions inside the package."""
+    folder = resources.files(__package__)
+    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json"))
+
+
+def read_edition_text(text: str, source: str, default_name: str) -> Edition:
+    """Parse an edition file's text; JSON syntax errors are reported with line and column."""
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno}, column {exc.colno}"
+        raise EditionError([Problem(where, f"not valid JSON: {exc.msg}")], source) from None
+    try:
+        return parse_edition(obj, default_name=default_name)
+    except EditionError as exc:
+        raise EditionError(exc.problems, source) from None
+
+
+def load_edition(name_or_path: str) -> Edition:
+    """Load a shipped edition by name, or an edition file by path."""
+    if "/" in name_or_path or name_or_path.endswith(".json"):
+        path = Path(name_or_path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise EditionNotFound(f"cannot read edition file {path}: {exc.strerror}") from None
+        return read_edition_text(text, str(path), path.stem)
+    if name_or_path not in shipped_names():
+        known = ", ".join(shipped_names())
+        raise EditionNotFound(f"unknown edition {name_or_path!r}; the companion ships: {known}")
+    text = resources.files(__package__).joinpath(f"{name_or_path}.json").read_text(encoding="utf-8")
+    return read_edition_text(text, f"{name_or_path}.json", name_or_path)

@@ -1,0 +1,54 @@
+"""The rules core: pure Python, no I/O, no hardware, no web.
+
+State plus an event in; a new state or a `Rejection` (stable code, plain
+message) out. `Game` adds the move stack (push/pop) that undo runs on.
+"""
+
+from companion.engine.edition import Card, Edition, EditionError, Itinerary, Problem, parse_edition
+from companion.engine.events import (
+    ChooseItinerary,
+    Event,
+    Malformed,
+    Reveal,
+    Take,
+    Undo,
+    event_to_json,
+    parse_event,
+)
+from companion.engine.game import Game, TakeOption
+from companion.engine.rejections import CODES, Rejection
+from companion.engine.rules import apply
+from companion.engine.scoring import Standing, explain_tie_break, standings, winners
+from companion.engine.state import GameState, PlayerState, Setup, SetupError, initial_state, make_setup
+
+__all__ = [
+    "CODES",
+    "Card",
+    "ChooseItinerary",
+    "Edition",
+    "EditionError",
+    "Event",
+    "Game",
+    "GameState",
+    "Itinerary",
+    "Malformed",
+    "PlayerState",
+    "Problem",
+    "Rejection",
+    "Reveal",
+    "Setup",
+    "SetupError",
+    "Standing",
+    "Take",
+    "TakeOption",
+    "Undo",
+    "apply",
+    "event_to_json",
+    "explain_tie_break",
+    "initial_state",
+    "make_setup",
+    "parse_edition",
+    "parse_event",
+    "standings",
+    "winners",
+]

@@ -1,0 +1,414 @@
+"""Editions: every printed number of the game, as data.
+
+The publisher's card values are not public, so the engine never hard-codes them:
+an *edition* holds the History cards (year, hours, benefits), the Ancestor card,
+the playmat (the benefit under each Departures Row position and the trek table)
+and the Itinerary cards. Records carry an edition inline or name a shipped one.
+
+`parse_edition` checks a whole edition and reports *every* problem with its
+location at once, because an owner transcribing 108 cards wants one list to fix,
+not one error per run. The schema is documented in ``docs/editions.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.engine.tokens import (
+    ANCESTOR,
+    BENEFIT_CODE,
+    BENEFITS,
+    COLUMNS,
+    CRYSTAL,
+    DAYS,
+    HOURS_PER_DAY,
+    MAX_PLAYERS,
+    ROW_SIZE,
+)
+
+#: An itinerary space or row reward: plain (None), victory points, or a crystal.
+Space = int | str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Card:
+    """One History card. ``gain_codes`` is ``gains`` pre-translated for the hot path."""
+
+    id: str
+    title: str
+    year: int
+    day: int
+    hours: int
+    gains: tuple[str, ...]
+    note: str = ""
+    gain_codes: tuple[int, ...] = field(default=(), compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class AncestorCard:
+    """The Ancestor card: all copies alike, no year of its own."""
+
+    hours: int
+    gains: tuple[str, ...]
+    gain_codes: tuple[int, ...] = field(default=(), compare=False, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Itinerary:
+    """An Itinerary card: four columns of spaces (top first) and row rewards.
+
+    ``columns`` always has the four columns in ``COLUMNS`` order; a column the
+    card does not print is an empty tuple, so every token of that kind is lost.
+    """
+
+    id: str
+    columns: tuple[tuple[Space, ...], ...]
+    rows: tuple[Space, ...]
+
+    def column(self, kind: str) -> tuple[Space, ...]:
+        return self.columns[COLUMNS.index(kind)]
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with an edition: where it is and what to do about it."""
+
+    location: str
+    message: str
+    warning: bool = False
+
+    def __str__(self) -> str:
+        kind = "warning" if self.warning else "error"
+        return f"{self.location}: {kind}: {self.message}"
+
+
+class EditionError(ValueError):
+    """Raised when an edition has errors; ``problems`` lists all of them."""
+
+    def __init__(self, problems: Sequence[Problem], source: str = "edition") -> None:
+        self.problems = tuple(problems)
+        self.source = source
+        errors = [p for p in self.problems if not p.warning]
+        first = errors[0] if errors else None
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        super().__init__(f"{source}: {first}{more}")
+
+
+@dataclass(frozen=True)
+class Edition:
+    """A validated edition with lookup tables the engine needs."""
+
+    name: str
+    cards: tuple[Card, ...]
+    ancestor: AncestorCard | None
+    ancestors: Mapping[int, int]
+    slots: tuple[tuple[str, ...], ...]
+    treks: tuple[int, ...]
+    trek_beyond: int
+    itineraries: tuple[Itinerary, ...]
+    title: str = ""
+    provenance: str = ""
+    warnings: tuple[Problem, ...] = ()
+    card_index: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
+    itinerary_index: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
+    slot_codes: tuple[tuple[int, ...], ...] = field(default=(), compare=False, repr=False)
+
+    def card(self, card_id: str) -> Card:
+        return self.cards[self.card_index[card_id]]
+
+    def day_cards(self, day: int) -> list[Card]:
+        """The cards of one Day deck, in edition order (1-based day)."""
+        return [c for c in self.cards if c.day == day]
+
+    def ancestor_copies(self, players: int) -> int:
+        """Copies in play: a solo game uses the two-player count."""
+        if self.ancestor is None:
+            return 0
+        return self.ancestors.get(max(players, 2), 0)
+
+    def trek_points(self, length: int) -> int:
+        """Points of one trek of ``length`` cards (the playmat's trek table)."""
+        if length <= 0:
+            return 0
+        if length <= len(self.treks):
+            return self.treks[length - 1]
+        return self.treks[-1] + (length - len(self.treks)) * self.trek_beyond
+
+
+class _Checker:
+    """Collects problems while reading an untrusted JSON-like edition object."""
+
+    def __init__(self) -> None:
+        self.problems: list[Problem] = []
+
+    def error(self, where: str, message: str) -> None:
+        self.problems.append(Problem(where, message))
+
+    def warn(self, where: str, message: str) -> None:
+        self.problems.append(Problem(where, message, warning=True))
+
+    def integer(self, value: Any, where: str, low: int | None = None, high: int | None = None) -> int | None:
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.error(where, f"must be a whole number, not {_show(value)}")
+            return None
+        if low is not None and value < low:
+            self.error(where, f"must be at least {low}, not {value}")
+            return None
+        if high is not None and value > high:
+            self.error(where, f"must be at most {high}, not {value}")
+            return None
+        return value
+
+    def text(self, value: Any, where: str, required: bool = True) -> str | None:
+        if value is None and not required:
+            return ""
+        if not isinstance(value, str) or (required and not value.strip()):
+            self.error(where, f"must be a non-empty text, not {_show(value)}")
+            return None
+        return value
+
+    def benefits(self, value: Any, where: str) -> tuple[str, ...] | None:
+        if not isinstance(value, list):
+            self.error(where, f"must be a list of benefits, not {_show(value)}")
+            return None
+        ok = True
+        for i, item in enumerate(value):
+            if item not in BENEFITS:
+                self.error(f"{where}[{i}]", f"unknown benefit {_show(item)}; use one of {', '.join(BENEFITS)}")
+                ok = False
+        return tuple(value) if ok else None
+
+    def space(self, value: Any, where: str) -> bool:
+        if value is None or value == CRYSTAL:
+            return True
+        if isinstance(value, int) and not isinstance(value, bool):
+            return True
+        self.error(where, f"must be null (plain), a whole number of points or \"crystal\", not {_show(value)}")
+        return False
+
+
+def _show(value: Any) -> str:
+    text = repr(value) if not isinstance(value, str) else f'"{value}"'
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+KNOWN_KEYS = {
+    "format", "name", "title", "provenance", "notes", "cards", "ancestor", "ancestors",
+    "slots", "treks", "trek_beyond", "itineraries",
+}  # fmt: skip
+
+
+def parse_edition(obj: Any, default_name: str = "inline") -> Edition:
+    """Validate an edition object (as read from JSON) and build an `Edition`.
+
+    Raises `EditionError` listing every error (warnings ride along in
+    ``Edition.warnings`` when there are no errors).
+    """
+    ch = _Checker()
+    if not isinstance(obj, dict):
+        raise EditionError([Problem("edition", f"must be a JSON object, not {_show(obj)}")])
+    for key in obj:
+        if key not in KNOWN_KEYS:
+            ch.warn(key, "unknown key, ignored")
+    name = obj.get("name", default_name)
+    if not isinstance(name, str) or not name:
+        ch.error("name", f"must be a non-empty text, not {_show(name)}")
+        name = default_name
+
+    cards = _parse_cards(ch, obj.get("cards"))
+    ancestor, ancestors = _parse_ancestors(ch, obj)
+    slots = _parse_slots(ch, obj.get("slots"))
+    treks = _parse_treks(ch, obj.get("treks"))
+    beyond = ch.integer(obj.get("trek_beyond", 3), "trek_beyond", low=0)
+    itineraries = _parse_itineraries(ch, obj.get("itineraries", []))
+
+    errors = [p for p in ch.problems if not p.warning]
+    if errors:
+        raise EditionError(ch.problems)
+    assert slots is not None and treks is not None and beyond is not None
+    return Edition(
+        name=name,
+        cards=tuple(cards),
+        ancestor=ancestor,
+        ancestors=ancestors,
+        slots=slots,
+        treks=treks,
+        trek_beyond=beyond,
+        itineraries=tuple(itineraries),
+        title=str(obj.get("title", "")),
+        provenance=str(obj.get("provenance", "")),
+        warnings=tuple(ch.problems),
+        card_index={c.id: i for i, c in enumerate(cards)},
+        itinerary_index={it.id: i for i, it in enumerate(itineraries)},
+        slot_codes=tuple(tuple(BENEFIT_CODE[b] for b in s) for s in slots),
+    )
+
+
+def _parse_cards(ch: _Checker, raw: Any) -> list[Card]:
+    if not isinstance(raw, list) or not raw:
+        ch.error("cards", "must be a non-empty list of History cards")
+        return []
+    cards: list[Card] = []
+    seen: dict[str, int] = {}
+    for i, c in enumerate(raw):
+        where = f"cards[{i}]"
+        if not isinstance(c, dict):
+            ch.error(where, f"must be an object, not {_show(c)}")
+            continue
+        cid = ch.text(c.get("id"), f"{where}.id")
+        if cid is not None:
+            where = f"cards[{i}] ({cid})"
+            if cid == ANCESTOR:
+                ch.error(f"{where}.id", '"ancestor" is reserved for the Ancestor card')
+            elif cid in seen:
+                ch.error(f"{where}.id", f"duplicate id, also used by cards[{seen[cid]}]")
+            else:
+                seen[cid] = i
+        title = c.get("title", cid)
+        if not isinstance(title, str):
+            ch.error(f"{where}.title", f"must be a text, not {_show(title)}")
+        year = ch.integer(c.get("year"), f"{where}.year")
+        day = ch.integer(c.get("day"), f"{where}.day", low=1, high=DAYS)
+        hours = ch.integer(c.get("hours"), f"{where}.hours", low=1, high=HOURS_PER_DAY)
+        gains = ch.benefits(c.get("gains", []), f"{where}.gains")
+        note = c.get("note", "")
+        if not isinstance(note, str):
+            ch.error(f"{where}.note", f"must be a text, not {_show(note)}")
+        if None in (cid, year, day, hours, gains) or not isinstance(title, str):
+            continue
+        assert cid is not None and year is not None and day is not None
+        assert hours is not None and gains is not None
+        cards.append(
+            Card(cid, title, year, day, hours, gains, str(note), tuple(BENEFIT_CODE[g] for g in gains))
+        )
+    for day in range(1, DAYS + 1):
+        count = sum(1 for card in cards if card.day == day)
+        if count < ROW_SIZE:
+            ch.warn("cards", f"Day {day} has {count} cards, fewer than the {ROW_SIZE} of a full Departures Row")
+    return cards
+
+
+def _parse_ancestors(ch: _Checker, obj: dict[str, Any]) -> tuple[AncestorCard | None, dict[int, int]]:
+    raw = obj.get("ancestor")
+    counts: dict[int, int] = {}
+    raw_counts = obj.get("ancestors", {})
+    if not isinstance(raw_counts, dict):
+        ch.error("ancestors", f"must be an object such as {{\"2\": 6}}, not {_show(raw_counts)}")
+    else:
+        for key, value in raw_counts.items():
+            if not (isinstance(key, str) and key.isdigit() and 1 <= int(key) <= MAX_PLAYERS):
+                ch.error(f"ancestors.{key}", f"key must be a player count 1-{MAX_PLAYERS}")
+                continue
+            n = ch.integer(value, f"ancestors.{key}", low=0)
+            if n is not None:
+                counts[int(key)] = n
+    if raw is None:
+        if counts and any(counts.values()):
+            ch.error("ancestor", "missing: the edition has Ancestor copies but no Ancestor card")
+        return None, counts
+    if not isinstance(raw, dict):
+        ch.error("ancestor", f"must be an object with hours and gains, not {_show(raw)}")
+        return None, counts
+    hours = ch.integer(raw.get("hours"), "ancestor.hours", low=1, high=HOURS_PER_DAY)
+    gains = ch.benefits(raw.get("gains", []), "ancestor.gains")
+    if hours is None or gains is None:
+        return None, counts
+    return AncestorCard(hours, gains, tuple(BENEFIT_CODE[g] for g in gains)), counts
+
+
+def _parse_slots(ch: _Checker, raw: Any) -> tuple[tuple[str, ...], ...] | None:
+    if not isinstance(raw, list) or len(raw) != ROW_SIZE:
+        ch.error("slots", f"must be a list of {ROW_SIZE} benefit lists, one per Departures Row position")
+        return None
+    slots = [ch.benefits(s, f"slots[{i}]") for i, s in enumerate(raw)]
+    if any(s is None for s in slots):
+        return None
+    return tuple(s for s in slots if s is not None)
+
+
+def _parse_treks(ch: _Checker, raw: Any) -> tuple[int, ...] | None:
+    if not isinstance(raw, list) or len(raw) != 10:
+        ch.error("treks", "must list the points of a trek of 1 to 10 cards (10 numbers)")
+        return None
+    values = [ch.integer(v, f"treks[{i}]") for i, v in enumerate(raw)]
+    if any(v is None for v in values):
+        return None
+    return tuple(v for v in values if v is not None)
+
+
+def _parse_itineraries(ch: _Checker, raw: Any) -> list[Itinerary]:
+    if not isinstance(raw, list):
+        ch.error("itineraries", f"must be a list, not {_show(raw)}")
+        return []
+    result: list[Itinerary] = []
+    seen: set[str] = set()
+    for i, it in enumerate(raw):
+        where = f"itineraries[{i}]"
+        if not isinstance(it, dict):
+            ch.error(where, f"must be an object, not {_show(it)}")
+            continue
+        iid = ch.text(it.get("id"), f"{where}.id")
+        if iid is not None:
+            where = f"itineraries[{i}] ({iid})"
+            if iid in seen:
+                ch.error(f"{where}.id", "duplicate itinerary id")
+            seen.add(iid)
+        cols_raw = it.get("columns")
+        if not isinstance(cols_raw, dict) or not cols_raw:
+            ch.error(f"{where}.columns", "must be an object of columns (person, event, innovation, progress)")
+            continue
+        columns: list[tuple[Space, ...]] = []
+        ok = iid is not None
+        for kind in cols_raw:
+            if kind not in COLUMNS:
+                ch.error(f"{where}.columns.{kind}", f"unknown column; use {', '.join(COLUMNS)}")
+                ok = False
+        for kind in COLUMNS:
+            col = cols_raw.get(kind, [])
+            if not isinstance(col, list):
+                ch.error(f"{where}.columns.{kind}", f"must be a list of spaces, not {_show(col)}")
+                ok = False
+                continue
+            ok = all([ch.space(s, f"{where}.columns.{kind}[{j}]") for j, s in enumerate(col)]) and ok
+            columns.append(tuple(col))
+        rows = it.get("rows", [])
+        if not isinstance(rows, list):
+            ch.error(f"{where}.rows", f"must be a list of row rewards, not {_show(rows)}")
+            continue
+        ok = all([ch.space(s, f"{where}.rows[{j}]") for j, s in enumerate(rows)]) and ok
+        depth = max((len(c) for c in columns), default=0)
+        if len(rows) > depth:
+            ch.error(f"{where}.rows", f"has {len(rows)} rewards but the deepest column has {depth} spaces")
+            ok = False
+        if ok and iid is not None:
+            result.append(Itinerary(iid, tuple(columns), tuple(rows)))
+    return result
+
+
+def edition_to_json(edition: Edition) -> dict[str, Any]:
+    """The JSON form of an edition (the schema `parse_edition` reads)."""
+    out: dict[str, Any] = {"name": edition.name}
+    if edition.title:
+        out["title"] = edition.title
+    if edition.provenance:
+        out["provenance"] = edition.provenance
+    out["cards"] = [
+        {"id": c.id, "title": c.title, "year": c.year, "day": c.day, "hours": c.hours,
+         "gains": list(c.gains), **({"note": c.note} if c.note else {})}
+        for c in edition.cards
+    ]  # fmt: skip
+    if edition.ancestor is not None:
+        out["ancestor"] = {"hours": edition.ancestor.hours, "gains": list(edition.ancestor.gains)}
+    out["ancestors"] = {str(k): v for k, v in sorted(edition.ancestors.items())}
+    out["slots"] = [list(s) for s in edition.slots]
+    out["treks"] = list(edition.treks)
+    out["trek_beyond"] = edition.trek_beyond
+    out["itineraries"] = [
+        {"id": it.id,
+         "columns": {k: list(col) for k, col in zip(COLUMNS, it.columns, strict=True) if col},
+         "rows": list(it.rows)}
+        for it in edition.itineraries
+    ]  # fmt: skip
+    return out

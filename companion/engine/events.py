@@ -1,0 +1,139 @@
+"""Events: the moves of the game as value objects, and their parsing from JSON.
+
+Everything that changes a game is one of these: a player choosing an Itinerary,
+taking a card, the table revealing a card, or an undo. The live table, ``replay``
+and crash recovery all feed the same objects to the same engine.
+
+Parsing never raises. A malformed object becomes `Malformed`, which the engine
+rejects as ``bad_event`` — unless the game is over, because the contract ranks
+``game_over`` first for takes, itineraries and reveals. That ordering needs the
+game state, so it is decided in the engine, not here.
+
+Room for Time Warps (a later expansion): a new event type slots in beside
+`Take` and is dispatched on its class in `companion.engine.rules`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from companion.engine.tokens import COLUMNS
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseItinerary:
+    """``player`` uses Itinerary ``itinerary`` for the current Day."""
+
+    player: str
+    itinerary: str
+
+
+@dataclass(frozen=True, slots=True)
+class Take:
+    """The player to move takes ``card`` (a card id or ``"ancestor"``).
+
+    ``crystals`` are spent to cut the hour cost; ``wild`` names, in order, the
+    column of each Wild token gained. ``player``, when given, must be the player
+    whose turn it is.
+    """
+
+    card: str
+    player: str | None = None
+    crystals: int = 0
+    wild: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    """The table shows the next card of the Day deck (records without decks)."""
+
+    card: str
+
+
+@dataclass(frozen=True, slots=True)
+class Undo:
+    """Take back the last accepted event."""
+
+
+@dataclass(frozen=True, slots=True)
+class Malformed:
+    """An event that could not be read; ``kind`` is its ``type`` if it had one."""
+
+    kind: str | None
+    reason: str
+
+
+Event = ChooseItinerary | Take | Reveal | Undo | Malformed
+
+
+def _text(obj: dict[str, Any], key: str) -> str | None:
+    value = obj.get(key)
+    return value if isinstance(value, str) and value else None
+
+
+def parse_event(obj: Any) -> Event:
+    """Turn one decoded JSON value into an event (or `Malformed`)."""
+    if not isinstance(obj, dict):
+        return Malformed(None, "an event must be a JSON object")
+    kind = obj.get("type")
+    if kind == "take":
+        return _parse_take(obj)
+    if kind == "itinerary":
+        player, itinerary = _text(obj, "player"), _text(obj, "itinerary")
+        if player is None:
+            return Malformed(kind, 'an itinerary event needs "player" (a name)')
+        if itinerary is None:
+            return Malformed(kind, 'an itinerary event needs "itinerary" (an itinerary id)')
+        return ChooseItinerary(player, itinerary)
+    if kind == "reveal":
+        card = _text(obj, "card")
+        if card is None:
+            return Malformed(kind, 'a reveal needs "card" (a card id)')
+        return Reveal(card)
+    if kind == "undo":
+        return Undo()
+    if kind is None:
+        return Malformed(None, 'the event has no "type"')
+    return Malformed(str(kind), f"unknown event type {kind!r}; use take, itinerary, reveal or undo")
+
+
+def _parse_take(obj: dict[str, Any]) -> Event:
+    card = _text(obj, "card")
+    if card is None:
+        return Malformed("take", 'a take needs "card" (a card id or "ancestor")')
+    player = obj.get("player")
+    if player is not None and not (isinstance(player, str) and player):
+        return Malformed("take", '"player" must be a player\'s name')
+    crystals = obj.get("crystals", 0)
+    if isinstance(crystals, bool) or not isinstance(crystals, int) or crystals < 0:
+        return Malformed("take", f'"crystals" must be a whole number of 0 or more, not {crystals!r}')
+    wild = obj.get("wild", [])
+    if not isinstance(wild, list) or not all(isinstance(w, str) for w in wild):
+        return Malformed("take", '"wild" must be a list of column names')
+    for column in wild:
+        if column not in COLUMNS:
+            return Malformed(
+                "take", f"there is no {column!r} column for a Wild token; use {', '.join(COLUMNS)}"
+            )
+    return Take(card, player, crystals, tuple(wild))
+
+
+def event_to_json(event: Event) -> dict[str, Any]:
+    """The record form of an event (the inverse of `parse_event`)."""
+    if isinstance(event, Take):
+        out: dict[str, Any] = {"type": "take", "card": event.card}
+        if event.player is not None:
+            out["player"] = event.player
+        if event.crystals:
+            out["crystals"] = event.crystals
+        if event.wild:
+            out["wild"] = list(event.wild)
+        return out
+    if isinstance(event, ChooseItinerary):
+        return {"type": "itinerary", "player": event.player, "itinerary": event.itinerary}
+    if isinstance(event, Reveal):
+        return {"type": "reveal", "card": event.card}
+    if isinstance(event, Undo):
+        return {"type": "undo"}
+    raise ValueError(f"a malformed event has no record form: {event.reason}")

@@ -1,0 +1,204 @@
+"""The game's state as immutable value objects, and the table a game is set up on.
+
+A `GameState` never changes: a move builds a new one and shares everything it
+did not touch (python-chess keeps a stack of board states for ``pop`` in the same
+spirit). That makes undo exact — the previous state *is* the restored state —
+and lets tests compare states with ``==``.
+
+Cards, itineraries and columns are referred to by their index in the edition,
+not by name, because the engine's hot path (the simulator plays thousands of
+games a second) is dominated by these lookups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from companion.engine.edition import Edition
+from companion.engine.tokens import (
+    DAY_NAMES,
+    DAYS,
+    MAX_PLAYERS,
+    ROW_SIZE,
+    STARTING_CRYSTALS,
+)
+
+#: A Departures Row position with no card (the deck ran out).
+EMPTY = -1
+#: A position holding a card the table has not revealed yet (records without decks).
+HIDDEN = -2
+
+
+class PlayerState(NamedTuple):
+    """One player's part of the state.
+
+    ``seq`` orders watches that share an hour: the higher, the nearer the top of
+    the stack. ``itinerary`` is the index of this Day's Itinerary (-1: none yet);
+    ``used`` is a bit set of the itineraries used on any Day. ``fills`` counts the
+    covered spaces of each column (covering is always top-down, so a count says it
+    all). ``treks`` are the completed treks' lengths; the current trek has
+    ``trek_len`` cards (0: no trek yet) and its last year is ``trek_year``.
+    """
+
+    hour: int
+    seq: int
+    track: int
+    crystals: int
+    itinerary: int
+    used: int
+    fills: tuple[int, int, int, int]
+    treks: tuple[int, ...]
+    trek_len: int
+    trek_year: int
+
+    def trek_lengths(self) -> tuple[int, ...]:
+        """Every trek's length: completed in order, the current one last."""
+        return (*self.treks, self.trek_len) if self.trek_len else self.treks
+
+
+class GameState(NamedTuple):
+    """The whole table between two events.
+
+    ``row`` holds card indices by Departures Row position (0 is the deck's face-up
+    top card), or `EMPTY` / `HIDDEN`. ``drawn`` counts the cards that have left the
+    current Day deck; ``revealed`` is a bit set of cards revealed so far (records
+    without decks). ``turn`` is the index of the player to move, -1 once finished.
+    """
+
+    day: int
+    finished: bool
+    players: tuple[PlayerState, ...]
+    row: tuple[int, ...]
+    drawn: int
+    revealed: int
+    ancestors_left: int
+    next_seq: int
+    turn: int
+
+
+class SetupError(ValueError):
+    """The players, watch stack or decks of a new game do not fit together."""
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Everything fixed for a whole game: edition, players, watch stack, decks.
+
+    ``decks`` holds, for each Day, card indices top of the deck first; ``None``
+    means the table reveals cards one by one (`companion.engine.events.Reveal`).
+    """
+
+    edition: Edition
+    players: tuple[str, ...]
+    watch_stack: tuple[str, ...]
+    decks: tuple[tuple[int, ...], ...] | None = None
+    player_index: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
+    day_sizes: tuple[int, ...] = field(default=(), compare=False, repr=False)
+
+    @property
+    def reveals(self) -> bool:
+        """True when the table reveals cards instead of the engine dealing them."""
+        return self.decks is None
+
+    def deck_ids(self, day: int) -> list[str]:
+        """The card ids of a Day deck, top first (decks mode only)."""
+        if self.decks is None:
+            return []
+        return [self.edition.cards[i].id for i in self.decks[day - 1]]
+
+
+def make_setup(
+    edition: Edition,
+    players: Sequence[str],
+    watch_stack: Sequence[str] | None = None,
+    decks: Mapping[str, Sequence[str]] | None = None,
+) -> Setup:
+    """Check and build a `Setup`. ``decks`` maps "I", "II", "III" to card ids, top first."""
+    names = tuple(players)
+    if not 1 <= len(names) <= MAX_PLAYERS:
+        raise SetupError(f"a game has 1 to {MAX_PLAYERS} players, not {len(names)}")
+    if any(not isinstance(n, str) or not n.strip() for n in names):
+        raise SetupError("every player needs a non-empty name")
+    if len(set(names)) != len(names):
+        raise SetupError("two players share a name; names must differ")
+    stack = tuple(watch_stack) if watch_stack is not None else names
+    if sorted(stack) != sorted(names):
+        raise SetupError("the watch stack must list every player exactly once")
+    deck_indices: tuple[tuple[int, ...], ...] | None = None
+    if decks is not None:
+        unknown_days = set(decks) - set(DAY_NAMES)
+        if unknown_days:
+            raise SetupError(f"decks are named I, II and III, not {', '.join(sorted(unknown_days))}")
+        built: list[tuple[int, ...]] = []
+        seen: set[str] = set()
+        for day_name in DAY_NAMES:
+            ids = decks.get(day_name, [])
+            for cid in ids:
+                if cid not in edition.card_index:
+                    raise SetupError(f"deck {day_name} names card {cid!r}, which is not in the edition")
+                if cid in seen:
+                    raise SetupError(f"card {cid!r} appears twice in the decks")
+                seen.add(cid)
+            built.append(tuple(edition.card_index[cid] for cid in ids))
+        deck_indices = tuple(built)
+        sizes = tuple(len(d) for d in deck_indices)
+    else:
+        sizes = tuple(sum(1 for c in edition.cards if c.day == d) for d in range(1, DAYS + 1))
+    return Setup(
+        edition=edition,
+        players=names,
+        watch_stack=stack,
+        decks=deck_indices,
+        player_index={n: i for i, n in enumerate(names)},
+        day_sizes=sizes,
+    )
+
+
+def deal(setup: Setup, day: int) -> tuple[tuple[int, ...], int]:
+    """The Departures Row at the start of ``day`` and how many cards left the deck.
+
+    With the deck ``[d1, d2, ...]`` position 5 gets d1, 4 gets d2 ... 1 gets d5 and
+    the deck's top (position 0) is d6. Without decks the positions wait, `HIDDEN`,
+    for the table's reveals in that same order.
+    """
+    size = setup.day_sizes[day - 1]
+    count = min(ROW_SIZE, size)
+    row = [EMPTY] * ROW_SIZE
+    for n in range(count):
+        row[ROW_SIZE - 1 - n] = HIDDEN if setup.decks is None else setup.decks[day - 1][n]
+    return tuple(row), count
+
+
+def initial_state(setup: Setup) -> GameState:
+    """Day I dealt, every watch at hour 0 in the setup's stack order, one crystal each."""
+    n = len(setup.players)
+    seq_of = {name: n - 1 - i for i, name in enumerate(setup.watch_stack)}  # top first
+    players = tuple(
+        PlayerState(0, seq_of[name], 0, STARTING_CRYSTALS, -1, 0, (0, 0, 0, 0), (), 0, 0)
+        for name in setup.players
+    )
+    row, drawn = deal(setup, 1)
+    return GameState(
+        day=1,
+        finished=False,
+        players=players,
+        row=row,
+        drawn=drawn,
+        revealed=0,
+        ancestors_left=setup.edition.ancestor_copies(n),
+        next_seq=n,
+        turn=next_turn(players),
+    )
+
+
+def next_turn(players: Sequence[PlayerState]) -> int:
+    """The player furthest behind on the Clock; among ties, the top of the stack."""
+    best = 0
+    best_p = players[0]
+    for i in range(1, len(players)):
+        p = players[i]
+        if p.hour < best_p.hour or (p.hour == best_p.hour and p.seq > best_p.seq):
+            best, best_p = i, p
+    return best
