@@ -16,11 +16,10 @@ from typing import Any
 
 from companion.editions import EditionNotFound, load_edition
 from companion.engine import (
+    Board,
     EditionError,
     Event,
-    Game,
     Malformed,
-    Rejection,
     Setup,
     SetupError,
     event_to_json,
@@ -57,17 +56,17 @@ class RejectedLine:
 class Replay:
     """The outcome of a replay: the game as it ended and every rejection."""
 
-    game: Game
+    board: Board
     rejected: list[RejectedLine] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         """The contract's output object."""
-        state = self.game.state
+        board = self.board
         return {
-            "finished": state.finished,
-            "day": state.day,
-            "players": [s.to_json() for s in self.game.standings()],
-            "winners": self.game.winners(),
+            "finished": board.finished,
+            "day": board.day,
+            "players": [s.to_json() for s in board.standings()],
+            "winners": board.winners(),
             "rejected": [{"line": r.line, "code": r.code} for r in self.rejected],
         }
 
@@ -85,7 +84,9 @@ def parse_setup(obj: Any) -> Setup:
         raise RecordError('the first line must be the setup: {"type": "setup", ...}')
     version = obj.get("record", RECORD_FORMAT)
     if version != RECORD_FORMAT:
-        raise RecordError(f"record format {version!r} is not supported (this companion reads {RECORD_FORMAT})")
+        raise RecordError(
+            f"record format {version!r} is not supported (this companion reads {RECORD_FORMAT})"
+        )
     edition_field = obj.get("edition")
     try:
         if isinstance(edition_field, str):
@@ -140,8 +141,8 @@ def parse_record(text: str) -> tuple[Setup, list[RecordLine]]:
 
 def replay_events(setup: Setup, events: Iterable[RecordLine]) -> Replay:
     """Feed events to a fresh game, collecting rejections."""
-    result = Replay(Game(setup))
-    push = result.game.push
+    result = Replay(Board(setup))
+    push = result.board.push
     for item in events:
         rejection = push(item.event)
         if rejection is not None:
@@ -173,13 +174,14 @@ def write_record(setup: Setup, events: Iterable[Event], inline_edition: bool = F
 
 def format_standings(replay: Replay) -> str:
     """The readable default output of ``companion replay``."""
-    game = replay.game
-    state = game.state
-    rows = game.standings()
-    day_name = ("I", "II", "III")[state.day - 1]
-    status = "finished" if state.finished else f"in play, Day {day_name}, {game.turn} to move"
+    board = replay.board
+    rows = board.standings()
+    day_name = ("I", "II", "III")[board.day - 1]
+    status = "finished" if board.finished else f"in play, Day {day_name}, {board.player_to_move} to move"
     lines = [f"Game {status}.", ""]
-    header = f"{'Player':<12} {'Track':>5} {'Crystals':>8} {'Treks':>6} {'Total':>6}  {'Hour':>4}  Trek lengths"
+    header = (
+        f"{'Player':<12} {'Track':>5} {'Crystals':>8} {'Treks':>6} {'Total':>6}  {'Hour':>4}  Trek lengths"
+    )
     lines.append(header)
     lines.append("-" * len(header))
     for r in sorted(rows, key=lambda r: -r.total):
@@ -187,7 +189,7 @@ def format_standings(replay: Replay) -> str:
         lines.append(
             f"{r.name:<12} {r.track:>5} {r.crystals:>8} {r.trek_points:>6} {r.total:>6}  {r.hour:>4}  {treks}"
         )
-    if state.finished:
+    if board.finished:
         lines += ["", explain_tie_break(rows)]
     if replay.rejected:
         lines += ["", f"Rejected events ({len(replay.rejected)}):"]

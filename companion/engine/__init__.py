@@ -1,9 +1,10 @@
 """The rules core: pure Python, no I/O, no hardware, no web.
 
 State plus an event in; a new state or a `Rejection` (stable code, plain
-message) out. `Game` adds the move stack (push/pop) that undo runs on.
+message) out. `Board` holds a game in play with its move stack (push/pop), on which undo runs.
 """
 
+from companion.engine.board import Board, TakeOption, apply
 from companion.engine.edition import Card, Edition, EditionError, Itinerary, Problem, parse_edition
 from companion.engine.events import (
     ChooseItinerary,
@@ -15,20 +16,18 @@ from companion.engine.events import (
     event_to_json,
     parse_event,
 )
-from companion.engine.game import Game, TakeOption
 from companion.engine.rejections import CODES, Rejection
-from companion.engine.rules import apply
 from companion.engine.scoring import Standing, explain_tie_break, standings, winners
-from companion.engine.state import GameState, PlayerState, Setup, SetupError, initial_state, make_setup
+from companion.engine.state import GameState, PlayerState, Setup, SetupError, make_setup
 
 __all__ = [
     "CODES",
+    "Board",
     "Card",
     "ChooseItinerary",
     "Edition",
     "EditionError",
     "Event",
-    "Game",
     "GameState",
     "Itinerary",
     "Malformed",
@@ -45,7 +44,6 @@ __all__ = [
     "apply",
     "event_to_json",
     "explain_tie_break",
-    "initial_state",
     "make_setup",
     "parse_edition",
     "parse_event",

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from companion.engine.tables import RuleTables, build_tables
 from companion.engine.tokens import (
     ANCESTOR,
     BENEFIT_CODE,
@@ -34,7 +35,7 @@ Space = int | str | None
 
 @dataclass(frozen=True, slots=True)
 class Card:
-    """One History card. ``gain_codes`` is ``gains`` pre-translated for the hot path."""
+    """One History card, as printed: id, title, year, Day deck, hour cost, benefits."""
 
     id: str
     title: str
@@ -43,7 +44,6 @@ class Card:
     hours: int
     gains: tuple[str, ...]
     note: str = ""
-    gain_codes: tuple[int, ...] = field(default=(), compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +113,13 @@ class Edition:
     warnings: tuple[Problem, ...] = ()
     card_index: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
     itinerary_index: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
-    slot_codes: tuple[tuple[int, ...], ...] = field(default=(), compare=False, repr=False)
+    tables: RuleTables | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def rules(self) -> RuleTables:
+        """The compiled lookup tables (built by `parse_edition`)."""
+        assert self.tables is not None
+        return self.tables
 
     def card(self, card_id: str) -> Card:
         return self.cards[self.card_index[card_id]]
@@ -176,7 +182,9 @@ class _Checker:
         ok = True
         for i, item in enumerate(value):
             if item not in BENEFITS:
-                self.error(f"{where}[{i}]", f"unknown benefit {_show(item)}; use one of {', '.join(BENEFITS)}")
+                self.error(
+                    f"{where}[{i}]", f"unknown benefit {_show(item)}; use one of {', '.join(BENEFITS)}"
+                )
                 ok = False
         return tuple(value) if ok else None
 
@@ -185,7 +193,7 @@ class _Checker:
             return True
         if isinstance(value, int) and not isinstance(value, bool):
             return True
-        self.error(where, f"must be null (plain), a whole number of points or \"crystal\", not {_show(value)}")
+        self.error(where, f'must be null (plain), a whole number of points or "crystal", not {_show(value)}')
         return False
 
 
@@ -242,7 +250,11 @@ def parse_edition(obj: Any, default_name: str = "inline") -> Edition:
         warnings=tuple(ch.problems),
         card_index={c.id: i for i, c in enumerate(cards)},
         itinerary_index={it.id: i for i, it in enumerate(itineraries)},
-        slot_codes=tuple(tuple(BENEFIT_CODE[b] for b in s) for s in slots),
+        tables=build_tables(
+            [(c.hours, c.year, c.day, c.gains) for c in cards],
+            slots,
+            [(it.columns, it.rows) for it in itineraries],
+        ),
     )
 
 
@@ -280,13 +292,13 @@ def _parse_cards(ch: _Checker, raw: Any) -> list[Card]:
             continue
         assert cid is not None and year is not None and day is not None
         assert hours is not None and gains is not None
-        cards.append(
-            Card(cid, title, year, day, hours, gains, str(note), tuple(BENEFIT_CODE[g] for g in gains))
-        )
+        cards.append(Card(cid, title, year, day, hours, gains, str(note)))
     for day in range(1, DAYS + 1):
         count = sum(1 for card in cards if card.day == day)
         if count < ROW_SIZE:
-            ch.warn("cards", f"Day {day} has {count} cards, fewer than the {ROW_SIZE} of a full Departures Row")
+            ch.warn(
+                "cards", f"Day {day} has {count} cards, fewer than the {ROW_SIZE} of a full Departures Row"
+            )
     return cards
 
 
@@ -295,7 +307,7 @@ def _parse_ancestors(ch: _Checker, obj: dict[str, Any]) -> tuple[AncestorCard | 
     counts: dict[int, int] = {}
     raw_counts = obj.get("ancestors", {})
     if not isinstance(raw_counts, dict):
-        ch.error("ancestors", f"must be an object such as {{\"2\": 6}}, not {_show(raw_counts)}")
+        ch.error("ancestors", f'must be an object such as {{"2": 6}}, not {_show(raw_counts)}')
     else:
         for key, value in raw_counts.items():
             if not (isinstance(key, str) and key.isdigit() and 1 <= int(key) <= MAX_PLAYERS):

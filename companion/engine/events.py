@@ -9,28 +9,28 @@ rejects as ``bad_event`` — unless the game is over, because the contract ranks
 ``game_over`` first for takes, itineraries and reveals. That ordering needs the
 game state, so it is decided in the engine, not here.
 
+Events are NamedTuples rather than dataclasses: they are immutable values all
+the same, and the simulator builds hundreds of thousands of them a second.
+
 Room for Time Warps (a later expansion): a new event type slots in beside
 `Take` and is dispatched on its class in `companion.engine.rules`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from companion.engine.tokens import COLUMNS
 
 
-@dataclass(frozen=True, slots=True)
-class ChooseItinerary:
+class ChooseItinerary(NamedTuple):
     """``player`` uses Itinerary ``itinerary`` for the current Day."""
 
     player: str
     itinerary: str
 
 
-@dataclass(frozen=True, slots=True)
-class Take:
+class Take(NamedTuple):
     """The player to move takes ``card`` (a card id or ``"ancestor"``).
 
     ``crystals`` are spent to cut the hour cost; ``wild`` names, in order, the
@@ -44,20 +44,17 @@ class Take:
     wild: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class Reveal:
+class Reveal(NamedTuple):
     """The table shows the next card of the Day deck (records without decks)."""
 
     card: str
 
 
-@dataclass(frozen=True, slots=True)
-class Undo:
+class Undo(NamedTuple):
     """Take back the last accepted event."""
 
 
-@dataclass(frozen=True, slots=True)
-class Malformed:
+class Malformed(NamedTuple):
     """An event that could not be read; ``kind`` is its ``type`` if it had one."""
 
     kind: str | None

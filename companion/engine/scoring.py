@@ -45,7 +45,9 @@ def standings(setup: Setup, state: GameState) -> list[Standing]:
         treks = p.trek_lengths()
         trek_points = sum(edition.trek_points(n) for n in treks)
         result.append(
-            Standing(name, p.track, p.crystals, trek_points, p.track + p.crystals + trek_points, treks, p.hour)
+            Standing(
+                name, p.track, p.crystals, trek_points, p.track + p.crystals + trek_points, treks, p.hour
+            )
         )
     return result
 

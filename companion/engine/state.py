@@ -1,29 +1,21 @@
-"""The game's state as immutable value objects, and the table a game is set up on.
+"""The table a game is set up on, and the game's state as immutable values.
 
-A `GameState` never changes: a move builds a new one and shares everything it
-did not touch (python-chess keeps a stack of board states for ``pop`` in the same
-spirit). That makes undo exact — the previous state *is* the restored state —
-and lets tests compare states with ``==``.
+`Setup` is fixed for a whole game (edition, players, watch stack, decks).
+`GameState` is a snapshot of a `companion.engine.board.Board`: a value that can
+be compared with ``==`` (undo must restore it exactly), stored, or shown.
 
 Cards, itineraries and columns are referred to by their index in the edition,
-not by name, because the engine's hot path (the simulator plays thousands of
-games a second) is dominated by these lookups.
+not by name, because the engine's hot path is dominated by these lookups.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from companion.engine.edition import Edition
-from companion.engine.tokens import (
-    DAY_NAMES,
-    DAYS,
-    MAX_PLAYERS,
-    ROW_SIZE,
-    STARTING_CRYSTALS,
-)
+from companion.engine.tokens import DAY_NAMES, DAYS, MAX_PLAYERS, ROW_SIZE
 
 #: A Departures Row position with no card (the deck ran out).
 EMPTY = -1
@@ -76,6 +68,10 @@ class GameState(NamedTuple):
     ancestors_left: int
     next_seq: int
     turn: int
+
+
+class _Random(Protocol):
+    def random(self) -> float: ...
 
 
 class SetupError(ValueError):
@@ -156,6 +152,27 @@ def make_setup(
     )
 
 
+def shuffled_setup(
+    edition: Edition, players: Sequence[str], watch_stack: Sequence[str], rng: _Random
+) -> Setup:
+    """A game with freshly shuffled Day decks, as at a real table (for simulations).
+
+    Each deck is ordered by independent uniform random keys, which is a uniform
+    shuffle and several times faster than ``random.shuffle`` for the simulator.
+    """
+    base = make_setup(edition, players, watch_stack)
+    rand = rng.random
+    decks = tuple(tuple(sorted(cards, key=lambda _: rand())) for cards in edition.rules.day_cards)
+    return Setup(
+        edition=edition,
+        players=base.players,
+        watch_stack=base.watch_stack,
+        decks=decks,
+        player_index=base.player_index,
+        day_sizes=tuple(len(d) for d in decks),
+    )
+
+
 def deal(setup: Setup, day: int) -> tuple[tuple[int, ...], int]:
     """The Departures Row at the start of ``day`` and how many cards left the deck.
 
@@ -169,36 +186,3 @@ def deal(setup: Setup, day: int) -> tuple[tuple[int, ...], int]:
     for n in range(count):
         row[ROW_SIZE - 1 - n] = HIDDEN if setup.decks is None else setup.decks[day - 1][n]
     return tuple(row), count
-
-
-def initial_state(setup: Setup) -> GameState:
-    """Day I dealt, every watch at hour 0 in the setup's stack order, one crystal each."""
-    n = len(setup.players)
-    seq_of = {name: n - 1 - i for i, name in enumerate(setup.watch_stack)}  # top first
-    players = tuple(
-        PlayerState(0, seq_of[name], 0, STARTING_CRYSTALS, -1, 0, (0, 0, 0, 0), (), 0, 0)
-        for name in setup.players
-    )
-    row, drawn = deal(setup, 1)
-    return GameState(
-        day=1,
-        finished=False,
-        players=players,
-        row=row,
-        drawn=drawn,
-        revealed=0,
-        ancestors_left=setup.edition.ancestor_copies(n),
-        next_seq=n,
-        turn=next_turn(players),
-    )
-
-
-def next_turn(players: Sequence[PlayerState]) -> int:
-    """The player furthest behind on the Clock; among ties, the top of the stack."""
-    best = 0
-    best_p = players[0]
-    for i in range(1, len(players)):
-        p = players[i]
-        if p.hour < best_p.hour or (p.hour == best_p.hour and p.seq > best_p.seq):
-            best, best_p = i, p
-    return best

@@ -1,0 +1,658 @@
+"""`Board`: the game in play, its move stack, and the rules that change it.
+
+Modelled on python-chess's ``Board``: the state is mutable, `Board.push` applies an
+event after checking it and remembers just enough to take it back, `Board.pop`
+restores the previous state exactly. Undo is `pop`, across a Day's end too. The
+live table, ``replay`` and crash recovery all drive a `Board` the same way: feed
+it the event log in order. `Board.snapshot` gives the immutable `GameState` value
+(for comparisons, the web page and tests) and `apply` is the pure form:
+state + event in, new state or rejection out.
+
+The state is kept as plain per-player lists rather than objects because the
+simulator referees thousands of games a second on one core; see
+``benchmarks/``. A take:
+
+1. is checked (the contract's rejection codes; the first applicable wins);
+2. moves the watch by hours less crystals (never below 1), stopping at 12 with
+   the Punctuality Bonus only for landing exactly on 12, on top of that hour's stack;
+3. collects the card's benefits, then the playmat position's
+   (`companion.engine.itinerary`);
+4. files the card into the trek (a later year joins; the same or an earlier year
+   starts a new trek; an Ancestor joins and keeps the trek's last year);
+5. slides and refills the Departures Row;
+6. passes the turn to the watch furthest behind (top of the stack among ties),
+   or ends the Day when every watch is at 12, or the game after Day III.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any, NamedTuple
+
+from companion.engine.edition import Edition
+from companion.engine.events import ChooseItinerary, Event, Malformed, Reveal, Take, Undo
+from companion.engine.itinerary import place_tokens
+from companion.engine.rejections import (
+    ANCESTOR_CANNOT_START_TREK,
+    BAD_EVENT,
+    CARD_NOT_AVAILABLE,
+    COST_BELOW_ONE,
+    GAME_OVER,
+    ITINERARY_REQUIRED,
+    ITINERARY_UNAVAILABLE,
+    NO_ANCESTOR_LEFT,
+    NOT_YOUR_TURN,
+    NOTHING_TO_UNDO,
+    TOO_MANY_CRYSTALS,
+    UNKNOWN_CARD,
+    Rejection,
+)
+from companion.engine.scoring import Standing, winners
+from companion.engine.state import EMPTY, HIDDEN, GameState, PlayerState, Setup, deal
+from companion.engine.tables import RuleTables
+from companion.engine.tokens import (
+    ANCESTOR,
+    CRYSTAL_CODE,
+    DAY_NAMES,
+    DAYS,
+    HOURS_PER_DAY,
+    PUNCTUALITY_BONUS,
+    ROW_SIZE,
+    STARTING_CRYSTALS,
+)
+
+# Undo records start with their kind.
+_TAKE, _ITINERARY, _REVEAL = 0, 1, 2
+#: Larger than any stacking order: a watch at 12 never wins the turn.
+_NO_WATCH = 1 << 62
+
+
+class TakeOption(NamedTuple):
+    """A legal way to take a card: the card and how many crystals may be spent."""
+
+    card: str
+    position: int  # Departures Row position, -1 for an Ancestor
+    hours: int
+    max_crystals: int
+
+
+class Board:
+    """One game being refereed: mutable state plus the stack of accepted events."""
+
+    __slots__ = (
+        "_stack", "ancestors_left", "card_index", "crystals", "day", "deck", "deck_size", "drawn",
+        "edition", "fills",
+        "finished", "has_itineraries", "hour", "itinerary", "names", "next_seq", "revealed", "row",
+        "seq", "setup", "tables", "track", "trek_len", "trek_year", "treks", "turn", "used",
+    )  # fmt: skip
+
+    setup: Setup
+    edition: Edition
+    tables: RuleTables
+    card_index: Mapping[str, int]
+    names: tuple[str, ...]
+    has_itineraries: bool
+    day: int
+    finished: bool
+    hour: list[int]
+    seq: list[int]
+    track: list[int]
+    crystals: list[int]
+    itinerary: list[int]
+    used: list[int]
+    fills: list[int]
+    treks: list[list[int]]
+    trek_len: list[int]
+    trek_year: list[int]
+    row: list[int]
+    drawn: int
+    deck: tuple[int, ...] | None
+    deck_size: int
+    revealed: int
+    ancestors_left: int
+    next_seq: int
+    turn: int
+
+    def __init__(self, setup: Setup) -> None:
+        self.setup = setup
+        edition = self.edition = setup.edition
+        self.tables = edition.rules
+        self.card_index = edition.card_index
+        self.names = setup.players
+        self.has_itineraries = bool(edition.itineraries)
+        n = len(setup.players)
+        stack_seq = {name: n - 1 - i for i, name in enumerate(setup.watch_stack)}  # top first
+        self.day = 1
+        self.finished = False
+        self.hour = [0] * n
+        self.seq = [stack_seq[name] for name in setup.players]
+        self.track = [0] * n
+        self.crystals = [STARTING_CRYSTALS] * n
+        self.itinerary = [-1] * n
+        self.used = [0] * n
+        self.fills = [0] * n  # itinerary progress numbers (see companion.engine.itinerary)
+        self.treks = [[] for _ in range(n)]
+        self.trek_len = [0] * n
+        self.trek_year = [0] * n
+        self._deal(1)
+        self.revealed = 0
+        self.ancestors_left = edition.ancestor_copies(n)
+        self.next_seq = n
+        self.turn = self._next_turn()
+        self._stack: list[tuple[Event, tuple[Any, ...]]] = []
+
+    # --- moves -----------------------------------------------------------------------
+
+    def push(self, event: Event) -> Rejection | None:
+        """Apply an event: ``None`` when accepted, else the rejection (nothing changes)."""
+        kind = type(event)
+        if kind is Take:
+            result = self._take(event)  # type: ignore[arg-type]
+        elif kind is ChooseItinerary:
+            result = self._choose_itinerary(event)  # type: ignore[arg-type]
+        elif kind is Undo:
+            if not self._stack:
+                return Rejection(NOTHING_TO_UNDO, "There is nothing to undo.")
+            self.pop()
+            return None
+        elif kind is Reveal:
+            result = self._reveal(event)  # type: ignore[arg-type]
+        elif kind is Malformed:
+            assert isinstance(event, Malformed)
+            if self.finished and event.kind in ("take", "itinerary", "reveal"):
+                return _game_over()
+            return Rejection(BAD_EVENT, event.reason)
+        else:
+            raise TypeError(f"not an event: {event!r}")
+        if type(result) is Rejection:
+            return result
+        self._stack.append((event, result))  # type: ignore[arg-type]
+        return None
+
+    def pop(self) -> Event:
+        """Take back the last accepted event and return it (IndexError if none)."""
+        event, record = self._stack.pop()
+        kind = record[0]
+        if kind == _TAKE:
+            self._undo_take(record)
+        elif kind == _ITINERARY:
+            _, who, itinerary, used = record
+            self.itinerary[who] = itinerary
+            self.used[who] = used
+        else:
+            _, position, revealed = record
+            self.row[position] = HIDDEN
+            self.revealed = revealed
+        return event
+
+    @property
+    def moves(self) -> list[Event]:
+        """The accepted events still in effect, oldest first."""
+        return [event for event, _ in self._stack]
+
+    @property
+    def last_move(self) -> Event | None:
+        return self._stack[-1][0] if self._stack else None
+
+    # --- taking a card ---------------------------------------------------------------------
+
+    def _take(self, event: Take) -> tuple[Any, ...] | Rejection:
+        """Check and apply a take; returns its undo record or the rejection.
+
+        The simulator's hot path: locals instead of attribute lookups, tables
+        compiled per edition, and no text formatted unless it rejects.
+        """
+        if self.finished:
+            return _game_over()
+        who = self.turn
+        if event.player is not None:
+            named = self.setup.player_index.get(event.player)
+            if named is None:
+                return self._not_playing(event.player)
+            if named != who:
+                return self._not_your_turn(named)
+        itinerary = self.itinerary[who]
+        if itinerary < 0 and self.has_itineraries:
+            return Rejection(
+                ITINERARY_REQUIRED,
+                f"{self.names[who]} has not chosen an Itinerary for Day {DAY_NAMES[self.day - 1]}; "
+                "choose one before taking a card.",
+            )
+        tables = self.tables
+        row = self.row
+        card_id = event.card
+        trek_len = self.trek_len[who]
+        if card_id == ANCESTOR:
+            ancestor = self.edition.ancestor
+            if self.ancestors_left <= 0 or ancestor is None:
+                copies = self.edition.ancestor_copies(len(self.names))
+                return Rejection(
+                    NO_ANCESTOR_LEFT, f"All {_plural(copies, 'Ancestor card')} of this game are taken."
+                )
+            if not trek_len:
+                return Rejection(
+                    ANCESTOR_CANNOT_START_TREK,
+                    f"{self.names[who]} has no Trek yet and an Ancestor cannot start one; "
+                    "take a History card first.",
+                )
+            index = position = -1
+            hours, gains = ancestor.hours, ancestor.gain_codes
+        else:
+            found = self.card_index.get(card_id)
+            if found is None:
+                return Rejection(
+                    UNKNOWN_CARD, f"There is no card {card_id!r} in the {self.edition.name} edition."
+                )
+            index = found
+            try:
+                position = row.index(index)
+            except ValueError:
+                return Rejection(CARD_NOT_AVAILABLE, self._not_in_row(index))
+            hours, gains = tables.hours[index], tables.gains[index][position]
+        crystals = self.crystals
+        held = crystals[who]
+        spent = event.crystals
+        if spent:
+            if spent > held:
+                return Rejection(
+                    TOO_MANY_CRYSTALS,
+                    f"{self.names[who]} holds {_plural(held, 'crystal')} and cannot spend {spent}.",
+                )
+            if hours - spent < 1:
+                return self._cost_below_one(who, index, hours)
+
+        # The event is legal: remember what it changes, then change it.
+        hour, track = self.hour, self.track
+        old_hour, old_track = hour[who], track[who]
+        trek_year = self.trek_year[who]
+        treks = self.treks[who]
+        seq = self.next_seq
+        record = (
+            _TAKE, who, old_hour, self.seq[who], old_track, held, self.fills[who], len(treks),
+            trek_len, trek_year, tuple(row), self.drawn, self.ancestors_left, seq, self.turn, None,
+        )  # fmt: skip
+
+        # 2. the watch: never past 12; the bonus only for landing exactly on it
+        arrival = old_hour + hours - spent
+        if arrival >= HOURS_PER_DAY:
+            if arrival == HOURS_PER_DAY:
+                old_track += PUNCTUALITY_BONUS
+            arrival = HOURS_PER_DAY
+        hour[who] = arrival
+        self.seq[who] = seq
+        self.next_seq = seq + 1
+
+        # 3. benefits: the card's, then the playmat position's (joined in `gains`)
+        held -= spent
+        if itinerary >= 0:
+            progress, points, gained = place_tokens(
+                tables.itineraries[itinerary], self.fills[who], gains, event.wild
+            )
+            self.fills[who] = progress
+            old_track += points
+            held += gained
+        elif gains:
+            held += gains.count(CRYSTAL_CODE)
+        track[who] = old_track
+        crystals[who] = held
+
+        # 4. the trek: a later year joins; the same or an earlier year starts a new one
+        if index < 0:
+            self.trek_len[who] = trek_len + 1
+        else:
+            year = tables.years[index]
+            if trek_len and year > trek_year:
+                self.trek_len[who] = trek_len + 1
+            else:
+                if trek_len:
+                    treks.append(trek_len)
+                self.trek_len[who] = 1
+            self.trek_year[who] = year
+
+        # 5. slide the row right and refill position 0 from the deck
+        if position >= 0:
+            if position:
+                row[2 : position + 1] = row[1:position]
+                row[1] = row[0]
+            drawn = self.drawn
+            if drawn < self.deck_size:
+                deck = self.deck
+                row[0] = HIDDEN if deck is None else deck[drawn]
+                self.drawn = drawn + 1
+            else:
+                row[0] = EMPTY
+        else:
+            self.ancestors_left -= 1
+
+        # 6. the watch furthest behind moves next (as _next_turn, inlined); all at 12 ends the Day
+        turn, low, top = -1, HOURS_PER_DAY, _NO_WATCH
+        seqs = self.seq
+        for i, h in enumerate(hour):
+            if h < low or (h == low and seqs[i] > top):
+                turn, low, top = i, h, seqs[i]
+        if turn < 0:
+            return (*record[:-1], self._end_day())
+        self.turn = turn
+        return record
+
+    def _next_turn(self) -> int:
+        """The player furthest behind, top of the stack among ties; -1 if all are at 12."""
+        turn, low, top = -1, HOURS_PER_DAY, _NO_WATCH
+        seq = self.seq
+        for i, h in enumerate(self.hour):
+            if h < low or (h == low and seq[i] > top):
+                turn, low, top = i, h, seq[i]
+        return turn
+
+    def _end_day(self) -> tuple[Any, ...]:
+        """Every watch is at 12: end the game after Day III, else set up the next Day.
+
+        Row and deck are discarded and the next deck dealt; itineraries and their
+        tokens go; watches restart at hour 0 in the stack order they ended in;
+        treks and crystals are kept. Returns what undo needs to come back.
+        """
+        day = self.day
+        if day >= DAYS:
+            self.finished = True
+            self.turn = -1
+            return (day, None, None, None, None)
+        record = (day, self.itinerary[:], self.fills[:], tuple(self.row), self.drawn)
+        n = len(self.names)
+        self.day = day + 1
+        self.hour = [0] * n
+        self.itinerary = [-1] * n
+        self.fills = [0] * n
+        self._deal(self.day)
+        self.turn = self._next_turn()
+        return record
+
+    def _deal(self, day: int) -> None:
+        """Lay out ``day``'s Departures Row and make its deck the one refills draw from."""
+        row, self.drawn = deal(self.setup, day)
+        self.row = list(row)
+        self.deck = None if self.setup.decks is None else self.setup.decks[day - 1]
+        self.deck_size = self.setup.day_sizes[day - 1]
+
+    def _undo_take(self, record: tuple[Any, ...]) -> None:
+        (_, who, hour, seq, track, crystals, fills, ntreks, trek_len, trek_year,
+         row, drawn, ancestors_left, next_seq, turn, day_end) = record  # fmt: skip
+        if day_end is not None:
+            day, itineraries, all_fills, _, _ = day_end
+            self.day = day
+            self.finished = False
+            if itineraries is not None:
+                n = len(self.names)
+                self.hour = [HOURS_PER_DAY] * n
+                self.itinerary = itineraries
+                self.fills = all_fills
+                self._deal(day)  # for deck and deck_size; row and drawn are restored below
+        self.hour[who] = hour
+        self.seq[who] = seq
+        self.track[who] = track
+        self.crystals[who] = crystals
+        self.fills[who] = fills
+        del self.treks[who][ntreks:]
+        self.trek_len[who] = trek_len
+        self.trek_year[who] = trek_year
+        self.row = list(row)
+        self.drawn = drawn
+        self.ancestors_left = ancestors_left
+        self.next_seq = next_seq
+        self.turn = turn
+
+    # --- choosing an Itinerary ------------------------------------------------------------
+
+    def _choose_itinerary(self, event: ChooseItinerary) -> tuple[Any, ...] | Rejection:
+        """A player picks this Day's Itinerary: one not used by them before nor by anyone today."""
+        if self.finished:
+            return _game_over()
+        who = self.setup.player_index.get(event.player)
+        if who is None:
+            return self._not_playing(event.player)
+        edition = self.edition
+        day = DAY_NAMES[self.day - 1]
+        index = edition.itinerary_index.get(event.itinerary)
+        if index is None:
+            known = ", ".join(edition.itinerary_index) or "none"
+            return Rejection(
+                ITINERARY_UNAVAILABLE,
+                f"There is no Itinerary {event.itinerary!r} in this edition (it has: {known}).",
+            )
+        current = self.itinerary[who]
+        if current >= 0:
+            return Rejection(
+                ITINERARY_UNAVAILABLE,
+                f"{event.player} already uses Itinerary {edition.itineraries[current].id} on Day {day}; "
+                "undo that choice to change it.",
+            )
+        if self.used[who] >> index & 1:
+            return Rejection(
+                ITINERARY_UNAVAILABLE,
+                f"{event.player} used Itinerary {event.itinerary} on an earlier Day; each is used once.",
+            )
+        if index in self.itinerary:
+            other = self.names[self.itinerary.index(index)]
+            return Rejection(
+                ITINERARY_UNAVAILABLE, f"{other} already uses Itinerary {event.itinerary} on Day {day}."
+            )
+        record = (_ITINERARY, who, current, self.used[who])
+        self.itinerary[who] = index
+        self.used[who] |= 1 << index
+        return record
+
+    # --- revealing a card ---------------------------------------------------------------------
+
+    def _reveal(self, event: Reveal) -> tuple[Any, ...] | Rejection:
+        """The table shows a card: it fills the oldest position still waiting for one."""
+        if self.finished:
+            return _game_over()
+        if not self.setup.reveals:
+            return Rejection(
+                BAD_EVENT, "This game's decks are known, so the engine deals: reveal is not used."
+            )
+        index = self.card_index.get(event.card)
+        if index is None:
+            return Rejection(
+                UNKNOWN_CARD, f"There is no card {event.card!r} in the {self.edition.name} edition."
+            )
+        card = self.edition.cards[index]
+        if self.revealed >> index & 1:
+            return Rejection(CARD_NOT_AVAILABLE, f"{_card_name(card)} has already been revealed.")
+        if card.day != self.day:
+            return Rejection(
+                CARD_NOT_AVAILABLE,
+                f"{_card_name(card)} belongs to the Day {DAY_NAMES[card.day - 1]} deck; "
+                f"Day {DAY_NAMES[self.day - 1]} is in play.",
+            )
+        waiting = self.waiting_position()
+        if waiting < 0:
+            return Rejection(
+                CARD_NOT_AVAILABLE,
+                "No position of the Departures Row is waiting for a card; take a card first.",
+            )
+        record = (_REVEAL, waiting, self.revealed)
+        self.row[waiting] = index
+        self.revealed |= 1 << index
+        return record
+
+    def waiting_position(self) -> int:
+        """The position the next reveal fills (oldest card still hidden), or -1."""
+        for position in range(ROW_SIZE - 1, -1, -1):
+            if self.row[position] == HIDDEN:
+                return position
+        return -1
+
+    # --- rejection messages ------------------------------------------------------------------
+
+    def _not_playing(self, name: str) -> Rejection:
+        return Rejection(BAD_EVENT, f"{name!r} is not playing; the players are {', '.join(self.names)}.")
+
+    def _not_your_turn(self, named: int) -> Rejection:
+        who = self.turn
+        return Rejection(
+            NOT_YOUR_TURN,
+            f"It is {self.names[who]}'s turn (hour {self.hour[who]}), not {self.names[named]}'s "
+            f"(hour {self.hour[named]}): the watch furthest behind moves first.",
+        )
+
+    def _cost_below_one(self, who: int, index: int, hours: int) -> Rejection:
+        label = "The Ancestor card" if index < 0 else _card_name(self.edition.cards[index])
+        return Rejection(
+            COST_BELOW_ONE,
+            f"{label} costs {_plural(hours, 'hour')}: {self.names[who]} can spend at most "
+            f"{_plural(hours - 1, 'crystal')} on it (a card always costs at least 1 hour).",
+        )
+
+    def _not_in_row(self, index: int) -> str:
+        shown = [self.edition.cards[c].id for c in self.row if c >= 0]
+        holds = ", ".join(shown) if shown else "no cards"
+        return (
+            f"{_card_name(self.edition.cards[index])} is not in the Departures Row now (it holds {holds}). "
+            "Take one of those or an Ancestor."
+        )
+
+    # --- questions --------------------------------------------------------------------------
+
+    @property
+    def player_to_move(self) -> str | None:
+        """The name of the player to move, or ``None`` once the game is over."""
+        return None if self.finished else self.names[self.turn]
+
+    def needs_itinerary(self) -> list[str]:
+        """Players who must still choose an Itinerary for the current Day."""
+        if self.finished or not self.has_itineraries:
+            return []
+        return [n for n, it in zip(self.names, self.itinerary, strict=True) if it < 0]
+
+    def itinerary_choices(self, player: str) -> list[str]:
+        """Itinerary ids ``player`` may choose now (empty if they already chose)."""
+        who = self.setup.player_index[player]
+        if self.finished or self.itinerary[who] >= 0:
+            return []
+        used = self.used[who]
+        return [
+            it.id
+            for i, it in enumerate(self.edition.itineraries)
+            if not used >> i & 1 and i not in self.itinerary
+        ]
+
+    def take_options(self) -> Iterator[TakeOption]:
+        """Every card the player to move may take now, with the most crystals they may spend."""
+        if self.finished:
+            return
+        who = self.turn
+        if self.itinerary[who] < 0 and self.has_itineraries:
+            return
+        held = self.crystals[who]
+        for position in range(ROW_SIZE - 1, -1, -1):
+            index = self.row[position]
+            if index >= 0:
+                card = self.edition.cards[index]
+                yield TakeOption(card.id, position, card.hours, min(held, card.hours - 1))
+        ancestor = self.edition.ancestor
+        if ancestor is not None and self.ancestors_left > 0 and self.trek_len[who] > 0:
+            yield TakeOption(ANCESTOR, -1, ancestor.hours, min(held, ancestor.hours - 1))
+
+    def is_legal(self, event: Event) -> bool:
+        """True if ``event`` would be accepted now; the board is left as it was."""
+        if self.push(event) is not None:
+            return False
+        if type(event) is not Undo:
+            self.pop()
+        return True
+
+    def snapshot(self) -> GameState:
+        """The whole state as an immutable value."""
+        players = tuple(
+            PlayerState(
+                self.hour[i],
+                self.seq[i],
+                self.track[i],
+                self.crystals[i],
+                self.itinerary[i],
+                self.used[i],
+                self.column_depths(i),
+                tuple(self.treks[i]),
+                self.trek_len[i],
+                self.trek_year[i],
+            )
+            for i in range(len(self.names))
+        )
+        return GameState(
+            self.day, self.finished, players, tuple(self.row), self.drawn, self.revealed,
+            self.ancestors_left, self.next_seq, self.turn,
+        )  # fmt: skip
+
+    @classmethod
+    def from_snapshot(cls, setup: Setup, state: GameState) -> Board:
+        """A board in ``state`` with an empty move stack."""
+        board = cls(setup)
+        board.day, board.finished = state.day, state.finished
+        for i, p in enumerate(state.players):
+            board.hour[i], board.seq[i], board.track[i], board.crystals[i] = (
+                p.hour,
+                p.seq,
+                p.track,
+                p.crystals,
+            )
+            board.itinerary[i], board.used[i] = p.itinerary, p.used
+            if p.itinerary >= 0:
+                board.fills[i] = board.tables.itineraries[p.itinerary].encode(p.fills)
+            board.treks[i], board.trek_len[i], board.trek_year[i] = list(p.treks), p.trek_len, p.trek_year
+        board.row, board.drawn, board.revealed = list(state.row), state.drawn, state.revealed
+        board.ancestors_left, board.next_seq, board.turn = state.ancestors_left, state.next_seq, state.turn
+        return board
+
+    def column_depths(self, who: int) -> tuple[int, int, int, int]:
+        """How many spaces of each itinerary column the player has covered this Day."""
+        itinerary = self.itinerary[who]
+        if itinerary < 0:
+            return (0, 0, 0, 0)
+        return self.tables.itineraries[itinerary].decode(self.fills[who])
+
+    def trek_lengths(self, who: int) -> tuple[int, ...]:
+        """A player's treks: completed ones in order, the current one last."""
+        current = self.trek_len[who]
+        return (*self.treks[who], current) if current else tuple(self.treks[who])
+
+    def standings(self) -> list[Standing]:
+        """Every player's score as if the game ended now, in setup order."""
+        points = self.edition.trek_points
+        result = []
+        for i, name in enumerate(self.names):
+            treks = self.trek_lengths(i)
+            trek_points = sum(points(n) for n in treks)
+            total = self.track[i] + self.crystals[i] + trek_points
+            result.append(
+                Standing(name, self.track[i], self.crystals[i], trek_points, total, treks, self.hour[i])
+            )
+        return result
+
+    def winners(self) -> list[str]:
+        """The winners once the game is over; empty before."""
+        return winners(self.standings()) if self.finished else []
+
+
+def apply(setup: Setup, state: GameState, event: Event) -> GameState | Rejection:
+    """The pure form of the rules: the state after ``event``, or why it is refused.
+
+    Undo needs a move stack, so it is only meaningful on a `Board`.
+    """
+    if isinstance(event, Undo):
+        raise TypeError("undo needs the move stack: use Board.push")
+    board = Board.from_snapshot(setup, state)
+    rejection = board.push(event)
+    return rejection if rejection is not None else board.snapshot()
+
+
+def _game_over() -> Rejection:
+    return Rejection(GAME_OVER, "The game is over: Day III has ended. Only undo is still possible.")
+
+
+def _card_name(card: Any) -> str:
+    year = f"{-card.year} BCE" if card.year < 0 else str(card.year)
+    return f"{card.title} ({card.id}, {year})"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"

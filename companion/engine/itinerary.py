@@ -1,0 +1,149 @@
+"""Placing Experience tokens on an Itinerary card.
+
+Each token covers the uppermost empty space of its column; a full column
+returns it to the supply. A covered space's icon pays at once, and so does a row
+reward when the token completes that row (every column deep enough to reach the
+row is covered there).
+
+**Wild tokens without a column named in the event** go to the column that scores
+most *now*: the points printed on the space it would cover plus a row reward it
+would complete, a crystal counting as 1 point. Ties go to the first column in the
+order person, event, innovation, progress; with every column full it is lost.
+
+Because covering is always top-down, an itinerary's progress is just how deep
+each column is covered. The engine packs those four depths into one small
+integer (a mixed-radix number) and memoizes each (progress, token) transition,
+so placing a token on the hot path is one list lookup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from companion.engine.tokens import COLUMN_INDEX, CRYSTAL, CRYSTAL_CODE, WILD_CODE
+
+#: (points, crystals) of covering a space or completing a row.
+Reward = tuple[int, int]
+#: (progress after the token, points gained, crystals gained).
+Step = tuple[int, int, int]
+#: Token codes a transition is memoized for: the four columns, then "Wild, engine's choice".
+_CODES = 5
+
+
+def reward(space: object) -> Reward:
+    """Translate a printed space or row reward into (points, crystals)."""
+    if space is None:
+        return (0, 0)
+    if space == CRYSTAL:
+        return (0, 1)
+    assert isinstance(space, int)
+    return (space, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class ItineraryTable:
+    """One Itinerary, flattened for the engine.
+
+    ``spaces[c][i]`` is the reward of the i-th space (top first) of column c;
+    ``rows[i]`` is ``(points, crystals, columns)`` for row i, where ``columns``
+    lists the columns deep enough to have a space in that row, or ``None`` when
+    the row has no reward. ``radix[c]`` is column c's weight in a progress number.
+    """
+
+    lengths: tuple[int, int, int, int]
+    spaces: tuple[tuple[Reward, ...], ...]
+    rows: tuple[tuple[int, int, tuple[int, ...]] | None, ...]
+    radix: tuple[int, int, int, int]
+    steps: list[Step | None] = field(compare=False, repr=False)
+
+    @classmethod
+    def build(cls, columns: Sequence[Sequence[object]], rows: Sequence[object]) -> ItineraryTable:
+        lengths = (len(columns[0]), len(columns[1]), len(columns[2]), len(columns[3]))
+        spaces = tuple(tuple(reward(s) for s in col) for col in columns)
+        row_table: list[tuple[int, int, tuple[int, ...]] | None] = []
+        for i, r in enumerate(rows):
+            points, crystals = reward(r)
+            members = tuple(c for c in range(4) if lengths[c] > i)
+            row_table.append((points, crystals, members) if (points or crystals) and members else None)
+        radix = [1, 1, 1, 1]
+        for c in range(1, 4):
+            radix[c] = radix[c - 1] * (lengths[c - 1] + 1)
+        states = radix[3] * (lengths[3] + 1)
+        return cls(
+            lengths,
+            spaces,
+            tuple(row_table),
+            (radix[0], radix[1], radix[2], radix[3]),
+            [None] * (states * _CODES),
+        )
+
+    def encode(self, fills: Sequence[int]) -> int:
+        """The progress number of columns covered ``fills`` deep."""
+        return sum(f * r for f, r in zip(fills, self.radix, strict=True))
+
+    def decode(self, progress: int) -> tuple[int, int, int, int]:
+        """How deep each column is covered."""
+        f = [0, 0, 0, 0]
+        for c in range(3, -1, -1):
+            f[c], progress = divmod(progress, self.radix[c])
+        return (f[0], f[1], f[2], f[3])
+
+    def step(self, progress: int, code: int) -> Step:
+        """Place one token (a column index, or `WILD_CODE` for the engine's choice)."""
+        fills = list(self.decode(progress))
+        column = best_wild_column(self, fills) if code == WILD_CODE else code
+        if column < 0 or fills[column] >= self.lengths[column]:
+            result = (progress, 0, 0)  # no empty space: the token is returned to the supply
+        else:
+            i = fills[column]
+            fills[column] = i + 1
+            points, crystals = self.spaces[column][i]
+            row = self.rows[i] if i < len(self.rows) else None
+            if row is not None and all(fills[m] > i for m in row[2]):
+                points += row[0]
+                crystals += row[1]
+            result = (progress + self.radix[column], points, crystals)
+        self.steps[progress * _CODES + code] = result
+        return result
+
+
+def place_tokens(table: ItineraryTable, progress: int, gains: tuple[int, ...], wild: tuple[str, ...]) -> Step:
+    """Place ``gains`` (benefit codes) on an itinerary at ``progress``.
+
+    Returns the new progress and the points and crystals gained, crystals among
+    ``gains`` included. ``wild`` names the column of each Wild, in order; Wilds
+    beyond it are placed by the engine's choice.
+    """
+    steps = table.steps
+    points = crystals = 0
+    wilds = 0
+    for code in gains:
+        if code >= WILD_CODE:
+            if code == CRYSTAL_CODE:
+                crystals += 1
+                continue
+            if wilds < len(wild):
+                code = COLUMN_INDEX[wild[wilds]]
+                wilds += 1
+        step = steps[progress * _CODES + code] or table.step(progress, code)
+        progress = step[0]
+        points += step[1]
+        crystals += step[2]
+    return progress, points, crystals
+
+
+def best_wild_column(table: ItineraryTable, fills: list[int]) -> int:
+    """The engine's choice for an unnamed Wild: the column scoring most now (-1: none)."""
+    best, best_value = -1, -1
+    for c in range(4):
+        i = fills[c]
+        if i >= table.lengths[c]:
+            continue
+        value = sum(table.spaces[c][i])
+        row = table.rows[i] if i < len(table.rows) else None
+        if row is not None and all(fills[m] > i or m == c for m in row[2]):
+            value += row[0] + row[1]
+        if value > best_value:
+            best, best_value = c, value
+    return best

@@ -1,0 +1,51 @@
+"""Lookup tables compiled once per edition for the engine's hot path.
+
+The simulator referees thousands of games a second, so a take must not format
+strings, build dictionaries or walk an itinerary's layout. Everything a take
+reads about cards and itineraries is flattened here into tuples indexed by small
+integers when the edition is loaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from companion.engine.itinerary import ItineraryTable
+from companion.engine.tokens import BENEFIT_CODE, DAYS, ROW_SIZE
+
+
+@dataclass(frozen=True, slots=True)
+class RuleTables:
+    """Per-card values by card index, and benefits by (card, row position)."""
+
+    hours: tuple[int, ...]
+    years: tuple[int, ...]
+    days: tuple[int, ...]
+    #: day_cards[d - 1]: the indices of the Day d deck's cards, in edition order.
+    day_cards: tuple[tuple[int, ...], ...]
+    #: gains[card][position]: the card's benefits followed by the playmat's.
+    gains: tuple[tuple[tuple[int, ...], ...], ...]
+    itineraries: tuple[ItineraryTable, ...]
+
+
+def build_tables(
+    cards: Sequence[tuple[int, int, int, Sequence[str]]],
+    slots: Sequence[Sequence[str]],
+    itineraries: Sequence[tuple[Sequence[Sequence[object]], Sequence[object]]],
+) -> RuleTables:
+    """``cards`` are (hours, year, day, gains) in edition order."""
+    slot_codes = [tuple(BENEFIT_CODE[b] for b in s) for s in slots]
+    assert len(slot_codes) == ROW_SIZE
+    gains = tuple(
+        tuple(tuple(BENEFIT_CODE[g] for g in card_gains) + slot_codes[pos] for pos in range(ROW_SIZE))
+        for _, _, _, card_gains in cards
+    )
+    return RuleTables(
+        hours=tuple(c[0] for c in cards),
+        years=tuple(c[1] for c in cards),
+        days=tuple(c[2] for c in cards),
+        day_cards=tuple(tuple(i for i, c in enumerate(cards) if c[2] == d) for d in range(1, DAYS + 1)),
+        gains=gains,
+        itineraries=tuple(ItineraryTable.build(cols, rows) for cols, rows in itineraries),
+    )
