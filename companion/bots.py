@@ -16,6 +16,8 @@ from companion.engine.state import EMPTY
 from companion.engine.tokens import ANCESTOR
 
 Bot = Callable[[Board, random.Random], Event]
+#: Builds a Take without the NamedTuple's Python-level __new__ (the benchmark's hot path).
+_new_take = tuple.__new__
 #: The random bot's stand-in for "the Ancestor card" among row positions.
 _ANCESTOR_PICK = -3
 
@@ -46,24 +48,27 @@ def random_bot(board: Board, rng: random.Random) -> Event:
     # Rejection sampling over the six positions (plus the Ancestor) is uniform over
     # the available cards and, with a full row, needs a single draw.
     span = 7 if ancestor_ok else 6
-    pick = EMPTY
-    for _ in range(16):
+    k = int(rng.random() * span)
+    pick = _ANCESTOR_PICK if k == 6 else row[k]
+    tries = 1
+    while pick < 0 and pick != _ANCESTOR_PICK:
+        if tries == 16:  # a nearly empty row: draw among what is there
+            cards = [c for c in row if c >= 0] + ([_ANCESTOR_PICK] if ancestor_ok else [])
+            if not cards:
+                raise StuckError(board)
+            pick = cards[int(rng.random() * len(cards))]
+            break
         k = int(rng.random() * span)
         pick = _ANCESTOR_PICK if k == 6 else row[k]
-        if pick >= 0 or pick == _ANCESTOR_PICK:
-            break
-    else:
-        cards = [c for c in row if c >= 0] + ([_ANCESTOR_PICK] if ancestor_ok else [])
-        if not cards:
-            raise StuckError(board)
-        pick = cards[int(rng.random() * len(cards))]
+        tries += 1
     if pick >= 0:
-        card, hours = board.edition.cards[pick].id, board.tables.hours[pick]
+        tables = board.tables
+        card, hours = tables.ids[pick], tables.hours[pick]
     else:
         card, hours = ANCESTOR, ancestor.hours  # type: ignore[union-attr]
     most = min(board.crystals[who], hours - 1)
     spend = int(rng.random() * (most + 1)) if most > 0 else 0
-    return Take(card, None, spend, ())
+    return _new_take(Take, (card, None, spend, ()))
 
 
 def _random_itinerary(board: Board, who: int, rng: random.Random) -> ChooseItinerary:

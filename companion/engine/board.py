@@ -63,8 +63,10 @@ from companion.engine.tokens import (
 
 # Undo records start with their kind.
 _TAKE, _ITINERARY, _REVEAL = 0, 1, 2
-#: Larger than any stacking order: a watch at 12 never wins the turn.
-_NO_WATCH = 1 << 62
+#: Turn-order keys are hour * _HOUR_WEIGHT - seq: hour first, then the stack.
+_HOUR_WEIGHT = 1 << 32
+#: A key above this belongs to a watch at 12, which never takes a turn.
+_LAST_HOUR = (HOURS_PER_DAY - 1) * _HOUR_WEIGHT
 
 
 class TakeOption(NamedTuple):
@@ -81,7 +83,7 @@ class Board:
 
     __slots__ = (
         "_stack", "ancestors_left", "card_index", "crystals", "day", "deck", "deck_size", "drawn",
-        "edition", "fills",
+        "edition", "fills", "order",
         "finished", "has_itineraries", "hour", "itinerary", "names", "next_seq", "revealed", "row",
         "seq", "setup", "tables", "track", "trek_len", "trek_year", "treks", "turn", "used",
     )  # fmt: skip
@@ -96,6 +98,7 @@ class Board:
     finished: bool
     hour: list[int]
     seq: list[int]
+    order: list[int]
     track: list[int]
     crystals: list[int]
     itinerary: list[int]
@@ -138,7 +141,7 @@ class Board:
         self.revealed = 0
         self.ancestors_left = edition.ancestor_copies(n)
         self.next_seq = n
-        self.turn = self._next_turn()
+        self._reorder()
         self._stack: list[tuple[Event, tuple[Any, ...]]] = []
 
     # --- moves -----------------------------------------------------------------------
@@ -235,7 +238,7 @@ class Board:
                     f"{self.names[who]} has no Trek yet and an Ancestor cannot start one; "
                     "take a History card first.",
                 )
-            index = position = -1
+            index = position = year = -1
             hours, gains = ancestor.hours, ancestor.gain_codes
         else:
             found = self.card_index.get(card_id)
@@ -248,7 +251,8 @@ class Board:
                 position = row.index(index)
             except ValueError:
                 return Rejection(CARD_NOT_AVAILABLE, self._not_in_row(index))
-            hours, gains = tables.hours[index], tables.gains[index][position]
+            hours, year, by_position = tables.take[index]
+            gains = by_position[position]
         crystals = self.crystals
         held = crystals[who]
         spent = event.crystals
@@ -269,7 +273,7 @@ class Board:
         seq = self.next_seq
         record = (
             _TAKE, who, old_hour, self.seq[who], old_track, held, self.fills[who], len(treks),
-            trek_len, trek_year, tuple(row), self.drawn, self.ancestors_left, seq, self.turn, None,
+            trek_len, trek_year, tuple(row), self.drawn, self.ancestors_left, seq, None,
         )  # fmt: skip
 
         # 2. the watch: never past 12; the bonus only for landing exactly on it
@@ -300,7 +304,6 @@ class Board:
         if index < 0:
             self.trek_len[who] = trek_len + 1
         else:
-            year = tables.years[index]
             if trek_len and year > trek_year:
                 self.trek_len[who] = trek_len + 1
             else:
@@ -324,25 +327,25 @@ class Board:
         else:
             self.ancestors_left -= 1
 
-        # 6. the watch furthest behind moves next (as _next_turn, inlined); all at 12 ends the Day
-        turn, low, top = -1, HOURS_PER_DAY, _NO_WATCH
-        seqs = self.seq
-        for i, h in enumerate(hour):
-            if h < low or (h == low and seqs[i] > top):
-                turn, low, top = i, h, seqs[i]
-        if turn < 0:
+        # 6. the watch furthest behind moves next (top of the stack among ties);
+        #    every watch at 12 ends the Day
+        order = self.order
+        order[who] = arrival * _HOUR_WEIGHT - seq
+        first = min(order)
+        if first > _LAST_HOUR:
             return (*record[:-1], self._end_day())
-        self.turn = turn
+        self.turn = order.index(first)
         return record
 
-    def _next_turn(self) -> int:
-        """The player furthest behind, top of the stack among ties; -1 if all are at 12."""
-        turn, low, top = -1, HOURS_PER_DAY, _NO_WATCH
-        seq = self.seq
-        for i, h in enumerate(self.hour):
-            if h < low or (h == low and seq[i] > top):
-                turn, low, top = i, h, seq[i]
-        return turn
+    def _reorder(self) -> None:
+        """Recompute the turn-order keys and the player to move from hours and stack.
+
+        ``order[i]`` sorts watches by hour, then by stacking (higher ``seq`` is nearer
+        the top), so the smallest key is the player to move; the take keeps it up to date.
+        """
+        self.order = [h * _HOUR_WEIGHT - s for h, s in zip(self.hour, self.seq, strict=True)]
+        first = min(self.order)
+        self.turn = -1 if self.finished or first > _LAST_HOUR else self.order.index(first)
 
     def _end_day(self) -> tuple[Any, ...]:
         """Every watch is at 12: end the game after Day III, else set up the next Day.
@@ -363,7 +366,7 @@ class Board:
         self.itinerary = [-1] * n
         self.fills = [0] * n
         self._deal(self.day)
-        self.turn = self._next_turn()
+        self._reorder()
         return record
 
     def _deal(self, day: int) -> None:
@@ -375,7 +378,7 @@ class Board:
 
     def _undo_take(self, record: tuple[Any, ...]) -> None:
         (_, who, hour, seq, track, crystals, fills, ntreks, trek_len, trek_year,
-         row, drawn, ancestors_left, next_seq, turn, day_end) = record  # fmt: skip
+         row, drawn, ancestors_left, next_seq, day_end) = record  # fmt: skip
         if day_end is not None:
             day, itineraries, all_fills, _, _ = day_end
             self.day = day
@@ -398,7 +401,7 @@ class Board:
         self.drawn = drawn
         self.ancestors_left = ancestors_left
         self.next_seq = next_seq
-        self.turn = turn
+        self._reorder()
 
     # --- choosing an Itinerary ------------------------------------------------------------
 
@@ -600,7 +603,8 @@ class Board:
                 board.fills[i] = board.tables.itineraries[p.itinerary].encode(p.fills)
             board.treks[i], board.trek_len[i], board.trek_year[i] = list(p.treks), p.trek_len, p.trek_year
         board.row, board.drawn, board.revealed = list(state.row), state.drawn, state.revealed
-        board.ancestors_left, board.next_seq, board.turn = state.ancestors_left, state.next_seq, state.turn
+        board.ancestors_left, board.next_seq = state.ancestors_left, state.next_seq
+        board._reorder()
         return board
 
     def column_depths(self, who: int) -> tuple[int, int, int, int]:

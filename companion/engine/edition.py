@@ -251,6 +251,7 @@ def parse_edition(obj: Any, default_name: str = "inline") -> Edition:
         card_index={c.id: i for i, c in enumerate(cards)},
         itinerary_index={it.id: i for i, it in enumerate(itineraries)},
         tables=build_tables(
+            [c.id for c in cards],
             [(c.hours, c.year, c.day, c.gains) for c in cards],
             slots,
             [(it.columns, it.rows) for it in itineraries],

@@ -160,15 +160,17 @@ def shuffled_setup(
     Each deck is ordered by independent uniform random keys, which is a uniform
     shuffle and several times faster than ``random.shuffle`` for the simulator.
     """
-    base = make_setup(edition, players, watch_stack)
+    names = tuple(players)
+    if sorted(watch_stack) != sorted(names) or len(set(names)) != len(names):
+        raise SetupError("the watch stack must list every player exactly once")
     rand = rng.random
     decks = tuple(tuple(sorted(cards, key=lambda _: rand())) for cards in edition.rules.day_cards)
     return Setup(
         edition=edition,
-        players=base.players,
-        watch_stack=base.watch_stack,
+        players=names,
+        watch_stack=tuple(watch_stack),
         decks=decks,
-        player_index=base.player_index,
+        player_index={n: i for i, n in enumerate(names)},
         day_sizes=tuple(len(d) for d in decks),
     )
 

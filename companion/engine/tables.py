@@ -26,10 +26,14 @@ class RuleTables:
     day_cards: tuple[tuple[int, ...], ...]
     #: gains[card][position]: the card's benefits followed by the playmat's.
     gains: tuple[tuple[tuple[int, ...], ...], ...]
+    #: take[card]: (hours, year, gains by position), everything a take reads, in one lookup.
+    take: tuple[tuple[int, int, tuple[tuple[int, ...], ...]], ...]
+    ids: tuple[str, ...]
     itineraries: tuple[ItineraryTable, ...]
 
 
 def build_tables(
+    ids: Sequence[str],
     cards: Sequence[tuple[int, int, int, Sequence[str]]],
     slots: Sequence[Sequence[str]],
     itineraries: Sequence[tuple[Sequence[Sequence[object]], Sequence[object]]],
@@ -47,5 +51,7 @@ def build_tables(
         days=tuple(c[2] for c in cards),
         day_cards=tuple(tuple(i for i, c in enumerate(cards) if c[2] == d) for d in range(1, DAYS + 1)),
         gains=gains,
+        take=tuple((c[0], c[1], g) for c, g in zip(cards, gains, strict=True)),
+        ids=tuple(ids),
         itineraries=tuple(ItineraryTable.build(cols, rows) for cols, rows in itineraries),
     )
