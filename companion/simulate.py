@@ -78,17 +78,18 @@ def play_game(setup: Setup, bot_name: str, rng: random.Random) -> tuple[Board, i
     bot = BOTS[bot_name]
     board = Board(setup)
     push = board.push
-    events = takes = 0
-    while not board.finished:
+    for _ in range(MAX_EVENTS_PER_GAME):
+        if board.finished:
+            break
         event = bot(board, rng)
-        if push(event) is not None:
-            raise SimulationError(f"the {bot_name} bot made an illegal move: {push(event)}")
-        events += 1
-        if type(event) is Take:
-            takes += 1
-        elif events > MAX_EVENTS_PER_GAME:
-            raise SimulationError("a game did not end: the engine is looping")
-    return board, takes, events
+        rejection = push(event)
+        if rejection is not None:
+            raise SimulationError(f"the {bot_name} bot made an illegal move: {rejection}")
+    else:
+        raise SimulationError("a game did not end: the engine is looping")
+    # Every take stacks a watch once, so the stacking counter counts the takes.
+    takes = board.next_seq - len(setup.players)
+    return board, takes, len(board.moves)
 
 
 def simulate(games: int, players: int, seed: int, bot: str = "random", edition: str = "reference") -> Summary:

@@ -208,10 +208,11 @@ class Board:
         if self.finished:
             return _game_over()
         who = self.turn
-        if event.player is not None:
-            named = self.setup.player_index.get(event.player)
+        card_id, player, spent, wild = event
+        if player is not None:
+            named = self.setup.player_index.get(player)
             if named is None:
-                return self._not_playing(event.player)
+                return self._not_playing(player)
             if named != who:
                 return self._not_your_turn(named)
         itinerary = self.itinerary[who]
@@ -223,7 +224,6 @@ class Board:
             )
         tables = self.tables
         row = self.row
-        card_id = event.card
         trek_len = self.trek_len[who]
         if card_id == ANCESTOR:
             ancestor = self.edition.ancestor
@@ -255,7 +255,6 @@ class Board:
             gains = by_position[position]
         crystals = self.crystals
         held = crystals[who]
-        spent = event.crystals
         if spent:
             if spent > held:
                 return Rejection(
@@ -290,7 +289,7 @@ class Board:
         held -= spent
         if itinerary >= 0:
             progress, points, gained = place_tokens(
-                tables.itineraries[itinerary], self.fills[who], gains, event.wild
+                tables.itineraries[itinerary], self.fills[who], gains, wild
             )
             self.fills[who] = progress
             old_track += points
