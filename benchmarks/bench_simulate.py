@@ -68,11 +68,18 @@ def main() -> int:
     if args.json:
         print(json.dumps(result))
     else:
-        print(f"random {args.players}-player games on one core (Python {result['python']}, {result['machine']}):")
-        print(f"  simulate (bot + engine): best {result['games_per_second_best']} games/s, "
-              f"median {result['games_per_second_median']} games/s over {args.repeat} x {args.games} games")
-        print(f"  replay (engine only):    {result['replay_games_per_second']} games/s, "
-              f"{result['replay_events_per_second']} events/s")
+        print(
+            f"random {args.players}-player games on one core "
+            f"(Python {result['python']}, {result['machine']}):"
+        )
+        print(
+            f"  simulate (bot + engine): best {result['games_per_second_best']} games/s, "
+            f"median {result['games_per_second_median']} games/s over {args.repeat} x {args.games} games"
+        )
+        print(
+            f"  replay (engine only):    {result['replay_games_per_second']} games/s, "
+            f"{result['replay_events_per_second']} events/s"
+        )
     return 0
 
 

@@ -12,7 +12,6 @@ import random
 from collections.abc import Callable
 
 from companion.engine import Board, ChooseItinerary, Event, Take
-from companion.engine.state import EMPTY
 from companion.engine.tokens import ANCESTOR
 
 Bot = Callable[[Board, random.Random], Event]

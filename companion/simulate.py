@@ -15,7 +15,7 @@ from typing import Any
 
 from companion.bots import BOTS, StuckError
 from companion.editions import load_edition
-from companion.engine import Board, Edition, Setup, Take, winners
+from companion.engine import Board, Edition, Setup, winners
 from companion.engine.state import shuffled_setup
 from companion.engine.tokens import MAX_PLAYERS
 

@@ -15,7 +15,9 @@ def card(cid: str, year: int, hours: int = 2, gains: Sequence[str] = (), day: in
     return {"id": cid, "title": cid.title(), "year": year, "day": day, "hours": hours, "gains": list(gains)}
 
 
-def filler(prefix: str, count: int, day: int = 1, start_year: int = 1800, hours: int = 3) -> list[dict[str, Any]]:
+def filler(
+    prefix: str, count: int, day: int = 1, start_year: int = 1800, hours: int = 3
+) -> list[dict[str, Any]]:
     """Plain cards that give nothing, for padding decks."""
     return [card(f"{prefix}{i}", start_year + i, hours, (), day) for i in range(count)]
 
@@ -77,5 +79,7 @@ def first_card(b: Board) -> str:
 
 def three_short_days(players: Sequence[str] = ("Ann",), **kwargs: Any) -> Board:
     """A game whose every card costs 12 hours: one take per player and Day."""
-    cards = filler("a", 8, day=1, hours=12) + filler("b", 8, day=2, hours=12) + filler("c", 8, day=3, hours=12)
+    cards = (
+        filler("a", 8, day=1, hours=12) + filler("b", 8, day=2, hours=12) + filler("c", 8, day=3, hours=12)
+    )
     return board(edition(cards, **kwargs), players)

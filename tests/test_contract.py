@@ -125,7 +125,7 @@ def test_reveal_is_a_bad_event_when_decks_are_known() -> None:
 
 
 def test_comments_blank_lines_and_line_numbers() -> None:
-    text = _record(decks=True) + "\n# a comment\n   \nnot json\n{\"type\": \"take\", \"card\": \"zzz\"}\n"
+    text = _record(decks=True) + '\n# a comment\n   \nnot json\n{"type": "take", "card": "zzz"}\n'
     assert _codes(text) == [(5, "bad_event"), (6, "unknown_card")]
 
 
@@ -133,7 +133,10 @@ def test_undo_in_a_record_takes_back_the_last_accepted_event() -> None:
     text = _record({"type": "take", "card": "d1c0"}, {"type": "take", "card": "d1c1", "crystals": 9},
                    {"type": "undo"}, {"type": "undo"}, decks=True)  # fmt: skip
     out = replay_text(text).to_json()
-    assert out["rejected"] == [{"line": 3, "code": "too_many_crystals"}, {"line": 5, "code": "nothing_to_undo"}]
+    assert out["rejected"] == [
+        {"line": 3, "code": "too_many_crystals"},
+        {"line": 5, "code": "nothing_to_undo"},
+    ]
     assert out["players"][0]["hour"] == 0
 
 
@@ -157,8 +160,14 @@ def test_unfinished_game_output_shape() -> None:
         ('{"type": "setup", "players": ["Ann"], "edition": "no-such-edition"}\n', "unknown edition"),
         ('{"type": "setup", "players": ["Ann"], "edition": {"cards": []}}\n', "edition is not valid"),
         ('{"type": "setup", "players": [], "edition": "reference"}\n', "1 to 4 players"),
-        ('{"type": "setup", "players": ["A"], "watch_stack": ["B"], "edition": "reference"}\n', "watch stack"),
-        ('{"type": "setup", "record": "trekking/9", "players": ["A"], "edition": "reference"}\n', "trekking/9"),
+        (
+            '{"type": "setup", "players": ["A"], "watch_stack": ["B"], "edition": "reference"}\n',
+            "watch stack",
+        ),
+        (
+            '{"type": "setup", "record": "trekking/9", "players": ["A"], "edition": "reference"}\n',
+            "trekking/9",
+        ),
     ],
 )
 def test_unreadable_records_raise_one_line_errors(text: str, fragment: str) -> None:
@@ -167,7 +176,9 @@ def test_unreadable_records_raise_one_line_errors(text: str, fragment: str) -> N
     assert "\n" not in str(info.value)
 
 
-def test_cli_exit_status_2_with_one_line_on_stderr(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_exit_status_2_with_one_line_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"type": "setup", "players": ["Ann"], "edition": "nope"}\n')
     assert main(["replay", str(bad), "--json"]) == 2
@@ -177,7 +188,9 @@ def test_cli_exit_status_2_with_one_line_on_stderr(tmp_path: Path, capsys: pytes
     assert "cannot read" in capsys.readouterr().err
 
 
-def test_cli_reads_stdin_and_prints_a_readable_table(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_reads_stdin_and_prints_a_readable_table(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     import io
 
     monkeypatch.setattr(sys, "stdin", io.StringIO(_record({"type": "take", "card": "zzz"}, decks=True)))

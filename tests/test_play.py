@@ -8,7 +8,6 @@ from builders import board, card, deck_for_row, edition, filler, first_card, row
 from companion.engine import Board, ChooseItinerary, Take, Undo, make_setup
 from companion.engine import rejections as r
 
-
 # --- setup and turn order ------------------------------------------------------------
 
 
@@ -30,7 +29,9 @@ def test_ancestor_copies_follow_the_player_count_and_solo_uses_two(players: int,
 
 def test_the_watch_furthest_behind_moves_and_may_move_several_times() -> None:
     ed = edition([card("one", 1001, 1), card("four", 1004, 4), card("two", 1002, 2), *filler("f", 10)])
-    b = board(ed, ["Ann", "Ben"], ["Ann", "Ben"], {"I": deck_for_row(["f0", "one", "four", "two", "f1", "f2"])})
+    b = board(
+        ed, ["Ann", "Ben"], ["Ann", "Ben"], {"I": deck_for_row(["f0", "one", "four", "two", "f1", "f2"])}
+    )
     assert b.player_to_move == "Ann"
     assert b.push(Take("four")) is None  # Ann at 4
     assert b.player_to_move == "Ben"
@@ -42,7 +43,9 @@ def test_the_watch_furthest_behind_moves_and_may_move_several_times() -> None:
 
 def test_a_watch_landing_on_another_is_stacked_on_top_and_moves_first() -> None:
     ed = edition([card("two", 1002, 2), card("two_b", 1003, 2), *filler("f", 10, hours=1)])
-    b = board(ed, ["Ann", "Ben"], ["Ann", "Ben"], {"I": deck_for_row(["f0", "two", "two_b", "f1", "f2", "f3"])})
+    b = board(
+        ed, ["Ann", "Ben"], ["Ann", "Ben"], {"I": deck_for_row(["f0", "two", "two_b", "f1", "f2", "f3"])}
+    )
     assert b.push(Take("two")) is None  # Ann at 2
     assert b.push(Take("two_b")) is None  # Ben at 2, on top of Ann
     assert b.player_to_move == "Ben"
@@ -91,7 +94,12 @@ def test_a_short_deck_deals_a_partial_row() -> None:
 
 ITINERARY = {
     "id": "A",
-    "columns": {"person": [None, 2, "crystal"], "event": [1, None, 3], "innovation": [None, 2], "progress": []},
+    "columns": {
+        "person": [None, 2, "crystal"],
+        "event": [1, None, 3],
+        "innovation": [None, 2],
+        "progress": [],
+    },
     "rows": [None, 5, 6],
 }
 SLOTS = [[], ["event"], ["person"], ["crystal"], ["innovation"], ["progress"]]
@@ -115,7 +123,8 @@ def test_card_benefits_then_the_playmat_position() -> None:
 
 def test_tokens_fill_top_down_and_a_full_column_loses_the_token() -> None:
     b = itinerary_board(
-        card("x", 1000, 1, ["innovation", "innovation", "innovation"]), row=["x", "f0", "f1", "f2", "f3", "f4"]
+        card("x", 1000, 1, ["innovation", "innovation", "innovation"]),
+        row=["x", "f0", "f1", "f2", "f3", "f4"],
     )
     assert b.push(Take("x")) is None  # position 0: no playmat benefit
     assert b.column_depths(0) == (0, 0, 2, 0), "the third innovation has no space and is lost"
@@ -123,7 +132,9 @@ def test_tokens_fill_top_down_and_a_full_column_loses_the_token() -> None:
 
 
 def test_covering_a_crystal_space_gives_a_crystal() -> None:
-    b = itinerary_board(card("x", 1000, 1, ["person", "person", "person"]), row=["x", "f0", "f1", "f2", "f3", "f4"])
+    b = itinerary_board(
+        card("x", 1000, 1, ["person", "person", "person"]), row=["x", "f0", "f1", "f2", "f3", "f4"]
+    )
     assert b.push(Take("x")) is None
     assert b.track[0] == 2 and b.crystals[0] == 2
 
@@ -178,8 +189,8 @@ def test_unnamed_wilds_take_the_best_space_each_in_turn() -> None:
 
 def test_an_unnamed_wild_counts_a_row_reward_and_ties_go_to_the_first_column() -> None:
     it = {"id": "T", "columns": {"person": [1, 1], "event": [1], "innovation": [None]}, "rows": [4]}
-    ed = edition([card("w", 1000, 1, ["wild"]), card("e", 1001, 1, ["event", "person"])] + filler("f", 8),
-                 itineraries=[it])  # fmt: skip
+    cards = [card("w", 1000, 1, ["wild"]), card("e", 1001, 1, ["event", "person"]), *filler("f", 8)]
+    ed = edition(cards, itineraries=[it])
     b = board(ed, ["Ann"], decks={"I": deck_for_row(["w", "e", "f0", "f1", "f2", "f3"], ["f4", "f5"])})
     assert b.push(ChooseItinerary("Ann", "T")) is None
     assert b.push(Take("e")) is None  # event and person covered: row 0 waits for innovation
@@ -207,10 +218,14 @@ def test_crystals_gained_on_a_turn_cannot_pay_for_it() -> None:
 
 def test_treks_carry_across_days() -> None:
     ed = edition(
-        [card("a", 100, 12, day=1), card("b", 200, 12, day=2), card("c", 300, 12, day=3)]
-        + filler("x", 6, day=1, hours=12)
-        + filler("y", 6, day=2, hours=12)
-        + filler("z", 6, day=3, hours=12)
+        [
+            card("a", 100, 12, day=1),
+            card("b", 200, 12, day=2),
+            card("c", 300, 12, day=3),
+            *filler("x", 6, day=1, hours=12),
+            *filler("y", 6, day=2, hours=12),
+            *filler("z", 6, day=3, hours=12),
+        ]
     )
     b = board(ed, ["Ann"], decks={
         "I": deck_for_row(["a", "x0", "x1", "x2", "x3", "x4"]),
@@ -233,7 +248,9 @@ def test_trek_table_past_ten_cards_adds_trek_beyond_each() -> None:
 
 
 def test_end_of_day_deals_the_next_deck_and_keeps_stack_crystals_and_treks() -> None:
-    b = three_short_days(["Ann", "Ben"], itineraries=[{"id": i, "columns": {"person": [1]}, "rows": []} for i in "ABCDEF"])
+    b = three_short_days(
+        ["Ann", "Ben"], itineraries=[{"id": i, "columns": {"person": [1]}, "rows": []} for i in "ABCDEF"]
+    )
     b.push(ChooseItinerary("Ann", "A"))
     b.push(ChooseItinerary("Ben", "B"))
     first = b.player_to_move

@@ -62,13 +62,33 @@ def editions(draw: st.DrawFn) -> dict[str, Any]:
         it["rows"] = it["rows"][:depth]
     return {
         "cards": cards,
-        "ancestor": {"hours": draw(st.integers(1, 3)), "gains": draw(st.lists(st.sampled_from(BENEFITS), max_size=2))},
+        "ancestor": {
+            "hours": draw(st.integers(1, 3)),
+            "gains": draw(st.lists(st.sampled_from(BENEFITS), max_size=2)),
+        },
         "ancestors": {"2": draw(st.integers(0, 6)), "3": 9, "4": 12},
         "slots": [draw(st.lists(st.sampled_from(BENEFITS), max_size=2)) for _ in range(6)],
         "treks": draw(st.lists(st.integers(-3, 30), min_size=10, max_size=10)),
         "trek_beyond": draw(st.integers(0, 4)),
         "itineraries": itineraries,
     }
+
+
+FIELDS = st.sampled_from(["type", "card", "player", "crystals", "wild", "itinerary"])
+VALUES = st.one_of(
+    st.none(),
+    st.integers(-2, 3),
+    st.text(max_size=4),
+    st.sampled_from(["take", "undo", "reveal", "itinerary", "I01"]),
+)
+GARBAGE = st.one_of(st.dictionaries(FIELDS, VALUES), st.integers(), st.text(max_size=5))
+LINES = st.lists(
+    st.one_of(
+        st.text(max_size=40),
+        st.builds(json.dumps, st.dictionaries(st.text(max_size=8), st.integers() | st.text(max_size=6))),
+    ),
+    max_size=12,
+)
 
 
 class GameMachine(RuleBasedStateMachine):
@@ -114,17 +134,16 @@ class GameMachine(RuleBasedStateMachine):
         assert self._push(Take(option.card, None, spend, wild)), option
 
     @rule(
-        card=st.one_of(st.sampled_from(["ancestor", "zzz"]), st.from_regex(r"d[123]-[0-9]{1,2}", fullmatch=True)),
+        card=st.one_of(
+            st.sampled_from(["ancestor", "zzz"]), st.from_regex(r"d[123]-[0-9]{1,2}", fullmatch=True)
+        ),
         player=st.sampled_from([None, "Ann", "Ben", "Cy", "Dee", "Zed"]),
         crystals=st.integers(0, 8),
     )
     def try_any_take(self, card: str, player: str | None, crystals: int) -> None:
         self._push(Take(card, player, crystals, ()))
 
-    @rule(raw=st.one_of(st.dictionaries(st.sampled_from(["type", "card", "player", "crystals", "wild", "itinerary"]),
-                                        st.one_of(st.none(), st.integers(-2, 3), st.text(max_size=4),
-                                                  st.sampled_from(["take", "undo", "reveal", "itinerary", "I01"]))),
-                        st.integers(), st.text(max_size=5)))  # fmt: skip
+    @rule(raw=GARBAGE)
     def push_garbage(self, raw: Any) -> None:
         event = parse_event(raw)
         if isinstance(event, Undo):
@@ -217,7 +236,7 @@ TestGame = GameMachine.TestCase
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.one_of(st.text(max_size=40), st.builds(json.dumps, st.dictionaries(st.text(max_size=8), st.integers() | st.text(max_size=6)))), max_size=12))  # fmt: skip
+@given(LINES)
 def test_arbitrary_event_lines_never_crash_a_replay(lines: list[str]) -> None:
     head = json.dumps({"type": "setup", "players": ["Ann", "Ben"], "edition": "reference"})
     text = "\n".join([head, *lines])

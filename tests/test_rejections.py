@@ -18,8 +18,7 @@ ITINERARIES = [
 def two_player_board(itineraries: bool = True) -> Board:
     """Ann and Ben; Ben's watch on top, so Ben moves first. Row 0-5: f0, c1..c5."""
     ed = edition(
-        [card("c1", 1001, 1), card("c2", 1002, 2), card("c3", 1003, 3), card("c4", 1004, 4), card("c5", 1005, 5)]
-        + filler("f", 10, start_year=1500),
+        [*(card(f"c{h}", 1000 + h, h) for h in range(1, 6)), *filler("f", 10, start_year=1500)],
         itineraries=ITINERARIES if itineraries else [],
         ancestors={"2": 1},
     )

@@ -10,7 +10,9 @@ from companion.engine.state import GameState, PlayerState
 
 def test_nick_pays_two_crystals_to_take_the_1324_card_for_one_hour() -> None:
     # Nick first picks up a second crystal, then spends both on the 3-hour 1324 card.
-    ed = edition([card("gift", 1300, hours=1, gains=["crystal"]), card("mansa", 1324, hours=3), *filler("f", 8)])
+    ed = edition(
+        [card("gift", 1300, hours=1, gains=["crystal"]), card("mansa", 1324, hours=3), *filler("f", 8)]
+    )
     b = board(ed, ["Nick"], decks={"I": deck_for_row(["f0", "gift", "mansa", "f1", "f2", "f3"], ["f4"])})
     assert b.push(Take("gift")) is None
     assert (b.hour[0], b.crystals[0]) == (1, 2)
@@ -40,8 +42,13 @@ def test_tim_takes_1271_after_1519_and_starts_a_new_trek() -> None:
 
 def _kira_after_ancestor() -> Board:
     ed = edition(
-        [card("c1900", 1900, 1), card("c1933", 1933, 1), card("same", 1933, 1), card("later", 1934, 1)]
-        + filler("f", 8)
+        [
+            card("c1900", 1900, 1),
+            card("c1933", 1933, 1),
+            card("same", 1933, 1),
+            card("later", 1934, 1),
+            *filler("f", 8),
+        ]
     )
     b = board(ed, ["Kira"], decks={"I": deck_for_row(["f0", "c1900", "c1933", "same", "later", "f1"])})
     for cid in ("c1900", "c1933", "ancestor"):
@@ -65,7 +72,9 @@ def test_kiras_ancestor_counts_as_1933_so_another_1933_starts_a_new_trek() -> No
 
 def _at_ten() -> Board:
     """Ann, playing solo, at 10 o'clock with a 2-hour and a 5-hour card on offer."""
-    ed = edition([card("five", 1000, 5), card("big", 1100, 5), card("two", 1200, 2), *filler("f", 8, hours=5)])
+    ed = edition(
+        [card("five", 1000, 5), card("big", 1100, 5), card("two", 1200, 2), *filler("f", 8, hours=5)]
+    )
     b = board(ed, ["Ann"], decks={"I": deck_for_row(["f0", "five", "f1", "big", "two", "f2"])})
     assert b.push(Take("five")) is None
     assert b.push(Take("f1")) is None
@@ -91,7 +100,9 @@ def test_a_five_hour_card_from_10_stops_at_12_without_bonus() -> None:
 
 
 def test_an_ancestor_landing_exactly_on_12_scores_the_bonus_too() -> None:
-    ed = edition([card("a", 1000, 5), card("b", 1100, 5), *filler("f", 8)], ancestor={"hours": 2, "gains": []})
+    ed = edition(
+        [card("a", 1000, 5), card("b", 1100, 5), *filler("f", 8)], ancestor={"hours": 2, "gains": []}
+    )
     b = board(ed, ["Ann"], decks={"I": deck_for_row(["f0", "f1", "a", "b", "f2", "f3"])})
     assert b.push(Take("a")) is None
     assert b.push(Take("b")) is None

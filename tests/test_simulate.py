@@ -88,7 +88,9 @@ def test_simulate_readable_output(capsys: pytest.CaptureFixture[str]) -> None:
         (["--edition", "nope"], "unknown edition"),
     ],
 )
-def test_simulate_refuses_bad_arguments(args: list[str], fragment: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_simulate_refuses_bad_arguments(
+    args: list[str], fragment: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["simulate", *args]) == 2
     assert fragment in capsys.readouterr().err
 

@@ -82,10 +82,34 @@ class Board:
     """One game being refereed: mutable state plus the stack of accepted events."""
 
     __slots__ = (
-        "_stack", "ancestors_left", "card_index", "crystals", "day", "deck", "deck_size", "drawn",
-        "edition", "fills", "order",
-        "finished", "has_itineraries", "hour", "itinerary", "names", "next_seq", "revealed", "row",
-        "seq", "setup", "tables", "track", "trek_len", "trek_year", "treks", "turn", "used",
+        "_stack",
+        "ancestors_left",
+        "card_index",
+        "crystals",
+        "day",
+        "deck",
+        "deck_size",
+        "drawn",
+        "edition",
+        "fills",
+        "finished",
+        "has_itineraries",
+        "hour",
+        "itinerary",
+        "names",
+        "next_seq",
+        "order",
+        "revealed",
+        "row",
+        "seq",
+        "setup",
+        "tables",
+        "track",
+        "trek_len",
+        "trek_year",
+        "treks",
+        "turn",
+        "used",
     )  # fmt: skip
 
     setup: Setup
