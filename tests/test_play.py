@@ -335,3 +335,50 @@ def test_setup_errors_are_clear() -> None:
         make_setup(ed, ["A"], ["A"], {"I": ["nope"]})
     with pytest.raises(SetupError, match="twice"):
         make_setup(ed, ["A"], ["A"], {"I": ["f1"], "II": ["f1"]})
+
+
+# --- legality questions and the pure form ------------------------------------------------------
+
+
+def test_take_options_list_the_row_and_the_ancestor_with_crystal_limits() -> None:
+    ed = edition([card("one", 1001, 1), card("three", 1003, 3), *filler("f", 10)])
+    b = board(ed, ["Ann"], decks={"I": deck_for_row(["f0", "one", "three", "f1", "f2", "f3"])})
+    options = {o.card: o for o in b.take_options()}
+    assert set(options) == {"f0", "one", "three", "f1", "f2", "f3"}, "no trek yet: no Ancestor"
+    assert options["one"].max_crystals == 0 and options["three"].max_crystals == 1
+    assert b.push(Take("three")) is None
+    options = {o.card: o for o in b.take_options()}
+    assert "ancestor" in options and options["ancestor"].position == -1
+
+
+def test_is_legal_answers_without_changing_anything() -> None:
+    ed = edition([card("one", 1001, 1), *filler("f", 10)])
+    b = board(ed, ["Ann"], decks={"I": deck_for_row(["f0", "one", "f1", "f2", "f3", "f4"])})
+    before = b.snapshot()
+    assert b.is_legal(Take("one"))
+    assert not b.is_legal(Take("one", crystals=1))
+    assert not b.is_legal(Take("f9"))
+    assert b.snapshot() == before and b.moves == []
+
+
+def test_no_ancestor_left_is_reported_before_ancestor_cannot_start_trek() -> None:
+    ed = edition(filler("f", 10), ancestors={"2": 0})
+    b = board(ed, ["Ann"])
+    rejection = b.push(Take("ancestor"))
+    assert rejection is not None and rejection.code == r.NO_ANCESTOR_LEFT
+
+
+def test_apply_is_the_pure_form_of_push() -> None:
+    from companion.engine import apply
+
+    ed = edition([card("one", 1001, 1), *filler("f", 10)])
+    b = board(ed, ["Ann"], decks={"I": deck_for_row(["f0", "one", "f1", "f2", "f3", "f4"])})
+    state = b.snapshot()
+    after = apply(b.setup, state, Take("one"))
+    assert b.snapshot() == state, "apply leaves its input alone"
+    assert b.push(Take("one")) is None
+    assert after == b.snapshot()
+    rejection = apply(b.setup, state, Take("zzz"))
+    assert rejection == b.push(Take("zzz"))
+    with pytest.raises(TypeError):
+        apply(b.setup, state, Undo())

@@ -17,7 +17,7 @@ from companion.engine.events import (
     parse_event,
 )
 from companion.engine.rejections import CODES, Rejection
-from companion.engine.scoring import Standing, explain_tie_break, standings, winners
+from companion.engine.scoring import Standing, explain_tie_break, winners
 from companion.engine.state import GameState, PlayerState, Setup, SetupError, make_setup
 
 __all__ = [
@@ -47,6 +47,5 @@ __all__ = [
     "make_setup",
     "parse_edition",
     "parse_event",
-    "standings",
     "winners",
 ]

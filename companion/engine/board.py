@@ -217,10 +217,6 @@ class Board:
         """The accepted events still in effect, oldest first."""
         return [event for event, _ in self._stack]
 
-    @property
-    def last_move(self) -> Event | None:
-        return self._stack[-1][0] if self._stack else None
-
     # --- taking a card ---------------------------------------------------------------------
 
     def _take(self, event: Take) -> tuple[Any, ...] | Rejection:

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from companion.engine.state import GameState, Setup
-
 
 @dataclass(frozen=True, slots=True)
 class Standing:
@@ -35,21 +33,6 @@ class Standing:
             "treks": list(self.treks),
             "hour": self.hour,
         }
-
-
-def standings(setup: Setup, state: GameState) -> list[Standing]:
-    """Every player's score, in setup order."""
-    edition = setup.edition
-    result = []
-    for name, p in zip(setup.players, state.players, strict=True):
-        treks = p.trek_lengths()
-        trek_points = sum(edition.trek_points(n) for n in treks)
-        result.append(
-            Standing(
-                name, p.track, p.crystals, trek_points, p.track + p.crystals + trek_points, treks, p.hour
-            )
-        )
-    return result
 
 
 def tie_break_key(standing: Standing) -> tuple[int, ...]:

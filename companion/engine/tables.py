@@ -20,13 +20,10 @@ class RuleTables:
     """Per-card values by card index, and benefits by (card, row position)."""
 
     hours: tuple[int, ...]
-    years: tuple[int, ...]
-    days: tuple[int, ...]
     #: day_cards[d - 1]: the indices of the Day d deck's cards, in edition order.
     day_cards: tuple[tuple[int, ...], ...]
-    #: gains[card][position]: the card's benefits followed by the playmat's.
-    gains: tuple[tuple[tuple[int, ...], ...], ...]
-    #: take[card]: (hours, year, gains by position), everything a take reads, in one lookup.
+    #: take[card]: (hours, year, gains by position), everything a take reads, in one lookup;
+    #: the gains at a position are the card's benefits followed by the playmat's.
     take: tuple[tuple[int, int, tuple[tuple[int, ...], ...]], ...]
     ids: tuple[str, ...]
     itineraries: tuple[ItineraryTable, ...]
@@ -47,10 +44,7 @@ def build_tables(
     )
     return RuleTables(
         hours=tuple(c[0] for c in cards),
-        years=tuple(c[1] for c in cards),
-        days=tuple(c[2] for c in cards),
         day_cards=tuple(tuple(i for i, c in enumerate(cards) if c[2] == d) for d in range(1, DAYS + 1)),
-        gains=gains,
         take=tuple((c[0], c[1], g) for c, g in zip(cards, gains, strict=True)),
         ids=tuple(ids),
         itineraries=tuple(ItineraryTable.build(cols, rows) for cols, rows in itineraries),
