@@ -65,7 +65,8 @@ def random_bot(board: Board, rng: random.Random) -> Event:
         card, hours = tables.ids[pick], tables.hours[pick]
     else:
         card, hours = ANCESTOR, ancestor.hours  # type: ignore[union-attr]
-    most = min(board.crystals[who], hours - 1)
+    held = board.crystals[who]
+    most = held if held < hours else hours - 1  # never below a 1-hour cost
     spend = int(rng.random() * (most + 1)) if most > 0 else 0
     return _new_take(Take, (card, None, spend, ()))
 

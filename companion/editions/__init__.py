@@ -7,6 +7,7 @@ an owner's transcription of their own copy works everywhere a name does.
 
 from __future__ import annotations
 
+import functools
 import json
 from importlib import resources
 from pathlib import Path
@@ -51,5 +52,12 @@ def load_edition(name_or_path: str) -> Edition:
     if name_or_path not in shipped_names():
         known = ", ".join(shipped_names())
         raise EditionNotFound(f"unknown edition {name_or_path!r}; the companion ships: {known}")
-    text = resources.files(__package__).joinpath(f"{name_or_path}.json").read_text(encoding="utf-8")
-    return read_edition_text(text, f"{name_or_path}.json", name_or_path)
+    return _shipped(name_or_path)
+
+
+@functools.cache
+def _shipped(name: str) -> Edition:
+    """A shipped edition, parsed once per process: the files are part of the package,
+    and the edition's compiled tables (with their memoized itinerary steps) are shared."""
+    text = resources.files(__package__).joinpath(f"{name}.json").read_text(encoding="utf-8")
+    return read_edition_text(text, f"{name}.json", name)
