@@ -100,7 +100,7 @@ def _parse_take(obj: dict[str, Any]) -> Event:
     if card is None:
         return Malformed("take", 'a take needs "card" (a card id or "ancestor")')
     player = obj.get("player")
-    if player is not None and not (isinstance(player, str) and player):
+    if "player" in obj and not (isinstance(player, str) and player):
         return Malformed("take", '"player" must be a player\'s name')
     crystals = obj.get("crystals", 0)
     if isinstance(crystals, bool) or not isinstance(crystals, int) or crystals < 0:
