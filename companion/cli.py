@@ -11,6 +11,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from companion import __version__
 from companion.editions import EditionNotFound, load_edition, read_edition_text
@@ -101,6 +102,117 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _data_dir(args: argparse.Namespace) -> Path:
+    from companion.app import DEFAULT_DATA_DIR
+
+    return Path(args.data_dir) if args.data_dir else DEFAULT_DATA_DIR
+
+
+def _mock(args: argparse.Namespace, say: Any = print) -> bool:
+    from companion.app import is_raspberry_pi
+
+    if args.mock:
+        return True
+    if not is_raspberry_pi():
+        say("Not a Raspberry Pi: using the simulated reader, ring and buttons (as with --mock).")
+        return True
+    return False
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import signal
+    import threading
+
+    from companion.app import KEYS_HELP, _print_ring, build_runtime, keyboard, serve
+    from companion.config import ConfigError, load_config
+    from companion.store import StoreError
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        return _fail(str(exc))
+    if args.check:
+        print(f"{config.source}: OK")
+        return 0
+    mock = _mock(args)
+    try:
+        runtime = build_runtime(config, _data_dir(args), mock, args.pin)
+    except (StoreError, RuntimeError, EditionError, EditionNotFound) as exc:
+        return _fail(str(exc))
+    if mock:
+        runtime.table.listeners.append(_print_ring(runtime))
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    try:
+        runtime.start()
+        serve(runtime, config.table.host, args.port or config.table.port)
+        print(runtime.table.last.message)
+        print(f"Waiting for: {runtime.table.expect()}")
+        if mock and sys.stdin is not None and sys.stdin.isatty():
+            print(KEYS_HELP)
+            threading.Thread(target=keyboard, args=(runtime,), name="keyboard", daemon=True).start()
+        while not stop.wait(0.5):
+            pass
+    except OSError as exc:
+        return _fail(f"cannot serve on port {args.port or config.table.port}: {exc.strerror}")
+    except KeyboardInterrupt:
+        pass
+    finally:
+        runtime.stop()
+    return 0
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    from companion.app import GameSetupError, new_game
+    from companion.config import ConfigError, load_config
+    from companion.store import Store, StoreError
+
+    try:
+        config = load_config(args.config)
+        store = Store(_data_dir(args))
+        colours = [c.strip() for c in args.colours.split(",")] if args.colours else None
+        if colours and not all(len(c) == 7 and c.startswith("#") for c in colours):
+            return _fail('--colours takes colours such as "#0072B2,#E69F00"')
+        game = new_game(store, args.players.split(","), config, colours, args.edition, args.seed, _mock(args))
+    except (ConfigError, StoreError, GameSetupError, EditionNotFound, EditionError) as exc:
+        return _fail(str(exc))
+    loaded = store.load(game)
+    print(
+        f"Game {game}: {', '.join(loaded.setup.players)}; watch stack (top first): "
+        f"{', '.join(loaded.setup.watch_stack)}; edition {loaded.setup.edition.name}."
+    )
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from companion.store import Store, StoreError
+
+    try:
+        store = Store(_data_dir(args))
+        game = args.game
+        if game is None:
+            newest = next(iter(store.games()), None)
+            if newest is None:
+                return _fail(f"there is no game in {_data_dir(args)} yet")
+            game = newest[0]
+        sys.stdout.write(store.export(game))
+    except StoreError as exc:
+        return _fail(str(exc))
+    return 0
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    from companion.store import Store, StoreError
+
+    try:
+        store = Store(_data_dir(args))
+    except StoreError as exc:
+        return _fail(str(exc))
+    for game, created, finished, events in store.games():
+        print(f"{game:>5}  {created}  {'finished' if finished else 'in play ':<8}  {events} events")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="companion", description="Referee for the board game Trekking Through History."
@@ -130,6 +242,35 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--edition", default="reference", help="edition name or file (default reference)")
     sim.add_argument("--json", action="store_true", help="print one JSON object")
     sim.set_defaults(func=cmd_simulate)
+
+    def table_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--data-dir", help="where games are kept (default ~/.local/share/trekking-companion)")
+        p.add_argument("--config", help="a TOML settings file (see companion/config.example.toml)")
+        p.add_argument("--mock", action="store_true", help="simulated reader, ring and buttons")
+
+    run = sub.add_parser("run", help="run the table: reader, ring, buttons, store and the page")
+    table_options(run)
+    run.add_argument("--port", type=int, help="HTTP port (default from the config, 8080)")
+    run.add_argument("--pin", help="the table PIN for controls (default from the config, else drawn)")
+    run.add_argument("--check", action="store_true", help="check the config file and exit")
+    run.set_defaults(func=cmd_run)
+
+    new = sub.add_parser("new", help="start a new game in the data directory")
+    table_options(new)
+    new.add_argument("--players", required=True, help="names, comma separated: Ann,Ben,Cy")
+    new.add_argument("--colours", help='colours in seat order: "#0072B2,#E69F00"')
+    new.add_argument("--edition", default="reference", help="edition name or file (default reference)")
+    new.add_argument("--seed", type=int, help="seed of the watch stack and, in mock mode, of the dealer")
+    new.set_defaults(func=cmd_new)
+
+    export = sub.add_parser("export", help="write a game as a trekking/1 record to stdout")
+    export.add_argument("game", nargs="?", type=int, help="game id (default: the newest)")
+    export.add_argument("--data-dir", help="where games are kept")
+    export.set_defaults(func=cmd_export)
+
+    games = sub.add_parser("games", help="list the games in the data directory")
+    games.add_argument("--data-dir", help="where games are kept")
+    games.set_defaults(func=cmd_games)
     return parser
 
 

@@ -1,0 +1,236 @@
+"""`companion run` and `companion new`: one process for the whole table.
+
+The runtime wires the adapters around the rules core, each chosen at start-up
+like gpiozero's pin factories: on a Raspberry Pi the real reader, ring and
+buttons; anywhere else (or with ``--mock``) the simulated ones — a virtual
+reader fed from the keyboard and the page, a ring drawn in the terminal and on
+the page, buttons on gpiozero's mock pins, and a simulated dealer revealing the
+cards it shuffled. The store, the engine and the HTTP API are the same in both.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import secrets
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from companion.buttons import Buttons, MockButtons
+from companion.config import Config
+from companion.editions import load_edition
+from companion.reader import ReaderLoop, TagDebouncer, TagResolver, open_pi_reader
+from companion.record import RECORD_FORMAT
+from companion.ring import RGB, RingDriver, RingLayout, SimulatedRing, ansi, open_ring, render, view_of
+from companion.store import Store
+from companion.table import CUE_REJECT, Outcome, Table
+
+DEFAULT_DATA_DIR = Path(os.environ.get("COMPANION_DATA_DIR", Path.home() / ".local/share/trekking-companion"))
+
+log = logging.getLogger("companion")
+
+
+def is_raspberry_pi() -> bool:
+    """True on a Raspberry Pi (the device tree says so)."""
+    try:
+        return "Raspberry Pi" in Path("/proc/device-tree/model").read_text(errors="replace")
+    except OSError:
+        return False
+
+
+class GameSetupError(ValueError):
+    """``companion new`` was asked for something impossible; the message says what."""
+
+
+def new_game(
+    store: Store,
+    players: list[str],
+    config: Config,
+    colours: list[str] | None = None,
+    edition: str = "reference",
+    seed: int | None = None,
+    mock: bool = True,
+) -> int:
+    """Start a new game in the store: random watch stack; in mock mode, a seeded dealer."""
+    names = [p.strip() for p in players if p.strip()]
+    if not 1 <= len(names) <= 4:
+        raise GameSetupError(f"a game has 1 to 4 players, not {len(names)} ({', '.join(names) or 'none'})")
+    if len(set(names)) != len(names):
+        raise GameSetupError("two players share a name; give each a different one")
+    palette = list(colours or config.palette)
+    if len(palette) < len(names):
+        raise GameSetupError(f"{len(names)} players need {len(names)} colours, got {len(palette)}")
+    ed = load_edition(edition)
+    if ed.itineraries and len(ed.itineraries) < 3 * len(names):
+        raise GameSetupError(f"the {ed.name} edition has too few itineraries for {len(names)} players")
+    rng = random.Random(seed)
+    stack = rng.sample(names, len(names))
+    setup = {
+        "type": "setup",
+        "record": RECORD_FORMAT,
+        "players": names,
+        "watch_stack": stack,
+        "edition": edition,
+    }
+    meta: dict[str, Any] = {"colours": palette[: len(names)], "mock": mock}
+    if mock:
+        meta["dealer_seed"] = seed if seed is not None else rng.randrange(1 << 30)
+    return store.new_game(setup, meta)
+
+
+@dataclass
+class Runtime:
+    """Everything `companion run` starts, with the inputs the page and tests use."""
+
+    config: Config
+    store: Store
+    table: Table
+    mock: bool
+    pin: str
+    layout: RingLayout
+    ring: Any
+    driver: RingDriver
+    buttons: Buttons
+    resolver: TagResolver
+    reader: ReaderLoop | None = None
+    threads: list[threading.Thread] = field(default_factory=list)
+    say: Callable[[str], None] = print
+
+    def tap(self, seen: str) -> Outcome:
+        """A tag (UID, card id or title) reached the reader."""
+        ref, why = self.resolver.resolve(seen)
+        if ref is None:
+            outcome = Outcome(False, why, CUE_REJECT, "unknown_tag")
+            with self.table.lock:
+                return self.table._emit(outcome)
+        return self.table.tap(ref)
+
+    def press(self, name: str) -> Outcome:
+        """A button press; in mock mode through gpiozero's mock pins, like a finger."""
+        before = self.table.last
+        if isinstance(self.buttons, MockButtons):
+            self.buttons.press(name)
+            after = self.table.last
+            return (
+                after if after is not before else Outcome(False, "The press was not registered.", CUE_REJECT)
+            )
+        return self.table.press(name)
+
+    def ring_frame(self) -> list[RGB]:
+        return self.ring.shown if isinstance(self.ring, SimulatedRing) else self.driver.last
+
+    def start(self) -> None:
+        for target, name in (
+            (self.driver.run, "ring"),
+            *(((self.reader.run, "reader"),) if self.reader else ()),
+        ):
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+            self.threads.append(thread)
+
+    def stop(self) -> None:
+        self.driver.stop()
+        if self.reader is not None:
+            self.reader.stop()
+        self.buttons.close()
+        self.store.close()
+
+
+def build_runtime(
+    config: Config,
+    data_dir: Path,
+    mock: bool,
+    pin: str | None = None,
+    say: Callable[[str], None] = print,
+    clock: Callable[[], float] = time.monotonic,
+) -> Runtime:
+    """Open the store, resume (or start) a game, and choose the adapters."""
+    store = Store(data_dir)
+    game_id = store.latest_unfinished()
+    if game_id is None:
+        game_id = new_game(store, ["Blue", "Orange"], config, mock=mock)
+        say(f"No game in progress: started game {game_id} for Blue and Orange "
+            "(start another with `companion new --players A,B,...`).")  # fmt: skip
+    table = Table(store, store.load(game_id), log=say)
+    settings = config.ring
+    layout = RingLayout(settings.leds, settings.twelve_oclock_led, settings.direction == "clockwise")
+    ring: Any = SimulatedRing(settings.leds, settings.brightness) if mock else open_ring(settings)
+    driver = RingDriver(table, ring, layout, settings, clock)
+    buttons = MockButtons(config.buttons, table.press) if mock else Buttons(config.buttons, table.press)
+    resolver = TagResolver(table.board.edition, store.tags())
+    table_pin = pin or config.table.pin or f"{secrets.randbelow(10**4):04d}"
+    runtime = Runtime(config, store, table, mock, table_pin, layout, ring, driver, buttons, resolver, say=say)
+    if not mock:
+        read_uid, read_text = open_pi_reader(config.reader.rst_pin)
+
+        def on_tag(uid: str) -> None:
+            ref, _ = resolver.resolve(uid)
+            if ref is None:  # not enrolled: maybe the tag carries its card id in its text
+                text = read_text()
+                runtime.tap(text if text else uid)
+            else:
+                runtime.tap(uid)
+
+        runtime.reader = ReaderLoop(
+            read_uid, on_tag, config.reader.poll_interval, TagDebouncer(config.reader.debounce),
+            on_error=lambda exc: say(f"reader: {exc}"),
+        )  # fmt: skip
+    return runtime
+
+
+def _print_ring(runtime: Runtime) -> Callable[[Table, Outcome], None]:
+    def show(table: Table, outcome: Outcome) -> None:
+        view = view_of(table, time.monotonic())
+        runtime.say("ring " + ansi(render(view, runtime.layout, 0.0)))
+
+    return show
+
+
+KEYS_HELP = (
+    "Type a card id or the start of its title to tap it; c = Crystal, y = Confirm, u = Undo, ? = state."
+)
+
+
+def keyboard(runtime: Runtime, lines: Any = None) -> None:
+    """The virtual reader and buttons on the console (mock mode)."""
+    source = lines if lines is not None else sys.stdin
+    for line in source:
+        text = line.strip()
+        if not text:
+            continue
+        if text in ("c", "crystal"):
+            runtime.press("crystal")
+        elif text in ("y", "confirm", "ok"):
+            runtime.press("confirm")
+        elif text in ("u", "undo"):
+            runtime.press("undo")
+        elif text in ("?", "state"):
+            expect = runtime.table.expect()
+            runtime.say(f"waiting for: {expect}")
+        else:
+            runtime.tap(text)
+
+
+def serve(runtime: Runtime, host: str, port: int) -> None:
+    """Run the HTTP API with waitress (a production WSGI server) until interrupted."""
+    from waitress import create_server
+
+    from companion.web import create_app
+
+    server = create_server(create_app(runtime), host=host, port=port, threads=16, ident="trekking-companion")
+    thread = threading.Thread(target=server.run, name="http", daemon=True)
+    thread.start()
+    runtime.threads.append(thread)
+    runtime.say(f"The table is at http://{_hostname()}.local:{port}/ (table PIN {runtime.pin}).")
+
+
+def _hostname() -> str:
+    import socket
+
+    return socket.gethostname().split(".")[0]

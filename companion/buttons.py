@@ -1,0 +1,61 @@
+"""The three buttons: Crystal, Confirm and Undo (held), through gpiozero.
+
+gpiozero chooses how to reach the pins through its pin factory: on a Raspberry
+Pi its default (lgpio), on a PC its ``MockFactory``, whose pins the page and the
+tests drive (`MockButtons.press`). The buttons go to GND and use the Pi's
+internal pull-ups. Undo reacts only to a hold, so a brush against it does nothing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from gpiozero import Button
+from gpiozero.pins.mock import MockFactory
+
+from companion.config import ButtonSettings
+
+NAMES = ("crystal", "confirm", "undo")
+
+
+class Buttons:
+    """The buttons wired to ``press(name)``."""
+
+    def __init__(self, settings: ButtonSettings, press: Callable[[str], Any], factory: Any = None) -> None:
+        self.settings = settings
+        self.factory = factory
+        bounce = settings.bounce or None
+        self.buttons: dict[str, Button] = {}
+        for name in NAMES:
+            pin = getattr(settings, name)
+            hold = settings.undo_hold if name == "undo" else 1.0
+            button = Button(pin, pull_up=True, bounce_time=bounce, hold_time=hold, pin_factory=factory)
+            if name == "undo":
+                button.when_held = lambda: press("undo")
+            else:
+                button.when_pressed = lambda n=name: press(n)
+            self.buttons[name] = button
+
+    def close(self) -> None:
+        for button in self.buttons.values():
+            button.close()
+
+
+class MockButtons(Buttons):
+    """Buttons on gpiozero's mock pins, pressed by driving those pins like a finger would."""
+
+    def __init__(self, settings: ButtonSettings, press: Callable[[str], Any]) -> None:
+        super().__init__(settings, press, MockFactory())
+
+    def press(self, name: str) -> None:
+        """Press and release ``name``; Undo is held a little longer than its hold time."""
+        pin = self.factory.pin(getattr(self.settings, name))
+        pin.drive_low()
+        if name == "undo":
+            time.sleep(self.settings.undo_hold + 0.15)
+        else:
+            time.sleep(max(0.01, self.settings.bounce))
+        pin.drive_high()
+        time.sleep(max(0.01, self.settings.bounce))

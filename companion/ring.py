@@ -1,0 +1,281 @@
+"""The NeoPixel Clock: pure frame functions, and the rings that show them.
+
+`render` is a pure function of what the table shows (`ClockView`), the ring's
+geometry (`RingLayout`) and the time: it returns one RGB triple per LED, so
+every picture is tested without hardware. What it draws:
+
+- each hour's LED faintly lit, so the ring reads as a clock face;
+- every watch at its hour in its player's colour; stacked watches: the top one
+  on the hour's LED, the others on the LEDs just after it (rings with LEDs to
+  spare) or in turn on the same LED (12- and 16-LED rings);
+- the player to move pulsing;
+- while crystals are chosen, the path to the landing hour and the landing LED blinking;
+- cues for a moment after an input: a red flash for a rejection, a gold sweep for
+  the Punctuality Bonus, a colour wipe at the end of a Day;
+- waiting for a reveal tap: a white comet; for an itinerary tap: the ring
+  breathing in that player's colour; the game won: the winners' colours turning.
+
+Two rings show frames: `SimulatedRing` (the PC: a terminal line and the page)
+and the NeoPixel ring of a Raspberry Pi (`open_ring`), both
+``adafruit_pixelbuf.PixelBuf`` subclasses, so brightness and byte order behave
+the same on both.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import adafruit_pixelbuf
+
+from companion.config import RingSettings, colour_rgb
+
+RGB = tuple[int, int, int]
+OFF: RGB = (0, 0, 0)
+RED: RGB = (255, 0, 0)
+GOLD: RGB = (255, 170, 0)
+WHITE: RGB = (255, 255, 255)
+MARKER: RGB = (10, 10, 10)
+
+#: How long a cue stays on the ring, seconds.
+CUE_SECONDS = {"reject": 0.8, "bonus": 1.5, "day_end": 2.4}
+
+
+@dataclass(frozen=True)
+class RingLayout:
+    """Where the hours are: LED count, the LED at 12 o'clock, and the direction."""
+
+    leds: int = 24
+    twelve: int = 0
+    clockwise: bool = True
+
+    def led(self, hour: int) -> int:
+        """The LED of ``hour`` (0 and 12 are both 12 o'clock)."""
+        step = round((hour % 12) * self.leds / 12)
+        return (self.twelve + (step if self.clockwise else -step)) % self.leds
+
+    @property
+    def spare(self) -> int:
+        """LEDs between two hour LEDs (0 on a 12- or 16-LED ring)."""
+        return self.leds // 12 - 1 if self.leds % 12 == 0 else 0
+
+    def after(self, led: int, k: int) -> int:
+        """The LED ``k`` steps after ``led`` in clock direction."""
+        return (led + (k if self.clockwise else -k)) % self.leds
+
+
+@dataclass(frozen=True)
+class Watch:
+    hour: int
+    colour: RGB
+    height: int  # 0 = top of the stack at that hour
+
+
+@dataclass(frozen=True)
+class ClockView:
+    """Everything the ring shows, taken from the table at one moment."""
+
+    watches: tuple[Watch, ...] = ()
+    mover: int | None = None  # index into watches
+    preview: tuple[int, int] | None = None  # (from hour, landing hour) of the mover
+    waiting: str | None = None  # "reveal" or "itinerary"
+    waiting_colour: RGB | None = None
+    cue: str | None = None
+    cue_age: float = 99.0  # seconds since the cue
+    winners: tuple[RGB, ...] = ()
+
+
+def _scale(colour: RGB, k: float) -> RGB:
+    k = max(0.0, min(1.0, k))
+    return (int(colour[0] * k), int(colour[1] * k), int(colour[2] * k))
+
+
+def render(view: ClockView, layout: RingLayout, t: float) -> list[RGB]:
+    """The ring's picture at time ``t`` (seconds, any origin)."""
+    n = layout.leds
+    frame: list[RGB] = [OFF] * n
+    for hour in range(12):
+        frame[layout.led(hour)] = MARKER
+
+    cue = view.cue if view.cue and view.cue_age < CUE_SECONDS.get(view.cue, 0) else None
+    if cue == "reject":
+        on = int(view.cue_age / 0.2) % 2 == 0
+        return [RED if on else OFF] * n
+    if cue == "day_end":
+        colours = [w.colour for w in view.watches] or [WHITE]
+        lit = int(view.cue_age / CUE_SECONDS["day_end"] * n * 2)
+        return [colours[i % len(colours)] if i < lit % (n + 1) or lit > n else OFF for i in range(n)]
+    if view.winners:
+        turn = int(t * 8) % n
+        return [view.winners[((i + turn) // max(1, n // 12)) % len(view.winners)] for i in range(n)]
+
+    if view.waiting == "itinerary" and view.waiting_colour is not None:
+        glow = _scale(view.waiting_colour, 0.15 + 0.15 * math.sin(t * 2 * math.pi / 2.0))
+        for hour in range(12):
+            frame[layout.led(hour)] = glow
+    elif view.waiting == "reveal":
+        head = int(t * n / 1.5) % n
+        for k in range(3):
+            led = layout.after(layout.led(0), head - k)
+            frame[led] = _scale(WHITE, 0.6 / (k + 1))
+
+    if view.preview is not None and view.mover is not None:
+        colour = view.watches[view.mover].colour
+        start, landing = view.preview
+        for hour in range(start + 1, landing):
+            frame[layout.led(hour)] = _scale(colour, 0.25)
+        if int(t / 0.25) % 2 == 0:
+            frame[layout.led(landing)] = colour
+
+    by_hour: dict[int, list[tuple[int, Watch]]] = {}
+    for i, w in enumerate(view.watches):
+        by_hour.setdefault(w.hour % 12, []).append((i, w))
+    for hour, stack in by_hour.items():
+        stack.sort(key=lambda iw: iw[1].height)
+        led = layout.led(hour)
+        if layout.spare:
+            shown = stack[: layout.spare + 1]
+            for k, (i, w) in enumerate(shown):
+                frame[layout.after(led, k)] = (
+                    _pulse(view, i, w.colour, t) if k == 0 else _scale(w.colour, 0.4)
+                )
+        else:  # one LED per hour: the top watch, then each stacked one in turn
+            slot = int(t / 0.6) % (len(stack) + 1)
+            i, w = stack[0] if slot == 0 or slot > len(stack) - 1 else stack[slot]
+            frame[led] = _pulse(view, i, w.colour, t)
+
+    if cue == "bonus":
+        sweep = int(view.cue_age / CUE_SECONDS["bonus"] * n * 2) % n
+        for k in range(4):
+            frame[(sweep - k) % n] = _scale(GOLD, 1.0 - k * 0.25)
+    return frame
+
+
+def _pulse(view: ClockView, i: int, colour: RGB, t: float) -> RGB:
+    if view.mover == i:
+        return _scale(colour, 0.55 + 0.45 * math.sin(t * 2 * math.pi / 1.2))
+    return colour
+
+
+def view_of(table: Any, now: float) -> ClockView:
+    """Read a `companion.table.Table` into a `ClockView` (call with the table's lock held)."""
+    board = table.board
+    watches = []
+    for seat in range(len(board.names)):
+        same = [j for j in range(len(board.names)) if board.hour[j] == board.hour[seat]]
+        height = sorted(same, key=lambda j: -board.seq[j]).index(seat)
+        watches.append(Watch(board.hour[seat], colour_rgb(table.colour(seat)), height))
+    expect = table.expect()
+    waiting = expect["kind"] if expect and expect["kind"] in ("reveal", "itinerary") else None
+    waiting_colour = None
+    if waiting == "itinerary":
+        waiting_colour = colour_rgb(table.colour(board.names.index(expect["player"])))
+    pending = table.pending
+    winners: tuple[RGB, ...] = ()
+    if board.finished:
+        winners = tuple(colour_rgb(table.colour(board.names.index(w))) for w in board.winners())
+    return ClockView(
+        watches=tuple(watches),
+        mover=None if board.finished else board.turn,
+        preview=(pending.from_hour, pending.landing) if pending is not None else None,
+        waiting=waiting,
+        waiting_colour=waiting_colour,
+        cue=table.last.cue,
+        cue_age=now - table.last.at,
+        winners=winners,
+    )
+
+
+class SimulatedRing(adafruit_pixelbuf.PixelBuf):  # type: ignore[misc]
+    """A ring with no hardware: keeps the last frame shown, for the terminal and the page."""
+
+    def __init__(self, leds: int, brightness: float = 1.0) -> None:
+        super().__init__(leds, byteorder="RGB", brightness=brightness, auto_write=False)
+        self.shown: list[RGB] = [OFF] * leds
+        self.shows = 0
+
+    def _transmit(self, buffer: bytearray) -> None:
+        self.shown = [(buffer[i], buffer[i + 1], buffer[i + 2]) for i in range(0, len(buffer), 3)]
+        self.shows += 1
+
+
+def ansi(frame: list[RGB]) -> str:
+    """A frame as one terminal line of coloured blocks (24-bit ANSI colour)."""
+    return "".join(f"\x1b[38;2;{r};{g};{b}m●" for r, g, b in frame) + "\x1b[0m"
+
+
+def open_ring(settings: RingSettings) -> Any:
+    """The Raspberry Pi's NeoPixel ring (Pi 5 through its PIO driver). Pi-only imports live here."""
+    try:
+        import board
+    except (ImportError, NotImplementedError, RuntimeError) as exc:
+        raise RuntimeError(f"the NeoPixel ring needs Adafruit Blinka on a Raspberry Pi ({exc})") from None
+    pin = getattr(board, f"D{settings.pin}")
+    if _is_pi5():
+        from adafruit_raspberry_pi5_neopixel_write import neopixel_write
+
+        class Pi5Ring(adafruit_pixelbuf.PixelBuf):  # type: ignore[misc]
+            def _transmit(self, buffer: bytearray) -> None:
+                neopixel_write(pin, buffer)
+
+        return Pi5Ring(settings.leds, byteorder="GRB", brightness=settings.brightness, auto_write=False)
+    import neopixel
+
+    return neopixel.NeoPixel(pin, settings.leds, brightness=settings.brightness, auto_write=False)
+
+
+def _is_pi5() -> bool:
+    try:
+        with open("/proc/device-tree/model", encoding="ascii", errors="replace") as f:
+            return "Raspberry Pi 5" in f.read()
+    except OSError:
+        return False
+
+
+def brightness_now(settings: RingSettings, now: datetime | None = None) -> float:
+    """Day or night brightness, by the clock on the wall."""
+    clock = (now or datetime.now()).strftime("%H:%M")
+    start, end = settings.night_from, settings.night_until
+    night = (start <= clock or clock < end) if start > end else (start <= clock < end)
+    return settings.night_brightness if night else settings.brightness
+
+
+@dataclass
+class RingDriver:
+    """Shows the table on a ring at a steady frame rate, on its own thread."""
+
+    table: Any
+    ring: Any
+    layout: RingLayout
+    settings: RingSettings
+    clock: Callable[[], float]
+    on_frame: Callable[[list[RGB]], None] | None = None
+    _stop: threading.Event = field(default_factory=threading.Event)
+    last: list[RGB] = field(default_factory=list)
+
+    def draw(self) -> list[RGB]:
+        """Render and show one frame now (only pushed to the LEDs when it changed)."""
+        now = self.clock()
+        with self.table.lock:
+            view = view_of(self.table, now)
+        frame = render(view, self.layout, now)
+        self.ring.brightness = brightness_now(self.settings)
+        if frame != self.last:
+            self.ring[:] = frame
+            self.ring.show()
+            self.last = frame
+            if self.on_frame is not None:
+                self.on_frame(frame)
+        return frame
+
+    def run(self) -> None:
+        period = 1.0 / self.settings.fps
+        while not self._stop.wait(period):
+            self.draw()
+
+    def stop(self) -> None:
+        self._stop.set()

@@ -1,0 +1,398 @@
+"""The live table: taps and button presses in, accepted events and cues out.
+
+`Table` turns what happens at a physical table into engine events:
+
+- a tap of a card in the Departures Row (or of an Ancestor) starts a take by the
+  player to move. A player holding crystals sees the landing preview and presses
+  Crystal to pull it back one hour per press (never below a 1-hour cost), then
+  Confirm; a player who cannot spend any commits at once;
+- a tap of a card the table has not seen yet fills the Departures Row position
+  waiting for it (a reveal: the dealt row, then each new deck top);
+- a tap of an Itinerary card gives it to the next player, in stack order, who has
+  none this Day;
+- Undo (held) cancels a take being prepared, or takes back the last event.
+
+Every accepted event is appended to the store *before* listeners (ring, page)
+hear of it. The same `companion.engine.Board` referees; on start the game is
+rebuilt by replaying its stored events. All entry points hold one lock, because
+the reader loop, gpiozero's callbacks and the web server run on their own threads.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.engine import Board, ChooseItinerary, Event, Reveal, Take, Undo
+from companion.engine.rejections import Rejection
+from companion.engine.state import HIDDEN
+from companion.engine.tokens import ANCESTOR, DAY_NAMES
+from companion.store import Store, StoredGame
+
+# Cues: what the ring and the page should make visible after an input.
+CUE_REJECT = "reject"
+CUE_BONUS = "bonus"
+CUE_DAY_END = "day_end"
+CUE_WINNER = "winner"
+CUE_ACCEPT = "accept"
+CUE_PREVIEW = "preview"
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A take being prepared: the card is chosen, crystals are being counted."""
+
+    player: str
+    card: str
+    hours: int
+    crystals: int
+    max_crystals: int
+    from_hour: int
+
+    @property
+    def landing(self) -> int:
+        return min(12, self.from_hour + self.hours - self.crystals)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "player": self.player,
+            "card": self.card,
+            "hours": self.hours,
+            "crystals": self.crystals,
+            "max_crystals": self.max_crystals,
+            "landing": self.landing,
+        }
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one input did: accepted or not, a sentence for people, a cue for the ring."""
+
+    accepted: bool
+    message: str
+    cue: str
+    code: str | None = None
+    at: float = field(default_factory=time.monotonic)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"accepted": self.accepted, "message": self.message, "cue": self.cue, "code": self.code}
+
+
+class Dealer:
+    """The simulated dealer of mock mode: shuffles each Day deck with a seed and reveals in order."""
+
+    def __init__(self, board: Board, seed: int) -> None:
+        rng = random.Random(seed)
+        self.order: list[list[int]] = []
+        for cards in board.tables.day_cards:
+            deck = list(cards)
+            rng.shuffle(deck)
+            self.order.append(deck)
+
+    def next_card(self, board: Board) -> str | None:
+        """The next card of the current Day deck that the table has not seen yet."""
+        for index in self.order[board.day - 1]:
+            if not board.revealed >> index & 1:
+                return board.edition.cards[index].id
+        return None
+
+
+Listener = Callable[["Table", Outcome], None]
+
+
+class Table:
+    """One game at the table, with its store, its pending take and its listeners."""
+
+    def __init__(self, store: Store, game: StoredGame, log: Callable[[str], None] = print) -> None:
+        self.store = store
+        self.game_id = game.id
+        self.meta = game.meta
+        self.colours: list[str] = list(game.meta.get("colours", []))
+        self.board = Board(game.setup)
+        self.log = log
+        for event in game.events:  # crash recovery: the same engine replays the log
+            rejection = self.board.push(event)
+            if rejection is not None:
+                log(f"stored event {event_to_text(event)} no longer applies ({rejection.code}); skipped")
+        self.seq = len(game.events)
+        self.pending: Pending | None = None
+        self.last: Outcome = Outcome(True, self._welcome(), CUE_ACCEPT)
+        self.listeners: list[Listener] = []
+        self.lock = threading.RLock()
+        seed = game.meta.get("dealer_seed")
+        self.dealer = Dealer(self.board, int(seed)) if seed is not None else None
+        with self.lock:
+            self._deal()
+
+    def _welcome(self) -> str:
+        return f"Game {self.game_id}: {', '.join(self.board.names)}."
+
+    # --- inputs ----------------------------------------------------------------------
+
+    def tap(self, ref: str) -> Outcome:
+        """A card was tapped on the reader (``ref`` is a card id, an itinerary id or "ancestor")."""
+        with self.lock:
+            return self._emit(self._tap(ref.strip()))
+
+    def press(self, button: str) -> Outcome:
+        """A button was pressed: "crystal", "confirm" or "undo" (undo is the held press)."""
+        with self.lock:
+            if button == "crystal":
+                outcome = self._crystal()
+            elif button == "confirm":
+                outcome = self._confirm()
+            elif button == "undo":
+                outcome = self._undo()
+            else:
+                outcome = Outcome(
+                    False, f"There is no {button!r} button; use crystal, confirm or undo.", CUE_REJECT
+                )
+            return self._emit(outcome)
+
+    def _tap(self, ref: str) -> Outcome:
+        board = self.board
+        edition = board.edition
+        if board.finished:
+            return Outcome(
+                False, "The game is over. Hold Undo to take the last card back.", CUE_REJECT, "game_over"
+            )
+        if self.pending is not None and ref == self.pending.card:
+            return Outcome(
+                False, f"{self.pending.player}: press Confirm, or Crystal to spend one.", CUE_PREVIEW
+            )
+        self.pending = None  # tapping another card changes one's mind
+        if ref in edition.itinerary_index:
+            waiting = self._itinerary_player()
+            if waiting is None:
+                day = DAY_NAMES[board.day - 1]
+                return Outcome(
+                    False,
+                    f"Everyone already has an Itinerary for Day {day}.",
+                    CUE_REJECT,
+                    "itinerary_unavailable",
+                )
+            return self._commit(ChooseItinerary(waiting, ref), f"{waiting} follows Itinerary {ref} today.")
+        if ref == ANCESTOR:
+            return self._start_take(ANCESTOR)
+        index = edition.card_index.get(ref)
+        if index is None:
+            return Outcome(
+                False,
+                f"{ref!r} is not a card of the {edition.name} edition. Enrol the tag with `companion enroll` "
+                "(or the page's Enrol button) and tap it again.",
+                CUE_REJECT,
+                "unknown_card",
+            )
+        if index in board.row:
+            return self._start_take(ref)
+        if board.setup.reveals and not board.revealed >> index & 1:
+            card = edition.cards[index]
+            return self._commit(Reveal(ref), f"Revealed {card.title} ({_year(card.year)}).")
+        return self._reject(board.push(Take(ref)))
+
+    def _start_take(self, card: str) -> Outcome:
+        board = self.board
+        name = board.names[board.turn]
+        rejection = self._check(Take(card))
+        if rejection is not None:
+            return self._reject(rejection)
+        option = next(o for o in board.take_options() if o.card == card)
+        if option.max_crystals == 0:
+            return self._commit_take(Take(card, name, 0, ()))
+        self.pending = Pending(name, card, option.hours, 0, option.max_crystals, board.hour[board.turn])
+        return Outcome(
+            True,
+            f"{name}: {self._label(card)} costs {option.hours} h, landing at {self.pending.landing}. "
+            f"Press Crystal to spend one (up to {option.max_crystals}), then Confirm.",
+            CUE_PREVIEW,
+        )
+
+    def _crystal(self) -> Outcome:
+        p = self.pending
+        if p is None:
+            return Outcome(False, "Tap a card first; Crystal then cuts its hour cost.", CUE_REJECT)
+        if p.crystals >= p.max_crystals:
+            held = self.board.crystals[self.board.turn]
+            why = (
+                f"{p.player} holds {held} crystal{'s' if held != 1 else ''}"
+                if held <= p.crystals
+                else "a card always costs at least 1 hour"
+            )
+            return Outcome(False, f"No more crystals on this card: {why}.", CUE_REJECT, "too_many_crystals")
+        self.pending = Pending(p.player, p.card, p.hours, p.crystals + 1, p.max_crystals, p.from_hour)
+        return Outcome(
+            True, f"{p.player} spends {p.crystals + 1}: landing at {self.pending.landing}.", CUE_PREVIEW
+        )
+
+    def _confirm(self) -> Outcome:
+        p = self.pending
+        if p is None:
+            return Outcome(False, "Nothing to confirm: tap the card you take.", CUE_REJECT)
+        self.pending = None
+        return self._commit_take(Take(p.card, p.player, p.crystals, ()))
+
+    def _undo(self) -> Outcome:
+        if self.pending is not None:
+            self.pending = None
+            return Outcome(True, "Take cancelled.", CUE_ACCEPT)
+        last = self.board.moves[-1] if self.board.moves else None
+        return self._commit(Undo(), f"Undone: {event_to_text(last)}." if last else "")
+
+    # --- committing -------------------------------------------------------------------
+
+    def _check(self, event: Event) -> Rejection | None:
+        rejection = self.board.push(event)
+        if rejection is None:
+            self.board.pop()
+        return rejection
+
+    def _commit_take(self, take: Take) -> Outcome:
+        board = self.board
+        day = board.day
+        hours = next((o.hours for o in board.take_options() if o.card == take.card), 0)
+        punctual = board.hour[board.turn] + hours - take.crystals == 12
+        label = self._label(take.card)
+        outcome = self._commit(take, "")
+        if not outcome.accepted:
+            return outcome
+        spent = f", {take.crystals} crystal{'s' if take.crystals != 1 else ''} spent" if take.crystals else ""
+        message = f"{take.player} visits {label}{spent}."
+        cue = CUE_ACCEPT
+        if punctual:
+            cue = CUE_BONUS
+            message += " Punctual: +3."
+        if board.finished:
+            cue = CUE_WINNER
+            won = board.winners()
+            message += f" The game is over: {' and '.join(won)} win{'s' if len(won) == 1 else ''}!"
+        elif board.day != day:
+            cue = CUE_DAY_END
+            message += f" Day {DAY_NAMES[day - 1]} is over; Day {DAY_NAMES[board.day - 1]} begins."
+        return Outcome(True, message, cue)
+
+    def _commit(self, event: Event, message: str) -> Outcome:
+        board = self.board
+        rejection = board.push(event)
+        if rejection is not None:
+            return self._reject(rejection)
+        try:
+            self.store.append(self.game_id, self.seq + 1, event)
+        except Exception as exc:  # the disk said no: the event must not count
+            board.pop()
+            return Outcome(
+                False, f"Could not save the game ({exc}); nothing changed.", CUE_REJECT, "store_error"
+            )
+        self.seq += 1
+        self.store.mark_finished(self.game_id, board.finished)
+        self._deal()
+        return Outcome(True, message or "Done.", CUE_ACCEPT)
+
+    def _deal(self) -> None:
+        """Mock mode: the simulated dealer reveals every card the row is waiting for."""
+        if self.dealer is None:
+            return
+        while not self.board.finished and self.board.waiting_position() >= 0:
+            card = self.dealer.next_card(self.board)
+            if card is None:
+                return
+            event = Reveal(card)
+            if self.board.push(event) is not None:
+                return
+            self.store.append(self.game_id, self.seq + 1, event)
+            self.seq += 1
+            info = self.board.edition.card(card)
+            self.log(f"dealer reveals {card}: {info.title} ({_year(info.year)}), {info.hours} h")
+
+    def _reject(self, rejection: Rejection | None) -> Outcome:
+        assert rejection is not None
+        return Outcome(False, rejection.message, CUE_REJECT, rejection.code)
+
+    def _emit(self, outcome: Outcome) -> Outcome:
+        self.last = outcome
+        self.log(("" if outcome.accepted else "rejected: ") + outcome.message)
+        for listener in list(self.listeners):
+            listener(self, outcome)
+        return outcome
+
+    # --- questions --------------------------------------------------------------------
+
+    def _label(self, card: str) -> str:
+        if card == ANCESTOR:
+            return "an Ancestor"
+        info = self.board.edition.card(card)
+        return f"{info.title} ({_year(info.year)})"
+
+    def _itinerary_player(self) -> str | None:
+        """The next player, in stack order (top first), still without an Itinerary today."""
+        board = self.board
+        waiting = [i for i in range(len(board.names)) if board.itinerary[i] < 0]
+        if not waiting or not board.has_itineraries:
+            return None
+        return board.names[max(waiting, key=lambda i: (-board.hour[i], board.seq[i]))]
+
+    def expect(self) -> dict[str, Any] | None:
+        """What the table waits for next, for the ring, the page and scripts."""
+        board = self.board
+        if board.finished:
+            return None
+        if self.pending is not None:
+            return {"kind": "confirm", "player": self.pending.player, "choices": [self.pending.card]}
+        if board.waiting_position() >= 0:
+            choices = [
+                c.id
+                for i, c in enumerate(board.edition.cards)
+                if c.day == board.day and not board.revealed >> i & 1
+            ]
+            return {"kind": "reveal", "player": None, "choices": choices}
+        waiting = self._itinerary_player()
+        if waiting is not None:
+            return {"kind": "itinerary", "player": waiting, "choices": board.itinerary_choices(waiting)}
+        return {
+            "kind": "take",
+            "player": board.player_to_move,
+            "choices": [o.card for o in board.take_options()],
+        }
+
+    def state_json(self) -> dict[str, Any]:
+        """``GET /api/state``: the contract's standings plus what the table needs."""
+        with self.lock:
+            board = self.board
+            cards = board.edition.cards
+            return {
+                "game": self.game_id,
+                "finished": board.finished,
+                "day": board.day,
+                "players": [
+                    {**s.to_json(), "colour": self.colour(i)} for i, s in enumerate(board.standings())
+                ],
+                "winners": board.winners(),
+                "turn": board.player_to_move,
+                "row": [cards[c].id if c >= 0 else None for c in board.row],
+                "hidden": [c == HIDDEN for c in board.row],
+                "ancestors_left": board.ancestors_left,
+                "pending": None if self.pending is None else self.pending.to_json(),
+                "expect": self.expect(),
+                "last": self.last.to_json(),
+                "events": self.seq,
+            }
+
+    def colour(self, seat: int) -> str:
+        return self.colours[seat] if seat < len(self.colours) else "#FFFFFF"
+
+
+def _year(year: int) -> str:
+    return f"{-year} BCE" if year < 0 else str(year)
+
+
+def event_to_text(event: Event | None) -> str:
+    if isinstance(event, Take):
+        return f"{event.player or 'the player'} took {event.card}"
+    if isinstance(event, ChooseItinerary):
+        return f"{event.player} chose Itinerary {event.itinerary}"
+    if isinstance(event, Reveal):
+        return f"the reveal of {event.card}"
+    return "nothing"
