@@ -40,7 +40,7 @@ class TagDebouncer:
             if self.current is not None and now - self.last_seen >= self.window:
                 self.current = None
             return None
-        if uid == self.current and now - self.last_seen < self.window:
+        if uid == self.current:  # still there (however long between two polls)
             self.last_seen = now
             return None
         self.current, self.last_seen = uid, now

@@ -39,7 +39,10 @@ die() {
 [[ -f $SRC/companion/config.example.toml ]] ||
     die "$SRC/companion/config.example.toml is missing; update the checkout"
 
-model=$(tr -d '\0' </proc/device-tree/model 2>/dev/null || true)
+model=
+if [[ -r /proc/device-tree/model ]]; then
+    model=$(tr -d '\0' </proc/device-tree/model)
+fi
 arch=$(uname -m)
 is_pi5=no
 case $model in
