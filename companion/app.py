@@ -161,7 +161,7 @@ def build_runtime(
     settings = config.ring
     layout = RingLayout(settings.leds, settings.twelve_oclock_led, settings.direction == "clockwise")
     ring: Any = SimulatedRing(settings.leds, settings.brightness) if mock else open_ring(settings)
-    driver = RingDriver(table, ring, layout, settings, clock)
+    driver = RingDriver(table, ring, layout, settings, clock, on_error=say)
     buttons = MockButtons(config.buttons, table.press) if mock else Buttons(config.buttons, table.press)
     resolver = TagResolver(table.board.edition, store.tags())
     table_pin = pin or config.table.pin or f"{secrets.randbelow(10**4):04d}"

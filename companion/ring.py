@@ -216,7 +216,13 @@ def open_ring(settings: RingSettings) -> Any:
         raise RuntimeError(f"the NeoPixel ring needs Adafruit Blinka on a Raspberry Pi ({exc})") from None
     pin = getattr(board, f"D{settings.pin}")
     if _is_pi5():
-        from adafruit_raspberry_pi5_neopixel_write import neopixel_write
+        try:
+            from adafruit_raspberry_pi5_neopixel_write import neopixel_write
+        except ImportError:
+            raise RuntimeError(
+                "a Pi 5 drives the ring through its PIO: pip install adafruit-blinka-raspberry-pi5-neopixel "
+                "(systemd/install-pi.sh does it)"
+            ) from None
 
         class Pi5Ring(adafruit_pixelbuf.PixelBuf):  # type: ignore[misc]
             def _transmit(self, buffer: bytearray) -> None:
@@ -254,8 +260,10 @@ class RingDriver:
     settings: RingSettings
     clock: Callable[[], float]
     on_frame: Callable[[list[RGB]], None] | None = None
+    on_error: Callable[[str], None] | None = None
     _stop: threading.Event = field(default_factory=threading.Event)
     last: list[RGB] = field(default_factory=list)
+    failed: bool = False
 
     def draw(self) -> list[RGB]:
         """Render and show one frame now (only pushed to the LEDs when it changed)."""
@@ -273,9 +281,21 @@ class RingDriver:
         return frame
 
     def run(self) -> None:
+        """Draw until stopped. A ring that fails (no /dev/mem access on a Pi 4 without
+        root, say) is reported once and retried every few seconds; the table goes on."""
         period = 1.0 / self.settings.fps
         while not self._stop.wait(period):
-            self.draw()
+            try:
+                self.draw()
+                self.failed = False
+            except Exception as exc:
+                if not self.failed and self.on_error is not None:
+                    self.on_error(
+                        f"the ring cannot show frames ({type(exc).__name__}: {exc}); see wiring.md "
+                        "(Pi 4 and older need the root drop-in of the systemd unit)"
+                    )
+                self.failed = True
+                self._stop.wait(5.0)
 
     def stop(self) -> None:
         self._stop.set()
