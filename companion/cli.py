@@ -213,6 +213,63 @@ def cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_enroll(args: argparse.Namespace) -> int:
+    from companion.config import ConfigError, load_config
+    from companion.enroll import Enroller
+    from companion.store import Store, StoreError
+
+    try:
+        config = load_config(args.config)
+        store = Store(_data_dir(args))
+        edition = load_edition(args.edition)
+    except (ConfigError, StoreError, EditionNotFound, EditionError) as exc:
+        return _fail(str(exc))
+    own = Path(args.out) if args.out else _data_dir(args) / "editions" / f"{edition.name}-mine.json"
+
+    def ask(prompt: str) -> str | None:
+        try:
+            return input(prompt)
+        except EOFError:
+            return None
+
+    enroller = Enroller(store, edition, own, ask, print)
+    mock = _mock(args)
+    next_uid: Any
+    if mock:
+        print("Mock reader: type each tag's UID (as the reader reports it). Empty line or Ctrl-D to stop.")
+
+        def next_uid() -> str | None:
+            uid = ask("Tag UID: ")
+            return uid.strip() if uid and uid.strip() else None
+    else:
+        import time
+
+        from companion.reader import TagDebouncer, open_pi_reader
+
+        try:
+            read_uid, _ = open_pi_reader(config.reader.rst_pin)
+        except RuntimeError as exc:
+            return _fail(str(exc))
+        debouncer = TagDebouncer(config.reader.debounce)
+        print("Tap a tag on the reader (Ctrl-C to stop).")
+
+        def next_uid() -> str | None:
+            while True:
+                uid = debouncer.feed(read_uid(), time.monotonic())
+                if uid is not None:
+                    print(f"Tag {uid}")
+                    return str(uid)
+                time.sleep(config.reader.poll_interval)
+
+    try:
+        while (uid := next_uid()) is not None and enroller.enroll_one(uid):
+            pass
+    except KeyboardInterrupt:
+        print()
+    print(f"{len(store.tags())} tag(s) enrolled.")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="companion", description="Referee for the board game Trekking Through History."
@@ -267,6 +324,12 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("game", nargs="?", type=int, help="game id (default: the newest)")
     export.add_argument("--data-dir", help="where games are kept")
     export.set_defaults(func=cmd_export)
+
+    enroll = sub.add_parser("enroll", help="map RFID tags to cards, correcting printed values")
+    table_options(enroll)
+    enroll.add_argument("--edition", default="reference", help="edition the tags belong to (name or file)")
+    enroll.add_argument("--out", help="the owner's edition file for corrected values")
+    enroll.set_defaults(func=cmd_enroll)
 
     games = sub.add_parser("games", help="list the games in the data directory")
     games.add_argument("--data-dir", help="where games are kept")

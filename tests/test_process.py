@@ -28,7 +28,9 @@ def free_port() -> int:
 
 def call(port: int, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=data, method="GET" if body is None else "POST")
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}{path}", data=data, method="GET" if body is None else "POST"
+    )
     request.add_header("Content-Type", "application/json")
     request.add_header("X-Table-Pin", PIN)
     with urllib.request.urlopen(request, timeout=10) as response:
@@ -37,11 +39,11 @@ def call(port: int, path: str, body: dict[str, Any] | None = None) -> dict[str, 
 
 
 def start(data_dir: Path, config: Path, port: int) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "companion", "run", "--mock", "--data-dir", str(data_dir)]
+    command += ["--config", str(config), "--port", str(port), "--pin", PIN]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "companion", "run", "--mock", "--data-dir", str(data_dir), "--config", str(config),
-         "--port", str(port), "--pin", PIN],
-        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )  # fmt: skip
+        command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
@@ -72,11 +74,10 @@ def test_sigkill_mid_game_and_restart_resumes_the_same_state(tmp_path: Path) -> 
     config.write_text("[buttons]\nbounce = 0.0\nundo_hold = 0.1\n")
     data = tmp_path / "data"
     port = free_port()
+    command = [sys.executable, "-m", "companion", "new", "--mock", "--data-dir", str(data)]
     new = subprocess.run(
-        [sys.executable, "-m", "companion", "new", "--mock", "--data-dir", str(data), "--players", "Ann,Ben,Cy",
-         "--seed", "11"],
-        capture_output=True, text=True,
-    )  # fmt: skip
+        [*command, "--players", "Ann,Ben,Cy", "--seed", "11"], capture_output=True, text=True
+    )
     assert new.returncode == 0, new.stderr
     proc = start(data, config, port)
     rng = random.Random(5)
@@ -101,8 +102,10 @@ def test_sigkill_mid_game_and_restart_resumes_the_same_state(tmp_path: Path) -> 
         [sys.executable, "-m", "companion", "export", "--data-dir", str(data)], capture_output=True, text=True
     )
     replay = subprocess.run(
-        [sys.executable, "-m", "companion", "replay", "-", "--json"], input=exported.stdout, capture_output=True,
+        [sys.executable, "-m", "companion", "replay", "-", "--json"],
+        input=exported.stdout,
+        capture_output=True,
         text=True,
-    )  # fmt: skip
+    )
     result = json.loads(replay.stdout)
     assert result["finished"] and result["rejected"] == []

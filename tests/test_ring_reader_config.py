@@ -152,7 +152,9 @@ def test_reader_loop_polls_and_survives_errors() -> None:
             raise item
         return item
 
-    loop = ReaderLoop(read, taps.append, 0.01, TagDebouncer(0.5), clock=lambda: next(clock), on_error=errors.append)
+    loop = ReaderLoop(
+        read, taps.append, 0.01, TagDebouncer(0.5), clock=lambda: next(clock), on_error=errors.append
+    )
     for _ in range(7):
         loop.poll_once()
     assert taps == ["A", "B"] and len(errors) == 1 and loop.polls == 7

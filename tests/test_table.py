@@ -164,7 +164,17 @@ def client(tmp_path: Path) -> Any:
 def test_api_state_has_the_contract_fields_and_what_the_table_needs(client: Any) -> None:
     http, _ = client
     state = http.get("/api/state").get_json()
-    for key in ("finished", "day", "players", "winners", "turn", "row", "ancestors_left", "pending", "expect"):
+    for key in (
+        "finished",
+        "day",
+        "players",
+        "winners",
+        "turn",
+        "row",
+        "ancestors_left",
+        "pending",
+        "expect",
+    ):
         assert key in state
     assert len(state["row"]) == 6 and state["expect"]["kind"] == "itinerary"
     assert set(state["expect"]) == {"kind", "player", "choices"}
@@ -175,7 +185,9 @@ def test_api_controls_need_the_table_pin(client: Any) -> None:
     body = json.dumps({"tag": "T01"})
     missing = http.post("/api/reader/tap", data=body, content_type="application/json")
     assert missing.status_code == 401 and "PIN" in missing.get_json()["error"]
-    wrong = http.post("/api/reader/tap", data=body, content_type="application/json", headers={"X-Table-Pin": "0000"})
+    wrong = http.post(
+        "/api/reader/tap", data=body, content_type="application/json", headers={"X-Table-Pin": "0000"}
+    )
     assert wrong.status_code == 403
     assert http.post("/api/buttons/confirm").status_code == 401
     assert rt.table.seq == 6, "only the dealer's six reveals so far"

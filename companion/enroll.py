@@ -1,0 +1,142 @@
+"""`companion enroll`: teach the companion which sticker is on which card.
+
+For each tag: tap it (on a PC, type its UID), find the card by title or year,
+then confirm its printed values or type the ones on your copy. Tags are kept in
+the store; corrected values go to the owner's edition file, a copy of the
+edition with the owner's numbers that `companion edition check` validates and
+`companion new --edition FILE` uses. A tag already enrolled is refused.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from companion.editions import read_edition_text
+from companion.engine import Edition, EditionError
+from companion.engine.edition import edition_to_json
+from companion.engine.tokens import ANCESTOR, BENEFITS
+from companion.store import Store, StoreError
+
+Ask = Callable[[str], str | None]  # a prompt in, a line out (None: no more input)
+
+
+def find(edition: Edition, query: str) -> list[tuple[str, str]]:
+    """(id, label) of cards, itineraries and the Ancestor matching a title part, a year or an id."""
+    q = query.strip().lower()
+    found: list[tuple[str, str]] = []
+    if not q:
+        return found
+    for card in edition.cards:
+        year = f"{-card.year} BCE" if card.year < 0 else str(card.year)
+        if q == card.id.lower() or q in card.title.lower() or q in (year.lower(), str(card.year)):
+            found.append(
+                (card.id, f"{card.id}  {year:>10}  {card.title}  ({card.hours} h: {', '.join(card.gains)})")
+            )
+    for it in edition.itineraries:
+        if q in it.id.lower() or q == "itinerary":
+            found.append((it.id, f"{it.id}  Itinerary"))
+    if q in ANCESTOR:
+        found.append((ANCESTOR, "ancestor  an Ancestor card (all copies share one id)"))
+    return found
+
+
+def parse_values(text: str) -> tuple[int, list[str]] | str:
+    """ "3 person,crystal" -> (3, ["person", "crystal"]); an error sentence otherwise."""
+    parts = text.replace(",", " ").split()
+    if not parts or not parts[0].isdigit() or not 1 <= int(parts[0]) <= 12:
+        return "Type the hour cost first (1-12), then the benefits, e.g. 3 person crystal."
+    gains = parts[1:]
+    unknown = [g for g in gains if g not in BENEFITS]
+    if unknown:
+        return f"Unknown benefit {unknown[0]!r}; use {', '.join(BENEFITS)}."
+    return int(parts[0]), gains
+
+
+class Enroller:
+    """The enrolment dialogue, with input and output passed in (the console, or tests)."""
+
+    def __init__(
+        self, store: Store, edition: Edition, own_file: Path, ask: Ask, say: Callable[[str], None]
+    ) -> None:
+        self.store, self.edition, self.own_file, self.ask, self.say = store, edition, own_file, ask, say
+        self.data: dict[str, Any] = (
+            json.loads(own_file.read_text(encoding="utf-8"))
+            if own_file.exists()
+            else edition_to_json(edition)
+        )
+
+    def enroll_one(self, uid: str) -> bool:
+        """Enrol one tag; False when the input ran out."""
+        known = self.store.tags().get(uid)
+        if known is not None:
+            self.say(
+                f"Tag {uid} is already enrolled as {known}. Use another tag, or unenroll this one first."
+            )
+            return True
+        while True:
+            query = self.ask("Card title, year or id (empty to skip this tag): ")
+            if query is None:
+                return False
+            if not query.strip():
+                self.say("Skipped.")
+                return True
+            matches = find(self.edition, query)
+            if not matches:
+                self.say(f"Nothing matches {query!r}; try part of the title or the year (e.g. 1492 or -490).")
+                continue
+            for n, (_, label) in enumerate(matches[:9], start=1):
+                self.say(f"  {n}. {label}")
+            pick = self.ask("Number (empty to search again): ")
+            if pick is None:
+                return False
+            if pick.strip().isdigit() and 1 <= int(pick) <= min(9, len(matches)):
+                card = matches[int(pick) - 1][0]
+                break
+        if card in self.edition.card_index and not self._confirm_values(card):
+            return False
+        try:
+            self.store.enroll(uid, card, self.edition.name)
+        except StoreError as exc:
+            self.say(str(exc))
+            return True
+        self.say(f"Tag {uid} is now {card}.")
+        return True
+
+    def _confirm_values(self, card_id: str) -> bool:
+        entry = next(c for c in self.data["cards"] if c["id"] == card_id)
+        while True:
+            shown = f"{entry['hours']} {' '.join(entry['gains'])}".strip()
+            answer = self.ask(
+                f"Printed values {shown!r}: Enter to keep, or type yours (e.g. 3 person crystal): "
+            )
+            if answer is None:
+                return False
+            if not answer.strip():
+                return True
+            values = parse_values(answer)
+            if isinstance(values, str):
+                self.say(values)
+                continue
+            entry["hours"], entry["gains"] = values
+            self._save()
+            return True
+
+    def _save(self) -> None:
+        """Write the owner's edition, after checking it as `companion edition check` would."""
+        if self.data.get("name") == self.edition.name and "mine" not in str(self.data.get("name")):
+            self.data["name"] = f"{self.edition.name}-mine"
+            self.data["provenance"] = "Transcribed by the owner from their copy with companion enroll."
+        text = json.dumps(self.data, indent=1, ensure_ascii=False)
+        try:
+            read_edition_text(text, str(self.own_file), str(self.data["name"]))
+        except EditionError as exc:  # pragma: no cover - the dialogue only writes valid values
+            self.say(f"Not saved: {exc}")
+            return
+        self.own_file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.own_file.with_suffix(".tmp")
+        tmp.write_text(text + "\n", encoding="utf-8")
+        tmp.replace(self.own_file)
+        self.say(f"Saved to {self.own_file}.")

@@ -1,0 +1,78 @@
+"""Enrolment and the store: tags, corrections to the owner's edition, export."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from companion.app import new_game
+from companion.config import Config
+from companion.editions import load_edition
+from companion.enroll import Enroller, find, parse_values
+from companion.record import replay_text
+from companion.store import Store
+
+
+def scripted(lines: list[str]):  # type: ignore[no-untyped-def]
+    it = iter(lines)
+    return lambda prompt: next(it, None)
+
+
+def test_find_by_title_year_id_and_itinerary() -> None:
+    ed = load_edition("reference")
+    assert [i for i, _ in find(ed, "marathon")] == ["I12"]
+    assert [i for i, _ in find(ed, "-490")] == ["I12"]
+    assert [i for i, _ in find(ed, "490 bce")] == ["I12"]
+    assert ("T05", "T05  Itinerary") in find(ed, "t05")
+    assert find(ed, "ancestor")[0][0] == "ancestor"
+    assert find(ed, "") == []
+
+
+def test_parse_values() -> None:
+    assert parse_values("3 person,crystal") == (3, ["person", "crystal"])
+    assert parse_values("2") == (2, [])
+    assert isinstance(parse_values("x person"), str)
+    assert "purple" in str(parse_values("2 purple"))
+
+
+def test_enrol_a_tag_with_corrected_values_then_refuse_it_twice(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    said: list[str] = []
+    own = tmp_path / "mine.json"
+    ed = load_edition("reference")
+    enroller = Enroller(store, ed, own, scripted(["marathon", "1", "4 event event wild"]), said.append)
+    assert enroller.enroll_one("AA01")
+    assert store.tags() == {"AA01": "I12"}
+    saved = json.loads(own.read_text())
+    card = next(c for c in saved["cards"] if c["id"] == "I12")
+    assert (card["hours"], card["gains"]) == (4, ["event", "event", "wild"])
+    assert saved["name"] == "reference-mine"
+    assert load_edition(str(own)).card("I12").hours == 4, "the owner's file is a valid edition"
+    again = Enroller(store, ed, own, scripted([]), said.append)
+    assert again.enroll_one("AA01")
+    assert "already enrolled as I12" in said[-1]
+
+
+def test_enrol_keeps_values_skips_and_retries_bad_input(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    said: list[str] = []
+    lines = ["zzzz-nothing", "1492", "9", "1492", "1", "banana", ""]
+    enroller = Enroller(
+        store, load_edition("reference"), tmp_path / "mine.json", scripted(lines), said.append
+    )
+    assert enroller.enroll_one("BB02")
+    assert any("Nothing matches" in s for s in said)
+    assert any("hour cost first" in s for s in said)
+    assert list(store.tags().values()) == ["III11"]
+    assert not (tmp_path / "mine.json").exists(), "nothing corrected, nothing written"
+
+
+def test_store_export_is_a_record_that_replays(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    game = new_game(store, ["Ann", "Ben"], Config(), seed=1, mock=True)
+    record = store.export(game)
+    head = json.loads(record.splitlines()[0])
+    assert head["record"] == "trekking/1" and head["players"] == ["Ann", "Ben"]
+    assert "decks" not in head, "the live table reveals cards: no decks"
+    assert replay_text(record).to_json()["rejected"] == []
+    assert [g[0] for g in store.games()] == [game]
