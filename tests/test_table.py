@@ -12,6 +12,7 @@ import pytest
 from companion.app import Runtime, build_runtime, new_game
 from companion.config import ButtonSettings, Config, RingSettings
 from companion.engine import Take
+from companion.reader import ReaderLoop, TagDebouncer
 from companion.record import replay_text
 from companion.ring import RingLayout, render, view_of
 from companion.store import Store
@@ -222,4 +223,61 @@ def test_a_second_table_on_the_same_store_sees_the_same_game(tmp_path: Path) -> 
     rt.tap(rt.table.expect()["choices"][0])
     other = Table(rt.store, rt.store.load(rt.table.game_id), log=lambda _: None)
     assert other.board.snapshot() == rt.table.board.snapshot()
+    rt.stop()
+
+
+class Hand:
+    """A player's hand over the reader: a tag enters the field, flickers, stays, leaves."""
+
+    def __init__(self, rt: Runtime, window: float) -> None:
+        self.now = 0.0
+        self.readings: list[str | None] = []
+        self.loop = ReaderLoop(self._read, rt.tap, 0.05, TagDebouncer(window), clock=lambda: self.now)
+
+    def _read(self) -> str | None:
+        return self.readings.pop(0) if self.readings else None
+
+    def tap(self, uid: str) -> None:
+        # present, flickers out once, present again, then away long enough to count anew
+        self.readings = [uid, uid, None, uid, uid] + [None] * 12
+        while self.readings:
+            self.now += 0.05
+            self.loop.poll_once()
+
+
+def test_a_whole_game_through_the_reader_loop_with_enrolled_tags(tmp_path: Path) -> None:
+    rt = make_runtime(tmp_path, "Ann,Ben")
+    ed = rt.table.board.edition
+    ids = [c.id for c in ed.cards] + [it.id for it in ed.itineraries] + ["ancestor"]
+    uids = {card: f"{n:08X}" for n, card in enumerate(ids, start=0x1000)}
+    for card, uid in uids.items():
+        rt.store.enroll(uid, card, ed.name)
+    rt.resolver.tags = rt.store.tags()
+    hand = Hand(rt, window=0.4)
+    rng = random.Random(9)
+    taps = 0
+    while not rt.table.board.finished:
+        expect = rt.table.expect()
+        assert expect is not None and expect["kind"] in ("itinerary", "take")
+        events = rt.table.seq
+        hand.tap(uids[rng.choice(expect["choices"])])
+        taps += 1
+        if rt.table.pending is not None:
+            assert rt.press("confirm").accepted
+        assert rt.table.seq > events, "every tap of an offered card counted exactly once"
+        assert taps < 300
+    assert replay_text(rt.store.export(rt.table.game_id)).to_json()["winners"] == rt.table.board.winners()
+    rt.stop()
+
+
+def test_a_card_taken_once_cannot_be_taken_again(tmp_path: Path) -> None:
+    rt = make_runtime(tmp_path)
+    while (expect := rt.table.expect()) is not None and expect["kind"] == "itinerary":
+        rt.tap(expect["choices"][0])
+    card = rt.table.state_json()["row"][5]
+    assert rt.tap(card).accepted
+    if rt.table.pending is not None:
+        assert rt.press("confirm").accepted
+    again = rt.tap(card)
+    assert not again.accepted and again.code == "card_not_available"
     rt.stop()

@@ -1,0 +1,49 @@
+"""The build files hold together: the systemd unit verifies, the install script parses."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+UNIT = ROOT / "systemd" / "trekking-companion.service"
+
+
+def test_unit_runs_the_companion_as_a_dedicated_user() -> None:
+    text = UNIT.read_text()
+    assert "User=trekking" in text and "SupplementaryGroups=spi gpio" in text
+    assert "companion run" in text and "Restart=on-failure" in text
+    assert "NoNewPrivileges=yes" in text
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
+def test_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
+    # The real ExecStart exists only on an installed Pi; verify the rest of the unit as is.
+    unit = tmp_path / UNIT.name
+    unit.write_text(
+        "\n".join(
+            "ExecStart=/bin/true" if line.startswith("ExecStart=") else line
+            for line in UNIT.read_text().splitlines()
+        )
+    )
+    out = subprocess.run(["systemd-analyze", "verify", str(unit)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+
+
+def test_install_script_is_valid_bash() -> None:
+    out = subprocess.run(
+        ["bash", "-n", str(ROOT / "systemd" / "install-pi.sh")], capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+
+
+def test_wiring_names_every_default_pin() -> None:
+    from companion.config import Config
+
+    text = (ROOT / "wiring.md").read_text()
+    c = Config()
+    for pin in (c.buttons.crystal, c.buttons.confirm, c.buttons.undo, c.ring.pin, c.reader.rst_pin):
+        assert f"GPIO{pin}" in text
