@@ -9,7 +9,9 @@ gpiozero's mock pins, so the same code path as a real press runs).
 
 from __future__ import annotations
 
+import functools
 import hmac
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -49,14 +51,28 @@ def ring() -> Any:
     return jsonify({"leds": [f"#{r:02x}{g:02x}{b:02x}" for r, g, b in _runtime().ring_frame()]})
 
 
+def control(mock_only: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A control endpoint: the table PIN first; ``mock_only`` refuses it on real hardware."""
+
+    def wrap(view: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(view)
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            denied = _require_pin()
+            if denied:
+                return denied
+            if mock_only and not _runtime().mock:
+                return _error(409, mock_only)
+            return view(*args, **kwargs)
+
+        return guarded
+
+    return wrap
+
+
 @api.post("/reader/tap")
+@control(mock_only="The virtual reader only exists in mock mode; tap the card on the reader.")
 def tap() -> Any:
-    denied = _require_pin()
-    if denied:
-        return denied
     runtime = _runtime()
-    if not runtime.mock:
-        return _error(409, "The virtual reader only exists in mock mode; tap the card on the reader.")
     body = request.get_json(silent=True)
     if not isinstance(body, dict) or not isinstance(body.get("tag"), str) or not body["tag"].strip():
         return _error(400, 'Send {"tag": "<tag uid, card id or title>"}.')
@@ -65,13 +81,9 @@ def tap() -> Any:
 
 
 @api.post("/buttons/<name>")
+@control(mock_only="The virtual buttons only exist in mock mode; press the real ones.")
 def press(name: str) -> Any:
-    denied = _require_pin()
-    if denied:
-        return denied
     runtime = _runtime()
-    if not runtime.mock:
-        return _error(409, "The virtual buttons only exist in mock mode; press the real ones.")
     if name not in ("crystal", "confirm", "undo"):
         return _error(404, f"There is no {name!r} button; use crystal, confirm or undo.")
     outcome = runtime.press(name)
