@@ -105,6 +105,9 @@ class Runtime:
     def tap(self, seen: str) -> Outcome:
         """A tag (UID, card id or title) reached the reader."""
         ref, why = self.resolver.resolve(seen)
+        if ref is None:  # perhaps enrolled since start (companion enroll runs beside us)
+            self.resolver.tags = self.store.tags()
+            ref, why = self.resolver.resolve(seen)
         if ref is None:
             outcome = Outcome(False, why, CUE_REJECT, "unknown_tag")
             with self.table.lock:

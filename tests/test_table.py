@@ -281,3 +281,13 @@ def test_a_card_taken_once_cannot_be_taken_again(tmp_path: Path) -> None:
     again = rt.tap(card)
     assert not again.accepted and again.code == "card_not_available"
     rt.stop()
+
+
+def test_a_tag_enrolled_while_running_is_recognised(tmp_path: Path) -> None:
+    rt = make_runtime(tmp_path)
+    first = rt.table.expect()
+    assert first is not None
+    assert not rt.tap("CAFE0001").accepted
+    Store(tmp_path).enroll("CAFE0001", first["choices"][0], "reference")
+    assert rt.tap("CAFE0001").accepted
+    rt.stop()
