@@ -10,6 +10,7 @@ cards it shuffled. The store, the engine and the HTTP API are the same in both.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 import random
@@ -96,11 +97,33 @@ class Runtime:
     layout: RingLayout
     ring: Any
     driver: RingDriver
-    buttons: Buttons
+    buttons: Buttons | None
     resolver: TagResolver
     reader: ReaderLoop | None = None
     threads: list[threading.Thread] = field(default_factory=list)
     say: Callable[[str], None] = print
+    port: int = 8080
+
+    @property
+    def secret_key(self) -> bytes:
+        """The session-signing key, made once per data directory and kept private to it."""
+        path = self.store.path.parent / "secret.key"
+        if not path.exists():
+            path.touch(mode=0o600)
+            path.write_bytes(secrets.token_bytes(32))
+        return path.read_bytes()
+
+    @property
+    def pin_epoch(self) -> str:
+        """Changes when the PIN changes, so a page logged in with an old PIN is logged out."""
+        return hashlib.sha256(self.secret_key + self.pin.encode()).hexdigest()[:16]
+
+    def join_url(self, request_host: str = "") -> str:
+        """The address phones should open: the host's .local name (mDNS) and our port."""
+        host = request_host.split(":")[0]
+        if host and host not in ("localhost", "127.0.0.1", "::1", "[::1]"):
+            return f"http://{request_host}/"
+        return f"http://{_hostname()}.local:{self.port}/"
 
     def tap(self, seen: str) -> Outcome:
         """A tag (UID, card id or title) reached the reader."""
@@ -125,6 +148,22 @@ class Runtime:
             )
         return self.table.press(name)
 
+    def press_now(self, name: str) -> Outcome:
+        return self.table.press(name)
+
+    def switch_game(self, game_id: int) -> None:
+        """Put another stored game on the table (a new game started from the page)."""
+        old = self.table
+        table = Table(self.store, self.store.load(game_id), log=self.say)
+        table.listeners.extend(old.listeners)
+        table.version = old.version + 1
+        self.table = table
+        self.driver.table = table
+        self.resolver.edition = table.board.edition
+        with old.lock:
+            old.version += 1  # wake live pages waiting on the old game
+            old.changed.notify_all()
+
     def ring_frame(self) -> list[RGB]:
         return self.ring.shown if isinstance(self.ring, SimulatedRing) else self.driver.last
 
@@ -141,7 +180,8 @@ class Runtime:
         self.driver.stop()
         if self.reader is not None:
             self.reader.stop()
-        self.buttons.close()
+        if self.buttons is not None:
+            self.buttons.close()
         self.store.close()
 
 
@@ -165,10 +205,13 @@ def build_runtime(
     layout = RingLayout(settings.leds, settings.twelve_oclock_led, settings.direction == "clockwise")
     ring: Any = SimulatedRing(settings.leds, settings.brightness) if mock else open_ring(settings)
     driver = RingDriver(table, ring, layout, settings, clock, on_error=say)
-    buttons = MockButtons(config.buttons, table.press) if mock else Buttons(config.buttons, table.press)
     resolver = TagResolver(table.board.edition, store.tags())
     table_pin = pin or config.table.pin or f"{secrets.randbelow(10**4):04d}"
+    buttons: Buttons | None = None
     runtime = Runtime(config, store, table, mock, table_pin, layout, ring, driver, buttons, resolver, say=say)
+    # Buttons press whatever game is on the table now (the page can start a new one).
+    press = runtime.press_now
+    runtime.buttons = MockButtons(config.buttons, press) if mock else Buttons(config.buttons, press)
     if not mock:
         read_uid, read_text = open_pi_reader(config.reader.rst_pin)
 
@@ -226,11 +269,24 @@ def serve(runtime: Runtime, host: str, port: int) -> None:
 
     from companion.web import create_app
 
-    server = create_server(create_app(runtime), host=host, port=port, threads=16, ident="trekking-companion")
+    runtime.port = port
+    # Each live page holds a worker thread for its event stream: room for 40 of them.
+    server = create_server(create_app(runtime), host=host, port=port, threads=48, ident="trekking-companion")
     thread = threading.Thread(target=server.run, name="http", daemon=True)
     thread.start()
     runtime.threads.append(thread)
-    runtime.say(f"The table is at http://{_hostname()}.local:{port}/ (table PIN {runtime.pin}).")
+    url = runtime.join_url()
+    runtime.say(f"The table is at {url} (table PIN {runtime.pin}). Scan to join:")
+    try:
+        import io
+
+        import segno
+
+        drawing = io.StringIO()
+        segno.make(url, error="m").terminal(out=drawing, compact=True)
+        runtime.say(drawing.getvalue())
+    except Exception:  # a terminal without the block characters: the address above suffices
+        pass
 
 
 def _hostname() -> str:

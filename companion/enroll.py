@@ -140,3 +140,21 @@ class Enroller:
         tmp.write_text(text + "\n", encoding="utf-8")
         tmp.replace(self.own_file)
         self.say(f"Saved to {self.own_file}.")
+
+
+def enroll_tag(
+    store: Store, edition: Edition, own_file: Path, uid: str, card: str, values: tuple[int, list[str]] | None
+) -> str:
+    """Enrol one tag in one go (the page's form): returns what was done; raises ValueError or StoreError."""
+    if card != ANCESTOR and card not in edition.card_index and card not in edition.itinerary_index:
+        raise ValueError(f"{card!r} is not a card, itinerary or 'ancestor' of the {edition.name} edition")
+    if values is not None and card not in edition.card_index:
+        raise ValueError("only History cards have printed hours and benefits to correct")
+    said: list[str] = []
+    enroller = Enroller(store, edition, own_file, lambda _: None, said.append)
+    if values is not None:
+        entry = next(c for c in enroller.data["cards"] if c["id"] == card)
+        entry["hours"], entry["gains"] = values
+        enroller._save()
+    store.enroll(uid, card, edition.name)
+    return " ".join([f"Tag {uid} is now {card}.", *said])

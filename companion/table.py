@@ -123,6 +123,9 @@ class Table:
         self.last: Outcome = Outcome(True, self._welcome(), CUE_ACCEPT)
         self.listeners: list[Listener] = []
         self.lock = threading.RLock()
+        #: Bumped on every input; live pages wait on `changed` and resend when it moves.
+        self.version = 0
+        self.changed = threading.Condition(self.lock)
         seed = game.meta.get("dealer_seed")
         self.dealer = Dealer(self.board, int(seed)) if seed is not None else None
         with self.lock:
@@ -242,6 +245,87 @@ class Table:
         last = self.board.moves[-1] if self.board.moves else None
         return self._commit(Undo(), f"Undone: {event_to_text(last)}." if last else "")
 
+    # --- corrections from the host's page ----------------------------------------------------
+
+    def undo(self) -> Outcome:
+        """The page's Undo: the same as holding the Undo button."""
+        with self.lock:
+            return self._emit(self._undo())
+
+    def correct_wild(self, wild: list[str]) -> Outcome:
+        """Place the Wild tokens of the latest take in these columns instead."""
+        with self.lock:
+            moves = self.board.moves
+            index = next((i for i in range(len(moves) - 1, -1, -1) if isinstance(moves[i], Take)), None)
+            if index is None:
+                return self._emit(Outcome(False, "No card has been taken yet.", CUE_REJECT))
+            take = moves[index]
+            assert isinstance(take, Take)
+            return self._emit(self._rewrite(index, take._replace(wild=tuple(wild)), "Wild tokens moved"))
+
+    def correct_itinerary(self, player: str, itinerary: str) -> Outcome:
+        """Give ``player`` another Itinerary for the current Day (their choice is replaced)."""
+        with self.lock:
+            board = self.board
+            moves = board.moves
+            day_start = self._day_start()
+            index = next(
+                (i for i in range(len(moves) - 1, day_start - 1, -1)
+                 if isinstance(moves[i], ChooseItinerary) and moves[i].player == player),  # type: ignore[union-attr]
+                None,
+            )  # fmt: skip
+            if index is None:
+                return self._emit(
+                    Outcome(
+                        False, f"{player} has not chosen an Itinerary today; tap one instead.", CUE_REJECT
+                    )
+                )
+            replacement = ChooseItinerary(player, itinerary)
+            return self._emit(
+                self._rewrite(index, replacement, f"{player} now follows Itinerary {itinerary}")
+            )
+
+    def _day_start(self) -> int:
+        """Index in the moves of the first event of the current Day."""
+        fresh = Board(self.board.setup)
+        start = 0
+        for i, event in enumerate(self.board.moves):
+            day = fresh.day
+            fresh.push(event)
+            if fresh.day != day:
+                start = i + 1
+        return start
+
+    def _rewrite(self, index: int, replacement: Event, done: str) -> Outcome:
+        """Replace accepted event ``index`` and replay the ones after it.
+
+        Everything goes through the log as it would at the table: undos back to
+        the event, the replacement, then the later events again. If a later event
+        no longer fits, all of it is undone again and the original events restored.
+        """
+        board = self.board
+        original = board.moves[index:]
+        self.pending = None
+        dealer, self.dealer = self.dealer, None  # the log's own reveals are replayed as they were
+        try:
+            for _ in original:
+                outcome = self._commit(Undo(), "")
+                assert outcome.accepted
+            replayed = [replacement, *original[1:]]
+            for n, event in enumerate(replayed):
+                outcome = self._commit(event, "")
+                if not outcome.accepted:
+                    for _ in range(n):
+                        self._commit(Undo(), "")
+                    for event_back in original:
+                        self._commit(event_back, "")
+                    return Outcome(False, f"That correction does not fit the game: {outcome.message}", CUE_REJECT,
+                                   outcome.code)  # fmt: skip
+        finally:
+            self.dealer = dealer
+            self._deal()
+        return Outcome(True, f"{done}.", CUE_ACCEPT)
+
     # --- committing -------------------------------------------------------------------
 
     def _check(self, event: Event) -> Rejection | None:
@@ -313,10 +397,18 @@ class Table:
 
     def _emit(self, outcome: Outcome) -> Outcome:
         self.last = outcome
+        self.version += 1
         self.log(("" if outcome.accepted else "rejected: ") + outcome.message)
         for listener in list(self.listeners):
             listener(self, outcome)
+        self.changed.notify_all()
         return outcome
+
+    def wait_for_change(self, version: int, timeout: float) -> int:
+        """Block until the table's version differs from ``version`` (or the timeout); return it."""
+        with self.changed:
+            self.changed.wait_for(lambda: self.version != version, timeout)
+            return self.version
 
     # --- questions --------------------------------------------------------------------
 
@@ -378,7 +470,16 @@ class Table:
                 "expect": self.expect(),
                 "last": self.last.to_json(),
                 "events": self.seq,
+                "version": self.version,
+                "mock": bool(self.meta.get("mock")),
             }
+
+    def page_json(self) -> dict[str, Any]:
+        """The state plus what the live page draws (treks' cards, the log, the score chart)."""
+        from companion.view import page_state
+
+        with self.lock:
+            return {**self.state_json(), **page_state(self.board, self.colours)}
 
     def colour(self, seat: int) -> str:
         return self.colours[seat] if seat < len(self.colours) else "#FFFFFF"

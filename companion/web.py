@@ -1,24 +1,43 @@
-"""The HTTP side of the table: the JSON API (and, later, the live page).
+"""The page and its JSON API: every phone at the table follows the game live.
 
-Reading is open to everyone on the LAN; every control needs the table PIN in
-the ``X-Table-Pin`` header. Errors are JSON objects with a plain ``error``
-message and a 4xx status, never a traceback. In mock mode two more controls
-stand in for the hardware: the virtual reader and the buttons (driving
-gpiozero's mock pins, so the same code path as a real press runs).
+- Reading is open on the LAN: ``GET /api/state``, the live stream
+  ``GET /api/events`` (Server-Sent Events: a full snapshot on connect and after
+  every change, heartbeats, ``Last-Event-ID`` catch-up), ``/api/ring``,
+  ``/api/qr.svg``, ``/api/cards`` and ``/api/openapi.json``.
+- Every control needs the table PIN: either in the ``X-Table-Pin`` header
+  (scripts; no cookie, so nothing for a CSRF attack to ride on) or through the
+  page's login, which sets a session cookie and returns a CSRF token that each
+  control must echo in ``X-CSRF-Token``. Wrong PINs are throttled per address.
+- Errors are JSON (``{"error": "..."}``) with a 4xx status; never a traceback.
+
+Everything is served from this process (no CDN: the table may be offline) and
+the page needs no build step.
 """
 
 from __future__ import annotations
 
 import functools
 import hmac
-from collections.abc import Callable
+import json
+import secrets
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Flask, current_app, jsonify, request
+from flask import Blueprint, Flask, Response, current_app, jsonify, request, session
+from limits import parse as parse_limit
+from limits.storage import MemoryStorage
+from limits.strategies import MovingWindowRateLimiter
 from werkzeug.exceptions import HTTPException
 
+from companion.engine.tokens import BENEFITS, COLUMNS
+
 WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
+#: Seconds between heartbeats on an idle live stream.
+HEARTBEAT = 15.0
+#: Wrong PINs allowed per address, and controls per address.
+PIN_GUESSES = parse_limit("5/minute")
+CONTROLS = parse_limit("30/10seconds")
 
 api = Blueprint("api", __name__, url_prefix="/api")
 
@@ -27,38 +46,55 @@ def _runtime() -> Any:
     return current_app.config["RUNTIME"]
 
 
-def _error(status: int, message: str) -> tuple[Any, int]:
-    return jsonify({"error": message}), status
+def _error(status: int, message: str) -> Response:
+    response = jsonify({"error": message})
+    response.status_code = status
+    return response
 
 
-def _require_pin() -> tuple[Any, int] | None:
-    given = request.headers.get("X-Table-Pin", "")
-    if not given:
-        return _error(401, "This control needs the table PIN (shown on the companion's console at start).")
+def _client() -> str:
+    return request.remote_addr or "unknown"
+
+
+def _limiter() -> MovingWindowRateLimiter:
+    limiter: MovingWindowRateLimiter = current_app.config["LIMITER"]
+    return limiter
+
+
+def _check_pin(given: str) -> Response | None:
+    """None if ``given`` is the PIN; else the refusal (throttled after a few wrong tries)."""
+    limiter = _limiter()
+    if not limiter.test(PIN_GUESSES, "pin", _client()):
+        return _error(429, "Too many wrong PINs from this device; wait a minute and try again.")
     if not hmac.compare_digest(given.encode(), _runtime().pin.encode()):
+        limiter.hit(PIN_GUESSES, "pin", _client())
         return _error(403, "Wrong table PIN.")
     return None
 
 
-@api.get("/state")
-def state() -> Any:
-    return jsonify(_runtime().table.state_json())
-
-
-@api.get("/ring")
-def ring() -> Any:
-    """The Clock as the ring shows it now: one "#rrggbb" per LED."""
-    return jsonify({"leds": [f"#{r:02x}{g:02x}{b:02x}" for r, g, b in _runtime().ring_frame()]})
+def _authorise() -> Response | None:
+    """A control may run: the PIN in the header, or a logged-in page with its CSRF token."""
+    if not _limiter().hit(CONTROLS, "controls", _client()):
+        return _error(429, "Too many requests; slow down.")
+    given = request.headers.get("X-Table-Pin")
+    if given:
+        return _check_pin(given)
+    if session.get("pin_ok") == _runtime().pin_epoch:
+        token = request.headers.get("X-CSRF-Token", "")
+        if token and hmac.compare_digest(token, session.get("csrf", "")):
+            return None
+        return _error(403, "Missing or stale CSRF token; reload the page.")
+    return _error(401, "This control needs the table PIN (shown on the companion's console at start).")
 
 
 def control(mock_only: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """A control endpoint: the table PIN first; ``mock_only`` refuses it on real hardware."""
+    """Guard a control endpoint: authorisation first; ``mock_only`` refuses it on real hardware."""
 
     def wrap(view: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(view)
         def guarded(*args: Any, **kwargs: Any) -> Any:
-            denied = _require_pin()
-            if denied:
+            denied = _authorise()
+            if denied is not None:
                 return denied
             if mock_only and not _runtime().mock:
                 return _error(409, mock_only)
@@ -69,37 +105,270 @@ def control(mock_only: str | None = None) -> Callable[[Callable[..., Any]], Call
     return wrap
 
 
+def _body() -> dict[str, Any]:
+    body = request.get_json(silent=True)
+    return body if isinstance(body, dict) else {}
+
+
+def _answer(outcome: Any) -> Response:
+    return jsonify({"outcome": outcome.to_json(), "state": _runtime().table.state_json()})
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+@api.get("/state")
+def state() -> Any:
+    """The table's state; ``?page=1`` adds what the page draws. Also the polling fallback."""
+    table = _runtime().table
+    return jsonify(table.page_json() if request.args.get("page") else table.state_json())
+
+
+def _sse(table_version: int, payload: dict[str, Any]) -> str:
+    return f"id: {table_version}\nevent: state\ndata: {json.dumps(payload, separators=(',', ':'))}\n\n"
+
+
+@api.get("/events")
+def events() -> Response:
+    """Live updates: a snapshot now, then one after each change; heartbeats in between."""
+    runtime = _runtime()
+    last = request.headers.get("Last-Event-ID") or request.args.get("last_event_id") or ""
+    heartbeat = current_app.config["HEARTBEAT"]
+
+    def stream() -> Iterator[str]:
+        yield "retry: 2000\n: connected\n\n"
+        seen = int(last) if last.isdigit() else -1
+        game = None
+        while True:
+            table = runtime.table
+            if table.version != seen or table is not game:
+                snapshot = table.page_json()
+                seen, game = snapshot["version"], table
+                yield _sse(seen, snapshot)
+            version = table.wait_for_change(seen, heartbeat)
+            if version == seen and runtime.table is table:
+                yield ": heartbeat\n\n"
+
+    response = Response(stream(), mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Accel-Buffering"] = "no"
+    return response
+
+
+@api.get("/ring")
+def ring() -> Any:
+    """The Clock as the ring shows it now: one "#rrggbb" per LED."""
+    return jsonify({"leds": [f"#{r:02x}{g:02x}{b:02x}" for r, g, b in _runtime().ring_frame()]})
+
+
+@api.get("/qr.svg")
+def qr() -> Response:
+    """A QR code of the page's address, so a phone joins in one scan."""
+    import segno
+
+    code = segno.make(_runtime().join_url(request.host), error="m")
+    return Response(code.svg_inline(scale=5, dark="#000", light="#fff"), mimetype="image/svg+xml")
+
+
+@api.get("/join")
+def join() -> Any:
+    return jsonify({"url": _runtime().join_url(request.host)})
+
+
+@api.get("/cards")
+def cards() -> Any:
+    """Search the edition by title, year or id (for enrolment)."""
+    from companion.enroll import find
+
+    query = request.args.get("q", "")
+    return jsonify(
+        {"cards": [{"id": i, "label": label} for i, label in find(_runtime().table.board.edition, query)]}
+    )
+
+
+@api.get("/editions")
+def editions() -> Any:
+    from companion.editions import shipped_names
+
+    return jsonify({"editions": shipped_names()})
+
+
+@api.get("/openapi.json")
+def openapi() -> Any:
+    return jsonify(OPENAPI)
+
+
+# --- the page's login -------------------------------------------------------------------------
+
+
+@api.post("/login")
+def login() -> Any:
+    pin = str(_body().get("pin", ""))
+    if not pin:
+        return _error(400, 'Send {"pin": "<the table PIN>"}.')
+    denied = _check_pin(pin)
+    if denied is not None:
+        return denied
+    session["pin_ok"] = _runtime().pin_epoch
+    session["csrf"] = secrets.token_urlsafe(24)
+    return jsonify({"csrf": session["csrf"]})
+
+
+@api.post("/logout")
+def logout() -> Any:
+    session.clear()
+    return jsonify({"ok": True})
+
+
+@api.get("/session")
+def whoami() -> Any:
+    ok = session.get("pin_ok") == _runtime().pin_epoch
+    return jsonify({"host": ok, "csrf": session.get("csrf") if ok else None, "mock": _runtime().mock})
+
+
+# --- controls ---------------------------------------------------------------------------------
+
+
+@api.post("/game/new")
+@control()
+def game_new() -> Any:
+    from companion.app import GameSetupError, new_game
+    from companion.editions import EditionNotFound
+    from companion.engine import EditionError
+
+    body = _body()
+    players = body.get("players")
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        return _error(400, 'Send {"players": ["Ann", "Ben"], "colours": [...], "edition": "reference"}.')
+    colours = body.get("colours")
+    if colours is not None and (
+        not isinstance(colours, list)
+        or not all(isinstance(c, str) and len(c) == 7 and c[0] == "#" for c in colours)
+    ):
+        return _error(400, 'Colours are "#rrggbb" texts, one per player.')
+    edition = body.get("edition", "reference")
+    seed = body.get("seed")
+    if not isinstance(edition, str) or (
+        seed is not None and (not isinstance(seed, int) or isinstance(seed, bool))
+    ):
+        return _error(400, "edition is a name and seed a whole number.")
+    runtime = _runtime()
+    try:
+        game = new_game(runtime.store, players, runtime.config, colours, edition, seed, runtime.mock)
+    except (GameSetupError, EditionNotFound, EditionError) as exc:
+        return _error(400, str(exc))
+    runtime.switch_game(game)
+    return jsonify({"game": game, "state": runtime.table.state_json()})
+
+
+@api.post("/undo")
+@control()
+def undo() -> Any:
+    return _answer(_runtime().table.undo())
+
+
+@api.post("/correct/wild")
+@control()
+def correct_wild() -> Any:
+    wild = _body().get("wild")
+    if not isinstance(wild, list) or not wild or not all(w in COLUMNS for w in wild):
+        return _error(400, f'Send {{"wild": [...]}} with columns from {", ".join(COLUMNS)}.')
+    return _answer(_runtime().table.correct_wild(wild))
+
+
+@api.post("/correct/itinerary")
+@control()
+def correct_itinerary() -> Any:
+    body = _body()
+    player, itinerary = body.get("player"), body.get("itinerary")
+    if not isinstance(player, str) or not isinstance(itinerary, str):
+        return _error(400, 'Send {"player": "<name>", "itinerary": "<id>"}.')
+    return _answer(_runtime().table.correct_itinerary(player, itinerary))
+
+
+@api.post("/enroll")
+@control()
+def enroll() -> Any:
+    from companion.enroll import enroll_tag
+    from companion.store import StoreError
+
+    body = _body()
+    tag, card = body.get("tag"), body.get("card")
+    if not isinstance(tag, str) or not tag.strip() or not isinstance(card, str):
+        return _error(400, 'Send {"tag": "<uid>", "card": "<card id>", "hours": 3, "gains": ["person"]}.')
+    values = None
+    if "hours" in body or "gains" in body:
+        hours, gains = body.get("hours"), body.get("gains", [])
+        if (
+            not isinstance(hours, int)
+            or isinstance(hours, bool)
+            or not 1 <= hours <= 12
+            or not isinstance(gains, list)
+            or not all(g in BENEFITS for g in gains)
+        ):
+            return _error(400, f"hours is 1-12 and gains a list of {', '.join(BENEFITS)}.")
+        values = (hours, list(gains))
+    runtime = _runtime()
+    edition = runtime.table.board.edition
+    own = runtime.store.path.parent / "editions" / f"{edition.name}-mine.json"
+    try:
+        message = enroll_tag(runtime.store, edition, own, tag.strip(), card, values)
+    except (ValueError, StoreError) as exc:
+        return _error(400, str(exc))
+    runtime.resolver.tags = runtime.store.tags()
+    return jsonify({"message": message})
+
+
 @api.post("/reader/tap")
 @control(mock_only="The virtual reader only exists in mock mode; tap the card on the reader.")
 def tap() -> Any:
-    runtime = _runtime()
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict) or not isinstance(body.get("tag"), str) or not body["tag"].strip():
+    body = _body()
+    if not isinstance(body.get("tag"), str) or not body["tag"].strip():
         return _error(400, 'Send {"tag": "<tag uid, card id or title>"}.')
-    outcome = runtime.tap(body["tag"])
-    return jsonify({"outcome": outcome.to_json(), "state": runtime.table.state_json()})
+    return _answer(_runtime().tap(body["tag"]))
 
 
 @api.post("/buttons/<name>")
 @control(mock_only="The virtual buttons only exist in mock mode; press the real ones.")
 def press(name: str) -> Any:
-    runtime = _runtime()
     if name not in ("crystal", "confirm", "undo"):
         return _error(404, f"There is no {name!r} button; use crystal, confirm or undo.")
-    outcome = runtime.press(name)
-    return jsonify({"outcome": outcome.to_json(), "state": runtime.table.state_json()})
+    return _answer(_runtime().press(name))
 
 
-def create_app(runtime: Any) -> Flask:
+# --- the app ----------------------------------------------------------------------------------
+
+
+def create_app(runtime: Any, heartbeat: float = HEARTBEAT) -> Flask:
     """The application factory: one app per running table."""
-    app = Flask(__name__, template_folder=str(WEB_ROOT / "templates"), static_folder=str(WEB_ROOT / "static"))
-    app.config["RUNTIME"] = runtime
+    app = Flask(__name__, static_folder=str(WEB_ROOT / "static"), static_url_path="/static")
+    app.config.update(
+        RUNTIME=runtime,
+        HEARTBEAT=heartbeat,
+        LIMITER=MovingWindowRateLimiter(MemoryStorage()),
+        SECRET_KEY=runtime.secret_key,
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Strict",
+        MAX_CONTENT_LENGTH=64 * 1024,
+    )
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.register_blueprint(api)
 
     @app.get("/")
     def index() -> Any:
-        return app.send_static_file("index.html")
+        response = app.send_static_file("index.html")
+        response.headers["Cache-Control"] = "no-cache"
+        return response
+
+    @app.after_request
+    def security_headers(response: Response) -> Response:
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'",
+        )
+        return response
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> Any:
@@ -111,3 +380,69 @@ def create_app(runtime: Any) -> Flask:
         return _error(500, f"The companion hit an internal error ({type(exc).__name__}); the game is safe.")
 
     return app
+
+
+def _op(summary: str, control_: bool = False, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    op: dict[str, Any] = {
+        "summary": summary,
+        "responses": {
+            "200": {"description": "OK", "content": {"application/json": {"schema": {"type": "object"}}}}
+        },
+    }
+    if control_:
+        op["security"] = [{"pin": []}, {"session": []}]
+        for code, text in (("400", "Bad input"), ("401", "No PIN"), ("403", "Wrong PIN or CSRF token"),
+                           ("409", "Mock mode only"), ("429", "Throttled")):  # fmt: skip
+            op["responses"][code] = {"description": text, "content": {"application/json": {"schema": ERROR}}}
+    if body is not None:
+        op["requestBody"] = {"required": True, "content": {"application/json": {"schema": body}}}
+    return op
+
+
+ERROR = {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}}}
+OPENAPI: dict[str, Any] = {
+    "openapi": "3.1.0",
+    "info": {"title": "Trekking Companion", "version": "1", "description": "The table's live state and controls."},
+    "components": {
+        "securitySchemes": {
+            "pin": {"type": "apiKey", "in": "header", "name": "X-Table-Pin"},
+            "session": {"type": "apiKey", "in": "header", "name": "X-CSRF-Token"},
+        }
+    },
+    "paths": {
+        "/api/state": {"get": _op("The table's state (add ?page=1 for what the page draws); the polling fallback")},
+        "/api/events": {"get": {"summary": "Server-Sent Events: a snapshot on connect and after each change",
+                                "responses": {"200": {"description": "text/event-stream"}}}},
+        "/api/ring": {"get": _op("The ring's LEDs as colours")},
+        "/api/qr.svg": {"get": {"summary": "QR code of the page's address",
+                                "responses": {"200": {"description": "image/svg+xml"}}}},
+        "/api/join": {"get": _op("The page's address")},
+        "/api/cards": {"get": _op("Search cards by title, year or id")},
+        "/api/editions": {"get": _op("Editions the companion ships")},
+        "/api/session": {"get": _op("Whether this browser is logged in as host")},
+        "/api/login": {"post": _op("Log in with the table PIN; returns a CSRF token", False,
+                                   {"type": "object", "required": ["pin"], "properties": {"pin": {"type": "string"}}})},
+        "/api/logout": {"post": _op("Log out")},
+        "/api/game/new": {"post": _op("Start a new game", True, {
+            "type": "object", "required": ["players"],
+            "properties": {"players": {"type": "array", "items": {"type": "string"}},
+                           "colours": {"type": "array", "items": {"type": "string"}},
+                           "edition": {"type": "string"}, "seed": {"type": "integer"}}})},
+        "/api/undo": {"post": _op("Undo the last event (or a take being prepared)", True)},
+        "/api/correct/wild": {"post": _op("Place the latest take's Wild tokens elsewhere", True, {
+            "type": "object", "required": ["wild"],
+            "properties": {"wild": {"type": "array", "items": {"type": "string", "enum": list(COLUMNS)}}}})},
+        "/api/correct/itinerary": {"post": _op("Replace a player's Itinerary for the current Day", True, {
+            "type": "object", "required": ["player", "itinerary"],
+            "properties": {"player": {"type": "string"}, "itinerary": {"type": "string"}}})},
+        "/api/enroll": {"post": _op("Enrol an RFID tag as a card, optionally correcting its values", True, {
+            "type": "object", "required": ["tag", "card"],
+            "properties": {"tag": {"type": "string"}, "card": {"type": "string"}, "hours": {"type": "integer"},
+                           "gains": {"type": "array", "items": {"type": "string", "enum": list(BENEFITS)}}}})},
+        "/api/reader/tap": {"post": _op("Mock mode: tap a tag on the virtual reader", True, {
+            "type": "object", "required": ["tag"], "properties": {"tag": {"type": "string"}}})},
+        "/api/buttons/{name}": {"post": {**_op("Mock mode: press a button", True), "parameters": [
+            {"name": "name", "in": "path", "required": True,
+             "schema": {"type": "string", "enum": ["crystal", "confirm", "undo"]}}]}},
+    },
+}  # fmt: skip

@@ -1,0 +1,144 @@
+"""What the page shows, derived from the board and its event log.
+
+The engine keeps only what the rules need (trek lengths, not which cards; the
+current totals, not their history). The page wants more: each trek's cards and
+years, a readable event log, every player's score after every event. All of it
+is recomputed here by replaying the accepted events on a fresh board — the
+event log is the truth, so nothing is stored twice and nothing can drift.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.engine import Board, ChooseItinerary, Event, Reveal, Take, explain_tie_break
+from companion.engine.tokens import ANCESTOR, COLUMNS, DAY_NAMES
+
+
+@dataclass
+class History:
+    """Per player: treks as card lists; per event: a log line and the totals after it."""
+
+    treks: list[list[list[dict[str, Any]]]] = field(default_factory=list)
+    log: list[dict[str, Any]] = field(default_factory=list)
+    totals: list[list[int]] = field(default_factory=list)
+
+
+def year_text(year: int) -> str:
+    return f"{-year} BCE" if year < 0 else str(year)
+
+
+def history(board: Board) -> History:
+    """Replay ``board``'s accepted events and collect what the page shows."""
+    fresh = Board(board.setup)
+    edition = board.edition
+    names = board.names
+    result = History(treks=[[] for _ in names])
+    result.totals.append([s.total for s in fresh.standings()])
+    for n, event in enumerate(board.moves, start=1):
+        who = fresh.turn
+        day = fresh.day
+        year = fresh.trek_year[who] if who >= 0 else 0
+        if fresh.push(event) is not None:  # pragma: no cover - moves were all accepted once
+            continue
+        entry: dict[str, Any] = {"n": n, "day": day, "kind": _kind(event)}
+        if isinstance(event, Take):
+            entry["player"] = names[who]
+            treks = result.treks[who]
+            if event.card == ANCESTOR:
+                card = {"id": ANCESTOR, "title": "Ancestor", "year": year, "ancestor": True}
+            else:
+                info = edition.card(event.card)
+                card = {"id": info.id, "title": info.title, "year": info.year}
+            if event.card != ANCESTOR and fresh.trek_len[who] == 1:  # this card started a trek
+                treks.append([])
+            treks[-1].append(card)
+            entry["card"] = card["id"]
+            entry["title"] = card["title"]
+            entry["year"] = card["year"]
+            entry["crystals"] = event.crystals
+            entry["hour"] = fresh.hour[who] if fresh.day == day else 12
+        elif isinstance(event, ChooseItinerary):
+            entry["player"] = event.player
+            entry["itinerary"] = event.itinerary
+        elif isinstance(event, Reveal):
+            info = edition.card(event.card)
+            entry.update(card=info.id, title=info.title, year=info.year)
+        if fresh.day != day or fresh.finished:
+            entry["day_end"] = DAY_NAMES[day - 1]
+        result.log.append(entry)
+        result.totals.append([s.total for s in fresh.standings()])
+    return result
+
+
+def _kind(event: Event) -> str:
+    return {Take: "take", ChooseItinerary: "itinerary", Reveal: "reveal"}.get(type(event), "other")
+
+
+def itinerary_view(board: Board, seat: int) -> dict[str, Any] | None:
+    """A player's Itinerary today: its spaces, how deep each column is covered, the next rewards."""
+    index = board.itinerary[seat]
+    if index < 0:
+        return None
+    it = board.edition.itineraries[index]
+    depths = board.column_depths(seat)
+    columns = []
+    for kind, spaces, depth in zip(COLUMNS, it.columns, depths, strict=True):
+        nxt = spaces[depth] if depth < len(spaces) else None
+        columns.append({"kind": kind, "spaces": list(spaces), "covered": depth, "next": nxt,
+                        "full": depth >= len(spaces)})  # fmt: skip
+    rows = []
+    for i, reward in enumerate(it.rows):
+        members = [c for c, spaces in enumerate(it.columns) if len(spaces) > i]
+        done = all(depths[c] > i for c in members)
+        rows.append({"reward": reward, "complete": done})
+    return {"id": it.id, "columns": columns, "rows": rows}
+
+
+def page_state(board: Board, colours: list[str]) -> dict[str, Any]:
+    """Everything the page draws, besides the table's own fields (expect, pending, last)."""
+    past = history(board)
+    edition = board.edition
+    standings = board.standings()
+    order = sorted(range(len(board.names)), key=lambda i: (board.hour[i], -board.seq[i]))
+    players = []
+    for seat, s in enumerate(standings):
+        treks = past.treks[seat]
+        players.append({
+            **s.to_json(),
+            "colour": colours[seat] if seat < len(colours) else "#FFFFFF",
+            "current_trek": treks[-1] if treks else [],
+            "completed_treks": treks[:-1],
+            "itinerary": itinerary_view(board, seat),
+            "used_itineraries": [it.id for i, it in enumerate(edition.itineraries) if board.used[seat] >> i & 1],
+        })  # fmt: skip
+    row = []
+    for position, index in enumerate(board.row):
+        card = None
+        if index >= 0:
+            info = edition.cards[index]
+            card = {"id": info.id, "title": info.title, "year": info.year, "hours": info.hours,
+                    "gains": list(info.gains), "note": info.note}  # fmt: skip
+        row.append(
+            {
+                "position": position,
+                "card": card,
+                "hidden": index == -2,
+                "bonus": list(edition.slots[position]),
+            }
+        )
+    result: dict[str, Any] = {
+        "edition": {"name": edition.name, "title": edition.title},
+        "players": players,
+        "order": [board.names[i] for i in order if board.hour[i] < 12],
+        "row_cards": row,
+        "log": past.log[-60:],
+        "log_length": len(past.log),
+        "chart": past.totals,
+        "ancestor": None if edition.ancestor is None else {
+            "hours": edition.ancestor.hours, "gains": list(edition.ancestor.gains)},
+    }  # fmt: skip
+    if board.finished:
+        result["tie_break"] = explain_tie_break(standings)
+    return result
