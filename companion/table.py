@@ -319,8 +319,8 @@ class Table:
                         self._commit(Undo(), "")
                     for event_back in original:
                         self._commit(event_back, "")
-                    return Outcome(False, f"That correction does not fit the game: {outcome.message}", CUE_REJECT,
-                                   outcome.code)  # fmt: skip
+                    why = f"That correction does not fit the game: {outcome.message}"
+                    return Outcome(False, why, CUE_REJECT, outcome.code)
         finally:
             self.dealer = dealer
             self._deal()

@@ -111,7 +111,9 @@ def page_state(board: Board, colours: list[str]) -> dict[str, Any]:
             "current_trek": treks[-1] if treks else [],
             "completed_treks": treks[:-1],
             "itinerary": itinerary_view(board, seat),
-            "used_itineraries": [it.id for i, it in enumerate(edition.itineraries) if board.used[seat] >> i & 1],
+            "used_itineraries": [
+                it.id for i, it in enumerate(edition.itineraries) if board.used[seat] >> i & 1
+            ],
         })  # fmt: skip
     row = []
     for position, index in enumerate(board.row):
