@@ -27,6 +27,8 @@ class TableSettings:
     #: The table PIN guarding every control; empty: a new one is drawn at start.
     pin: str = ""
     host: str = "0.0.0.0"
+    #: Controls accepted from one device per minute (a flood guard; people never come close).
+    controls_per_minute: int = 600
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,8 @@ def _check(section: str, key: str, value: Any) -> str | None:
             return "must be 0 or more"
         if key == "fps" and not 1 <= value <= 60:
             return "must be 1 to 60"
+    if section == "table" and key == "controls_per_minute" and not 10 <= value <= 100000:
+        return "must be 10 to 100000"
     if section == "table" and key == "port" and not 1 <= value <= 65535:
         return "must be a port number 1-65535"
     if section == "table" and key == "pin" and value and not re.fullmatch(r"\d{4,8}", value):

@@ -37,7 +37,6 @@ WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
 HEARTBEAT = 15.0
 #: Wrong PINs allowed per address, and controls per address.
 PIN_GUESSES = parse_limit("5/minute")
-CONTROLS = parse_limit("30/10seconds")
 
 api = Blueprint("api", __name__, url_prefix="/api")
 
@@ -74,7 +73,7 @@ def _check_pin(given: str) -> Response | None:
 
 def _authorise() -> Response | None:
     """A control may run: the PIN in the header, or a logged-in page with its CSRF token."""
-    if not _limiter().hit(CONTROLS, "controls", _client()):
+    if not _limiter().hit(current_app.config["CONTROLS"], "controls", _client()):
         return _error(429, "Too many requests; slow down.")
     given = request.headers.get("X-Table-Pin")
     if given:
@@ -166,8 +165,11 @@ def qr() -> Response:
     """A QR code of the page's address, so a phone joins in one scan."""
     import segno
 
-    code = segno.make(_runtime().join_url(request.host), error="m")
-    return Response(code.svg_inline(scale=5, dark="#000", light="#fff"), mimetype="image/svg+xml")
+    import io
+
+    drawing = io.BytesIO()
+    segno.make(_runtime().join_url(request.host), error="m").save(drawing, kind="svg", scale=5, light="#fff")
+    return Response(drawing.getvalue(), mimetype="image/svg+xml")
 
 
 @api.get("/join")
@@ -346,6 +348,7 @@ def create_app(runtime: Any, heartbeat: float = HEARTBEAT) -> Flask:
         RUNTIME=runtime,
         HEARTBEAT=heartbeat,
         LIMITER=MovingWindowRateLimiter(MemoryStorage()),
+        CONTROLS=parse_limit(f"{runtime.config.table.controls_per_minute}/minute"),
         SECRET_KEY=runtime.secret_key,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Strict",
