@@ -131,7 +131,11 @@ def page_state(board: Board, colours: list[str]) -> dict[str, Any]:
             }
         )
     result: dict[str, Any] = {
-        "edition": {"name": edition.name, "title": edition.title, "itineraries": list(edition.itinerary_index)},
+        "edition": {
+            "name": edition.name,
+            "title": edition.title,
+            "itineraries": list(edition.itinerary_index),
+        },
         "players": players,
         "order": [board.names[i] for i in order if board.hour[i] < 12],
         "row_cards": row,

@@ -123,8 +123,8 @@ def state() -> Any:
     return jsonify(table.page_json() if request.args.get("page") else table.state_json())
 
 
-def _sse(table_version: int, payload: dict[str, Any]) -> str:
-    return f"id: {table_version}\nevent: state\ndata: {json.dumps(payload, separators=(',', ':'))}\n\n"
+def _sse(event_id: str, payload: dict[str, Any]) -> str:
+    return f"id: {event_id}\nevent: state\ndata: {json.dumps(payload, separators=(',', ':'))}\n\n"
 
 
 @api.get("/events")
@@ -133,19 +133,23 @@ def events() -> Response:
     runtime = _runtime()
     last = request.headers.get("Last-Event-ID") or request.args.get("last_event_id") or ""
     heartbeat = current_app.config["HEARTBEAT"]
+    boot = current_app.config["BOOT"]
 
     def stream() -> Iterator[str]:
+        # Event ids are "<this process>-<table version>": a page that saw the latest
+        # one (after a dropped connection) gets nothing again; any other id, or one
+        # from before a restart, gets the current snapshot at once.
         yield "retry: 2000\n: connected\n\n"
-        seen = int(last) if last.isdigit() else -1
-        game = None
+        sent = last
         while True:
             table = runtime.table
-            if table.version != seen or table is not game:
+            version = table.version
+            if f"{boot}-{version}" != sent:
                 snapshot = table.page_json()
-                seen, game = snapshot["version"], table
-                yield _sse(seen, snapshot)
-            version = table.wait_for_change(seen, heartbeat)
-            if version == seen and runtime.table is table:
+                sent = f"{boot}-{snapshot['version']}"
+                yield _sse(sent, snapshot)
+                version = snapshot["version"]
+            if table.wait_for_change(version, heartbeat) == version and runtime.table is table:
                 yield ": heartbeat\n\n"
 
     response = Response(stream(), mimetype="text/event-stream")
@@ -163,9 +167,9 @@ def ring() -> Any:
 @api.get("/qr.svg")
 def qr() -> Response:
     """A QR code of the page's address, so a phone joins in one scan."""
-    import segno
-
     import io
+
+    import segno
 
     drawing = io.BytesIO()
     segno.make(_runtime().join_url(request.host), error="m").save(drawing, kind="svg", scale=5, light="#fff")
@@ -347,6 +351,7 @@ def create_app(runtime: Any, heartbeat: float = HEARTBEAT) -> Flask:
     app.config.update(
         RUNTIME=runtime,
         HEARTBEAT=heartbeat,
+        BOOT=secrets.token_hex(4),
         LIMITER=MovingWindowRateLimiter(MemoryStorage()),
         CONTROLS=parse_limit(f"{runtime.config.table.controls_per_minute}/minute"),
         SECRET_KEY=runtime.secret_key,

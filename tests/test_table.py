@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests_support import FAST_BUTTONS, make_runtime, play_turn
 
-from companion.app import Runtime, build_runtime, new_game
-from companion.config import ButtonSettings, Config, RingSettings
+from companion.app import Runtime, build_runtime
+from companion.config import Config
 from companion.engine import Take
 from companion.reader import ReaderLoop, TagDebouncer
 from companion.record import replay_text
@@ -18,33 +19,6 @@ from companion.ring import RingLayout, render, view_of
 from companion.store import Store
 from companion.table import CUE_REJECT, Table
 from companion.web import create_app
-
-FAST_BUTTONS = ButtonSettings(bounce=0.0, undo_hold=0.15)
-
-
-def make_runtime(tmp_path: Path, players: str = "Ann,Ben", seed: int = 3, **ring: Any) -> Runtime:
-    config = Config(buttons=FAST_BUTTONS, ring=RingSettings(**ring))
-    store = Store(tmp_path)
-    new_game(store, players.split(","), config, seed=seed, mock=True)
-    store.close()
-    return build_runtime(config, tmp_path, mock=True, pin="2468", say=lambda _: None)
-
-
-def play_turn(rt: Runtime, rng: random.Random) -> None:
-    """One step as players at the table would do it, through taps and gpiozero presses."""
-    expect = rt.table.expect()
-    assert expect is not None
-    if expect["kind"] == "itinerary":
-        assert rt.tap(rng.choice(expect["choices"])).accepted
-        return
-    assert expect["kind"] == "take", expect
-    card = rng.choice(expect["choices"])
-    outcome = rt.tap(card)
-    assert outcome.accepted, outcome
-    if rt.table.pending is not None:
-        for _ in range(rng.randint(0, rt.table.pending.max_crystals)):
-            assert rt.press("crystal").accepted
-        assert rt.press("confirm").accepted
 
 
 def test_a_whole_game_through_the_virtual_reader_and_gpiozero_buttons(tmp_path: Path) -> None:

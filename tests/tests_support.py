@@ -1,0 +1,42 @@
+"""Helpers shared by the table and web tests."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+from companion.app import Runtime, build_runtime, new_game
+from companion.config import ButtonSettings, Config, RingSettings
+from companion.store import Store
+
+FAST_BUTTONS = ButtonSettings(bounce=0.0, undo_hold=0.15)
+
+
+def make_runtime(
+    tmp_path: Path, players: str = "Ann,Ben", seed: int = 3, config: Config | None = None, **ring: Any
+) -> Runtime:
+    """A mock table on a new game in ``tmp_path`` (table PIN 2468)."""
+    if config is None:
+        config = Config(buttons=FAST_BUTTONS, ring=RingSettings(**ring))
+    store = Store(tmp_path)
+    new_game(store, players.split(","), config, seed=seed, mock=True)
+    store.close()
+    return build_runtime(config, tmp_path, mock=True, pin="2468", say=lambda _: None)
+
+
+def play_turn(rt: Runtime, rng: random.Random) -> None:
+    """One step as players at the table would do it, through taps and gpiozero presses."""
+    expect = rt.table.expect()
+    assert expect is not None
+    if expect["kind"] == "itinerary":
+        assert rt.tap(rng.choice(expect["choices"])).accepted
+        return
+    assert expect["kind"] == "take", expect
+    card = rng.choice(expect["choices"])
+    outcome = rt.tap(card)
+    assert outcome.accepted, outcome
+    if rt.table.pending is not None:
+        for _ in range(rng.randint(0, rt.table.pending.max_crystals)):
+            assert rt.press("crystal").accepted
+        assert rt.press("confirm").accepted
