@@ -1,0 +1,141 @@
+"""The page in a real browser: Playwright driving Debian's Chromium.
+
+A game is played through the API while the page stays open; the page must follow
+without a reload, and end on the final screen. Screenshots at phone and desktop
+widths are kept in ``test-artifacts/``. Outside CI, a machine without Chromium
+skips this loudly; in CI (``CI=true``) a missing browser is a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import threading
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests_support import make_runtime
+
+from companion.web import create_app
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+if not Path(CHROMIUM).exists():
+    if os.environ.get("CI"):
+        raise RuntimeError(f"CI must run the browser tests, but {CHROMIUM} is missing (.ci/run installs it)")
+    pytest.skip(
+        f"BROWSER TESTS SKIPPED: no Chromium at {CHROMIUM} (apt-get install chromium)",
+        allow_module_level=True,
+    )
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
+    from waitress import create_server
+
+    rt = make_runtime(tmp_path, "Ann,Ben,Cy", seed=8)
+    srv = create_server(create_app(rt, heartbeat=1.0), host="127.0.0.1", port=0, threads=8)
+    port = srv.socket.getsockname()[1]  # type: ignore[attr-defined]
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{port}", rt
+    srv.close()
+    rt.stop()
+
+
+def post(base: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    request = urllib.request.Request(base + path, data=json.dumps(body or {}).encode(), method="POST")
+    request.add_header("Content-Type", "application/json")
+    request.add_header("X-Table-Pin", "2468")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        result: dict[str, Any] = json.loads(response.read())
+        return result
+
+
+def step(base: str, rt: Any, rng: random.Random) -> None:
+    expect = rt.table.expect()
+    out = post(base, "/api/reader/tap", {"tag": rng.choice(expect["choices"])})
+    if out["state"]["pending"] is not None:
+        post(base, "/api/buttons/confirm")
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def test_the_page_follows_a_whole_game_live_and_ends_on_the_final_screen(server: Any, browser: Any) -> None:
+    base, rt = server
+    ARTIFACTS.mkdir(exist_ok=True)
+    errors: list[str] = []
+    phone = browser.new_page(viewport={"width": 360, "height": 780})
+    phone.on("pageerror", lambda e: errors.append(str(e)))
+    phone.goto(base + "/")
+    phone.wait_for_selector("#players .player")
+    assert phone.locator("#players .player").count() == 3
+    assert "Itinerary" in phone.locator("#banner").inner_text()
+    rng = random.Random(4)
+    for _ in range(12):
+        step(base, rt, rng)
+    # no reload: the stream brought the moves
+    phone.locator("#log li").nth(11).wait_for(timeout=10000)
+    latest = phone.locator("#log li.latest").inner_text()
+    assert latest
+    phone.screenshot(path=str(ARTIFACTS / "phone-360-midgame.png"), full_page=True)
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 362, (
+        "usable at 360 px: no sideways scroll"
+    )
+    while not rt.table.board.finished:
+        step(base, rt, rng)
+    phone.wait_for_selector("#end:not([hidden])", timeout=10000)
+    winners = rt.table.board.winners()
+    assert all(w in phone.locator("#winners").inner_text() for w in winners)
+    assert phone.locator("#breakdown tr").count() == 4
+    assert phone.locator("#chart polyline").count() == 3
+    phone.screenshot(path=str(ARTIFACTS / "phone-360-end.png"), full_page=True)
+    desktop = browser.new_page(viewport={"width": 1280, "height": 900})
+    desktop.goto(base + "/")
+    desktop.wait_for_selector("#end:not([hidden])")
+    desktop.screenshot(path=str(ARTIFACTS / "desktop-1280-end.png"), full_page=True)
+    assert errors == []
+
+
+def test_french_and_host_login_with_the_virtual_table(server: Any, browser: Any) -> None:
+    base, rt = server
+    page = browser.new_page(viewport={"width": 390, "height": 900})
+    page.goto(base + "/")
+    page.wait_for_selector("#players .player")
+    page.click("#lang")
+    assert page.locator("h2 >> nth=1").inner_text() in ("Classement", "Partie terminée")
+    page.click("#host-toggle")
+    page.fill("#pin", "0000")
+    page.click("#login button")
+    page.wait_for_selector("#last.bad")
+    page.fill("#pin", "2468")
+    page.click("#login button")
+    page.wait_for_selector("#controls:not([hidden])")
+    page.wait_for_selector("#mock:not([hidden])")
+    first = rt.table.expect()["choices"][0]
+    page.click(f"#quick button[data-tap='{first}']")
+    page.locator("#log li").nth(6).wait_for(timeout=10000)
+    assert rt.table.seq == 7, "the six dealt cards and this itinerary"
+    page.screenshot(path=str(ARTIFACTS / "phone-390-host-fr.png"), full_page=True)
