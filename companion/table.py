@@ -20,6 +20,7 @@ the reader loop, gpiozero's callbacks and the web server run on their own thread
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import time
@@ -126,6 +127,7 @@ class Table:
         #: Bumped on every input; live pages wait on `changed` and resend when it moves.
         self.version = 0
         self.changed = threading.Condition(self.lock)
+        self._page_cache: tuple[int, str] | None = None
         seed = game.meta.get("dealer_seed")
         self.dealer = Dealer(self.board, int(seed)) if seed is not None else None
         with self.lock:
@@ -480,6 +482,17 @@ class Table:
 
         with self.lock:
             return {**self.state_json(), **page_state(self.board, self.colours)}
+
+    def page_text(self) -> tuple[int, str]:
+        """`page_json` as compact JSON with its version, computed once per version
+        however many pages are watching (they all ask right after each change)."""
+        with self.lock:
+            cached = self._page_cache
+            if cached is None or cached[0] != self.version:
+                snapshot = self.page_json()
+                cached = (snapshot["version"], json.dumps(snapshot, separators=(",", ":")))
+                self._page_cache = cached
+            return cached
 
     def colour(self, seat: int) -> str:
         return self.colours[seat] if seat < len(self.colours) else "#FFFFFF"

@@ -123,8 +123,8 @@ def state() -> Any:
     return jsonify(table.page_json() if request.args.get("page") else table.state_json())
 
 
-def _sse(event_id: str, payload: dict[str, Any]) -> str:
-    return f"id: {event_id}\nevent: state\ndata: {json.dumps(payload, separators=(',', ':'))}\n\n"
+def _sse(event_id: str, data: str) -> str:
+    return f"id: {event_id}\nevent: state\ndata: {data}\n\n"
 
 
 @api.get("/events")
@@ -145,10 +145,9 @@ def events() -> Response:
             table = runtime.table
             version = table.version
             if f"{boot}-{version}" != sent:
-                snapshot = table.page_json()
-                sent = f"{boot}-{snapshot['version']}"
-                yield _sse(sent, snapshot)
-                version = snapshot["version"]
+                version, data = table.page_text()
+                sent = f"{boot}-{version}"
+                yield _sse(sent, data)
             if table.wait_for_change(version, heartbeat) == version and runtime.table is table:
                 yield ": heartbeat\n\n"
 
