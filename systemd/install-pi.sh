@@ -137,7 +137,13 @@ else
     say "Keeping the existing $CONF_DIR/config.toml"
 fi
 
-# 6. Service.
+# 6. mDNS: announce the page as <hostname>.local (Raspberry Pi OS ships avahi-daemon).
+if [[ -d /etc/avahi/services ]]; then
+    say "Announcing the page over mDNS (/etc/avahi/services/$APP.service)"
+    install -m 0644 "$PREFIX/systemd/$APP.avahi.service" "/etc/avahi/services/$APP.service"
+fi
+
+# 7. Service.
 say "Installing $UNIT"
 install -m 0644 "$PREFIX/systemd/$UNIT" "/etc/systemd/system/$UNIT"
 systemctl daemon-reload

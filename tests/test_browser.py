@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests_support import make_runtime
 
 from companion.web import create_app
+
+from tests_support import make_runtime
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"

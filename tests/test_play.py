@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from builders import board, card, deck_for_row, edition, filler, first_card, row_ids, three_short_days
 
 from companion.engine import Board, ChooseItinerary, Take, Undo, make_setup
 from companion.engine import rejections as r
+
+from builders import board, card, deck_for_row, edition, filler, first_card, row_ids, three_short_days
 
 # --- setup and turn order ------------------------------------------------------------
 

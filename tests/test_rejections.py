@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from builders import board, card, deck_for_row, edition, filler, first_card, three_short_days
 
 from companion.engine import CODES, Board, ChooseItinerary, Event, Malformed, Reveal, Take, Undo, parse_event
 from companion.engine import rejections as r
+
+from builders import board, card, deck_for_row, edition, filler, first_card, three_short_days
 
 ITINERARIES = [
     {"id": "A", "columns": {"person": [None, 2], "event": [1]}, "rows": [3]},

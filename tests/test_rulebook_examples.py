@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from builders import board, card, deck_for_row, edition, filler
-
 from companion.engine import Board, Take, make_setup
 from companion.engine.state import GameState, PlayerState
+
+from builders import board, card, deck_for_row, edition, filler
 
 
 def test_nick_pays_two_crystals_to_take_the_1324_card_for_one_hour() -> None:

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests_support import FAST_BUTTONS, make_runtime, play_turn
 
 from companion.app import Runtime, build_runtime
 from companion.config import Config
@@ -19,6 +18,8 @@ from companion.ring import RingLayout, render, view_of
 from companion.store import Store
 from companion.table import CUE_REJECT, Table
 from companion.web import create_app
+
+from tests_support import FAST_BUTTONS, make_runtime, play_turn
 
 
 def test_a_whole_game_through_the_virtual_reader_and_gpiozero_buttons(tmp_path: Path) -> None:

@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests_support import make_runtime, play_turn
 
 from companion.app import Runtime
 from companion.web import create_app
+
+from tests_support import make_runtime, play_turn
 
 PIN = {"X-Table-Pin": "2468"}
 
