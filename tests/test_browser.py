@@ -140,3 +140,16 @@ def test_french_and_host_login_with_the_virtual_table(server: Any, browser: Any)
     page.locator("#log li").nth(6).wait_for(timeout=10000)
     assert rt.table.seq == 7, "the six dealt cards and this itinerary"
     page.screenshot(path=str(ARTIFACTS / "phone-390-host-fr.png"), full_page=True)
+
+
+def test_login_form_hides_once_logged_in(server: Any, browser: Any) -> None:
+    base, _ = server
+    page = browser.new_page(viewport={"width": 360, "height": 800})
+    page.goto(base + "/")
+    page.click("#host-toggle")
+    page.fill("#pin", "2468")
+    page.click("#login button")
+    page.wait_for_selector("#controls:not([hidden])")
+    assert not page.locator("#login").is_visible()
+    page.click("#logout")
+    page.wait_for_selector("#login", state="visible")
