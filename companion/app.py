@@ -103,6 +103,8 @@ class Runtime:
     threads: list[threading.Thread] = field(default_factory=list)
     say: Callable[[str], None] = print
     port: int = 8080
+    #: The last tag the reader saw that maps to no card (for enrolling it from the page).
+    unknown_tag: str | None = None
 
     @property
     def secret_key(self) -> bytes:
@@ -132,6 +134,7 @@ class Runtime:
             self.resolver.tags = self.store.tags()
             ref, why = self.resolver.resolve(seen)
         if ref is None:
+            self.unknown_tag = seen.strip()  # the page's enrolment form offers it
             outcome = Outcome(False, why, CUE_REJECT, "unknown_tag")
             with self.table.lock:
                 return self.table._emit(outcome)

@@ -228,7 +228,15 @@ def logout() -> Any:
 @api.get("/session")
 def whoami() -> Any:
     ok = session.get("pin_ok") == _runtime().pin_epoch
-    return jsonify({"host": ok, "csrf": session.get("csrf") if ok else None, "mock": _runtime().mock})
+    runtime = _runtime()
+    return jsonify(
+        {
+            "host": ok,
+            "csrf": session.get("csrf") if ok else None,
+            "mock": runtime.mock,
+            "unknown_tag": runtime.unknown_tag if ok else None,
+        }
+    )
 
 
 # --- controls ---------------------------------------------------------------------------------
@@ -321,6 +329,8 @@ def enroll() -> Any:
     except (ValueError, StoreError) as exc:
         return _error(400, str(exc))
     runtime.resolver.tags = runtime.store.tags()
+    if runtime.unknown_tag == tag.strip():
+        runtime.unknown_tag = None
     return jsonify({"message": message})
 
 

@@ -287,3 +287,14 @@ def test_enrol_a_tag_from_the_page(env: Any) -> None:
     assert rt.store.tags()["ABCD1234"] == "I12"
     again = http.post("/api/enroll", json={"tag": "ABCD1234", "card": "I13"}, headers=PIN)
     assert again.status_code == 400 and "already enrolled" in again.get_json()["error"]
+
+
+def test_an_unknown_tag_is_offered_for_enrolment(env: Any) -> None:
+    http, rt = env
+    assert not rt.tap("DEADBEEF").accepted
+    token = login(http)
+    assert http.get("/api/session").get_json()["unknown_tag"] == "DEADBEEF"
+    body = {"tag": "DEADBEEF", "card": rt.table.expect()["choices"][0]}
+    assert http.post("/api/enroll", json=body, headers={"X-CSRF-Token": token}).status_code == 200
+    assert http.get("/api/session").get_json()["unknown_tag"] is None
+    assert rt.tap("DEADBEEF").accepted, "the freshly enrolled tag works at once"

@@ -265,6 +265,11 @@ function setupHost() {
   const palette = ["#0072B2", "#E69F00", "#009E73", "#CC79A7"];
   $("seats").innerHTML = palette.map((c, i) => `<label>${i + 1}. <input type="text" size="12" value="${i < 2 ? ["Ann", "Ben"][i] : ""}"> <input type="color" value="${c.toLowerCase()}"></label>`).join("");
   fetch("/api/editions").then((r) => r.json()).then((d) => fillSelect($("edition"), d.editions));
+  $("enrol").closest("details").addEventListener("toggle", async (ev) => {
+    if (!ev.target.open) return;
+    const who = await (await fetch("/api/session", { credentials: "same-origin" })).json();
+    if (who.unknown_tag && !$("enrol-tag").value) $("enrol-tag").value = who.unknown_tag;
+  });
   $("enrol-q").oninput = async () => {
     const q = $("enrol-q").value.trim();
     if (q.length < 2) return;
