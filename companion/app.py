@@ -216,21 +216,35 @@ def build_runtime(
     press = runtime.press_now
     runtime.buttons = MockButtons(config.buttons, press) if mock else Buttons(config.buttons, press)
     if not mock:
-        read_uid, read_text = open_pi_reader(config.reader.rst_pin)
-
-        def on_tag(uid: str) -> None:
-            ref, _ = resolver.resolve(uid)
-            if ref is None:  # not enrolled: maybe the tag carries its card id in its text
-                text = read_text()
-                runtime.tap(text if text else uid)
-            else:
-                runtime.tap(uid)
-
-        runtime.reader = ReaderLoop(
-            read_uid, on_tag, config.reader.poll_interval, TagDebouncer(config.reader.debounce),
-            on_error=lambda exc: say(f"reader: {exc}"),
-        )  # fmt: skip
+        attach_reader(runtime, *open_pi_reader(config.reader.rst_pin))
     return runtime
+
+
+def attach_reader(
+    runtime: Runtime,
+    read_uid: Callable[[], str | None],
+    read_text: Callable[[], str | None],
+    clock: Callable[[], float] = time.monotonic,
+) -> ReaderLoop:
+    """Poll an RFID reader for the table: each debounced tap becomes `Runtime.tap`.
+
+    A tag that is not enrolled is read once more for a card id in its text.
+    """
+    settings = runtime.config.reader
+
+    def on_tag(uid: str) -> None:
+        ref, _ = runtime.resolver.resolve(uid)
+        if ref is None:  # not enrolled: maybe the tag carries its card id in its text
+            text = read_text()
+            runtime.tap(text if text and runtime.resolver.resolve(text)[0] else uid)
+        else:
+            runtime.tap(uid)
+
+    runtime.reader = ReaderLoop(
+        read_uid, on_tag, settings.poll_interval, TagDebouncer(settings.debounce), clock=clock,
+        on_error=lambda exc: runtime.say(f"reader: {exc}"),
+    )  # fmt: skip
+    return runtime.reader
 
 
 def _print_ring(runtime: Runtime) -> Callable[[Table, Outcome], None]:

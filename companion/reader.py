@@ -143,7 +143,12 @@ def open_pi_reader(rst_pin: int) -> tuple[Callable[[], str | None], Callable[[],
         return None if uid is None else str(uid)
 
     def read_text() -> str | None:
-        _, text = simple.read_no_block()
-        return None if text is None else str(text).strip()
+        # The tag answered anticollision a moment ago and now ignores one REQA
+        # (ISO 14443-3: READY -> IDLE), so the first attempt usually finds nothing.
+        for _ in range(3):
+            _, text = simple.read_no_block()
+            if text:
+                return str(text).strip()
+        return None
 
     return read_uid, read_text

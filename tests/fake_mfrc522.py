@@ -1,0 +1,269 @@
+"""An emulated MFRC522 chip behind fake ``spidev`` and ``RPi.GPIO`` modules.
+
+The real ``mfrc522`` driver talks to the chip through SPI register reads and
+writes. `Chip` answers those at register level — FIFO, IRQ flags, the CRC
+coprocessor, the Transceive and MFAuthent commands — and plays the ISO 14443-A
+tags in its field: REQA/ATQA, anticollision with BCC, SELECT/SAK, Crypto1
+authentication (by key check) and block reads. A tag that has answered
+anticollision is READY and, like a real one, ignores the next REQA (going back
+to IDLE), so a tag held on the reader reads on every other poll. Tests move tags
+in and out of the field, put two at once (a collision), or inject noise (a
+wrong BCC or a parity error).
+
+`install()` puts the fakes in ``sys.modules`` so that ``import mfrc522`` — the
+real package from PyPI — runs unchanged on a PC.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+import sys
+import types
+from dataclasses import dataclass, field
+from typing import Any
+
+# registers
+COMMAND, COMM_IRQ, DIV_IRQ, ERROR, STATUS2, FIFO_DATA, FIFO_LEVEL, CONTROL, BIT_FRAMING = (
+    0x01, 0x04, 0x05, 0x06, 0x08, 0x09, 0x0A, 0x0C, 0x0D,
+)  # fmt: skip
+CRC_L, CRC_M, VERSION = 0x22, 0x21, 0x37
+# commands
+IDLE, CALC_CRC, TRANSCEIVE, AUTHENT, SOFT_RESET = 0x00, 0x03, 0x0C, 0x0E, 0x0F
+# CommIrqReg bits
+TIMER_IRQ, IDLE_IRQ, RX_IRQ = 0x01, 0x10, 0x20
+# ErrorReg bits
+PARITY_ERR, COLL_ERR = 0x02, 0x08
+DEFAULT_KEY = [0xFF] * 6
+
+
+def crc_a(data: list[int]) -> int:
+    """ISO 14443-3 CRC_A (as the chip's coprocessor computes it)."""
+    crc = 0x6363
+    for byte in data:
+        byte ^= crc & 0xFF
+        byte = (byte ^ (byte << 4)) & 0xFF
+        crc = ((crc >> 8) ^ (byte << 8) ^ (byte << 3) ^ (byte >> 4)) & 0xFFFF
+    return crc
+
+
+@dataclass
+class Tag:
+    """A MIFARE Classic 1K sticker: a 4-byte UID and 64 blocks of 16 bytes."""
+
+    uid: list[int]
+    blocks: dict[int, list[int]] = field(default_factory=dict)
+    key: list[int] = field(default_factory=lambda: list(DEFAULT_KEY))
+    state: str = "IDLE"  # IDLE, READY, ACTIVE
+    authenticated: bool = False
+
+    @classmethod
+    def with_text(cls, uid: list[int], text: str) -> Tag:
+        """A tag whose blocks 8-10 hold ``text`` (what SimpleMFRC522.write stores)."""
+        data = text.ljust(48).encode("ascii")[:48]
+        return cls(uid, {8 + i: list(data[16 * i : 16 * i + 16]) for i in range(3)})
+
+    @property
+    def uid_text(self) -> str:
+        """The number SimpleMFRC522.read_id_no_block returns for this tag."""
+        n = 0
+        for byte in [*self.uid, self.uid[0] ^ self.uid[1] ^ self.uid[2] ^ self.uid[3]]:
+            n = n * 256 + byte
+        return str(n)
+
+
+class Chip:
+    """The MFRC522 at register level, with the tags in its field."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.regs = [0] * 64
+        self.regs[VERSION] = 0x92
+        self.fifo: list[int] = []
+        self.field: list[Tag] = []
+        self.noise = 0.0  # probability that an exchange is garbled
+        self.rng = random.Random(seed)
+        self.exchanges = 0
+
+    # --- the SPI side ---------------------------------------------------------------------
+
+    def xfer2(self, data: list[int]) -> list[int]:
+        address = (data[0] >> 1) & 0x3F
+        if data[0] & 0x80:
+            return [0, self._read(address)]
+        self._write(address, data[1])
+        return [0, 0]
+
+    def _read(self, address: int) -> int:
+        if address == FIFO_DATA:
+            return self.fifo.pop(0) if self.fifo else 0
+        if address == FIFO_LEVEL:
+            return len(self.fifo)
+        return self.regs[address]
+
+    def _write(self, address: int, value: int) -> None:
+        if address == FIFO_DATA:
+            self.fifo.append(value & 0xFF)
+        elif address == FIFO_LEVEL:
+            if value & 0x80:
+                self.fifo.clear()
+        elif address in (COMM_IRQ, DIV_IRQ):  # bit 7 says set (1) or clear (0) the marked bits
+            mask = value & 0x7F
+            self.regs[address] = self.regs[address] | mask if value & 0x80 else self.regs[address] & ~mask
+        elif address == COMMAND:
+            self.regs[COMMAND] = value & 0x0F
+            self._command(value & 0x0F)
+        elif address == BIT_FRAMING:
+            self.regs[BIT_FRAMING] = value
+            if value & 0x80 and self.regs[COMMAND] == TRANSCEIVE:
+                self._transceive(value & 0x07)
+        else:
+            self.regs[address] = value
+
+    def _command(self, command: int) -> None:
+        if command == SOFT_RESET:
+            self.regs = [0] * 64
+            self.regs[VERSION] = 0x92
+            self.fifo.clear()
+        elif command == CALC_CRC:
+            crc = crc_a(self.fifo)
+            self.fifo.clear()
+            self.regs[CRC_L], self.regs[CRC_M] = crc & 0xFF, crc >> 8
+            self.regs[DIV_IRQ] |= 0x04
+        elif command == AUTHENT:
+            self._authenticate(list(self.fifo))
+            self.fifo.clear()
+
+    # --- the RF side ----------------------------------------------------------------------
+
+    def _answer(self, data: list[int], last_bits: int = 0, error: int = 0) -> None:
+        self.regs[ERROR] = error
+        self.fifo = list(data)
+        self.regs[CONTROL] = last_bits
+        self.regs[COMM_IRQ] |= RX_IRQ | IDLE_IRQ
+
+    def _silence(self) -> None:
+        self.regs[ERROR] = 0
+        self.fifo.clear()
+        self.regs[COMM_IRQ] |= TIMER_IRQ
+
+    def _transceive(self, tx_last_bits: int) -> None:
+        frame = list(self.fifo)
+        self.fifo.clear()
+        self.exchanges += 1
+        garbled = self.noise and self.rng.random() < self.noise
+        if frame[:1] in ([0x26], [0x52]) and tx_last_bits == 7:  # REQA / WUPA
+            answering = []
+            for tag in self.field:
+                if tag.state == "IDLE":
+                    answering.append(tag)
+                else:  # READY or ACTIVE: an unexpected REQA sends the tag back to IDLE
+                    tag.state, tag.authenticated = "IDLE", False
+            if not answering:
+                return self._silence()
+            for tag in answering:
+                tag.state = "READY"
+            return self._answer([0x04, 0x00])
+        if frame[:2] == [0x93, 0x20]:  # anticollision, cascade level 1
+            ready = [t for t in self.field if t.state == "READY"]
+            if not ready:
+                return self._silence()
+            if len(ready) > 1:  # two UIDs on the air at once
+                return self._answer([self.rng.randrange(256) for _ in range(5)], error=COLL_ERR)
+            uid = ready[0].uid
+            bcc = uid[0] ^ uid[1] ^ uid[2] ^ uid[3]
+            if garbled:
+                return (
+                    self._answer([*uid, bcc ^ 0x5A])
+                    if self.rng.random() < 0.5
+                    else self._answer([*uid, bcc], error=PARITY_ERR)
+                )
+            return self._answer([*uid, bcc])
+        if frame[:2] == [0x93, 0x70]:  # SELECT
+            for tag in self.field:
+                if tag.state == "READY" and frame[2:6] == tag.uid:
+                    tag.state = "ACTIVE"
+                    crc = crc_a([0x08])
+                    return self._answer([0x08, crc & 0xFF, crc >> 8])
+            return self._silence()
+        if frame[:1] == [0x30]:  # READ block
+            for tag in self.field:
+                if tag.state == "ACTIVE" and tag.authenticated:
+                    block = tag.blocks.get(frame[1], [0] * 16)
+                    crc = crc_a(block)
+                    return self._answer([*block, crc & 0xFF, crc >> 8])
+            return self._silence()
+        return self._silence()
+
+    def _authenticate(self, frame: list[int]) -> None:
+        key, uid = frame[2:8], frame[8:12]
+        for tag in self.field:
+            if tag.state == "ACTIVE" and tag.uid == uid and tag.key == key:
+                tag.authenticated = True
+                self.regs[STATUS2] |= 0x08
+                self.regs[ERROR] = 0
+                self.regs[COMM_IRQ] |= IDLE_IRQ
+                return
+        self.regs[ERROR] = 0x01  # ProtocolErr
+        self.regs[COMM_IRQ] |= IDLE_IRQ
+
+    # --- the test's hand ------------------------------------------------------------------
+
+    def put(self, *tags: Tag) -> None:
+        for tag in tags:
+            tag.state, tag.authenticated = "IDLE", False
+        self.field = list(tags)
+
+    def clear(self) -> None:
+        self.field = []
+
+
+#: The chip the fake spidev talks to; tests replace it.
+CHIP = Chip()
+
+
+class _SpiDev:
+    def __init__(self) -> None:
+        self.max_speed_hz = 0
+
+    def open(self, bus: int, device: int) -> None:
+        self.bus, self.device = bus, device
+
+    def xfer2(self, data: list[int]) -> list[int]:
+        return CHIP.xfer2(data)
+
+    def close(self) -> None:
+        pass
+
+
+def _gpio_module() -> types.ModuleType:
+    gpio = types.ModuleType("RPi.GPIO")
+    state: dict[str, Any] = {"mode": None, "pins": {}}
+    gpio.BOARD, gpio.BCM, gpio.OUT, gpio.IN, gpio.HIGH, gpio.LOW = 10, 11, 0, 1, 1, 0  # type: ignore[attr-defined]
+    gpio.getmode = lambda: state["mode"]  # type: ignore[attr-defined]
+    gpio.setmode = lambda mode: state.__setitem__("mode", mode)  # type: ignore[attr-defined]
+    gpio.setwarnings = lambda flag: None  # type: ignore[attr-defined]
+    gpio.setup = lambda pin, direction, **kw: state["pins"].__setitem__(pin, 0)  # type: ignore[attr-defined]
+    gpio.output = lambda pin, value: state["pins"].__setitem__(pin, value)  # type: ignore[attr-defined]
+    gpio.cleanup = lambda *a: state["pins"].clear()  # type: ignore[attr-defined]
+    gpio.state = state  # type: ignore[attr-defined]
+    return gpio
+
+
+def install(chip: Chip) -> Any:
+    """Make ``import mfrc522`` use the fakes and ``chip``; return the freshly imported package."""
+    global CHIP
+    CHIP = chip
+    spidev = types.ModuleType("spidev")
+    spidev.SpiDev = _SpiDev  # type: ignore[attr-defined]
+    rpi = types.ModuleType("RPi")
+    gpio = _gpio_module()
+    rpi.GPIO = gpio  # type: ignore[attr-defined]
+    for name in [n for n in sys.modules if n == "mfrc522" or n.startswith("mfrc522.")]:
+        del sys.modules[name]
+    sys.modules.update({"spidev": spidev, "RPi": rpi, "RPi.GPIO": gpio})
+    return importlib.import_module("mfrc522")
+
+
+def uninstall() -> None:
+    for name in [n for n in sys.modules if n in ("spidev", "RPi", "RPi.GPIO") or n.startswith("mfrc522")]:
+        del sys.modules[name]
