@@ -39,10 +39,13 @@ log = logging.getLogger("companion")
 
 def is_raspberry_pi() -> bool:
     """True on a Raspberry Pi (the device tree says so)."""
-    try:
-        return "Raspberry Pi" in Path("/proc/device-tree/model").read_text(errors="replace")
-    except OSError:
-        return False
+    for model in ("/proc/device-tree/model", "/sys/firmware/devicetree/base/model"):
+        try:
+            if "Raspberry Pi" in Path(model).read_text(errors="replace"):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 class GameSetupError(ValueError):
