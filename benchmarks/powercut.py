@@ -160,10 +160,8 @@ def play_one(n: int, seed: int, corrupt: bool, stats: Stats, workdir: Path) -> N
             if in_flight and i == kill_after - 1:
                 # kill while this request is being served
                 threading.Timer(rng.uniform(0.0, 0.01), kill, (proc,)).start()
-                try:
+                with contextlib.suppress(urllib.error.URLError, ConnectionError, TimeoutError, OSError):
                     step(port, rng)
-                except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-                    pass
                 stats.kills_in_flight += 1
                 break
             state = step(port, rng)
