@@ -14,10 +14,11 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from tests_support import make_runtime, play_turn
 
 from companion.config import Config, TableSettings
 from companion.web import create_app
+
+from tests_support import make_runtime, play_turn
 
 schemathesis = pytest.importorskip("schemathesis")
 from schemathesis import GenerationMode  # noqa: E402
