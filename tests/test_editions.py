@@ -97,8 +97,8 @@ def test_edition_check_cli_lists_every_problem(tmp_path: Path, capsys: pytest.Ca
     path.write_text(json.dumps(ed))
     assert main(["edition", "check", str(path)]) == 1
     out = capsys.readouterr().out
-    assert f"{path}: cards[0] (I01).hours: error" in out
-    assert f"{path}: cards[1] (I02).gains[0]: error" in out
+    assert f"{path}: line 1: cards[0] (I01).hours: error" in out, "json.dumps writes one line"
+    assert f"{path}: line 1: cards[1] (I02).gains[0]: error" in out
     assert "2 error(s)" in out
 
 
@@ -171,3 +171,17 @@ def test_reference_edition_says_its_values_are_not_the_publishers() -> None:
     ed = load_edition("reference")
     assert "NOT the publisher" in ed.provenance
     assert "not public" in ed.provenance
+
+
+def test_problems_in_a_hand_edited_file_name_their_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    original = REFERENCE.read_text()
+    before = '"id": "I05", "title": "Otzi the Iceman dies in the Alps", "year": -3300, "day": 1, "hours": 1'
+    text = original.replace(before, before[:-1] + "0")
+    assert text != original
+    path = tmp_path / "mine.json"
+    path.write_text(text)
+    line = next(n for n, ln in enumerate(text.splitlines(), start=1) if '"id": "I05"' in ln)
+    assert main(["edition", "check", str(path)]) == 1
+    assert f"line {line}: cards[4] (I05).hours: error: must be at least 1, not 0" in capsys.readouterr().out

@@ -7,7 +7,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
-import soak  # noqa: E402
+import soak
 
 
 def test_games_through_the_daemon_with_live_pages_lose_and_double_nothing() -> None:

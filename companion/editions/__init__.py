@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 from importlib import resources
 from pathlib import Path
 
@@ -37,7 +38,23 @@ def read_edition_text(text: str, source: str, default_name: str) -> Edition:
     try:
         return parse_edition(obj, default_name=default_name)
     except EditionError as exc:
-        raise EditionError(exc.problems, source) from None
+        raise EditionError([_with_line(text, p) for p in exc.problems], source) from None
+
+
+def _with_line(text: str, problem: Problem) -> Problem:
+    """Add the file line to a problem about a card or itinerary (found by its id).
+
+    JSON parsing keeps no positions, but every card and itinerary names its id,
+    and an owner fixing a file wants the line their editor shows.
+    """
+    found = re.search(r"\((?P<id>[^()]+)\)", problem.location)
+    if found is None:
+        return problem
+    needle = re.compile(r'"id"\s*:\s*' + re.escape(json.dumps(found.group("id"))))
+    for number, line in enumerate(text.splitlines(), start=1):
+        if needle.search(line):
+            return Problem(f"line {number}: {problem.location}", problem.message, problem.warning)
+    return problem
 
 
 def load_edition(name_or_path: str) -> Edition:
