@@ -20,10 +20,9 @@ import threading
 import time
 from pathlib import Path
 
-from companion.app import build_runtime, new_game
+from companion.app import build_runtime, make_server, new_game
 from companion.config import ButtonSettings, Config
 from companion.store import Store
-from companion.web import create_app
 
 
 def reader(
@@ -54,7 +53,6 @@ def main() -> int:
     parser.add_argument("--taps", type=int, default=60)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    from waitress import create_server
 
     with tempfile.TemporaryDirectory() as tmp:
         config = Config(buttons=ButtonSettings(bounce=0.0, undo_hold=0.1))
@@ -62,9 +60,7 @@ def main() -> int:
         new_game(store, ["Ann", "Ben", "Cy", "Dee"], config, seed=2, mock=True)
         store.close()
         rt = build_runtime(config, Path(tmp), mock=True, pin="1111", say=lambda _: None)
-        server = create_server(
-            create_app(rt, heartbeat=5.0), host="127.0.0.1", port=0, threads=args.clients + 8
-        )
+        server = make_server(rt, "127.0.0.1", 0, threads=args.clients + 8, heartbeat=5.0)
         port = server.socket.getsockname()[1]
         threading.Thread(target=server.run, daemon=True).start()
         arrivals: dict[int, list[float]] = {}

@@ -27,11 +27,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from companion.app import build_runtime, new_game
+from companion.app import build_runtime, make_server, new_game
 from companion.config import ButtonSettings, Config, TableSettings
 from companion.record import replay_text
 from companion.store import Store
-from companion.web import create_app
 
 PIN = "4242"
 
@@ -50,7 +49,8 @@ class Client(threading.Thread):
     def __init__(self, port: int) -> None:
         super().__init__(daemon=True)
         self.port = port
-        self.ids: list[tuple[str, int]] = []
+        self.latest: tuple[str, int] | None = None
+        self.received = 0
         self.duplicates = 0
         self.last: dict[str, Any] = {}
         self.stop = threading.Event()
@@ -75,10 +75,11 @@ class Client(threading.Thread):
                         data = line[6:]
                 if event_id and data:
                     boot, version = event_id.rsplit("-", 1)
-                    if self.ids and (boot, int(version)) <= self.ids[-1]:
+                    if self.latest is not None and (boot, int(version)) <= self.latest:
                         self.duplicates += 1
-                    self.ids.append((boot, int(version)))
-                    self.last = {"version": int(version), "game": json.loads(data)["game"]}
+                    self.latest = (boot, int(version))
+                    self.received += 1
+                    self.last = {"version": int(version)}
         conn.close()
 
 
@@ -91,7 +92,6 @@ def post(port: int, path: str, body: dict[str, Any]) -> dict[str, Any]:
 
 
 def soak(games: int, clients: int, seed: int = 1) -> dict[str, Any]:
-    from waitress import create_server
 
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory() as tmp:
@@ -101,7 +101,7 @@ def soak(games: int, clients: int, seed: int = 1) -> dict[str, Any]:
         store.close()
         rt = build_runtime(config, Path(tmp), mock=True, pin=PIN, say=lambda _: None)
         rt.start()
-        server = create_server(create_app(rt, heartbeat=5.0), host="127.0.0.1", port=0, threads=clients + 8)
+        server = make_server(rt, "127.0.0.1", 0, threads=clients + 8, heartbeat=5.0)
         port = server.socket.getsockname()[1]
         threading.Thread(target=server.run, daemon=True).start()
         pages = [Client(port) for _ in range(clients)]

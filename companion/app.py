@@ -283,15 +283,35 @@ def keyboard(runtime: Runtime, lines: Any = None) -> None:
             runtime.tap(text)
 
 
-def serve(runtime: Runtime, host: str, port: int) -> None:
-    """Run the HTTP API with waitress (a production WSGI server) until interrupted."""
+def make_server(
+    runtime: Runtime, host: str, port: int, threads: int = 48, heartbeat: float | None = None
+) -> Any:
+    """The page's HTTP server: waitress, a production WSGI server.
+
+    Each live page holds a worker thread for its event stream (48 threads: room for
+    40 pages). A page that reads slower than the game moves must not make the
+    server buffer snapshot after snapshot for it: past 256 KiB of pending output
+    its stream waits, and then sends only the latest state.
+    """
     from waitress import create_server
 
-    from companion.web import create_app
+    from companion.web import HEARTBEAT, create_app
 
+    app = create_app(runtime, heartbeat=HEARTBEAT if heartbeat is None else heartbeat)
+    return create_server(
+        app,
+        host=host,
+        port=port,
+        threads=threads,
+        ident="trekking-companion",
+        outbuf_high_watermark=256 * 1024,
+    )
+
+
+def serve(runtime: Runtime, host: str, port: int) -> None:
+    """Run the HTTP API in the background until the process ends."""
     runtime.port = port
-    # Each live page holds a worker thread for its event stream: room for 40 of them.
-    server = create_server(create_app(runtime), host=host, port=port, threads=48, ident="trekking-companion")
+    server = make_server(runtime, host, port)
     thread = threading.Thread(target=server.run, name="http", daemon=True)
     thread.start()
     runtime.threads.append(thread)

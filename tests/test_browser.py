@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from companion.web import create_app
+from companion.app import make_server
 
 from tests_support import make_runtime
 
@@ -48,10 +48,9 @@ sync_api = pytest.importorskip("playwright.sync_api")
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
-    from waitress import create_server
 
     rt = make_runtime(tmp_path, "Ann,Ben,Cy", seed=8)
-    srv = create_server(create_app(rt, heartbeat=1.0), host="127.0.0.1", port=0, threads=8)
+    srv = make_server(rt, "127.0.0.1", 0, threads=8, heartbeat=1.0)
     port = srv.socket.getsockname()[1]  # type: ignore[attr-defined]
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
