@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import http.client
 import json
 import os
 import random
@@ -160,7 +161,9 @@ def play_one(n: int, seed: int, corrupt: bool, stats: Stats, workdir: Path) -> N
             if in_flight and i == kill_after - 1:
                 # kill while this request is being served
                 threading.Timer(rng.uniform(0.0, 0.01), kill, (proc,)).start()
-                with contextlib.suppress(urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+                with contextlib.suppress(
+                    urllib.error.URLError, http.client.HTTPException, ConnectionError, TimeoutError, OSError
+                ):
                     step(port, rng)
                 stats.kills_in_flight += 1
                 break
