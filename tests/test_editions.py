@@ -185,3 +185,13 @@ def test_problems_in_a_hand_edited_file_name_their_line(
     line = next(n for n, ln in enumerate(text.splitlines(), start=1) if '"id": "I05"' in ln)
     assert main(["edition", "check", str(path)]) == 1
     assert f"line {line}: cards[4] (I05).hours: error: must be at least 1, not 0" in capsys.readouterr().out
+
+
+def test_a_bad_top_level_setting_names_its_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    original = REFERENCE.read_text()
+    text = original.replace('"trek_beyond": 3', '"trek_beyond": -3')
+    path = tmp_path / "mine.json"
+    path.write_text(text)
+    line = next(n for n, ln in enumerate(text.splitlines(), start=1) if '"trek_beyond"' in ln)
+    assert main(["edition", "check", str(path)]) == 1
+    assert f"line {line}: trek_beyond: error: must be at least 0" in capsys.readouterr().out

@@ -48,9 +48,13 @@ def _with_line(text: str, problem: Problem) -> Problem:
     and an owner fixing a file wants the line their editor shows.
     """
     found = re.search(r"\((?P<id>[^()]+)\)", problem.location)
-    if found is None:
-        return problem
-    needle = re.compile(r'"id"\s*:\s*' + re.escape(json.dumps(found.group("id"))))
+    if found is not None:
+        needle = re.compile(r'"id"\s*:\s*' + re.escape(json.dumps(found.group("id"))))
+    else:  # a top-level setting: the line where its key is written
+        key = re.match(r"[A-Za-z_]+", problem.location)
+        if key is None:
+            return problem
+        needle = re.compile(re.escape(json.dumps(key.group(0))) + r"\s*:")
     for number, line in enumerate(text.splitlines(), start=1):
         if needle.search(line):
             return Problem(f"line {number}: {problem.location}", problem.message, problem.warning)
