@@ -195,3 +195,13 @@ def test_a_bad_top_level_setting_names_its_line(tmp_path: Path, capsys: pytest.C
     line = next(n for n, ln in enumerate(text.splitlines(), start=1) if '"trek_beyond"' in ln)
     assert main(["edition", "check", str(path)]) == 1
     assert f"line {line}: trek_beyond: error: must be at least 0" in capsys.readouterr().out
+
+
+def test_a_trek_table_of_another_length_is_a_warning_and_still_scores() -> None:
+    ed = minimal()
+    ed["treks"] = [-1, 2, 5]
+    edition = parse_edition(ed)
+    assert any("treks" in str(w) for w in edition.warnings)
+    assert [edition.trek_points(n) for n in (1, 3, 4, 6)] == [-1, 5, 8, 14]
+    ed["treks"] = []
+    assert any(line.startswith("treks: error") for line in problems(ed))

@@ -342,9 +342,13 @@ def _parse_slots(ch: _Checker, raw: Any) -> tuple[tuple[str, ...], ...] | None:
 
 
 def _parse_treks(ch: _Checker, raw: Any) -> tuple[int, ...] | None:
-    if not isinstance(raw, list) or len(raw) != 10:
+    if not isinstance(raw, list) or not raw:
         ch.error("treks", "must list the points of a trek of 1 to 10 cards (10 numbers)")
         return None
+    if len(raw) != 10:  # the playmat's table has 10; longer treks add trek_beyond to the last
+        ch.warn(
+            "treks", f"has {len(raw)} entries where the playmat has 10; treks past the last add trek_beyond"
+        )
     values = [ch.integer(v, f"treks[{i}]") for i, v in enumerate(raw)]
     if any(v is None for v in values):
         return None
