@@ -10,6 +10,7 @@ cards it shuffled. The store, the engine and the HTTP API are the same in both.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import os
@@ -35,17 +36,6 @@ from companion.table import CUE_REJECT, Outcome, Table
 DEFAULT_DATA_DIR = Path(os.environ.get("COMPANION_DATA_DIR", Path.home() / ".local/share/trekking-companion"))
 
 log = logging.getLogger("companion")
-
-
-def is_raspberry_pi() -> bool:
-    """True on a Raspberry Pi (the device tree says so)."""
-    for model in ("/proc/device-tree/model", "/sys/firmware/devicetree/base/model"):
-        try:
-            if "Raspberry Pi" in Path(model).read_text(errors="replace"):
-                return True
-        except OSError:
-            continue
-    return False
 
 
 class GameSetupError(ValueError):
@@ -109,7 +99,7 @@ class Runtime:
     #: The last tag the reader saw that maps to no card (for enrolling it from the page).
     unknown_tag: str | None = None
 
-    @property
+    @functools.cached_property
     def secret_key(self) -> bytes:
         """The session-signing key, made once per data directory and kept private to it."""
         path = self.store.path.parent / "secret.key"
@@ -118,7 +108,7 @@ class Runtime:
             path.write_bytes(secrets.token_bytes(32))
         return path.read_bytes()
 
-    @property
+    @functools.cached_property
     def pin_epoch(self) -> str:
         """Changes when the PIN changes, so a page logged in with an old PIN is logged out."""
         return hashlib.sha256(self.secret_key + self.pin.encode()).hexdigest()[:16]

@@ -109,7 +109,7 @@ def _data_dir(args: argparse.Namespace) -> Path:
 
 
 def _mock(args: argparse.Namespace, say: Any = print) -> bool:
-    from companion.app import is_raspberry_pi
+    from companion.machine import is_raspberry_pi
 
     if args.mock:
         return True

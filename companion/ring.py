@@ -33,6 +33,7 @@ from typing import Any
 import adafruit_pixelbuf
 
 from companion.config import RingSettings, colour_rgb
+from companion.machine import is_pi5
 
 RGB = tuple[int, int, int]
 OFF: RGB = (0, 0, 0)
@@ -215,7 +216,7 @@ def open_ring(settings: RingSettings) -> Any:
     except (ImportError, NotImplementedError, RuntimeError) as exc:
         raise RuntimeError(f"the NeoPixel ring needs Adafruit Blinka on a Raspberry Pi ({exc})") from None
     pin = getattr(board, f"D{settings.pin}")
-    if _is_pi5():
+    if is_pi5():
         try:
             from adafruit_raspberry_pi5_neopixel_write import neopixel_write
         except ImportError:
@@ -232,14 +233,6 @@ def open_ring(settings: RingSettings) -> Any:
     import neopixel
 
     return neopixel.NeoPixel(pin, settings.leds, brightness=settings.brightness, auto_write=False)
-
-
-def _is_pi5() -> bool:
-    try:
-        with open("/proc/device-tree/model", encoding="ascii", errors="replace") as f:
-            return "Raspberry Pi 5" in f.read()
-    except OSError:
-        return False
 
 
 def brightness_now(settings: RingSettings, now: datetime | None = None) -> float:

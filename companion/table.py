@@ -202,7 +202,7 @@ class Table:
     def _start_take(self, card: str) -> Outcome:
         board = self.board
         name = board.names[board.turn]
-        rejection = self._check(Take(card))
+        rejection = board.check(Take(card))
         if rejection is not None:
             return self._reject(rejection)
         option = next(o for o in board.take_options() if o.card == card)
@@ -329,12 +329,6 @@ class Table:
         return Outcome(True, f"{done}.", CUE_ACCEPT)
 
     # --- committing -------------------------------------------------------------------
-
-    def _check(self, event: Event) -> Rejection | None:
-        rejection = self.board.push(event)
-        if rejection is None:
-            self.board.pop()
-        return rejection
 
     def _commit_take(self, take: Take) -> Outcome:
         board = self.board

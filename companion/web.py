@@ -328,7 +328,6 @@ def enroll() -> Any:
         message = enroll_tag(runtime.store, edition, own, tag.strip(), card, values)
     except (ValueError, StoreError) as exc:
         return _error(400, str(exc))
-    runtime.resolver.tags = runtime.store.tags()
     if runtime.unknown_tag == tag.strip():
         runtime.unknown_tag = None
     return jsonify({"message": message})

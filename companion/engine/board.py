@@ -179,7 +179,7 @@ class Board:
             result = self._choose_itinerary(event)  # type: ignore[arg-type]
         elif kind is Undo:
             if not self._stack:
-                return Rejection(NOTHING_TO_UNDO, "There is nothing to undo.")
+                return _nothing_to_undo()
             self.pop()
             return None
         elif kind is Reveal:
@@ -575,13 +575,18 @@ class Board:
         if ancestor is not None and self.ancestors_left > 0 and self.trek_len[who] > 0:
             yield TakeOption(ANCESTOR, -1, ancestor.hours, min(held, ancestor.hours - 1))
 
+    def check(self, event: Event) -> Rejection | None:
+        """Why ``event`` would be refused now (None: it would be accepted); nothing changes."""
+        if type(event) is Undo:  # an undo is checked without taking anything back
+            return None if self._stack else _nothing_to_undo()
+        rejection = self.push(event)
+        if rejection is None:
+            self.pop()
+        return rejection
+
     def is_legal(self, event: Event) -> bool:
         """True if ``event`` would be accepted now; the board is left as it was."""
-        if self.push(event) is not None:
-            return False
-        if type(event) is not Undo:
-            self.pop()
-        return True
+        return self.check(event) is None
 
     def snapshot(self) -> GameState:
         """The whole state as an immutable value."""
@@ -666,6 +671,10 @@ def apply(setup: Setup, state: GameState, event: Event) -> GameState | Rejection
     board = Board.from_snapshot(setup, state)
     rejection = board.push(event)
     return rejection if rejection is not None else board.snapshot()
+
+
+def _nothing_to_undo() -> Rejection:
+    return Rejection(NOTHING_TO_UNDO, "There is nothing to undo.")
 
 
 def _game_over() -> Rejection:

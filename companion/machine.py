@@ -1,0 +1,27 @@
+"""Which machine the companion runs on, from the device tree's model string."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+#: Where Linux shows the board's model; the second stays readable when a
+#: hardened service hides parts of /proc.
+MODEL_FILES = ("/proc/device-tree/model", "/sys/firmware/devicetree/base/model")
+
+
+def board_model() -> str:
+    """The board's model ("Raspberry Pi 4 Model B Rev 1.5"), or "" off a single-board computer."""
+    for path in MODEL_FILES:
+        try:
+            return Path(path).read_text(errors="replace").strip("\x00 \n")
+        except OSError:
+            continue
+    return ""
+
+
+def is_raspberry_pi() -> bool:
+    return "Raspberry Pi" in board_model()
+
+
+def is_pi5() -> bool:
+    return "Raspberry Pi 5" in board_model()
