@@ -7,12 +7,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fake_mfrc522 import Chip, Tag, install, uninstall
 
 from companion.app import attach_reader
 from companion.engine import ChooseItinerary, Reveal, Take
 from companion.reader import ReaderLoop, TagDebouncer, open_pi_reader
 
+from fake_mfrc522 import Chip, Tag, install, uninstall
 from tests_support import make_runtime
 
 A = Tag([0x04, 0xA1, 0xB2, 0xC3])

@@ -359,7 +359,12 @@ def test_is_legal_answers_without_changing_anything() -> None:
     assert b.is_legal(Take("one"))
     assert not b.is_legal(Take("one", crystals=1))
     assert not b.is_legal(Take("f9"))
+    assert not b.is_legal(Undo())
     assert b.snapshot() == before and b.moves == []
+    assert b.push(Take("one")) is None
+    after = b.snapshot()
+    assert b.is_legal(Undo())
+    assert b.snapshot() == after, "checking an undo takes nothing back"
 
 
 def test_no_ancestor_left_is_reported_before_ancestor_cannot_start_trek() -> None:

@@ -6,55 +6,13 @@ import json
 import os
 import random
 import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-PIN = "1357"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def call(port: int, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{port}{path}", data=data, method="GET" if body is None else "POST"
-    )
-    request.add_header("Content-Type", "application/json")
-    request.add_header("X-Table-Pin", PIN)
-    with urllib.request.urlopen(request, timeout=10) as response:
-        result: dict[str, Any] = json.loads(response.read())
-        return result
-
-
-def start(data_dir: Path, config: Path, port: int) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "companion", "run", "--mock", "--data-dir", str(data_dir)]
-    command += ["--config", str(config), "--port", str(port), "--pin", PIN]
-    proc = subprocess.Popen(
-        command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            call(port, "/api/state")
-            return proc
-        except (urllib.error.URLError, ConnectionError):
-            if proc.poll() is not None:
-                raise AssertionError(proc.stdout.read().decode() if proc.stdout else "exited") from None
-            time.sleep(0.1)
-    proc.kill()
-    raise AssertionError("companion run did not answer in 30 s")
+from powercut import call, free_port, start
 
 
 def step(port: int, rng: random.Random) -> None:

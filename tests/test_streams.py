@@ -4,20 +4,14 @@ from __future__ import annotations
 
 import http.client
 import json
-import socket
 from pathlib import Path
 
 from companion.app import serve
 
+from powercut import free_port
 from tests_support import make_runtime
 
 STREAMS = 14  # the issue asks for at least 12 open streams
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def next_snapshot(response: http.client.HTTPResponse) -> dict[str, object]:
