@@ -2,160 +2,272 @@
 
 Run: ``.venv/bin/python benchmarks/soak.py --games 10000 --clients 20 [--json]``
 
-One mocked companion (store, engine, ring driver, waitress HTTP server) plays game
-after game: each is started with ``POST /api/game/new`` and played by a random
-player over ``POST /api/reader/tap`` and ``/api/buttons/confirm``, while N clients
-hold ``/api/events`` open. It reports resident memory and thread count at the
-start and the end, and checks that nothing is lost or doubled:
+The daemon is the real thing: ``companion run --mock`` in its own process (store,
+engine, ring driver, waitress HTTP server), so the memory and threads reported are
+the daemon's own, read from ``/proc/<pid>/status``. A driver plays game after game
+over one keep-alive HTTP connection: ``POST /api/game/new``, then random legal
+inputs on ``/api/reader/tap`` and ``/api/buttons/crystal|confirm``. Meanwhile N
+live pages, in a third process, hold ``/api/events`` open.
 
-- every game's stored log replays (``companion.record``) with no rejection, and
-  holds exactly the events the table acknowledged;
-- every client saw strictly increasing event ids (no duplicate delivery) and ended
-  on the latest snapshot.
+It reports the daemon's resident memory and thread count at the start, every
+``--sample`` games and at the end, and checks that nothing is lost or doubled:
+
+- after a clean stop, every game's stored log (``companion.store``) replays with no
+  rejection to a finished game, and holds exactly the events the table acknowledged;
+- every page saw strictly increasing event ids (no duplicate delivery), was never
+  cut off, and ended on the latest snapshot.
+
+Pages read as fast as they can but the driver moves much faster than a table does,
+so a page may skip intermediate versions (the server sends the latest one when the
+page is ready); it must never see one twice or an old one after a newer one.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import http.client
 import json
+import multiprocessing
+import os
 import random
-import resource
+import signal
+import subprocess
+import sys
 import tempfile
-import threading
 import time
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from companion.app import build_runtime, make_server, new_game
-from companion.config import ButtonSettings, Config, TableSettings
 from companion.record import replay_text
 from companion.store import Store
 
-PIN = "4242"
+from powercut import PIN, companion, free_port, start
+
+CONFIG = "[buttons]\nbounce = 0.0\nundo_hold = 0.1\n[table]\ncontrols_per_minute = 100000\n"
 
 
-def rss_mb() -> float:
-    with open("/proc/self/status") as f:
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time that process ``pid`` has used so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def proc_status(pid: int) -> tuple[float, int]:
+    """Resident memory (MB) and thread count of process ``pid``."""
+    rss, threads = 0.0, 0
+    with open(f"/proc/{pid}/status") as f:
         for line in f:
             if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+                rss = int(line.split()[1]) / 1024
+            elif line.startswith("Threads:"):
+                threads = int(line.split()[1])
+    return round(rss, 1), threads
 
 
-class Client(threading.Thread):
-    """A live page: reads the event stream, remembers the ids it saw."""
+def settled_status(pid: int) -> tuple[float, int]:
+    """`proc_status` with the fewest threads seen over a quarter second: the rate
+    limiter's expiry timer is a short-lived thread, not a leak."""
+    readings = []
+    for _ in range(6):
+        readings.append(proc_status(pid))
+        time.sleep(0.05)
+    return min(readings, key=lambda r: r[1])
 
-    def __init__(self, port: int) -> None:
-        super().__init__(daemon=True)
-        self.port = port
+
+# --- the live pages (a separate process, one asyncio loop) ---------------------------
+
+
+class Page:
+    """One live page: reads the event stream and remembers the ids it saw."""
+
+    def __init__(self) -> None:
         self.latest: tuple[str, int] | None = None
         self.received = 0
         self.duplicates = 0
-        self.last: dict[str, Any] = {}
-        self.stop = threading.Event()
+        self.inconsistent = 0
+        self.ended = False
+        self.game: tuple[int, int] = (0, 0)  # (game, events) of the last snapshot
 
-    def run(self) -> None:
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-        conn.request("GET", "/api/events")
-        response = conn.getresponse()
-        buffer = b""
-        while not self.stop.is_set():
-            chunk = response.read1(1 << 16)
-            if not chunk:
-                break
-            buffer += chunk
-            while b"\n\n" in buffer:
-                message, buffer = buffer.split(b"\n\n", 1)
-                event_id, data = None, None
-                for line in message.split(b"\n"):
-                    if line.startswith(b"id: "):
-                        event_id = line[4:].decode()
-                    elif line.startswith(b"data: "):
-                        data = line[6:]
-                if event_id and data:
-                    boot, version = event_id.rsplit("-", 1)
-                    if self.latest is not None and (boot, int(version)) <= self.latest:
-                        self.duplicates += 1
-                    self.latest = (boot, int(version))
-                    self.received += 1
-                    self.last = {"version": int(version)}
-        conn.close()
+    def seen(self, event_id: str, snapshot: dict[str, Any]) -> None:
+        """Ids only go forward; the snapshot is the one its id names, and within one
+        game a page never sees fewer events than before (nothing goes back in time)."""
+        boot, _, version = event_id.rpartition("-")
+        seen = (boot, int(version))
+        if self.latest is not None and seen <= self.latest:
+            self.duplicates += 1
+        game = (snapshot["game"], snapshot["events"])
+        if snapshot["version"] != seen[1] or (game[0] == self.game[0] and game[1] < self.game[1]):
+            self.inconsistent += 1
+        self.latest, self.game = seen, game
+        self.received += 1
 
-
-def post(port: int, path: str, body: dict[str, Any]) -> dict[str, Any]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    conn.request("POST", path, json.dumps(body), {"Content-Type": "application/json", "X-Table-Pin": PIN})
-    result: dict[str, Any] = json.loads(conn.getresponse().read())
-    conn.close()
-    return result
+    async def read(self, port: int) -> None:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=1 << 22)
+        # HTTP/1.0: the stream comes unchunked and ends when the server closes it
+        writer.write(b"GET /api/events HTTP/1.0\r\nHost: soak\r\nAccept: text/event-stream\r\n\r\n")
+        await writer.drain()
+        await reader.readuntil(b"\r\n\r\n")
+        try:
+            while True:
+                message = await reader.readuntil(b"\n\n")
+                fields = dict(line.split(b": ", 1) for line in message.split(b"\n") if b": " in line)
+                if b"id" in fields:
+                    self.seen(fields[b"id"].decode(), json.loads(fields[b"data"]))
+        except (asyncio.IncompleteReadError, ConnectionError):
+            self.ended = True
+        finally:
+            writer.close()
 
 
-def soak(games: int, clients: int, seed: int = 1) -> dict[str, Any]:
+async def _pages(port: int, count: int, control: Connection) -> dict[str, Any]:
+    pages = [Page() for _ in range(count)]
+    tasks = [asyncio.create_task(page.read(port)) for page in pages]
+    loop = asyncio.get_running_loop()
+    control.send("ready")
+    # wait (without blocking the loop) for the driver to name the last version
+    latest: int = await loop.run_in_executor(None, control.recv)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and any(p.latest is None or p.latest[1] != latest for p in pages):
+        await asyncio.sleep(0.05)
+    for task in tasks:
+        task.cancel()
+    return {
+        "received": sum(p.received for p in pages),
+        "duplicates": sum(p.duplicates for p in pages),
+        "inconsistent": sum(p.inconsistent for p in pages),
+        "cut_off": sum(p.ended for p in pages),
+        "not_on_latest": sum(1 for p in pages if p.latest is None or p.latest[1] != latest),
+    }
 
+
+def pages_process(port: int, count: int, control: Connection) -> None:
+    control.send(asyncio.run(_pages(port, count, control)))
+
+
+# --- the driver -------------------------------------------------------------------------
+
+
+class Driver:
+    """Plays over one keep-alive connection, as the page's virtual reader and buttons do."""
+
+    def __init__(self, port: int) -> None:
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+
+    def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        headers = {"Content-Type": "application/json", "X-Table-Pin": PIN}
+        self.conn.request("POST", path, json.dumps(body), headers)
+        response = self.conn.getresponse()
+        result: dict[str, Any] = json.loads(response.read())
+        if response.status != 200:
+            raise RuntimeError(f"{path} answered {response.status}: {result}")
+        return result
+
+    def play(self, players: list[str], seed: int, rng: random.Random) -> tuple[int, int]:
+        """A whole game; returns its id and the number of events the table acknowledged."""
+        state = self.post("/api/game/new", {"players": players, "seed": seed})["state"]
+        while not state["finished"]:
+            expect = state["expect"]
+            if expect["kind"] == "confirm":
+                button = "crystal" if rng.random() < 0.2 else "confirm"
+                out = self.post(f"/api/buttons/{button}", {})
+            else:
+                out = self.post("/api/reader/tap", {"tag": rng.choice(expect["choices"])})
+            state = out["state"]
+        return int(state["game"]), int(state["events"])
+
+
+def soak(
+    games: int, clients: int, seed: int = 1, sample: int = 1000, progress: bool = False
+) -> dict[str, Any]:
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory() as tmp:
-        config = Config(buttons=ButtonSettings(bounce=0.0), table=TableSettings(controls_per_minute=100000))
-        store = Store(tmp)
-        new_game(store, ["Ann", "Ben"], config, seed=seed, mock=True)
-        store.close()
-        rt = build_runtime(config, Path(tmp), mock=True, pin=PIN, say=lambda _: None)
-        rt.start()
-        server = make_server(rt, "127.0.0.1", 0, threads=clients + 8, heartbeat=5.0)
-        port = server.socket.getsockname()[1]
-        threading.Thread(target=server.run, daemon=True).start()
-        pages = [Client(port) for _ in range(clients)]
-        for page in pages:
-            page.start()
-        time.sleep(0.5)
-        start_rss, start_threads = rss_mb(), threading.active_count()
-        started = time.monotonic()
-        problems: list[str] = []
-        events = 0
-        for g in range(games):
-            players = ["Ann", "Ben", "Cy", "Dee"][: rng.randint(1, 4)]
-            post(port, "/api/game/new", {"players": players, "seed": rng.randrange(1 << 30)})
-            table = rt.table
-            acknowledged = table.seq
-            while not table.board.finished:
-                expect = table.expect()
-                assert expect is not None
-                out = post(port, "/api/reader/tap", {"tag": rng.choice(expect["choices"])})
-                if out["state"]["pending"] is not None:
-                    out = post(port, "/api/buttons/confirm", {})
-                acknowledged = out["state"]["events"]
-            record = rt.store.export(table.game_id)
-            replayed = replay_text(record)
-            stored = len(record.splitlines()) - 1
-            events += stored
-            if replayed.rejected or stored != acknowledged or not replayed.board.finished:
-                problems.append(
-                    f"game {g}: {stored} stored, {acknowledged} acknowledged, {replayed.rejected[:2]}"
-                )
-        elapsed = time.monotonic() - started
-        time.sleep(1.0)  # let the pages catch the last snapshot
-        latest = rt.table.version
-        behind = sum(1 for p in pages if p.last.get("version") != latest)
-        duplicates = sum(p.duplicates for p in pages)
-        end_rss, end_threads = rss_mb(), threading.active_count()
-        for page in pages:
-            page.stop.set()
-        server.close()
-        rt.stop()
+        data, config = Path(tmp) / "data", Path(tmp) / "config.toml"
+        config.write_text(CONFIG)
+        subprocess.run(companion("new", "--mock", "--data-dir", str(data), "--players", "Ann,Ben"),
+                       check=True, capture_output=True)  # fmt: skip
+        port = free_port()
+        daemon = start(data, config, port)
+        context = multiprocessing.get_context("spawn")
+        control, child_end = context.Pipe()
+        pages = context.Process(target=pages_process, args=(port, clients, child_end), daemon=True)
+        try:
+            pages.start()
+            if control.recv() != "ready":
+                raise RuntimeError("the live pages did not start")
+            time.sleep(0.5)
+            rss_start, threads_start = settled_status(daemon.pid)
+            cpu_start = cpu_seconds(daemon.pid)
+            samples = [{"games": 0, "rss_mb": rss_start, "threads": threads_start}]
+            driver = Driver(port)
+            acknowledged: dict[int, int] = {}
+            started = time.monotonic()
+            for g in range(1, games + 1):
+                players = ["Ann", "Ben", "Cy", "Dee"][: rng.randint(1, 4)]
+                game, events = driver.play(players, rng.randrange(1 << 30), rng)
+                acknowledged[game] = events
+                if g % sample == 0 or g == games:
+                    rss, threads = settled_status(daemon.pid)
+                    samples.append({"games": g, "rss_mb": rss, "threads": threads})
+                    if progress:
+                        rate = g / (time.monotonic() - started)
+                        line = f"{g} games, {rate:.1f} games/s, rss {rss} MB, {threads} threads"
+                        print(line, file=sys.stderr, flush=True)
+            elapsed = time.monotonic() - started
+            driver.conn.request("GET", "/api/state")
+            final = json.loads(driver.conn.getresponse().read())
+            control.send(int(final["version"]))
+            seen = control.recv() if control.poll(60) else {"not_on_latest": clients, "received": 0,
+                                                             "duplicates": 0, "inconsistent": 0,
+                                                             "cut_off": 0}  # fmt: skip
+            rss_end, threads_end = settled_status(daemon.pid)
+            daemon_cpu = cpu_seconds(daemon.pid) - cpu_start
+            pages_cpu = cpu_seconds(pages.pid) if pages.pid else 0.0
+        finally:
+            pages.kill()
+            daemon.send_signal(signal.SIGTERM)
+            daemon.wait(30)
+        problems = check_store(data, acknowledged)
     return {
         "games": games,
         "clients": clients,
-        "events": events,
+        "events": sum(acknowledged.values()),
         "seconds": round(elapsed, 1),
-        "rss_mb_start": round(start_rss, 1),
-        "rss_mb_end": round(end_rss, 1),
-        "threads_start": start_threads,
-        "threads_end": end_threads,
+        "games_per_second": round(games / elapsed, 2),
+        "daemon_cpu_seconds": round(daemon_cpu, 1),
+        "pages_cpu_seconds": round(pages_cpu, 1),
+        "rss_mb_start": rss_start,
+        "rss_mb_end": rss_end,
+        "threads_start": threads_start,
+        "threads_end": threads_end,
+        "samples": samples,
+        "deliveries": seen["received"],
+        "duplicate_deliveries": seen["duplicates"],
+        "snapshots_out_of_step": seen["inconsistent"],
+        "streams_cut_off": seen["cut_off"],
+        "clients_not_on_latest": seen["not_on_latest"],
         "lost_or_wrong_games": len(problems),
-        "duplicate_deliveries": duplicates,
-        "clients_not_on_latest": behind,
         "problems": problems[:10],
     }
+
+
+def check_store(data: Path, acknowledged: dict[int, int]) -> list[str]:
+    """Every game the driver played, as stored: replays cleanly, holds what was acknowledged."""
+    problems = []
+    store = Store(data)
+    try:
+        for game, events in acknowledged.items():
+            record = store.export(game)
+            stored = sum(1 for line in record.splitlines()[1:] if line.strip())
+            replayed = replay_text(record)
+            if replayed.rejected or stored != events or not replayed.board.finished:
+                rejected = replayed.rejected[:2]
+                problems.append(f"game {game}: {stored} stored, {events} acknowledged, {rejected}")
+    finally:
+        store.close()
+    return problems
 
 
 def main() -> int:
@@ -163,11 +275,18 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=10000)
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--sample", type=int, default=1000, help="record memory and threads every N games")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    result = soak(args.games, args.clients, args.seed)
+    result = soak(args.games, args.clients, args.seed, args.sample, progress=True)
     print(json.dumps(result) if args.json else "\n".join(f"{k:22} {v}" for k, v in result.items()))
-    bad = result["lost_or_wrong_games"] or result["duplicate_deliveries"] or result["clients_not_on_latest"]
+    bad = (
+        result["lost_or_wrong_games"]
+        or result["duplicate_deliveries"]
+        or result["snapshots_out_of_step"]
+        or result["clients_not_on_latest"]
+        or result["streams_cut_off"]
+    )
     return 1 if bad else 0
 
 

@@ -158,7 +158,7 @@ class Runtime:
         self.resolver.edition = table.board.edition
         with old.lock:
             old.version += 1  # wake live pages waiting on the old game
-            old.changed.notify_all()
+        old.wake()
 
     def ring_frame(self) -> list[RGB]:
         return self.ring.shown if isinstance(self.ring, SimulatedRing) else self.driver.last

@@ -125,8 +125,10 @@ class Table:
         self.listeners: list[Listener] = []
         self.lock = threading.RLock()
         #: Bumped on every input; live pages wait on `changed` and resend when it moves.
+        #: `changed` has its own lock, so that pages waking up after a change never
+        #: queue for the table's lock while the input that changed it is still answered.
         self.version = 0
-        self.changed = threading.Condition(self.lock)
+        self.changed = threading.Condition()
         self._page_cache: tuple[int, str] | None = None
         seed = game.meta.get("dealer_seed")
         self.dealer = Dealer(self.board, int(seed)) if seed is not None else None
@@ -397,8 +399,13 @@ class Table:
         self.log(("" if outcome.accepted else "rejected: ") + outcome.message)
         for listener in list(self.listeners):
             listener(self, outcome)
-        self.changed.notify_all()
+        self.wake()
         return outcome
+
+    def wake(self) -> None:
+        """Tell every live page waiting in `wait_for_change` to look at the version again."""
+        with self.changed:
+            self.changed.notify_all()
 
     def wait_for_change(self, version: int, timeout: float) -> int:
         """Block until the table's version differs from ``version`` (or the timeout); return it."""
@@ -480,6 +487,9 @@ class Table:
     def page_text(self) -> tuple[int, str]:
         """`page_json` as compact JSON with its version, computed once per version
         however many pages are watching (they all ask right after each change)."""
+        cached = self._page_cache
+        if cached is not None and cached[0] == self.version:
+            return cached  # no lock: the tuple is replaced whole, never changed in place
         with self.lock:
             cached = self._page_cache
             if cached is None or cached[0] != self.version:

@@ -20,6 +20,7 @@ import functools
 import hmac
 import json
 import secrets
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,11 @@ from companion.engine.tokens import BENEFITS, COLUMNS
 WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
 #: Seconds between heartbeats on an idle live stream.
 HEARTBEAT = 15.0
+#: Least time between two snapshots on one live stream: at most 25 redraws a second.
+#: A table moves every few seconds, so this never delays a real update; it keeps a
+#: burst of changes (a reveal right after a take, a script driving the table) from
+#: waking every page's thread for every step. The page always ends on the latest state.
+STREAM_INTERVAL = 0.04
 #: Wrong PINs allowed per address, and controls per address.
 PIN_GUESSES = parse_limit("5/minute")
 
@@ -133,6 +139,7 @@ def events() -> Response:
     runtime = _runtime()
     last = request.headers.get("Last-Event-ID") or request.args.get("last_event_id") or ""
     heartbeat = current_app.config["HEARTBEAT"]
+    interval = current_app.config["STREAM_INTERVAL"]
     boot = current_app.config["BOOT"]
 
     def stream() -> Iterator[str]:
@@ -140,13 +147,17 @@ def events() -> Response:
         # one (after a dropped connection) gets nothing again; any other id, or one
         # from before a restart, gets the current snapshot at once.
         yield "retry: 2000\n: connected\n\n"
-        sent = last
+        sent, sent_at = last, -interval
         while True:
             table = runtime.table
             version = table.version
             if f"{boot}-{version}" != sent:
+                pause = sent_at + interval - time.monotonic()
+                if pause > 0:  # a snapshot just went out: send the latest one a moment later
+                    time.sleep(pause)
+                    continue
                 version, data = table.page_text()
-                sent = f"{boot}-{version}"
+                sent, sent_at = f"{boot}-{version}", time.monotonic()
                 yield _sse(sent, data)
             if table.wait_for_change(version, heartbeat) == version and runtime.table is table:
                 yield ": heartbeat\n\n"
@@ -353,12 +364,13 @@ def press(name: str) -> Any:
 # --- the app ----------------------------------------------------------------------------------
 
 
-def create_app(runtime: Any, heartbeat: float = HEARTBEAT) -> Flask:
+def create_app(runtime: Any, heartbeat: float = HEARTBEAT, stream_interval: float = STREAM_INTERVAL) -> Flask:
     """The application factory: one app per running table."""
     app = Flask(__name__, static_folder=str(WEB_ROOT / "static"), static_url_path="/static")
     app.config.update(
         RUNTIME=runtime,
         HEARTBEAT=heartbeat,
+        STREAM_INTERVAL=stream_interval,
         BOOT=secrets.token_hex(4),
         LIMITER=MovingWindowRateLimiter(MemoryStorage()),
         CONTROLS=parse_limit(f"{runtime.config.table.controls_per_minute}/minute"),

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import random
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +86,30 @@ def test_events_catch_up_from_last_event_id(env: Any) -> None:
     next(chunks)
     assert text_of(next(chunks)).startswith(": heartbeat"), "nothing to resend"
     up_to_date.close()
+
+
+def test_a_burst_of_changes_reaches_a_page_as_one_latest_snapshot(tmp_path: Path) -> None:
+    """Pages get at most one snapshot per stream interval, and always the latest one."""
+    rt = make_runtime(tmp_path)
+    app = create_app(rt, heartbeat=30.0, stream_interval=1.0)
+    response = app.test_client().get("/api/events", buffered=False)
+    chunks = iter(response.response)
+    next(chunks)
+    first = json.loads(text_of(next(chunks)).split("data: ", 1)[1])["version"]
+
+    def burst() -> None:
+        rng = random.Random(4)
+        for _ in range(5):
+            time.sleep(0.02)
+            play_turn(rt, rng)
+
+    player = threading.Thread(target=burst)
+    player.start()
+    second = json.loads(text_of(next(chunks)).split("data: ", 1)[1])["version"]
+    player.join()
+    response.close()
+    rt.stop()
+    assert second == rt.table.version > first + 5, "the intermediate versions were skipped, the last one sent"
 
 
 def test_ring_qr_join_cards_editions_openapi(env: Any) -> None:
