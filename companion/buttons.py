@@ -67,3 +67,6 @@ class MockButtons(Buttons):
         pin.drive_high()
         if bounce:
             time.sleep(bounce)
+        # gpiozero's mock pins record every change for test assertions; a table left
+        # running in mock mode would keep them all (found by benchmarks/soak.py)
+        pin.clear_states()

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from companion.app import Runtime, build_runtime
+from companion.buttons import MockButtons
 from companion.config import Config
 from companion.engine import Take
 from companion.reader import ReaderLoop, TagDebouncer
@@ -74,6 +75,21 @@ def test_crystal_presses_pull_the_landing_back_and_never_below_one_hour(tmp_path
     assert rt.press("confirm").accepted
     take = [e for e in table.board.moves if isinstance(e, Take)][-1]
     assert (take.card, take.crystals) == (option.card, option.max_crystals)
+    rt.stop()
+
+
+def test_mock_button_presses_leave_no_history_behind(tmp_path: Path) -> None:
+    """gpiozero's mock pins record every change; a mock table running for days must not."""
+    rt = make_runtime(tmp_path)
+    assert isinstance(rt.buttons, MockButtons)
+    rng = random.Random(5)
+    for _ in range(15):
+        play_turn(rt, rng)
+    for _ in range(50):
+        rt.press("crystal")  # refused or not, the pins move
+    for name in ("crystal", "confirm"):
+        pin = rt.buttons.factory.pin(getattr(FAST_BUTTONS, name))
+        assert len(pin.states) <= 1, f"{name}: {len(pin.states)} pin states kept"
     rt.stop()
 
 
