@@ -195,7 +195,7 @@ def soak(
         pages = context.Process(target=pages_process, args=(port, clients, child_end), daemon=True)
         try:
             pages.start()
-            if control.recv() != "ready":
+            if not control.poll(60) or control.recv() != "ready":
                 raise RuntimeError("the live pages did not start")
             time.sleep(0.5)
             rss_start, threads_start = settled_status(daemon.pid)
