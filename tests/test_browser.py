@@ -21,7 +21,7 @@ import pytest
 
 from companion.app import make_server
 
-from tests_support import make_runtime
+from tests_support import make_runtime, require_tool
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
@@ -35,13 +35,7 @@ ARGS = [
     "--disable-sync",
 ]
 
-if not Path(CHROMIUM).exists():
-    if os.environ.get("CI"):
-        raise RuntimeError(f"CI must run the browser tests, but {CHROMIUM} is missing (.ci/run installs it)")
-    pytest.skip(
-        f"BROWSER TESTS SKIPPED: no Chromium at {CHROMIUM} (apt-get install chromium)",
-        allow_module_level=True,
-    )
+require_tool(Path(CHROMIUM).exists(), f"there is no Chromium at {CHROMIUM}", "apt-get install chromium")
 
 sync_api = pytest.importorskip("playwright.sync_api")
 

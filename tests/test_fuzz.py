@@ -7,21 +7,19 @@ what each target accepts. A crashing input is saved under ``test-artifacts/fuzz`
 from __future__ import annotations
 
 import importlib.util
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from tests_support import require_tool
+
 ROOT = Path(__file__).resolve().parent.parent
 
-if importlib.util.find_spec("atheris") is None:
-    if os.environ.get("CI"):
-        raise RuntimeError(
-            "CI must run the fuzzing tests, but atheris is not installed (pip install -e '.[dev]')"
-        )
-    pytest.skip("atheris has no wheel for this platform: fuzzing tests skipped", allow_module_level=True)
+require_tool(
+    importlib.util.find_spec("atheris") is not None, "atheris is not installed", "pip install -e '.[dev]'"
+)
 
 
 @pytest.mark.parametrize(("target", "runs"), [("record", 4000), ("edition", 30000), ("config", 30000)])

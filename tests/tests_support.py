@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import random
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from companion.app import Runtime, build_runtime, new_game
 from companion.config import ButtonSettings, Config, RingSettings
@@ -40,3 +43,13 @@ def play_turn(rt: Runtime, rng: random.Random) -> None:
         for _ in range(rng.randint(0, rt.table.pending.max_crystals)):
             assert rt.press("crystal").accepted
         assert rt.press("confirm").accepted
+
+
+def require_tool(present: bool, missing: str, install: str) -> None:
+    """A test module's outside tool: CI (``CI`` set) must have it; elsewhere its
+    absence skips the module loudly instead of failing a developer's run."""
+    if present:
+        return
+    if os.environ.get("CI"):
+        raise RuntimeError(f"CI must run these tests, but {missing} ({install})")
+    pytest.skip(f"SKIPPED: {missing} ({install})", allow_module_level=True)
