@@ -257,13 +257,20 @@ class RingDriver:
     _stop: threading.Event = field(default_factory=threading.Event)
     last: list[RGB] = field(default_factory=list)
     failed: bool = False
+    #: A picture shown instead of the game while it returns frames (the PIN display).
+    overlay: Callable[[float], list[RGB] | None] | None = None
 
     def draw(self) -> list[RGB]:
         """Render and show one frame now (only pushed to the LEDs when it changed)."""
         now = self.clock()
-        with self.table.lock:
-            view = view_of(self.table, now)
-        frame = render(view, self.layout, now)
+        overlay = self.overlay
+        frame = overlay(now) if overlay is not None else None
+        if frame is None:
+            if overlay is not None and self.overlay is overlay:
+                self.overlay = None  # the display is over
+            with self.table.lock:
+                view = view_of(self.table, now)
+            frame = render(view, self.layout, now)
         self.ring.brightness = brightness_now(self.settings)
         if frame != self.last:
             self.ring[:] = frame
