@@ -34,7 +34,7 @@ from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 
 #: The one rule for a table PIN, wherever it comes from (config, ``--pin``, the pin file).
-PIN_RULE = re.compile(r"\d{4,8}")
+PIN_RULE = re.compile(r"[0-9]{4,8}")
 #: Wrong PINs allowed from one address per minute.
 ADDRESS_GUESSES = parse_limit("5/minute")
 #: Wrong PINs allowed from everyone together per hour (then everyone waits, or the host
