@@ -11,7 +11,6 @@ cards it shuffled. The store, the engine and the HTTP API are the same in both.
 from __future__ import annotations
 
 import functools
-import hashlib
 import logging
 import os
 import random
@@ -131,11 +130,6 @@ class Runtime:
             path.touch(mode=0o600)
             path.write_bytes(secrets.token_bytes(32))
         return path.read_bytes()
-
-    @functools.cached_property
-    def pin_epoch(self) -> str:
-        """Changes when the PIN changes, so a page logged in with an old PIN is logged out."""
-        return hashlib.sha256(self.secret_key + self.pin.encode()).hexdigest()[:16]
 
     def join_url(self, request_host: str = "") -> str:
         """The address phones should open: the host's .local name (mDNS) and our port."""
@@ -295,7 +289,8 @@ def _print_ring(runtime: Runtime) -> Callable[[Table, Outcome], None]:
 
 
 KEYS_HELP = (
-    "Type a card id or the start of its title to tap it; c = Crystal, y = Confirm, u = Undo, ? = state."
+    "Type a card id or the start of its title to tap it; c = Crystal, y = Confirm, u = Undo, ? = state, "
+    "pin = hold Confirm (the ring shows the PIN)."
 )
 
 
@@ -312,6 +307,8 @@ def keyboard(runtime: Runtime, lines: Any = None) -> None:
             runtime.press("confirm")
         elif text in ("u", "undo"):
             runtime.press("undo")
+        elif text == "pin":
+            runtime.confirm_held()
         elif text in ("?", "state"):
             expect = runtime.table.expect()
             runtime.say(f"waiting for: {expect}")

@@ -290,10 +290,13 @@ class RingDriver:
                 self.failed = False
             except Exception as exc:
                 if not self.failed and self.on_error is not None:
-                    self.on_error(
-                        f"the ring cannot show frames ({type(exc).__name__}: {exc}); see wiring.md "
-                        "(Pi 4 and older need the root drop-in of the systemd unit)"
+                    # only a refused device points at the Pi 4 drop-in; anything else is not the wiring
+                    hint = (
+                        "see wiring.md (Pi 4 and older need the root drop-in of the systemd unit)"
+                        if isinstance(exc, PermissionError)
+                        else "the game goes on; please report this with the companion's log"
                     )
+                    self.on_error(f"the ring cannot show frames ({type(exc).__name__}: {exc}); {hint}")
                 self.failed = True
                 self._stop.wait(5.0)
 

@@ -283,3 +283,47 @@ def test_the_web_layer_does_not_import_the_app() -> None:
             node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
         } | {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
         assert "companion.app" not in imported and "companion.cli" not in imported, module
+
+
+def test_a_ring_failure_blames_the_drop_in_only_when_the_device_is_refused(tmp_path: Path) -> None:
+    """The audit's bad colour froze the ring with a log line blaming the Pi 4 drop-in."""
+    import threading
+
+    from companion.ring import RingDriver
+
+    rt = make_runtime(tmp_path)
+    try:
+        for failure, blamed in ((ValueError("bad colour"), False), (PermissionError("/dev/mem"), True)):
+
+            class Broken:
+                brightness = 1.0
+                error = failure
+
+                def __setitem__(self, *_: Any) -> None:
+                    raise self.error
+
+            said: list[str] = []
+            driver = RingDriver(
+                rt.table, Broken(), rt.layout, rt.config.ring, time.monotonic, on_error=said.append
+            )
+            thread = threading.Thread(target=driver.run)
+            thread.start()
+            deadline = time.monotonic() + 5
+            while not said and time.monotonic() < deadline:
+                time.sleep(0.02)
+            driver.stop()
+            thread.join()
+            assert said and ("drop-in" in said[0]) is blamed, said
+    finally:
+        rt.stop()
+
+
+def test_the_mock_console_can_hold_confirm(tmp_path: Path) -> None:
+    from companion.app import keyboard
+
+    rt = make_runtime(tmp_path)
+    try:
+        keyboard(rt, ["pin"])
+        assert rt.driver.draw() == [START] * 24
+    finally:
+        rt.stop()
