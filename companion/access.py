@@ -64,7 +64,7 @@ def stored_pin(data_dir: Path) -> str:
     if pin_problem(kept) is None:
         return kept
     pin = f"{secrets.randbelow(10**6):06d}"
-    data_dir.mkdir(parents=True, exist_ok=True)
+    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     temp = path.with_name("pin.new")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="ascii") as out:

@@ -226,6 +226,12 @@ def events() -> Response:
         response.headers["Retry-After"] = "30"
         return response
     gone: Callable[[], bool] = request.environ.get("waitress.client_disconnected", lambda: False)
+    released = threading.Event()
+
+    def release() -> None:  # once, whether the stream ran to its end or never started
+        if not released.is_set():
+            released.set()
+            slots.give_back(address)
 
     def stream() -> Iterator[str]:
         # Event ids are "<this process>-<table version>": a page that saw the latest
@@ -254,9 +260,10 @@ def events() -> Response:
                     quiet_since = time.monotonic()
                     yield ": heartbeat\n\n"
         finally:
-            slots.give_back(address)
+            release()
 
     response = Response(stream(), mimetype="text/event-stream")
+    response.call_on_close(release)
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"
     return response
