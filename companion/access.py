@@ -28,19 +28,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-
-from limits import parse as parse_limit
-from limits.storage import MemoryStorage
-from limits.strategies import MovingWindowRateLimiter
+from typing import Any
 
 #: The one rule for a table PIN, wherever it comes from (config, ``--pin``, the pin file).
 PIN_RULE = re.compile(r"[0-9]{4,8}")
 #: Wrong PINs allowed from one address per minute.
-ADDRESS_GUESSES = parse_limit("5/minute")
+ADDRESS_GUESSES_PER_MINUTE = 5
 #: Wrong PINs allowed from everyone together per hour (then everyone waits, or the host
 #: holds Confirm at the table). A 4-digit PIN then takes about 250 hours of guessing on
 #: average instead of minutes from a thousand addresses.
-TABLE_GUESSES = parse_limit("20/hour")
+TABLE_GUESSES_PER_HOUR = 20
 #: A host's login lasts this long (a long game evening), then the page asks for the PIN again.
 SESSION_SECONDS = 12 * 3600
 #: Sessions kept at most (the oldest goes first): logins are few, a flood must not grow memory.
@@ -92,28 +89,34 @@ def table_pin(configured: str, given: str | None, data_dir: Path) -> str:
 class PinGuard:
     """Counts wrong PINs per address and for the whole table; `reset` is the host's way back in."""
 
-    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self) -> None:
+        # imported here: `companion.app` (and with it every command) need not load it
+        from limits import parse
+        from limits.storage import MemoryStorage
+        from limits.strategies import MovingWindowRateLimiter
+
         self._storage = MemoryStorage()
         self._limiter = MovingWindowRateLimiter(self._storage)
+        self._table: Any = parse(f"{TABLE_GUESSES_PER_HOUR}/hour")
+        self._address: Any = parse(f"{ADDRESS_GUESSES_PER_MINUTE}/minute")
         self._lock = threading.Lock()
-        self.clock = clock
 
     def refusal(self, address: str) -> str | None:
         """Why no PIN from ``address`` is checked now (a lockout), or None."""
-        if not self._limiter.test(TABLE_GUESSES, "table"):
+        if not self._limiter.test(self._table, "table"):
             return (
                 "Too many wrong PINs at this table; PIN logins are paused for up to an hour. "
                 "The host can hold Confirm on the table for 5 seconds to allow them again."
             )
-        if not self._limiter.test(ADDRESS_GUESSES, "address", address):
+        if not self._limiter.test(self._address, "address", address):
             return "Too many wrong PINs from this device; wait a minute and try again."
         return None
 
     def wrong(self, address: str) -> None:
         """A wrong PIN from ``address``."""
         with self._lock:
-            self._limiter.hit(TABLE_GUESSES, "table")
-            self._limiter.hit(ADDRESS_GUESSES, "address", address)
+            self._limiter.hit(self._table, "table")
+            self._limiter.hit(self._address, "address", address)
 
     def reset(self) -> None:
         """Forget every wrong guess (the host held Confirm at the table)."""

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.access import TABLE_GUESSES, host_allowed, own_names, stored_pin, table_pin
+from companion.access import TABLE_GUESSES_PER_HOUR, host_allowed, own_names, stored_pin, table_pin
 from companion.app import build_runtime, new_game
 from companion.cli import main
 from companion.config import ButtonSettings, Config, ConfigError, parse_config
@@ -26,7 +26,7 @@ from companion.web import create_app
 from tests_support import make_runtime
 
 PIN = {"X-Table-Pin": "2468"}
-GUESSES = TABLE_GUESSES.amount
+GUESSES = TABLE_GUESSES_PER_HOUR
 
 
 @pytest.fixture
