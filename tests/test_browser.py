@@ -169,4 +169,4 @@ def test_a_refused_host_page_returns_to_the_login_form_saying_why(server: Any, b
     page.screenshot(path=str(ARTIFACTS / "phone-360-login-again.png"), full_page=True)
     page.fill("#pin", "0000")
     page.click("#login button")
-    page.wait_for_function("document.getElementById('login-why').textContent.includes('Wrong table PIN')")
+    page.wait_for_selector("#login-why:has-text('Wrong table PIN')")
