@@ -154,7 +154,7 @@ def attack_bodies(port: int, pid: int, bodies: int) -> dict[str, Any]:
         "bodies": bodies,
         "statuses": sorted(set(statuses)),
         "refused_p50_ms": round(statistics.median(answers), 1),
-        "chunked_bytes_sent_before_refusal": sent,
+        "chunked_bytes_the_client_pushed": sent,  # into socket buffers; the server reads 64 KiB
         "chunked_status": int(chunked_head.split(b" ", 2)[1]) if chunked_head.startswith(b"HTTP/") else None,
         "rss_before_mb": rss_before,
         "rss_after_mb": proc_status(pid)[0],
