@@ -38,7 +38,7 @@ from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 from werkzeug.exceptions import HTTPException
 
-from companion.access import host_allowed, own_names
+from companion.access import HostSession, host_allowed, own_names
 from companion.config import colour_problem
 from companion.engine.tokens import BENEFITS, COLUMNS
 from companion.ports import GameSetupError, TableRuntime
@@ -89,7 +89,7 @@ def _check_pin(given: str) -> Response | None:
     return None
 
 
-def _host_session() -> Any:
+def _host_session() -> HostSession | None:
     """The logged-in host's server-side session, or None (never logged in, logged out, expired)."""
     return _runtime().access.sessions.get(session.get("sid"))
 
@@ -182,10 +182,6 @@ class StreamSlots:
                 self.by_address[address] = left
             else:
                 self.by_address.pop(address, None)
-
-    def open(self) -> int:
-        with self.lock:
-            return sum(self.by_address.values())
 
 
 # --- reading -------------------------------------------------------------------------------

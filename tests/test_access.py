@@ -327,3 +327,19 @@ def test_the_mock_console_can_hold_confirm(tmp_path: Path) -> None:
         assert rt.driver.draw() == [START] * 24
     finally:
         rt.stop()
+
+
+def test_companion_run_shows_the_pin_and_how_to_recover_it(tmp_path: Path) -> None:
+    from companion.app import serve
+
+    from powercut import free_port
+
+    said: list[str] = []
+    rt = build_runtime(Config(), tmp_path, mock=True, say=said.append)
+    try:
+        serve(rt, "127.0.0.1", free_port())
+        line = next(s for s in said if "table PIN" in s)
+        assert f"table PIN {stored_pin(tmp_path)}" in line
+        assert "companion pin" in line and "holding Confirm" in line
+    finally:
+        rt.stop()
