@@ -104,6 +104,20 @@ def attack_pages(port: int, pid: int, pages: int, slow: int, samples: int) -> di
                 item[0].close()
             else:
                 item.close()
+    # the audit: pages closed, yet the server stayed full for 25-40 s
+    closed_at = time.perf_counter()
+    recovered_s = None
+    for n in range(300):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(address(25, n), 0))
+        conn.request("GET", "/api/events")
+        response = conn.getresponse()
+        status = response.status
+        response.close()
+        conn.close()
+        if status == 200:
+            recovered_s = round(time.perf_counter() - closed_at, 2)
+            break
+        time.sleep(0.1)
     return {
         "pages_asked": pages,
         "pages_streamed": streamed,
@@ -115,6 +129,7 @@ def attack_pages(port: int, pid: int, pages: int, slow: int, samples: int) -> di
         "state_p50_ms": round(statistics.median(times["/api/state"]), 1) if times["/api/state"] else None,
         "state_max_ms": round(max(times["/api/state"]), 1) if times["/api/state"] else None,
         "answers_failed": failures,
+        "new_page_streams_after_close_s": recovered_s,
         "rss_before_mb": rss_before,
         "rss_during_mb": rss_during,
     }
