@@ -61,7 +61,7 @@ def new_game(
     long = [n for n in names if len(n) > NAME_LENGTH]
     if long:
         raise GameSetupError(
-            f"a player's name is at most {NAME_LENGTH} characters ({long[0][:NAME_LENGTH]}...)"
+            f"a player's name is at most {NAME_LENGTH} characters; shorten {long[0][:NAME_LENGTH]}..."
         )
     if not 1 <= len(names) <= 4:
         raise GameSetupError(f"a game has 1 to 4 players, not {len(names)} ({', '.join(names) or 'none'})")
