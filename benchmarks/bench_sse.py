@@ -21,14 +21,15 @@ import time
 from pathlib import Path
 
 from companion.app import build_runtime, make_server, new_game
-from companion.config import ButtonSettings, Config
+from companion.config import ButtonSettings, Config, TableSettings
 from companion.store import Store
 
 
 def reader(
-    port: int, arrivals: dict[int, list[float]], ready: threading.Barrier, stop: threading.Event
+    port: int, arrivals: dict[int, list[float]], ready: threading.Barrier, stop: threading.Event, address: str
 ) -> None:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    # each page from its own loopback address, as phones are (the server caps pages per address)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(address, 0))
     conn.request("GET", "/api/events")
     response = conn.getresponse()
     ready.wait()
@@ -60,7 +61,10 @@ def main() -> int:
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory() as tmp:
-        config = Config(buttons=ButtonSettings(bounce=0.0, undo_hold=0.1))
+        config = Config(
+            buttons=ButtonSettings(bounce=0.0, undo_hold=0.1),
+            table=TableSettings(live_pages=max(64, args.clients)),
+        )
         store = Store(tmp)
         new_game(store, ["Ann", "Ben", "Cy", "Dee"], config, seed=2, mock=True)
         store.close()
@@ -71,8 +75,9 @@ def main() -> int:
         arrivals: dict[int, list[float]] = {}
         ready = threading.Barrier(args.clients + 1)
         stop = threading.Event()
-        for _ in range(args.clients):
-            threading.Thread(target=reader, args=(port, arrivals, ready, stop), daemon=True).start()
+        for k in range(args.clients):
+            address = f"127.0.{k // 250 + 8}.{k % 250 + 1}"
+            threading.Thread(target=reader, args=(port, arrivals, ready, stop, address), daemon=True).start()
         ready.wait()
         time.sleep(0.3)
         rng = random.Random(1)

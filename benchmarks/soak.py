@@ -104,8 +104,11 @@ class Page:
         self.latest, self.game = seen, game
         self.received += 1
 
-    async def read(self, port: int) -> None:
-        reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=1 << 22)
+    async def read(self, port: int, address: str = "127.0.0.1") -> None:
+        # each page from its own loopback address, as phones are (the server caps pages per address)
+        reader, writer = await asyncio.open_connection(
+            "127.0.0.1", port, limit=1 << 22, local_addr=(address, 0)
+        )
         # HTTP/1.0: the stream comes unchunked and ends when the server closes it
         writer.write(b"GET /api/events HTTP/1.0\r\nHost: soak\r\nAccept: text/event-stream\r\n\r\n")
         await writer.drain()
@@ -124,7 +127,7 @@ class Page:
 
 async def _pages(port: int, count: int, control: Connection) -> dict[str, Any]:
     pages = [Page() for _ in range(count)]
-    tasks = [asyncio.create_task(page.read(port)) for page in pages]
+    tasks = [asyncio.create_task(page.read(port, f"127.0.8.{k + 1}")) for k, page in enumerate(pages)]
     loop = asyncio.get_running_loop()
     control.send("ready")
     # wait (without blocking the loop) for the driver to name the last version

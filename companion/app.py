@@ -11,7 +11,6 @@ cards it shuffled. The store, the engine and the HTTP API are the same in both.
 from __future__ import annotations
 
 import functools
-import hashlib
 import logging
 import os
 import random
@@ -24,22 +23,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from companion.access import Access, table_pin
 from companion.buttons import Buttons, MockButtons
-from companion.config import Config
+from companion.config import Config, colour_problem
 from companion.editions import load_edition
+from companion.ports import GameSetupError
 from companion.reader import ReaderLoop, TagDebouncer, TagResolver, open_pi_reader
 from companion.record import RECORD_FORMAT
 from companion.ring import RGB, RingDriver, RingLayout, SimulatedRing, ansi, open_ring, render, view_of
+from companion.ring_pin import pin_frame
 from companion.store import Store
 from companion.table import CUE_REJECT, Outcome, Table
+from companion.text import printable, strip_controls
 
 DEFAULT_DATA_DIR = Path(os.environ.get("COMPANION_DATA_DIR", Path.home() / ".local/share/trekking-companion"))
 
 log = logging.getLogger("companion")
 
 
-class GameSetupError(ValueError):
-    """``companion new`` was asked for something impossible; the message says what."""
+__all__ = ["GameSetupError", "Runtime", "build_runtime", "new_game"]
+
+#: Longest player name: it must fit the page's tables and the console's lines.
+NAME_LENGTH = 24
 
 
 def new_game(
@@ -52,12 +57,21 @@ def new_game(
     mock: bool = True,
 ) -> int:
     """Start a new game in the store: random watch stack; in mock mode, a seeded dealer."""
-    names = [p.strip() for p in players if p.strip()]
+    names = [strip_controls(p).strip() for p in players if strip_controls(p).strip()]
+    long = [n for n in names if len(n) > NAME_LENGTH]
+    if long:
+        raise GameSetupError(
+            f"a player's name is at most {NAME_LENGTH} characters; shorten {long[0][:NAME_LENGTH]}..."
+        )
     if not 1 <= len(names) <= 4:
         raise GameSetupError(f"a game has 1 to 4 players, not {len(names)} ({', '.join(names) or 'none'})")
     if len(set(names)) != len(names):
         raise GameSetupError("two players share a name; give each a different one")
     palette = list(colours or config.palette)
+    for colour in palette[: len(names)]:
+        problem = colour_problem(colour)
+        if problem:
+            raise GameSetupError(problem)
     if len(palette) < len(names):
         raise GameSetupError(f"{len(names)} players need {len(names)} colours, got {len(palette)}")
     ed = load_edition(edition)
@@ -98,6 +112,15 @@ class Runtime:
     port: int = 8080
     #: The last tag the reader saw that maps to no card (for enrolling it from the page).
     unknown_tag: str | None = None
+    #: The PIN, its guessing limits and the host sessions (`companion.access`).
+    access: Access = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.access = Access.for_pin(self.pin)
+
+    def log(self, message: str) -> None:
+        """A line for the console or the journal: names typed by players cannot move the cursor."""
+        self.say(printable(message))
 
     @functools.cached_property
     def secret_key(self) -> bytes:
@@ -107,11 +130,6 @@ class Runtime:
             path.touch(mode=0o600)
             path.write_bytes(secrets.token_bytes(32))
         return path.read_bytes()
-
-    @functools.cached_property
-    def pin_epoch(self) -> str:
-        """Changes when the PIN changes, so a page logged in with an old PIN is logged out."""
-        return hashlib.sha256(self.secret_key + self.pin.encode()).hexdigest()[:16]
 
     def join_url(self, request_host: str = "") -> str:
         """The address phones should open: the host's .local name (mDNS) and our port."""
@@ -147,10 +165,26 @@ class Runtime:
     def press_now(self, name: str) -> Outcome:
         return self.table.press(name)
 
+    def confirm_held(self) -> None:
+        """Confirm held at the table: the ring shows the PIN and PIN lockouts are cleared."""
+        self.access.guard.reset()
+        start = self.driver.clock()
+        pin = self.pin
+        self.driver.overlay = lambda now: pin_frame(pin, self.layout, now - start)
+        self.say("Confirm held: the ring shows the table PIN; wrong-PIN lockouts are cleared.")
+
+    def start_game(
+        self, players: list[str], colours: list[str] | None, edition: str, seed: int | None
+    ) -> int:
+        """A new game from the page: stored, then put on the table."""
+        game = new_game(self.store, players, self.config, colours, edition, seed, self.mock)
+        self.switch_game(game)
+        return game
+
     def switch_game(self, game_id: int) -> None:
         """Put another stored game on the table (a new game started from the page)."""
         old = self.table
-        table = Table(self.store, self.store.load(game_id), log=self.say)
+        table = Table(self.store, self.store.load(game_id), log=self.log)
         table.listeners.extend(old.listeners)
         table.version = old.version + 1
         self.table = table
@@ -191,23 +225,29 @@ def build_runtime(
 ) -> Runtime:
     """Open the store, resume (or start) a game, and choose the adapters."""
     store = Store(data_dir)
+    try:
+        the_pin = table_pin(config.table.pin, pin, data_dir)
+    except ValueError:
+        store.close()
+        raise
     game_id = store.latest_unfinished()
     if game_id is None:
         game_id = new_game(store, ["Blue", "Orange"], config, mock=mock)
         say(f"No game in progress: started game {game_id} for Blue and Orange "
             "(start another with `companion new --players A,B,...`).")  # fmt: skip
-    table = Table(store, store.load(game_id), log=say)
+    table = Table(store, store.load(game_id), log=lambda message: say(printable(message)))
     settings = config.ring
     layout = RingLayout(settings.leds, settings.twelve_oclock_led, settings.direction == "clockwise")
     ring: Any = SimulatedRing(settings.leds, settings.brightness) if mock else open_ring(settings)
     driver = RingDriver(table, ring, layout, settings, clock, on_error=say)
     resolver = TagResolver(table.board.edition, store.tags())
-    table_pin = pin or config.table.pin or f"{secrets.randbelow(10**4):04d}"
     buttons: Buttons | None = None
-    runtime = Runtime(config, store, table, mock, table_pin, layout, ring, driver, buttons, resolver, say=say)
+    runtime = Runtime(config, store, table, mock, the_pin, layout, ring, driver, buttons, resolver, say=say)
     # Buttons press whatever game is on the table now (the page can start a new one).
-    press = runtime.press_now
-    runtime.buttons = MockButtons(config.buttons, press) if mock else Buttons(config.buttons, press)
+    press, held = runtime.press_now, runtime.confirm_held
+    runtime.buttons = (
+        MockButtons(config.buttons, press, held) if mock else Buttons(config.buttons, press, None, held)
+    )
     if not mock:
         attach_reader(runtime, *open_pi_reader(config.reader.rst_pin))
     return runtime
@@ -249,7 +289,8 @@ def _print_ring(runtime: Runtime) -> Callable[[Table, Outcome], None]:
 
 
 KEYS_HELP = (
-    "Type a card id or the start of its title to tap it; c = Crystal, y = Confirm, u = Undo, ? = state."
+    "Type a card id or the start of its title to tap it; c = Crystal, y = Confirm, u = Undo, ? = state, "
+    "pin = hold Confirm (the ring shows the PIN)."
 )
 
 
@@ -266,6 +307,8 @@ def keyboard(runtime: Runtime, lines: Any = None) -> None:
             runtime.press("confirm")
         elif text in ("u", "undo"):
             runtime.press("undo")
+        elif text == "pin":
+            runtime.confirm_held()
         elif text in ("?", "state"):
             expect = runtime.table.expect()
             runtime.say(f"waiting for: {expect}")
@@ -274,27 +317,28 @@ def keyboard(runtime: Runtime, lines: Any = None) -> None:
 
 
 def make_server(
-    runtime: Runtime, host: str, port: int, threads: int = 48, heartbeat: float | None = None
+    runtime: Runtime, host: str, port: int, threads: int | None = None, heartbeat: float | None = None
 ) -> Any:
-    """The page's HTTP server: waitress, a production WSGI server.
+    """The page's HTTP server: waitress, a production WSGI server (`companion.http_server`).
 
-    Each live page holds a worker thread for its event stream (48 threads: room for
-    40 pages). A page that reads slower than the game moves must not make the
-    server buffer snapshot after snapshot for it: past 256 KiB of pending output
-    its stream waits, and then sends only the latest state.
+    Each live page holds a worker thread for its event stream: the pool has room for
+    the configured live pages (``[table] live_pages``; more pages poll) and spare
+    threads for everything else. A page that reads slower than the game moves must
+    not make the server buffer snapshot after snapshot for it: past 256 KiB of
+    pending output its stream waits, and then sends only the latest state.
     """
-    from waitress import create_server
-
-    from companion.web import HEARTBEAT, create_app
+    from companion.http_server import SPARE_THREADS, create_guarded_server
+    from companion.web import HEARTBEAT, MAX_BODY, create_app
 
     app = create_app(runtime, heartbeat=HEARTBEAT if heartbeat is None else heartbeat)
-    return create_server(
+    return create_guarded_server(
         app,
-        host=host,
-        port=port,
-        threads=threads,
+        host,
+        port,
+        threads or runtime.config.table.live_pages + SPARE_THREADS,
         ident="trekking-companion",
         outbuf_high_watermark=256 * 1024,
+        max_request_body_size=MAX_BODY + 1,  # waitress refuses a body of this size or more
     )
 
 
@@ -306,7 +350,10 @@ def serve(runtime: Runtime, host: str, port: int) -> None:
     thread.start()
     runtime.threads.append(thread)
     url = runtime.join_url()
-    runtime.say(f"The table is at {url} (table PIN {runtime.pin}). Scan to join:")
+    runtime.say(
+        f"The table is at {url} (table PIN {runtime.pin}; `companion pin` prints it, and holding "
+        "Confirm on the table shows it on the ring). Scan to join:"
+    )
     try:
         import io
 

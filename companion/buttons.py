@@ -23,19 +23,28 @@ NAMES = ("crystal", "confirm", "undo")
 class Buttons:
     """The buttons wired to ``press(name)``."""
 
-    def __init__(self, settings: ButtonSettings, press: Callable[[str], Any], factory: Any = None) -> None:
+    def __init__(
+        self,
+        settings: ButtonSettings,
+        press: Callable[[str], Any],
+        factory: Any = None,
+        on_confirm_held: Callable[[], Any] | None = None,
+    ) -> None:
         self.settings = settings
         self.factory = factory
         bounce = settings.bounce or None
         self.buttons: dict[str, Button] = {}
         for name in NAMES:
             pin = getattr(settings, name)
-            hold = settings.undo_hold if name == "undo" else 1.0
+            hold = {"undo": settings.undo_hold, "confirm": settings.pin_hold}.get(name, 1.0)
             button = Button(pin, pull_up=True, bounce_time=bounce, hold_time=hold, pin_factory=factory)
             if name == "undo":
                 button.when_held = lambda: press("undo")
             else:
                 button.when_pressed = lambda n=name: press(n)
+            if name == "confirm" and on_confirm_held is not None:
+                # the host's way back in with no screen: the ring shows the PIN (`companion.ring_pin`)
+                button.when_held = lambda: on_confirm_held()
             self.buttons[name] = button
 
     def close(self) -> None:
@@ -46,8 +55,21 @@ class Buttons:
 class MockButtons(Buttons):
     """Buttons on gpiozero's mock pins, pressed by driving those pins like a finger would."""
 
-    def __init__(self, settings: ButtonSettings, press: Callable[[str], Any]) -> None:
-        super().__init__(settings, press, MockFactory())
+    def __init__(
+        self,
+        settings: ButtonSettings,
+        press: Callable[[str], Any],
+        on_confirm_held: Callable[[], Any] | None = None,
+    ) -> None:
+        super().__init__(settings, press, MockFactory(), on_confirm_held)
+
+    def hold(self, name: str, seconds: float) -> None:
+        """Hold ``name`` down for ``seconds`` (gpiozero's hold timer runs on its own thread)."""
+        pin = self.factory.pin(getattr(self.settings, name))
+        pin.drive_low()
+        time.sleep(seconds)
+        pin.drive_high()
+        pin.clear_states()
 
     def press(self, name: str) -> None:
         """Press and release ``name``; Undo is held a little longer than its hold time.

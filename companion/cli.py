@@ -123,6 +123,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     import signal
     import threading
 
+    from companion.access import pin_problem
     from companion.app import KEYS_HELP, _print_ring, build_runtime, keyboard, serve
     from companion.config import ConfigError, load_config
     from companion.store import StoreError
@@ -131,13 +132,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         config = load_config(args.config)
     except ConfigError as exc:
         return _fail(str(exc))
+    if args.pin is not None and pin_problem(args.pin):
+        return _fail(f"--pin {args.pin!r}: {pin_problem(args.pin)}")
     if args.check:
         print(f"{config.source}: OK")
         return 0
     mock = _mock(args)
     try:
         runtime = build_runtime(config, _data_dir(args), mock, args.pin)
-    except (StoreError, RuntimeError, EditionError, EditionNotFound) as exc:
+    except (StoreError, RuntimeError, EditionError, EditionNotFound, ValueError) as exc:
         return _fail(str(exc))
     if mock:
         runtime.table.listeners.append(_print_ring(runtime))
@@ -164,15 +167,16 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_new(args: argparse.Namespace) -> int:
     from companion.app import GameSetupError, new_game
-    from companion.config import ConfigError, load_config
+    from companion.config import ConfigError, colour_problem, load_config
     from companion.store import Store, StoreError
 
     try:
         config = load_config(args.config)
         store = Store(_data_dir(args))
         colours = [c.strip() for c in args.colours.split(",")] if args.colours else None
-        if colours and not all(len(c) == 7 and c.startswith("#") for c in colours):
-            return _fail('--colours takes colours such as "#0072B2,#E69F00"')
+        problems = [colour_problem(c) for c in colours or ()]
+        if any(problems):
+            return _fail(f'--colours: {next(p for p in problems if p)} (all: "#0072B2,#E69F00")')
         game = new_game(store, args.players.split(","), config, colours, args.edition, args.seed, _mock(args))
     except (ConfigError, StoreError, GameSetupError, EditionNotFound, EditionError) as exc:
         return _fail(str(exc))
@@ -181,6 +185,20 @@ def cmd_new(args: argparse.Namespace) -> int:
         f"Game {game}: {', '.join(loaded.setup.players)}; watch stack (top first): "
         f"{', '.join(loaded.setup.watch_stack)}; edition {loaded.setup.edition.name}."
     )
+    return 0
+
+
+def cmd_pin(args: argparse.Namespace) -> int:
+    """The table PIN in force: the config's, else the one kept in the data directory."""
+    from companion.access import table_pin
+    from companion.config import ConfigError, load_config
+
+    try:
+        config = load_config(args.config)
+        pin = table_pin(config.table.pin, None, _data_dir(args))
+    except (ConfigError, ValueError, OSError) as exc:
+        return _fail(str(exc))
+    print(pin)
     return 0
 
 
@@ -308,7 +326,9 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the table: reader, ring, buttons, store and the page")
     table_options(run)
     run.add_argument("--port", type=int, help="HTTP port (default from the config, 8080)")
-    run.add_argument("--pin", help="the table PIN for controls (default from the config, else drawn)")
+    run.add_argument(
+        "--pin", help="the table PIN for controls, 4-8 digits (default: the config's, else `companion pin`)"
+    )
     run.add_argument("--check", action="store_true", help="check the config file and exit")
     run.set_defaults(func=cmd_run)
 
@@ -319,6 +339,13 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("--edition", default="reference", help="edition name or file (default reference)")
     new.add_argument("--seed", type=int, help="seed of the watch stack and, in mock mode, of the dealer")
     new.set_defaults(func=cmd_new)
+
+    pin = sub.add_parser(
+        "pin", help="print the table PIN (the config's, else the one kept for the data directory)"
+    )
+    pin.add_argument("--data-dir", help="where games are kept")
+    pin.add_argument("--config", help="a TOML settings file")
+    pin.set_defaults(func=cmd_pin)
 
     export = sub.add_parser("export", help="write a game as a trekking/1 record to stdout")
     export.add_argument("game", nargs="?", type=int, help="game id (default: the newest)")

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from companion.access import pin_problem
+
 #: Okabe-Ito colours: distinguishable with the common colour-vision deficiencies.
 DEFAULT_PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7")
 
@@ -24,11 +26,15 @@ class ConfigError(ValueError):
 @dataclass(frozen=True)
 class TableSettings:
     port: int = 8080
-    #: The table PIN guarding every control; empty: a new one is drawn at start.
+    #: The table PIN guarding every control (4-8 digits); empty: the one drawn once for the data directory.
     pin: str = ""
     host: str = "0.0.0.0"
     #: Controls accepted from one device per minute (a flood guard; people never come close).
     controls_per_minute: int = 600
+    #: Live pages (event streams) served at once, and from one address; past either, a page
+    #: polls every few seconds instead, so a flood of pages cannot take every server thread.
+    live_pages: int = 64
+    live_pages_per_address: int = 8
 
 
 @dataclass(frozen=True)
@@ -67,6 +73,8 @@ class ButtonSettings:
     undo_hold: float = 1.0
     #: Debounce window of the buttons, seconds.
     bounce: float = 0.05
+    #: Seconds Confirm must be held to show the table PIN on the ring (and clear a PIN lockout).
+    pin_hold: float = 5.0
 
 
 @dataclass(frozen=True)
@@ -85,7 +93,7 @@ _SECTIONS: dict[str, type[Any]] = {
     "ring": RingSettings,
     "buttons": ButtonSettings,
 }
-_COLOUR = re.compile(r"^#[0-9a-fA-F]{6}$")
+_COLOUR = re.compile(r"\A#[0-9a-fA-F]{6}\Z")
 _TIME = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
 
 
@@ -121,8 +129,14 @@ def _check(section: str, key: str, value: Any) -> str | None:
         return "must be 10 to 100000"
     if section == "table" and key == "port" and not 1 <= value <= 65535:
         return "must be a port number 1-65535"
-    if section == "table" and key == "pin" and value and not re.fullmatch(r"\d{4,8}", value):
-        return 'must be 4 to 8 digits, such as "4821" (or "" to draw one at start)'
+    if section == "table" and key == "pin" and value and pin_problem(value):
+        return 'must be 4 to 8 digits, such as "4821" (or "" to keep the one drawn for this data directory)'
+    if section == "table" and key == "live_pages" and not 1 <= value <= 400:
+        return "must be 1 to 400"
+    if section == "table" and key == "live_pages_per_address" and not 1 <= value <= 400:
+        return "must be 1 to 400"
+    if section == "buttons" and key == "pin_hold" and not 1 <= value <= 30:
+        return "must be between 1 and 30 seconds"
     if section == "reader" and key in ("poll_interval", "debounce") and not 0.005 <= value <= 5:
         return "must be between 0.005 and 5 seconds"
     if section == "buttons" and key in ("undo_hold", "bounce") and not 0 <= value <= 5:
@@ -204,6 +218,14 @@ def load_config(path: str | Path | None) -> Config:
     except UnicodeDecodeError:
         raise ConfigError(f"config file {p} is not UTF-8 text") from None
     return parse_config(text, str(p))
+
+
+def colour_problem(colour: object) -> str | None:
+    """Why ``colour`` is not a player colour, or None: the one rule for the config, the page and the CLI."""
+    if isinstance(colour, str) and _COLOUR.match(colour):
+        return None
+    shown = repr(colour)[:40]
+    return f'{shown} is not a colour; write it as "#rrggbb" with hexadecimal digits, such as "#0072B2"'
 
 
 def colour_rgb(colour: str) -> tuple[int, int, int]:

@@ -257,13 +257,20 @@ class RingDriver:
     _stop: threading.Event = field(default_factory=threading.Event)
     last: list[RGB] = field(default_factory=list)
     failed: bool = False
+    #: A picture shown instead of the game while it returns frames (the PIN display).
+    overlay: Callable[[float], list[RGB] | None] | None = None
 
     def draw(self) -> list[RGB]:
         """Render and show one frame now (only pushed to the LEDs when it changed)."""
         now = self.clock()
-        with self.table.lock:
-            view = view_of(self.table, now)
-        frame = render(view, self.layout, now)
+        overlay = self.overlay
+        frame = overlay(now) if overlay is not None else None
+        if frame is None:
+            if overlay is not None and self.overlay is overlay:
+                self.overlay = None  # the display is over
+            with self.table.lock:
+                view = view_of(self.table, now)
+            frame = render(view, self.layout, now)
         self.ring.brightness = brightness_now(self.settings)
         if frame != self.last:
             self.ring[:] = frame
@@ -283,10 +290,13 @@ class RingDriver:
                 self.failed = False
             except Exception as exc:
                 if not self.failed and self.on_error is not None:
-                    self.on_error(
-                        f"the ring cannot show frames ({type(exc).__name__}: {exc}); see wiring.md "
-                        "(Pi 4 and older need the root drop-in of the systemd unit)"
+                    # only a refused device points at the Pi 4 drop-in; anything else is not the wiring
+                    hint = (
+                        "see wiring.md (Pi 4 and older need the root drop-in of the systemd unit)"
+                        if isinstance(exc, PermissionError)
+                        else "the game goes on; please report this with the companion's log"
                     )
+                    self.on_error(f"the ring cannot show frames ({type(exc).__name__}: {exc}); {hint}")
                 self.failed = True
                 self._stop.wait(5.0)
 

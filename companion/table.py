@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from companion.config import DEFAULT_PALETTE, colour_problem
 from companion.engine import Board, ChooseItinerary, Event, Reveal, Take, Undo
 from companion.engine.rejections import Rejection
 from companion.engine.state import HIDDEN
@@ -398,7 +399,10 @@ class Table:
         self.version += 1
         self.log(("" if outcome.accepted else "rejected: ") + outcome.message)
         for listener in list(self.listeners):
-            listener(self, outcome)
+            try:
+                listener(self, outcome)
+            except Exception as exc:  # the event is stored: a ring or console failure must not undo that
+                self.log(f"could not show the change ({type(exc).__name__}: {exc}); the game is saved")
         self.wake()
         return outcome
 
@@ -482,7 +486,8 @@ class Table:
         from companion.view import page_state
 
         with self.lock:
-            return {**self.state_json(), **page_state(self.board, self.colours)}
+            colours = [self.colour(seat) for seat in range(len(self.board.names))]
+            return {**self.state_json(), **page_state(self.board, colours)}
 
     def page_text(self) -> tuple[int, str]:
         """`page_json` as compact JSON with its version, computed once per version
@@ -499,7 +504,9 @@ class Table:
             return cached
 
     def colour(self, seat: int) -> str:
-        return self.colours[seat] if seat < len(self.colours) else "#FFFFFF"
+        """A player's colour; a stored one that is not "#rrggbb" (older games) falls back to the palette."""
+        colour = self.colours[seat] if seat < len(self.colours) else ""
+        return colour if colour_problem(colour) is None else DEFAULT_PALETTE[seat % len(DEFAULT_PALETTE)]
 
 
 def _year(year: int) -> str:

@@ -7,11 +7,17 @@
 - Every control needs the table PIN: either in the ``X-Table-Pin`` header
   (scripts; no cookie, so nothing for a CSRF attack to ride on) or through the
   page's login, which sets a session cookie and returns a CSRF token that each
-  control must echo in ``X-CSRF-Token``. Wrong PINs are throttled per address.
+  control must echo in ``X-CSRF-Token``. Sessions live on the server
+  (`companion.access`): logout revokes them and they expire. Wrong PINs are
+  throttled per address and for the whole table.
+- Controls and the login answer only under this machine's own names or an IP
+  address (``Host``), so a DNS-rebinding page cannot reach them.
+- Live pages are capped in all and per address; past the cap a page polls.
 - Errors are JSON (``{"error": "..."}``) with a 4xx status; never a traceback.
 
 Everything is served from this process (no CDN: the table may be offline) and
-the page needs no build step.
+the page needs no build step. The web layer knows the running table only through
+`companion.ports.TableRuntime`: `companion.app` builds it and wires it in.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import functools
 import hmac
 import json
 import secrets
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -31,9 +38,15 @@ from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 from werkzeug.exceptions import HTTPException
 
+from companion.access import HostSession, host_allowed, own_names
+from companion.config import colour_problem
 from companion.engine.tokens import BENEFITS, COLUMNS
+from companion.ports import GameSetupError, TableRuntime
 
 WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
+#: The largest request body: controls send a few hundred bytes. The HTTP server refuses
+#: bigger ones from their headers (`companion.http_server`), before reading them.
+MAX_BODY = 64 * 1024
 #: Seconds between heartbeats on an idle live stream.
 HEARTBEAT = 15.0
 #: Least time between two snapshots on one live stream: at most 25 redraws a second.
@@ -41,14 +54,12 @@ HEARTBEAT = 15.0
 #: burst of changes (a reveal right after a take, a script driving the table) from
 #: waking every page's thread for every step. The page always ends on the latest state.
 STREAM_INTERVAL = 0.04
-#: Wrong PINs allowed per address, and controls per address.
-PIN_GUESSES = parse_limit("5/minute")
-
 api = Blueprint("api", __name__, url_prefix="/api")
 
 
-def _runtime() -> Any:
-    return current_app.config["RUNTIME"]
+def _runtime() -> TableRuntime:
+    runtime: TableRuntime = current_app.config["RUNTIME"]
+    return runtime
 
 
 def _error(status: int, message: str) -> Response:
@@ -67,29 +78,56 @@ def _limiter() -> MovingWindowRateLimiter:
 
 
 def _check_pin(given: str) -> Response | None:
-    """None if ``given`` is the PIN; else the refusal (throttled after a few wrong tries)."""
-    limiter = _limiter()
-    if not limiter.test(PIN_GUESSES, "pin", _client()):
-        return _error(429, "Too many wrong PINs from this device; wait a minute and try again.")
-    if not hmac.compare_digest(given.encode(), _runtime().pin.encode()):
-        limiter.hit(PIN_GUESSES, "pin", _client())
+    """None if ``given`` is the PIN; else the refusal (throttled per address and for the table)."""
+    access = _runtime().access
+    refusal = access.guard.refusal(_client())
+    if refusal is not None:
+        return _error(429, refusal)
+    if not hmac.compare_digest(given.encode(), access.pin.encode()):
+        access.guard.wrong(_client())
         return _error(403, "Wrong table PIN.")
     return None
 
 
+def _host_session() -> HostSession | None:
+    """The logged-in host's server-side session, or None (never logged in, logged out, expired)."""
+    return _runtime().access.sessions.get(session.get("sid"))
+
+
+def _foreign_host() -> Response | None:
+    """A refusal when the request came in under a name that is not this machine's."""
+    if host_allowed(request.host, current_app.config["HOST_NAMES"]):
+        return None
+    return _error(
+        403,
+        "Controls answer only at this companion's own address (its name, its .local name or its IP "
+        f"address); open {_runtime().join_url()} instead.",
+    )
+
+
+NEED_PIN = (
+    "You are not logged in as host (or your login ended): log in with the table PIN. "
+    "`companion pin` prints it; holding Confirm on the table shows it on the ring."
+)
+
+
 def _authorise() -> Response | None:
     """A control may run: the PIN in the header, or a logged-in page with its CSRF token."""
+    foreign = _foreign_host()
+    if foreign is not None:
+        return foreign
     if not _limiter().hit(current_app.config["CONTROLS"], "controls", _client()):
         return _error(429, "Too many requests; slow down.")
     given = request.headers.get("X-Table-Pin")
     if given:
         return _check_pin(given)
-    if session.get("pin_ok") == _runtime().pin_epoch:
+    host = _host_session()
+    if host is not None:
         token = request.headers.get("X-CSRF-Token", "")
-        if token and hmac.compare_digest(token, session.get("csrf", "")):
+        if token and hmac.compare_digest(token, host.csrf):
             return None
         return _error(403, "Missing or stale CSRF token; reload the page.")
-    return _error(401, "This control needs the table PIN (shown on the companion's console at start).")
+    return _error(401, NEED_PIN)
 
 
 def control(mock_only: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -119,6 +157,33 @@ def _answer(outcome: Any) -> Response:
     return jsonify({"outcome": outcome.to_json(), "state": _runtime().table.state_json()})
 
 
+class StreamSlots:
+    """Live pages being streamed, in all and per address: each holds a server thread."""
+
+    def __init__(self, total: int, per_address: int) -> None:
+        self.total, self.per_address = total, per_address
+        self.by_address: dict[str, int] = {}
+        self.lock = threading.Lock()
+
+    def take(self, address: str) -> bool:
+        with self.lock:
+            if (
+                sum(self.by_address.values()) >= self.total
+                or self.by_address.get(address, 0) >= self.per_address
+            ):
+                return False
+            self.by_address[address] = self.by_address.get(address, 0) + 1
+            return True
+
+    def give_back(self, address: str) -> None:
+        with self.lock:
+            left = self.by_address.get(address, 0) - 1
+            if left > 0:
+                self.by_address[address] = left
+            else:
+                self.by_address.pop(address, None)
+
+
 # --- reading -------------------------------------------------------------------------------
 
 
@@ -126,7 +191,9 @@ def _answer(outcome: Any) -> Response:
 def state() -> Any:
     """The table's state; ``?page=1`` adds what the page draws. Also the polling fallback."""
     table = _runtime().table
-    return jsonify(table.page_json() if request.args.get("page") else table.state_json())
+    if request.args.get("page"):  # computed once per change however many pages poll
+        return Response(table.page_text()[1], mimetype="application/json")
+    return jsonify(table.state_json())
 
 
 def _sse(event_id: str, data: str) -> str:
@@ -135,34 +202,64 @@ def _sse(event_id: str, data: str) -> str:
 
 @api.get("/events")
 def events() -> Response:
-    """Live updates: a snapshot now, then one after each change; heartbeats in between."""
+    """Live updates: a snapshot now, then one after each change; heartbeats in between.
+
+    Each stream holds one server thread, so they are capped (`StreamSlots`); a page
+    refused here polls `/api/state` instead. A stream notices within a second that
+    its page went away (waitress tells), and gives its thread back.
+    """
     runtime = _runtime()
     last = request.headers.get("Last-Event-ID") or request.args.get("last_event_id") or ""
     heartbeat = current_app.config["HEARTBEAT"]
     interval = current_app.config["STREAM_INTERVAL"]
     boot = current_app.config["BOOT"]
+    slots: StreamSlots = current_app.config["STREAMS"]
+    address = _client()
+    if not slots.take(address):
+        response = _error(
+            503, "Too many live pages are open; this page will refresh every few seconds instead."
+        )
+        response.headers["Retry-After"] = "30"
+        return response
+    gone: Callable[[], bool] = request.environ.get("waitress.client_disconnected", lambda: False)
+    released = threading.Event()
+
+    def release() -> None:  # once, whether the stream ran to its end or never started
+        if not released.is_set():
+            released.set()
+            slots.give_back(address)
 
     def stream() -> Iterator[str]:
         # Event ids are "<this process>-<table version>": a page that saw the latest
         # one (after a dropped connection) gets nothing again; any other id, or one
         # from before a restart, gets the current snapshot at once.
-        yield "retry: 2000\n: connected\n\n"
-        sent, sent_at = last, -interval
-        while True:
-            table = runtime.table
-            version = table.version
-            if f"{boot}-{version}" != sent:
-                pause = sent_at + interval - time.monotonic()
-                if pause > 0:  # a snapshot just went out: send the latest one a moment later
-                    time.sleep(pause)
-                    continue
-                version, data = table.page_text()
-                sent, sent_at = f"{boot}-{version}", time.monotonic()
-                yield _sse(sent, data)
-            if table.wait_for_change(version, heartbeat) == version and runtime.table is table:
-                yield ": heartbeat\n\n"
+        try:
+            yield "retry: 2000\n: connected\n\n"
+            sent, sent_at = last, -interval
+            quiet_since = time.monotonic()
+            while not gone():
+                table = runtime.table
+                version = table.version
+                if f"{boot}-{version}" != sent:
+                    pause = sent_at + interval - time.monotonic()
+                    if pause > 0:  # a snapshot just went out: send the latest one a moment later
+                        time.sleep(pause)
+                        continue
+                    version, data = table.page_text()
+                    sent, sent_at = f"{boot}-{version}", time.monotonic()
+                    quiet_since = sent_at
+                    yield _sse(sent, data)
+                # wait in short steps, so a closed page frees its thread within a second
+                wait = min(1.0, max(0.0, quiet_since + heartbeat - time.monotonic()))
+                unchanged = table.wait_for_change(version, wait) == version and runtime.table is table
+                if unchanged and time.monotonic() - quiet_since >= heartbeat:
+                    quiet_since = time.monotonic()
+                    yield ": heartbeat\n\n"
+        finally:
+            release()
 
     response = Response(stream(), mimetype="text/event-stream")
+    response.call_on_close(release)
     response.headers["Cache-Control"] = "no-cache"
     response.headers["X-Accel-Buffering"] = "no"
     return response
@@ -182,13 +279,21 @@ def qr() -> Response:
     import segno
 
     drawing = io.BytesIO()
-    segno.make(_runtime().join_url(request.host), error="m").save(drawing, kind="svg", scale=5, light="#fff")
+    segno.make(_join_url(), error="m").save(drawing, kind="svg", scale=5, light="#fff")
     return Response(drawing.getvalue(), mimetype="image/svg+xml")
+
+
+def _join_url() -> str:
+    """The page's address for phones: as this request reached us, if that is one of our names."""
+    runtime = _runtime()
+    if host_allowed(request.host, current_app.config["HOST_NAMES"]):
+        return runtime.join_url(request.host)
+    return runtime.join_url()
 
 
 @api.get("/join")
 def join() -> Any:
-    return jsonify({"url": _runtime().join_url(request.host)})
+    return jsonify({"url": _join_url()})
 
 
 @api.get("/cards")
@@ -219,33 +324,41 @@ def openapi() -> Any:
 
 @api.post("/login")
 def login() -> Any:
-    pin = str(_body().get("pin", ""))
-    if not pin:
+    foreign = _foreign_host()
+    if foreign is not None:
+        return foreign
+    pin = _body().get("pin", "")
+    if not isinstance(pin, str | int) or isinstance(pin, bool) or not str(pin):
         return _error(400, 'Send {"pin": "<the table PIN>"}.')
-    denied = _check_pin(pin)
+    denied = _check_pin(str(pin))
     if denied is not None:
         return denied
-    session["pin_ok"] = _runtime().pin_epoch
-    session["csrf"] = secrets.token_urlsafe(24)
-    return jsonify({"csrf": session["csrf"]})
+    sessions = _runtime().access.sessions
+    sessions.close(session.get("sid"))
+    sid, host = sessions.open()
+    session.clear()
+    session["sid"] = sid
+    session.permanent = True  # the cookie ends with the server-side session
+    return jsonify({"csrf": host.csrf})
 
 
 @api.post("/logout")
 def logout() -> Any:
+    _runtime().access.sessions.close(session.get("sid"))
     session.clear()
     return jsonify({"ok": True})
 
 
 @api.get("/session")
 def whoami() -> Any:
-    ok = session.get("pin_ok") == _runtime().pin_epoch
     runtime = _runtime()
+    host = _host_session() if _foreign_host() is None else None
     return jsonify(
         {
-            "host": ok,
-            "csrf": session.get("csrf") if ok else None,
+            "host": host is not None,
+            "csrf": host.csrf if host is not None else None,
             "mock": runtime.mock,
-            "unknown_tag": runtime.unknown_tag if ok else None,
+            "unknown_tag": runtime.unknown_tag if host is not None else None,
         }
     )
 
@@ -256,7 +369,6 @@ def whoami() -> Any:
 @api.post("/game/new")
 @control()
 def game_new() -> Any:
-    from companion.app import GameSetupError, new_game
     from companion.editions import EditionNotFound
     from companion.engine import EditionError
 
@@ -265,11 +377,8 @@ def game_new() -> Any:
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         return _error(400, 'Send {"players": ["Ann", "Ben"], "colours": [...], "edition": "reference"}.')
     colours = body.get("colours")
-    if colours is not None and (
-        not isinstance(colours, list)
-        or not all(isinstance(c, str) and len(c) == 7 and c[0] == "#" for c in colours)
-    ):
-        return _error(400, 'Colours are "#rrggbb" texts, one per player.')
+    if colours is not None and (not isinstance(colours, list) or any(colour_problem(c) for c in colours)):
+        return _error(400, 'Colours are "#rrggbb" texts with hexadecimal digits, one per player.')
     edition = body.get("edition", "reference")
     seed = body.get("seed")
     if not isinstance(edition, str) or (
@@ -278,10 +387,9 @@ def game_new() -> Any:
         return _error(400, "edition is a name and seed a whole number.")
     runtime = _runtime()
     try:
-        game = new_game(runtime.store, players, runtime.config, colours, edition, seed, runtime.mock)
+        game = runtime.start_game(players, colours, edition, seed)
     except (GameSetupError, EditionNotFound, EditionError) as exc:
         return _error(400, str(exc))
-    runtime.switch_game(game)
     return jsonify({"game": game, "state": runtime.table.state_json()})
 
 
@@ -364,20 +472,34 @@ def press(name: str) -> Any:
 # --- the app ----------------------------------------------------------------------------------
 
 
-def create_app(runtime: Any, heartbeat: float = HEARTBEAT, stream_interval: float = STREAM_INTERVAL) -> Flask:
+def create_app(
+    runtime: TableRuntime,
+    heartbeat: float = HEARTBEAT,
+    stream_interval: float = STREAM_INTERVAL,
+    hostname: str | None = None,
+) -> Flask:
     """The application factory: one app per running table."""
+    import socket
+    from datetime import timedelta
+
+    from companion.access import SESSION_SECONDS
+
     app = Flask(__name__, static_folder=str(WEB_ROOT / "static"), static_url_path="/static")
+    table_settings = runtime.config.table
     app.config.update(
         RUNTIME=runtime,
         HEARTBEAT=heartbeat,
         STREAM_INTERVAL=stream_interval,
         BOOT=secrets.token_hex(4),
         LIMITER=MovingWindowRateLimiter(MemoryStorage()),
-        CONTROLS=parse_limit(f"{runtime.config.table.controls_per_minute}/minute"),
+        CONTROLS=parse_limit(f"{table_settings.controls_per_minute}/minute"),
+        STREAMS=StreamSlots(table_settings.live_pages, table_settings.live_pages_per_address),
+        HOST_NAMES=own_names(hostname if hostname is not None else socket.gethostname()),
         SECRET_KEY=runtime.secret_key,
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Strict",
-        MAX_CONTENT_LENGTH=64 * 1024,
+        PERMANENT_SESSION_LIFETIME=timedelta(seconds=SESSION_SECONDS),
+        MAX_CONTENT_LENGTH=MAX_BODY,
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.register_blueprint(api)

@@ -146,3 +146,27 @@ def test_login_form_hides_once_logged_in(server: Any, browser: Any) -> None:
     assert not page.locator("#login").is_visible()
     page.click("#logout")
     page.wait_for_selector("#login", state="visible")
+
+
+def test_a_refused_host_page_returns_to_the_login_form_saying_why(server: Any, browser: Any) -> None:
+    """Issue 9: the host's page kept its controls while every control failed, and the
+    message flashed for half a second. Now it shows the login form with the reason, and keeps it."""
+    base, rt = server
+    page = browser.new_page(viewport={"width": 360, "height": 800})
+    page.goto(base + "/")
+    page.click("#host-toggle")
+    page.fill("#pin", "2468")
+    page.click("#login button")
+    page.wait_for_selector("#controls:not([hidden])")
+    rt.access.sessions.close_all()  # as after a logout elsewhere, an expiry or a restart
+    page.click("#undo")
+    page.wait_for_selector("#login", state="visible")
+    assert not page.locator("#controls").is_visible()
+    rt.tap(rt.table.expect()["choices"][0])  # the game moves on; the page redraws
+    page.wait_for_timeout(1500)
+    why = page.locator("#login-why")
+    assert why.is_visible() and "no longer logged in" in why.inner_text()
+    page.screenshot(path=str(ARTIFACTS / "phone-360-login-again.png"), full_page=True)
+    page.fill("#pin", "0000")
+    page.click("#login button")
+    page.wait_for_selector("#login-why:has-text('Wrong table PIN')")

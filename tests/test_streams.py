@@ -32,8 +32,10 @@ def test_many_live_pages_each_get_every_change(tmp_path: Path) -> None:
     serve(rt, "127.0.0.1", port)
     conns = []
     try:
-        for _ in range(STREAMS):
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        for k in range(STREAMS):  # one page per phone: each from its own address
+            conn = http.client.HTTPConnection(
+                "127.0.0.1", port, timeout=10, source_address=(f"127.0.1.{k + 1}", 0)
+            )
             conn.request("GET", "/api/events")
             response = conn.getresponse()
             assert response.getheader("Content-Type", "").startswith("text/event-stream")

@@ -227,12 +227,34 @@ async function call(path, body) {
   const data = await response.json().catch(() => ({ error: response.statusText }));
   if (!response.ok) {
     renderLast({ accepted: false, message: data.error || response.statusText });
-    if (response.status === 403 && /CSRF/.test(data.error || "")) { csrf = null; render(state); }
+    if (response.status === 401) loggedOut(t("session_ended"));
+    else if (response.status === 403 && /CSRF/.test(data.error || "")) loggedOut(data.error);
     return null;
   }
   if (data.state) fetchState();
   if (data.message) renderLast({ accepted: true, message: data.message });
   return data;
+}
+
+// The host's login ended (logout elsewhere, expiry, a restart, a new PIN): back to the login
+// form, with the reason kept beside it until the next login (not a message that flashes by).
+function loggedOut(why) {
+  csrf = null;
+  $("host").hidden = false;
+  render(state);
+  loginWhy(why);
+}
+
+function loginWhy(why) {
+  let note = $("login-why");
+  if (!note) {
+    note = document.createElement("p");
+    note.id = "login-why";
+    note.setAttribute("role", "alert");
+    $("login").insertAdjacentElement("afterend", note);
+  }
+  note.textContent = why || "";
+  note.hidden = !why;
 }
 
 function setupHost() {
@@ -242,8 +264,8 @@ function setupHost() {
     const response = await fetch("/api/login", { method: "POST", headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ pin: $("pin").value }), credentials: "same-origin" });
     const data = await response.json();
-    if (response.ok) { csrf = data.csrf; $("pin").value = ""; renderLast({ accepted: true, message: t("logged_in") }); render(state); }
-    else renderLast({ accepted: false, message: data.error });
+    if (response.ok) { csrf = data.csrf; $("pin").value = ""; loginWhy(""); renderLast({ accepted: true, message: t("logged_in") }); render(state); }
+    else { loginWhy(data.error); renderLast({ accepted: false, message: data.error }); }
   };
   $("logout").onclick = async () => { await call("/api/logout"); csrf = null; render(state); };
   $("tap").onsubmit = async (ev) => { ev.preventDefault(); const tag = $("tag").value.trim(); if (tag) { await call("/api/reader/tap", { tag }); $("tag").value = ""; } };
@@ -323,7 +345,8 @@ function connect() {
   source.onerror = () => {
     $("live").className = "live";
     failures += 1;
-    if (failures >= 5) { source.close(); startPolling(); }
+    // CLOSED: the server refused the stream (too many live pages open): poll instead
+    if (failures >= 5 || source.readyState === EventSource.CLOSED) { source.close(); startPolling(); }
   };
 }
 

@@ -16,6 +16,7 @@ window.I18N = {
     row_reward: "rows", log_take: "{p} took {c} ({y})", log_itin: "{p} chose Itinerary {i}", log_reveal: "Revealed {c} ({y})",
     log_dayend: "End of Day {d}", spent: "{n} crystal(s) spent", player: "Player", colour: "Colour",
     offline: "Offline — retrying", polling: "Live stream unavailable — refreshing every 2 s", logged_in: "You are the host.",
+    session_ended: "You are no longer logged in as host (you logged out elsewhere, the login expired, or the companion restarted or changed its PIN). Log in again with the table PIN.",
     wrong: "Not accepted", bce: "BCE", position: "pos.",
     codes: {
       game_over: "The game is over.", bad_event: "That input was not understood.", not_your_turn: "It is not that player's turn.",
@@ -43,6 +44,7 @@ window.I18N = {
     row_reward: "lignes", log_take: "{p} a pris {c} ({y})", log_itin: "{p} a choisi l'Itinéraire {i}", log_reveal: "Révélée : {c} ({y})",
     log_dayend: "Fin du Jour {d}", spent: "{n} cristal(aux) dépensé(s)", player: "Joueur", colour: "Couleur",
     offline: "Hors ligne — nouvelle tentative", polling: "Flux en direct indisponible — mise à jour toutes les 2 s",
+    session_ended: "Vous n'êtes plus connecté comme hôte (déconnexion ailleurs, connexion expirée, ou le compagnon a redémarré ou changé de code). Reconnectez-vous avec le code de la table.",
     logged_in: "Vous êtes l'hôte.", wrong: "Refusé", bce: "av. J.-C.", position: "pos.",
     codes: {
       game_over: "La partie est terminée.", bad_event: "Saisie incomprise.", not_your_turn: "Ce n'est pas à ce joueur de jouer.",

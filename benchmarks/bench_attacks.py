@@ -1,0 +1,259 @@
+"""The audit's attacks on a running companion, on loopback: what still answers, and what it costs.
+
+Starts ``companion run --mock`` (its own process, so its memory is its own) and
+attacks it from many loopback addresses (Linux answers on all of 127/8), as the
+audit of issue 12 did:
+
+1. **pages**: ``--pages`` live pages (each from its own address) plus ``--slow``
+   connections that send their headers a byte at a time, then times ``/`` and
+   ``/api/state`` from yet another address while they are open: how many pages
+   were streamed, how many were told to poll, and how fast the page still answers;
+2. **bodies**: ``--bodies`` POSTs announcing 400 MB each (and one chunked body that
+   never ends): how fast each is refused, and how much was read;
+3. **PIN guessing**: wrong PINs from ``--addresses`` addresses for ``--seconds``:
+   how many were checked (403) and how many refused unchecked (429), and what that
+   makes per hour.
+
+The daemon's resident memory is printed before and after each attack. Every
+figure is printed; nothing is asserted (the tests in tests/test_http_limits.py and
+tests/test_access.py hold the behaviour).
+
+    .venv/bin/python benchmarks/bench_attacks.py --pages 100 --slow 100
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from powercut import PIN, companion, free_port, start
+from soak import proc_status
+
+CONFIG = '[table]\nhost = "127.0.0.1"\n'
+
+
+def address(block: int, k: int) -> str:
+    return f"127.{block}.{k // 250}.{k % 250 + 1}"
+
+
+def timed_get(port: int, path: str, source: str, timeout: float = 30.0) -> tuple[int, float]:
+    start_at = time.perf_counter()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout, source_address=(source, 0))
+    try:
+        conn.request("GET", path)
+        response = conn.getresponse()
+        response.read()
+        return response.status, (time.perf_counter() - start_at) * 1000
+    except OSError:
+        return 0, (time.perf_counter() - start_at) * 1000
+    finally:
+        conn.close()
+
+
+def attack_pages(port: int, pid: int, pages: int, slow: int, samples: int) -> dict[str, Any]:
+    held: list[Any] = []
+    streamed = polled = refused = 0
+    rss_before = proc_status(pid)[0]
+    try:
+        for k in range(pages):
+            conn = http.client.HTTPConnection(
+                "127.0.0.1", port, timeout=30, source_address=(address(20, k), 0)
+            )
+            try:
+                conn.request("GET", "/api/events")
+                response = conn.getresponse()
+            except OSError:
+                refused += 1
+                continue
+            if response.status == 200:
+                streamed += 1
+                held.append((conn, response))
+            else:
+                polled += 1
+                response.read()
+                conn.close()
+        for k in range(slow):
+            sock = socket.create_connection(
+                ("127.0.0.1", port), timeout=30, source_address=(address(21, k), 0)
+            )
+            sock.sendall(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            held.append(sock)
+        times: dict[str, list[float]] = {"/": [], "/api/state": []}
+        failures = 0
+        for n in range(samples):
+            for path in times:
+                status, ms = timed_get(port, path, address(22, n))
+                if status == 200:
+                    times[path].append(ms)
+                else:
+                    failures += 1
+        rss_during = proc_status(pid)[0]
+    finally:
+        for item in held:
+            if isinstance(item, tuple):
+                item[1].close()
+                item[0].close()
+            else:
+                item.close()
+    # the audit: pages closed, yet the server stayed full for 25-40 s
+    closed_at = time.perf_counter()
+    recovered_s = None
+    for n in range(300):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(address(25, n), 0))
+        conn.request("GET", "/api/events")
+        response = conn.getresponse()
+        status = response.status
+        response.close()
+        conn.close()
+        if status == 200:
+            recovered_s = round(time.perf_counter() - closed_at, 2)
+            break
+        time.sleep(0.1)
+    return {
+        "pages_asked": pages,
+        "pages_streamed": streamed,
+        "pages_told_to_poll": polled,
+        "pages_refused_connection": refused,
+        "slow_connections": slow,
+        "page_p50_ms": round(statistics.median(times["/"]), 1) if times["/"] else None,
+        "page_max_ms": round(max(times["/"]), 1) if times["/"] else None,
+        "state_p50_ms": round(statistics.median(times["/api/state"]), 1) if times["/api/state"] else None,
+        "state_max_ms": round(max(times["/api/state"]), 1) if times["/api/state"] else None,
+        "answers_failed": failures,
+        "new_page_streams_after_close_s": recovered_s,
+        "rss_before_mb": rss_before,
+        "rss_during_mb": rss_during,
+    }
+
+
+def attack_bodies(port: int, pid: int, bodies: int) -> dict[str, Any]:
+    rss_before = proc_status(pid)[0]
+    answers: list[float] = []
+    statuses: list[int] = []
+    for k in range(bodies):
+        sock = socket.create_connection(("127.0.0.1", port), timeout=30, source_address=(address(23, k), 0))
+        start_at = time.perf_counter()
+        sock.sendall(
+            b"POST /api/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 400000000\r\n\r\n" + b" " * 65536
+        )
+        head = sock.recv(4096)
+        answers.append((time.perf_counter() - start_at) * 1000)
+        statuses.append(int(head.split(b" ", 2)[1]) if head.startswith(b"HTTP/") else 0)
+        sock.close()
+    sock = socket.create_connection(("127.0.0.1", port), timeout=30, source_address=(address(23, 999), 0))
+    sock.sendall(b"POST /api/login HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n")
+    sent = 0
+    try:
+        while sent < 400_000_000:
+            sock.sendall(b"10000\r\n" + b" " * 0x10000 + b"\r\n")
+            sent += 0x10000
+    except OSError:
+        pass
+    sock.settimeout(5)
+    try:
+        chunked_head = sock.recv(4096)
+    except OSError:
+        chunked_head = b""
+    sock.close()
+    return {
+        "bodies": bodies,
+        "statuses": sorted(set(statuses)),
+        "refused_p50_ms": round(statistics.median(answers), 1),
+        "chunked_bytes_the_client_pushed": sent,  # into socket buffers; the server reads 64 KiB
+        "chunked_status": int(chunked_head.split(b" ", 2)[1]) if chunked_head.startswith(b"HTTP/") else None,
+        "rss_before_mb": rss_before,
+        "rss_after_mb": proc_status(pid)[0],
+    }
+
+
+def attack_pin(port: int, pid: int, addresses: int, seconds: float) -> dict[str, Any]:
+    rss_before = proc_status(pid)[0]
+    checked = refused = other = 0
+    start_at = time.monotonic()
+    n = 0
+    while time.monotonic() - start_at < seconds:
+        guess = f"{n % 10000:04d}"
+        n += 1
+        if guess == PIN:
+            continue
+        conn = http.client.HTTPConnection(
+            "127.0.0.1", port, timeout=10, source_address=(address(24, n % addresses), 0)
+        )
+        try:
+            conn.request(
+                "POST", "/api/login", json.dumps({"pin": guess}), {"Content-Type": "application/json"}
+            )
+            status = conn.getresponse().status
+        finally:
+            conn.close()
+        if status == 403:
+            checked += 1
+        elif status == 429:
+            refused += 1
+        else:
+            other += 1
+    elapsed = time.monotonic() - start_at
+    return {
+        "addresses": addresses,
+        "seconds": round(elapsed, 1),
+        "guesses_sent": checked + refused + other,
+        "guesses_checked": checked,
+        "guesses_refused_unchecked": refused,
+        "checked_per_hour_at_most": checked if elapsed <= 3600 else round(checked * 3600 / elapsed),
+        "hours_to_try_half_of_4_digits": round(5000 / max(1, checked)),
+        "rss_before_mb": rss_before,
+        "rss_after_mb": proc_status(pid)[0],
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, default=100)
+    parser.add_argument("--slow", type=int, default=100)
+    parser.add_argument("--samples", type=int, default=20, help="timed requests per path during the flood")
+    parser.add_argument("--bodies", type=int, default=3)
+    parser.add_argument("--addresses", type=int, default=1000)
+    parser.add_argument("--seconds", type=float, default=20.0, help="how long to guess PINs")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        data, config = Path(tmp) / "data", Path(tmp) / "config.toml"
+        config.write_text(CONFIG)
+        subprocess.run(companion("new", "--mock", "--data-dir", str(data), "--players", "Ann,Ben"),
+                       check=True, capture_output=True)  # fmt: skip
+        port = free_port()
+        daemon = start(data, config, port)
+        try:
+            time.sleep(0.5)
+            results = {
+                "idle_rss_mb": proc_status(daemon.pid)[0],
+                "pages": attack_pages(port, daemon.pid, args.pages, args.slow, args.samples),
+                "bodies": attack_bodies(port, daemon.pid, args.bodies),
+                "pin": attack_pin(port, daemon.pid, args.addresses, args.seconds),
+            }
+        finally:
+            daemon.terminate()
+            daemon.wait(timeout=30)
+    if args.json:
+        print(json.dumps(results))
+        return 0
+    print(f"daemon idle: {results['idle_rss_mb']} MB")
+    for name in ("pages", "bodies", "pin"):
+        print(f"--- {name}")
+        for key, value in results[name].items():  # type: ignore[attr-defined]
+            print(f"  {key:<34} {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,232 @@
+"""Who may work the table's controls: the table PIN, its guessing limits and host sessions.
+
+No Flask here: the web layer asks these objects, and so do the buttons (holding
+Confirm at the table clears a guessing lockout) and the command line (one PIN
+rule for the config file and ``--pin``).
+
+- **One PIN per table.** Unless the config or ``--pin`` sets one, the PIN is drawn
+  once per data directory and kept in ``<data>/pin`` (0600), so a restart never
+  locks the host out.
+- **Guessing is limited for the whole table**, not only per address: a phone on a
+  LAN can use as many addresses as it likes. A few wrong PINs per address per
+  minute, and at most `TABLE_GUESSES` wrong PINs an hour from everyone together;
+  past that, PIN checks are refused for everyone until the hour has passed or the
+  host holds Confirm at the table (`PinGuard.reset`). Pages already logged in keep
+  working through a lockout: it stops logins, not hosts.
+- **Sessions live on the server**: the page's cookie holds only a random id. Logout
+  revokes it (a copied cookie stops working), and every session ends
+  `SESSION_SECONDS` after its login.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+#: The one rule for a table PIN, wherever it comes from (config, ``--pin``, the pin file).
+PIN_RULE = re.compile(r"[0-9]{4,8}")
+#: Wrong PINs allowed from one address per minute.
+ADDRESS_GUESSES_PER_MINUTE = 5
+#: Wrong PINs allowed from everyone together per hour (then everyone waits, or the host
+#: holds Confirm at the table). A 4-digit PIN then takes about 250 hours of guessing on
+#: average instead of minutes from a thousand addresses.
+TABLE_GUESSES_PER_HOUR = 20
+#: A host's login lasts this long (a long game evening), then the page asks for the PIN again.
+SESSION_SECONDS = 12 * 3600
+#: Sessions kept at most (the oldest goes first): logins are few, a flood must not grow memory.
+MAX_SESSIONS = 256
+
+
+def pin_problem(pin: str) -> str | None:
+    """Why ``pin`` cannot be the table PIN, or None."""
+    if not PIN_RULE.fullmatch(pin):
+        return 'a table PIN is 4 to 8 digits, such as "4821"'
+    return None
+
+
+def stored_pin(data_dir: Path) -> str:
+    """The PIN kept in ``data_dir`` (drawn and kept on first use, 6 digits, private to the owner)."""
+    path = data_dir / "pin"
+    try:
+        kept = path.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        kept = ""
+    if pin_problem(kept) is None:
+        return kept
+    pin = f"{secrets.randbelow(10**6):06d}"
+    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    temp = path.with_name("pin.new")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as out:
+        out.write(pin + "\n")
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(temp, path)
+    return pin
+
+
+def table_pin(configured: str, given: str | None, data_dir: Path) -> str:
+    """The PIN in force: ``--pin``, else the config's, else the one kept in the data directory.
+
+    Raises ValueError (with the rule) for a ``--pin`` or config value that breaks it.
+    """
+    for source, value in (("--pin", given), ("[table] pin", configured)):
+        if value:
+            problem = pin_problem(value)
+            if problem:
+                raise ValueError(f"{source} {value!r}: {problem}")
+            return value
+    return stored_pin(data_dir)
+
+
+class PinGuard:
+    """Counts wrong PINs per address and for the whole table; `reset` is the host's way back in."""
+
+    def __init__(self) -> None:
+        # imported here: `companion.app` (and with it every command) need not load it
+        from limits import parse
+        from limits.storage import MemoryStorage
+        from limits.strategies import MovingWindowRateLimiter
+
+        self._storage = MemoryStorage()
+        self._limiter = MovingWindowRateLimiter(self._storage)
+        self._table: Any = parse(f"{TABLE_GUESSES_PER_HOUR}/hour")
+        self._address: Any = parse(f"{ADDRESS_GUESSES_PER_MINUTE}/minute")
+        self._lock = threading.Lock()
+
+    def refusal(self, address: str) -> str | None:
+        """Why no PIN from ``address`` is checked now (a lockout), or None."""
+        if not self._limiter.test(self._table, "table"):
+            return (
+                "Too many wrong PINs at this table; PIN logins are paused for up to an hour. "
+                "The host can hold Confirm on the table for 5 seconds to allow them again."
+            )
+        if not self._limiter.test(self._address, "address", address):
+            return "Too many wrong PINs from this device; wait a minute and try again."
+        return None
+
+    def wrong(self, address: str) -> None:
+        """A wrong PIN from ``address``."""
+        with self._lock:
+            self._limiter.hit(self._table, "table")
+            self._limiter.hit(self._address, "address", address)
+
+    def reset(self) -> None:
+        """Forget every wrong guess (the host held Confirm at the table)."""
+        with self._lock:
+            self._storage.reset()
+
+
+@dataclass
+class HostSession:
+    csrf: str
+    expires: float
+
+
+class Sessions:
+    """Host logins kept on the server: the cookie carries only the id."""
+
+    def __init__(self, clock: Callable[[], float] = time.time, lifetime: float = SESSION_SECONDS) -> None:
+        self._sessions: dict[str, HostSession] = {}
+        self._lock = threading.Lock()
+        self.clock = clock
+        self.lifetime = lifetime
+
+    def open(self) -> tuple[str, HostSession]:
+        """A new login: its id (for the cookie) and its CSRF token."""
+        sid = secrets.token_urlsafe(32)
+        with self._lock:
+            now = self.clock()
+            self._sessions = {k: s for k, s in self._sessions.items() if s.expires > now}
+            while len(self._sessions) >= MAX_SESSIONS:
+                del self._sessions[next(iter(self._sessions))]
+            session = self._sessions[sid] = HostSession(secrets.token_urlsafe(24), now + self.lifetime)
+        return sid, session
+
+    def get(self, sid: object) -> HostSession | None:
+        """The live session ``sid`` names, or None (unknown, revoked or expired)."""
+        if not isinstance(sid, str):
+            return None
+        with self._lock:
+            session = self._sessions.get(sid)
+            if session is not None and session.expires <= self.clock():
+                del self._sessions[sid]
+                return None
+            return session
+
+    def close(self, sid: object) -> None:
+        """Logout: the id stops working, wherever the cookie was copied to."""
+        if isinstance(sid, str):
+            with self._lock:
+                self._sessions.pop(sid, None)
+
+    def close_all(self) -> None:
+        """Everyone logs in again (the PIN changed)."""
+        with self._lock:
+            self._sessions.clear()
+
+
+@dataclass
+class Access:
+    """The table's PIN with its guard and sessions, shared by the page, the buttons and the CLI."""
+
+    pin: str
+    guard: PinGuard
+    sessions: Sessions
+
+    @classmethod
+    def for_pin(cls, pin: str) -> Access:
+        return cls(pin, PinGuard(), Sessions())
+
+
+def host_name(host_header: str) -> str:
+    """The name part of an HTTP ``Host`` header, lower case, without port or IPv6 brackets."""
+    host = host_header.strip().lower()
+    if host.startswith("["):
+        return host[1:].split("]", 1)[0]
+    if host.count(":") == 1:
+        host = host.split(":", 1)[0]
+    return host.rstrip(".")
+
+
+def host_allowed(host_header: str, names: frozenset[str]) -> bool:
+    """Is ``host_header`` one of this machine's names, or an IP address?
+
+    A DNS-rebinding page reaches the companion under the attacker's own domain
+    name, so a Host that is not an address literal, ``localhost``, this machine's
+    name or its ``.local`` (mDNS) name, or a name the owner listed, is not ours.
+    """
+    import ipaddress
+
+    name = host_name(host_header)
+    if not name or len(host_header) > 255:
+        return False
+    if name in names:
+        return True
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def own_names(hostname: str, extra: tuple[str, ...] = ()) -> frozenset[str]:
+    """The names this machine answers to: localhost, its host name and its mDNS name, and ``extra``."""
+    base = hostname.lower().split(".")[0]
+    return frozenset(
+        {
+            "localhost",
+            "localhost.localdomain",
+            base,
+            f"{base}.local",
+            hostname.lower(),
+            *(e.lower() for e in extra),
+        }
+    )

@@ -1,0 +1,73 @@
+"""The table PIN shown on the ring, for a host with no screen at hand.
+
+Holding Confirm for a few seconds (``[buttons] pin_hold``) makes the ring show the
+PIN, digit by digit, read like a clock face:
+
+- first the whole ring glows blue for a second: the PIN starts;
+- each digit 1-9 lights the hour LEDs from 1 o'clock up to that hour (3 = 1, 2 and
+  3 o'clock lit), 0 lights the 12 o'clock LED alone; every digit stays
+  `DIGIT_SECONDS`, then the ring goes dark for `GAP_SECONDS` before the next;
+- the whole PIN is shown `REPEATS` times, then the ring shows the game again.
+
+`pin_frame` is a pure function of the PIN, the ring's geometry and the time since
+the hold, like `companion.ring.render`, so every picture is tested without hardware.
+"""
+
+from __future__ import annotations
+
+from companion.ring import OFF, RGB, RingLayout
+
+START_SECONDS = 1.0
+DIGIT_SECONDS = 1.6
+GAP_SECONDS = 0.6
+REPEATS = 2
+START: RGB = (0, 60, 160)
+DIGIT: RGB = (255, 255, 255)
+
+
+def pin_seconds(pin: str) -> float:
+    """How long the whole display lasts."""
+    return REPEATS * (START_SECONDS + len(pin) * (DIGIT_SECONDS + GAP_SECONDS))
+
+
+def digit_leds(digit: int, layout: RingLayout) -> list[int]:
+    """The LEDs that show ``digit``: hours 1..digit, or 12 o'clock alone for 0."""
+    return [layout.led(hour) for hour in range(1, digit + 1)] if digit else [layout.led(0)]
+
+
+def pin_frame(pin: str, layout: RingLayout, elapsed: float) -> list[RGB] | None:
+    """The ring's picture ``elapsed`` seconds after the hold, or None once the display is over."""
+    if elapsed < 0 or elapsed >= pin_seconds(pin):
+        return None
+    frame: list[RGB] = [OFF] * layout.leds
+    t = elapsed % (pin_seconds(pin) / REPEATS)
+    if t < START_SECONDS:
+        return [START] * layout.leds
+    t -= START_SECONDS
+    index, within = divmod(t, DIGIT_SECONDS + GAP_SECONDS)
+    if within >= DIGIT_SECONDS:
+        return frame
+    for led in digit_leds(int(pin[int(index)]), layout):
+        frame[led] = DIGIT
+    return frame
+
+
+def read_pin(frames: list[list[RGB]], layout: RingLayout) -> str:
+    """The PIN a person would read from a sequence of frames sampled during one pass.
+
+    The inverse of `pin_frame`, used by the tests to prove the display can be read.
+    """
+    digits: list[str] = []
+    previous: list[RGB] | None = None
+    for frame in frames:
+        if frame == previous:
+            continue
+        previous = frame
+        lit = {i for i, c in enumerate(frame) if c == DIGIT}
+        if not lit:
+            continue
+        for digit in range(10):
+            if lit == set(digit_leds(digit, layout)):
+                digits.append(str(digit))
+                break
+    return "".join(digits)

@@ -1,0 +1,345 @@
+"""Who gets at the controls: the table PIN, guessing limits, host sessions, the Host header,
+and the input rules (colours, names) shared by the config, the API and the command line."""
+
+from __future__ import annotations
+
+import ast
+import os
+import stat
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from companion.access import TABLE_GUESSES_PER_HOUR, host_allowed, own_names, stored_pin, table_pin
+from companion.app import build_runtime, new_game
+from companion.cli import main
+from companion.config import ButtonSettings, Config, ConfigError, parse_config
+from companion.ring import RingLayout
+from companion.ring_pin import START, pin_frame, pin_seconds, read_pin
+from companion.store import Store
+from companion.web import create_app
+
+from tests_support import make_runtime
+
+PIN = {"X-Table-Pin": "2468"}
+GUESSES = TABLE_GUESSES_PER_HOUR
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> Any:
+    rt = make_runtime(tmp_path)
+    app = create_app(rt, heartbeat=0.05, hostname="trekpi")
+    app.testing = True
+    yield app, rt
+    rt.stop()
+
+
+def client(app: Any, address: str = "127.0.0.1") -> Any:
+    http = app.test_client()
+    http.environ_base["REMOTE_ADDR"] = address
+    return http
+
+
+# --- PIN guessing -----------------------------------------------------------------------------
+
+
+def test_guessing_from_many_addresses_locks_the_whole_table(env: Any) -> None:
+    """The audit guessed from 1,000 loopback addresses; the table as a whole now says stop."""
+    app, _ = env
+    codes = [
+        client(app, f"10.0.{n // 250}.{n % 250 + 1}").post("/api/login", json={"pin": f"{n:04d}"}).status_code
+        for n in range(GUESSES + 5)
+        if f"{n:04d}" != "2468"
+    ]
+    assert codes[:GUESSES] == [403] * GUESSES
+    assert set(codes[GUESSES:]) == {429}, "past the table's limit every address waits"
+    fresh = client(app, "10.9.9.9")
+    refused = fresh.post("/api/login", json={"pin": "2468"})
+    assert refused.status_code == 429 and "hold Confirm" in refused.get_json()["error"]
+    assert fresh.post("/api/undo", headers=PIN).status_code == 429
+
+
+def test_a_logged_in_host_keeps_working_through_a_lockout(env: Any) -> None:
+    app, _ = env
+    host = client(app, "10.1.1.1")
+    token = host.post("/api/login", json={"pin": "2468"}).get_json()["csrf"]
+    for n in range(GUESSES):
+        client(app, f"10.2.0.{n + 1}").post("/api/login", json={"pin": "0000"})
+    assert host.post("/api/undo", headers={"X-CSRF-Token": token}).status_code == 200
+
+
+def test_holding_confirm_clears_the_lockout_and_shows_the_pin(tmp_path: Path) -> None:
+    config = Config(buttons=ButtonSettings(bounce=0.0, undo_hold=0.15, pin_hold=0.2))
+    rt = make_runtime(tmp_path, config=config)
+    app = create_app(rt, hostname="trekpi")
+    try:
+        for n in range(GUESSES):
+            client(app, f"10.3.0.{n + 1}").post("/api/login", json={"pin": "0000"})
+        assert client(app, "10.4.0.1").post("/api/login", json={"pin": "2468"}).status_code == 429
+        rt.buttons.hold("confirm", 0.5)  # type: ignore[union-attr]
+        assert client(app, "10.4.0.1").post("/api/login", json={"pin": "2468"}).status_code == 200
+        frame = rt.driver.draw()
+        assert frame == [START] * 24, "the ring starts the PIN display"
+    finally:
+        rt.stop()
+
+
+@settings(max_examples=60, deadline=None)
+@given(pin=st.from_regex(r"[0-9]{4,8}", fullmatch=True), leds=st.sampled_from([12, 16, 24, 60]))
+def test_the_pin_on_the_ring_reads_back_as_the_pin(pin: str, leds: int) -> None:
+    layout = RingLayout(leds, twelve=leds // 3, clockwise=leds != 16)
+    one_pass = pin_seconds(pin) / 2
+    frames = [pin_frame(pin, layout, k * 0.05) for k in range(int(one_pass / 0.05))]
+    assert all(f is not None for f in frames)
+    assert read_pin(frames, layout) == pin  # type: ignore[arg-type]
+    assert pin_frame(pin, layout, pin_seconds(pin)) is None, "then the ring shows the game again"
+
+
+# --- one PIN per table ---------------------------------------------------------------------------
+
+
+def test_the_pin_is_drawn_once_per_data_directory_and_kept(tmp_path: Path) -> None:
+    first = build_runtime(Config(), tmp_path, mock=True, say=lambda _: None)
+    first.stop()
+    second = build_runtime(Config(), tmp_path, mock=True, say=lambda _: None)
+    second.stop()
+    assert first.pin == second.pin and len(first.pin) == 6 and first.pin.isdigit()
+    assert stat.S_IMODE(os.stat(tmp_path / "pin").st_mode) == 0o600
+    assert table_pin("13579", None, tmp_path) == "13579", "the config wins"
+    assert table_pin("13579", "8642", tmp_path) == "8642", "and --pin over it"
+
+
+def test_companion_pin_prints_it(tmp_path: Path, capsys: Any) -> None:
+    kept = stored_pin(tmp_path)
+    assert main(["pin", "--data-dir", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.strip() == kept
+
+
+def test_one_pin_rule_for_the_config_and_the_command_line(tmp_path: Path, capsys: Any) -> None:
+    with pytest.raises(ConfigError, match="4 to 8 digits"):
+        parse_config('[table]\npin = "1"\n')
+    assert main(["run", "--check", "--pin", "1"]) == 2
+    assert "4 to 8 digits" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="4 to 8 digits"):
+        build_runtime(Config(), tmp_path, mock=True, pin="12a4", say=lambda _: None)
+
+
+# --- sessions ------------------------------------------------------------------------------------
+
+
+def test_logout_revokes_a_copied_session_cookie(env: Any) -> None:
+    app, _ = env
+    host = client(app)
+    token = host.post("/api/login", json={"pin": "2468"}).get_json()["csrf"]
+    cookie = host.get_cookie("session")
+    assert cookie is not None and cookie.expires is not None, "the cookie ends with the session"
+    thief = client(app, "10.5.5.5")
+    thief.set_cookie("session", cookie.value)
+    assert thief.post("/api/undo", headers={"X-CSRF-Token": token}).status_code == 200
+    host.post("/api/logout")
+    stolen = thief.post("/api/undo", headers={"X-CSRF-Token": token})
+    assert stolen.status_code == 401 and "log in" in stolen.get_json()["error"]
+
+
+def test_sessions_expire_on_the_server(env: Any) -> None:
+    app, rt = env
+    host = client(app)
+    token = host.post("/api/login", json={"pin": "2468"}).get_json()["csrf"]
+    rt.access.sessions.clock = lambda: time.time() + 13 * 3600
+    assert host.post("/api/undo", headers={"X-CSRF-Token": token}).status_code == 401
+    assert host.get("/api/session").get_json()["host"] is False
+
+
+# --- the Host header -----------------------------------------------------------------------------
+
+
+def test_controls_answer_only_under_this_machines_names(env: Any) -> None:
+    app, _ = env
+    http = client(app)
+    for host in ("attacker.example", "trekpi.attacker.example", "localhost.evil"):
+        response = http.post("/api/login", json={"pin": "2468"}, headers={"Host": host})
+        assert response.status_code == 403 and "own address" in response.get_json()["error"], host
+        assert http.post("/api/undo", headers={**PIN, "Host": host}).status_code == 403
+    for host in ("trekpi.local:8080", "TrekPi", "localhost:8080", "192.168.1.20:8080", "[::1]:8080"):
+        assert http.post("/api/undo", headers={**PIN, "Host": host}).status_code == 200, host
+    assert http.get("/api/state", headers={"Host": "attacker.example"}).status_code == 200, (
+        "reading stays open"
+    )
+
+
+def test_a_huge_host_header_gets_the_qr_code_of_our_own_address(env: Any) -> None:
+    app, _ = env
+    http = client(app)
+    response = http.get("/api/qr.svg", headers={"Host": "a." * 1200})
+    assert response.status_code == 200 and b"<svg" in response.data
+    assert "a.a.a.a" not in http.get("/api/join", headers={"Host": "a." * 1200}).get_json()["url"]
+
+
+def test_host_names() -> None:
+    names = own_names("trekpi.lan")
+    assert host_allowed("trekpi:80", names) and host_allowed("trekpi.local.", names)
+    assert host_allowed("10.0.0.7", names) and host_allowed("[fe80::1]:8080", names)
+    assert not host_allowed("", names) and not host_allowed("x" * 300, names)
+    assert not host_allowed("10.0.0.7.nip.io", names)
+
+
+# --- colours and names ---------------------------------------------------------------------------
+
+
+def test_colours_are_checked_at_every_entry(env: Any, tmp_path: Path, capsys: Any) -> None:
+    app, _ = env
+    http = client(app)
+    for colours in (["#zzzzzz", "#000000"], ["#0072B2\n", "#000000"], ["#12345", "#000000"]):
+        response = http.post(
+            "/api/game/new", json={"players": ["Ann", "Ben"], "colours": colours}, headers=PIN
+        )
+        assert response.status_code == 400 and "#rrggbb" in response.get_json()["error"], colours
+    with pytest.raises(ConfigError, match="palette"):
+        parse_config('[players]\npalette = ["#0072B2\\n", "#E69F00", "#009E73", "#CC79A7"]\n')
+    data = tmp_path / "cli"
+    assert (
+        main(["new", "--data-dir", str(data), "--mock", "--players", "A,B", "--colours", "#zzzzzz,#000000"])
+        == 2
+    )
+    assert "#zzzzzz" in capsys.readouterr().err
+
+
+def test_a_stored_bad_colour_never_turns_a_tap_into_a_500(tmp_path: Path) -> None:
+    """A game stored before the colour rule (or by hand) still plays, and its ring still draws."""
+    store = Store(tmp_path)
+    store.new_game(
+        {"type": "setup", "record": "trekking/1", "players": ["Ann", "Ben"], "watch_stack": ["Ann", "Ben"],
+         "edition": "reference"},
+        {"colours": ["#zzzzzz", "#E69F00"], "mock": True, "dealer_seed": 3},
+    )  # fmt: skip
+    store.close()
+    rt = build_runtime(Config(), tmp_path, mock=True, pin="2468", say=lambda _: None)
+    app = create_app(rt)
+    try:
+        broken: list[str] = []
+
+        def failing_listener(*_: Any) -> None:
+            broken.append("x")
+            raise RuntimeError("the ring fell off")
+
+        rt.table.listeners.append(failing_listener)
+        events = rt.table.seq
+        response = app.test_client().post(
+            "/api/reader/tap", json={"tag": rt.table.expect()["choices"][0]}, headers=PIN
+        )
+        assert response.status_code == 200 and response.get_json()["outcome"]["accepted"]
+        assert broken and rt.table.seq == events + 1
+        assert len(rt.driver.draw()) == 24, "the ring draws with the fallback colour"
+    finally:
+        rt.stop()
+
+
+def test_names_are_bounded_and_cleaned(env: Any, tmp_path: Path) -> None:
+    app, _ = env
+    http = client(app)
+    long = http.post("/api/game/new", json={"players": ["A" * 25, "Ben"]}, headers=PIN)
+    assert long.status_code == 400 and "24 characters" in long.get_json()["error"]
+    ok = http.post("/api/game/new", json={"players": ["\x1b[31mEve\u202e", "Ben\r\n"]}, headers=PIN)
+    assert ok.status_code == 200
+    assert [p["name"] for p in ok.get_json()["state"]["players"]] == ["[31mEve", "Ben"]
+    store = Store(tmp_path / "cli")
+    with pytest.raises(ValueError, match="24 characters"):
+        new_game(store, ["B" * 30, "C"], Config())
+    store.close()
+
+
+def test_names_stored_before_the_rule_reach_the_console_escaped(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.new_game(
+        {"type": "setup", "record": "trekking/1", "players": ["\x1b[2JAnn", "Ben"],
+         "watch_stack": ["Ben", "\x1b[2JAnn"], "edition": "reference"},
+        {"colours": ["#0072B2", "#E69F00"], "mock": True, "dealer_seed": 3},
+    )  # fmt: skip
+    store.close()
+    said: list[str] = []
+    rt = build_runtime(Config(), tmp_path, mock=True, pin="2468", say=said.append)
+    try:
+        for _ in range(2):  # Ben, then the player whose name was stored with an escape
+            rt.tap(rt.table.expect()["choices"][0])
+        assert said and not any("\x1b" in line for line in said)
+        assert any("\\x1b[2JAnn" in line for line in said)
+    finally:
+        rt.stop()
+
+
+# --- architecture --------------------------------------------------------------------------------
+
+
+def test_the_web_layer_does_not_import_the_app() -> None:
+    """Arrows point down: app wires web; web knows the runtime only through companion.ports."""
+    root = Path(__file__).resolve().parents[1] / "companion"
+    for module in ("web.py", "ports.py", "access.py", "http_server.py"):
+        tree = ast.parse((root / module).read_text(encoding="utf-8"))
+        imported = {
+            node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module
+        } | {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+        assert "companion.app" not in imported and "companion.cli" not in imported, module
+
+
+def test_a_ring_failure_blames_the_drop_in_only_when_the_device_is_refused(tmp_path: Path) -> None:
+    """The audit's bad colour froze the ring with a log line blaming the Pi 4 drop-in."""
+    import threading
+
+    from companion.ring import RingDriver
+
+    rt = make_runtime(tmp_path)
+    try:
+        for failure, blamed in ((ValueError("bad colour"), False), (PermissionError("/dev/mem"), True)):
+
+            class Broken:
+                brightness = 1.0
+                error = failure
+
+                def __setitem__(self, *_: Any) -> None:
+                    raise self.error
+
+            said: list[str] = []
+            driver = RingDriver(
+                rt.table, Broken(), rt.layout, rt.config.ring, time.monotonic, on_error=said.append
+            )
+            thread = threading.Thread(target=driver.run)
+            thread.start()
+            deadline = time.monotonic() + 5
+            while not said and time.monotonic() < deadline:
+                time.sleep(0.02)
+            driver.stop()
+            thread.join()
+            assert said and ("drop-in" in said[0]) is blamed, said
+    finally:
+        rt.stop()
+
+
+def test_the_mock_console_can_hold_confirm(tmp_path: Path) -> None:
+    from companion.app import keyboard
+
+    rt = make_runtime(tmp_path)
+    try:
+        keyboard(rt, ["pin"])
+        assert rt.driver.draw() == [START] * 24
+    finally:
+        rt.stop()
+
+
+def test_companion_run_shows_the_pin_and_how_to_recover_it(tmp_path: Path) -> None:
+    from companion.app import serve
+
+    from powercut import free_port
+
+    said: list[str] = []
+    rt = build_runtime(Config(), tmp_path, mock=True, say=said.append)
+    try:
+        serve(rt, "127.0.0.1", free_port())
+        line = next(s for s in said if "table PIN" in s)
+        assert f"table PIN {stored_pin(tmp_path)}" in line
+        assert "companion pin" in line and "holding Confirm" in line
+    finally:
+        rt.stop()
