@@ -30,7 +30,7 @@ from companion.editions import load_edition
 from companion.reader import ReaderLoop, TagDebouncer, TagResolver, open_pi_reader
 from companion.record import RECORD_FORMAT
 from companion.ring import RGB, RingDriver, RingLayout, SimulatedRing, ansi, open_ring, render, view_of
-from companion.store import Store
+from companion.store import Store, StoreError
 from companion.table import CUE_REJECT, Outcome, Table
 
 DEFAULT_DATA_DIR = Path(os.environ.get("COMPANION_DATA_DIR", Path.home() / ".local/share/trekking-companion"))
@@ -98,6 +98,7 @@ class Runtime:
     port: int = 8080
     #: The last tag the reader saw that maps to no card (for enrolling it from the page).
     unknown_tag: str | None = None
+    games_lock: threading.Lock = field(default_factory=threading.Lock)
 
     @functools.cached_property
     def secret_key(self) -> bytes:
@@ -147,6 +148,18 @@ class Runtime:
     def press_now(self, name: str) -> Outcome:
         return self.table.press(name)
 
+    def start_game(
+        self, players: list[str], colours: list[str] | None, edition: str, seed: int | None
+    ) -> int:
+        """A new game from the page, put on the table at once.
+
+        One at a time: two pages pressing Start together must not leave the table on
+        one game while the store's current game (what a restart resumes) is the other."""
+        with self.games_lock:
+            game = new_game(self.store, players, self.config, colours, edition, seed, self.mock)
+            self.switch_game(game)
+            return game
+
     def switch_game(self, game_id: int) -> None:
         """Put another stored game on the table (a new game started from the page)."""
         old = self.table
@@ -188,10 +201,23 @@ def build_runtime(
     pin: str | None = None,
     say: Callable[[str], None] = print,
     clock: Callable[[], float] = time.monotonic,
+    claim: bool = False,
 ) -> Runtime:
-    """Open the store, resume (or start) a game, and choose the adapters."""
+    """Open the store, resume (or start) a game, and choose the adapters.
+
+    ``claim`` (`companion run`) marks the store as in use, so that a second `run` or a
+    `companion new` beside it refuses with a clear message instead of changing a game
+    this table would never show."""
     store = Store(data_dir)
-    game_id = store.latest_unfinished()
+    if claim:
+        try:
+            store.claim()
+        except StoreError:
+            store.close()
+            raise
+    for warning in store.warnings:
+        say(f"Warning: {warning}")
+    game_id = store.current_game()
     if game_id is None:
         game_id = new_game(store, ["Blue", "Orange"], config, mock=mock)
         say(f"No game in progress: started game {game_id} for Blue and Orange "

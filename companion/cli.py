@@ -136,7 +136,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 0
     mock = _mock(args)
     try:
-        runtime = build_runtime(config, _data_dir(args), mock, args.pin)
+        runtime = build_runtime(config, _data_dir(args), mock, args.pin, claim=True)
     except (StoreError, RuntimeError, EditionError, EditionNotFound) as exc:
         return _fail(str(exc))
     if mock:
@@ -170,6 +170,7 @@ def cmd_new(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config)
         store = Store(_data_dir(args))
+        store.refuse_if_running()
         colours = [c.strip() for c in args.colours.split(",")] if args.colours else None
         if colours and not all(len(c) == 7 and c.startswith("#") for c in colours):
             return _fail('--colours takes colours such as "#0072B2,#E69F00"')

@@ -256,9 +256,10 @@ def whoami() -> Any:
 @api.post("/game/new")
 @control()
 def game_new() -> Any:
-    from companion.app import GameSetupError, new_game
+    from companion.app import GameSetupError
     from companion.editions import EditionNotFound
     from companion.engine import EditionError
+    from companion.store import DiskFull, StoreError
 
     body = _body()
     players = body.get("players")
@@ -278,10 +279,11 @@ def game_new() -> Any:
         return _error(400, "edition is a name and seed a whole number.")
     runtime = _runtime()
     try:
-        game = new_game(runtime.store, players, runtime.config, colours, edition, seed, runtime.mock)
+        game = runtime.start_game(players, colours, edition, seed)
     except (GameSetupError, EditionNotFound, EditionError) as exc:
         return _error(400, str(exc))
-    runtime.switch_game(game)
+    except StoreError as exc:
+        return _error(507 if isinstance(exc, DiskFull) else 503, f"Not saved: {exc}")
     return jsonify({"game": game, "state": runtime.table.state_json()})
 
 
