@@ -1,0 +1,409 @@
+"""Nothing lost: full disks, damaged or deleted stores, restarts, undo in mock mode, two new games.
+
+The rule: what the table shows is exactly what a restart resumes. A write the disk
+refuses changes nothing, in memory or on disk, and the table says why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import shutil
+import sqlite3
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.app import Runtime, build_runtime
+from companion.cli import main as cli_main
+from companion.config import Config
+from companion.engine import ChooseItinerary, Reveal, Take
+from companion.record import replay_text
+from companion.store import Store, StoreError
+from companion.table import DISK_FULL, STORE_ERROR
+from companion.wal import lost_commits
+
+from tests_support import FAST_BUTTONS, make_runtime, play_turn
+
+
+def restart(rt: Runtime, path: Path) -> Runtime:
+    rt.stop()
+    return build_runtime(Config(buttons=FAST_BUTTONS), path, mock=True, pin="2468", say=lambda _: None)
+
+
+def same_as_restart(rt: Runtime, path: Path) -> Runtime:
+    """Restart and check the table resumes exactly what it showed."""
+    shown = rt.table.board.snapshot()
+    moves = rt.table.board.moves
+    again = restart(rt, path)
+    assert again.table.board.snapshot() == shown
+    assert again.table.board.moves == moves
+    return again
+
+
+def free_itinerary(rt: Runtime, player: str) -> str:
+    """An Itinerary ``player`` could switch to today (no one uses it, they never did)."""
+    board = rt.table.board
+    who = board.names.index(player)
+    taken = set(board.itinerary) | {i for i in range(64) if board.used[who] >> i & 1}
+    return next(it.id for i, it in enumerate(board.edition.itineraries) if i not in taken)
+
+
+def play_until_a_day_starts(rt: Runtime, rng: random.Random, day: int) -> None:
+    while rt.table.board.day < day:
+        play_turn(rt, rng)
+
+
+# --- a full disk, with a fault-injecting connection (runs everywhere) ------------------------------
+
+
+class FullAfter:
+    """The store's SQLite connection, refusing with SQLITE_FULL once ``budget`` INSERTs were
+    written: a disk filling up in the middle of a transaction."""
+
+    def __init__(self, db: sqlite3.Connection, budget: int) -> None:
+        self.db = db
+        self.budget = budget
+
+    def execute(self, sql: str, args: Any = ()) -> Any:
+        if sql.startswith("INSERT"):
+            if self.budget <= 0:
+                error = sqlite3.OperationalError("database or disk is full")
+                error.sqlite_errorcode = 13  # type: ignore[attr-defined]
+                raise error
+            self.budget -= 1
+        return self.db.execute(sql, args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.db, name)
+
+
+@contextlib.contextmanager
+def disk_fills_after(rt: Runtime, budget: int) -> Iterator[None]:
+    real = rt.store._db
+    rt.store._db = FullAfter(real, budget)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        rt.store._db = real
+
+
+def test_a_correction_on_a_full_disk_changes_nothing_and_says_so(tmp_path: Path) -> None:
+    rt = make_runtime(tmp_path, "Ann,Ben")
+    rng = random.Random(5)
+    for _ in range(20):
+        play_turn(rt, rng)
+    table = rt.table
+    other = free_itinerary(rt, "Ann")
+    before = table.board.snapshot()
+    stored = rt.store.load(table.game_id).events
+    for budget in (0, 1, 3, 7):  # the disk fills before, or part way through, the rewrite
+        with disk_fills_after(rt, budget):
+            out = table.correct_itinerary("Ann", other)
+        assert not out.accepted and out.code == DISK_FULL
+        assert "full" in out.message and "Free some space" in out.message
+        assert table.board.snapshot() == before
+        assert rt.store.load(table.game_id).events == stored
+    assert table.correct_itinerary("Ann", other).accepted  # space again: the correction goes through
+    rt = same_as_restart(rt, tmp_path)
+    rt.stop()
+
+
+def test_a_take_and_the_dealers_reveal_are_stored_together_or_not_at_all(tmp_path: Path) -> None:
+    rt = make_runtime(tmp_path, "Ann,Ben,Cy")
+    rng = random.Random(6)
+    play_until_a_day_starts(rt, rng, 2)
+    table = rt.table
+    while table.expect()["kind"] == "itinerary":  # type: ignore[index]
+        play_turn(rt, rng)
+    option = next(o for o in table.board.take_options() if o.card != "ancestor")
+    if option.max_crystals:
+        assert rt.tap(option.card).accepted and table.pending is not None
+    before = table.board.snapshot()
+    player = table.board.player_to_move
+    with disk_fills_after(rt, 1):  # room for the take, not for the dealer's reveal of the new top
+        out = rt.press("confirm") if option.max_crystals else rt.tap(option.card)
+    assert not out.accepted and out.code == DISK_FULL, out
+    assert table.board.snapshot() == before and table.board.player_to_move == player
+    rt = same_as_restart(rt, tmp_path)
+    rt.stop()
+
+
+def test_a_pending_take_on_a_full_disk_is_not_shown(tmp_path: Path) -> None:
+    rt = make_runtime(tmp_path, "Ann,Ben")
+    rng = random.Random(7)
+    while (
+        not any(o.max_crystals for o in rt.table.board.take_options()) or rt.table.expect()["kind"] != "take"
+    ):  # type: ignore[index]
+        play_turn(rt, rng)
+    card = next(o.card for o in rt.table.board.take_options() if o.max_crystals)
+    with disk_fills_after(rt, 0):
+        out = rt.tap(card)
+    assert not out.accepted and out.code == DISK_FULL and rt.table.pending is None
+    rt.stop()
+
+
+# --- a full disk for real: a 1 MiB tmpfs (needs mount rights: root, or skipped loudly) ----------
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(disk)], capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        pytest.skip(f"SKIPPED: cannot mount a small tmpfs here ({done.stderr.strip()}); run as root")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def fill(disk: Path) -> Path:
+    """Fill the filesystem to the last byte; return the filler file."""
+    filler = disk / "filler"
+    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        for size in (65536, 4096, 1):
+            with contextlib.suppress(OSError):
+                while True:
+                    os.write(fd, b"\0" * size)
+    finally:
+        os.close(fd)
+    return filler
+
+
+def test_a_really_full_disk_loses_no_move_and_the_table_says_how_to_fix_it(small_disk: Path) -> None:
+    rt = make_runtime(small_disk, "Ann,Ben")
+    rng = random.Random(8)
+    for _ in range(12):
+        play_turn(rt, rng)
+    filler = fill(small_disk)
+    table = rt.table
+    refused = None
+    for _ in range(60):  # play on until the log needs a page the disk does not have
+        before, stored = table.board.snapshot(), len(rt.store.load(table.game_id).events)
+        expect = table.expect()
+        assert expect is not None
+        if expect["kind"] == "itinerary":
+            out = rt.tap(expect["choices"][0])
+        else:
+            card = next(o.card for o in table.board.take_options() if o.card != "ancestor")
+            out = rt.tap(card)
+            if out.accepted and table.pending is not None:
+                out = rt.press("confirm")
+        if not out.accepted:
+            refused = out
+            assert table.board.snapshot() == before
+            assert len(rt.store.load(table.game_id).events) == stored
+            break
+    assert refused is not None and refused.code == DISK_FULL, refused
+    assert "full" in refused.message and "Free some space" in refused.message
+    # A correction on the full disk: nothing of it happens.
+    other = free_itinerary(rt, "Ann")
+    shown = table.board.snapshot()
+    assert not table.correct_itinerary("Ann", other).accepted
+    assert table.board.snapshot() == shown
+    filler.unlink()
+    rt = same_as_restart(rt, small_disk)
+    play_turn(rt, rng)  # room again: play goes on
+    rt = same_as_restart(rt, small_disk)
+    rt.stop()
+
+
+# --- the store going wrong under the table --------------------------------------------------------
+
+
+def test_a_store_deleted_while_running_refuses_moves_instead_of_losing_them(tmp_path: Path) -> None:
+    rt = make_runtime(tmp_path)
+    before = rt.table.board.snapshot()
+    for suffix in ("", "-wal", "-shm"):
+        (tmp_path / f"companion.sqlite3{suffix}").unlink(missing_ok=True)
+    out = rt.tap(rt.table.expect()["choices"][0])  # type: ignore[index]
+    assert not out.accepted and out.code == STORE_ERROR and "deleted" in out.message
+    assert rt.table.board.snapshot() == before
+    rt.stop()
+
+
+def test_a_damaged_database_page_is_a_clear_message_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rt = make_runtime(tmp_path)
+    for _ in range(10):
+        play_turn(rt, random.Random(9))
+    rt.stop()
+    path = tmp_path / "companion.sqlite3"
+    data = bytearray(path.read_bytes())
+    for at in range(4096 + 100, min(len(data), 4 * 4096), 7):  # scribble over pages 2 to 4
+        data[at] = 0xA5
+    path.write_bytes(bytes(data))
+    with pytest.raises(StoreError, match="damaged"):
+        build_runtime(Config(buttons=FAST_BUTTONS), tmp_path, mock=True, pin="2468", say=lambda _: None)
+    assert cli_main(["games", "--data-dir", str(tmp_path)]) == 2
+    assert "damaged" in capsys.readouterr().err
+
+
+def crashed_copy(tmp_path: Path, events: int) -> tuple[Path, Store, int]:
+    """A store with ``events`` events left in its WAL, copied as a crash would leave it."""
+    live = tmp_path / "live"
+    store = Store(live)
+    store._db.execute("PRAGMA wal_autocheckpoint=0")
+    game = store.new_game(
+        {"type": "setup", "players": ["Ann", "Ben"], "watch_stack": ["Ann", "Ben"], "edition": "reference"},
+        {},
+    )
+    for n in range(events):
+        store.append(game, n + 1, ChooseItinerary("Ann", f"T{n:02d}"))
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    for suffix in ("", "-wal"):
+        shutil.copyfile(live / f"companion.sqlite3{suffix}", copy / f"companion.sqlite3{suffix}")
+    return copy, store, game
+
+
+def test_an_intact_wal_after_a_crash_keeps_every_event_and_warns_of_nothing(tmp_path: Path) -> None:
+    copy, live, game = crashed_copy(tmp_path, 30)
+    store = Store(copy)
+    assert store.warnings == []
+    assert len(store.load(game).events) == 30
+    store.close()
+    live.close()
+
+
+def test_a_damaged_wal_frame_is_reported_and_the_journal_kept(tmp_path: Path) -> None:
+    copy, live, _ = crashed_copy(tmp_path, 30)
+    wal = copy / "companion.sqlite3-wal"
+    data = bytearray(wal.read_bytes())
+    good, dropped = lost_commits(bytes(data))
+    assert dropped == 0 and good > 10
+    page = int.from_bytes(data[8:12], "big")
+    bad = good - 8  # one byte of a frame well before the end
+    data[32 + bad * (24 + page) + 24 + 100] ^= 0xFF
+    wal.write_bytes(bytes(data))
+    original = bytes(data)
+    store = Store(copy)
+    assert len(store.warnings) == 1 and "damaged" in store.warnings[0]
+    kept = list(copy.glob("companion.sqlite3-wal.damaged-*"))
+    assert len(kept) == 1 and kept[0].read_bytes() == original
+    # SQLite dropped what came after the bad frame; now at least the owner is told, and has a copy.
+    assert store._db.execute("SELECT COUNT(*) FROM events").fetchone()[0] < 30
+    store.close()
+    live.close()
+
+
+def test_the_data_directory_and_database_are_private(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        store = Store(tmp_path / "data")
+        store.append(
+            store.new_game(
+                {"type": "setup", "players": ["A"], "watch_stack": ["A"], "edition": "reference"}, {}
+            ),
+            1,
+            ChooseItinerary("A", "T01"),
+        )
+    finally:
+        os.umask(old)
+    assert (tmp_path / "data").stat().st_mode & 0o777 == 0o700
+    for name in ("companion.sqlite3", "companion.sqlite3-wal", "companion.sqlite3-shm"):
+        assert (tmp_path / "data" / name).stat().st_mode & 0o777 == 0o600, name
+    store.close()
+
+
+# --- undo, pending takes, new games -----------------------------------------------------------------
+
+
+def test_undo_takes_back_a_confirmed_take_with_the_dealers_reveal(tmp_path: Path) -> None:
+    rt = make_runtime(tmp_path, "Ann,Ben")
+    rng = random.Random(10)
+    table = rt.table
+    while table.expect()["kind"] != "take" or not any(o.max_crystals for o in table.board.take_options()):  # type: ignore[index]
+        play_turn(rt, rng)
+    before = table.board.snapshot()
+    card = next(o.card for o in table.board.take_options() if o.max_crystals and o.card != "ancestor")
+    assert rt.tap(card).accepted and rt.press("confirm").accepted
+    assert isinstance(table.board.moves[-1], Reveal)  # the dealer showed the new deck top
+    out = rt.press("undo")
+    assert out.accepted and f"took {card}" in out.message, out
+    assert table.board.snapshot() == before
+    again = rt.press("undo")  # the next undo goes further back, it does not loop on the reveal
+    assert again.accepted and "reveal" not in again.message
+    assert replay_text(rt.store.export(table.game_id)).to_json()["rejected"] == []
+    rt = same_as_restart(rt, tmp_path)
+    rt.stop()
+
+
+def test_a_take_being_prepared_survives_a_restart(tmp_path: Path) -> None:
+    rt = make_runtime(tmp_path, "Ann,Ben")
+    rng = random.Random(11)
+    table = rt.table
+    while table.expect()["kind"] != "take" or not any(o.max_crystals for o in table.board.take_options()):  # type: ignore[index]
+        play_turn(rt, rng)
+    card = next(o.card for o in table.board.take_options() if o.max_crystals)
+    assert rt.tap(card).accepted and rt.press("crystal").accepted
+    pending = table.pending
+    assert pending is not None and pending.crystals == 1
+    rt = restart(rt, tmp_path)
+    assert rt.table.pending == pending
+    assert "press Confirm" in rt.table.last.message
+    assert rt.press("confirm").accepted
+    last = (
+        rt.table.board.moves[-1]
+        if not isinstance(rt.table.board.moves[-1], Reveal)
+        else next(e for e in reversed(rt.table.board.moves) if isinstance(e, Take))
+    )
+    assert isinstance(last, Take) and last.card == card and last.crystals == 1
+    rt = same_as_restart(rt, tmp_path)
+    assert rt.table.pending is None
+    rt.stop()
+
+
+def test_companion_new_refuses_while_companion_run_holds_the_store(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rt = make_runtime(tmp_path)
+    rt.stop()
+    rt = build_runtime(
+        Config(buttons=FAST_BUTTONS), tmp_path, mock=True, pin="2468", say=lambda _: None, claim=True
+    )
+    games = len(list(rt.store.games()))
+    assert cli_main(["new", "--players", "Zoe,Yan", "--data-dir", str(tmp_path), "--mock"]) == 2
+    assert "a companion is running" in capsys.readouterr().err
+    assert len(list(rt.store.games())) == games
+    with pytest.raises(StoreError, match="a companion is running"):  # nor a second `companion run`
+        build_runtime(
+            Config(buttons=FAST_BUTTONS), tmp_path, mock=True, pin="2468", say=lambda _: None, claim=True
+        )
+    rt.stop()
+    assert cli_main(["new", "--players", "Zoe,Yan", "--data-dir", str(tmp_path), "--mock"]) == 0
+    again = build_runtime(Config(buttons=FAST_BUTTONS), tmp_path, mock=True, pin="2468", say=lambda _: None)
+    assert again.table.board.names == ("Zoe", "Yan")  # the new game is the one the table shows
+    again.stop()
+
+
+def test_simultaneous_new_games_leave_the_table_on_the_game_a_restart_resumes(tmp_path: Path) -> None:
+    rt = make_runtime(tmp_path)
+    for round_ in range(15):
+        gate = threading.Barrier(2)
+
+        def start(names: list[str], gate: threading.Barrier, seed: int) -> None:
+            gate.wait()
+            rt.start_game(names, None, "reference", seed)
+
+        threads = [
+            threading.Thread(target=start, args=(n, gate, round_)) for n in (["Ann", "Ben"], ["Cy", "Dee"])
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert rt.store.current_game() == rt.table.game_id, round_
+    rt = same_as_restart(rt, tmp_path)
+    rt.stop()
