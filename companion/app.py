@@ -221,7 +221,7 @@ def build_runtime(
     if game_id is None:
         game_id = new_game(store, ["Blue", "Orange"], config, mock=mock)
         say(f"No game in progress: started game {game_id} for Blue and Orange "
-            "(start another with `companion new --players A,B,...`).")  # fmt: skip
+            "(start another from the page's Host menu).")  # fmt: skip
     table = Table(store, store.load(game_id), log=say)
     settings = config.ring
     layout = RingLayout(settings.leds, settings.twelve_oclock_led, settings.direction == "clockwise")

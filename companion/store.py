@@ -288,11 +288,10 @@ class Store:
         return None if row is None else int(row[0])
 
     def current_game(self) -> int | None:
-        """The game to resume: the one last put on the table if it is unfinished, else the
-        newest unfinished one (stores older than the `current` table), else None."""
-        row = self._db.execute(
-            "SELECT g.id FROM current c JOIN games g ON g.id = c.game_id WHERE g.finished = 0"
-        ).fetchone()
+        """The game to resume: the one last put on the table, finished or not (the table
+        showed it, and the last take of a game can still be undone), else the newest
+        unfinished one (stores older than the `current` table), else None."""
+        row = self._db.execute("SELECT g.id FROM current c JOIN games g ON g.id = c.game_id").fetchone()
         return int(row[0]) if row is not None else self.latest_unfinished()
 
     # --- the one companion running on this store ---------------------------------------

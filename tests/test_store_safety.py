@@ -407,3 +407,65 @@ def test_simultaneous_new_games_leave_the_table_on_the_game_a_restart_resumes(tm
         assert rt.store.current_game() == rt.table.game_id, round_
     rt = same_as_restart(rt, tmp_path)
     rt.stop()
+
+
+def stored_board(rt: Runtime) -> Any:
+    """The board a restart would rebuild: the stored log replayed by the engine."""
+    from companion.engine import Board
+
+    game = rt.store.load(rt.table.game_id)
+    board = Board(game.setup)
+    for event in game.events:
+        board.push(event)
+    return board, game.pending
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_whatever_the_disk_refuses_the_table_shows_what_a_restart_resumes(tmp_path: Path, seed: int) -> None:
+    """A whole game of taps, presses, undos and corrections with the disk failing at random
+    points inside transactions: after every input, memory equals the stored log."""
+    rt = make_runtime(tmp_path, "Ann,Ben,Cy", seed=seed)
+    rng = random.Random(seed)
+    table = rt.table
+    failures = 0
+    for _ in range(400):
+        if table.board.finished:
+            break
+        budget = rng.choice([0, 1, 2, 3]) if rng.random() < 0.3 else None
+        with disk_fills_after(rt, budget) if budget is not None else contextlib.nullcontext():
+            action = rng.random()
+            expect = table.expect()
+            assert expect is not None
+            if action < 0.08:
+                out = rt.press("undo")
+            elif action < 0.12 and any(isinstance(e, ChooseItinerary) for e in table.board.moves):
+                name = rng.choice(table.board.names)
+                try:
+                    out = table.correct_itinerary(name, free_itinerary(rt, name))
+                except StopIteration:
+                    continue
+            elif action < 0.15:
+                out = table.correct_wild([rng.choice(["person", "event", "innovation", "progress"])])
+            elif table.pending is not None:
+                out = rt.press(rng.choice(["crystal", "confirm", "confirm"]))
+            else:
+                out = rt.tap(rng.choice(expect["choices"]))
+        failures += out.code == DISK_FULL
+        board, pending = stored_board(rt)
+        assert board.snapshot() == table.board.snapshot() and board.moves == table.board.moves
+        assert pending == (None if table.pending is None else table.pending.to_json())
+    assert failures > 5
+    rt = same_as_restart(rt, tmp_path)
+    rt.stop()
+
+
+def test_a_finished_game_is_resumed_so_its_last_take_can_still_be_undone(tmp_path: Path) -> None:
+    rt = make_runtime(tmp_path, "Ann")
+    rng = random.Random(12)
+    while not rt.table.board.finished:
+        play_turn(rt, rng)
+    game = rt.table.game_id
+    rt = same_as_restart(rt, tmp_path)
+    assert rt.table.game_id == game and rt.table.board.finished
+    assert rt.press("undo").accepted and not rt.table.board.finished
+    rt.stop()
