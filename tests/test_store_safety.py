@@ -390,7 +390,7 @@ def test_companion_new_refuses_while_companion_run_holds_the_store(
 
 def test_simultaneous_new_games_leave_the_table_on_the_game_a_restart_resumes(tmp_path: Path) -> None:
     rt = make_runtime(tmp_path)
-    for round_ in range(15):
+    for round_ in range(40):
         gate = threading.Barrier(2)
 
         def start(names: list[str], gate: threading.Barrier, seed: int) -> None:
@@ -468,4 +468,17 @@ def test_a_finished_game_is_resumed_so_its_last_take_can_still_be_undone(tmp_pat
     rt = same_as_restart(rt, tmp_path)
     assert rt.table.game_id == game and rt.table.board.finished
     assert rt.press("undo").accepted and not rt.table.board.finished
+    rt.stop()
+
+
+def test_a_stored_pending_take_that_no_longer_fits_is_dropped_with_a_word(tmp_path: Path) -> None:
+    rt = make_runtime(tmp_path, "Ann,Ben")
+    rng = random.Random(13)
+    while rt.table.expect()["kind"] != "take":  # type: ignore[index]
+        play_turn(rt, rng)
+    game = rt.table.game_id
+    rt.store.save_pending(game, {"player": "Ann", "card": "no-such-card", "crystals": 1})
+    rt = restart(rt, tmp_path)
+    assert rt.table.pending is None
+    assert "dropped" in rt.table.last.message and "tap the card again" in rt.table.last.message
     rt.stop()
