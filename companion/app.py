@@ -223,6 +223,8 @@ def build_runtime(
         say(f"No game in progress: started game {game_id} for Blue and Orange "
             "(start another from the page's Host menu).")  # fmt: skip
     table = Table(store, store.load(game_id), log=say)
+    if store.warnings:  # the page shows it too: the owner must hear that moves may be missing
+        table.last = Outcome(False, f"Warning: {' '.join(store.warnings)}", CUE_REJECT, "store_damaged")
     settings = config.ring
     layout = RingLayout(settings.leds, settings.twelve_oclock_led, settings.direction == "clockwise")
     ring: Any = SimulatedRing(settings.leds, settings.brightness) if mock else open_ring(settings)

@@ -298,6 +298,32 @@ def test_a_damaged_wal_frame_is_reported_and_the_journal_kept(tmp_path: Path) ->
     live.close()
 
 
+def test_a_damaged_wal_is_announced_on_the_console_and_the_page(tmp_path: Path) -> None:
+    rt = make_runtime(tmp_path / "live", "Ann,Ben")
+    rt.store._db.execute("PRAGMA wal_autocheckpoint=0")
+    rng = random.Random(14)
+    for _ in range(30):
+        play_turn(rt, rng)
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    for suffix in ("", "-wal"):
+        shutil.copyfile(tmp_path / "live" / f"companion.sqlite3{suffix}", copy / f"companion.sqlite3{suffix}")
+    rt.stop()
+    wal = copy / "companion.sqlite3-wal"
+    data = bytearray(wal.read_bytes())
+    good, _ = lost_commits(bytes(data))
+    page = int.from_bytes(data[8:12], "big")
+    data[32 + (good - 5) * (24 + page) + 24 + 10] ^= 0xFF
+    wal.write_bytes(bytes(data))
+    said: list[str] = []
+    again = build_runtime(Config(buttons=FAST_BUTTONS), copy, mock=True, pin="2468", say=said.append)
+    assert any(line.startswith("Warning: ") and "damaged" in line for line in said)
+    assert (
+        again.table.last.code == "store_damaged" and "kept at" in again.table.state_json()["last"]["message"]
+    )
+    again.stop()
+
+
 def test_the_data_directory_and_database_are_private(tmp_path: Path) -> None:
     old = os.umask(0o022)
     try:
