@@ -508,3 +508,33 @@ def test_a_stored_pending_take_that_no_longer_fits_is_dropped_with_a_word(tmp_pa
     assert rt.table.pending is None
     assert "dropped" in rt.table.last.message and "tap the card again" in rt.table.last.message
     rt.stop()
+
+
+def test_the_api_answers_a_full_disk_with_the_reason_not_a_500(tmp_path: Path) -> None:
+    from companion.web import create_app
+
+    rt = make_runtime(tmp_path, "Ann,Ben")
+    rng = random.Random(15)
+    for _ in range(8):
+        play_turn(rt, rng)
+    app = create_app(rt)
+    app.testing = True
+    client = app.test_client()
+    pin = {"X-Table-Pin": "2468"}
+    before = rt.table.board.snapshot()
+    with disk_fills_after(rt, 2):
+        answer = client.post(
+            "/api/correct/itinerary",
+            json={"player": "Ann", "itinerary": free_itinerary(rt, "Ann")},
+            headers=pin,
+        )
+        started = client.post("/api/game/new", json={"players": ["Zoe", "Yan"]}, headers=pin)
+    assert answer.status_code == 200
+    outcome = answer.get_json()["outcome"]
+    assert (
+        not outcome["accepted"] and outcome["code"] == DISK_FULL and "Free some space" in outcome["message"]
+    )
+    assert started.status_code == 507 and "full" in started.get_json()["error"]
+    assert rt.table.board.snapshot() == before and rt.table.board.names == ("Ann", "Ben")
+    rt = same_as_restart(rt, tmp_path)
+    rt.stop()
