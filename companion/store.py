@@ -156,9 +156,12 @@ class Store:
         info = os.stat(self.path)
         return info.st_dev, info.st_ino
 
-    def _write(self, statements: list[tuple[str, tuple[Any, ...]]]) -> int | None:
+    def _write(self, statements: list[tuple[str, tuple[Any, ...]]], durable: bool = True) -> int | None:
         """Run ``statements`` as one transaction; return the first one's row id. On any failure
-        nothing of it is stored and the error says what to do."""
+        nothing of it is stored and the error says what to do.
+
+        ``durable=False`` skips the fsync (``synchronous=NORMAL`` for this commit): it survives
+        a crash of the companion but perhaps not a power cut, and costs no SD-card flush."""
         with self._lock:
             try:
                 if self._file_identity() != self._identity:
@@ -170,6 +173,8 @@ class Store:
                     "that is there now); moves made since the file went were not kept."
                 ) from None
             last: int | None = None
+            if not durable:
+                self._db.execute("PRAGMA synchronous=NORMAL")
             try:
                 self._db.execute("BEGIN IMMEDIATE")
                 for sql, args in statements:
@@ -186,6 +191,9 @@ class Store:
                         "directory to a bigger disk, then try again."
                     ) from None
                 raise StoreError(f"could not save to {self.path} ({exc}); nothing changed") from None
+            finally:
+                if not durable:
+                    self._db.execute("PRAGMA synchronous=FULL")
             return last
 
     # --- games ------------------------------------------------------------------------
@@ -233,8 +241,11 @@ class Store:
         self._write(statements)
 
     def save_pending(self, game_id: int, pending: dict[str, Any] | None) -> None:
-        """Keep (or clear) the take being prepared, so a restart resumes it."""
-        self._write(self._pending_statements(game_id, pending))
+        """Keep (or clear) the take being prepared, so a restart resumes it.
+
+        Not fsynced: a take being prepared is no accepted event, and every tap and Crystal
+        press would otherwise wait for an SD-card flush. The next event's commit flushes it."""
+        self._write(self._pending_statements(game_id, pending), durable=False)
 
     @staticmethod
     def _pending_statements(
