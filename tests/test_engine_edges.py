@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion.cli import main as cli_main
 from companion.engine import Board, ChooseItinerary, Reveal, Take, make_setup, parse_edition, parse_event
@@ -111,6 +113,28 @@ def test_a_wild_goes_to_an_empty_space_even_when_every_choice_scores_below_zero(
     progress, points, _ = place_tokens(table, progress, (WILD_CODE,), ())
     assert points == -2
     assert place_tokens(table, progress, (WILD_CODE,), ()) == (progress, 0, 0)  # now every column is full
+
+
+SPACE = st.one_of(st.none(), st.integers(-5, 5), st.just("crystal"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    columns=st.lists(st.lists(SPACE, max_size=4), min_size=4, max_size=4),
+    rows=st.lists(SPACE, max_size=4),
+    tokens=st.integers(1, 20),
+)
+def test_property_a_wild_is_lost_only_when_every_column_is_full(
+    columns: list[list[Any]], rows: list[Any], tokens: int
+) -> None:
+    rows = rows[: max(len(c) for c in columns)]
+    table = ItineraryTable.build(columns, rows)
+    progress = 0
+    for _ in range(tokens):
+        room = any(f < n for f, n in zip(table.decode(progress), table.lengths, strict=True))
+        after, _, _ = place_tokens(table, progress, (WILD_CODE,), ())
+        assert (after != progress) == room
+        progress = after
 
 
 # --- hostile lines: deep nesting, huge integers ----------------------------------------------------------
@@ -237,4 +261,36 @@ def test_an_empty_row_with_no_ancestor_left_ends_the_day_instead_of_stalling() -
         if b.finished:
             break
         assert b.push(Take(next(b.edition.cards[c].id for c in b.row if c >= 0))) is None
+    assert b.finished
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    sizes=st.lists(st.integers(1, 7), min_size=3, max_size=3),
+    hours=st.lists(st.integers(1, 4), min_size=21, max_size=21),
+    copies=st.integers(0, 2),
+    players=st.integers(1, 4),
+    picks=st.lists(st.integers(0, 6), min_size=200, max_size=200),
+)
+def test_property_a_game_on_short_decks_never_stalls(
+    sizes: list[int], hours: list[int], copies: int, players: int, picks: list[int]
+) -> None:
+    cards = [
+        card(f"d{d}c{i}", 1000 * d + i, hours[7 * (d - 1) + i], (), d)
+        for d in (1, 2, 3)
+        for i in range(sizes[d - 1])
+    ]
+    names = ["Ann", "Ben", "Cy", "Dee"][:players]
+    b = board(edition(cards, ancestors={str(n): copies for n in (2, 3, 4)}), names)
+    for pick in picks:
+        if b.finished:
+            break
+        options = list(b.take_options())
+        assert options, "the player to move has nothing to take: the game stalled"
+        before = b.snapshot()
+        take = Take(options[pick % len(options)].card)
+        assert b.push(take) is None
+        b.pop()  # undo brings back exactly the state before, across a Day ended early too
+        assert b.snapshot() == before
+        assert b.push(take) is None
     assert b.finished
