@@ -279,9 +279,10 @@ class Store:
                 )
             )
             pending = self._db.execute("SELECT take FROM pending WHERE game_id = ?", (game_id,)).fetchone()
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, ValueError) as exc:  # a damaged page or a damaged row
             raise StoreError(
-                f"cannot read game {game_id} from {self.path} ({exc}); move the file aside"
+                f"cannot read game {game_id} from {self.path} ({exc}). Stop the companion, move the "
+                "file to another folder and keep it, then start again."
             ) from None
         return StoredGame(
             row[0],

@@ -341,6 +341,18 @@ def test_the_data_directory_and_database_are_private(tmp_path: Path) -> None:
     for name in ("companion.sqlite3", "companion.sqlite3-wal", "companion.sqlite3-shm"):
         assert (tmp_path / "data" / name).stat().st_mode & 0o777 == 0o600, name
     store.close()
+    (tmp_path / "data" / "companion.sqlite3").chmod(0o644)  # made by an older companion
+    Store(tmp_path / "data").close()
+    assert (tmp_path / "data" / "companion.sqlite3").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_damaged_stored_event_is_a_clear_message_not_a_traceback(tmp_path: Path) -> None:
+    rt = make_runtime(tmp_path)
+    play_turn(rt, random.Random(16))
+    rt.store._db.execute("UPDATE events SET event = '{\"type\": ' WHERE seq = 1")
+    rt.stop()
+    with pytest.raises(StoreError, match="cannot read game"):
+        build_runtime(Config(buttons=FAST_BUTTONS), tmp_path, mock=True, pin="2468", say=lambda _: None)
 
 
 # --- undo, pending takes, new games -----------------------------------------------------------------
