@@ -264,21 +264,27 @@ class Store:
         """Make ``game_id`` the game on the table (what a restart resumes)."""
         self._write([("INSERT OR REPLACE INTO current (one, game_id) VALUES (1, ?)", (game_id,))])
 
+    def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
+        """Every row of a query. Under the lock: on the connection shared by all threads, a
+        read in the middle of another thread's transaction would see rows not yet committed."""
+        with self._lock:
+            return self._db.execute(sql, args).fetchall()
+
     def load(self, game_id: int) -> StoredGame:
         try:
-            row = self._db.execute(
-                "SELECT id, created, setup, meta, finished FROM games WHERE id = ?", (game_id,)
-            ).fetchone()
-            if row is None:
+            rows = self._read("SELECT id, created, setup, meta, finished FROM games WHERE id = ?", (game_id,))
+            if not rows:
                 raise StoreError(f"there is no game {game_id} in {self.path}")
+            row = rows[0]
             setup_json = json.loads(row[2])
             events = tuple(
                 parse_event(json.loads(text))
-                for (text,) in self._db.execute(
+                for (text,) in self._read(
                     "SELECT event FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
                 )
             )
-            pending = self._db.execute("SELECT take FROM pending WHERE game_id = ?", (game_id,)).fetchone()
+            found = self._read("SELECT take FROM pending WHERE game_id = ?", (game_id,))
+            pending = found[0] if found else None
         except (sqlite3.DatabaseError, ValueError) as exc:  # a damaged page or a damaged row
             raise StoreError(
                 f"cannot read game {game_id} from {self.path} ({exc}). Stop the companion, move the "
@@ -296,15 +302,15 @@ class Store:
         )
 
     def latest_unfinished(self) -> int | None:
-        row = self._db.execute("SELECT id FROM games WHERE finished = 0 ORDER BY id DESC LIMIT 1").fetchone()
-        return None if row is None else int(row[0])
+        rows = self._read("SELECT id FROM games WHERE finished = 0 ORDER BY id DESC LIMIT 1")
+        return int(rows[0][0]) if rows else None
 
     def current_game(self) -> int | None:
         """The game to resume: the one last put on the table, finished or not (the table
         showed it, and the last take of a game can still be undone), else the newest
         unfinished one (stores older than the `current` table), else None."""
-        row = self._db.execute("SELECT g.id FROM current c JOIN games g ON g.id = c.game_id").fetchone()
-        return int(row[0]) if row is not None else self.latest_unfinished()
+        rows = self._read("SELECT g.id FROM current c JOIN games g ON g.id = c.game_id")
+        return int(rows[0][0]) if rows else self.latest_unfinished()
 
     # --- the one companion running on this store ---------------------------------------
 
@@ -358,7 +364,7 @@ class Store:
 
     def games(self) -> Iterator[tuple[int, str, bool, int]]:
         """(id, created, finished, event count) of every game, newest first."""
-        yield from self._db.execute(
+        yield from self._read(
             "SELECT g.id, g.created, g.finished, COUNT(e.seq) FROM games g "
             "LEFT JOIN events e ON e.game_id = g.id GROUP BY g.id ORDER BY g.id DESC"
         )
@@ -375,7 +381,7 @@ class Store:
     # --- tags -------------------------------------------------------------------------
 
     def tags(self) -> dict[str, str]:
-        return dict(self._db.execute("SELECT uid, card FROM tags"))
+        return dict(self._read("SELECT uid, card FROM tags"))
 
     def enroll(self, uid: str, card: str, edition: str) -> None:
         """Map a tag to a card; a tag already enrolled is refused (unenroll it first)."""
