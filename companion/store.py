@@ -20,7 +20,6 @@ working across games and editions.
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import json
 import os
@@ -112,6 +111,8 @@ class Store:
         self.path = Path(data_dir) / "companion.sqlite3"
         #: Things found at opening that people should hear about (the game still starts).
         self.warnings: list[str] = []
+        #: Things that happened while running that the owner should hear of (nothing was lost).
+        self.notices: list[str] = []
         self._runner: int | None = None
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -122,10 +123,7 @@ class Store:
             damaged = check_wal(self.path)
             if damaged is not None:
                 self.warnings.append(damaged)
-            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.execute("PRAGMA foreign_keys=ON")
+            self._connect()
             problems = [row[0] for row in self._db.execute("PRAGMA quick_check(5)")]
             if problems != ["ok"]:
                 raise sqlite3.DatabaseError("; ".join(problems))
@@ -156,6 +154,46 @@ class Store:
         info = os.stat(self.path)
         return info.st_dev, info.st_ino
 
+    def _connect(self) -> None:
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+
+    def _check_file(self) -> None:
+        """Before a write: is the file we hold open still the store on disk?
+
+        Deleted (``rm``, a cleaning script): the open connection still reads every game,
+        so it is written back whole (``VACUUM INTO``) and the write goes on: nothing is
+        lost. Replaced by another file: someone put it there on purpose, so it is not
+        overwritten; writing stops with a message (writes into the old file would be lost)."""
+        try:
+            if self._file_identity() == self._identity:
+                return
+            replaced = True
+        except FileNotFoundError:
+            replaced = False
+        if not replaced:
+            try:
+                self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                self._db.execute("VACUUM INTO ?", (str(self.path),))
+                self._db.close()
+                _private(self.path)
+                self._connect()
+                self._identity = self._file_identity()
+                self.notices.append(
+                    f"the game store {self.path} was deleted while the companion was running; "
+                    "it was written back from the copy still open, with every game."
+                )
+                return
+            except (OSError, sqlite3.Error):
+                pass
+        raise StoreError(
+            f"the game store {self.path} was {'replaced' if replaced else 'deleted'} while the companion "
+            "was running, so nothing more can be saved. Restart the companion (it opens the store that "
+            "is there now)."
+        )
+
     def _write(self, statements: list[tuple[str, tuple[Any, ...]]], durable: bool = True) -> int | None:
         """Run ``statements`` as one transaction; return the first one's row id. On any failure
         nothing of it is stored and the error says what to do.
@@ -163,15 +201,7 @@ class Store:
         ``durable=False`` skips the fsync (``synchronous=NORMAL`` for this commit): it survives
         a crash of the companion but perhaps not a power cut, and costs no SD-card flush."""
         with self._lock:
-            try:
-                if self._file_identity() != self._identity:
-                    raise FileNotFoundError(errno.ENOENT, "replaced")
-            except FileNotFoundError:
-                raise StoreError(
-                    f"the game store {self.path} was deleted or replaced while the companion was "
-                    "running, so nothing more can be saved. Restart the companion (it opens the store "
-                    "that is there now); moves made since the file went were not kept."
-                ) from None
+            self._check_file()
             last: int | None = None
             if not durable:
                 self._db.execute("PRAGMA synchronous=NORMAL")

@@ -467,6 +467,8 @@ class Table:
         self.stored += events
         self.seq += len(events)
         self.pending = pending
+        while self.store.notices:
+            self.log(self.store.notices.pop(0))
         for event in events:
             if isinstance(event, Reveal) and self.dealer is not None:
                 info = self.board.edition.card(event.card)

@@ -221,13 +221,33 @@ def test_a_really_full_disk_loses_no_move_and_the_table_says_how_to_fix_it(small
 # --- the store going wrong under the table --------------------------------------------------------
 
 
-def test_a_store_deleted_while_running_refuses_moves_instead_of_losing_them(tmp_path: Path) -> None:
+def test_a_store_deleted_while_running_is_written_back_and_loses_nothing(tmp_path: Path) -> None:
+    said: list[str] = []
     rt = make_runtime(tmp_path)
-    before = rt.table.board.snapshot()
+    rt.table.log = said.append
+    rng = random.Random(17)
+    for _ in range(6):
+        play_turn(rt, rng)
     for suffix in ("", "-wal", "-shm"):
         (tmp_path / f"companion.sqlite3{suffix}").unlink(missing_ok=True)
+    for _ in range(6):
+        play_turn(rt, rng)  # every move still accepted, and kept
+    assert any("written back" in line for line in said)
+    assert (tmp_path / "companion.sqlite3").stat().st_mode & 0o777 == 0o600
+    rt = same_as_restart(rt, tmp_path)
+    rt.stop()
+
+
+def test_a_store_replaced_while_running_refuses_moves_instead_of_losing_them(tmp_path: Path) -> None:
+    rt = make_runtime(tmp_path / "a")
+    other = Store(tmp_path / "b")
+    other.close()
+    before = rt.table.board.snapshot()
+    for suffix in ("-wal", "-shm"):
+        (tmp_path / "a" / f"companion.sqlite3{suffix}").unlink(missing_ok=True)
+    os.replace(tmp_path / "b" / "companion.sqlite3", tmp_path / "a" / "companion.sqlite3")
     out = rt.tap(rt.table.expect()["choices"][0])  # type: ignore[index]
-    assert not out.accepted and out.code == STORE_ERROR and "deleted" in out.message
+    assert not out.accepted and out.code == STORE_ERROR and "replaced" in out.message
     assert rt.table.board.snapshot() == before
     rt.stop()
 
