@@ -7,7 +7,8 @@ never acknowledged), but a damaged frame in the *middle* of the log drops
 events that were acknowledged, and SQLite says nothing. This module reads the
 log as SQLite will (the format is documented at https://sqlite.org/fileformat.html,
 section "The WAL file format") and, when a committed transaction lies after the
-first bad frame, keeps a copy of the log and returns a sentence for the owner.
+first bad frame (and so was acknowledged: see `check_wal`), keeps a copy of the log
+and returns a sentence for the owner.
 """
 
 from __future__ import annotations
@@ -74,7 +75,10 @@ def check_wal(database: Path) -> str | None:
     except OSError:
         return None
     good, dropped = lost_commits(data)
-    if not dropped:
+    if dropped < 2:
+        # One commit past the bad frame is a crash in the middle of the last commit: with
+        # synchronous=FULL the next transaction starts only after the previous one reached
+        # the disk, so a torn last transaction was never acknowledged. Two or more were.
         return None
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     kept = wal.with_name(f"{wal.name}.damaged-{stamp}")

@@ -297,6 +297,28 @@ def test_an_intact_wal_after_a_crash_keeps_every_event_and_warns_of_nothing(tmp_
     live.close()
 
 
+def test_a_torn_last_commit_is_a_normal_crash_and_warns_of_nothing(tmp_path: Path) -> None:
+    copy, live, game = crashed_copy(tmp_path, 30)
+    wal = copy / "companion.sqlite3-wal"
+    data = bytearray(wal.read_bytes())
+    page = int.from_bytes(data[8:12], "big")
+    frames = (len(data) - 32) // (24 + page)
+    commits = [
+        n
+        for n in range(frames)
+        if int.from_bytes(data[32 + n * (24 + page) + 4 : 32 + n * (24 + page) + 8], "big")
+    ]
+    first_of_last = commits[-2] + 1  # the first frame of the last transaction
+    data[32 + first_of_last * (24 + page) + 24 + 10] ^= 0xFF
+    wal.write_bytes(bytes(data))
+    assert lost_commits(bytes(data))[1] == 1
+    store = Store(copy)
+    assert store.warnings == [] and not list(copy.glob("*.damaged-*"))
+    assert len(store.load(game).events) == 29  # the event whose commit never completed
+    store.close()
+    live.close()
+
+
 def test_a_damaged_wal_frame_is_reported_and_the_journal_kept(tmp_path: Path) -> None:
     copy, live, _ = crashed_copy(tmp_path, 30)
     wal = copy / "companion.sqlite3-wal"
