@@ -32,7 +32,7 @@ from companion.reader import ReaderLoop, TagDebouncer, TagResolver, open_pi_read
 from companion.record import RECORD_FORMAT
 from companion.ring import RGB, RingDriver, RingLayout, SimulatedRing, ansi, open_ring, render, view_of
 from companion.ring_pin import pin_frame
-from companion.store import Store
+from companion.store import Store, StoreError
 from companion.table import CUE_REJECT, Outcome, Table
 from companion.text import printable, strip_controls
 
@@ -112,6 +112,7 @@ class Runtime:
     port: int = 8080
     #: The last tag the reader saw that maps to no card (for enrolling it from the page).
     unknown_tag: str | None = None
+    games_lock: threading.Lock = field(default_factory=threading.Lock)
     #: The PIN, its guessing limits and the host sessions (`companion.access`).
     access: Access = field(init=False)
 
@@ -176,10 +177,14 @@ class Runtime:
     def start_game(
         self, players: list[str], colours: list[str] | None, edition: str, seed: int | None
     ) -> int:
-        """A new game from the page: stored, then put on the table."""
-        game = new_game(self.store, players, self.config, colours, edition, seed, self.mock)
-        self.switch_game(game)
-        return game
+        """A new game from the page, put on the table at once.
+
+        One at a time: two pages pressing Start together must not leave the table on
+        one game while the store's current game (what a restart resumes) is the other."""
+        with self.games_lock:
+            game = new_game(self.store, players, self.config, colours, edition, seed, self.mock)
+            self.switch_game(game)
+            return game
 
     def switch_game(self, game_id: int) -> None:
         """Put another stored game on the table (a new game started from the page)."""
@@ -222,20 +227,35 @@ def build_runtime(
     pin: str | None = None,
     say: Callable[[str], None] = print,
     clock: Callable[[], float] = time.monotonic,
+    claim: bool = False,
 ) -> Runtime:
-    """Open the store, resume (or start) a game, and choose the adapters."""
+    """Open the store, resume (or start) a game, and choose the adapters.
+
+    ``claim`` (`companion run`) marks the store as in use, so that a second `run` or a
+    `companion new` beside it refuses with a clear message instead of changing a game
+    this table would never show."""
     store = Store(data_dir)
+    if claim:
+        try:
+            store.claim()
+        except StoreError:
+            store.close()
+            raise
     try:
         the_pin = table_pin(config.table.pin, pin, data_dir)
     except ValueError:
         store.close()
         raise
-    game_id = store.latest_unfinished()
+    for warning in store.warnings:
+        say(f"Warning: {printable(warning)}")
+    game_id = store.current_game()
     if game_id is None:
         game_id = new_game(store, ["Blue", "Orange"], config, mock=mock)
         say(f"No game in progress: started game {game_id} for Blue and Orange "
-            "(start another with `companion new --players A,B,...`).")  # fmt: skip
+            "(start another from the page's Host menu).")  # fmt: skip
     table = Table(store, store.load(game_id), log=lambda message: say(printable(message)))
+    if store.warnings:  # the page shows it too: the owner must hear that moves may be missing
+        table.last = Outcome(False, f"Warning: {' '.join(store.warnings)}", CUE_REJECT, "store_damaged")
     settings = config.ring
     layout = RingLayout(settings.leds, settings.twelve_oclock_led, settings.direction == "clockwise")
     ring: Any = SimulatedRing(settings.leds, settings.brightness) if mock else open_ring(settings)

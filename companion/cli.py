@@ -26,14 +26,22 @@ def _fail(message: str) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    from companion.files import RECORD_LIMIT, read_stream, read_text_file
     from companion.record import RecordError, format_standings, replay_text
 
     try:
-        text = sys.stdin.read() if args.record == "-" else Path(args.record).read_text(encoding="utf-8")
+        if args.record == "-":
+            text = read_stream(sys.stdin, RECORD_LIMIT)
+        else:
+            text = read_text_file(args.record, RECORD_LIMIT)
     except OSError as exc:
         return _fail(f"cannot read {args.record}: {exc.strerror}")
     except UnicodeDecodeError:
         return _fail(f"{args.record} is not a UTF-8 text file")
+    # The readable output prints any name: what the terminal cannot show (a lone
+    # surrogate, say) is escaped instead of ending the program with a traceback.
+    if hasattr(sys.stdout, "reconfigure"):
+        sys.stdout.reconfigure(errors="backslashreplace")
     try:
         result = replay_text(text)
     except RecordError as exc:
@@ -46,9 +54,11 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_edition_check(args: argparse.Namespace) -> int:
+    from companion.files import EDITION_LIMIT, read_text_file
+
     path = Path(args.path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text_file(path, EDITION_LIMIT)
     except OSError as exc:
         return _fail(f"cannot read {path}: {exc.strerror}")
     try:
@@ -139,7 +149,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 0
     mock = _mock(args)
     try:
-        runtime = build_runtime(config, _data_dir(args), mock, args.pin)
+        runtime = build_runtime(config, _data_dir(args), mock, args.pin, claim=True)
     except (StoreError, RuntimeError, EditionError, EditionNotFound, ValueError) as exc:
         return _fail(str(exc))
     if mock:
@@ -173,6 +183,7 @@ def cmd_new(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config)
         store = Store(_data_dir(args))
+        store.refuse_if_running()
         colours = [c.strip() for c in args.colours.split(",")] if args.colours else None
         problems = [colour_problem(c) for c in colours or ()]
         if any(problems):

@@ -32,6 +32,10 @@ from companion.engine.scoring import explain_tie_break
 
 RECORD_FORMAT = "trekking/1"
 
+#: The contract's bounds: a deeper or longer line counts as not JSON (``bad_event``).
+MAX_DEPTH = 100
+MAX_LINE = 1024 * 1024
+
 
 class RecordError(ValueError):
     """The record cannot be replayed at all; the message says why in one line."""
@@ -71,11 +75,66 @@ class Replay:
         }
 
 
+def record_lines(text: str) -> list[str]:
+    """The lines of a record: split at ``\n`` only (a ``\r`` before it is dropped).
+
+    Not `str.splitlines`: it also breaks at U+2028, U+2029, U+0085 and a lone ``\r``,
+    which JSON allows inside a string (a player's name), so a valid setup line would
+    come apart and stop being JSON."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
 def _meaningful(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
     for number, text in enumerate(lines, start=1):
-        stripped = text.strip()
+        stripped = text.strip(" \t\r")  # JSON's own whitespace; U+2028 and kin are content
         if stripped and not stripped.startswith("#"):
             yield number, stripped
+
+
+class NotJson(ValueError):
+    """A line the contract counts as not JSON; the message says why."""
+
+
+def load_line(line: str) -> Any:
+    """Decode one record line within the contract's bounds (1 MB, nesting 100 deep).
+
+    Raises `NotJson` for anything else, including what Python's decoder raises besides
+    `json.JSONDecodeError`: an integer too long to convert, nesting beyond the stack."""
+    if len(line) > MAX_LINE:
+        raise NotJson("the line is longer than 1 MB")
+    try:
+        obj = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise NotJson(f"the line is not valid JSON ({exc.msg})") from None
+    except RecursionError:
+        raise NotJson(f"the line nests deeper than {MAX_DEPTH} levels") from None
+    except ValueError as exc:  # "Exceeds the limit (4300 digits) for integer string conversion"
+        raise NotJson(f"the line is not usable JSON ({exc})") from None
+    if _depth(obj) > MAX_DEPTH:
+        raise NotJson(f"the line nests deeper than {MAX_DEPTH} levels")
+    return obj
+
+
+def _depth(obj: Any) -> int:
+    """How deep arrays and objects nest in ``obj`` (a scalar is 0), without recursion."""
+    deepest = 0
+    todo: list[tuple[Any, int]] = [(obj, 0)]
+    while todo:
+        item, depth = todo.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        elif not isinstance(item, list):
+            continue
+        depth += 1
+        if depth > deepest:
+            deepest = depth
+            if deepest > MAX_DEPTH:
+                return deepest
+        todo.extend((child, depth) for child in item if isinstance(child, (list, dict)))
+    return deepest
 
 
 def parse_setup(obj: Any) -> Setup:
@@ -119,21 +178,21 @@ def parse_setup(obj: Any) -> Setup:
 
 def parse_record(text: str) -> tuple[Setup, list[RecordLine]]:
     """Split a record into its setup and its event lines."""
-    lines = _meaningful(text.splitlines())
+    lines = _meaningful(record_lines(text))
     first = next(lines, None)
     if first is None:
         raise RecordError("the record is empty: it needs a setup line")
     try:
-        setup_obj = json.loads(first[1])
-    except json.JSONDecodeError as exc:
-        raise RecordError(f"line {first[0]}: the setup line is not valid JSON ({exc.msg})") from None
+        setup_obj = load_line(first[1])
+    except NotJson as exc:
+        raise RecordError(f"line {first[0]}: the setup line: {exc}") from None
     setup = parse_setup(setup_obj)
     events: list[RecordLine] = []
     for number, raw in lines:
         try:
-            obj = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            events.append(RecordLine(number, Malformed(None, f"the line is not valid JSON ({exc.msg})")))
+            obj = load_line(raw)
+        except NotJson as exc:
+            events.append(RecordLine(number, Malformed(None, str(exc))))
             continue
         events.append(RecordLine(number, parse_event(obj)))
     return setup, events

@@ -10,12 +10,17 @@
   waiting for it (a reveal: the dealt row, then each new deck top);
 - a tap of an Itinerary card gives it to the next player, in stack order, who has
   none this Day;
-- Undo (held) cancels a take being prepared, or takes back the last event.
+- Undo (held) cancels a take being prepared, or takes back the last thing a person
+  did (in mock mode a take goes back with the dealer's reveals it caused).
 
 Every accepted event is appended to the store *before* listeners (ring, page)
-hear of it. The same `companion.engine.Board` referees; on start the game is
-rebuilt by replaying its stored events. All entry points hold one lock, because
-the reader loop, gpiozero's callbacks and the web server run on their own threads.
+hear of it, together with whatever follows from it (the mock dealer's reveals, all
+the undos and replays of a correction) in one transaction: if the disk refuses,
+the board is rebuilt from the stored log, so what the table shows is exactly what
+a restart resumes. A take being prepared is stored too, and resumed at a restart.
+The same `companion.engine.Board` referees; on start the game is rebuilt by
+replaying its stored events. All entry points hold one lock, because the reader
+loop, gpiozero's callbacks and the web server run on their own threads.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from companion.engine import Board, ChooseItinerary, Event, Reveal, Take, Undo
 from companion.engine.rejections import Rejection
 from companion.engine.state import HIDDEN
 from companion.engine.tokens import ANCESTOR, DAY_NAMES
-from companion.store import Store, StoredGame
+from companion.store import DiskFull, Store, StoredGame, StoreError
 
 # Cues: what the ring and the page should make visible after an input.
 CUE_REJECT = "reject"
@@ -42,6 +47,10 @@ CUE_DAY_END = "day_end"
 CUE_WINNER = "winner"
 CUE_ACCEPT = "accept"
 CUE_PREVIEW = "preview"
+
+#: Rejection codes of the table itself (the engine's are in companion.engine.rejections).
+STORE_ERROR = "store_error"
+DISK_FULL = "disk_full"
 
 
 @dataclass(frozen=True)
@@ -58,6 +67,20 @@ class Pending:
     @property
     def landing(self) -> int:
         return min(12, self.from_hour + self.hours - self.crystals)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], board: Board) -> Pending | None:
+        """A stored pending take, if it still fits the board (else None)."""
+        try:
+            player, card, crystals = str(data["player"]), str(data["card"]), int(data["crystals"])
+        except (KeyError, TypeError, ValueError):
+            return None
+        if player != board.player_to_move or board.check(Take(card, player, crystals)) is not None:
+            return None
+        option = next((o for o in board.take_options() if o.card == card), None)
+        if option is None or crystals > option.max_crystals:
+            return None
+        return cls(player, card, option.hours, crystals, option.max_crystals, board.hour[board.turn])
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -112,17 +135,34 @@ class Table:
     def __init__(self, store: Store, game: StoredGame, log: Callable[[str], None] = print) -> None:
         self.store = store
         self.game_id = game.id
+        self.setup = game.setup
         self.meta = game.meta
         self.colours: list[str] = list(game.meta.get("colours", []))
-        self.board = Board(game.setup)
         self.log = log
-        for event in game.events:  # crash recovery: the same engine replays the log
-            rejection = self.board.push(event)
-            if rejection is not None:
-                log(f"stored event {event_to_text(event)} no longer applies ({rejection.code}); skipped")
+        #: Every event stored for this game, in order: the board is this log replayed.
+        self.stored: list[Event] = list(game.events)
+        self.board = self._replay(warn=True)
         self.seq = len(game.events)
         self.pending: Pending | None = None
         self.last: Outcome = Outcome(True, self._welcome(), CUE_ACCEPT)
+        if game.pending is not None:  # a take was being prepared when the companion stopped
+            self.pending = Pending.from_json(game.pending, self.board)
+            if self.pending is not None:
+                p = self.pending
+                self.last = Outcome(
+                    True,
+                    f"{self._welcome()} {p.player} was taking {self._label(p.card)} "
+                    f"({p.crystals} crystal{'s' if p.crystals != 1 else ''} spent, landing at {p.landing}): "
+                    "press Confirm, Crystal, or hold Undo to cancel.",
+                    CUE_PREVIEW,
+                )
+            else:
+                self.last = Outcome(
+                    True,
+                    f"{self._welcome()} The take being prepared before the restart no longer fits the "
+                    "game and was dropped; tap the card again.",
+                    CUE_ACCEPT,
+                )
         self.listeners: list[Listener] = []
         self.lock = threading.RLock()
         #: Bumped on every input; live pages wait on `changed` and resend when it moves.
@@ -134,10 +174,23 @@ class Table:
         seed = game.meta.get("dealer_seed")
         self.dealer = Dealer(self.board, int(seed)) if seed is not None else None
         with self.lock:
-            self._deal()
+            reveals = self._deal()
+            if reveals:
+                failed = self._store(reveals)
+                if failed is not None:
+                    self.last = failed
 
     def _welcome(self) -> str:
         return f"Game {self.game_id}: {', '.join(self.board.names)}."
+
+    def _replay(self, warn: bool = False) -> Board:
+        """A board with every stored event pushed: what a restart would show."""
+        board = Board(self.setup)
+        for event in self.stored:  # crash recovery: the same engine replays the log
+            rejection = board.push(event)
+            if rejection is not None and warn:
+                self.log(f"stored event {event_to_text(event)} no longer applies ({rejection.code}); skipped")
+        return board
 
     # --- inputs ----------------------------------------------------------------------
 
@@ -172,7 +225,10 @@ class Table:
             return Outcome(
                 False, f"{self.pending.player}: press Confirm, or Crystal to spend one.", CUE_PREVIEW
             )
-        self.pending = None  # tapping another card changes one's mind
+        if self.pending is not None:  # tapping another card changes one's mind
+            failed = self._set_pending(None)
+            if failed is not None:
+                return failed
         if ref in edition.itinerary_index:
             waiting = self._itinerary_player()
             if waiting is None:
@@ -211,7 +267,12 @@ class Table:
         option = next(o for o in board.take_options() if o.card == card)
         if option.max_crystals == 0:
             return self._commit_take(Take(card, name, 0, ()))
-        self.pending = Pending(name, card, option.hours, 0, option.max_crystals, board.hour[board.turn])
+        failed = self._set_pending(
+            Pending(name, card, option.hours, 0, option.max_crystals, board.hour[board.turn])
+        )
+        if failed is not None:
+            return failed
+        assert self.pending is not None
         return Outcome(
             True,
             f"{name}: {self._label(card)} costs {option.hours} h, landing at {self.pending.landing}. "
@@ -231,7 +292,12 @@ class Table:
                 else "a card always costs at least 1 hour"
             )
             return Outcome(False, f"No more crystals on this card: {why}.", CUE_REJECT, "too_many_crystals")
-        self.pending = Pending(p.player, p.card, p.hours, p.crystals + 1, p.max_crystals, p.from_hour)
+        failed = self._set_pending(
+            Pending(p.player, p.card, p.hours, p.crystals + 1, p.max_crystals, p.from_hour)
+        )
+        if failed is not None:
+            return failed
+        assert self.pending is not None
         return Outcome(
             True, f"{p.player} spends {p.crystals + 1}: landing at {self.pending.landing}.", CUE_PREVIEW
         )
@@ -240,15 +306,32 @@ class Table:
         p = self.pending
         if p is None:
             return Outcome(False, "Nothing to confirm: tap the card you take.", CUE_REJECT)
-        self.pending = None
         return self._commit_take(Take(p.card, p.player, p.crystals, ()))
 
     def _undo(self) -> Outcome:
         if self.pending is not None:
-            self.pending = None
-            return Outcome(True, "Take cancelled.", CUE_ACCEPT)
-        last = self.board.moves[-1] if self.board.moves else None
-        return self._commit(Undo(), f"Undone: {event_to_text(last)}." if last else "")
+            failed = self._set_pending(None)
+            return failed or Outcome(True, "Take cancelled.", CUE_ACCEPT)
+        moves = self.board.moves
+        if not moves:
+            return self._commit(Undo(), "")  # the engine's own "nothing to undo"
+        # Undo takes back what a person did. In mock mode the dealer's reveals are not
+        # anyone's doing: they go with the take (or Day's end) that asked for them.
+        count = 1
+        if self.dealer is not None:
+            while count <= len(moves) and isinstance(moves[-count], Reveal):
+                count += 1
+            if count > len(moves):
+                return Outcome(
+                    False, "Nothing to undo yet: no one has played.", CUE_REJECT, "nothing_to_undo"
+                )
+        undone = moves[-count]
+        undos: list[Event] = []
+        for _ in range(count):
+            self.board.push(Undo())
+            undos.append(Undo())
+        failed = self._store(undos, pending_after=None)
+        return failed or Outcome(True, f"Undone: {event_to_text(undone)}.", CUE_ACCEPT)
 
     # --- corrections from the host's page ----------------------------------------------------
 
@@ -305,31 +388,25 @@ class Table:
         """Replace accepted event ``index`` and replay the ones after it.
 
         Everything goes through the log as it would at the table: undos back to
-        the event, the replacement, then the later events again. If a later event
-        no longer fits, all of it is undone again and the original events restored.
+        the event, the replacement, then the later events again, stored as one
+        transaction. If a later event no longer fits, or the disk refuses, nothing
+        is stored and the board is rebuilt from the log as it was.
         """
         board = self.board
         original = board.moves[index:]
-        self.pending = None
-        dealer, self.dealer = self.dealer, None  # the log's own reveals are replayed as they were
-        try:
-            for _ in original:
-                outcome = self._commit(Undo(), "")
-                assert outcome.accepted
-            replayed = [replacement, *original[1:]]
-            for n, event in enumerate(replayed):
-                outcome = self._commit(event, "")
-                if not outcome.accepted:
-                    for _ in range(n):
-                        self._commit(Undo(), "")
-                    for event_back in original:
-                        self._commit(event_back, "")
-                    why = f"That correction does not fit the game: {outcome.message}"
-                    return Outcome(False, why, CUE_REJECT, outcome.code)
-        finally:
-            self.dealer = dealer
-            self._deal()
-        return Outcome(True, f"{done}.", CUE_ACCEPT)
+        written: list[Event] = []
+        for _ in original:
+            board.push(Undo())
+            written.append(Undo())
+        for event in [replacement, *original[1:]]:  # the log's own reveals are replayed as they were
+            rejection = board.push(event)
+            if rejection is not None:
+                self.board = self._replay()
+                why = f"That correction does not fit the game: {rejection.message}"
+                return Outcome(False, why, CUE_REJECT, rejection.code)
+            written.append(event)
+        written += self._deal()
+        return self._store(written, pending_after=None) or Outcome(True, f"{done}.", CUE_ACCEPT)
 
     # --- committing -------------------------------------------------------------------
 
@@ -342,6 +419,7 @@ class Table:
         outcome = self._commit(take, "")
         if not outcome.accepted:
             return outcome
+        board = self.board
         spent = f", {take.crystals} crystal{'s' if take.crystals != 1 else ''} spent" if take.crystals else ""
         message = f"{take.player} visits {label}{spent}."
         cue = CUE_ACCEPT
@@ -358,37 +436,75 @@ class Table:
         return Outcome(True, message, cue)
 
     def _commit(self, event: Event, message: str) -> Outcome:
-        board = self.board
-        rejection = board.push(event)
+        """Push ``event``, let the mock dealer reveal what it asks for, store it all at once.
+
+        A committed event ends any take being prepared (the take itself, or a choice
+        made instead of it)."""
+        rejection = self.board.push(event)
         if rejection is not None:
             return self._reject(rejection)
-        try:
-            self.store.append(self.game_id, self.seq + 1, event)
-        except Exception as exc:  # the disk said no: the event must not count
-            board.pop()
-            return Outcome(
-                False, f"Could not save the game ({exc}); nothing changed.", CUE_REJECT, "store_error"
-            )
-        self.seq += 1
-        self.store.mark_finished(self.game_id, board.finished)
-        self._deal()
-        return Outcome(True, message or "Done.", CUE_ACCEPT)
+        failed = self._store([event, *self._deal()], pending_after=None)
+        return failed or Outcome(True, message or "Done.", CUE_ACCEPT)
 
-    def _deal(self) -> None:
-        """Mock mode: the simulated dealer reveals every card the row is waiting for."""
+    def _store(self, events: list[Event], pending_after: Pending | bool | None = False) -> Outcome | None:
+        """Store ``events`` (already pushed on the board) in one transaction, with the
+        finished flag and, unless ``pending_after`` is False, the pending take after them.
+
+        On failure nothing was stored: the board is rebuilt from the stored log (what
+        a restart would show) and the outcome says what went wrong and what to do."""
+        pending = self.pending if pending_after is False else pending_after
+        assert pending is None or isinstance(pending, Pending)
+        try:
+            self.store.write_events(
+                self.game_id,
+                self.seq + 1,
+                events,
+                self.board.finished,
+                None if pending is None else pending.to_json(),
+            )
+        except StoreError as exc:
+            self.board = self._replay()
+            return self._store_failed(exc)
+        self.stored += events
+        self.seq += len(events)
+        self.pending = pending
+        while self.store.notices:
+            self.log(self.store.notices.pop(0))
+        for event in events:
+            if isinstance(event, Reveal) and self.dealer is not None:
+                info = self.board.edition.card(event.card)
+                self.log(f"dealer reveals {event.card}: {info.title} ({_year(info.year)}), {info.hours} h")
+        return None
+
+    def _set_pending(self, pending: Pending | None) -> Outcome | None:
+        """Change the take being prepared, on disk first (a restart resumes it)."""
+        try:
+            self.store.save_pending(self.game_id, None if pending is None else pending.to_json())
+        except StoreError as exc:
+            return self._store_failed(exc)
+        self.pending = pending
+        return None
+
+    def _store_failed(self, exc: StoreError) -> Outcome:
+        code = DISK_FULL if isinstance(exc, DiskFull) else STORE_ERROR
+        text = str(exc)
+        return Outcome(False, f"Not saved: {text[0].upper()}{text[1:]}", CUE_REJECT, code)
+
+    def _deal(self) -> list[Event]:
+        """Mock mode: the simulated dealer reveals every card the row is waiting for
+        (pushed on the board; the caller stores them with the event that asked)."""
         if self.dealer is None:
-            return
+            return []
+        reveals: list[Event] = []
         while not self.board.finished and self.board.waiting_position() >= 0:
             card = self.dealer.next_card(self.board)
             if card is None:
-                return
+                break
             event = Reveal(card)
             if self.board.push(event) is not None:
-                return
-            self.store.append(self.game_id, self.seq + 1, event)
-            self.seq += 1
-            info = self.board.edition.card(card)
-            self.log(f"dealer reveals {card}: {info.title} ({_year(info.year)}), {info.hours} h")
+                break
+            reveals.append(event)
+        return reveals
 
     def _reject(self, rejection: Rejection | None) -> Outcome:
         assert rejection is not None

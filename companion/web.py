@@ -371,6 +371,7 @@ def whoami() -> Any:
 def game_new() -> Any:
     from companion.editions import EditionNotFound
     from companion.engine import EditionError
+    from companion.store import DiskFull, StoreError
 
     body = _body()
     players = body.get("players")
@@ -390,6 +391,8 @@ def game_new() -> Any:
         game = runtime.start_game(players, colours, edition, seed)
     except (GameSetupError, EditionNotFound, EditionError) as exc:
         return _error(400, str(exc))
+    except StoreError as exc:
+        return _error(507 if isinstance(exc, DiskFull) else 503, f"Not saved: {exc}")
     return jsonify({"game": game, "state": runtime.table.state_json()})
 
 

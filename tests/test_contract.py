@@ -13,18 +13,30 @@ import pytest
 from companion.cli import main
 from companion.record import RecordError, replay_text, write_record
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "shared" / "contract" / "examples"
-RECORDS = sorted(EXAMPLES.glob("*.jsonl"))
+#: Our own copies of the contract's examples: the suite needs nothing beside the repository.
+KEPT = Path(__file__).resolve().parent / "records"
+#: The shared contract's examples, an extra check when a checkout has them beside it.
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "contract" / "examples"
+RECORDS = sorted(KEPT.glob("*.jsonl"))
+SHARED_RECORDS = sorted(SHARED.glob("*.jsonl"))
 
 
-def test_the_shared_examples_are_present() -> None:
-    assert len(RECORDS) >= 6, f"expected the contract examples in {EXAMPLES}"
+def test_the_kept_examples_are_present() -> None:
+    assert len(RECORDS) >= 6, f"expected the contract examples in {KEPT}"
 
 
-@pytest.mark.parametrize("record", RECORDS, ids=lambda p: p.stem)
-def test_shared_example_replays_to_the_expected_standings(record: Path) -> None:
+@pytest.mark.parametrize("record", RECORDS + SHARED_RECORDS, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_example_replays_to_the_expected_standings(record: Path) -> None:
     expected = json.loads(record.with_suffix("").with_suffix(".expected.json").read_text())
     assert replay_text(record.read_text()).to_json() == expected
+
+
+@pytest.mark.skipif(not SHARED_RECORDS, reason="../shared is not beside this checkout")
+def test_the_kept_examples_are_the_shared_ones() -> None:
+    """When the contract's examples change, the copies here must follow."""
+    for shared in SHARED.iterdir():
+        kept = KEPT / shared.name
+        assert kept.is_file() and kept.read_bytes() == shared.read_bytes(), f"copy {shared} to {KEPT}"
 
 
 @pytest.mark.parametrize("record", RECORDS[:1], ids=lambda p: p.stem)

@@ -35,6 +35,8 @@ def read_edition_text(text: str, source: str, default_name: str) -> Edition:
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno}, column {exc.colno}"
         raise EditionError([Problem(where, f"not valid JSON: {exc.msg}")], source) from None
+    except (ValueError, RecursionError) as exc:  # a 5,000-digit number, nesting thousands deep
+        raise EditionError([Problem("file", f"not usable JSON: {exc}")], source) from None
     try:
         return parse_edition(obj, default_name=default_name)
     except EditionError as exc:
@@ -64,9 +66,11 @@ def _with_line(text: str, problem: Problem) -> Problem:
 def load_edition(name_or_path: str) -> Edition:
     """Load a shipped edition by name, or an edition file by path."""
     if "/" in name_or_path or name_or_path.endswith(".json"):
+        from companion.files import EDITION_LIMIT, read_text_file
+
         path = Path(name_or_path)
         try:
-            text = path.read_text(encoding="utf-8")
+            text = read_text_file(path, EDITION_LIMIT)
         except OSError as exc:
             raise EditionNotFound(f"cannot read edition file {path}: {exc.strerror}") from None
         return read_edition_text(text, str(path), path.stem)

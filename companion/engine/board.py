@@ -354,7 +354,20 @@ class Board:
         if first > _LAST_HOUR:
             return (*record[:-1], self._end_day())
         self.turn = order.index(first)
+        if self._stalled():
+            return (*record[:-1], self._end_day())
         return record
+
+    def _stalled(self) -> bool:
+        """No one can take anything: every position of the row is empty (the deck is
+        spent) and the player to move cannot take an Ancestor.
+
+        Neither rulebook covers it (a real Day deck outlasts a Day); the team's rule,
+        also in docs: the Day ends at once, as if every watch had reached 12, with no
+        Punctuality Bonus. Without it the game would wait forever for a take."""
+        if any(card != EMPTY for card in self.row):
+            return False
+        return self.ancestors_left <= 0 or self.edition.ancestor is None or not self.trek_len[self.turn]
 
     def _reorder(self) -> None:
         """Recompute the turn-order keys and the player to move from hours and stack.
@@ -377,8 +390,8 @@ class Board:
         if day >= DAYS:
             self.finished = True
             self.turn = -1
-            return (day, None, None, None, None)
-        record = (day, self.itinerary[:], self.fills[:], tuple(self.row), self.drawn)
+            return (day, None, None, None, None, None)
+        record = (day, self.itinerary[:], self.fills[:], tuple(self.row), self.drawn, self.hour[:])
         n = len(self.names)
         self.day = day + 1
         self.hour = [0] * n
@@ -399,12 +412,11 @@ class Board:
         (_, who, hour, seq, track, crystals, fills, ntreks, trek_len, trek_year,
          row, drawn, ancestors_left, next_seq, day_end) = record  # fmt: skip
         if day_end is not None:
-            day, itineraries, all_fills, _, _ = day_end
+            day, itineraries, all_fills, _, _, hours = day_end
             self.day = day
             self.finished = False
             if itineraries is not None:
-                n = len(self.names)
-                self.hour = [HOURS_PER_DAY] * n
+                self.hour = hours
                 self.itinerary = itineraries
                 self.fills = all_fills
                 self._deal(day)  # for deck and deck_size; row and drawn are restored below

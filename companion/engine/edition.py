@@ -29,6 +29,16 @@ from companion.engine.tokens import (
     ROW_SIZE,
 )
 
+#: Ancestor copies by player count when an edition does not say (both rulebooks: 6, 9, 12).
+RULEBOOK_ANCESTORS: Mapping[int, int] = {2: 6, 3: 9, 4: 12}
+
+#: Bounds on what an edition may hold, far above any printed game. They keep a hostile
+#: or mistyped file from making the engine's tables huge: an itinerary's memo grows with
+#: the product of its column depths (70 spaces a column was 127 million entries, 1 GB).
+MAX_CARDS = 1000
+MAX_ITINERARIES = 100
+MAX_COLUMN_SPACES = 10
+
 #: An itinerary space or row reward: plain (None), victory points, or a crystal.
 Space = int | str | None
 
@@ -132,7 +142,8 @@ class Edition:
         """Copies in play: a solo game uses the two-player count."""
         if self.ancestor is None:
             return 0
-        return self.ancestors.get(max(players, 2), 0)
+        players = max(players, 2)
+        return self.ancestors.get(players, RULEBOOK_ANCESTORS.get(players, 0))
 
     def trek_points(self, length: int) -> int:
         """Points of one trek of ``length`` cards (the playmat's trek table)."""
@@ -263,6 +274,9 @@ def _parse_cards(ch: _Checker, raw: Any) -> list[Card]:
     if not isinstance(raw, list) or not raw:
         ch.error("cards", "must be a non-empty list of History cards")
         return []
+    if len(raw) > MAX_CARDS:
+        ch.error("cards", f"has {len(raw)} cards; an edition holds at most {MAX_CARDS}")
+        return []
     cards: list[Card] = []
     seen: dict[str, int] = {}
     for i, c in enumerate(raw):
@@ -359,6 +373,9 @@ def _parse_itineraries(ch: _Checker, raw: Any) -> list[Itinerary]:
     if not isinstance(raw, list):
         ch.error("itineraries", f"must be a list, not {_show(raw)}")
         return []
+    if len(raw) > MAX_ITINERARIES:
+        ch.error("itineraries", f"has {len(raw)} itineraries; an edition holds at most {MAX_ITINERARIES}")
+        return []
     result: list[Itinerary] = []
     seen: set[str] = set()
     for i, it in enumerate(raw):
@@ -386,6 +403,13 @@ def _parse_itineraries(ch: _Checker, raw: Any) -> list[Itinerary]:
             col = cols_raw.get(kind, [])
             if not isinstance(col, list):
                 ch.error(f"{where}.columns.{kind}", f"must be a list of spaces, not {_show(col)}")
+                ok = False
+                continue
+            if len(col) > MAX_COLUMN_SPACES:
+                ch.error(
+                    f"{where}.columns.{kind}",
+                    f"has {len(col)} spaces; a column holds at most {MAX_COLUMN_SPACES}",
+                )
                 ok = False
                 continue
             ok = all([ch.space(s, f"{where}.columns.{kind}[{j}]") for j, s in enumerate(col)]) and ok

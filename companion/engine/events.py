@@ -69,6 +69,13 @@ def _text(obj: dict[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _name(obj: dict[str, Any], key: str) -> str | None:
+    """A card or itinerary id: any string is well typed (an empty one names nothing, which
+    the engine rejects as ``unknown_card`` / ``itinerary_unavailable``, not ``bad_event``)."""
+    value = obj.get(key)
+    return value if isinstance(value, str) else None
+
+
 def parse_event(obj: Any) -> Event:
     """Turn one decoded JSON value into an event (or `Malformed`)."""
     if not isinstance(obj, dict):
@@ -77,14 +84,14 @@ def parse_event(obj: Any) -> Event:
     if kind == "take":
         return _parse_take(obj)
     if kind == "itinerary":
-        player, itinerary = _text(obj, "player"), _text(obj, "itinerary")
+        player, itinerary = _text(obj, "player"), _name(obj, "itinerary")
         if player is None:
             return Malformed(kind, 'an itinerary event needs "player" (a name)')
         if itinerary is None:
             return Malformed(kind, 'an itinerary event needs "itinerary" (an itinerary id)')
         return ChooseItinerary(player, itinerary)
     if kind == "reveal":
-        card = _text(obj, "card")
+        card = _name(obj, "card")
         if card is None:
             return Malformed(kind, 'a reveal needs "card" (a card id)')
         return Reveal(card)
@@ -96,7 +103,7 @@ def parse_event(obj: Any) -> Event:
 
 
 def _parse_take(obj: dict[str, Any]) -> Event:
-    card = _text(obj, "card")
+    card = _name(obj, "card")
     if card is None:
         return Malformed("take", 'a take needs "card" (a card id or "ancestor")')
     player = obj.get("player")

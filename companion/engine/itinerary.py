@@ -7,8 +7,9 @@ row is covered there).
 
 **Wild tokens without a column named in the event** go to the column that scores
 most *now*: the points printed on the space it would cover plus a row reward it
-would complete, a crystal counting as 1 point. Ties go to the first column in the
-order person, event, innovation, progress; with every column full it is lost.
+would complete, a crystal counting as 1 point, even when that is below zero. Ties go
+to the first column in the order person, event, innovation, progress; only with
+every column full is it lost.
 
 Because covering is always top-down, an itinerary's progress is just how deep
 each column is covered. The engine packs those four depths into one small
@@ -69,14 +70,15 @@ class ItineraryTable:
         radix = [1, 1, 1, 1]
         for c in range(1, 4):
             radix[c] = radix[c - 1] * (lengths[c - 1] + 1)
-        states = radix[3] * (lengths[3] + 1)
-        return cls(
-            lengths,
-            spaces,
-            tuple(row_table),
-            (radix[0], radix[1], radix[2], radix[3]),
-            [None] * (states * _CODES),
-        )
+        return cls(lengths, spaces, tuple(row_table), (radix[0], radix[1], radix[2], radix[3]), [])
+
+    def memo(self) -> list[Step | None]:
+        """The transition memo, allocated the first time this itinerary is played (an
+        edition's other itineraries cost no memory)."""
+        if not self.steps:
+            states = self.radix[3] * (self.lengths[3] + 1)
+            self.steps.extend([None] * (states * _CODES))
+        return self.steps
 
     def encode(self, fills: Sequence[int]) -> int:
         """The progress number of columns covered ``fills`` deep."""
@@ -104,7 +106,7 @@ class ItineraryTable:
                 points += row[0]
                 crystals += row[1]
             result = (progress + self.radix[column], points, crystals)
-        self.steps[progress * _CODES + code] = result
+        self.memo()[progress * _CODES + code] = result
         return result
 
 
@@ -115,7 +117,7 @@ def place_tokens(table: ItineraryTable, progress: int, gains: tuple[int, ...], w
     ``gains`` included. ``wild`` names the column of each Wild, in order; Wilds
     beyond it are placed by the engine's choice.
     """
-    steps = table.steps
+    steps = table.steps or table.memo()
     points = crystals = 0
     wilds = 0
     for code in gains:
@@ -135,7 +137,7 @@ def place_tokens(table: ItineraryTable, progress: int, gains: tuple[int, ...], w
 
 def best_wild_column(table: ItineraryTable, fills: list[int]) -> int:
     """The engine's choice for an unnamed Wild: the column scoring most now (-1: none)."""
-    best, best_value = -1, -1
+    best, best_value = -1, 0
     for c in range(4):
         i = fills[c]
         if i >= table.lengths[c]:
@@ -144,6 +146,6 @@ def best_wild_column(table: ItineraryTable, fills: list[int]) -> int:
         row = table.rows[i] if i < len(table.rows) else None
         if row is not None and all(fills[m] > i or m == c for m in row[2]):
             value += row[0] + row[1]
-        if value > best_value:
-            best, best_value = c, value
+        if best < 0 or value > best_value:  # a Wild is never lost while a space is empty,
+            best, best_value = c, value  # even when every space scores below zero
     return best

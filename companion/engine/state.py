@@ -136,6 +136,12 @@ def make_setup(
                     raise SetupError(f"deck {day_name} names card {cid!r}, which is not in the edition")
                 if cid in seen:
                     raise SetupError(f"card {cid!r} appears twice in the decks")
+                day = edition.cards[edition.card_index[cid]].day
+                if day != DAY_NAMES.index(day_name) + 1:  # one rule with reveals, which refuse it too
+                    raise SetupError(
+                        f"deck {day_name} names card {cid!r} of the Day {DAY_NAMES[day - 1]} deck; "
+                        "each Day deck holds only its own Day's cards"
+                    )
                 seen.add(cid)
             built.append(tuple(edition.card_index[cid] for cid in ids))
         deck_indices = tuple(built)

@@ -1,0 +1,60 @@
+"""Reading a file someone named: only a regular file, and only up to a size.
+
+`companion replay FILE`, `companion edition check FILE` and an edition named by
+path read what a person typed. ``/dev/zero`` would be read forever (memory grows
+until the machine stops), a pipe would block for good, a directory is no text.
+So: open without blocking, refuse anything that is not a regular file, and read
+at most ``limit`` bytes, refusing a larger file instead of cutting it.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import TextIO
+
+#: An edition file (the contract's limit): the reference edition is about 60 KB.
+EDITION_LIMIT = 16 * 1024 * 1024
+#: A game record: a whole game is some 30 KB; fuzzed records with inline editions stay far below.
+RECORD_LIMIT = 64 * 1024 * 1024
+
+
+class FileRefused(OSError):
+    """The file cannot be read as text; ``strerror`` says why in words for people."""
+
+
+def read_text_file(path: str | Path, limit: int) -> str:
+    """The UTF-8 text of the regular file ``path`` of at most ``limit`` bytes."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise FileRefused(exc.errno, exc.strerror or "cannot open it") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise FileRefused(0, "not a regular file (a device, a pipe or a folder cannot be read)")
+        if info.st_size > limit:
+            raise FileRefused(0, f"larger than {limit // (1024 * 1024)} MB")
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := os.read(fd, 1 << 20):  # a file growing while read is still cut off
+            size += len(chunk)
+            if size > limit:
+                raise FileRefused(0, f"larger than {limit // (1024 * 1024)} MB")
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+    try:
+        return b"".join(chunks).decode("utf-8")
+    except UnicodeDecodeError:
+        raise FileRefused(0, "not a UTF-8 text file") from None
+
+
+def read_stream(stream: TextIO, limit: int) -> str:
+    """Standard input as text, refusing more than ``limit`` characters (``- < /dev/zero``)."""
+    read = stream.read
+    text: str = read(limit + 1)
+    if len(text) > limit:
+        raise FileRefused(0, f"larger than {limit // (1024 * 1024)} MB")
+    return text
