@@ -24,12 +24,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.buttons import Buttons, MockButtons
 from companion.config import Config
 from companion.editions import load_edition
-from companion.reader import ReaderLoop, TagDebouncer, TagResolver, open_pi_reader
+from companion.hardware.buttons import Buttons, MockButtons
+from companion.hardware.reader import ReaderLoop, TagDebouncer, TagResolver, open_pi_reader
+from companion.hardware.ring import (
+    RGB,
+    RingDriver,
+    RingLayout,
+    SimulatedRing,
+    ansi,
+    open_ring,
+    render,
+    view_of,
+)
 from companion.record import RECORD_FORMAT
-from companion.ring import RGB, RingDriver, RingLayout, SimulatedRing, ansi, open_ring, render, view_of
 from companion.store import Store
 from companion.table import CUE_REJECT, Outcome, Table
 

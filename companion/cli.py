@@ -109,7 +109,7 @@ def _data_dir(args: argparse.Namespace) -> Path:
 
 
 def _mock(args: argparse.Namespace, say: Any = print) -> bool:
-    from companion.machine import is_raspberry_pi
+    from companion.hardware.machine import is_raspberry_pi
 
     if args.mock:
         return True
@@ -244,7 +244,7 @@ def cmd_enroll(args: argparse.Namespace) -> int:
     else:
         import time
 
-        from companion.reader import TagDebouncer, open_pi_reader
+        from companion.hardware.reader import TagDebouncer, open_pi_reader
 
         try:
             read_uid, _ = open_pi_reader(config.reader.rst_pin)

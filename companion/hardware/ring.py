@@ -33,7 +33,7 @@ from typing import Any
 import adafruit_pixelbuf
 
 from companion.config import RingSettings, colour_rgb
-from companion.machine import is_pi5
+from companion.hardware.machine import is_pi5
 
 RGB = tuple[int, int, int]
 OFF: RGB = (0, 0, 0)
