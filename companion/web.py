@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import hmac
+import importlib.resources
 import json
 import secrets
 import time
@@ -33,7 +34,9 @@ from werkzeug.exceptions import HTTPException
 
 from companion.engine.tokens import BENEFITS, COLUMNS
 
-WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
+#: The page's files: web/ in a checkout, installed as the package companion.page
+#: (pyproject.toml), so a wheel serves the same page as an editable install.
+WEB_ROOT = Path(str(importlib.resources.files("companion.page")))
 #: Seconds between heartbeats on an idle live stream.
 HEARTBEAT = 15.0
 #: Least time between two snapshots on one live stream: at most 25 redraws a second.
