@@ -27,7 +27,8 @@ from typing import Any
 from companion.config import Config
 from companion.editions import load_edition
 from companion.hardware.buttons import Buttons, MockButtons
-from companion.hardware.reader import ReaderLoop, TagDebouncer, TagResolver, open_pi_reader
+from companion.hardware.health import PARTS, Health
+from companion.hardware.reader import ReaderLoop, TagDebouncer, TagResolver, open_mfrc522
 from companion.hardware.ring import (
     RGB,
     RingDriver,
@@ -38,6 +39,7 @@ from companion.hardware.ring import (
     render,
     view_of,
 )
+from companion.hardware.supervise import SupervisedButtons, SupervisedReader
 from companion.record import RECORD_FORMAT
 from companion.store import Store
 from companion.table import CUE_REJECT, Outcome, Table
@@ -107,6 +109,10 @@ class Runtime:
     port: int = 8080
     #: The last tag the reader saw that maps to no card (for enrolling it from the page).
     unknown_tag: str | None = None
+    #: Each part's status, for the console, the journal and the page.
+    health: Health = field(default_factory=lambda: Health(print))
+    #: On a Pi: keeps trying to open buttons that failed to open.
+    button_keeper: SupervisedButtons | None = None
 
     @functools.cached_property
     def secret_key(self) -> bytes:
@@ -176,6 +182,7 @@ class Runtime:
         for target, name in (
             (self.driver.run, "ring"),
             *(((self.reader.run, "reader"),) if self.reader else ()),
+            *(((self.button_keeper.run, "buttons"),) if self.button_keeper else ()),
         ):
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()
@@ -185,7 +192,9 @@ class Runtime:
         self.driver.stop()
         if self.reader is not None:
             self.reader.stop()
-        if self.buttons is not None:
+        if self.button_keeper is not None:
+            self.button_keeper.close()
+        elif self.buttons is not None:
             self.buttons.close()
         self.store.close()
 
@@ -208,17 +217,33 @@ def build_runtime(
     table = Table(store, store.load(game_id), log=say)
     settings = config.ring
     layout = RingLayout(settings.leds, settings.twelve_oclock_led, settings.direction == "clockwise")
-    ring: Any = SimulatedRing(settings.leds, settings.brightness) if mock else open_ring(settings)
-    driver = RingDriver(table, ring, layout, settings, clock, on_error=say)
+    health = Health(say)
+    ring: Any = SimulatedRing(settings.leds, settings.brightness)
+    driver = RingDriver(table, ring, layout, settings, clock, on_error=say, health=health)
+    if mock:
+        for part in PARTS:
+            health.ok(part, "simulated (mock mode)", quiet=True)
+    else:  # a part that does not open is reported and retried; the table starts anyway
+        driver.opener = functools.partial(open_ring, settings)
+        driver.failed = True
+        driver.reopen()
     resolver = TagResolver(table.board.edition, store.tags())
     table_pin = pin or config.table.pin or f"{secrets.randbelow(10**4):04d}"
     buttons: Buttons | None = None
-    runtime = Runtime(config, store, table, mock, table_pin, layout, ring, driver, buttons, resolver, say=say)
+    runtime = Runtime(config, store, table, mock, table_pin, layout, ring, driver, buttons, resolver, say=say,
+                      health=health)  # fmt: skip
     # Buttons press whatever game is on the table now (the page can start a new one).
     press = runtime.press_now
-    runtime.buttons = MockButtons(config.buttons, press) if mock else Buttons(config.buttons, press)
-    if not mock:
-        attach_reader(runtime, *open_pi_reader(config.reader.rst_pin))
+    if mock:
+        runtime.buttons = MockButtons(config.buttons, press)
+    else:
+        keeper = SupervisedButtons(functools.partial(Buttons, config.buttons, press), health)
+        if keeper.try_open():
+            runtime.buttons = keeper.buttons
+        runtime.button_keeper = keeper
+        reader = SupervisedReader(functools.partial(open_mfrc522, config.reader.rst_pin), health, clock)
+        reader.read_uid()  # open it now, so the console says at once whether it answers
+        attach_reader(runtime, reader.read_uid, reader.read_text, clock)
     return runtime
 
 

@@ -128,8 +128,11 @@ def _answer(outcome: Any) -> Response:
 @api.get("/state")
 def state() -> Any:
     """The table's state; ``?page=1`` adds what the page draws. Also the polling fallback."""
-    table = _runtime().table
-    return jsonify(table.page_json() if request.args.get("page") else table.state_json())
+    runtime = _runtime()
+    table = runtime.table
+    body = table.page_json() if request.args.get("page") else table.state_json()
+    # Each hardware part, so the page (and a host) can see a ring or reader that is down.
+    return jsonify({**body, "hardware": runtime.health.as_json()})
 
 
 def _sse(event_id: str, data: str) -> str:

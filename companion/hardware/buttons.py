@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
-
-from gpiozero import Button
-from gpiozero.pins.mock import MockFactory
+from typing import TYPE_CHECKING, Any
 
 from companion.config import ButtonSettings
+
+if TYPE_CHECKING:
+    from gpiozero import Button
 
 NAMES = ("crystal", "confirm", "undo")
 
@@ -24,6 +24,10 @@ class Buttons:
     """The buttons wired to ``press(name)``."""
 
     def __init__(self, settings: ButtonSettings, press: Callable[[str], Any], factory: Any = None) -> None:
+        # gpiozero is imported here, not at the top: it is a third of `companion.app`'s
+        # import time under emulation, and commands that touch no pin never pay it.
+        from gpiozero import Button
+
         self.settings = settings
         self.factory = factory
         bounce = settings.bounce or None
@@ -47,6 +51,8 @@ class MockButtons(Buttons):
     """Buttons on gpiozero's mock pins, pressed by driving those pins like a finger would."""
 
     def __init__(self, settings: ButtonSettings, press: Callable[[str], Any]) -> None:
+        from gpiozero.pins.mock import MockFactory
+
         super().__init__(settings, press, MockFactory())
 
     def press(self, name: str) -> None:
