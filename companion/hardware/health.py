@@ -87,7 +87,7 @@ def explain(part: str, exc: BaseException) -> tuple[str, str]:
     lowered = text.lower()
     if isinstance(exc, ImportError) or "platform library" in lowered or "no module named" in lowered:
         return f"a driver is not installed ({text})", REINSTALL
-    if "spidev" in lowered and isinstance(exc, FileNotFoundError | OSError) and "permission" not in lowered:
+    if part == "reader" and isinstance(exc, FileNotFoundError):  # spidev: no /dev/spidev0.0
         return (
             f"SPI is off: /dev/spidev0.0 does not exist ({text})",
             "sudo raspi-config nonint do_spi 0 (Interface Options > SPI), then reboot "
