@@ -40,6 +40,7 @@ from companion.hardware.ring import (
     view_of,
 )
 from companion.hardware.supervise import SupervisedButtons, SupervisedReader
+from companion.lan import addresses, is_local_only, lan_ip
 from companion.record import RECORD_FORMAT
 from companion.store import Store
 from companion.table import CUE_REJECT, Outcome, Table
@@ -107,6 +108,8 @@ class Runtime:
     threads: list[threading.Thread] = field(default_factory=list)
     say: Callable[[str], None] = print
     port: int = 8080
+    #: The address the HTTP server listens on (loopback: the page is for this machine only).
+    listen: str = "0.0.0.0"
     #: The last tag the reader saw that maps to no card (for enrolling it from the page).
     unknown_tag: str | None = None
     #: Each part's status, for the console, the journal and the page.
@@ -129,11 +132,17 @@ class Runtime:
         return hashlib.sha256(self.secret_key + self.pin.encode()).hexdigest()[:16]
 
     def join_url(self, request_host: str = "") -> str:
-        """The address phones should open: the host's .local name (mDNS) and our port."""
-        host = request_host.split(":")[0]
-        if host and host not in ("localhost", "127.0.0.1", "::1", "[::1]"):
+        """The address phones should open: the one this page was reached by, if a phone
+        could use it too; else this machine's LAN address (an mDNS name does not resolve
+        everywhere), see `companion.lan`."""
+        host = request_host.rsplit(":", 1)[0] if not request_host.endswith("]") else request_host
+        if host and not is_local_only(host):
             return f"http://{request_host}/"
-        return f"http://{_hostname()}.local:{self.port}/"
+        return self.join_urls()[0]
+
+    def join_urls(self) -> list[str]:
+        """Every address of the page, best for a phone first (LAN IP, mDNS name, localhost)."""
+        return addresses(self.port, self.listen, lan_ip())
 
     def tap(self, seen: str) -> Outcome:
         """A tag (UID, card id or title) reached the reader."""
@@ -334,12 +343,12 @@ def make_server(
 
 def serve(runtime: Runtime, host: str, port: int) -> None:
     """Run the HTTP API in the background until the process ends."""
-    runtime.port = port
+    runtime.port, runtime.listen = port, host
     server = make_server(runtime, host, port)
     thread = threading.Thread(target=server.run, name="http", daemon=True)
     thread.start()
     runtime.threads.append(thread)
-    url = runtime.join_url()
+    url, *others = runtime.join_urls()
     runtime.say(f"The table is at {url} (table PIN {runtime.pin}). Scan to join:")
     try:
         import io
@@ -351,9 +360,6 @@ def serve(runtime: Runtime, host: str, port: int) -> None:
         runtime.say(drawing.getvalue())
     except Exception:  # a terminal without the block characters: the address above suffices
         pass
-
-
-def _hostname() -> str:
-    import socket
-
-    return socket.gethostname().split(".")[0]
+    if others:
+        runtime.say("Also: " + ", ".join(others) + " (the .local name where mDNS works; localhost on this "
+                    "machine only).")  # fmt: skip
