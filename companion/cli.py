@@ -334,7 +334,22 @@ def build_parser() -> argparse.ArgumentParser:
     games = sub.add_parser("games", help="list the games in the data directory")
     games.add_argument("--data-dir", help="where games are kept")
     games.set_defaults(func=cmd_games)
+
+    doctor = sub.add_parser("doctor", help="check the wiring, the drivers and the settings, one line each")
+    doctor.add_argument("--data-dir", help="where games are kept (default ~/.local/share/trekking-companion)")
+    doctor.add_argument("--config", help="a TOML settings file (see companion/config.example.toml)")
+    doctor.add_argument("--wait", type=float, default=15.0, help="seconds to wait for a tag or a press")
+    doctor.set_defaults(func=cmd_doctor)
     return parser
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """Exit 0 when every check passed, 1 otherwise (each ✗ says its fix)."""
+    from companion.doctor import Doctor
+
+    ask = input if sys.stdin is not None and sys.stdin.isatty() else None
+    doctor = Doctor(args.config, _data_dir(args), ask=ask, wait=args.wait)
+    return 0 if doctor.run() else 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:
