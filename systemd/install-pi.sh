@@ -213,9 +213,14 @@ if [[ ! -e /dev/spidev0.0 && $chroot_mode == no ]]; then
     warn "/dev/spidev0.0 does not exist yet: reboot so that SPI is enabled"
 fi
 
+if [[ $chroot_mode == yes ]]; then
+    started="is installed and enabled (not started: no systemd runs in this chroot)"
+else
+    started="is running as a service"
+fi
 cat <<EOF
 
-Done. The Trekking Companion is running as a service.
+Done. The Trekking Companion $started.
   Logs:    journalctl -u $APP -f
   Status:  systemctl status $APP
   Config:  $CONF_DIR/config.toml (then: sudo systemctl restart $APP)

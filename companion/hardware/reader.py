@@ -193,9 +193,10 @@ def open_mfrc522(rst_pin: int) -> PiReader:
         ) from None
     except RuntimeError as exc:  # the real RPi.GPIO on a Pi 5 or on a board it does not know
         raise HardwareFault(
-            f"RPi.GPIO cannot run on this board ({exc})",
-            "on a Pi 5 and on a 64-bit OS, RPi.GPIO must come from rpi-lgpio: sudo systemd/install-pi.sh "
-            "swaps them (wiring.md, section Pi 5: PIO ring driver and rpi-lgpio)",
+            f"RPi.GPIO cannot reach the GPIO pins here ({exc})",
+            "on a Pi 5 and on a 64-bit OS, RPi.GPIO must come from rpi-lgpio (sudo systemd/install-pi.sh "
+            "swaps them; wiring.md, section Pi 5: PIO ring driver and rpi-lgpio), and the service user "
+            "needs /dev/gpiochip0 (group gpio)",
         ) from None
     simple: Any = SimpleMFRC522()
     if rst_pin != 25:  # the package's default RST is physical pin 22 (BCM 25)
