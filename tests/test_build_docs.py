@@ -47,3 +47,26 @@ def test_wiring_names_every_default_pin() -> None:
     c = Config()
     for pin in (c.buttons.crystal, c.buttons.confirm, c.buttons.undo, c.ring.pin, c.reader.rst_pin):
         assert f"GPIO{pin}" in text
+
+
+def test_the_pi_extra_names_every_boards_drivers() -> None:
+    """Blinka 10 pulls in neither gpiod nor rpi_ws281x; a Pi 5 needs its PIO driver and rpi-lgpio."""
+    import tomllib
+
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["pi"]
+    names = {req.split(";")[0].split(">")[0].split("=")[0].strip().lower() for req in extra}
+    assert {"mfrc522", "spidev", "rpi-lgpio", "gpiozero", "lgpio", "adafruit-blinka", "gpiod", "rpi_ws281x",
+            "adafruit-circuitpython-neopixel", "adafruit-blinka-raspberry-pi5-neopixel"} <= names  # fmt: skip
+
+
+def test_the_install_script_has_a_chroot_mode_for_rehearsals() -> None:
+    text = (ROOT / "systemd" / "install-pi.sh").read_text()
+    assert "--chroot" in text and "PI_MODEL" in text
+    out = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "rehearse-pi"), "--bogus"], capture_output=True, text=True
+    )
+    assert out.returncode == 2 and "usage" in out.stderr
+
+
+def test_a_setting_error_does_not_restart_in_a_loop() -> None:
+    assert "RestartPreventExitStatus=2" in UNIT.read_text()

@@ -217,11 +217,34 @@ def test_a_ring_that_fails_while_showing_frames_is_reported_and_replaced(
 
     clock, console = Clock(), Console()
     rt = pi_runtime(tmp_path, monkeypatch, clock, console, ring_opener=lambda s: Dying(s.leds))
-    assert status(rt, "ring")["ok"]
     rt.driver.step()  # must not raise
     assert not status(rt, "ring")["ok"] and "OSError" in status(rt, "ring")["message"]
     rt.driver.step()
     assert any(rt.ring_frame())
+    for _ in range(5):  # it opens again each retry and fails at the first frame: said once, no flapping
+        clock.now += 6
+        rt.driver.step()
+    assert len(console.about("ring")) == 1, console.about("ring")
+
+
+def test_a_working_ring_is_reported_once_its_first_frame_is_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chip: Chip
+) -> None:
+    clock, console = Clock(), Console()
+    rt = pi_runtime(tmp_path, monkeypatch, clock, console)
+    assert status(rt, "ring")["message"] == "starting"
+    rt.driver.step()
+    assert status(rt, "ring") == {"part": "ring", "ok": True, "message": "12 LEDs on GPIO18", "fix": ""}
+
+
+def test_in_mock_mode_every_part_is_simulated_and_fine(tmp_path: Path) -> None:
+    from tests_support import make_runtime
+
+    rt = make_runtime(tmp_path)
+    assert [(s["part"], s["ok"], s["message"]) for s in rt.health.as_json()] == [
+        (part, True, "simulated (mock mode)") for part in ("reader", "ring", "buttons")
+    ]
+    rt.stop()
 
 
 def test_an_unrecognised_board_is_a_clear_ring_fault_not_an_attribute_error(

@@ -276,6 +276,7 @@ class RingDriver:
     last: list[RGB] = field(default_factory=list)
     failed: bool = False
     next_open: float = 0.0
+    unconfirmed: bool = False
 
     def draw(self) -> list[RGB]:
         """Render and show one frame now (only pushed to the LEDs when it changed)."""
@@ -316,9 +317,9 @@ class RingDriver:
         except Exception as exc:
             self.broken(exc)
             return
-        self.ring, self.last, self.failed = ring, [], False
-        if self.health is not None:
-            self.health.ok("ring", f"{self.settings.leds} LEDs on GPIO{self.settings.pin}")
+        # Declared working only once a frame went out: rpi_ws281x, say, opens fine and
+        # fails at the first show, which must not read as "working again" every retry.
+        self.ring, self.last, self.failed, self.unconfirmed = ring, [], False, True
 
     def step(self) -> None:
         """One tick of the thread: reopen a failed ring when due, then draw."""
@@ -330,6 +331,11 @@ class RingDriver:
             self.broken(exc)
             if self.opener is None:  # nothing to reopen: wait before the same error again
                 self._stop.wait(self.retry)
+            return
+        if self.unconfirmed and not self.failed:
+            self.unconfirmed = False
+            if self.health is not None:
+                self.health.ok("ring", f"{self.settings.leds} LEDs on GPIO{self.settings.pin}")
 
     def run(self) -> None:
         """Draw until stopped; a failing ring never stops the table."""
