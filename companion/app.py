@@ -185,7 +185,9 @@ class Runtime:
         old.wake()
 
     def ring_frame(self) -> list[RGB]:
-        return self.ring.shown if isinstance(self.ring, SimulatedRing) else self.driver.last
+        """The Clock as shown now (the driver's ring: a real one that failed is replaced)."""
+        ring = self.driver.ring
+        return ring.shown if isinstance(ring, SimulatedRing) else self.driver.last
 
     def start(self) -> None:
         for target, name in (

@@ -304,7 +304,7 @@ class RingDriver:
             )
         self.failed = True
         self.next_open = self.clock() + self.retry
-        if not isinstance(self.ring, SimulatedRing):
+        if type(self.ring) is not SimulatedRing:  # the failed ring, not the stand-in already
             self.ring = SimulatedRing(self.settings.leds, self.settings.brightness)
             self.last = []
 
