@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gpiozero.exc import BadPinFactory
 from gpiozero.pins.mock import MockFactory
 
 import companion.app as app_module
@@ -328,6 +329,7 @@ def test_buttons_that_fail_to_open_are_reported_retried_and_then_pressed(
         ("ring", PermissionError(13, "Permission denied", "/dev/pio0"), "device", "drop-in"),
         ("ring", FileNotFoundError(2, "No such file", "/dev/pio0"), "PIO", "full-upgrade"),
         ("buttons", OSError("weird"), "buttons failed", "wiring.md"),
+        ("buttons", BadPinFactory("Unable to load any default pin factory!"), "no pin library", "gpiochip0"),
     ],
 )
 def test_each_fault_names_its_likely_cause_and_fix(part: str, exc: Exception, cause: str, fix: str) -> None:

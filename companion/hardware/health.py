@@ -85,6 +85,12 @@ def explain(part: str, exc: BaseException) -> tuple[str, str]:
         return str(exc), exc.fix
     text = f"{type(exc).__name__}: {exc}"
     lowered = text.lower()
+    if part == "buttons" and "pin factory" in lowered:  # gpiozero's BadPinFactory (an ImportError)
+        return (
+            f"gpiozero found no pin library that works here ({text})",
+            "install lgpio (sudo systemd/install-pi.sh does) and give the service user /dev/gpiochip0 "
+            "(group gpio: sudo usermod -aG gpio trekking)",
+        )
     if isinstance(exc, ImportError) or "platform library" in lowered or "no module named" in lowered:
         return f"a driver is not installed ({text})", REINSTALL
     if part == "reader" and isinstance(exc, FileNotFoundError):  # spidev: no /dev/spidev0.0
@@ -116,8 +122,6 @@ def explain(part: str, exc: BaseException) -> tuple[str, str]:
             f"the Pi 5's PIO block is not available ({text})",
             "sudo apt full-upgrade and reboot (PIO needs a recent kernel), then check ls -l /dev/pio0",
         )
-    if part == "buttons" and ("pinfactory" in lowered or "pin factory" in lowered or "gpiochip" in lowered):
-        return f"gpiozero cannot reach the GPIO pins ({text})", REINSTALL
     where = {
         "reader": "wiring.md, section Pin table (MFRC522) and Test checklist step 3",
         "ring": "wiring.md, sections Pin table and The level shifter, Test checklist step 4",
