@@ -226,5 +226,5 @@ Done. The Trekking Companion $started.
   Config:  $CONF_DIR/config.toml (then: sudo systemctl restart $APP)
   Data:    $STATE_DIR
   Check the wiring (stop the service first; see wiring.md, Test checklist):
-    sudo -u $USER_NAME $VENV/bin/companion doctor --config $CONF_DIR/config.toml --data-dir $STATE_DIR
+    cd $STATE_DIR && sudo -u $USER_NAME $VENV/bin/companion doctor --config $CONF_DIR/config.toml --data-dir $STATE_DIR
 EOF
