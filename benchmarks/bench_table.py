@@ -23,7 +23,7 @@ from pathlib import Path
 
 from companion.app import build_runtime, new_game
 from companion.config import Config
-from companion.reader import ReaderLoop, TagDebouncer
+from companion.hardware.reader import ReaderLoop, TagDebouncer
 from companion.store import Store
 
 

@@ -24,14 +24,26 @@ from pathlib import Path
 from typing import Any
 
 from companion.access import Access, table_pin
-from companion.buttons import Buttons, MockButtons
 from companion.config import Config, colour_problem
 from companion.editions import load_edition
+from companion.hardware.buttons import Buttons, MockButtons
+from companion.hardware.health import PARTS, Health
+from companion.hardware.reader import ReaderLoop, TagDebouncer, TagResolver, open_mfrc522
+from companion.hardware.ring import (
+    RGB,
+    RingDriver,
+    RingLayout,
+    SimulatedRing,
+    ansi,
+    open_ring,
+    render,
+    view_of,
+)
+from companion.hardware.ring_pin import pin_frame
+from companion.hardware.supervise import SupervisedButtons, SupervisedReader
+from companion.lan import addresses, is_local_only, lan_ip
 from companion.ports import GameSetupError
-from companion.reader import ReaderLoop, TagDebouncer, TagResolver, open_pi_reader
 from companion.record import RECORD_FORMAT
-from companion.ring import RGB, RingDriver, RingLayout, SimulatedRing, ansi, open_ring, render, view_of
-from companion.ring_pin import pin_frame
 from companion.store import Store, StoreError
 from companion.table import CUE_REJECT, Outcome, Table
 from companion.text import printable, strip_controls
@@ -110,6 +122,8 @@ class Runtime:
     threads: list[threading.Thread] = field(default_factory=list)
     say: Callable[[str], None] = print
     port: int = 8080
+    #: The address the HTTP server listens on (loopback: the page is for this machine only).
+    listen: str = "0.0.0.0"
     #: The last tag the reader saw that maps to no card (for enrolling it from the page).
     unknown_tag: str | None = None
     games_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -123,6 +137,11 @@ class Runtime:
         """A line for the console or the journal: names typed by players cannot move the cursor."""
         self.say(printable(message))
 
+    #: Each part's status, for the console, the journal and the page.
+    health: Health = field(default_factory=lambda: Health(print))
+    #: On a Pi: keeps trying to open buttons that failed to open.
+    button_keeper: SupervisedButtons | None = None
+
     @functools.cached_property
     def secret_key(self) -> bytes:
         """The session-signing key, made once per data directory and kept private to it."""
@@ -133,11 +152,17 @@ class Runtime:
         return path.read_bytes()
 
     def join_url(self, request_host: str = "") -> str:
-        """The address phones should open: the host's .local name (mDNS) and our port."""
-        host = request_host.split(":")[0]
-        if host and host not in ("localhost", "127.0.0.1", "::1", "[::1]"):
+        """The address phones should open: the one this page was reached by, if a phone
+        could use it too; else this machine's LAN address (an mDNS name does not resolve
+        everywhere), see `companion.lan`."""
+        host = request_host.rsplit(":", 1)[0] if not request_host.endswith("]") else request_host
+        if host and not is_local_only(host):
             return f"http://{request_host}/"
-        return f"http://{_hostname()}.local:{self.port}/"
+        return self.join_urls()[0]
+
+    def join_urls(self) -> list[str]:
+        """Every address of the page, best for a phone first (LAN IP, mDNS name, localhost)."""
+        return addresses(self.port, self.listen, lan_ip())
 
     def tap(self, seen: str) -> Outcome:
         """A tag (UID, card id or title) reached the reader."""
@@ -200,12 +225,15 @@ class Runtime:
         old.wake()
 
     def ring_frame(self) -> list[RGB]:
-        return self.ring.shown if isinstance(self.ring, SimulatedRing) else self.driver.last
+        """The Clock as shown now (the driver's ring: a real one that failed is replaced)."""
+        ring = self.driver.ring
+        return ring.shown if isinstance(ring, SimulatedRing) else self.driver.last
 
     def start(self) -> None:
         for target, name in (
             (self.driver.run, "ring"),
             *(((self.reader.run, "reader"),) if self.reader else ()),
+            *(((self.button_keeper.run, "buttons"),) if self.button_keeper else ()),
         ):
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()
@@ -215,7 +243,9 @@ class Runtime:
         self.driver.stop()
         if self.reader is not None:
             self.reader.stop()
-        if self.buttons is not None:
+        if self.button_keeper is not None:
+            self.button_keeper.close()
+        elif self.buttons is not None:
             self.buttons.close()
         self.store.close()
 
@@ -258,18 +288,32 @@ def build_runtime(
         table.last = Outcome(False, f"Warning: {' '.join(store.warnings)}", CUE_REJECT, "store_damaged")
     settings = config.ring
     layout = RingLayout(settings.leds, settings.twelve_oclock_led, settings.direction == "clockwise")
-    ring: Any = SimulatedRing(settings.leds, settings.brightness) if mock else open_ring(settings)
-    driver = RingDriver(table, ring, layout, settings, clock, on_error=say)
+    health = Health(say)
+    ring: Any = SimulatedRing(settings.leds, settings.brightness)
+    driver = RingDriver(table, ring, layout, settings, clock, on_error=say, health=health)
+    if mock:
+        for part in PARTS:
+            health.ok(part, "simulated (mock mode)", quiet=True)
+    else:  # a part that does not open is reported and retried; the table starts anyway
+        driver.opener = functools.partial(open_ring, settings)
+        driver.failed = True
+        driver.reopen()
     resolver = TagResolver(table.board.edition, store.tags())
     buttons: Buttons | None = None
-    runtime = Runtime(config, store, table, mock, the_pin, layout, ring, driver, buttons, resolver, say=say)
+    runtime = Runtime(config, store, table, mock, the_pin, layout, ring, driver, buttons, resolver, say=say,
+                      health=health)  # fmt: skip
     # Buttons press whatever game is on the table now (the page can start a new one).
     press, held = runtime.press_now, runtime.confirm_held
-    runtime.buttons = (
-        MockButtons(config.buttons, press, held) if mock else Buttons(config.buttons, press, None, held)
-    )
-    if not mock:
-        attach_reader(runtime, *open_pi_reader(config.reader.rst_pin))
+    if mock:
+        runtime.buttons = MockButtons(config.buttons, press, held)
+    else:
+        keeper = SupervisedButtons(functools.partial(Buttons, config.buttons, press, None, held), health)
+        if keeper.try_open():
+            runtime.buttons = keeper.buttons
+        runtime.button_keeper = keeper
+        reader = SupervisedReader(functools.partial(open_mfrc522, config.reader.rst_pin), health, clock)
+        reader.read_uid()  # open it now, so the console says at once whether it answers
+        attach_reader(runtime, reader.read_uid, reader.read_text, clock)
     return runtime
 
 
@@ -364,12 +408,12 @@ def make_server(
 
 def serve(runtime: Runtime, host: str, port: int) -> None:
     """Run the HTTP API in the background until the process ends."""
-    runtime.port = port
+    runtime.port, runtime.listen = port, host
     server = make_server(runtime, host, port)
     thread = threading.Thread(target=server.run, name="http", daemon=True)
     thread.start()
     runtime.threads.append(thread)
-    url = runtime.join_url()
+    url, *others = runtime.join_urls()
     runtime.say(
         f"The table is at {url} (table PIN {runtime.pin}; `companion pin` prints it, and holding "
         "Confirm on the table shows it on the ring). Scan to join:"
@@ -384,9 +428,6 @@ def serve(runtime: Runtime, host: str, port: int) -> None:
         runtime.say(drawing.getvalue())
     except Exception:  # a terminal without the block characters: the address above suffices
         pass
-
-
-def _hostname() -> str:
-    import socket
-
-    return socket.gethostname().split(".")[0]
+    if others:
+        runtime.say("Also: " + ", ".join(others) + " (the .local name where mDNS works; localhost on this "
+                    "machine only).")  # fmt: skip

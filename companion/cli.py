@@ -119,7 +119,7 @@ def _data_dir(args: argparse.Namespace) -> Path:
 
 
 def _mock(args: argparse.Namespace, say: Any = print) -> bool:
-    from companion.machine import is_raspberry_pi
+    from companion.hardware.machine import is_raspberry_pi
 
     if args.mock:
         return True
@@ -273,7 +273,7 @@ def cmd_enroll(args: argparse.Namespace) -> int:
     else:
         import time
 
-        from companion.reader import TagDebouncer, open_pi_reader
+        from companion.hardware.reader import TagDebouncer, open_pi_reader
 
         try:
             read_uid, _ = open_pi_reader(config.reader.rst_pin)
@@ -372,7 +372,22 @@ def build_parser() -> argparse.ArgumentParser:
     games = sub.add_parser("games", help="list the games in the data directory")
     games.add_argument("--data-dir", help="where games are kept")
     games.set_defaults(func=cmd_games)
+
+    doctor = sub.add_parser("doctor", help="check the wiring, the drivers and the settings, one line each")
+    doctor.add_argument("--data-dir", help="where games are kept (default ~/.local/share/trekking-companion)")
+    doctor.add_argument("--config", help="a TOML settings file (see companion/config.example.toml)")
+    doctor.add_argument("--wait", type=float, default=15.0, help="seconds to wait for a tag or a press")
+    doctor.set_defaults(func=cmd_doctor)
     return parser
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    """Exit 0 when every check passed, 1 otherwise (each ✗ says its fix)."""
+    from companion.doctor import Doctor
+
+    ask = input if sys.stdin is not None and sys.stdin.isatty() else None
+    doctor = Doctor(args.config, _data_dir(args), ask=ask, wait=args.wait)
+    return 0 if doctor.run() else 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -12,6 +12,7 @@ from typing import Protocol
 
 from companion.access import Access
 from companion.config import Config
+from companion.hardware.health import Health
 from companion.store import Store
 from companion.table import Outcome, Table
 
@@ -28,6 +29,8 @@ class TableRuntime(Protocol):
     table: Table
     mock: bool
     access: Access
+    #: Each hardware part's status (`companion.hardware.health`), shown on the page.
+    health: Health
     #: The last tag the reader saw that maps to no card (for enrolling it from the page).
     unknown_tag: str | None
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import hmac
+import importlib.resources
 import json
 import secrets
 import threading
@@ -43,7 +44,9 @@ from companion.config import colour_problem
 from companion.engine.tokens import BENEFITS, COLUMNS
 from companion.ports import GameSetupError, TableRuntime
 
-WEB_ROOT = Path(__file__).resolve().parent.parent / "web"
+#: The page's files: web/ in a checkout, installed as the package companion.page
+#: (pyproject.toml), so a wheel serves the same page as an editable install.
+WEB_ROOT = Path(str(importlib.resources.files("companion.page")))
 #: The largest request body: controls send a few hundred bytes. The HTTP server refuses
 #: bigger ones from their headers (`companion.http_server`), before reading them.
 MAX_BODY = 64 * 1024
@@ -190,10 +193,12 @@ class StreamSlots:
 @api.get("/state")
 def state() -> Any:
     """The table's state; ``?page=1`` adds what the page draws. Also the polling fallback."""
-    table = _runtime().table
+    runtime = _runtime()
+    table = runtime.table
     if request.args.get("page"):  # computed once per change however many pages poll
         return Response(table.page_text()[1], mimetype="application/json")
-    return jsonify(table.state_json())
+    # Each hardware part, so the page (and a host) can see a ring or reader that is down.
+    return jsonify({**table.state_json(), "hardware": runtime.health.as_json()})
 
 
 def _sse(event_id: str, data: str) -> str:

@@ -14,6 +14,14 @@
 #   5. writes /etc/trekking-companion/config.toml from the example, unless it exists;
 #   6. installs, enables and (re)starts trekking-companion.service.
 # See wiring.md for the hardware and the Pi 4 / Pi 5 differences.
+#
+# Rehearsing in a chroot (scripts/rehearse-pi does it on a PC, under qemu):
+#     systemd/install-pi.sh --chroot
+# for a root file system with no systemd running and no Pi underneath: the unit is
+# installed and enabled but not started, the state directory systemd would create is
+# made by hand, the spi and gpio groups are created if the OS lacks them, and the
+# board model can be given as PI_MODEL="Raspberry Pi 5 Model B Rev 1.0" (otherwise it
+# is read from /proc/device-tree/model).
 
 set -euo pipefail
 
@@ -33,14 +41,22 @@ die() {
     exit 1
 }
 
+chroot_mode=no
+for arg in "$@"; do
+    case $arg in
+        --chroot) chroot_mode=yes ;;
+        *) die "unknown option $arg (the only one is --chroot)" ;;
+    esac
+done
+
 [[ $EUID -eq 0 ]] || die "run as root: sudo $0"
 [[ -f $SRC/pyproject.toml && -f $SRC/systemd/$UNIT ]] ||
     die "$SRC does not look like a Trekking Companion checkout"
 [[ -f $SRC/companion/config.example.toml ]] ||
     die "$SRC/companion/config.example.toml is missing; update the checkout"
 
-model=
-if [[ -r /proc/device-tree/model ]]; then
+model=${PI_MODEL:-}
+if [[ -z $model && -r /proc/device-tree/model ]]; then
     model=$(tr -d '\0' </proc/device-tree/model)
 fi
 arch=$(uname -m)
@@ -76,6 +92,9 @@ if ! id "$USER_NAME" >/dev/null 2>&1; then
         --shell /usr/sbin/nologin "$USER_NAME"
 fi
 for group in spi gpio; do
+    if ! getent group "$group" >/dev/null && [[ $chroot_mode == yes ]]; then
+        groupadd --system "$group"
+    fi
     if getent group "$group" >/dev/null; then
         usermod -a -G "$group" "$USER_NAME"
     else
@@ -98,7 +117,10 @@ chown -R root:root "$PREFIX"
 say "Installing the companion into $VENV"
 [[ -x $VENV/bin/python ]] || python3 -m venv "$VENV"
 "$VENV/bin/pip" install --quiet --upgrade pip
-"$VENV/bin/pip" install --quiet "${PREFIX}[pi]"
+# spidev, rpi_ws281x and lgpio have no wheel for the Pi's Python and compile here:
+# about a minute each on a Pi Zero 2 W (hardware/README.md lists what and why).
+say "  compiling spidev, rpi_ws281x and lgpio when no wheel fits: this takes a few minutes"
+"$VENV/bin/pip" install --quiet --progress-bar off "${PREFIX}[pi]"
 
 # mfrc522 depends on RPi.GPIO, but on a 64-bit OS (and on any Pi 5) rpi-lgpio must
 # provide the RPi.GPIO module. Both packages install the same module, so remove
@@ -110,12 +132,16 @@ if [[ $arch == aarch64 || $is_pi5 == yes ]]; then
     "$VENV/bin/pip" install --quiet --force-reinstall --no-deps rpi-lgpio
 fi
 
-# Pi 5: the ring goes through the PIO block (/dev/pio0), not rpi_ws281x. pip cannot
-# tell a Pi 5 from a Pi 4, so this is not part of the "pi" extra.
+# Pi 5: the ring goes through the PIO block (/dev/pio0), not rpi_ws281x. The "pi"
+# extra installs its driver on every 64-bit Pi (pip cannot tell a Pi 5 from a Pi 4);
+# it is imported on a Pi 5 only.
 if [[ $is_pi5 == yes ]]; then
-    say "Installing the Pi 5 NeoPixel driver"
-    "$VENV/bin/pip" install --quiet adafruit-blinka-raspberry-pi5-neopixel
-    if [[ ! -e /dev/pio0 ]]; then
+    if [[ $arch != aarch64 ]]; then
+        warn "the Pi 5 ring driver exists for the 64-bit OS only: install Raspberry Pi OS (64-bit)"
+    fi
+    if [[ $chroot_mode == yes ]]; then
+        say "Chroot: not checking /dev/pio0"
+    elif [[ ! -e /dev/pio0 ]]; then
         warn "/dev/pio0 is missing: run 'apt full-upgrade' and reboot (PIO needs a recent kernel)"
     else
         pio_group=$(stat -c %G /dev/pio0)
@@ -146,11 +172,23 @@ fi
 # 7. Service.
 say "Installing $UNIT"
 install -m 0644 "$PREFIX/systemd/$UNIT" "/etc/systemd/system/$UNIT"
-systemctl daemon-reload
-if systemctl is-active --quiet "$UNIT"; then
+if [[ $chroot_mode == yes ]]; then
+    # No systemd runs here: enable offline, and make the state directory that
+    # StateDirectory= would make at the first start.
+    say "Chroot: enabling $UNIT without starting it"
+    install -d -m 0700 -o "$USER_NAME" -g "$USER_NAME" "$STATE_DIR"
+    if command -v systemctl >/dev/null 2>&1; then
+        systemctl enable "$UNIT" || warn "systemctl could not enable $UNIT offline"
+    else
+        mkdir -p /etc/systemd/system/multi-user.target.wants
+        ln -sf "/etc/systemd/system/$UNIT" "/etc/systemd/system/multi-user.target.wants/$UNIT"
+    fi
+elif systemctl is-active --quiet "$UNIT"; then
+    systemctl daemon-reload
     systemctl enable "$UNIT"
     systemctl restart "$UNIT"
 else
+    systemctl daemon-reload
     systemctl enable --now "$UNIT"
 fi
 
@@ -171,15 +209,22 @@ Also add dtparam=audio=off to /boot/firmware/config.txt and reboot.
 EOF
 fi
 
-if [[ ! -e /dev/spidev0.0 ]]; then
+if [[ ! -e /dev/spidev0.0 && $chroot_mode == no ]]; then
     warn "/dev/spidev0.0 does not exist yet: reboot so that SPI is enabled"
 fi
 
+if [[ $chroot_mode == yes ]]; then
+    started="is installed and enabled (not started: no systemd runs in this chroot)"
+else
+    started="is running as a service"
+fi
 cat <<EOF
 
-Done. The Trekking Companion is running as a service.
+Done. The Trekking Companion $started.
   Logs:    journalctl -u $APP -f
   Status:  systemctl status $APP
   Config:  $CONF_DIR/config.toml (then: sudo systemctl restart $APP)
   Data:    $STATE_DIR
+  Check the wiring (stop the service first; see wiring.md, Test checklist):
+    cd $STATE_DIR && sudo -u $USER_NAME $VENV/bin/companion doctor --config $CONF_DIR/config.toml --data-dir $STATE_DIR
 EOF

@@ -18,8 +18,8 @@ from companion.access import TABLE_GUESSES_PER_HOUR, host_allowed, own_names, st
 from companion.app import build_runtime, new_game
 from companion.cli import main
 from companion.config import ButtonSettings, Config, ConfigError, parse_config
-from companion.ring import RingLayout
-from companion.ring_pin import START, pin_frame, pin_seconds, read_pin
+from companion.hardware.ring import RingLayout
+from companion.hardware.ring_pin import START, pin_frame, pin_seconds, read_pin
 from companion.store import Store
 from companion.web import create_app
 
@@ -289,7 +289,7 @@ def test_a_ring_failure_blames_the_drop_in_only_when_the_device_is_refused(tmp_p
     """The audit's bad colour froze the ring with a log line blaming the Pi 4 drop-in."""
     import threading
 
-    from companion.ring import RingDriver
+    from companion.hardware.ring import RingDriver
 
     rt = make_runtime(tmp_path)
     try:

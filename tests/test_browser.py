@@ -170,3 +170,17 @@ def test_a_refused_host_page_returns_to_the_login_form_saying_why(server: Any, b
     page.fill("#pin", "0000")
     page.click("#login button")
     page.wait_for_selector("#login-why:has-text('Wrong table PIN')")
+
+
+def test_a_hardware_part_that_is_down_shows_on_the_page_with_its_fix(server: Any, browser: Any) -> None:
+    base, rt = server
+    page = browser.new_page(viewport={"width": 360, "height": 800})
+    page.goto(base + "/")
+    page.wait_for_selector("#players .player")
+    assert not page.locator("#hardware").is_visible(), "every part works: no status line"
+    rt.health.fail("ring", PermissionError(13, "Permission denied", "/dev/pio0"))
+    page.reload()
+    page.wait_for_selector("#hardware:not([hidden])")
+    text = page.locator("#hardware").inner_text()
+    assert "ring" in text and "/dev/pio0" in text and "drop-in" in text
+    page.screenshot(path=str(ARTIFACTS / "phone-360-hardware-down.png"), full_page=True)

@@ -47,3 +47,57 @@ def test_wiring_names_every_default_pin() -> None:
     c = Config()
     for pin in (c.buttons.crystal, c.buttons.confirm, c.buttons.undo, c.ring.pin, c.reader.rst_pin):
         assert f"GPIO{pin}" in text
+
+
+def test_the_pi_extra_names_every_boards_drivers() -> None:
+    """Blinka 10 pulls in neither gpiod nor rpi_ws281x; a Pi 5 needs its PIO driver and rpi-lgpio."""
+    import tomllib
+
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["pi"]
+    names = {req.split(";")[0].split(">")[0].split("=")[0].strip().lower() for req in extra}
+    assert {"mfrc522", "spidev", "rpi-lgpio", "gpiozero", "lgpio", "adafruit-blinka", "gpiod", "rpi_ws281x",
+            "adafruit-circuitpython-neopixel", "adafruit-blinka-raspberry-pi5-neopixel"} <= names  # fmt: skip
+
+
+def test_the_install_script_has_a_chroot_mode_for_rehearsals() -> None:
+    text = (ROOT / "systemd" / "install-pi.sh").read_text()
+    assert "--chroot" in text and "PI_MODEL" in text
+    out = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "rehearse-pi"), "--bogus"], capture_output=True, text=True
+    )
+    assert out.returncode == 2 and "usage" in out.stderr
+
+
+def test_a_setting_error_does_not_restart_in_a_loop() -> None:
+    assert "RestartPreventExitStatus=2" in UNIT.read_text()
+
+
+def test_the_first_run_says_what_it_installs_while_it_installs(tmp_path: Path) -> None:
+    """scripts/bootstrap with a stand-in Python whose pip prints what a real one does."""
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(ROOT / "scripts" / "bootstrap", tmp_path / "scripts" / "bootstrap")
+    (tmp_path / "pyproject.toml").write_text("")
+    fake_pip = "\n".join([
+        "#!/bin/sh",
+        'case "$*" in *"-e .[dev]"*) ;; *) echo "Successfully installed pip-25"; exit 0 ;; esac',
+        'echo "Collecting flask>=3.0 (from trekking-companion==0.1.0)"',
+        'echo "  Downloading flask-3.1.3-py3-none-any.whl (103 kB)"',
+        'echo "Building wheels for collected packages: spidev"',
+        'echo "Successfully installed flask-3.1.3 spidev-3.8"',
+    ])  # fmt: skip
+    python = tmp_path / "python"
+    python.write_text(
+        "#!/bin/sh\n"  # "python -m venv .venv": make .venv/bin/python the stand-in pip
+        f'mkdir -p .venv/bin && cat > .venv/bin/python <<"EOS"\n{fake_pip}\nEOS\nchmod +x .venv/bin/python\n'
+    )
+    python.chmod(0o755)
+    out = subprocess.run(
+        ["bash", str(tmp_path / "scripts" / "bootstrap")],
+        capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "PYTHON": str(python)},
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    lines = out.stderr.splitlines()
+    assert "bootstrap: Collecting flask>=3.0" in lines, lines
+    assert "bootstrap: Building wheels for collected packages: spidev" in lines
+    assert lines[-1] == "bootstrap: done" and not any("Downloading" in line for line in lines)
+    assert (tmp_path / ".venv" / ".installed-stamp").exists()

@@ -10,7 +10,7 @@ import pytest
 
 from companion.app import attach_reader
 from companion.engine import ChooseItinerary, Reveal, Take
-from companion.reader import ReaderLoop, TagDebouncer, open_pi_reader
+from companion.hardware.reader import ReaderLoop, TagDebouncer, open_pi_reader
 
 from fake_mfrc522 import Chip, Tag, install, uninstall
 from tests_support import make_runtime

@@ -9,8 +9,8 @@ import pytest
 
 from companion.config import Config, ConfigError, RingSettings, load_config, parse_config
 from companion.editions import load_edition
-from companion.reader import ReaderLoop, TagDebouncer, TagResolver
-from companion.ring import (
+from companion.hardware.reader import ReaderLoop, TagDebouncer, TagResolver
+from companion.hardware.ring import (
     GOLD,
     MARKER,
     OFF,

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from companion.app import Runtime, build_runtime
-from companion.buttons import MockButtons
 from companion.config import Config
 from companion.engine import Take
-from companion.reader import ReaderLoop, TagDebouncer
+from companion.hardware.buttons import MockButtons
+from companion.hardware.reader import ReaderLoop, TagDebouncer
+from companion.hardware.ring import RingLayout, render, view_of
 from companion.record import replay_text
-from companion.ring import RingLayout, render, view_of
 from companion.store import Store
 from companion.table import CUE_REJECT, Table
 from companion.web import create_app

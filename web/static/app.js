@@ -350,6 +350,16 @@ function connect() {
   };
 }
 
+// --- hardware status: a part that is down, its likely cause and the fix (from /api/state) -------
+
+async function renderHardware() {
+  try {
+    const down = ((await (await fetch("/api/state")).json()).hardware || []).filter((p) => !p.ok);
+    $("hardware").hidden = down.length === 0;
+    $("hardware").innerHTML = down.map((p) => `⚠ ${esc(p.part)}: ${esc(p.message)}. ${esc(p.fix)}`).join("<br>");
+  } catch (e) { /* the next round retries */ }
+}
+
 async function start() {
   $("lang").onclick = () => { lang = lang === "en" ? "fr" : "en"; localStorage.setItem("lang", lang); translatePage(); };
   setupHost();
@@ -362,6 +372,8 @@ async function start() {
   translatePage();
   await fetchState();
   connect();
+  renderHardware();
+  setInterval(renderHardware, 10000);
 }
 
 start();

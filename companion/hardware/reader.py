@@ -15,6 +15,7 @@ mode, a card id, itinerary id or the start of a card's title.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -120,35 +121,90 @@ BCM_TO_BOARD = {
 }  # fmt: skip
 
 
-def open_pi_reader(rst_pin: int) -> tuple[Callable[[], str | None], Callable[[], str | None]]:
-    """The MFRC522 on SPI0/CE0: (read the UID in the field, read the tag's text).
+#: What the MFRC522's VersionReg (0x37) holds: 0x91/0x92 genuine NXP chips, 0x88 and
+#: 0x12 common clones. 0x00 or 0xFF is no chip at all (a floating or shorted MISO).
+VERSION_REG = 0x37
+NO_ANSWER = (0x00, 0xFF)
 
-    Pi-only imports live here: ``mfrc522`` needs ``RPi.GPIO`` (``rpi-lgpio`` on a
-    Pi 5) and ``spidev``, which fail to import on a PC. ``read_id_no_block``
-    returns at once, so the loop can sleep between polls; reading the text needs
-    an authenticated block read and is only tried for tags that are not enrolled.
+READER_WIRING = (
+    "check the reader's wiring (wiring.md, section Pin table: SDA to pin 24, SCK 23, MOSI 19, MISO 21, "
+    "RST 22, 3.3 V on pin 1, never 5 V), then run companion doctor"
+)
+
+
+class PiReader:
+    """The MFRC522 on SPI0/CE0 through the ``mfrc522`` package.
+
+    ``read_id_no_block`` returns at once, so the loop can sleep between polls;
+    reading the text needs an authenticated block read and is only tried for tags
+    that are not enrolled. `check` asks the chip for its version register: a
+    reader that is unplugged or miswired reads 0x00 or 0xFF, where the polls
+    alone would only ever see "no tag".
     """
-    try:
-        from mfrc522 import MFRC522, SimpleMFRC522
-    except (ImportError, RuntimeError) as exc:
-        raise RuntimeError(
-            f"the RFID reader needs the mfrc522 package and RPi.GPIO (rpi-lgpio on a Pi 5): {exc}"
-        ) from None
-    simple: Any = SimpleMFRC522()
-    if rst_pin != 25:  # the package's default RST is physical pin 22 (BCM 25)
-        simple.READER = MFRC522(pin_rst=BCM_TO_BOARD[rst_pin])
 
-    def read_uid() -> str | None:
-        uid = simple.read_id_no_block()
+    def __init__(self, simple: Any) -> None:
+        self.simple = simple
+
+    def version(self) -> int:
+        return int(self.simple.READER.Read_MFRC522(VERSION_REG))
+
+    def check(self) -> int:
+        """The chip's version; a `HardwareFault` when no chip answers."""
+        from companion.hardware.health import HardwareFault
+
+        version = self.version()
+        if version in NO_ANSWER:
+            raise HardwareFault(
+                f"the MFRC522 does not answer on SPI0 CE0 (its version register reads 0x{version:02x})",
+                READER_WIRING,
+            )
+        return version
+
+    def read_uid(self) -> str | None:
+        uid = self.simple.read_id_no_block()
         return None if uid is None else str(uid)
 
-    def read_text() -> str | None:
+    def read_text(self) -> str | None:
         # The tag answered anticollision a moment ago and now ignores one REQA
         # (ISO 14443-3: READY -> IDLE), so the first attempt usually finds nothing.
         for _ in range(3):
-            _, text = simple.read_no_block()
+            _, text = self.simple.read_no_block()
             if text:
                 return str(text).strip()
         return None
 
-    return read_uid, read_text
+    def close(self) -> None:
+        # closing a reader that already failed: there may be nothing left to free
+        with contextlib.suppress(Exception):
+            self.simple.READER.Close_MFRC522()
+
+
+def open_mfrc522(rst_pin: int) -> PiReader:
+    """Open the MFRC522. Pi-only imports live here: ``mfrc522`` needs ``RPi.GPIO``
+    (``rpi-lgpio`` on a Pi 5) and ``spidev``, which fail to import on a PC."""
+    from companion.hardware.health import REINSTALL, HardwareFault
+
+    try:
+        from mfrc522 import MFRC522, SimpleMFRC522
+    except ImportError as exc:
+        raise HardwareFault(
+            f"the RFID reader needs the mfrc522 package, spidev and RPi.GPIO (rpi-lgpio on a Pi 5): {exc}",
+            REINSTALL,
+        ) from None
+    except RuntimeError as exc:  # the real RPi.GPIO on a Pi 5 or on a board it does not know
+        raise HardwareFault(
+            f"RPi.GPIO cannot reach the GPIO pins here ({exc})",
+            "on a Pi 5 and on a 64-bit OS, RPi.GPIO must come from rpi-lgpio (sudo systemd/install-pi.sh "
+            "swaps them; wiring.md, section Pi 5: PIO ring driver and rpi-lgpio), and the service user "
+            "needs /dev/gpiochip0 (group gpio)",
+        ) from None
+    simple: Any = SimpleMFRC522()
+    if rst_pin != 25:  # the package's default RST is physical pin 22 (BCM 25)
+        simple.READER = MFRC522(pin_rst=BCM_TO_BOARD[rst_pin])
+    return PiReader(simple)
+
+
+def open_pi_reader(rst_pin: int) -> tuple[Callable[[], str | None], Callable[[], str | None]]:
+    """The MFRC522 on SPI0/CE0: (read the UID in the field, read the tag's text)."""
+    reader = open_mfrc522(rst_pin)
+    return reader.read_uid, reader.read_text

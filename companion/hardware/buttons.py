@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
-
-from gpiozero import Button
-from gpiozero.pins.mock import MockFactory
+from typing import TYPE_CHECKING, Any
 
 from companion.config import ButtonSettings
+
+if TYPE_CHECKING:
+    from gpiozero import Button
 
 NAMES = ("crystal", "confirm", "undo")
 
@@ -30,6 +30,10 @@ class Buttons:
         factory: Any = None,
         on_confirm_held: Callable[[], Any] | None = None,
     ) -> None:
+        # gpiozero is imported here, not at the top: it is a third of `companion.app`'s
+        # import time under emulation, and commands that touch no pin never pay it.
+        from gpiozero import Button
+
         self.settings = settings
         self.factory = factory
         bounce = settings.bounce or None
@@ -43,7 +47,7 @@ class Buttons:
             else:
                 button.when_pressed = lambda n=name: press(n)
             if name == "confirm" and on_confirm_held is not None:
-                # the host's way back in with no screen: the ring shows the PIN (`companion.ring_pin`)
+                # the host's way back in with no screen: the ring shows the PIN (`hardware.ring_pin`)
                 button.when_held = lambda: on_confirm_held()
             self.buttons[name] = button
 
@@ -61,6 +65,8 @@ class MockButtons(Buttons):
         press: Callable[[str], Any],
         on_confirm_held: Callable[[], Any] | None = None,
     ) -> None:
+        from gpiozero.pins.mock import MockFactory
+
         super().__init__(settings, press, MockFactory(), on_confirm_held)
 
     def hold(self, name: str, seconds: float) -> None:

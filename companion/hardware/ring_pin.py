@@ -10,12 +10,12 @@ PIN, digit by digit, read like a clock face:
 - the whole PIN is shown `REPEATS` times, then the ring shows the game again.
 
 `pin_frame` is a pure function of the PIN, the ring's geometry and the time since
-the hold, like `companion.ring.render`, so every picture is tested without hardware.
+the hold, like `companion.hardware.ring.render`, so every picture is tested without hardware.
 """
 
 from __future__ import annotations
 
-from companion.ring import OFF, RGB, RingLayout
+from companion.hardware.ring import OFF, RGB, RingLayout
 
 START_SECONDS = 1.0
 DIGIT_SECONDS = 1.6

@@ -33,7 +33,7 @@ from typing import Any
 import adafruit_pixelbuf
 
 from companion.config import RingSettings, colour_rgb
-from companion.machine import is_pi5
+from companion.hardware.machine import is_pi5
 
 RGB = tuple[int, int, int]
 OFF: RGB = (0, 0, 0)
@@ -211,18 +211,27 @@ def ansi(frame: list[RGB]) -> str:
 
 def open_ring(settings: RingSettings) -> Any:
     """The Raspberry Pi's NeoPixel ring (Pi 5 through its PIO driver). Pi-only imports live here."""
+    from companion.hardware.health import REINSTALL, HardwareFault
+
     try:
         import board
     except (ImportError, NotImplementedError, RuntimeError) as exc:
-        raise RuntimeError(f"the NeoPixel ring needs Adafruit Blinka on a Raspberry Pi ({exc})") from None
-    pin = getattr(board, f"D{settings.pin}")
+        raise HardwareFault(f"the NeoPixel ring needs Adafruit Blinka and its gpiod library ({exc})",
+                            REINSTALL) from None  # fmt: skip
+    pin = getattr(board, f"D{settings.pin}", None)
+    if pin is None:  # Blinka did not recognise the board: its generic board has no D pins
+        raise HardwareFault(
+            f"Blinka does not know this board as a Raspberry Pi (board.D{settings.pin} is missing)",
+            "update Blinka's board detection: sudo /opt/trekking-companion/.venv/bin/pip install -U "
+            "adafruit-blinka adafruit-platformdetect; check [ring] pin in the config",
+        )
     if is_pi5():
         try:
             from adafruit_raspberry_pi5_neopixel_write import neopixel_write
         except ImportError:
-            raise RuntimeError(
-                "a Pi 5 drives the ring through its PIO: pip install adafruit-blinka-raspberry-pi5-neopixel "
-                "(systemd/install-pi.sh does it)"
+            raise HardwareFault(
+                "a Pi 5 drives the ring through its PIO, and its driver is not installed",
+                "pip install adafruit-blinka-raspberry-pi5-neopixel (the pi extra and install-pi.sh do it)",
             ) from None
 
         class Pi5Ring(adafruit_pixelbuf.PixelBuf):  # type: ignore[misc]
@@ -245,7 +254,13 @@ def brightness_now(settings: RingSettings, now: datetime | None = None) -> float
 
 @dataclass
 class RingDriver:
-    """Shows the table on a ring at a steady frame rate, on its own thread."""
+    """Shows the table on a ring at a steady frame rate, on its own thread.
+
+    A ring that fails (no /dev/mem access on a Pi 4 without root, a Pi 5 without
+    /dev/pio0, a driver missing) is reported to ``health`` and replaced by a
+    `SimulatedRing`, so the page still shows the Clock; ``opener`` is tried again
+    every ``retry`` seconds and the real ring takes over when it opens.
+    """
 
     table: Any
     ring: Any
@@ -254,11 +269,16 @@ class RingDriver:
     clock: Callable[[], float]
     on_frame: Callable[[list[RGB]], None] | None = None
     on_error: Callable[[str], None] | None = None
+    health: Any = None
+    opener: Callable[[], Any] | None = None
+    retry: float = 5.0
     _stop: threading.Event = field(default_factory=threading.Event)
     last: list[RGB] = field(default_factory=list)
     failed: bool = False
     #: A picture shown instead of the game while it returns frames (the PIN display).
     overlay: Callable[[float], list[RGB] | None] | None = None
+    next_open: float = 0.0
+    unconfirmed: bool = False
 
     def draw(self) -> list[RGB]:
         """Render and show one frame now (only pushed to the LEDs when it changed)."""
@@ -280,25 +300,58 @@ class RingDriver:
                 self.on_frame(frame)
         return frame
 
+    def broken(self, exc: Exception) -> None:
+        """The ring failed: say so once, show the frames on a simulated ring, retry later."""
+        if self.health is not None:
+            self.health.fail("ring", exc)
+        elif not self.failed and self.on_error is not None:
+            # only a refused device points at the Pi 4 drop-in; anything else is not the wiring
+            hint = (
+                "see wiring.md (Pi 4 and older need the root drop-in of the systemd unit)"
+                if isinstance(exc, PermissionError)
+                else "the game goes on; please report this with the companion's log"
+            )
+            self.on_error(f"the ring cannot show frames ({type(exc).__name__}: {exc}); {hint}")
+        self.failed = True
+        self.next_open = self.clock() + self.retry
+        if type(self.ring) is not SimulatedRing:  # the failed ring, not the stand-in already
+            self.ring = SimulatedRing(self.settings.leds, self.settings.brightness)
+            self.last = []
+
+    def reopen(self) -> None:
+        """Try the real ring again (when it failed and an opener is known)."""
+        if self.opener is None or self.clock() < self.next_open:
+            return
+        try:
+            ring = self.opener()
+        except Exception as exc:
+            self.broken(exc)
+            return
+        # Declared working only once a frame went out: rpi_ws281x, say, opens fine and
+        # fails at the first show, which must not read as "working again" every retry.
+        self.ring, self.last, self.failed, self.unconfirmed = ring, [], False, True
+
+    def step(self) -> None:
+        """One tick of the thread: reopen a failed ring when due, then draw."""
+        if self.failed:
+            self.reopen()
+        try:
+            self.draw()
+        except Exception as exc:
+            self.broken(exc)
+            if self.opener is None:  # nothing to reopen: wait before the same error again
+                self._stop.wait(self.retry)
+            return
+        if self.unconfirmed and not self.failed:
+            self.unconfirmed = False
+            if self.health is not None:
+                self.health.ok("ring", f"{self.settings.leds} LEDs on GPIO{self.settings.pin}")
+
     def run(self) -> None:
-        """Draw until stopped. A ring that fails (no /dev/mem access on a Pi 4 without
-        root, say) is reported once and retried every few seconds; the table goes on."""
+        """Draw until stopped; a failing ring never stops the table."""
         period = 1.0 / self.settings.fps
         while not self._stop.wait(period):
-            try:
-                self.draw()
-                self.failed = False
-            except Exception as exc:
-                if not self.failed and self.on_error is not None:
-                    # only a refused device points at the Pi 4 drop-in; anything else is not the wiring
-                    hint = (
-                        "see wiring.md (Pi 4 and older need the root drop-in of the systemd unit)"
-                        if isinstance(exc, PermissionError)
-                        else "the game goes on; please report this with the companion's log"
-                    )
-                    self.on_error(f"the ring cannot show frames ({type(exc).__name__}: {exc}); {hint}")
-                self.failed = True
-                self._stop.wait(5.0)
+            self.step()
 
     def stop(self) -> None:
         self._stop.set()

@@ -1,0 +1,146 @@
+"""Start-up and memory of the daemon, and the import time of `companion.app`.
+
+Prints, for ``companion run --mock`` started from the given Python:
+
+- start to first answer: from the process being started to ``GET /api/state``
+  answering (what a family waits for after plugging the Pi in, minus the boot);
+- resident memory (VmRSS) idle, a few seconds after start, and with N live pages
+  attached (each page: ``GET /``, ``GET /api/state?page=1`` and an open
+  ``/api/events`` stream, as the page does);
+- the import time of `companion.app` (median of repeated fresh interpreters, the
+  interpreter's own start subtracted) and whether it imports gpiozero.
+
+Only the standard library and the installed companion are needed, so it also runs
+inside the rehearsal's arm64 root file system under qemu (scripts/rehearse-pi),
+a rough stand-in for a Pi Zero 2 W:
+
+    .venv/bin/python benchmarks/bench_startup.py --repeat 5
+    sudo chroot /var/tmp/trekking-rehearsal/rootfs /opt/trekking-companion/.venv/bin/python \\
+        /root/trekking-companion/benchmarks/bench_startup.py --repeat 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS")
+
+
+def import_time(python: str, repeat: int) -> dict[str, Any]:
+    def run(code: str) -> float:
+        t0 = time.perf_counter()
+        subprocess.run([python, "-c", code], check=True)
+        return time.perf_counter() - t0
+
+    base = statistics.median(run("pass") for _ in range(repeat))
+    full = statistics.median(run("import companion.app") for _ in range(repeat))
+    modules = subprocess.run(
+        [python, "-c", "import sys, companion.app; print(' '.join(sorted(sys.modules)))"],
+        check=True, capture_output=True, text=True,
+    ).stdout.split()  # fmt: skip
+    return {
+        "import_companion_app_s": round(full - base, 3),
+        "interpreter_start_s": round(base, 3),
+        "imports_gpiozero": "gpiozero" in modules,
+        "imports_flask": "flask" in modules,
+    }
+
+
+def open_page(port: int) -> socket.socket:
+    """One live page: the page and its state fetched, then its event stream held open."""
+    for path in ("/", "/api/state?page=1"):
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30) as response:
+            response.read()
+    stream = socket.create_connection(("127.0.0.1", port), timeout=30)
+    stream.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
+    received = b""
+    while b"event: state" not in received:
+        chunk = stream.recv(65536)
+        if not chunk:
+            raise RuntimeError("the event stream closed")
+        received += chunk
+    return stream
+
+
+def daemon(python: str, clients: int, settle: float) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        port = free_port()
+        config = Path(tmp) / "config.toml"
+        config.write_text('[table]\nhost = "127.0.0.1"\n')
+        command = [python, "-m", "companion", "run", "--mock", "--data-dir", str(Path(tmp) / "data"),
+                   "--config", str(config), "--port", str(port), "--pin", "2468"]  # fmt: skip
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE)  # fmt: skip
+        try:
+            while True:
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/state", timeout=5):
+                        break
+                except (urllib.error.URLError, ConnectionError):
+                    if proc.poll() is not None:
+                        raise RuntimeError(proc.stderr.read().decode() if proc.stderr else "exited") from None
+                    time.sleep(0.02)
+            first = time.perf_counter() - t0
+            time.sleep(settle)
+            idle = rss_mb(proc.pid)
+            pages = [open_page(port) for _ in range(clients)]
+            time.sleep(settle)
+            loaded = rss_mb(proc.pid)
+            for page in pages:
+                page.close()
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+    return {
+        "start_to_first_answer_s": round(first, 2),
+        "rss_idle_mb": round(idle, 1),
+        f"rss_{clients}_pages_mb": round(loaded, 1),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--python", default=sys.executable, help="the interpreter with the companion installed"
+    )
+    parser.add_argument("--clients", type=int, default=20, help="live pages to attach")
+    parser.add_argument("--settle", type=float, default=3.0, help="seconds before each memory reading")
+    parser.add_argument("--repeat", type=int, default=5, help="runs of each measurement (medians)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    runs = [daemon(args.python, args.clients, args.settle) for _ in range(args.repeat)]
+    result: dict[str, Any] = {
+        "machine": os.uname().machine,
+        **{key: statistics.median(r[key] for r in runs) for key in runs[0]},
+        **import_time(args.python, args.repeat),
+    }
+    print(json.dumps(result) if args.json else "\n".join(f"{k:28} {v}" for k, v in result.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,378 @@
+"""`companion doctor`: the self-test a maker runs after wiring.
+
+One line per check, ✓ or ✗, and under each ✗ the fix (the wiring.md section,
+the raspi-config option, the group to join). The checks go from what needs
+nothing to what needs hands: the settings file, the data directory, SPI, the
+reader's chip, a tag held on it, the ring (each LED in turn, then each player's
+colour: the maker says what they saw), each button pressed, and the page at the
+address the console prints.
+
+The hardware is reached through the same openers `companion run` uses, passed
+in as `Parts`, so the tests run the doctor against the emulated MFRC522 and
+gpiozero's mock pins. Stop the service first: the doctor needs the reader, the
+ring and the buttons to itself.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from companion.config import Config, ConfigError, colour_rgb, load_config
+
+#: Below this, a long evening's event log and its SQLite journal may not fit.
+MIN_FREE_BYTES = 50 * 1024 * 1024
+SPI_DEVICE = Path("/dev/spidev0.0")
+OKABE_ITO = {"#0072B2": "blue", "#E69F00": "orange", "#009E73": "green", "#CC79A7": "pink"}
+BUTTON_HINTS = {
+    "crystal": "Press Crystal (blue)",
+    "confirm": "Press Confirm (green)",
+    "undo": "Hold Undo (red) for a second",
+}
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+    def line(self) -> str:
+        text = f"{'✓' if self.ok else '✗'} {self.name}: {self.detail}"
+        return text if self.ok or not self.fix else f"{text}\n    fix: {self.fix}"
+
+
+def _default_reader(config: Config) -> Any:
+    from companion.hardware.reader import open_mfrc522
+
+    return open_mfrc522(config.reader.rst_pin)
+
+
+def _default_ring(config: Config) -> Any:
+    from companion.hardware.ring import open_ring
+
+    return open_ring(config.ring)
+
+
+def _default_buttons(config: Config, press: Callable[[str], Any]) -> Any:
+    from companion.hardware.buttons import Buttons
+
+    return Buttons(config.buttons, press)
+
+
+@dataclass
+class Parts:
+    """How the doctor reaches the hardware (the tests pass emulated parts)."""
+
+    reader: Callable[[Config], Any] = _default_reader
+    ring: Callable[[Config], Any] = _default_ring
+    buttons: Callable[[Config, Callable[[str], Any]], Any] = _default_buttons
+    spi_device: Path = SPI_DEVICE
+
+
+@dataclass
+class Doctor:
+    config_path: str | None
+    data_dir: Path
+    say: Callable[[str], None] = print
+    ask: Callable[[str], str] | None = input
+    parts: Parts = field(default_factory=Parts)
+    wait: float = 15.0
+    led_step: float = 0.15
+    checks: list[Check] = field(default_factory=list)
+
+    def report(self, check: Check) -> Check:
+        self.checks.append(check)
+        self.say(check.line())
+        return check
+
+    def run(self) -> bool:
+        """Every check in order; True when all passed."""
+        self.say("companion doctor: stop the service first (sudo systemctl stop trekking-companion);")
+        self.say("the doctor needs the reader, the ring and the buttons to itself.\n")
+        config = self.check_config()
+        self.check_data_dir()
+        if config is not None:
+            self.check_spi()
+            reader = self.check_reader(config)
+            if reader is not None:
+                self.check_tag(reader)
+            self.check_ring(config)
+            self.check_buttons(config)
+            self.check_page(config)
+        failed = [c for c in self.checks if not c.ok]
+        self.say(f"\n{len(self.checks) - len(failed)} of {len(self.checks)} checks passed.")
+        return not failed
+
+    # --- the checks ---------------------------------------------------------------------------
+
+    def check_config(self) -> Config | None:
+        try:
+            config = load_config(self.config_path)
+        except ConfigError as exc:
+            self.report(
+                Check(
+                    "config",
+                    False,
+                    str(exc),
+                    "correct the setting named, at the line shown "
+                    "(every key and its default: companion/config.example.toml)",
+                )
+            )
+            return None
+        self.report(Check("config", True, f"{config.source} is valid"))
+        return config
+
+    def check_data_dir(self) -> None:
+        where = self.data_dir
+        try:
+            where.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=where, prefix=".doctor-"):
+                pass
+            free = shutil.disk_usage(where).free
+        except OSError as exc:
+            self.report(
+                Check(
+                    "data directory",
+                    False,
+                    f"{where} is not writable ({exc.strerror})",
+                    f"sudo chown -R trekking:trekking {where} (the service's StateDirectory)",
+                )
+            )
+            return
+        if free < MIN_FREE_BYTES:
+            self.report(
+                Check(
+                    "data directory",
+                    False,
+                    f"{where}: only {free // 2**20} MB free",
+                    "free space on the SD card (sudo apt clean; journalctl --vacuum-size=50M)",
+                )
+            )
+            return
+        self.report(Check("data directory", True, f"{where} writable, {free // 2**20} MB free"))
+
+    def check_spi(self) -> None:
+        device = self.parts.spi_device
+        user = _user()
+        if not device.exists():
+            self.report(
+                Check(
+                    "SPI",
+                    False,
+                    f"{device} does not exist: SPI is off",
+                    "sudo raspi-config nonint do_spi 0 (Interface Options > SPI), then reboot "
+                    "(wiring.md, section Enable SPI)",
+                )
+            )
+        elif not os.access(device, os.R_OK | os.W_OK):
+            self.report(
+                Check(
+                    "SPI",
+                    False,
+                    f"{device} exists but {user} may not use it",
+                    f"join the spi group: sudo usermod -aG spi {user}, then log in again "
+                    "(the service gets it from SupplementaryGroups)",
+                )
+            )
+        else:
+            self.report(Check("SPI", True, f"{device} present and usable by {user}"))
+
+    def check_reader(self, config: Config) -> Any:
+        from companion.hardware.health import explain
+
+        try:
+            reader = self.parts.reader(config)
+            version = reader.check()
+        except Exception as exc:
+            message, fix = explain("reader", exc)
+            self.report(Check("reader", False, message, fix))
+            return None
+        self.report(Check("reader", True, f"the MFRC522 answers (version register 0x{version:02x})"))
+        return reader
+
+    def check_tag(self, reader: Any) -> None:
+        self.say(f"  Hold a tag flat on the reader (waiting {self.wait:.0f} s)...")
+        deadline = time.monotonic() + self.wait
+        while time.monotonic() < deadline:
+            uid = reader.read_uid()
+            if uid is not None:
+                self.report(Check("tag", True, f"read tag {uid}"))
+                return
+            time.sleep(0.1)
+        self.report(
+            Check(
+                "tag",
+                False,
+                f"no tag read in {self.wait:.0f} s",
+                "use MIFARE Classic 1K tags (wiring.md, section Which tags to buy), held within 3 cm; "
+                "check the RST wire on pin 22 and the antenna's distance from metal",
+            )
+        )
+
+    def check_ring(self, config: Config) -> None:
+        from companion.hardware.health import explain
+
+        settings = config.ring
+        try:
+            ring = self.parts.ring(config)
+            ring.brightness = settings.brightness
+            self.say(
+                f"  Watch the ring: each of its {settings.leds} LEDs in turn, then each player's colour."
+            )
+            for led in range(settings.leds):
+                ring[:] = [(255, 255, 255) if i == led else (0, 0, 0) for i in range(settings.leds)]
+                ring.show()
+                time.sleep(self.led_step)
+            for colour in config.palette:
+                ring[:] = [colour_rgb(colour)] * settings.leds
+                ring.show()
+                time.sleep(self.led_step * 4)
+            ring[:] = [(0, 0, 0)] * settings.leds
+            ring.show()
+        except Exception as exc:
+            message, fix = explain("ring", exc)
+            self.report(Check("ring", False, message, fix))
+            return
+        first = "at 12 o'clock" if settings.twelve_oclock_led == 0 else f"LED {settings.twelve_oclock_led}"
+        turn = self.confirm(
+            f"Did every LED light once, one after the other, {settings.direction} from the "
+            f"one at 12 o'clock? [y/n] "
+        )
+        self.report(
+            Check(
+                "ring LEDs",
+                turn is True,
+                "each LED lit in turn" if turn else "not confirmed",
+                "dark ring: check 5 V, GND, the 74AHCT125 and that data goes to DIN, not DOUT "
+                "(wiring.md, sections Pin table and The level shifter); lit from elsewhere or the "
+                f"other way round: set twelve_oclock_led ({first} now) and direction in the config",
+            )
+        )
+        names = ", ".join(OKABE_ITO.get(c.upper(), c) for c in config.palette)
+        seen = self.confirm(f"Did the whole ring show {names}, in that order? [y/n] ")
+        self.report(
+            Check(
+                "ring colours",
+                seen is True,
+                names if seen else "not confirmed",
+                "colours swapped: the ring is not a GRB WS2812B (hardware/README.md); "
+                "flicker: the 1000 µF capacitor and the 330 Ω resistor at DIN (wiring.md)",
+            )
+        )
+
+    def check_buttons(self, config: Config) -> None:
+        from companion.hardware.health import explain
+
+        seen = {name: threading.Event() for name in BUTTON_HINTS}
+        try:
+            buttons = self.parts.buttons(config, lambda name: seen[name].set())
+        except Exception as exc:
+            message, fix = explain("buttons", exc)
+            self.report(Check("buttons", False, message, fix))
+            return
+        try:
+            for name, hint in BUTTON_HINTS.items():
+                pin = getattr(config.buttons, name)
+                self.say(f"  {hint} (GPIO{pin}; waiting {self.wait:.0f} s)...")
+                if seen[name].wait(self.wait):
+                    self.report(Check(f"{name} button", True, f"seen on GPIO{pin}"))
+                else:
+                    self.report(
+                        Check(
+                            f"{name} button",
+                            False,
+                            f"no press seen on GPIO{pin}",
+                            f"one leg to GPIO{pin}, the other to GND (wiring.md, section Pin table); "
+                            "a button always pressed has a leg on 3.3 V",
+                        )
+                    )
+        finally:
+            buttons.close()
+
+    def check_page(self, config: Config) -> None:
+        from companion.lan import addresses, lan_ip
+
+        port = config.table.port
+        url = addresses(port, config.table.host, lan_ip())[0]
+        if _fetch(url):
+            self.report(Check("page", True, f"{url} answers (the running companion)"))
+            return
+        # Nothing answers: serve the page for a moment, as companion run would (the
+        # standard library's server: it stops cleanly between two requests).
+        from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+        class Quiet(WSGIRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        server, runtime, workdir = None, None, tempfile.mkdtemp(prefix="companion-doctor-")
+        try:
+            from companion.app import build_runtime
+            from companion.web import create_app
+
+            runtime = build_runtime(config, Path(workdir), mock=True, say=lambda _: None)
+            runtime.port, runtime.listen = port, config.table.host
+            server = make_server(config.table.host, port, create_app(runtime), handler_class=Quiet)
+            threading.Thread(target=server.serve_forever, name="doctor-http", daemon=True).start()
+            ok = _fetch(url)
+        except OSError as exc:
+            self.report(
+                Check(
+                    "page",
+                    False,
+                    f"cannot serve on port {port} ({exc.strerror})",
+                    "another program holds the port: stop it, or set [table] port in the config",
+                )
+            )
+            return
+        finally:
+            if server is not None:
+                server.shutdown()
+                server.server_close()
+            if runtime is not None:
+                runtime.stop()
+            shutil.rmtree(workdir, ignore_errors=True)
+        self.report(
+            Check(
+                "page",
+                ok,
+                f"{url} answers" if ok else f"{url} does not answer",
+                "check that host in [table] is 0.0.0.0 and that the phone is on the same "
+                "network; try the other addresses companion run prints",
+            )
+        )
+
+    def confirm(self, question: str) -> bool | None:
+        """The maker's answer (None when nobody can answer: no terminal)."""
+        if self.ask is None:
+            return None
+        try:
+            answer = self.ask(question)
+        except EOFError:
+            return None
+        return answer.strip().lower() in ("y", "yes", "o", "oui")
+
+
+def _fetch(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=3) as response:
+            return response.status == 200 and b"<html" in response.read(4096).lower()
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def _user() -> str:
+    import pwd
+
+    return pwd.getpwuid(os.geteuid()).pw_name

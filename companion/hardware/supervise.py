@@ -1,0 +1,132 @@
+"""Keeping the real parts going: open, watch, report, retry.
+
+Each part is opened through a supervisor rather than directly, so that a part
+that fails at start-up or later costs the table that part only (see `health`):
+the reader's loop keeps polling a `SupervisedReader` that answers "no tag" while
+the chip is away and reopens it every few seconds; the buttons are retried on a
+thread of their own until they open; the ring is reopened by `RingDriver` (its
+frames go to the page meanwhile).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from companion.hardware.health import RETRY_SECONDS, Health
+
+
+class Reader(Protocol):
+    def check(self) -> int: ...
+    def read_uid(self) -> str | None: ...
+    def read_text(self) -> str | None: ...
+    def close(self) -> None: ...
+
+
+class SupervisedReader:
+    """A reader whose reads never raise: a failure is reported, the chip closed and reopened later.
+
+    Every ``check_every`` seconds the chip's version register is read, because an
+    unplugged MFRC522 does not fail a poll: it just never sees a tag.
+    """
+
+    def __init__(
+        self,
+        opener: Callable[[], Reader],
+        health: Health,
+        clock: Callable[[], float] = time.monotonic,
+        retry: float = RETRY_SECONDS,
+        check_every: float = 5.0,
+    ) -> None:
+        self.opener = opener
+        self.health = health
+        self.clock = clock
+        self.retry = retry
+        self.check_every = check_every
+        self.reader: Reader | None = None
+        self.next_try = 0.0
+        self.next_check = 0.0
+
+    def _open(self, now: float) -> Reader | None:
+        if self.reader is not None:
+            return self.reader
+        if now < self.next_try:
+            return None
+        try:
+            reader = self.opener()
+            version = reader.check()
+        except Exception as exc:
+            self._lost(exc, now)
+            return None
+        self.reader = reader
+        self.next_check = now + self.check_every
+        self.health.ok("reader", f"MFRC522 answering (version 0x{version:02x})")
+        return reader
+
+    def _lost(self, exc: Exception, now: float) -> None:
+        if self.reader is not None:
+            self.reader.close()
+        self.reader = None
+        self.next_try = now + self.retry
+        self.health.fail("reader", exc)
+
+    def read_uid(self) -> str | None:
+        now = self.clock()
+        reader = self._open(now)
+        if reader is None:
+            return None
+        try:
+            if now >= self.next_check:
+                reader.check()
+                self.next_check = now + self.check_every
+            return reader.read_uid()
+        except Exception as exc:
+            self._lost(exc, now)
+            return None
+
+    def read_text(self) -> str | None:
+        reader = self.reader
+        if reader is None:
+            return None
+        try:
+            return reader.read_text()
+        except Exception as exc:
+            self._lost(exc, self.clock())
+            return None
+
+
+class SupervisedButtons:
+    """Opens the buttons, and keeps trying on its own thread until they open."""
+
+    def __init__(
+        self,
+        opener: Callable[[], Any],
+        health: Health,
+        retry: float = RETRY_SECONDS,
+    ) -> None:
+        self.opener = opener
+        self.health = health
+        self.retry = retry
+        self.buttons: Any = None
+        self._stop = threading.Event()
+
+    def try_open(self) -> bool:
+        try:
+            self.buttons = self.opener()
+        except Exception as exc:
+            self.health.fail("buttons", exc)
+            return False
+        self.health.ok("buttons", "Crystal, Confirm and Undo ready")
+        return True
+
+    def run(self) -> None:
+        """Retry until the buttons open (or the table stops)."""
+        while self.buttons is None and not self._stop.wait(self.retry):
+            self.try_open()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self.buttons is not None:
+            self.buttons.close()

@@ -1,0 +1,176 @@
+"""`companion doctor` against the emulated MFRC522, a recording ring and gpiozero's mock pins.
+
+The maker's hands are played by the ``say`` hook: when the doctor asks for a
+press, the test drives that button's mock pin, as a finger would; when it asks
+what the ring showed, the test answers from the frames the ring really received.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+from companion.config import Config, colour_rgb, load_config
+from companion.doctor import Doctor, Parts
+from companion.hardware.buttons import Buttons
+from companion.hardware.reader import open_mfrc522
+from companion.hardware.ring import SimulatedRing
+
+import fake_mfrc522
+from fake_mfrc522 import Chip, Tag, install, uninstall
+from powercut import free_port
+
+A = Tag([0x04, 0xA1, 0xB2, 0xC3])
+OFF = (0, 0, 0)
+
+
+@pytest.fixture
+def chip() -> Iterator[Chip]:
+    emulated = Chip(seed=1)
+    install(emulated)
+    yield emulated
+    uninstall()
+
+
+class RecordingRing(SimulatedRing):
+    def __init__(self, leds: int) -> None:
+        super().__init__(leds)
+        self.frames: list[list[tuple[int, int, int]]] = []
+
+    def _transmit(self, buffer: bytearray) -> None:
+        super()._transmit(buffer)
+        self.frames.append(self.shown)
+
+
+class Bench:
+    """The maker at the bench: the wiring, the hands and the eyes."""
+
+    def __init__(self, tmp_path: Path, presses: tuple[str, ...] = ("crystal", "confirm", "undo")) -> None:
+        self.config_path = tmp_path / "config.toml"
+        self.config_path.write_text(
+            f'[table]\nhost = "127.0.0.1"\nport = {free_port()}\n'
+            "[ring]\nleds = 12\nbrightness = 1.0\n"
+            "[buttons]\nundo_hold = 0.1\nbounce = 0.0\n"
+        )
+        self.config = load_config(str(self.config_path))
+        self.spi = tmp_path / "spidev0.0"
+        self.spi.write_bytes(b"")
+        self.factory = MockFactory()
+        self.ring: RecordingRing | None = None
+        self.presses = presses
+        self.lines: list[str] = []
+        self.answers: list[str] = []
+
+    def parts(self) -> Parts:
+        def ring(config: Config) -> RecordingRing:
+            self.ring = RecordingRing(config.ring.leds)
+            return self.ring
+
+        return Parts(
+            reader=lambda config: open_mfrc522(config.reader.rst_pin),
+            ring=ring,
+            buttons=lambda config, press: Buttons(config.buttons, press, self.factory),
+            spi_device=self.spi,
+        )
+
+    def say(self, line: str) -> None:
+        self.lines.append(line)
+        for name, cue in (("crystal", "Press Crystal"), ("confirm", "Press Confirm"), ("undo", "Hold Undo")):
+            if cue in line and name in self.presses:
+                pin = self.factory.pin(getattr(self.config.buttons, name))
+                pin.drive_low()
+                time.sleep(0.3 if name == "undo" else 0.01)
+                pin.drive_high()
+
+    def ask(self, question: str) -> str:
+        self.answers.append(question)
+        return "y"
+
+    def doctor(self, data_dir: Path, **kw: Any) -> Doctor:
+        return Doctor(str(self.config_path), data_dir, say=self.say, ask=self.ask, parts=self.parts(),
+                      wait=kw.pop("wait", 2.0), led_step=0.0, **kw)  # fmt: skip
+
+
+def test_every_check_passes_on_a_well_wired_table(tmp_path: Path, chip: Chip) -> None:
+    chip.put(A)
+    bench = Bench(tmp_path)
+    doctor = bench.doctor(tmp_path / "data")
+    assert doctor.run(), "\n".join(bench.lines)
+    names = [c.name for c in doctor.checks]
+    assert names == ["config", "data directory", "SPI", "reader", "tag", "ring LEDs", "ring colours",
+                     "crystal button", "confirm button", "undo button", "page"]  # fmt: skip
+    assert all(line.startswith("✓") for line in bench.lines if line[:1] in "✓✗")
+    assert "version register 0x92" in doctor.checks[3].detail and A.uid_text in doctor.checks[4].detail
+    # the ring really lit each LED alone, in order, then each player's colour on the whole ring
+    assert bench.ring is not None
+    frames = bench.ring.frames
+    for led in range(12):
+        assert [i for i, c in enumerate(frames[led]) if c != OFF] == [led]
+    assert [f[0] for f in frames[12:16]] == [colour_rgb(c) for c in bench.config.palette]
+    assert all(c == OFF for c in frames[-1])
+    assert "blue, orange, green, pink" in bench.answers[1]
+
+
+def test_each_failure_is_a_cross_with_its_fix(tmp_path: Path, chip: Chip) -> None:
+    bench = Bench(tmp_path, presses=("crystal", "undo"))
+    bench.spi.unlink()  # SPI off
+    bench.ask = lambda question: "n"  # type: ignore[method-assign]
+    doctor = bench.doctor(tmp_path / "data", wait=0.3)  # no tag on the reader; Confirm never pressed
+    assert not doctor.run()
+    by_name = {c.name: c for c in doctor.checks}
+    assert not by_name["SPI"].ok and "raspi-config nonint do_spi 0" in by_name["SPI"].fix
+    assert not by_name["tag"].ok and "Which tags to buy" in by_name["tag"].fix
+    assert not by_name["ring LEDs"].ok and "twelve_oclock_led" in by_name["ring LEDs"].fix
+    assert not by_name["ring colours"].ok
+    assert by_name["crystal button"].ok and by_name["undo button"].ok
+    assert not by_name["confirm button"].ok and "GPIO6" in by_name["confirm button"].fix
+    text = "\n".join(bench.lines)
+    assert "✗ SPI: " in text and "\n    fix: sudo raspi-config" in text
+
+
+def test_a_reader_that_does_not_answer_and_a_bad_config(
+    tmp_path: Path, chip: Chip, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # no chip on the bus: MISO pulled high, every byte reads 0xFF
+    monkeypatch.setattr(fake_mfrc522._SpiDev, "xfer2", lambda self, data: [0xFF] * len(data))
+    bench = Bench(tmp_path)
+    doctor = bench.doctor(tmp_path / "data")
+    doctor.run()
+    reader = next(c for c in doctor.checks if c.name == "reader")
+    assert not reader.ok and "0xff" in reader.detail and "wiring.md" in reader.fix
+    assert "tag" not in [c.name for c in doctor.checks], "no tag is asked for when the chip is silent"
+
+    bench.config_path.write_text("[ring]\nleds = 13\n")
+    doctor = bench.doctor(tmp_path / "data")
+    assert not doctor.run()
+    assert doctor.checks[0].name == "config" and "line 2" in doctor.checks[0].detail
+
+
+def test_a_data_directory_that_cannot_be_written(tmp_path: Path, chip: Chip) -> None:
+    bench = Bench(tmp_path)
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    doctor = bench.doctor(blocker / "data")
+    doctor.run()
+    data = next(c for c in doctor.checks if c.name == "data directory")
+    assert not data.ok and "chown" in data.fix
+
+
+def test_the_command_runs_off_a_pi_and_says_what_is_missing(tmp_path: Path) -> None:
+    bench = Bench(tmp_path)
+    out = subprocess.run(
+        [sys.executable, "-m", "companion", "doctor", "--config", str(bench.config_path),
+         "--data-dir", str(tmp_path / "data"), "--wait", "0.2"],
+        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "Traceback" not in out.stderr, out.stderr
+    assert "✓ config" in out.stdout and "✓ page" in out.stdout
+    assert "✗ reader" in out.stdout and "fix: " in out.stdout
