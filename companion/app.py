@@ -307,7 +307,7 @@ def build_runtime(
     if mock:
         runtime.buttons = MockButtons(config.buttons, press, held)
     else:
-        keeper = SupervisedButtons(functools.partial(Buttons, config.buttons, press, None, held), health)
+        keeper = SupervisedButtons(functools.partial(Buttons, config.buttons, press, on_confirm_held=held), health)
         if keeper.try_open():
             runtime.buttons = keeper.buttons
         runtime.button_keeper = keeper

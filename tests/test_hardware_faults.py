@@ -291,11 +291,11 @@ def test_buttons_that_fail_to_open_are_reported_retried_and_then_pressed(
     factory = MockFactory()
     attempts: list[int] = []
 
-    def opener(settings: Any, press: Any) -> Buttons:
+    def opener(settings: Any, press: Any, **options: Any) -> Buttons:
         attempts.append(1)
         if len(attempts) == 1:
             raise PermissionError(13, "Permission denied", "/dev/gpiochip0")
-        return Buttons(settings, press, factory)
+        return Buttons(settings, press, factory, **options)
 
     clock, console = Clock(), Console()
     rt = pi_runtime(tmp_path, monkeypatch, clock, console, buttons=opener)
