@@ -2,10 +2,14 @@
 
 `Table` turns what happens at a physical table into engine events:
 
-- a tap of a card in the Departures Row (or of an Ancestor) starts a take by the
-  player to move. A player holding crystals sees the landing preview and presses
-  Crystal to pull it back one hour per press (never below a 1-hour cost), then
-  Confirm; a player who cannot spend any commits at once;
+- a tap of a card in the Departures Row (or of an Ancestor) is a take by the
+  player to move. Two ways to spend crystals (`TURN_STYLES`):
+  "quick" (the companion's default): Crystal is pressed *before* the tap, once per
+  crystal to spend (the ring shows them; Undo puts them back), and the tap commits
+  the take at once with them, so a take that spends nothing is one tap; only if
+  more were chosen than the card allows does the tap wait for Confirm.
+  "confirm" (the first design): a player holding crystals sees the landing preview
+  after the tap, presses Crystal to pull it back one hour per press, then Confirm;
 - a tap of a card the table has not seen yet fills the Departures Row position
   waiting for it (a reveal: the dealt row, then each new deck top);
 - a tap of an Itinerary card gives it to the next player, in stack order, who has
@@ -42,6 +46,9 @@ CUE_WINNER = "winner"
 CUE_ACCEPT = "accept"
 CUE_PREVIEW = "preview"
 
+#: How crystals are spent: chosen before the tap ("quick") or after it, then Confirm ("confirm").
+TURN_STYLES = ("quick", "confirm")
+
 
 @dataclass(frozen=True)
 class Pending:
@@ -71,16 +78,32 @@ class Pending:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What one input did: accepted or not, a sentence for people, a cue for the ring."""
+    """What one input did: accepted or not, a sentence for people, a cue for the ring.
+
+    ``message`` is English (the console, scripts); ``code`` and ``params`` say the
+    same for the page, which writes the sentence in its reader's language.
+    """
 
     accepted: bool
     message: str
     cue: str
     code: str | None = None
     at: float = field(default_factory=time.monotonic)
+    params: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"accepted": self.accepted, "message": self.message, "cue": self.cue, "code": self.code}
+        return {
+            "accepted": self.accepted,
+            "message": self.message,
+            "cue": self.cue,
+            "code": self.code,
+            "params": self.params,
+        }
+
+
+def _say(accepted: bool, message: str, cue: str, code: str, **params: Any) -> Outcome:
+    """An outcome with its code and the facts of its sentence."""
+    return Outcome(accepted, message, cue, code, params=params)
 
 
 class Dealer:
@@ -108,7 +131,15 @@ Listener = Callable[["Table", Outcome], None]
 class Table:
     """One game at the table, with its store, its pending take and its listeners."""
 
-    def __init__(self, store: Store, game: StoredGame, log: Callable[[str], None] = print) -> None:
+    def __init__(
+        self, store: Store, game: StoredGame, log: Callable[[str], None] = print, turn: str = "confirm"
+    ) -> None:
+        if turn not in TURN_STYLES:
+            raise ValueError(f"turn style {turn!r}: use one of {', '.join(TURN_STYLES)}")
+        #: "quick": crystals are chosen before the tap; "confirm": after it, then Confirm.
+        self.turn_style = turn
+        #: Quick turn: (player, crystals) chosen with Crystal before tapping a card.
+        self.armed: tuple[str, int] | None = None
         self.store = store
         self.game_id = game.id
         self.meta = game.meta
@@ -121,7 +152,14 @@ class Table:
                 log(f"stored event {event_to_text(event)} no longer applies ({rejection.code}); skipped")
         self.seq = len(game.events)
         self.pending: Pending | None = None
-        self.last: Outcome = Outcome(True, self._welcome(), CUE_ACCEPT)
+        self.last: Outcome = _say(
+            True,
+            self._welcome(),
+            CUE_ACCEPT,
+            "welcome",
+            game=self.game_id,
+            players=", ".join(self.board.names),
+        )
         self.listeners: list[Listener] = []
         self.lock = threading.RLock()
         #: Bumped on every input; live pages wait on `changed` and resend when it moves.
@@ -155,8 +193,12 @@ class Table:
             elif button == "undo":
                 outcome = self._undo()
             else:
-                outcome = Outcome(
-                    False, f"There is no {button!r} button; use crystal, confirm or undo.", CUE_REJECT
+                outcome = _say(
+                    False,
+                    f"There is no {button!r} button; use crystal, confirm or undo.",
+                    CUE_REJECT,
+                    "no_button",
+                    button=button,
                 )
             return self._emit(outcome)
 
@@ -164,41 +206,62 @@ class Table:
         board = self.board
         edition = board.edition
         if board.finished:
-            return Outcome(
+            return _say(
                 False, "The game is over. Hold Undo to take the last card back.", CUE_REJECT, "game_over"
             )
         if self.pending is not None and ref == self.pending.card:
-            return Outcome(
-                False, f"{self.pending.player}: press Confirm, or Crystal to spend one.", CUE_PREVIEW
+            p = self.pending
+            if p.crystals < p.max_crystals:
+                text = f"{p.player}: press Confirm, or Crystal to spend one."
+            else:
+                text = f"{p.player}: press Confirm (no more crystals can be spent on this card)."
+            return _say(
+                False, text, CUE_PREVIEW, "press_confirm", player=p.player, more=p.crystals < p.max_crystals
             )
         self.pending = None  # tapping another card changes one's mind
         if ref in edition.itinerary_index:
             waiting = self._itinerary_player()
             if waiting is None:
                 day = DAY_NAMES[board.day - 1]
-                return Outcome(
+                return _say(
                     False,
                     f"Everyone already has an Itinerary for Day {day}.",
                     CUE_REJECT,
                     "itinerary_unavailable",
+                    why="all_chosen",
+                    day=day,
                 )
-            return self._commit(ChooseItinerary(waiting, ref), f"{waiting} follows Itinerary {ref} today.")
+            return self._commit(
+                ChooseItinerary(waiting, ref),
+                f"{waiting} follows Itinerary {ref} today.",
+                "itinerary_chosen",
+                player=waiting,
+                itinerary=ref,
+            )
         if ref == ANCESTOR:
             return self._start_take(ANCESTOR)
         index = edition.card_index.get(ref)
         if index is None:
-            return Outcome(
+            return _say(
                 False,
-                f"{ref!r} is not a card of the {edition.name} edition. Enrol the tag with `companion enroll` "
-                "(or the page's Enrol button) and tap it again.",
+                f"{ref!r} is not a card of the {edition.name} edition. Enrol the tag on the page "
+                "(Host, then Enrol a tag) and tap it again.",
                 CUE_REJECT,
                 "unknown_card",
+                why="tag",
+                card=ref,
+                edition=edition.name,
             )
         if index in board.row:
             return self._start_take(ref)
         if board.setup.reveals and not board.revealed >> index & 1:
             card = edition.cards[index]
-            return self._commit(Reveal(ref), f"Revealed {card.title} ({_year(card.year)}).")
+            return self._commit(
+                Reveal(ref),
+                f"Revealed {card.title} ({_year(card.year)}).",
+                "revealed",
+                **self._card_params(ref),
+            )
         return self._reject(board.push(Take(ref)))
 
     def _start_take(self, card: str) -> Outcome:
@@ -208,20 +271,92 @@ class Table:
         if rejection is not None:
             return self._reject(rejection)
         option = next(o for o in board.take_options() if o.card == card)
+        if self.turn_style == "quick":
+            armed = self.armed[1] if self.armed is not None and self.armed[0] == name else 0
+            self.armed = None
+            if armed <= option.max_crystals:
+                return self._commit_take(Take(card, name, armed, ()))
+            # more crystals chosen than this card allows: the most it allows, and the player decides
+            self.pending = Pending(
+                name, card, option.hours, option.max_crystals, option.max_crystals, board.hour[board.turn]
+            )
+            return _say(
+                True,
+                f"{name}: only {option.max_crystals} of the {armed} crystals can be spent on "
+                f"{self._label(card)} ({option.hours} h), landing at {self.pending.landing}. "
+                "Press Confirm, or Undo to cancel.",
+                CUE_PREVIEW,
+                "preview_capped",
+                player=name,
+                armed=armed,
+                max=option.max_crystals,
+                hours=option.hours,
+                landing=self.pending.landing,
+                **self._card_params(card),
+            )
         if option.max_crystals == 0:
             return self._commit_take(Take(card, name, 0, ()))
         self.pending = Pending(name, card, option.hours, 0, option.max_crystals, board.hour[board.turn])
-        return Outcome(
+        return _say(
             True,
             f"{name}: {self._label(card)} costs {option.hours} h, landing at {self.pending.landing}. "
             f"Press Crystal to spend one (up to {option.max_crystals}), then Confirm.",
             CUE_PREVIEW,
+            "preview",
+            player=name,
+            hours=option.hours,
+            landing=self.pending.landing,
+            max=option.max_crystals,
+            **self._card_params(card),
+        )
+
+    def _arm(self) -> Outcome:
+        """Quick turn: Crystal before the tap chooses one more crystal for the coming take."""
+        board = self.board
+        name = board.player_to_move
+        if name is None:
+            return _say(False, "The game is over.", CUE_REJECT, "game_over")
+        waiting = self._itinerary_player()
+        if waiting is not None:
+            return _say(
+                False,
+                f"{waiting} taps an Itinerary first; crystals are chosen just before taking a card.",
+                CUE_REJECT,
+                "itinerary_first",
+                player=waiting,
+            )
+        held = board.crystals[board.turn]
+        armed = self.armed[1] if self.armed is not None and self.armed[0] == name else 0
+        if armed >= held:
+            return _say(
+                False,
+                f"No more crystals: {name} holds {held}.",
+                CUE_REJECT,
+                "too_many_crystals",
+                why="held",
+                player=name,
+                held=held,
+            )
+        self.armed = (name, armed + 1)
+        return _say(
+            True,
+            f"{name} will spend {armed + 1} of {held} crystal{'s' if held != 1 else ''} on the card "
+            "they tap next (Undo puts them back).",
+            CUE_PREVIEW,
+            "armed",
+            player=name,
+            n=armed + 1,
+            held=held,
         )
 
     def _crystal(self) -> Outcome:
         p = self.pending
         if p is None:
-            return Outcome(False, "Tap a card first; Crystal then cuts its hour cost.", CUE_REJECT)
+            if self.turn_style == "quick":
+                return self._arm()
+            return _say(
+                False, "Tap a card first; Crystal then cuts its hour cost.", CUE_REJECT, "crystal_first"
+            )
         if p.crystals >= p.max_crystals:
             held = self.board.crystals[self.board.turn]
             why = (
@@ -229,25 +364,52 @@ class Table:
                 if held <= p.crystals
                 else "a card always costs at least 1 hour"
             )
-            return Outcome(False, f"No more crystals on this card: {why}.", CUE_REJECT, "too_many_crystals")
+            return _say(
+                False,
+                f"No more crystals on this card: {why}.",
+                CUE_REJECT,
+                "too_many_crystals",
+                why="held" if held <= p.crystals else "min_cost",
+                player=p.player,
+                held=held,
+            )
         self.pending = Pending(p.player, p.card, p.hours, p.crystals + 1, p.max_crystals, p.from_hour)
-        return Outcome(
-            True, f"{p.player} spends {p.crystals + 1}: landing at {self.pending.landing}.", CUE_PREVIEW
+        return _say(
+            True,
+            f"{p.player} spends {p.crystals + 1}: landing at {self.pending.landing}.",
+            CUE_PREVIEW,
+            "crystal_spent",
+            player=p.player,
+            n=p.crystals + 1,
+            landing=self.pending.landing,
         )
 
     def _confirm(self) -> Outcome:
         p = self.pending
         if p is None:
-            return Outcome(False, "Nothing to confirm: tap the card you take.", CUE_REJECT)
+            return _say(False, "Nothing to confirm: tap the card you take.", CUE_REJECT, "nothing_to_confirm")
         self.pending = None
         return self._commit_take(Take(p.card, p.player, p.crystals, ()))
 
     def _undo(self) -> Outcome:
         if self.pending is not None:
             self.pending = None
-            return Outcome(True, "Take cancelled.", CUE_ACCEPT)
+            return _say(True, "Take cancelled.", CUE_ACCEPT, "take_cancelled")
+        if self.armed is not None:
+            player, n = self.armed
+            self.armed = None
+            return _say(
+                True,
+                f"{player} keeps the {n} crystal(s) chosen.",
+                CUE_ACCEPT,
+                "armed_cleared",
+                player=player,
+                n=n,
+            )
         last = self.board.moves[-1] if self.board.moves else None
-        return self._commit(Undo(), f"Undone: {event_to_text(last)}." if last else "")
+        return self._commit(
+            Undo(), f"Undone: {event_to_text(last)}." if last else "", "undone", **self._event_params(last)
+        )
 
     # --- corrections from the host's page ----------------------------------------------------
 
@@ -262,10 +424,49 @@ class Table:
             moves = self.board.moves
             index = next((i for i in range(len(moves) - 1, -1, -1) if isinstance(moves[i], Take)), None)
             if index is None:
-                return self._emit(Outcome(False, "No card has been taken yet.", CUE_REJECT))
+                return self._emit(_say(False, "No card has been taken yet.", CUE_REJECT, "no_take_yet"))
             take = moves[index]
             assert isinstance(take, Take)
-            return self._emit(self._rewrite(index, take._replace(wild=tuple(wild)), "Wild tokens moved"))
+            wilds = self._wilds_of(index)
+            if wilds == 0:
+                label = self._label(take.card)
+                return self._emit(
+                    _say(
+                        False,
+                        f"The latest take ({take.player or 'the player'}: {label}) placed no Wild token.",
+                        CUE_REJECT,
+                        "no_wild",
+                        player=take.player,
+                        **self._card_params(take.card),
+                    )
+                )
+            return self._emit(
+                self._rewrite(
+                    index,
+                    take._replace(wild=tuple(wild)),
+                    "Wild tokens moved",
+                    "wild_moved",
+                    player=take.player,
+                    **self._card_params(take.card),
+                )
+            )
+
+    def _wilds_of(self, index: int) -> int:
+        """How many Wild tokens accepted take ``index`` placed (its card's and its position's)."""
+        from companion.engine.tokens import WILD_CODE
+
+        board = self.board
+        take = board.moves[index]
+        assert isinstance(take, Take)
+        before = Board(board.setup)
+        for event in board.moves[:index]:
+            before.push(event)
+        if take.card == ANCESTOR:
+            ancestor = board.edition.ancestor
+            return 0 if ancestor is None else ancestor.gain_codes.count(WILD_CODE)
+        card = board.edition.card_index[take.card]
+        position = before.row.index(card)
+        return board.tables.take[card][2][position].count(WILD_CODE)
 
     def correct_itinerary(self, player: str, itinerary: str) -> Outcome:
         """Give ``player`` another Itinerary for the current Day (their choice is replaced)."""
@@ -279,14 +480,26 @@ class Table:
                 None,
             )  # fmt: skip
             if index is None:
+                who = player or "That player"
                 return self._emit(
-                    Outcome(
-                        False, f"{player} has not chosen an Itinerary today; tap one instead.", CUE_REJECT
+                    _say(
+                        False,
+                        f"{who} has not chosen an Itinerary today: tap one on the reader instead.",
+                        CUE_REJECT,
+                        "no_itinerary_today",
+                        player=player,
                     )
                 )
             replacement = ChooseItinerary(player, itinerary)
             return self._emit(
-                self._rewrite(index, replacement, f"{player} now follows Itinerary {itinerary}")
+                self._rewrite(
+                    index,
+                    replacement,
+                    f"{player} now follows Itinerary {itinerary}",
+                    "itinerary_corrected",
+                    player=player,
+                    itinerary=itinerary,
+                )
             )
 
     def _day_start(self) -> int:
@@ -300,7 +513,7 @@ class Table:
                 start = i + 1
         return start
 
-    def _rewrite(self, index: int, replacement: Event, done: str) -> Outcome:
+    def _rewrite(self, index: int, replacement: Event, done: str, code: str, **params: Any) -> Outcome:
         """Replace accepted event ``index`` and replay the ones after it.
 
         Everything goes through the log as it would at the table: undos back to
@@ -324,11 +537,13 @@ class Table:
                     for event_back in original:
                         self._commit(event_back, "")
                     why = f"That correction does not fit the game: {outcome.message}"
-                    return Outcome(False, why, CUE_REJECT, outcome.code)
+                    return Outcome(
+                        False, why, CUE_REJECT, outcome.code, params={**outcome.params, "correction": True}
+                    )
         finally:
             self.dealer = dealer
             self._deal()
-        return Outcome(True, f"{done}.", CUE_ACCEPT)
+        return _say(True, f"{done}.", CUE_ACCEPT, code, **params)
 
     # --- committing -------------------------------------------------------------------
 
@@ -342,21 +557,33 @@ class Table:
         if not outcome.accepted:
             return outcome
         spent = f", {take.crystals} crystal{'s' if take.crystals != 1 else ''} spent" if take.crystals else ""
-        message = f"{take.player} visits {label}{spent}."
+        message = f"{take.player} took {label}{spent}."
+        params: dict[str, Any] = {
+            "player": take.player,
+            "crystals": take.crystals,
+            **self._card_params(take.card),
+        }
         cue = CUE_ACCEPT
         if punctual:
             cue = CUE_BONUS
             message += " Punctual: +3."
+            params["punctual"] = True
         if board.finished:
             cue = CUE_WINNER
             won = board.winners()
             message += f" The game is over: {' and '.join(won)} win{'s' if len(won) == 1 else ''}!"
+            params["winners"] = won
         elif board.day != day:
             cue = CUE_DAY_END
             message += f" Day {DAY_NAMES[day - 1]} is over; Day {DAY_NAMES[board.day - 1]} begins."
-        return Outcome(True, message, cue)
+            params["day_over"] = DAY_NAMES[day - 1]
+            params["day"] = DAY_NAMES[board.day - 1]
+        if board.waiting_position() >= 0 and not board.finished:
+            message += " Tap the new top card of the deck to reveal it."
+            params["reveal"] = True
+        return Outcome(True, message, cue, "took", params=params)
 
-    def _commit(self, event: Event, message: str) -> Outcome:
+    def _commit(self, event: Event, message: str, code: str = "done", **params: Any) -> Outcome:
         board = self.board
         rejection = board.push(event)
         if rejection is not None:
@@ -365,13 +592,19 @@ class Table:
             self.store.append(self.game_id, self.seq + 1, event)
         except Exception as exc:  # the disk said no: the event must not count
             board.pop()
-            return Outcome(
-                False, f"Could not save the game ({exc}); nothing changed.", CUE_REJECT, "store_error"
+            return _say(
+                False,
+                f"Could not save the game ({exc}); nothing changed.",
+                CUE_REJECT,
+                "store_error",
+                error=str(exc),
             )
         self.seq += 1
+        if not isinstance(event, Reveal):
+            self.armed = None  # crystals chosen before a tap belong to that one take
         self.store.mark_finished(self.game_id, board.finished)
         self._deal()
-        return Outcome(True, message or "Done.", CUE_ACCEPT)
+        return _say(True, message or "Done.", CUE_ACCEPT, code, **params)
 
     def _deal(self) -> None:
         """Mock mode: the simulated dealer reveals every card the row is waiting for."""
@@ -391,12 +624,12 @@ class Table:
 
     def _reject(self, rejection: Rejection | None) -> Outcome:
         assert rejection is not None
-        return Outcome(False, rejection.message, CUE_REJECT, rejection.code)
+        return Outcome(False, rejection.message, CUE_REJECT, rejection.code, params=dict(rejection.params))
 
     def _emit(self, outcome: Outcome) -> Outcome:
         self.last = outcome
         self.version += 1
-        self.log(("" if outcome.accepted else "rejected: ") + outcome.message)
+        self.log(("" if outcome.accepted else "Not accepted: ") + outcome.message)
         for listener in list(self.listeners):
             listener(self, outcome)
         self.wake()
@@ -414,6 +647,23 @@ class Table:
             return self.version
 
     # --- questions --------------------------------------------------------------------
+
+    def _card_params(self, card: str) -> dict[str, Any]:
+        """A card for an outcome's params: id, title, year (the Ancestor has neither)."""
+        if card == ANCESTOR:
+            return {"card": ANCESTOR}
+        info = self.board.edition.card(card)
+        return {"card": info.id, "title": info.title, "year": info.year}
+
+    def _event_params(self, event: Event | None) -> dict[str, Any]:
+        """An event for an outcome's params (what Undo took back)."""
+        if isinstance(event, Take):
+            return {"kind": "take", "player": event.player, **self._card_params(event.card)}
+        if isinstance(event, ChooseItinerary):
+            return {"kind": "itinerary", "player": event.player, "itinerary": event.itinerary}
+        if isinstance(event, Reveal):
+            return {"kind": "reveal", **self._card_params(event.card)}
+        return {"kind": "nothing"}
 
     def _label(self, card: str) -> str:
         if card == ANCESTOR:
@@ -450,7 +700,13 @@ class Table:
             "kind": "take",
             "player": board.player_to_move,
             "choices": [o.card for o in board.take_options()],
+            "crystals": self.armed_crystals(),
         }
+
+    def armed_crystals(self) -> int:
+        """Quick turn: crystals the player to move has chosen for the card they tap next."""
+        armed = self.armed
+        return armed[1] if armed is not None and armed[0] == self.board.player_to_move else 0
 
     def state_json(self) -> dict[str, Any]:
         """``GET /api/state``: the contract's standings plus what the table needs."""
@@ -475,6 +731,8 @@ class Table:
                 "events": self.seq,
                 "version": self.version,
                 "mock": bool(self.meta.get("mock")),
+                "turn_style": self.turn_style,
+                "armed": self.armed_crystals(),
             }
 
     def page_json(self) -> dict[str, Any]:
