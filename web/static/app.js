@@ -62,6 +62,7 @@ function translatePage() {
   document.querySelectorAll("[data-i18n-placeholder]").forEach((el) => { el.placeholder = t(el.dataset.i18nPlaceholder); });
   document.querySelectorAll("[data-i18n-label]").forEach((el) => { el.setAttribute("aria-label", t(el.dataset.i18nLabel)); });
   $("lang").textContent = lang === "en" ? "FR" : "EN";
+  $("lang").setAttribute("aria-label", `${t("language")}: ${$("lang").textContent}`);
   $("legend").innerHTML = Object.keys(LEGEND).map((k) => `<span><b class="tok">${ICON[k]}</b> ${esc(t(LEGEND[k]))}</span>`).join("");
   if ($("notice").dataset.key) setNotice($("notice").dataset.key);
   if (state) render(state);
@@ -236,7 +237,12 @@ function renderEnd(s) {
   $("end").hidden = !s.finished;
   if (!s.finished) return;
   $("winners").textContent = s.winners.length > 1 ? t("won_shared", { w: s.winners.join(" & ") }) : t("won", { w: s.winners[0] });
-  $("tiebreak").textContent = s.tie_break || "";
+  // How the winner was decided, in the page's language (and without naming the winner again).
+  const best = Math.max(...s.players.map((p) => p.total));
+  const leaders = s.players.filter((p) => p.total === best).map((p) => p.name);
+  $("tiebreak").textContent = leaders.length === 1 ? t("best_total", { n: best })
+    : s.winners.length > 1 ? t("tie_shared", { names: leaders.join(", "), n: best })
+    : t("tie_won", { names: leaders.join(", "), n: best, w: s.winners[0] });
   const rows = [...s.players].sort((a, b) => b.total - a.total);
   $("breakdown").innerHTML = `<tr><th scope="col">${t("player")}</th><th scope="col">${t("track")}</th><th scope="col">${t("crystals")}</th><th scope="col">${t("trek_points")}</th><th scope="col">${t("total")}</th></tr>` +
     rows.map((p) => `<tr><td>${dot(p.colour)}${esc(p.name)}</td><td>${p.track}</td><td>${p.crystals}</td><td>${p.trek_points} <small>(${esc(t("treks_of"))}: ${p.treks.map((n) => n === 1 ? t("trek_card") : t("trek_cards", { n })).join(", ")})</small></td><td><b>${p.total}</b></td></tr>`).join("");

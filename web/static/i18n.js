@@ -33,6 +33,8 @@ window.I18N = {
     seat: "Seat {n}", player_name: "Name", choose_player: "Player", choose_itinerary: "Itinerary",
     wild_column: "Wild column", wild_column2: "Second Wild column", none: "—",
     punctual: "Punctual: +3.", day_over: "Day {d} is over; Day {e} begins.", reveal_prompt: "Tap the new top card of the deck to reveal it.",
+    best_total: "{n} points.", tie_shared: "{names} tie on {n} points and on every trek length.",
+    tie_won: "{names} tie on {n} points; {w} has the longer treks.",
     correction_failed: "That correction does not fit the game:", language: "Language", live_dot: "Live connection",
     msg: {
       welcome: "Game {game}: {players}.", done: "Done.",
@@ -116,6 +118,8 @@ window.I18N = {
     seat: "Place {n}", player_name: "Nom", choose_player: "Joueur", choose_itinerary: "Itinéraire",
     wild_column: "Colonne du joker", wild_column2: "Colonne du second joker", none: "—",
     punctual: "Ponctuel : +3.", day_over: "Le Jour {d} est fini ; le Jour {e} commence.", reveal_prompt: "Posez la nouvelle carte du sommet du paquet pour la révéler.",
+    best_total: "{n} points.", tie_shared: "{names} sont à égalité à {n} points et sur chaque longueur de voyage.",
+    tie_won: "{names} sont à égalité à {n} points ; {w} a les voyages les plus longs.",
     correction_failed: "Cette correction ne va pas avec la partie :", language: "Langue", live_dot: "Connexion en direct",
     msg: {
       welcome: "Partie {game} : {players}.", done: "C'est fait.",
