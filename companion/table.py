@@ -316,14 +316,13 @@ class Table:
         name = board.player_to_move
         if name is None:
             return _say(False, "The game is over.", CUE_REJECT, "game_over")
-        waiting = self._itinerary_player()
-        if waiting is not None:
+        if board.has_itineraries and board.itinerary[board.turn] < 0:
             return _say(
                 False,
-                f"{waiting} taps an Itinerary first; crystals are chosen just before taking a card.",
+                f"{name} taps an Itinerary first; crystals are chosen just before taking a card.",
                 CUE_REJECT,
                 "itinerary_first",
-                player=waiting,
+                player=name,
             )
         held = board.crystals[board.turn]
         armed = self.armed[1] if self.armed is not None and self.armed[0] == name else 0

@@ -193,3 +193,13 @@ def test_the_console_says_what_the_table_waits_for_in_words(tmp_path: Path) -> N
     table.correct_itinerary("", "T01")
     assert logged[-1].startswith("Not accepted: That player has not chosen")
     rt.stop()
+
+
+def test_the_quick_turn_needs_fewer_inputs_per_take_than_the_confirm_turn() -> None:
+    from bench_turn import play
+
+    confirm = play("confirm", games=2, players=3, bot_name="random", seed=1)
+    quick = play("quick", games=2, players=3, bot_name="random", seed=1)
+    assert confirm["takes"] == quick["takes"], "the same games"
+    assert quick["mean_inputs_per_take"] < confirm["mean_inputs_per_take"]
+    assert quick["histogram"]["1"] > confirm["histogram"]["1"], "a take spending nothing is one tap"
