@@ -277,7 +277,8 @@ def describe_expect(table: Table) -> str:
 
 
 KEYS_HELP = (
-    "Type a card id or the start of its title to tap it; c = Crystal, y = Confirm, u = Undo, ? = state."
+    "Type a card id or the start of its title to tap it; c = Crystal (before the tap: spend one), "
+    "y = Confirm, u = Undo, ? = what the table waits for."
 )
 
 

@@ -226,7 +226,7 @@ def test_the_live_turn_is_where_the_thumb_is_and_the_page_speaks_plainly(
     text = page.locator("body").inner_text()
     assert text.count("wins!") + text.count("share the victory") == 1, "the winner is announced once"
     assert page.locator("#breakdown th").first.inner_text() == "Player"
-    assert "Trek lengths" in page.locator("#breakdown").inner_text()
+    assert "cards per trek" in page.locator("#breakdown").inner_text()
     assert page.locator("#chart-legend li").count() == 3
     assert page.locator("#chart polyline[stroke-dasharray='8 4']").count() == 1, "told apart without colour"
     assert page.locator("#chart text").count() >= 4, "axes with values"

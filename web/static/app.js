@@ -245,7 +245,7 @@ function renderEnd(s) {
     : t("tie_won", { names: leaders.join(", "), n: best, w: s.winners[0] });
   const rows = [...s.players].sort((a, b) => b.total - a.total);
   $("breakdown").innerHTML = `<tr><th scope="col">${t("player")}</th><th scope="col">${t("track")}</th><th scope="col">${t("crystals")}</th><th scope="col">${t("trek_points")}</th><th scope="col">${t("total")}</th></tr>` +
-    rows.map((p) => `<tr><td>${dot(p.colour)}${esc(p.name)}</td><td>${p.track}</td><td>${p.crystals}</td><td>${p.trek_points} <small>(${esc(t("treks_of"))}: ${p.treks.map((n) => n === 1 ? t("trek_card") : t("trek_cards", { n })).join(", ")})</small></td><td><b>${p.total}</b></td></tr>`).join("");
+    rows.map((p) => `<tr><td>${dot(p.colour)}${esc(p.name)}</td><td>${p.track}</td><td>${p.crystals}</td><td>${p.trek_points} <small>(${esc(t("treks_of"))}: ${p.treks.join(", ")})</small></td><td><b>${p.total}</b></td></tr>`).join("");
   renderChart(s);
 }
 
