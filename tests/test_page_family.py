@@ -233,6 +233,28 @@ def test_the_live_turn_is_where_the_thumb_is_and_the_page_speaks_plainly(
     page.screenshot(path=str(ARTIFACTS / f"family-{width}-end.png"), full_page=True)
 
 
+def test_after_an_outage_the_page_polls_says_so_and_returns_to_the_live_stream(
+    server: Any, browser: Any
+) -> None:
+    base, rt = server
+    page = browser.new_page(viewport={"width": 360, "height": 780})
+    page.add_init_script("window.TREK_STREAM_FAILURES = 1; window.TREK_STREAM_RETRY_MS = 1500")
+    page.route("**/api/events", lambda route: route.abort())
+    page.goto(base + "/")
+    page.wait_for_selector("#notice:not([hidden])", timeout=20000)
+    assert "refreshing every 2 s" in page.locator("#notice").inner_text()
+    assert page.locator("#notice").get_attribute("class") == "notice", "a warning, not the success style"
+    assert "refreshing" not in page.locator("#last").inner_text()
+    assert in_view(page, "#notice")
+    play_turn(rt, random.Random(1))
+    synced(page, rt)  # polling brings the change
+    page.unroute("**/api/events")
+    page.wait_for_selector("#notice", state="hidden", timeout=20000)
+    assert page.evaluate("() => pollTimer === null"), "polling stopped once the stream is back"
+    play_turn(rt, random.Random(2))
+    synced(page, rt)
+
+
 def test_start_asks_before_replacing_a_game_starts_one_and_remembers_the_seats(
     server: Any, browser: Any
 ) -> None:

@@ -203,3 +203,42 @@ def test_the_quick_turn_needs_fewer_inputs_per_take_than_the_confirm_turn() -> N
     assert confirm["takes"] == quick["takes"], "the same games"
     assert quick["mean_inputs_per_take"] < confirm["mean_inputs_per_take"]
     assert quick["histogram"]["1"] > confirm["histogram"]["1"], "a take spending nothing is one tap"
+
+
+def test_at_a_real_table_the_take_prompts_the_reveal_of_the_new_deck_top(tmp_path: Path) -> None:
+    from companion.app import new_game
+    from companion.config import Config
+    from companion.store import Store
+
+    store = Store(tmp_path)
+    game = new_game(store, ["Ann", "Ben"], Config(), seed=4, mock=False)  # no dealer: people reveal
+    table = Table(store, store.load(game), log=lambda _: None, turn="quick")
+    board = table.board
+    deck = [c.id for c in board.edition.cards if c.day == 1]
+    while table.expect()["kind"] == "reveal":  # the dealt row, card by card
+        assert view_of(table, 0.0).waiting == "reveal", "the ring's comet asks for the card"
+        assert "tap it to reveal it" in describe_expect(table)
+        assert table.tap(next(c for c in deck if c not in table.state_json()["row"])).accepted
+    while table.expect()["kind"] == "itinerary":
+        assert table.tap(table.expect()["choices"][0]).accepted
+    took = table.tap(table.state_json()["row"][3])
+    assert took.accepted and took.params.get("reveal") is True
+    assert took.message.endswith("Tap the new top card of the deck to reveal it.")
+    assert table.expect()["kind"] == "reveal" and view_of(table, 0.0).waiting == "reveal"
+    store.close()
+
+
+def test_the_console_ring_sends_no_colour_codes_into_a_pipe(tmp_path: Path) -> None:
+    from companion.app import _print_ring
+
+    said: list[str] = []
+    rt = make_runtime(tmp_path)
+    rt.say = said.append
+    rt.table.listeners.append(_print_ring(rt, colour=False))
+    rt.tap(rt.table.expect()["choices"][0])
+    assert said and all("\x1b[" not in line for line in said)
+    assert said[-1].startswith("Waiting for ")
+    rt.table.listeners[-1] = _print_ring(rt, colour=True)
+    rt.tap(rt.table.expect()["choices"][0])
+    assert "\x1b[" in said[-1], "a terminal still gets the coloured ring"
+    rt.stop()

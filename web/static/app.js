@@ -417,10 +417,9 @@ async function fetchState() {
 // After an outage the page polls every 2 s and tries the live stream again every 20 s;
 // the first snapshot the stream brings stops the polling.
 function startPolling() {
-  if (pollTimer) return;
   setNotice("polling");
-  pollTimer = setInterval(fetchState, 2000);
-  if (window.EventSource) retryTimer = setTimeout(() => { retryTimer = null; connect(); }, 20000);
+  if (!pollTimer) { pollTimer = setInterval(fetchState, 2000); fetchState(); }
+  if (window.EventSource && !retryTimer) retryTimer = setTimeout(() => { retryTimer = null; connect(); }, window.TREK_STREAM_RETRY_MS || 20000);
 }
 
 function setNotice(key) {
@@ -450,7 +449,7 @@ function connect() {
   source.onerror = () => {
     $("live").className = "live";
     failures += 1;
-    if (failures >= 5) { source.close(); stopPolling(); startPolling(); }
+    if (failures >= (window.TREK_STREAM_FAILURES || 5)) { source.close(); startPolling(); }
   };
 }
 
