@@ -315,8 +315,8 @@ def test_start_asks_before_replacing_a_game_starts_one_and_remembers_the_seats(
         play_turn(rt, rng)
     synced(page, rt)
     page.locator("#host details").nth(1).evaluate("d => d.open = true")
-    page.fill("#seats .seat:nth-child(1) input[type=text]", "Zoé")
-    page.fill("#seats .seat:nth-child(3) input[type=text]", "Yann")
+    page.fill("#seats > :nth-child(1) input[type=text]", "Zoé")
+    page.fill("#seats > :nth-child(3) input[type=text]", "Yann")
     game = rt.table.game_id
     page.once("dialog", lambda d: d.dismiss())
     page.click("#newgame button[type=submit]")
@@ -329,8 +329,8 @@ def test_start_asks_before_replacing_a_game_starts_one_and_remembers_the_seats(
     assert rt.table.game_id == game + 1, "15: a double click starts one game"
     assert list(rt.table.board.names) == ["Zoé", "Ben", "Yann"]
     page.reload()
-    page.wait_for_selector("#seats .seat", state="attached")
-    assert page.locator("#seats .seat:nth-child(1) input[type=text]").input_value() == "Zoé"
+    page.wait_for_selector("#seats > *", state="attached")
+    assert page.locator("#seats > :nth-child(1) input[type=text]").input_value() == "Zoé"
 
 
 def test_a_whole_game_in_french_shows_no_english_sentence(server: Any, browser: Any) -> None:
@@ -341,7 +341,7 @@ def test_a_whole_game_in_french_shows_no_english_sentence(server: Any, browser: 
 
     def look() -> None:
         synced(page, rt)
-        seen.append(page.locator("#now").inner_text())
+        seen.append(page.locator("#banner").inner_text() + "\n" + page.locator("#last").inner_text())
 
     rng = random.Random(9)
     board = rt.table.board
