@@ -14,7 +14,8 @@ every picture is tested without hardware. What it draws:
   the hours just after the mover's watch, blinking (the hours the next card will cost less);
 - cues for a moment after an input: a red flash for a rejection, a gold sweep for
   the Punctuality Bonus, a colour wipe at the end of a Day;
-- waiting for a reveal tap: a white comet; for an itinerary tap: the ring
+- waiting for a reveal tap (the new deck top): every hour breathing white under a
+  bright white comet; for an itinerary tap: the ring
   breathing in that player's colour; the game won: the winners' colours turning.
 
 Two rings show frames: `SimulatedRing` (the PC: a terminal line and the page)
@@ -122,11 +123,14 @@ def render(view: ClockView, layout: RingLayout, t: float) -> list[RGB]:
         glow = _scale(view.waiting_colour, 0.15 + 0.15 * math.sin(t * 2 * math.pi / 2.0))
         for hour in range(12):
             frame[layout.led(hour)] = glow
-    elif view.waiting == "reveal":
+    elif view.waiting == "reveal":  # every hour breathes white under a running comet: tap the deck top
+        glow = _scale(WHITE, 0.15 + 0.1 * math.sin(t * 2 * math.pi / 1.5))
+        for hour in range(12):
+            frame[layout.led(hour)] = glow
         head = int(t * n / 1.5) % n
         for k in range(3):
             led = layout.after(layout.led(0), head - k)
-            frame[led] = _scale(WHITE, 0.6 / (k + 1))
+            frame[led] = _scale(WHITE, 0.9 / (k + 1))
 
     if view.preview is not None and view.mover is not None:
         colour = view.watches[view.mover].colour

@@ -242,3 +242,16 @@ def test_the_console_ring_sends_no_colour_codes_into_a_pipe(tmp_path: Path) -> N
     rt.tap(rt.table.expect()["choices"][0])
     assert "\x1b[" in said[-1], "a terminal still gets the coloured ring"
     rt.stop()
+
+
+def test_the_ring_prompts_the_reveal_of_the_deck_top_on_every_hour() -> None:
+    from companion.ring import MARKER, WHITE
+
+    layout = RingLayout(24)
+    watches = (Watch(9, (0, 0, 255), 0),)
+    for t in (0.0, 0.4, 0.75, 1.1):
+        frame = render(ClockView(watches=watches, waiting="reveal"), layout, t)
+        hours = [frame[layout.led(h)] for h in range(12) if h != 9]
+        assert all(c[0] > MARKER[0] and c[0] == c[2] for c in hours), "every free hour glows white"
+        assert frame[layout.led(9)] == (0, 0, 255), "the watches stay visible"
+        assert max(frame)[0] >= int(WHITE[0] * 0.9), "a bright comet runs round"

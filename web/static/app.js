@@ -203,7 +203,7 @@ function renderRow(s) {
       : `<span>${pos.hidden ? t("hidden") : t("empty")}</span>`;
     const pick = c && state.mock && csrf && s.expect && s.expect.kind === "take" && s.expect.choices.includes(c.id);
     const tag = pick ? "button" : "div";
-    return `<li class="${pos.position === 0 ? "deck" : ""}${pick ? " pick" : ""}${pos.hidden ? " waiting" : ""}"><${tag} ${pick ? `type="button" ` : ""}class="cell" data-card="${c ? esc(c.id) : ""}" title="${c ? esc(c.note) : ""}">
+    return `<li class="${pos.position === 0 ? "deck" : ""}${pick ? " pick" : ""}${pos.hidden && !s.finished ? " waiting" : ""}"><${tag} ${pick ? `type="button" ` : ""}class="cell" data-card="${c ? esc(c.id) : ""}" title="${c ? esc(c.note) : ""}">
       <small>${pos.position === 0 ? t("deck_top") : t("position", { n: pos.position })}</small>${body}
       <span class="bonus">${t("bonus")}: ${gains(pos.bonus) || "—"}</span>${pick ? `<span class="tap-hint">${t("tap_to_take")}</span>` : ""}</${tag}></li>`;
   });
