@@ -286,11 +286,18 @@ function renderHost(s) {
   const choices = s.expect ? s.expect.choices : [];
   $("choices").innerHTML = choices.map((c) => `<option value="${esc(c)}">`).join("");
   $("quick").innerHTML = (s.expect && s.expect.kind !== "reveal" ? choices.slice(0, 30) : [])
-    .map((c) => `<button type="button" data-tap="${esc(c)}">${esc(s.expect.kind === "itinerary" ? t("itinerary", { i: c }) : cardTitle(c))}</button>`).join("");
+    .map((c) => `<button type="button" data-tap="${esc(c)}">${esc(s.expect.kind === "itinerary" ? itineraryLabel(c) : cardTitle(c))}</button>`).join("");
   fillSelect($("wild1"), COLUMNS.map((c) => [c, t(LEGEND[c])]));
   fillSelect($("wild2"), [["", t("none")], ...COLUMNS.map((c) => [c, t(LEGEND[c])])]);
   fillSelect($("itin-player"), s.players.map((p) => [p.name, p.name]));
-  fillSelect($("itin-id"), ((s.edition && s.edition.itineraries) || []).map((i) => [i, t("itinerary", { i })]));
+  fillSelect($("itin-id"), ((s.edition && s.edition.itineraries) || []).map((i) => [i, itineraryLabel(i)]));
+}
+
+// An Itinerary card by its id and its layout (the cards have no titles): "Itinerary T05 (Pe 2 · Ev 3 · In 2)".
+function itineraryLabel(id) {
+  const spaces = state && state.edition && state.edition.itinerary_spaces && state.edition.itinerary_spaces[id];
+  const layout = spaces ? " (" + COLUMNS.map((c, k) => spaces[k] ? `${ICON[c]} ${spaces[k]}` : "").filter(Boolean).join(" · ") + ")" : "";
+  return t("itinerary", { i: id }) + layout;
 }
 
 // Options as [value, label]; the choice made is kept, and a select is never left blank.
