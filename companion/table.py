@@ -256,6 +256,20 @@ class Table:
             return self._start_take(ref)
         if board.setup.reveals and not board.revealed >> index & 1:
             card = edition.cards[index]
+            if card.day == board.day and board.waiting_position() < 0:
+                # a record's reveal with no gap in the row is an error of the record; at the
+                # table it is a player reaching for a card still in the deck
+                day = DAY_NAMES[board.day - 1]
+                return _say(
+                    False,
+                    f"{card.title} ({_year(card.year)}) is still in the Day {day} deck: it can be taken "
+                    "once it is revealed on top of the deck. Take a card of the Departures Row.",
+                    CUE_REJECT,
+                    "card_not_available",
+                    why="in_deck",
+                    day=day,
+                    **self._card_params(ref),
+                )
             return self._commit(
                 Reveal(ref),
                 f"Revealed {card.title} ({_year(card.year)}).",

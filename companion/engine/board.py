@@ -517,9 +517,8 @@ class Board:
         if waiting < 0:
             return Rejection(
                 CARD_NOT_AVAILABLE,
-                f"{_card_name(card)} is still in the Day {DAY_NAMES[self.day - 1]} deck: it can be "
-                "taken once it is revealed on top of the deck. Take a card of the Departures Row.",
-                {"why": "in_deck", **_card_params(card), "day": DAY_NAMES[self.day - 1]},
+                "No position of the Departures Row is waiting for a card; take a card first.",
+                {"why": "no_gap", **_card_params(card)},
             )
         record = (_REVEAL, waiting, self.revealed)
         self.row[waiting] = index
