@@ -143,7 +143,9 @@ class Runtime:
             self.buttons.press(name)
             after = self.table.last
             return (
-                after if after is not before else Outcome(False, "The press was not registered.", CUE_REJECT)
+                after
+                if after is not before
+                else Outcome(False, "The press was not registered.", CUE_REJECT, "press_lost")
             )
         return self.table.press(name)
 

@@ -255,3 +255,22 @@ def test_the_ring_prompts_the_reveal_of_the_deck_top_on_every_hour() -> None:
         assert all(c[0] > MARKER[0] and c[0] == c[2] for c in hours), "every free hour glows white"
         assert frame[layout.led(9)] == (0, 0, 255), "the watches stay visible"
         assert max(frame)[0] >= int(WHITE[0] * 0.9), "a bright comet runs round"
+
+
+def test_every_message_code_has_a_sentence_in_english_and_french() -> None:
+    """The page writes outcomes from their code: a code without a sentence would show English."""
+    import re
+
+    from companion.engine.rejections import CODES
+
+    root = Path(__file__).resolve().parents[1]
+    source = (root / "companion" / "table.py").read_text() + (root / "companion" / "app.py").read_text()
+    codes = set(CODES) | set(re.findall(r"CUE_[A-Z]+,\s*\"([a-z_]+)\"", source)) | {"took", "unknown_tag"}
+    assert {"armed", "preview_capped", "no_wild", "in_deck"} - codes == {"in_deck"}, "the scan finds codes"
+    js = (root / "web" / "static" / "i18n.js").read_text()
+    english, french = js.split("\n  fr: {", 1)
+    for name, part in (("en", english), ("fr", french)):
+        block = part[part.index("msg: {") :]
+        keys = {a or b for a, b in re.findall(r"(?:\"([a-z_.]+)\"|\b([a-z_]+)):\s*\"", block)}
+        missing = {c for c in codes if c not in keys and not any(k.startswith(c + ".") for k in keys)}
+        assert not missing, (name, missing)

@@ -85,6 +85,7 @@ window.I18N = {
       no_itinerary_today: "{player} has not chosen an Itinerary today: tap one on the reader instead.",
       itinerary_corrected: "{player} now follows Itinerary {itinerary}.",
       took: "{player} took {c}.", store_error: "Could not save the game; nothing changed.",
+      press_lost: "The press was not registered; press again.",
       wrong_pin: "Wrong table PIN.", that_player: "That player"
     }
   },
@@ -171,6 +172,7 @@ window.I18N = {
       no_itinerary_today: "{player} n'a pas choisi d'Itinéraire aujourd'hui : posez-en un sur le lecteur.",
       itinerary_corrected: "{player} suit maintenant l'Itinéraire {itinerary}.",
       took: "{player} a pris {c}.", store_error: "Impossible d'enregistrer la partie ; rien n'a changé.",
+      press_lost: "L'appui n'a pas été pris en compte ; appuyez de nouveau.",
       wrong_pin: "Code de la table incorrect.", that_player: "Ce joueur"
     }
   }
