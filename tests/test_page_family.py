@@ -317,8 +317,12 @@ def test_start_asks_before_replacing_a_game_starts_one_and_remembers_the_seats(
     synced(page, rt)
     page.locator("#host details").nth(1).evaluate("d => d.open = true")
     page.fill("#seats > :nth-child(1) input[type=text]", "Zoé")
-    page.fill("#seats > :nth-child(3) input[type=text]", "Yann")
     game = rt.table.game_id
+    page.fill("#seats > :nth-child(3) input[type=text]", "Zoé")
+    page.click("#newgame button[type=submit]")
+    page.wait_for_function("() => document.getElementById('last').textContent.includes('share a name')")
+    assert rt.table.game_id == game, "refused in the page, in its words, before asking anything"
+    page.fill("#seats > :nth-child(3) input[type=text]", "Yann")
     page.once("dialog", lambda d: d.dismiss())
     page.click("#newgame button[type=submit]")
     page.wait_for_timeout(300)

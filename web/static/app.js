@@ -367,6 +367,9 @@ function setupHost() {
       if (name) { players.push(name); colours.push(colour.toUpperCase()); }
     });
     localStorage.setItem("seats", JSON.stringify(seats));
+    // what the companion would refuse, said at once in the page's language
+    if (players.length < 1 || players.length > 4) { renderLast({ accepted: false, message: t("seats_count") }); return; }
+    if (new Set(players).size !== players.length) { renderLast({ accepted: false, message: t("seats_unique") }); return; }
     if (state && !state.finished && state.events > 0 && !window.confirm(t("replace_game"))) return;
     start.disabled = true;
     try { await call("/api/game/new", { players, colours, edition: $("edition").value }); } finally { start.disabled = false; }
