@@ -613,8 +613,10 @@ class Table:
                 error=str(exc),
             )
         self.seq += 1
-        if not isinstance(event, Reveal):
-            self.armed = None  # crystals chosen before a tap belong to that one take
+        if isinstance(event, (Take, Undo)):
+            # crystals chosen before a tap belong to that one take (another player's
+            # Itinerary or a reveal in between leaves them chosen)
+            self.armed = None
         self.store.mark_finished(self.game_id, board.finished)
         self._deal()
         return _say(True, message or "Done.", CUE_ACCEPT, code, **params)

@@ -274,3 +274,22 @@ def test_every_message_code_has_a_sentence_in_english_and_french() -> None:
         keys = {a or b for a, b in re.findall(r"(?:\"([a-z_.]+)\"|\b([a-z_]+)):\s*\"", block)}
         missing = {c for c in codes if c not in keys and not any(k.startswith(c + ".") for k in keys)}
         assert not missing, (name, missing)
+
+
+def test_crystals_chosen_stay_chosen_while_another_player_taps_an_itinerary(tmp_path: Path) -> None:
+    rt = make_runtime(tmp_path, "Ann,Ben,Cy", seed=8)
+    table = rt.table
+    assert rt.tap(table.expect()["choices"][0]).accepted  # the first player's Itinerary
+    mover = table.board.player_to_move
+    assert table.expect()["kind"] == "itinerary" and table.expect()["player"] != mover
+    assert table.board.crystals[table.board.turn] >= 1
+    assert rt.press("crystal").accepted
+    assert rt.tap(table.expect()["choices"][0]).accepted  # someone else's Itinerary
+    assert table.armed_crystals() == 1, "still chosen"
+    while table.expect()["kind"] == "itinerary":
+        assert rt.tap(table.expect()["choices"][0]).accepted
+    option = next(o for o in table.board.take_options() if o.max_crystals >= 1)
+    assert rt.tap(option.card).accepted
+    take = next(e for e in reversed(table.board.moves) if isinstance(e, Take))
+    assert take.player == mover and take.crystals == 1
+    rt.stop()
