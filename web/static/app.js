@@ -103,6 +103,7 @@ function renderBanner(s) {
     if (s.armed) text += " · " + t(s.armed === 1 ? "armed_one" : "armed", { p: s.turn, n: s.armed });
     else if (s.order && s.order.length > 1) text += " · " + t("next", { p: s.order[1] });
   }
+  if (!s.finished && e && e.kind === "itinerary" && s.armed) text += " · " + t(s.armed === 1 ? "armed_one" : "armed", { p: s.turn, n: s.armed });
   const banner = $("banner");
   banner.textContent = text;
   banner.className = "banner" + (e && e.kind === "reveal" ? " reveal" : "");
@@ -110,8 +111,9 @@ function renderBanner(s) {
   const mine = !!(csrf && s.mock && !s.finished);
   $("now-buttons").hidden = !mine;
   if (mine) {
+    const mover = s.players.find((q) => q.name === s.turn) || {};
     const canCrystal = s.pending ? s.pending.crystals < s.pending.max_crystals
-      : !!(e && e.kind === "take" && (s.players.find((q) => q.name === s.turn) || {}).crystals > s.armed);
+      : s.turn_style === "quick" ? !!(mover.itinerary && mover.crystals > s.armed) : false;
     $("now-crystal").disabled = !canCrystal;
     $("now-confirm").hidden = !s.pending;
   }
