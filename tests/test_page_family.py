@@ -196,6 +196,13 @@ def test_the_live_turn_is_where_the_thumb_is_and_the_page_speaks_plainly(
     with check.item("11 itineraries and row rewards in words"):
         players = page.locator("#players").inner_text()
         assert "Itinerary T" in players and "row 1:" in players and "1=" not in players
+    with check.item("11 an unknown tag leads to the page's enrol form, not the command line"):
+        post(base, "/api/reader/tap", {"tag": "04A2B3C4"})
+        page.wait_for_selector("#enrol-this")
+        assert "companion enroll" not in page.locator("#last").inner_text()
+        page.click("#enrol-this")
+        assert page.locator("#enrol-tag").input_value() == "04A2B3C4"
+        assert page.locator("#enrol").is_visible()
     with check.item("4 a card still in the deck is named as such"):
         board = rt.table.board
         unseen = next(

@@ -127,6 +127,20 @@ function renderLast(last) {
   if (!text) { el.textContent = ""; el.className = "last"; return; }
   el.textContent = (last.accepted ? "" : "✗ ") + text;
   el.className = "last " + (last.accepted ? "ok" : "bad");
+  if (last.code === "unknown_tag" && last.params && last.params.why === "unknown" && csrf) {
+    // the way to fix it, one tap away: the enrol form with the tag filled in
+    const button = document.createElement("button");
+    button.type = "button"; button.id = "enrol-this"; button.textContent = t("enrol_this");
+    button.onclick = () => {
+      $("host").hidden = false;
+      const details = $("enrol").closest("details");
+      details.open = true;
+      $("enrol-tag").value = last.params.tag;
+      details.scrollIntoView({ block: "start" });
+      $("enrol-q").focus();
+    };
+    el.append(" ", button);
+  }
 }
 
 // The Clock drawn from the game (not the LEDs): the twelve hours, every watch as a token
