@@ -428,11 +428,8 @@ function setupHost() {
 
 async function fetchState() {
   try {
-    const [s, ring] = await Promise.all([
-      fetch("/api/state?page=1").then((r) => r.json()),
-      fetch("/api/ring").then((r) => r.json()),
-    ]);
-    s.ring = ring.leds;
+    // the Clock is drawn from the game, so the LEDs (/api/ring) are not fetched
+    const s = await (await fetch("/api/state?page=1")).json();
     render(s);
     $("live").className = "live on";
   } catch (e) {
@@ -467,9 +464,7 @@ function connect() {
   source.addEventListener("state", async (ev) => {
     failures = 0;
     if (pollTimer) stopPolling();
-    const s = JSON.parse(ev.data);
-    try { s.ring = (await (await fetch("/api/ring")).json()).leds; } catch (e) { s.ring = state ? state.ring : []; }
-    render(s);
+    render(JSON.parse(ev.data));
     $("live").className = "live on";
   });
   source.onerror = () => {
