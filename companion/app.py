@@ -172,7 +172,10 @@ class Runtime:
             ref, why = self.resolver.resolve(seen)
         if ref is None:
             self.unknown_tag = seen.strip()  # the page's enrolment form offers it
-            outcome = Outcome(False, why, CUE_REJECT, "unknown_tag")
+            kind = "ambiguous" if "matches several" in why else "unknown"
+            outcome = Outcome(
+                False, why, CUE_REJECT, "unknown_tag", params={"tag": seen.strip(), "why": kind}
+            )
             with self.table.lock:
                 return self.table._emit(outcome)
         return self.table.tap(ref)
@@ -184,7 +187,9 @@ class Runtime:
             self.buttons.press(name)
             after = self.table.last
             return (
-                after if after is not before else Outcome(False, "The press was not registered.", CUE_REJECT)
+                after
+                if after is not before
+                else Outcome(False, "The press was not registered.", CUE_REJECT, "press_lost")
             )
         return self.table.press(name)
 
@@ -214,12 +219,13 @@ class Runtime:
     def switch_game(self, game_id: int) -> None:
         """Put another stored game on the table (a new game started from the page)."""
         old = self.table
-        table = Table(self.store, self.store.load(game_id), log=self.log)
+        table = Table(self.store, self.store.load(game_id), log=self.log, turn=self.config.table.turn)
         table.listeners.extend(old.listeners)
         table.version = old.version + 1
         self.table = table
         self.driver.table = table
         self.resolver.edition = table.board.edition
+        self.say(f"New game {game_id} started from the page: {', '.join(table.board.names)}.")
         with old.lock:
             old.version += 1  # wake live pages waiting on the old game
         old.wake()
@@ -283,7 +289,8 @@ def build_runtime(
         game_id = new_game(store, ["Blue", "Orange"], config, mock=mock)
         say(f"No game in progress: started game {game_id} for Blue and Orange "
             "(start another from the page's Host menu).")  # fmt: skip
-    table = Table(store, store.load(game_id), log=lambda message: say(printable(message)))
+    table = Table(store, store.load(game_id), log=lambda message: say(printable(message)),
+                  turn=config.table.turn)  # fmt: skip
     if store.warnings:  # the page shows it too: the owner must hear that moves may be missing
         table.last = Outcome(False, f"Warning: {' '.join(store.warnings)}", CUE_REJECT, "store_damaged")
     settings = config.ring
@@ -307,7 +314,9 @@ def build_runtime(
     if mock:
         runtime.buttons = MockButtons(config.buttons, press, held)
     else:
-        keeper = SupervisedButtons(functools.partial(Buttons, config.buttons, press, on_confirm_held=held), health)
+        keeper = SupervisedButtons(
+            functools.partial(Buttons, config.buttons, press, on_confirm_held=held), health
+        )
         if keeper.try_open():
             runtime.buttons = keeper.buttons
         runtime.button_keeper = keeper
@@ -344,17 +353,41 @@ def attach_reader(
     return runtime.reader
 
 
-def _print_ring(runtime: Runtime) -> Callable[[Table, Outcome], None]:
+def _print_ring(runtime: Runtime, colour: bool = True) -> Callable[[Table, Outcome], None]:
+    """The ring on the console after each input: in colour on a terminal; where the output
+    goes to a pipe or a log (no terminal to draw colours), what the table waits for instead."""
+
     def show(table: Table, outcome: Outcome) -> None:
-        view = view_of(table, time.monotonic())
-        runtime.say("ring " + ansi(render(view, runtime.layout, 0.0)))
+        if colour:
+            view = view_of(table, time.monotonic())
+            runtime.say("ring " + ansi(render(view, runtime.layout, 0.0)))
+        else:
+            runtime.say(describe_expect(table))
 
     return show
 
 
+def describe_expect(table: Table) -> str:
+    """What the table waits for, as a sentence for the console (not the raw dictionary)."""
+    expect = table.expect()
+    if expect is None:
+        won = table.board.winners()
+        return f"The game is over: {' and '.join(won)} win{'s' if len(won) == 1 else ''}."
+    kind, player = expect["kind"], expect["player"]
+    if kind == "reveal":
+        return "Waiting for the new top card of the deck: tap it to reveal it."
+    if kind == "itinerary":
+        return f"Waiting for {player} to tap an Itinerary card for today."
+    if kind == "confirm":
+        return f"Waiting for {player} to press Confirm (Crystal spends one more, Undo cancels)."
+    armed = expect.get("crystals", 0)
+    chosen = f" ({armed} crystal{'s' if armed != 1 else ''} chosen)" if armed else ""
+    return f"Waiting for {player} to tap a card of the Departures Row or an Ancestor{chosen}."
+
+
 KEYS_HELP = (
-    "Type a card id or the start of its title to tap it; c = Crystal, y = Confirm, u = Undo, ? = state, "
-    "pin = hold Confirm (the ring shows the PIN)."
+    "Type a card id or the start of its title to tap it; c = Crystal (before the tap: spend one), "
+    "y = Confirm, u = Undo, ? = what the table waits for, pin = hold Confirm (the ring shows the PIN)."
 )
 
 
@@ -374,8 +407,7 @@ def keyboard(runtime: Runtime, lines: Any = None) -> None:
         elif text == "pin":
             runtime.confirm_held()
         elif text in ("?", "state"):
-            expect = runtime.table.expect()
-            runtime.say(f"waiting for: {expect}")
+            runtime.say(describe_expect(runtime.table))
         else:
             runtime.tap(text)
 

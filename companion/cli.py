@@ -134,7 +134,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     import threading
 
     from companion.access import pin_problem
-    from companion.app import KEYS_HELP, _print_ring, build_runtime, keyboard, serve
+    from companion.app import KEYS_HELP, _print_ring, build_runtime, describe_expect, keyboard, serve
     from companion.config import ConfigError, load_config
     from companion.store import StoreError
 
@@ -153,14 +153,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     except (StoreError, RuntimeError, EditionError, EditionNotFound, ValueError) as exc:
         return _fail(str(exc))
     if mock:
-        runtime.table.listeners.append(_print_ring(runtime))
+        runtime.table.listeners.append(_print_ring(runtime, colour=sys.stdout.isatty()))
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
         runtime.start()
         serve(runtime, config.table.host, args.port or config.table.port)
         print(runtime.table.last.message)
-        print(f"Waiting for: {runtime.table.expect()}")
+        print(describe_expect(runtime.table))
         if mock and sys.stdin is not None and sys.stdin.isatty():
             print(KEYS_HELP)
             threading.Thread(target=keyboard, args=(runtime,), name="keyboard", daemon=True).start()

@@ -35,6 +35,9 @@ class TableSettings:
     #: polls every few seconds instead, so a flood of pages cannot take every server thread.
     live_pages: int = 64
     live_pages_per_address: int = 8
+    #: "quick": Crystal is pressed before tapping the card, and the tap commits the take
+    #: (a take that spends nothing is one tap); "confirm": tap, Crystal(s), then Confirm.
+    turn: str = "quick"
 
 
 @dataclass(frozen=True)
@@ -127,6 +130,8 @@ def _check(section: str, key: str, value: Any) -> str | None:
             return "must be 1 to 60"
     if section == "table" and key == "controls_per_minute" and not 10 <= value <= 100000:
         return "must be 10 to 100000"
+    if section == "table" and key == "turn" and value not in ("quick", "confirm"):
+        return 'must be "quick" (crystals before the tap) or "confirm" (tap, crystals, Confirm)'
     if section == "table" and key == "port" and not 1 <= value <= 65535:
         return "must be a port number 1-65535"
     if section == "table" and key == "pin" and value and pin_problem(value):

@@ -2,10 +2,14 @@
 
 `Table` turns what happens at a physical table into engine events:
 
-- a tap of a card in the Departures Row (or of an Ancestor) starts a take by the
-  player to move. A player holding crystals sees the landing preview and presses
-  Crystal to pull it back one hour per press (never below a 1-hour cost), then
-  Confirm; a player who cannot spend any commits at once;
+- a tap of a card in the Departures Row (or of an Ancestor) is a take by the
+  player to move. Two ways to spend crystals (`TURN_STYLES`):
+  "quick" (the companion's default): Crystal is pressed *before* the tap, once per
+  crystal to spend (the ring shows them; Undo puts them back), and the tap commits
+  the take at once with them, so a take that spends nothing is one tap; only if
+  more were chosen than the card allows does the tap wait for Confirm.
+  "confirm" (the first design): a player holding crystals sees the landing preview
+  after the tap, presses Crystal to pull it back one hour per press, then Confirm;
 - a tap of a card the table has not seen yet fills the Departures Row position
   waiting for it (a reveal: the dealt row, then each new deck top);
 - a tap of an Itinerary card gives it to the next player, in stack order, who has
@@ -51,6 +55,8 @@ CUE_PREVIEW = "preview"
 #: Rejection codes of the table itself (the engine's are in companion.engine.rejections).
 STORE_ERROR = "store_error"
 DISK_FULL = "disk_full"
+#: How crystals are spent: chosen before the tap ("quick") or after it, then Confirm ("confirm").
+TURN_STYLES = ("quick", "confirm")
 
 
 @dataclass(frozen=True)
@@ -95,16 +101,32 @@ class Pending:
 
 @dataclass(frozen=True)
 class Outcome:
-    """What one input did: accepted or not, a sentence for people, a cue for the ring."""
+    """What one input did: accepted or not, a sentence for people, a cue for the ring.
+
+    ``message`` is English (the console, scripts); ``code`` and ``params`` say the
+    same for the page, which writes the sentence in its reader's language.
+    """
 
     accepted: bool
     message: str
     cue: str
     code: str | None = None
     at: float = field(default_factory=time.monotonic)
+    params: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"accepted": self.accepted, "message": self.message, "cue": self.cue, "code": self.code}
+        return {
+            "accepted": self.accepted,
+            "message": self.message,
+            "cue": self.cue,
+            "code": self.code,
+            "params": self.params,
+        }
+
+
+def _say(accepted: bool, message: str, cue: str, code: str, **params: Any) -> Outcome:
+    """An outcome with its code and the facts of its sentence."""
+    return Outcome(accepted, message, cue, code, params=params)
 
 
 class Dealer:
@@ -132,7 +154,15 @@ Listener = Callable[["Table", Outcome], None]
 class Table:
     """One game at the table, with its store, its pending take and its listeners."""
 
-    def __init__(self, store: Store, game: StoredGame, log: Callable[[str], None] = print) -> None:
+    def __init__(
+        self, store: Store, game: StoredGame, log: Callable[[str], None] = print, turn: str = "confirm"
+    ) -> None:
+        if turn not in TURN_STYLES:
+            raise ValueError(f"turn style {turn!r}: use one of {', '.join(TURN_STYLES)}")
+        #: "quick": crystals are chosen before the tap; "confirm": after it, then Confirm.
+        self.turn_style = turn
+        #: Quick turn: (player, crystals) chosen with Crystal before tapping a card.
+        self.armed: tuple[str, int] | None = None
         self.store = store
         self.game_id = game.id
         self.setup = game.setup
@@ -144,24 +174,33 @@ class Table:
         self.board = self._replay(warn=True)
         self.seq = len(game.events)
         self.pending: Pending | None = None
-        self.last: Outcome = Outcome(True, self._welcome(), CUE_ACCEPT)
+        welcome = {"game": self.game_id, "players": ", ".join(self.board.names)}
+        self.last: Outcome = _say(True, self._welcome(), CUE_ACCEPT, "welcome", **welcome)
         if game.pending is not None:  # a take was being prepared when the companion stopped
             self.pending = Pending.from_json(game.pending, self.board)
             if self.pending is not None:
                 p = self.pending
-                self.last = Outcome(
+                self.last = _say(
                     True,
                     f"{self._welcome()} {p.player} was taking {self._label(p.card)} "
                     f"({p.crystals} crystal{'s' if p.crystals != 1 else ''} spent, landing at {p.landing}): "
                     "press Confirm, Crystal, or hold Undo to cancel.",
                     CUE_PREVIEW,
+                    "pending_resumed",
+                    **welcome,
+                    player=p.player,
+                    n=p.crystals,
+                    landing=p.landing,
+                    **self._card_params(p.card),
                 )
             else:
-                self.last = Outcome(
+                self.last = _say(
                     True,
                     f"{self._welcome()} The take being prepared before the restart no longer fits the "
                     "game and was dropped; tap the card again.",
                     CUE_ACCEPT,
+                    "pending_dropped",
+                    **welcome,
                 )
         self.listeners: list[Listener] = []
         self.lock = threading.RLock()
@@ -209,8 +248,12 @@ class Table:
             elif button == "undo":
                 outcome = self._undo()
             else:
-                outcome = Outcome(
-                    False, f"There is no {button!r} button; use crystal, confirm or undo.", CUE_REJECT
+                outcome = _say(
+                    False,
+                    f"There is no {button!r} button; use crystal, confirm or undo.",
+                    CUE_REJECT,
+                    "no_button",
+                    button=button,
                 )
             return self._emit(outcome)
 
@@ -218,12 +261,17 @@ class Table:
         board = self.board
         edition = board.edition
         if board.finished:
-            return Outcome(
+            return _say(
                 False, "The game is over. Hold Undo to take the last card back.", CUE_REJECT, "game_over"
             )
         if self.pending is not None and ref == self.pending.card:
-            return Outcome(
-                False, f"{self.pending.player}: press Confirm, or Crystal to spend one.", CUE_PREVIEW
+            p = self.pending
+            if p.crystals < p.max_crystals:
+                text = f"{p.player}: press Confirm, or Crystal to spend one."
+            else:
+                text = f"{p.player}: press Confirm (no more crystals can be spent on this card)."
+            return _say(
+                False, text, CUE_PREVIEW, "press_confirm", player=p.player, more=p.crystals < p.max_crystals
             )
         if self.pending is not None:  # tapping another card changes one's mind
             failed = self._set_pending(None)
@@ -233,29 +281,59 @@ class Table:
             waiting = self._itinerary_player()
             if waiting is None:
                 day = DAY_NAMES[board.day - 1]
-                return Outcome(
+                return _say(
                     False,
                     f"Everyone already has an Itinerary for Day {day}.",
                     CUE_REJECT,
                     "itinerary_unavailable",
+                    why="all_chosen",
+                    day=day,
                 )
-            return self._commit(ChooseItinerary(waiting, ref), f"{waiting} follows Itinerary {ref} today.")
+            return self._commit(
+                ChooseItinerary(waiting, ref),
+                f"{waiting} follows Itinerary {ref} today.",
+                "itinerary_chosen",
+                player=waiting,
+                itinerary=ref,
+            )
         if ref == ANCESTOR:
             return self._start_take(ANCESTOR)
         index = edition.card_index.get(ref)
         if index is None:
-            return Outcome(
+            return _say(
                 False,
-                f"{ref!r} is not a card of the {edition.name} edition. Enrol the tag with `companion enroll` "
-                "(or the page's Enrol button) and tap it again.",
+                f"{ref!r} is not a card of the {edition.name} edition. Enrol the tag on the page "
+                "(Host, then Enrol a tag) and tap it again.",
                 CUE_REJECT,
                 "unknown_card",
+                why="tag",
+                card=ref,
+                edition=edition.name,
             )
         if index in board.row:
             return self._start_take(ref)
         if board.setup.reveals and not board.revealed >> index & 1:
             card = edition.cards[index]
-            return self._commit(Reveal(ref), f"Revealed {card.title} ({_year(card.year)}).")
+            if card.day == board.day and board.waiting_position() < 0:
+                # a record's reveal with no gap in the row is an error of the record; at the
+                # table it is a player reaching for a card still in the deck
+                day = DAY_NAMES[board.day - 1]
+                return _say(
+                    False,
+                    f"{card.title} ({_year(card.year)}) is still in the Day {day} deck: it can be taken "
+                    "once it is revealed on top of the deck. Take a card of the Departures Row.",
+                    CUE_REJECT,
+                    "card_not_available",
+                    why="in_deck",
+                    day=day,
+                    **self._card_params(ref),
+                )
+            return self._commit(
+                Reveal(ref),
+                f"Revealed {card.title} ({_year(card.year)}).",
+                "revealed",
+                **self._card_params(ref),
+            )
         return self._reject(board.push(Take(ref)))
 
     def _start_take(self, card: str) -> Outcome:
@@ -265,6 +343,34 @@ class Table:
         if rejection is not None:
             return self._reject(rejection)
         option = next(o for o in board.take_options() if o.card == card)
+        if self.turn_style == "quick":
+            armed = self.armed[1] if self.armed is not None and self.armed[0] == name else 0
+            self.armed = None
+            if armed <= option.max_crystals:
+                return self._commit_take(Take(card, name, armed, ()))
+            # more crystals chosen than this card allows: the most it allows, and the player decides
+            failed = self._set_pending(
+                Pending(
+                    name, card, option.hours, option.max_crystals, option.max_crystals, board.hour[board.turn]
+                )
+            )
+            if failed is not None:
+                return failed
+            assert self.pending is not None
+            return _say(
+                True,
+                f"{name}: only {option.max_crystals} of the {armed} crystals can be spent on "
+                f"{self._label(card)} ({option.hours} h), landing at {self.pending.landing}. "
+                "Press Confirm, or Undo to cancel.",
+                CUE_PREVIEW,
+                "preview_capped",
+                player=name,
+                armed=armed,
+                max=option.max_crystals,
+                hours=option.hours,
+                landing=self.pending.landing,
+                **self._card_params(card),
+            )
         if option.max_crystals == 0:
             return self._commit_take(Take(card, name, 0, ()))
         failed = self._set_pending(
@@ -273,17 +379,65 @@ class Table:
         if failed is not None:
             return failed
         assert self.pending is not None
-        return Outcome(
+        return _say(
             True,
             f"{name}: {self._label(card)} costs {option.hours} h, landing at {self.pending.landing}. "
             f"Press Crystal to spend one (up to {option.max_crystals}), then Confirm.",
             CUE_PREVIEW,
+            "preview",
+            player=name,
+            hours=option.hours,
+            landing=self.pending.landing,
+            max=option.max_crystals,
+            **self._card_params(card),
+        )
+
+    def _arm(self) -> Outcome:
+        """Quick turn: Crystal before the tap chooses one more crystal for the coming take."""
+        board = self.board
+        name = board.player_to_move
+        if name is None:
+            return _say(False, "The game is over.", CUE_REJECT, "game_over")
+        if board.has_itineraries and board.itinerary[board.turn] < 0:
+            return _say(
+                False,
+                f"{name} taps an Itinerary first; crystals are chosen just before taking a card.",
+                CUE_REJECT,
+                "itinerary_first",
+                player=name,
+            )
+        held = board.crystals[board.turn]
+        armed = self.armed[1] if self.armed is not None and self.armed[0] == name else 0
+        if armed >= held:
+            return _say(
+                False,
+                f"No more crystals: {name} holds {held}.",
+                CUE_REJECT,
+                "too_many_crystals",
+                why="held",
+                player=name,
+                held=held,
+            )
+        self.armed = (name, armed + 1)
+        return _say(
+            True,
+            f"{name} will spend {armed + 1} of {held} crystal{'s' if held != 1 else ''} on the card "
+            "they tap next (Undo puts them back).",
+            CUE_PREVIEW,
+            "armed",
+            player=name,
+            n=armed + 1,
+            held=held,
         )
 
     def _crystal(self) -> Outcome:
         p = self.pending
         if p is None:
-            return Outcome(False, "Tap a card first; Crystal then cuts its hour cost.", CUE_REJECT)
+            if self.turn_style == "quick":
+                return self._arm()
+            return _say(
+                False, "Tap a card first; Crystal then cuts its hour cost.", CUE_REJECT, "crystal_first"
+            )
         if p.crystals >= p.max_crystals:
             held = self.board.crystals[self.board.turn]
             why = (
@@ -291,27 +445,52 @@ class Table:
                 if held <= p.crystals
                 else "a card always costs at least 1 hour"
             )
-            return Outcome(False, f"No more crystals on this card: {why}.", CUE_REJECT, "too_many_crystals")
+            return _say(
+                False,
+                f"No more crystals on this card: {why}.",
+                CUE_REJECT,
+                "too_many_crystals",
+                why="held" if held <= p.crystals else "min_cost",
+                player=p.player,
+                held=held,
+            )
         failed = self._set_pending(
             Pending(p.player, p.card, p.hours, p.crystals + 1, p.max_crystals, p.from_hour)
         )
         if failed is not None:
             return failed
         assert self.pending is not None
-        return Outcome(
-            True, f"{p.player} spends {p.crystals + 1}: landing at {self.pending.landing}.", CUE_PREVIEW
+        return _say(
+            True,
+            f"{p.player} spends {p.crystals + 1}: landing at {self.pending.landing}.",
+            CUE_PREVIEW,
+            "crystal_spent",
+            player=p.player,
+            n=p.crystals + 1,
+            landing=self.pending.landing,
         )
 
     def _confirm(self) -> Outcome:
         p = self.pending
         if p is None:
-            return Outcome(False, "Nothing to confirm: tap the card you take.", CUE_REJECT)
+            return _say(False, "Nothing to confirm: tap the card you take.", CUE_REJECT, "nothing_to_confirm")
         return self._commit_take(Take(p.card, p.player, p.crystals, ()))
 
     def _undo(self) -> Outcome:
         if self.pending is not None:
             failed = self._set_pending(None)
-            return failed or Outcome(True, "Take cancelled.", CUE_ACCEPT)
+            return failed or _say(True, "Take cancelled.", CUE_ACCEPT, "take_cancelled")
+        if self.armed is not None:
+            player, n = self.armed
+            self.armed = None
+            return _say(
+                True,
+                f"{player} keeps the {n} crystal{'s' if n != 1 else ''} chosen.",
+                CUE_ACCEPT,
+                "armed_cleared",
+                player=player,
+                n=n,
+            )
         moves = self.board.moves
         if not moves:
             return self._commit(Undo(), "")  # the engine's own "nothing to undo"
@@ -322,16 +501,15 @@ class Table:
             while count <= len(moves) and isinstance(moves[-count], Reveal):
                 count += 1
             if count > len(moves):
-                return Outcome(
-                    False, "Nothing to undo yet: no one has played.", CUE_REJECT, "nothing_to_undo"
-                )
+                return _say(False, "Nothing to undo yet: no one has played.", CUE_REJECT, "nothing_to_undo")
         undone = moves[-count]
+        params = self._event_params(undone)  # before the undo: the card's facts are still on the board
         undos: list[Event] = []
         for _ in range(count):
             self.board.push(Undo())
             undos.append(Undo())
         failed = self._store(undos, pending_after=None)
-        return failed or Outcome(True, f"Undone: {event_to_text(undone)}.", CUE_ACCEPT)
+        return failed or _say(True, f"Undone: {event_to_text(undone)}.", CUE_ACCEPT, "undone", **params)
 
     # --- corrections from the host's page ----------------------------------------------------
 
@@ -346,10 +524,49 @@ class Table:
             moves = self.board.moves
             index = next((i for i in range(len(moves) - 1, -1, -1) if isinstance(moves[i], Take)), None)
             if index is None:
-                return self._emit(Outcome(False, "No card has been taken yet.", CUE_REJECT))
+                return self._emit(_say(False, "No card has been taken yet.", CUE_REJECT, "no_take_yet"))
             take = moves[index]
             assert isinstance(take, Take)
-            return self._emit(self._rewrite(index, take._replace(wild=tuple(wild)), "Wild tokens moved"))
+            wilds = self._wilds_of(index)
+            if wilds == 0:
+                label = self._label(take.card)
+                return self._emit(
+                    _say(
+                        False,
+                        f"The latest take ({take.player or 'the player'}: {label}) placed no Wild token.",
+                        CUE_REJECT,
+                        "no_wild",
+                        player=take.player,
+                        **self._card_params(take.card),
+                    )
+                )
+            return self._emit(
+                self._rewrite(
+                    index,
+                    take._replace(wild=tuple(wild)),
+                    "Wild tokens moved",
+                    "wild_moved",
+                    player=take.player,
+                    **self._card_params(take.card),
+                )
+            )
+
+    def _wilds_of(self, index: int) -> int:
+        """How many Wild tokens accepted take ``index`` placed (its card's and its position's)."""
+        from companion.engine.tokens import WILD_CODE
+
+        board = self.board
+        take = board.moves[index]
+        assert isinstance(take, Take)
+        before = Board(board.setup)
+        for event in board.moves[:index]:
+            before.push(event)
+        if take.card == ANCESTOR:
+            ancestor = board.edition.ancestor
+            return 0 if ancestor is None else ancestor.gain_codes.count(WILD_CODE)
+        card = board.edition.card_index[take.card]
+        position = before.row.index(card)
+        return board.tables.take[card][2][position].count(WILD_CODE)
 
     def correct_itinerary(self, player: str, itinerary: str) -> Outcome:
         """Give ``player`` another Itinerary for the current Day (their choice is replaced)."""
@@ -363,14 +580,26 @@ class Table:
                 None,
             )  # fmt: skip
             if index is None:
+                who = player or "That player"
                 return self._emit(
-                    Outcome(
-                        False, f"{player} has not chosen an Itinerary today; tap one instead.", CUE_REJECT
+                    _say(
+                        False,
+                        f"{who} has not chosen an Itinerary today: tap one on the reader instead.",
+                        CUE_REJECT,
+                        "no_itinerary_today",
+                        player=player,
                     )
                 )
             replacement = ChooseItinerary(player, itinerary)
             return self._emit(
-                self._rewrite(index, replacement, f"{player} now follows Itinerary {itinerary}")
+                self._rewrite(
+                    index,
+                    replacement,
+                    f"{player} now follows Itinerary {itinerary}",
+                    "itinerary_corrected",
+                    player=player,
+                    itinerary=itinerary,
+                )
             )
 
     def _day_start(self) -> int:
@@ -384,7 +613,7 @@ class Table:
                 start = i + 1
         return start
 
-    def _rewrite(self, index: int, replacement: Event, done: str) -> Outcome:
+    def _rewrite(self, index: int, replacement: Event, done: str, code: str, **params: Any) -> Outcome:
         """Replace accepted event ``index`` and replay the ones after it.
 
         Everything goes through the log as it would at the table: undos back to
@@ -403,10 +632,12 @@ class Table:
             if rejection is not None:
                 self.board = self._replay()
                 why = f"That correction does not fit the game: {rejection.message}"
-                return Outcome(False, why, CUE_REJECT, rejection.code)
+                return Outcome(
+                    False, why, CUE_REJECT, rejection.code, params={**rejection.params, "correction": True}
+                )
             written.append(event)
         written += self._deal()
-        return self._store(written, pending_after=None) or Outcome(True, f"{done}.", CUE_ACCEPT)
+        return self._store(written, pending_after=None) or _say(True, f"{done}.", CUE_ACCEPT, code, **params)
 
     # --- committing -------------------------------------------------------------------
 
@@ -421,21 +652,33 @@ class Table:
             return outcome
         board = self.board
         spent = f", {take.crystals} crystal{'s' if take.crystals != 1 else ''} spent" if take.crystals else ""
-        message = f"{take.player} visits {label}{spent}."
+        message = f"{take.player} took {label}{spent}."
+        params: dict[str, Any] = {
+            "player": take.player,
+            "crystals": take.crystals,
+            **self._card_params(take.card),
+        }
         cue = CUE_ACCEPT
         if punctual:
             cue = CUE_BONUS
             message += " Punctual: +3."
+            params["punctual"] = True
         if board.finished:
             cue = CUE_WINNER
             won = board.winners()
             message += f" The game is over: {' and '.join(won)} win{'s' if len(won) == 1 else ''}!"
+            params["winners"] = won
         elif board.day != day:
             cue = CUE_DAY_END
             message += f" Day {DAY_NAMES[day - 1]} is over; Day {DAY_NAMES[board.day - 1]} begins."
-        return Outcome(True, message, cue)
+            params["day_over"] = DAY_NAMES[day - 1]
+            params["day"] = DAY_NAMES[board.day - 1]
+        if board.waiting_position() >= 0 and not board.finished:
+            message += " Tap the new top card of the deck to reveal it."
+            params["reveal"] = True
+        return Outcome(True, message, cue, "took", params=params)
 
-    def _commit(self, event: Event, message: str) -> Outcome:
+    def _commit(self, event: Event, message: str, code: str = "done", **params: Any) -> Outcome:
         """Push ``event``, let the mock dealer reveal what it asks for, store it all at once.
 
         A committed event ends any take being prepared (the take itself, or a choice
@@ -444,7 +687,13 @@ class Table:
         if rejection is not None:
             return self._reject(rejection)
         failed = self._store([event, *self._deal()], pending_after=None)
-        return failed or Outcome(True, message or "Done.", CUE_ACCEPT)
+        if failed is not None:
+            return failed
+        if isinstance(event, (Take, Undo)):
+            # crystals chosen before a tap belong to that one take (another player's
+            # Itinerary or a reveal in between leaves them chosen)
+            self.armed = None
+        return _say(True, message or "Done.", CUE_ACCEPT, code, **params)
 
     def _store(self, events: list[Event], pending_after: Pending | bool | None = False) -> Outcome | None:
         """Store ``events`` (already pushed on the board) in one transaction, with the
@@ -486,9 +735,11 @@ class Table:
         return None
 
     def _store_failed(self, exc: StoreError) -> Outcome:
-        code = DISK_FULL if isinstance(exc, DiskFull) else STORE_ERROR
         text = str(exc)
-        return Outcome(False, f"Not saved: {text[0].upper()}{text[1:]}", CUE_REJECT, code)
+        message = f"Not saved: {text[0].upper()}{text[1:]}"
+        if isinstance(exc, DiskFull):
+            return _say(False, message, CUE_REJECT, "disk_full", error=text)
+        return _say(False, message, CUE_REJECT, "store_error", error=text)
 
     def _deal(self) -> list[Event]:
         """Mock mode: the simulated dealer reveals every card the row is waiting for
@@ -508,12 +759,12 @@ class Table:
 
     def _reject(self, rejection: Rejection | None) -> Outcome:
         assert rejection is not None
-        return Outcome(False, rejection.message, CUE_REJECT, rejection.code)
+        return Outcome(False, rejection.message, CUE_REJECT, rejection.code, params=dict(rejection.params))
 
     def _emit(self, outcome: Outcome) -> Outcome:
         self.last = outcome
         self.version += 1
-        self.log(("" if outcome.accepted else "rejected: ") + outcome.message)
+        self.log(("" if outcome.accepted else "Not accepted: ") + outcome.message)
         for listener in list(self.listeners):
             try:
                 listener(self, outcome)
@@ -534,6 +785,23 @@ class Table:
             return self.version
 
     # --- questions --------------------------------------------------------------------
+
+    def _card_params(self, card: str) -> dict[str, Any]:
+        """A card for an outcome's params: id, title, year (the Ancestor has neither)."""
+        if card == ANCESTOR:
+            return {"card": ANCESTOR}
+        info = self.board.edition.card(card)
+        return {"card": info.id, "title": info.title, "year": info.year}
+
+    def _event_params(self, event: Event | None) -> dict[str, Any]:
+        """An event for an outcome's params (what Undo took back)."""
+        if isinstance(event, Take):
+            return {"kind": "take", "player": event.player, **self._card_params(event.card)}
+        if isinstance(event, ChooseItinerary):
+            return {"kind": "itinerary", "player": event.player, "itinerary": event.itinerary}
+        if isinstance(event, Reveal):
+            return {"kind": "reveal", **self._card_params(event.card)}
+        return {"kind": "nothing"}
 
     def _label(self, card: str) -> str:
         if card == ANCESTOR:
@@ -570,7 +838,13 @@ class Table:
             "kind": "take",
             "player": board.player_to_move,
             "choices": [o.card for o in board.take_options()],
+            "crystals": self.armed_crystals(),
         }
+
+    def armed_crystals(self) -> int:
+        """Quick turn: crystals the player to move has chosen for the card they tap next."""
+        armed = self.armed
+        return armed[1] if armed is not None and armed[0] == self.board.player_to_move else 0
 
     def state_json(self) -> dict[str, Any]:
         """``GET /api/state``: the contract's standings plus what the table needs."""
@@ -595,6 +869,8 @@ class Table:
                 "events": self.seq,
                 "version": self.version,
                 "mock": bool(self.meta.get("mock")),
+                "turn_style": self.turn_style,
+                "armed": self.armed_crystals(),
             }
 
     def page_json(self) -> dict[str, Any]:

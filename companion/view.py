@@ -135,6 +135,8 @@ def page_state(board: Board, colours: list[str]) -> dict[str, Any]:
             "name": edition.name,
             "title": edition.title,
             "itineraries": list(edition.itinerary_index),
+            # spaces per column (person, event, innovation, progress): the cards have no titles
+            "itinerary_spaces": {it.id: [len(c) for c in it.columns] for it in edition.itineraries},
         },
         "players": players,
         "order": [board.names[i] for i in order if board.hour[i] < 12],

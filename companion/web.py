@@ -412,7 +412,7 @@ def undo() -> Any:
 def correct_wild() -> Any:
     wild = _body().get("wild")
     if not isinstance(wild, list) or not wild or not all(w in COLUMNS for w in wild):
-        return _error(400, f'Send {{"wild": [...]}} with columns from {", ".join(COLUMNS)}.')
+        return _error(400, f"Choose the column of each Wild token among {', '.join(COLUMNS)}.")
     return _answer(_runtime().table.correct_wild(wild))
 
 

@@ -171,7 +171,7 @@ def test_resolver_enrolled_tags_text_ids_and_title_prefixes() -> None:
     card, why = r.resolve("The")
     assert card is None and "several" in why
     card, why = r.resolve("99887766")
-    assert card is None and "companion enroll" in why
+    assert card is None and "Enrol a tag" in why
 
 
 # --- settings ---------------------------------------------------------------------------------

@@ -46,7 +46,7 @@ def test_a_whole_game_through_the_virtual_reader_and_gpiozero_buttons(tmp_path: 
 
 
 def test_crystal_presses_pull_the_landing_back_and_never_below_one_hour(tmp_path: Path) -> None:
-    rt = make_runtime(tmp_path)
+    rt = make_runtime(tmp_path, turn="confirm")
     table = rt.table
     rng = random.Random(2)
     # Choose itineraries, then find a take where the player can spend a crystal.
@@ -87,6 +87,7 @@ def test_mock_button_presses_leave_no_history_behind(tmp_path: Path) -> None:
         play_turn(rt, rng)
     for _ in range(50):
         rt.press("crystal")  # refused or not, the pins move
+        rt.press("confirm")
     for name in ("crystal", "confirm"):
         pin = rt.buttons.factory.pin(getattr(FAST_BUTTONS, name))
         assert len(pin.states) <= 1, f"{name}: {len(pin.states)} pin states kept"
@@ -109,11 +110,11 @@ def test_undo_cancels_a_pending_take_then_takes_back_events(tmp_path: Path) -> N
 
 
 def test_bad_taps_are_refused_with_a_message_and_change_nothing(tmp_path: Path) -> None:
-    rt = make_runtime(tmp_path)
+    rt = make_runtime(tmp_path, turn="confirm")
     table = rt.table
     before = table.board.snapshot()
     unknown = rt.tap("04A2B3C4")
-    assert not unknown.accepted and unknown.cue == CUE_REJECT and "companion enroll" in unknown.message
+    assert not unknown.accepted and unknown.cue == CUE_REJECT and "Enrol a tag" in unknown.message
     not_in_row = rt.tap(next(c.id for c in table.board.edition.cards if c.day == 3))
     assert not not_in_row.accepted
     assert rt.tap(table.expect()["choices"][0]).accepted  # itinerary for the first player

@@ -99,7 +99,7 @@ def test_a_burst_of_changes_reaches_a_page_as_one_latest_snapshot(tmp_path: Path
 
     def burst() -> None:
         rng = random.Random(4)
-        for _ in range(5):
+        for _ in range(6):
             time.sleep(0.02)
             play_turn(rt, rng)
 

@@ -10,18 +10,23 @@ from typing import Any
 import pytest
 
 from companion.app import Runtime, build_runtime, new_game
-from companion.config import ButtonSettings, Config, RingSettings
+from companion.config import ButtonSettings, Config, RingSettings, TableSettings
 from companion.store import Store
 
 FAST_BUTTONS = ButtonSettings(bounce=0.0, undo_hold=0.15)
 
 
 def make_runtime(
-    tmp_path: Path, players: str = "Ann,Ben", seed: int = 3, config: Config | None = None, **ring: Any
+    tmp_path: Path,
+    players: str = "Ann,Ben",
+    seed: int = 3,
+    config: Config | None = None,
+    turn: str = "quick",
+    **ring: Any,
 ) -> Runtime:
-    """A mock table on a new game in ``tmp_path`` (table PIN 2468)."""
+    """A mock table on a new game in ``tmp_path`` (table PIN 2468); ``turn`` is the turn style."""
     if config is None:
-        config = Config(buttons=FAST_BUTTONS, ring=RingSettings(**ring))
+        config = Config(table=TableSettings(turn=turn), buttons=FAST_BUTTONS, ring=RingSettings(**ring))
     store = Store(tmp_path)
     new_game(store, players.split(","), config, seed=seed, mock=True)
     store.close()
@@ -37,6 +42,10 @@ def play_turn(rt: Runtime, rng: random.Random) -> None:
         return
     assert expect["kind"] == "take", expect
     card = rng.choice(expect["choices"])
+    if rt.table.turn_style == "quick":  # crystals are chosen before the tap, which commits
+        option = next(o for o in rt.table.board.take_options() if o.card == card)
+        for _ in range(rng.randint(0, option.max_crystals)):
+            assert rt.press("crystal").accepted
     outcome = rt.tap(card)
     assert outcome.accepted, outcome
     if rt.table.pending is not None:

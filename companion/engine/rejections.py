@@ -3,13 +3,17 @@
 The codes are the record contract's (``shared/contract/game-record.md``) and are
 listed here in the contract's precedence order: when several apply, the engine
 reports the first. The message is for people at the table, so it names the
-player and the numbers ("Ben holds 2 crystals and cannot spend 3").
+player and the numbers ("Ben holds 2 crystals and cannot spend 3"). The same
+facts are in ``params`` (names, numbers, card ids and years; ``why`` tells apart
+the sentences one code has), so a page can say the sentence in its own language
+instead of showing the English one.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Final
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
 
 GAME_OVER: Final = "game_over"
 BAD_EVENT: Final = "bad_event"
@@ -47,6 +51,8 @@ class Rejection:
 
     code: str
     message: str
+    #: The sentence's facts for other languages; not part of equality (the message says it all).
+    params: Mapping[str, Any] = field(default_factory=dict, compare=False)
 
     def __str__(self) -> str:
         return f"{self.code}: {self.message}"

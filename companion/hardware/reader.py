@@ -108,8 +108,8 @@ class TagResolver:
                 names = ", ".join(f"{c.id} ({c.title})" for c in matches[:5])
                 return None, f"{seen!r} matches several cards: {names}. Type more of the title or the id."
         return None, (
-            f"Unknown tag {seen!r}. Enrol it with `companion enroll` (tap it, then pick its card), "
-            "or write trek:<card id> into the tag's text."
+            f"Unknown tag {seen!r}. Enrol it on the page (Host, then Enrol a tag: the tag is filled in, "
+            "pick its card), then tap it again."
         )
 
 

@@ -10,9 +10,12 @@ every picture is tested without hardware. What it draws:
   spare) or in turn on the same LED (12- and 16-LED rings);
 - the player to move pulsing;
 - while crystals are chosen, the path to the landing hour and the landing LED blinking;
+- crystals chosen before the tap (the quick turn): one crystal-blue LED per crystal on
+  the hours just after the mover's watch, blinking (the hours the next card will cost less);
 - cues for a moment after an input: a red flash for a rejection, a gold sweep for
   the Punctuality Bonus, a colour wipe at the end of a Day;
-- waiting for a reveal tap: a white comet; for an itinerary tap: the ring
+- waiting for a reveal tap (the new deck top): every hour breathing white under a
+  bright white comet; for an itinerary tap: the ring
   breathing in that player's colour; the game won: the winners' colours turning.
 
 Two rings show frames: `SimulatedRing` (the PC: a terminal line and the page)
@@ -40,6 +43,7 @@ OFF: RGB = (0, 0, 0)
 RED: RGB = (255, 0, 0)
 GOLD: RGB = (255, 170, 0)
 WHITE: RGB = (255, 255, 255)
+CRYSTAL: RGB = (86, 180, 233)  # Okabe-Ito sky blue, the Crystal button's colour
 MARKER: RGB = (10, 10, 10)
 
 #: How long a cue stays on the ring, seconds.
@@ -88,6 +92,7 @@ class ClockView:
     cue: str | None = None
     cue_age: float = 99.0  # seconds since the cue
     winners: tuple[RGB, ...] = ()
+    armed: int = 0  # crystals the mover chose before tapping a card
 
 
 def _scale(colour: RGB, k: float) -> RGB:
@@ -118,11 +123,14 @@ def render(view: ClockView, layout: RingLayout, t: float) -> list[RGB]:
         glow = _scale(view.waiting_colour, 0.15 + 0.15 * math.sin(t * 2 * math.pi / 2.0))
         for hour in range(12):
             frame[layout.led(hour)] = glow
-    elif view.waiting == "reveal":
+    elif view.waiting == "reveal":  # every hour breathes white under a running comet: tap the deck top
+        glow = _scale(WHITE, 0.15 + 0.1 * math.sin(t * 2 * math.pi / 1.5))
+        for hour in range(12):
+            frame[layout.led(hour)] = glow
         head = int(t * n / 1.5) % n
         for k in range(3):
             led = layout.after(layout.led(0), head - k)
-            frame[led] = _scale(WHITE, 0.6 / (k + 1))
+            frame[led] = _scale(WHITE, 0.9 / (k + 1))
 
     if view.preview is not None and view.mover is not None:
         colour = view.watches[view.mover].colour
@@ -131,6 +139,11 @@ def render(view: ClockView, layout: RingLayout, t: float) -> list[RGB]:
             frame[layout.led(hour)] = _scale(colour, 0.25)
         if int(t / 0.25) % 2 == 0:
             frame[layout.led(landing)] = colour
+
+    if view.armed and view.mover is not None and view.preview is None and int(t / 0.4) % 2 == 0:
+        hour = view.watches[view.mover].hour
+        for k in range(1, min(view.armed, 11) + 1):
+            frame[layout.led(hour + k)] = CRYSTAL
 
     by_hour: dict[int, list[tuple[int, Watch]]] = {}
     for i, w in enumerate(view.watches):
@@ -188,6 +201,7 @@ def view_of(table: Any, now: float) -> ClockView:
         cue=table.last.cue,
         cue_age=now - table.last.at,
         winners=winners,
+        armed=table.armed_crystals(),
     )
 
 

@@ -10,6 +10,7 @@ let lang = localStorage.getItem("lang") || ((navigator.language || "en").startsW
 let state = null;
 let csrf = null;
 let pollTimer = null;
+let retryTimer = null;
 
 function t(key, vars) {
   let s = (I18N[lang][key] ?? I18N.en[key] ?? key);
@@ -20,19 +21,52 @@ function esc(s) {
   return String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 }
 function year(y) { return y < 0 ? `${-y} ${t("bce")}` : String(y); }
-function gains(list) { return (list || []).map((g) => `<span title="${g}">${ICON[g] || g}</span>`).join(" "); }
+const LEGEND = { person: "l_person", event: "l_event", innovation: "l_innovation", progress: "l_progress", wild: "l_wild", crystal: "l_crystal" };
+function gains(list) { return (list || []).map((g) => `<span class="tok" title="${esc(t(LEGEND[g] || g))}">${ICON[g] || esc(g)}</span>`).join(" "); }
 function colourOf(name) {
   const p = state && state.players.find((q) => q.name === name);
   return p ? p.colour : "#888";
 }
-function dot(colour) { return `<span class="dot" style="background:${esc(colour)}"></span>`; }
+function dot(colour) { return `<span class="dot" style="background:${esc(colour)}" aria-hidden="true"></span>`; }
+function cardTitle(id) {
+  if (id === "ancestor") return t("ancestor");
+  const pos = state && (state.row_cards || []).find((q) => q.card && q.card.id === id);
+  return pos ? `${pos.card.title} (${year(pos.card.year)})` : id;
+}
+
+// An outcome of the table (code + params) in the page's language; the English
+// `message` only for a code this page does not know.
+function message(last) {
+  if (!last) return "";
+  const p = { ...(last.params || {}) };
+  const words = I18N[lang].msg;
+  if (p.card !== undefined) p.c = p.card === "ancestor" ? t("ancestor") : p.title ? `${p.title} (${year(p.year)})` : p.card;
+  if (p.player === "") p.player = words.that_player;
+  const variant = p.why || p.kind || (p.more ? "more" : "");
+  let text = (variant && words[last.code + "." + variant]) || words[last.code];
+  if (text === undefined || (lang === "en" && !last.params && last.message)) return last.message || "";
+  for (const [k, v] of Object.entries(p)) text = text.replaceAll("{" + k + "}", v);
+  if (last.code === "took") {
+    if (p.crystals) text += " " + (p.crystals === 1 ? t("spent_one") : t("spent", { n: p.crystals })) + ".";
+    if (p.punctual) text += " " + t("punctual");
+    if (p.day_over) text += " " + t("day_over", { d: p.day_over, e: p.day });
+    if (p.reveal) text += " " + t("reveal_prompt");
+  }
+  if (p.correction) text = t("correction_failed") + " " + text;
+  return text;
+}
 
 function translatePage() {
   document.documentElement.lang = lang;
   document.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
   document.querySelectorAll("[data-i18n-placeholder]").forEach((el) => { el.placeholder = t(el.dataset.i18nPlaceholder); });
+  document.querySelectorAll("[data-i18n-label]").forEach((el) => { el.setAttribute("aria-label", t(el.dataset.i18nLabel)); });
   $("lang").textContent = lang === "en" ? "FR" : "EN";
+  $("lang").setAttribute("aria-label", `${t("language")}: ${$("lang").textContent}`);
+  $("legend").innerHTML = Object.keys(LEGEND).map((k) => `<span><b class="tok">${ICON[k]}</b> ${esc(t(LEGEND[k]))}</span>`).join("");
+  if ($("notice").dataset.key) setNotice($("notice").dataset.key);
   if (state) render(state);
+  else if (lastShown) renderLast(lastShown);
 }
 
 // --- rendering ------------------------------------------------------------------------------
@@ -54,7 +88,7 @@ function renderBanner(s) {
   const e = s.expect;
   let text;
   if (s.finished) {
-    text = s.winners.length > 1 ? t("won_shared", { w: s.winners.join(" & ") }) : t("won", { w: s.winners[0] });
+    text = t("game_over_banner");
   } else if (!e) {
     text = "";
   } else if (e.kind === "reveal") {
@@ -62,61 +96,106 @@ function renderBanner(s) {
   } else if (e.kind === "itinerary") {
     text = t("waiting_itinerary", { p: e.player });
   } else if (e.kind === "confirm" && s.pending) {
-    const card = s.pending.card === "ancestor" ? "Ancestor" : s.pending.card;
-    text = t("confirm_take", { p: s.pending.player, c: card, h: s.pending.landing });
+    const p = s.pending;
+    text = t(p.crystals < p.max_crystals ? "confirm_take" : "confirm_take_max", { p: p.player, c: cardTitle(p.card), h: p.landing });
   } else {
     text = t("turn", { p: s.turn });
-    if (s.order && s.order.length > 1) text += " · " + t("next", { p: s.order[1] });
+    if (s.armed) text += " · " + t(s.armed === 1 ? "armed_one" : "armed", { p: s.turn, n: s.armed });
+    else if (s.order && s.order.length > 1) text += " · " + t("next", { p: s.order[1] });
   }
+  if (!s.finished && e && e.kind === "itinerary" && s.armed) text += " · " + t(s.armed === 1 ? "armed_one" : "armed", { p: s.turn, n: s.armed });
   const banner = $("banner");
   banner.textContent = text;
+  banner.className = "banner" + (e && e.kind === "reveal" ? " reveal" : "");
   banner.style.borderLeftColor = colourOf(e && e.player ? e.player : s.turn);
+  const mine = !!(csrf && s.mock && !s.finished);
+  $("now-buttons").hidden = !mine;
+  if (mine) {
+    const mover = s.players.find((q) => q.name === s.turn) || {};
+    const canCrystal = s.pending ? s.pending.crystals < s.pending.max_crystals
+      : s.turn_style === "quick" ? !!(mover.itinerary && mover.crystals > s.armed) : false;
+    $("now-crystal").disabled = !canCrystal;
+    $("now-confirm").hidden = !s.pending;
+  }
 }
 
+let lastShown = null;
 function renderLast(last) {
+  lastShown = last;
   const el = $("last");
-  if (!last || !last.message) { el.textContent = ""; el.className = "last"; return; }
-  const plain = last.code && I18N[lang].codes[last.code] && lang !== "en" ? I18N[lang].codes[last.code] + " " : "";
-  el.textContent = (last.accepted ? "" : "✗ ") + plain + last.message;
+  const text = message(last);
+  if (!text) { el.textContent = ""; el.className = "last"; return; }
+  el.textContent = (last.accepted ? "" : "✗ ") + text;
   el.className = "last " + (last.accepted ? "ok" : "bad");
+  if (last.code === "unknown_tag" && last.params && last.params.why === "unknown" && csrf) {
+    // the way to fix it, one tap away: the enrol form with the tag filled in
+    const button = document.createElement("button");
+    button.type = "button"; button.id = "enrol-this"; button.textContent = t("enrol_this");
+    button.onclick = () => {
+      $("host").hidden = false;
+      const details = $("enrol").closest("details");
+      details.open = true;
+      $("enrol-tag").value = last.params.tag;
+      details.scrollIntoView({ block: "start" });
+      $("enrol-q").focus();
+    };
+    el.append(" ", button);
+  }
 }
 
+// The Clock drawn from the game (not the LEDs): the twelve hours, every watch as a token
+// in its player's colour on the rim (stacked watches side by side, the top one outermost),
+// the player to move ringed, and the landing preview as a dashed ring with the path to it.
 function renderClock(s) {
   const svg = $("clock");
-  let out = `<circle r="100" fill="none" stroke="currentColor" stroke-opacity=".15" stroke-width="2"/>`;
-  const leds = s.ring || [];
-  const n = leds.length || 12;
-  for (let i = 0; i < n; i++) {
-    const a = (i / n) * 2 * Math.PI - Math.PI / 2;
-    const colour = leds[i] && leds[i] !== "#000000" ? leds[i] : "transparent";
-    out += `<circle cx="${(92 * Math.cos(a)).toFixed(1)}" cy="${(92 * Math.sin(a)).toFixed(1)}" r="6" fill="${colour}" stroke="currentColor" stroke-opacity=".2"/>`;
-  }
+  const pt = (hour, r) => { const a = ((hour % 12) / 12) * 2 * Math.PI - Math.PI / 2; return [(r * Math.cos(a)).toFixed(1), (r * Math.sin(a)).toFixed(1)]; };
+  let out = `<circle r="104" fill="none" stroke="currentColor" stroke-opacity=".35" stroke-width="2"/>`;
   for (let h = 0; h < 12; h++) {
-    const a = (h / 12) * 2 * Math.PI - Math.PI / 2;
-    out += `<text x="${(72 * Math.cos(a)).toFixed(1)}" y="${(72 * Math.sin(a) + 4).toFixed(1)}" font-size="11" text-anchor="middle" fill="currentColor" opacity=".6">${h === 0 ? 12 : h}</text>`;
+    const [x1, y1] = pt(h, 96), [x2, y2] = pt(h, 104), [tx, ty] = pt(h, 60);
+    out += `<line x1="${x1}" y1="${y1}" x2="${x2}" y2="${y2}" stroke="currentColor" stroke-width="2" stroke-opacity=".6"/>`;
+    out += `<text x="${tx}" y="${(+ty + 5).toFixed(1)}" font-size="14" text-anchor="middle" fill="currentColor">${h === 0 ? 12 : h}</text>`;
   }
-  // watches: stacked ones spread inwards, the top one outermost
+  const mover = s.finished ? null : (s.pending ? s.pending.player : s.turn);
+  const p = s.pending;
+  if (p) {
+    const me = s.players.find((q) => q.name === p.player);
+    const from = me ? me.hour : 0;
+    const colour = colourOf(p.player);
+    for (let h = from + 1; h < p.landing; h++) { const [x, y] = pt(h, 84); out += `<circle cx="${x}" cy="${y}" r="3" fill="${esc(colour)}"/>`; }
+    const [x, y] = pt(p.landing, 84);
+    out += `<circle class="preview" cx="${x}" cy="${y}" r="11" fill="none" stroke="${esc(colour)}" stroke-width="3" stroke-dasharray="4 3"><title>${esc(p.player)}: ${p.landing}</title></circle>`;
+  }
   const byHour = {};
-  s.players.forEach((p) => { (byHour[p.hour % 12] = byHour[p.hour % 12] || []).push(p); });
+  s.players.forEach((q) => { (byHour[q.hour % 12] = byHour[q.hour % 12] || []).push(q); });
   for (const [hour, stack] of Object.entries(byHour)) {
-    stack.forEach((p, k) => {
-      const a = (hour / 12) * 2 * Math.PI - Math.PI / 2;
-      const r = 50 - k * 13;
-      const turn = p.name === s.turn && !s.finished;
-      out += `<circle cx="${(r * Math.cos(a)).toFixed(1)}" cy="${(r * Math.sin(a)).toFixed(1)}" r="${turn ? 9 : 7}" fill="${esc(p.colour)}" stroke="${turn ? "currentColor" : "none"}" stroke-width="2"><title>${esc(p.name)}: ${p.hour}</title></circle>`;
+    stack.forEach((q, k) => {
+      const [x, y] = pt(+hour, 84 - k * 19);
+      const turn = q.name === mover;
+      out += `<g class="watch"><circle cx="${x}" cy="${y}" r="${turn ? 10 : 8}" fill="${esc(q.colour)}" stroke="currentColor" stroke-width="${turn ? 3 : 1}"><title>${esc(q.name)}: ${q.hour}</title></circle>` +
+        `<text x="${x}" y="${(+y + 4).toFixed(1)}" font-size="10" font-weight="700" text-anchor="middle" fill="#000" aria-hidden="true">${esc(q.name.slice(0, 1))}</text></g>`;
     });
   }
   svg.innerHTML = out;
+  svg.setAttribute("aria-label", s.players.map((q) => `${q.name} ${q.hour}`).join(", "));
   $("order").innerHTML = "<ol>" + (s.order || []).map((name) => `<li>${dot(colourOf(name))}${esc(name)}</li>`).join("") + "</ol>";
 }
 
+function trekChip(trek) {
+  const first = year(trek[0].year), last = year(trek[trek.length - 1].year);
+  const span = trek.length > 1 ? `${first}–${last}` : first;
+  const n = trek.length === 1 ? t("trek_card") : t("trek_cards", { n: trek.length });
+  return `<span class="chip done" title="${trek.map((c) => esc(c.title)).join(", ")}">${esc(n)}: ${esc(span)}</span>`;
+}
+
 function renderPlayers(s) {
+  const acting = s.finished ? null : (s.expect && s.expect.player) || s.turn;
   $("players").innerHTML = s.players.map((p) => {
-    const current = (p.current_trek || []).map((c) => `<span class="chip${c.ancestor ? " anc" : ""}">${esc(year(c.year))}</span>`).join("");
-    const done = (p.completed_treks || []).map((trek) => `<span class="chip done" title="${trek.map((c) => esc(c.title)).join(", ")}">${trek.length}: ${esc(year(trek[0].year))}–${esc(year(trek[trek.length - 1].year))}</span>`).join("");
-    return `<article class="player${p.name === s.turn && !s.finished ? " turn" : ""}" style="border-left-color:${esc(p.colour)}">
+    const current = (p.current_trek || []).map((c) => `<span class="chip${c.ancestor ? " anc" : ""}" title="${esc(c.ancestor ? t("ancestor") : c.title)}">${esc(year(c.year))}</span>`).join("");
+    const done = (p.completed_treks || []).map(trekChip).join("");
+    const acts = p.name === acting;
+    return `<article class="player${acts ? " turn" : ""}" style="border-left-color:${esc(p.colour)};${acts ? `box-shadow:0 0 0 3px ${esc(p.colour)}` : ""}">
       <div class="top"><span class="name">${dot(p.colour)}${esc(p.name)}</span><span class="total" title="${t("total")}">${p.total}</span></div>
-      <div class="parts">${p.track} ${t("track")} · ${p.crystals} ${t("crystals")} · ${p.trek_points} ${t("trek_points")} · ${t("hour")} ${p.hour}</div>
+      <div class="parts"><span>${t("track")} ${p.track}</span> · <span>${ICON.crystal} ${t("crystals")} ${p.crystals}</span> · <span>${t("trek_points")} ${p.trek_points}</span> · <span>${t("hour")} ${p.hour}</span></div>
       <div class="treks"><b>${t("current_trek")}</b> ${current || "—"}</div>
       ${done ? `<div class="treks"><b>${t("done_treks")}</b> ${done}</div>` : ""}
       ${renderItinerary(p.itinerary)}
@@ -126,21 +205,23 @@ function renderPlayers(s) {
 
 function renderItinerary(it) {
   if (!it) return `<div class="parts">${t("itinerary_none")}</div>`;
-  const cols = it.columns.map((c) => `<div class="col"><b title="${c.kind}">${ICON[c.kind]} ${c.covered}/${c.spaces.length}</b>` +
+  const cols = it.columns.map((c) => `<div class="col"><b title="${esc(t(LEGEND[c.kind]))}">${ICON[c.kind]} ${c.covered}/${c.spaces.length}</b>` +
     c.spaces.map((sp, i) => `<span class="space${i < c.covered ? " covered" : ""}${i === c.covered ? " next" : ""}">${sp === null ? "" : sp === "crystal" ? ICON.crystal : sp}</span>`).join("") + "</div>").join("");
-  return `<div class="itin" title="${esc(it.id)}">${cols}</div><div class="rows">${esc(it.id)} · ${t("row_reward")}: ${it.rows.map((r, i) => `${i + 1}=${r.reward === null ? "–" : r.reward === "crystal" ? ICON.crystal : r.reward}${r.complete ? "✓" : ""}`).join(" ")}</div>`;
+  const rows = it.rows.map((r, i) => `${t("row_n", { n: i + 1 })}: ${r.reward === null ? "–" : r.reward === "crystal" ? ICON.crystal : t("points", { n: r.reward })}${r.complete ? " ✓" : ""}`).join(" · ");
+  return `<div class="rows"><b>${esc(t("itinerary", { i: it.id }))}</b></div><div class="itin">${cols}</div><div class="rows">${t("row_reward")}: ${rows}</div>`;
 }
 
 function renderRow(s) {
   const cells = (s.row_cards || []).map((pos) => {
     const c = pos.card;
     const body = c
-      ? `<span class="year">${esc(year(c.year))}</span><span>${esc(c.title)}</span><span><span class="hours">${c.hours} h</span> ${gains(c.gains)}</span>`
+      ? `<span class="year">${esc(year(c.year))}</span><span class="title">${esc(c.title)}</span><span><span class="hours">${c.hours} h</span> ${gains(c.gains)}</span>`
       : `<span>${pos.hidden ? t("hidden") : t("empty")}</span>`;
-    const pick = c && state.mock && csrf && s.expect && s.expect.choices.includes(c.id) ? " pick" : "";
-    return `<li class="${pos.position === 0 ? "deck" : ""}${pick}" data-card="${c ? esc(c.id) : ""}" title="${c ? esc(c.note) : ""}">
-      <small>${pos.position === 0 ? t("deck_top") : t("position") + " " + pos.position}</small>${body}
-      <span class="bonus">${t("bonus")}: ${gains(pos.bonus) || "—"}</span></li>`;
+    const pick = c && state.mock && csrf && s.expect && s.expect.kind === "take" && s.expect.choices.includes(c.id);
+    const tag = pick ? "button" : "div";
+    return `<li class="${pos.position === 0 ? "deck" : ""}${pick ? " pick" : ""}${pos.hidden && !s.finished ? " waiting" : ""}"><${tag} ${pick ? `type="button" ` : ""}class="cell" data-card="${c ? esc(c.id) : ""}" title="${c ? esc(c.note) : ""}">
+      <small>${pos.position === 0 ? t("deck_top") : t("position", { n: pos.position })}</small>${body}
+      <span class="bonus">${t("bonus")}: ${gains(pos.bonus) || "—"}</span>${pick ? `<span class="tap-hint">${t("tap_to_take")}</span>` : ""}</${tag}></li>`;
   });
   $("row").innerHTML = cells.join("");
   $("ancestors").textContent = "· " + t("ancestors_left", { n: s.ancestors_left });
@@ -148,8 +229,8 @@ function renderRow(s) {
 
 function logText(e) {
   if (e.kind === "take") {
-    let text = t("log_take", { p: e.player, c: e.card === "ancestor" ? "Ancestor" : e.title, y: year(e.year) });
-    if (e.crystals) text += ", " + t("spent", { n: e.crystals });
+    let text = t("log_take", { p: e.player, c: e.card === "ancestor" ? t("ancestor") : e.title, y: year(e.year) });
+    if (e.crystals) text += ", " + (e.crystals === 1 ? t("spent_one") : t("spent", { n: e.crystals }));
     return dot(colourOf(e.player)) + esc(text);
   }
   if (e.kind === "itinerary") return dot(colourOf(e.player)) + esc(t("log_itin", { p: e.player, i: e.itinerary }));
@@ -172,26 +253,43 @@ function renderEnd(s) {
   $("end").hidden = !s.finished;
   if (!s.finished) return;
   $("winners").textContent = s.winners.length > 1 ? t("won_shared", { w: s.winners.join(" & ") }) : t("won", { w: s.winners[0] });
-  $("tiebreak").textContent = s.tie_break || "";
+  // How the winner was decided, in the page's language (and without naming the winner again).
+  const best = Math.max(...s.players.map((p) => p.total));
+  const leaders = s.players.filter((p) => p.total === best).map((p) => p.name);
+  $("tiebreak").textContent = leaders.length === 1 ? t("best_total", { n: best })
+    : s.winners.length > 1 ? t("tie_shared", { names: leaders.join(", "), n: best })
+    : t("tie_won", { names: leaders.join(", "), n: best, w: s.winners[0] });
   const rows = [...s.players].sort((a, b) => b.total - a.total);
-  $("breakdown").innerHTML = `<tr><th>${t("player")}</th><th>${t("track")}</th><th>${t("crystals")}</th><th>${t("trek_points")}</th><th>${t("total")}</th></tr>` +
-    rows.map((p) => `<tr><td>${dot(p.colour)}${esc(p.name)}</td><td>${p.track}</td><td>${p.crystals}</td><td>${p.trek_points} <small>(${p.treks.join(", ")})</small></td><td><b>${p.total}</b></td></tr>`).join("");
+  $("breakdown").innerHTML = `<tr><th scope="col">${t("player")}</th><th scope="col">${t("track")}</th><th scope="col">${t("crystals")}</th><th scope="col">${t("trek_points")}</th><th scope="col">${t("total")}</th></tr>` +
+    rows.map((p) => `<tr><td>${dot(p.colour)}${esc(p.name)}</td><td>${p.track}</td><td>${p.crystals}</td><td>${p.trek_points} <small>(${esc(t("treks_of"))}: ${p.treks.join(", ")})</small></td><td><b>${p.total}</b></td></tr>`).join("");
   renderChart(s);
 }
 
+// Each player's line has its own dash pattern and end marker as well as its colour,
+// with axes and a legend, so players are told apart without colour.
+const DASHES = ["", "8 4", "2 4", "10 3 2 3"];
+const MARKS = ["●", "■", "▲", "◆"];
 function renderChart(s) {
   const series = s.chart || [];
-  if (series.length < 2) { $("chart").innerHTML = ""; return; }
+  if (series.length < 2) { $("chart").innerHTML = ""; $("chart-legend").innerHTML = ""; return; }
   const max = Math.max(1, ...series.flat());
   const min = Math.min(0, ...series.flat());
-  const x = (i) => 10 + (i / (series.length - 1)) * 300;
-  const y = (v) => 150 - ((v - min) / (max - min)) * 140;
-  let out = `<line x1="10" y1="${y(0)}" x2="310" y2="${y(0)}" stroke="currentColor" stroke-opacity=".3"/>`;
+  const x = (i) => 40 + (i / (series.length - 1)) * 270;
+  const y = (v) => 140 - ((v - min) / (max - min)) * 125;
+  let out = `<line x1="40" y1="${y(0)}" x2="310" y2="${y(0)}" stroke="currentColor" stroke-opacity=".3"/>`;
+  out += `<line x1="40" y1="15" x2="40" y2="140" stroke="currentColor"/><line x1="40" y1="140" x2="310" y2="140" stroke="currentColor"/>`;
+  for (const v of [min, Math.round((min + max) / 2), max]) out += `<text x="35" y="${(y(v) + 4).toFixed(1)}" font-size="10" text-anchor="end" fill="currentColor">${v}</text>`;
+  out += `<text x="175" y="156" font-size="10" text-anchor="middle" fill="currentColor">${esc(t("chart_x"))} (${series.length - 1})</text>`;
+  out += `<text x="8" y="80" font-size="10" text-anchor="middle" fill="currentColor" transform="rotate(-90 8 80)">${esc(t("chart_y"))}</text>`;
   s.players.forEach((p, k) => {
     const pts = series.map((row, i) => `${x(i).toFixed(1)},${y(row[k]).toFixed(1)}`).join(" ");
-    out += `<polyline points="${pts}" fill="none" stroke="${esc(p.colour)}" stroke-width="2.5"><title>${esc(p.name)}</title></polyline>`;
+    const endY = y(series[series.length - 1][k]);
+    out += `<polyline points="${pts}" fill="none" stroke="${esc(p.colour)}" stroke-width="2.5" stroke-dasharray="${DASHES[k % 4]}"><title>${esc(p.name)}</title></polyline>`;
+    out += `<text x="312" y="${(endY + 4).toFixed(1)}" font-size="10" fill="${esc(p.colour)}" aria-hidden="true">${MARKS[k % 4]}</text>`;
   });
   $("chart").innerHTML = out;
+  $("chart").setAttribute("aria-label", t("score_chart") + ": " + s.players.map((p) => `${p.name} ${p.total}`).join(", "));
+  $("chart-legend").innerHTML = s.players.map((p, k) => `<li><svg width="34" height="10" aria-hidden="true"><line x1="0" y1="5" x2="34" y2="5" stroke="${esc(p.colour)}" stroke-width="3" stroke-dasharray="${DASHES[k % 4]}"/></svg> ${MARKS[k % 4]} ${esc(p.name)} (${p.total})</li>`).join("");
 }
 
 // --- host controls ----------------------------------------------------------------------------
@@ -204,26 +302,44 @@ function renderHost(s) {
   const choices = s.expect ? s.expect.choices : [];
   $("choices").innerHTML = choices.map((c) => `<option value="${esc(c)}">`).join("");
   $("quick").innerHTML = (s.expect && s.expect.kind !== "reveal" ? choices.slice(0, 30) : [])
-    .map((c) => `<button type="button" data-tap="${esc(c)}">${esc(c)}</button>`).join("");
-  fillSelect($("wild1"), COLUMNS);
-  fillSelect($("wild2"), ["", ...COLUMNS]);
-  fillSelect($("itin-player"), s.players.map((p) => p.name));
-  fillSelect($("itin-id"), (s.edition && s.edition.itineraries) || []);
+    .map((c) => `<button type="button" data-tap="${esc(c)}">${esc(s.expect.kind === "itinerary" ? itineraryLabel(c) : cardTitle(c))}</button>`).join("");
+  fillSelect($("wild1"), COLUMNS.map((c) => [c, t(LEGEND[c])]));
+  fillSelect($("wild2"), [["", t("none")], ...COLUMNS.map((c) => [c, t(LEGEND[c])])]);
+  fillSelect($("itin-player"), s.players.map((p) => [p.name, p.name]));
+  fillSelect($("itin-id"), ((s.edition && s.edition.itineraries) || []).map((i) => [i, itineraryLabel(i)]));
 }
 
+// An Itinerary card by its id and its layout (the cards have no titles): "Itinerary T05 (Pe 2 · Ev 3 · In 2)".
+function itineraryLabel(id) {
+  const spaces = state && state.edition && state.edition.itinerary_spaces && state.edition.itinerary_spaces[id];
+  const layout = spaces ? " (" + COLUMNS.map((c, k) => spaces[k] ? `${ICON[c]} ${spaces[k]}` : "").filter(Boolean).join(" · ") + ")" : "";
+  return t("itinerary", { i: id }) + layout;
+}
+
+// Options as [value, label]; the choice made is kept, and a select is never left blank.
 function fillSelect(select, values) {
   const current = select.value;
-  const html = values.map((v) => `<option value="${esc(v)}">${esc(v)}</option>`).join("");
-  if (select.dataset.html !== html) { select.innerHTML = html; select.dataset.html = html; select.value = current; }
+  const html = values.map(([v, label]) => `<option value="${esc(v)}">${esc(label)}</option>`).join("");
+  if (select.dataset.html !== html) {
+    select.innerHTML = html; select.dataset.html = html;
+    const keep = values.some(([v]) => v === current) ? current : (values[0] || [""])[0];
+    select.value = keep;
+  }
 }
 
 async function call(path, body) {
-  const response = await fetch(path, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf || "" },
-    body: JSON.stringify(body || {}),
-    credentials: "same-origin",
-  });
+  let response;
+  try {
+    response = await fetch(path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf || "" },
+      body: JSON.stringify(body || {}),
+      credentials: "same-origin",
+    });
+  } catch (e) {  // the companion is down: say so, never lose the tap silently
+    renderLast({ accepted: false, message: t("unreachable") });
+    return null;
+  }
   const data = await response.json().catch(() => ({ error: response.statusText }));
   if (!response.ok) {
     renderLast({ accepted: false, message: data.error || response.statusText });
@@ -232,7 +348,8 @@ async function call(path, body) {
     return null;
   }
   if (data.state) fetchState();
-  if (data.message) renderLast({ accepted: true, message: data.message });
+  if (data.outcome) renderLast(data.outcome);
+  else if (data.message) renderLast({ accepted: true, message: data.message });
   return data;
 }
 
@@ -265,28 +382,51 @@ function setupHost() {
       body: JSON.stringify({ pin: $("pin").value }), credentials: "same-origin" });
     const data = await response.json();
     if (response.ok) { csrf = data.csrf; $("pin").value = ""; loginWhy(""); renderLast({ accepted: true, message: t("logged_in") }); render(state); }
-    else { loginWhy(data.error); renderLast({ accepted: false, message: data.error }); }
+    else {
+      const why = response.status === 403 ? I18N[lang].msg.wrong_pin : data.error;
+      loginWhy(why); renderLast({ accepted: false, message: why });
+    }
   };
   $("logout").onclick = async () => { await call("/api/logout"); csrf = null; render(state); };
   $("tap").onsubmit = async (ev) => { ev.preventDefault(); const tag = $("tag").value.trim(); if (tag) { await call("/api/reader/tap", { tag }); $("tag").value = ""; } };
   document.querySelectorAll("[data-button]").forEach((b) => { b.onclick = () => call("/api/buttons/" + b.dataset.button); });
   $("quick").onclick = (ev) => { const b = ev.target.closest("[data-tap]"); if (b) call("/api/reader/tap", { tag: b.dataset.tap }); };
-  $("row").onclick = (ev) => { const li = ev.target.closest("li.pick"); if (li && csrf) call("/api/reader/tap", { tag: li.dataset.card }); };
+  $("row").onclick = (ev) => { const cell = ev.target.closest("li.pick .cell"); if (cell && csrf) call("/api/reader/tap", { tag: cell.dataset.card }); };
   $("undo").onclick = () => call("/api/undo");
   $("wild").onsubmit = (ev) => { ev.preventDefault(); call("/api/correct/wild", { wild: [$("wild1").value, $("wild2").value].filter(Boolean) }); };
   $("itin").onsubmit = (ev) => { ev.preventDefault(); call("/api/correct/itinerary", { player: $("itin-player").value, itinerary: $("itin-id").value }); };
   $("newgame").onsubmit = async (ev) => {
     ev.preventDefault();
+    const start = $("newgame").querySelector("button[type=submit]");
+    if (start.disabled) return;  // a double click starts one game
     const players = [], colours = [];
-    document.querySelectorAll("#seats label").forEach((l) => {
+    const seats = [];
+    document.querySelectorAll("#seats .seat").forEach((l) => {
       const name = l.querySelector("input[type=text]").value.trim();
-      if (name) { players.push(name); colours.push(l.querySelector("input[type=color]").value.toUpperCase()); }
+      const colour = l.querySelector("input[type=color]").value;
+      seats.push([name, colour]);
+      if (name) { players.push(name); colours.push(colour.toUpperCase()); }
     });
-    await call("/api/game/new", { players, colours, edition: $("edition").value });
+    localStorage.setItem("seats", JSON.stringify(seats));
+    // what the companion would refuse, said at once in the page's language
+    if (players.length < 1 || players.length > 4) { renderLast({ accepted: false, message: t("seats_count") }); return; }
+    if (new Set(players).size !== players.length) { renderLast({ accepted: false, message: t("seats_unique") }); return; }
+    if (state && !state.finished && state.events > 0 && !window.confirm(t("replace_game"))) return;
+    start.disabled = true;
+    try { await call("/api/game/new", { players, colours, edition: $("edition").value }); } finally { start.disabled = false; }
   };
   const palette = ["#0072B2", "#E69F00", "#009E73", "#CC79A7"];
-  $("seats").innerHTML = palette.map((c, i) => `<label>${i + 1}. <input type="text" size="12" value="${i < 2 ? ["Ann", "Ben"][i] : ""}"> <input type="color" value="${c.toLowerCase()}"></label>`).join("");
-  fetch("/api/editions").then((r) => r.json()).then((d) => fillSelect($("edition"), d.editions));
+  let saved = [];
+  try { saved = JSON.parse(localStorage.getItem("seats") || "[]"); } catch (e) { saved = []; }
+  $("seats").innerHTML = palette.map((c, i) => {
+    const [name, colour] = saved[i] || [i < 2 ? ["Ann", "Ben"][i] : "", c.toLowerCase()];
+    return `<div class="seat"><span>${i + 1}.</span> <input type="text" size="12" value="${esc(name)}" data-i18n-label="player_name" aria-label="Name ${i + 1}"> <input type="color" value="${esc(colour)}" data-i18n-label="colour" aria-label="Colour ${i + 1}"></div>`;
+  }).join("");
+  fetch("/api/editions").then((r) => r.json()).then((d) => {
+    const names = d.editions.includes("reference") ? ["reference", ...d.editions.filter((n) => n !== "reference")] : d.editions;
+    fillSelect($("edition"), names.map((n) => [n, n]));
+  });
+  document.querySelectorAll("[data-now]").forEach((b) => { b.onclick = () => call("/api/buttons/" + b.dataset.now); });
   $("enrol").closest("details").addEventListener("toggle", async (ev) => {
     if (!ev.target.open) return;
     const who = await (await fetch("/api/session", { credentials: "same-origin" })).json();
@@ -313,11 +453,8 @@ function setupHost() {
 
 async function fetchState() {
   try {
-    const [s, ring] = await Promise.all([
-      fetch("/api/state?page=1").then((r) => r.json()),
-      fetch("/api/ring").then((r) => r.json()),
-    ]);
-    s.ring = ring.leds;
+    // the Clock is drawn from the game, so the LEDs (/api/ring) are not fetched
+    const s = await (await fetch("/api/state?page=1")).json();
     render(s);
     $("live").className = "live on";
   } catch (e) {
@@ -325,10 +462,24 @@ async function fetchState() {
   }
 }
 
+// After an outage the page polls every 2 s and tries the live stream again every 20 s;
+// the first snapshot the stream brings stops the polling.
 function startPolling() {
-  if (pollTimer) return;
-  renderLast({ accepted: true, message: t("polling") });
-  pollTimer = setInterval(fetchState, 2000);
+  setNotice("polling");
+  if (!pollTimer) { pollTimer = setInterval(fetchState, 2000); fetchState(); }
+  if (window.EventSource && !retryTimer) retryTimer = setTimeout(() => { retryTimer = null; connect(); }, window.TREK_STREAM_RETRY_MS || 20000);
+}
+
+function setNotice(key) {
+  $("notice").dataset.key = key || "";
+  $("notice").textContent = key ? t(key) : "";
+  $("notice").hidden = !key;
+}
+
+function stopPolling() {
+  setNotice("");
+  if (pollTimer) { clearInterval(pollTimer); pollTimer = null; }
+  if (retryTimer) { clearTimeout(retryTimer); retryTimer = null; }
 }
 
 function connect() {
@@ -337,16 +488,15 @@ function connect() {
   const source = new EventSource("/api/events");
   source.addEventListener("state", async (ev) => {
     failures = 0;
-    const s = JSON.parse(ev.data);
-    try { s.ring = (await (await fetch("/api/ring")).json()).leds; } catch (e) { s.ring = state ? state.ring : []; }
-    render(s);
+    if (pollTimer) stopPolling();
+    render(JSON.parse(ev.data));
     $("live").className = "live on";
   });
   source.onerror = () => {
     $("live").className = "live";
     failures += 1;
     // CLOSED: the server refused the stream (too many live pages open): poll instead
-    if (failures >= 5 || source.readyState === EventSource.CLOSED) { source.close(); startPolling(); }
+    if (failures >= (window.TREK_STREAM_FAILURES || 5) || source.readyState === EventSource.CLOSED) { source.close(); startPolling(); }
   };
 }
 

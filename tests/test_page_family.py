@@ -1,0 +1,408 @@
+"""The page as a family meets it (issue 11), in Chromium at 360 px and 1280 px.
+
+Each check names the item of the issue it covers. axe-core is fetched from the
+npm registry into ``.cache/axe`` on first use (``AXE_CORE`` may point at an
+``axe.min.js`` instead) and injected into the page; serious or critical
+accessibility violations fail the test.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+import subprocess
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_browser import ARGS, ARTIFACTS, CHROMIUM, post
+
+from companion.app import make_server
+
+from tests_support import make_runtime, play_turn, require_tool
+
+sync_api = pytest.importorskip("playwright.sync_api")
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Sentences of the English page that must never show on the French one.
+ENGLISH = re.compile(
+    r"\b(took|turn|Reveal|Revealed|Undone|crystals? (spent|chosen)|lands at|wins|is over|Tap the|"
+    r"has not chosen|is not|cannot|Unknown tag|still in the|Not accepted|Punctual|Confirm|Crystal)\b"
+)
+
+
+def axe_script() -> Path:
+    given = os.environ.get("AXE_CORE")
+    if given:
+        return Path(given)
+    path = ROOT / ".cache" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+    if not path.exists() and shutil.which("npm"):
+        subprocess.run(
+            [
+                "npm",
+                "install",
+                "--silent",
+                "--no-audit",
+                "--no-fund",
+                "--prefix",
+                str(path.parents[2]),
+                "axe-core@4",
+            ],
+            check=False,
+            timeout=300,
+        )
+    require_tool(
+        path.exists(), "axe-core is not installed and npm could not fetch it", "npm install axe-core"
+    )
+    return path
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
+    rt = make_runtime(tmp_path, "Ann,Ben,Cy", seed=8)
+    srv = make_server(rt, "127.0.0.1", 0, threads=8, heartbeat=1.0)
+    port = srv.socket.getsockname()[1]  # type: ignore[attr-defined]
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{port}", rt
+    srv.close()
+    rt.stop()
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield b
+        b.close()
+
+
+def host_page(browser: Any, base: str, width: int, lang: str = "en") -> Any:
+    # bypass_csp: only so that axe-core can be injected; the page's own code runs under its CSP anyway
+    page = browser.new_page(viewport={"width": width, "height": 780 if width < 600 else 900}, bypass_csp=True)
+    page.add_init_script(f"localStorage.setItem('lang', '{lang}')")
+    page.goto(base + "/")
+    page.wait_for_selector("#players .player")
+    page.click("#host-toggle")
+    page.fill("#pin", "2468")
+    page.click("#login button")
+    page.wait_for_selector("#controls:not([hidden])")
+    return page
+
+
+def synced(page: Any, rt: Any) -> None:
+    """Wait until the page shows the table's current version."""
+    page.wait_for_function(f"() => state && state.version >= {rt.table.version}", timeout=10000)
+
+
+def in_view(page: Any, selector: str) -> bool:
+    box = page.locator(selector).bounding_box()
+    height = page.viewport_size["height"]
+    return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height + 1
+
+
+def axe(page: Any, script: Path) -> list[str]:
+    page.add_script_tag(path=str(script))
+    result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} — {[n['target'] for n in v['nodes']][:3]}"
+        for v in result["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+class Checks:
+    """Each item's check runs even when an earlier one failed, so that one run (on
+    the page before the fixes, say) lists every item that fails, not just the first."""
+
+    def __init__(self, page: Any) -> None:
+        self.failed: dict[str, str] = {}
+        page.set_default_timeout(6000)
+
+    @contextmanager
+    def item(self, name: str) -> Iterator[None]:
+        try:
+            yield
+        except (AssertionError, sync_api.Error) as exc:
+            first = (str(exc).strip().splitlines() or [""])[0]
+            self.failed.setdefault(name, f"{type(exc).__name__}: {first[:160]}")
+
+
+@pytest.mark.parametrize("width", [360, 1280])
+def test_the_live_turn_is_where_the_thumb_is_and_the_page_speaks_plainly(
+    server: Any, browser: Any, width: int
+) -> None:
+    base, rt = server
+    ARTIFACTS.mkdir(exist_ok=True)
+    page = host_page(browser, base, width)
+    check = Checks(page)
+    page.locator("#host details").nth(0).evaluate("d => d.open = true")
+    page.locator("#host details").nth(1).evaluate("d => d.open = true")
+    with check.item("2 the Edition select is not blank"):
+        page.wait_for_function("() => document.getElementById('edition').value === 'reference'")
+    with check.item("2 the correction selects are not blank"):
+        for select in ("#wild1", "#itin-player", "#itin-id"):
+            assert page.locator(select).input_value(), select
+    with check.item("2 the itinerary correction error names the player"):
+        page.click("#itin button")  # nobody has an Itinerary yet
+        page.wait_for_selector("#last.bad")
+        assert page.locator("#last").inner_text().startswith("✗ Ann has not chosen an Itinerary")
+    with check.item("3 a rejection shows where the hands are"):
+        assert in_view(page, "#last")
+    with check.item("11 the quick buttons say which Itinerary"):
+        label = page.locator("#quick button").first.inner_text()
+        assert re.match(r"Itinerary T\d+ \((Pe|Ev|In|Pr) \d", label), label
+    seq = rt.table.seq
+    page.locator("#quick button").first.click()
+    page.wait_for_function(f"() => state && state.events > {seq}")
+    with check.item("13 the player who must act is outlined (the next Itinerary chooser, not the mover)"):
+        chooser = rt.table.expect()["player"]
+        assert chooser != rt.table.board.player_to_move, "the case the family met"
+        assert page.locator("#players .player.turn .name").inner_text().strip() == chooser
+    while rt.table.expect()["kind"] == "itinerary":
+        assert rt.tap(rt.table.expect()["choices"][0]).accepted
+    synced(page, rt)
+    with check.item("3 whose turn and the buttons are on screen"):
+        assert in_view(page, "#now") and in_view(page, "#banner") and in_view(page, "#now-crystal")
+        assert "'s turn" in page.locator("#banner").inner_text()
+    with check.item("18 row cards that can be taken say so, as buttons"):
+        assert page.locator("#row li.pick .tap-hint").count() >= 1
+        assert page.locator("#row li.pick button.cell").count() >= 1
+    with check.item("10 long titles stay inside their card"):
+        # every position shows the edition's title with the longest word, drawn by the page's own code
+        longest = max(rt.table.board.edition.cards, key=lambda c: max(len(w) for w in c.title.split()))
+        page.evaluate(
+            "title => { state.row_cards.forEach(p => { if (p.card) p.card.title = title; }); "
+            "render(state); }",
+            longest.title,
+        )
+        overflow = page.evaluate(
+            "(() => { const box = document.getElementById('row').getBoundingClientRect();"
+            " return [...document.querySelectorAll('#row li, #row .cell')].filter(c =>"
+            " c.scrollWidth > c.clientWidth + 1 || c.getBoundingClientRect().right > box.right + 1)"
+            ".length; })()"
+        )
+        assert overflow == 0
+    with check.item("11 standings parts are labelled"):
+        parts = page.locator("#players .player .parts").first.inner_text()
+        assert "Track" in parts and "Crystals" in parts and "treks" not in parts
+    with check.item("11 a legend explains the marks"):
+        assert "Person" in page.locator("#legend").inner_text()
+    with check.item("11 itineraries and row rewards in words"):
+        players = page.locator("#players").inner_text()
+        assert "Itinerary T" in players and "row 1:" in players and "1=" not in players
+    with check.item("11 an unknown tag leads to the page's enrol form, not the command line"):
+        post(base, "/api/reader/tap", {"tag": "04A2B3C4"})
+        page.wait_for_selector("#enrol-this")
+        assert "companion enroll" not in page.locator("#last").inner_text()
+        page.click("#enrol-this")
+        assert page.locator("#enrol-tag").input_value() == "04A2B3C4"
+        assert page.locator("#enrol").is_visible()
+    with check.item("4 a card still in the deck is named as such"):
+        board = rt.table.board
+        unseen = next(
+            c.id
+            for i, c in enumerate(board.edition.cards)
+            if c.day == board.day and not board.revealed >> i & 1
+        )
+        page.fill("#tag", unseen)
+        page.click("#tap button")
+        page.wait_for_function(
+            "() => document.getElementById('last').textContent.includes('still in the Day I deck')"
+        )
+    mover = rt.table.board.player_to_move
+    with check.item("lighter turn: Crystal before the tap shows on the banner, Undo puts it back"):
+        assert rt.table.board.crystals[rt.table.board.turn] > 0
+        page.click("#now-crystal")
+        page.wait_for_function("() => document.getElementById('banner').textContent.includes('crystal')")
+        page.click("#now-undo")
+        page.wait_for_function("() => !document.getElementById('banner').textContent.includes('crystal')")
+    seq = rt.table.seq
+    with check.item("lighter turn / 3: one tap on a row card takes it, the result on screen"):
+        page.locator("#row li.pick button.cell").first.click()
+        page.wait_for_function(f"() => state && state.events > {seq}")
+        assert f"{mover} took" in page.locator("#last").inner_text()
+        assert in_view(page, "#last")
+    if rt.table.seq == seq:  # the old page: take the card for it, to go on
+        play_turn(rt, random.Random(1))
+    synced(page, rt)
+    with check.item("18 'took', not 'visits'"):
+        assert "visits" not in page.locator("body").inner_text()
+    with check.item("8 the clock draws every watch as a token"):
+        assert page.locator("#clock g.watch").count() == 3
+    rng = random.Random(3)
+    rt.table.turn_style = "confirm"  # the first design's preview, kept as an option
+    option = None
+    for _ in range(200):
+        if rt.table.expect()["kind"] == "take" and rt.table.board.crystals[rt.table.board.turn]:
+            option = next((o for o in rt.table.board.take_options() if o.max_crystals), None)
+            if option is not None:
+                break
+        play_turn(rt, rng)
+    assert option is not None
+    post(base, "/api/reader/tap", {"tag": option.card})
+    synced(page, rt)
+    with check.item("8 the clock draws the landing preview"):
+        page.wait_for_selector("#clock circle.preview")
+    with check.item("11 the preview names the card, not its id"):
+        assert option.card not in page.locator("#banner").inner_text()
+    for _ in range(option.max_crystals):
+        post(base, "/api/buttons/crystal")
+    synced(page, rt)
+    with check.item("12 no 'Crystal to spend one' once no more can be spent"):
+        assert "Crystal" not in page.locator("#banner").inner_text()
+        assert page.locator("#now-crystal").is_disabled()
+    page.screenshot(path=str(ARTIFACTS / f"family-{width}-preview.png"))
+    post(base, "/api/buttons/confirm")
+    rt.table.turn_style = "quick"
+    synced(page, rt)
+    with check.item("5 a tap while the companion cannot be reached is reported"):
+        page.route("**/api/undo", lambda route: route.abort())
+        page.click("#undo")
+        page.wait_for_function(
+            "() => document.getElementById('last').textContent.includes('cannot be reached')"
+        )
+    page.unroute("**/api/undo")
+    with check.item("9 no sideways scroll"):
+        assert page.evaluate("document.documentElement.scrollWidth") <= width + 2
+    page.screenshot(path=str(ARTIFACTS / f"family-{width}-midgame.png"))
+    page.screenshot(path=str(ARTIFACTS / f"family-{width}-midgame-full.png"), full_page=True)
+    while not rt.table.board.finished:
+        play_turn(rt, rng)
+    page.wait_for_selector("#end:not([hidden])", timeout=10000)
+    synced(page, rt)
+    with check.item("17 the winner is announced once"):
+        text = page.locator("body").inner_text()
+        won = rt.table.board.winners()[0]
+        assert text.count(f"{won} wins") + text.count("share the victory") == 1
+    with check.item("17 headers are capitalised, trek lengths labelled"):
+        assert page.locator("#breakdown th").nth(1).inner_text() == "Track"
+        assert "cards per trek" in page.locator("#breakdown").inner_text()
+    with check.item("17 the chart has axes and a legend, players told apart without colour"):
+        assert page.locator("#chart-legend li").count() == 3
+        assert page.locator("#chart polyline[stroke-dasharray='8 4']").count() == 1
+        assert page.locator("#chart text").count() >= 4
+    page.screenshot(path=str(ARTIFACTS / f"family-{width}-end.png"), full_page=True)
+    assert check.failed == {}, "\n".join(f"{k}: {v}" for k, v in check.failed.items())
+
+
+def test_after_an_outage_the_page_polls_says_so_and_returns_to_the_live_stream(
+    server: Any, browser: Any
+) -> None:
+    base, rt = server
+    page = browser.new_page(viewport={"width": 360, "height": 780})
+    page.add_init_script("window.TREK_STREAM_FAILURES = 1; window.TREK_STREAM_RETRY_MS = 1500")
+    page.route("**/api/events", lambda route: route.abort())
+    page.goto(base + "/")
+    page.wait_for_selector("#notice:not([hidden])", timeout=20000)
+    assert "refreshing every 2 s" in page.locator("#notice").inner_text()
+    assert page.locator("#notice").get_attribute("class") == "notice", "a warning, not the success style"
+    assert "refreshing" not in page.locator("#last").inner_text()
+    assert in_view(page, "#notice")
+    play_turn(rt, random.Random(1))
+    synced(page, rt)  # polling brings the change
+    page.unroute("**/api/events")
+    page.wait_for_selector("#notice", state="hidden", timeout=20000)
+    assert page.evaluate("() => pollTimer === null"), "polling stopped once the stream is back"
+    play_turn(rt, random.Random(2))
+    synced(page, rt)
+
+
+def test_start_asks_before_replacing_a_game_starts_one_and_remembers_the_seats(
+    server: Any, browser: Any
+) -> None:
+    base, rt = server
+    page = host_page(browser, base, 360)
+    rng = random.Random(2)
+    for _ in range(4):
+        play_turn(rt, rng)
+    synced(page, rt)
+    page.locator("#host details").nth(1).evaluate("d => d.open = true")
+    page.fill("#seats > :nth-child(1) input[type=text]", "Zoé")
+    game = rt.table.game_id
+    page.fill("#seats > :nth-child(3) input[type=text]", "Zoé")
+    page.click("#newgame button[type=submit]")
+    page.wait_for_function("() => document.getElementById('last').textContent.includes('share a name')")
+    assert rt.table.game_id == game, "refused in the page, in its words, before asking anything"
+    page.fill("#seats > :nth-child(3) input[type=text]", "Yann")
+    page.once("dialog", lambda d: d.dismiss())
+    page.click("#newgame button[type=submit]")
+    page.wait_for_timeout(300)
+    assert rt.table.game_id == game, "15: no new game without a yes"
+    page.on("dialog", lambda d: d.accept())
+    page.dblclick("#newgame button[type=submit]")
+    page.wait_for_function(f"() => state && state.game > {game}")
+    page.wait_for_timeout(500)
+    assert rt.table.game_id == game + 1, "15: a double click starts one game"
+    assert list(rt.table.board.names) == ["Zoé", "Ben", "Yann"]
+    page.reload()
+    page.wait_for_selector("#seats > *", state="attached")
+    assert page.locator("#seats > :nth-child(1) input[type=text]").input_value() == "Zoé"
+
+
+def test_a_whole_game_in_french_shows_no_english_sentence(server: Any, browser: Any) -> None:
+    base, rt = server
+    page = host_page(browser, base, 360, lang="fr")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 362, "9: 'Hôte' fits at 360 px"
+    seen: list[str] = []
+
+    def look() -> None:
+        synced(page, rt)
+        seen.append(page.locator("#banner").inner_text() + "\n" + page.locator("#last").inner_text())
+
+    rng = random.Random(9)
+    board = rt.table.board
+    rt.tap("04A2B3C4")  # an unknown tag
+    look()
+    unseen = next(
+        c.id for i, c in enumerate(board.edition.cards) if c.day == board.day and not board.revealed >> i & 1
+    )
+    rt.tap(unseen)  # a card still in the deck
+    look()
+    rt.tap(rt.table.state_json()["row"][3])  # no itinerary yet
+    look()
+    steps = 0
+    while not board.finished:
+        play_turn(rt, rng)
+        steps += 1
+        if steps % 3 == 0:
+            look()
+        if steps == 20:
+            rt.press("confirm")  # nothing to confirm
+            look()
+            rt.press("undo")
+            look()
+    look()
+    seen.append(page.locator("body").inner_text())
+    english = [text for text in seen if ENGLISH.search(text)]
+    assert not english, english[:3]
+    page.screenshot(path=str(ARTIFACTS / "family-360-fr-end.png"), full_page=True)
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_axe_finds_no_serious_or_critical_violation(server: Any, browser: Any, lang: str) -> None:
+    base, rt = server
+    script = axe_script()
+    page = host_page(browser, base, 360, lang=lang)
+    for details in page.locator("#host details").all():
+        details.evaluate("d => d.open = true")
+    rng = random.Random(5)
+    for _ in range(10):
+        play_turn(rt, rng)
+    synced(page, rt)
+    problems = axe(page, script)
+    while not rt.table.board.finished:
+        play_turn(rt, rng)
+    page.wait_for_selector("#end:not([hidden])", timeout=10000)
+    problems += axe(page, script)
+    desktop = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    desktop.add_init_script(f"localStorage.setItem('lang', '{lang}')")
+    desktop.goto(base + "/")
+    desktop.wait_for_selector("#end:not([hidden])")
+    problems += axe(desktop, script)
+    assert problems == [], "\n".join(problems)
