@@ -8,7 +8,7 @@ from pathlib import Path
 
 from companion.app import describe_expect
 from companion.engine import Take
-from companion.ring import CRYSTAL, ClockView, RingLayout, Watch, render, view_of
+from companion.hardware.ring import CRYSTAL, ClockView, RingLayout, Watch, render, view_of
 from companion.table import Table
 
 from tests_support import make_runtime, play_turn
@@ -245,7 +245,7 @@ def test_the_console_ring_sends_no_colour_codes_into_a_pipe(tmp_path: Path) -> N
 
 
 def test_the_ring_prompts_the_reveal_of_the_deck_top_on_every_hour() -> None:
-    from companion.ring import MARKER, WHITE
+    from companion.hardware.ring import MARKER, WHITE
 
     layout = RingLayout(24)
     watches = (Watch(9, (0, 0, 255), 0),)
