@@ -26,12 +26,14 @@ from typing import Any
 
 from companion.buttons import Buttons, MockButtons
 from companion.config import Config
-from companion.editions import load_edition
+from companion.editions import EditionNotFound
+from companion.engine import EditionError
+from companion.library import EditionLibrary, edition_setup_value
 from companion.reader import ReaderLoop, TagDebouncer, TagResolver, open_pi_reader
-from companion.record import RECORD_FORMAT
+from companion.record import RECORD_FORMAT, RecordError
 from companion.ring import RGB, RingDriver, RingLayout, SimulatedRing, ansi, open_ring, render, view_of
 from companion.store import Store
-from companion.table import CUE_REJECT, Outcome, Table
+from companion.table import CUE_ACCEPT, CUE_REJECT, Outcome, Table
 
 DEFAULT_DATA_DIR = Path(os.environ.get("COMPANION_DATA_DIR", Path.home() / ".local/share/trekking-companion"))
 
@@ -47,11 +49,16 @@ def new_game(
     players: list[str],
     config: Config,
     colours: list[str] | None = None,
-    edition: str = "reference",
+    edition: str | None = None,
     seed: int | None = None,
     mock: bool = True,
 ) -> int:
-    """Start a new game in the store: random watch stack; in mock mode, a seeded dealer."""
+    """Start a new game in the store: random watch stack; in mock mode, a seeded dealer.
+
+    ``edition`` is a name from the data directory's library (the table's default
+    when None). An owner's edition is copied into the game's setup line, so the
+    game resumes and exports exactly even if the owner later edits or deletes it.
+    """
     names = [p.strip() for p in players if p.strip()]
     if not 1 <= len(names) <= 4:
         raise GameSetupError(f"a game has 1 to 4 players, not {len(names)} ({', '.join(names) or 'none'})")
@@ -60,7 +67,8 @@ def new_game(
     palette = list(colours or config.palette)
     if len(palette) < len(names):
         raise GameSetupError(f"{len(names)} players need {len(names)} colours, got {len(palette)}")
-    ed = load_edition(edition)
+    library = EditionLibrary(store.path.parent)
+    ed, kept = edition_setup_value(library, edition if edition is not None else library.default())
     if ed.itineraries and len(ed.itineraries) < 3 * len(names):
         raise GameSetupError(f"the {ed.name} edition has too few itineraries for {len(names)} players")
     rng = random.Random(seed)
@@ -70,7 +78,7 @@ def new_game(
         "record": RECORD_FORMAT,
         "players": names,
         "watch_stack": stack,
-        "edition": edition,
+        "edition": kept,
     }
     meta: dict[str, Any] = {"colours": palette[: len(names)], "mock": mock}
     if mock:
@@ -98,6 +106,9 @@ class Runtime:
     port: int = 8080
     #: The last tag the reader saw that maps to no card (for enrolling it from the page).
     unknown_tag: str | None = None
+    #: While the host transcribes an edition, taps go to it instead of the game
+    #: (`companion.edition_web`); it returns True when it took the tap.
+    capture: Callable[[str], bool] | None = None
 
     @functools.cached_property
     def secret_key(self) -> bytes:
@@ -122,6 +133,9 @@ class Runtime:
 
     def tap(self, seen: str) -> Outcome:
         """A tag (UID, card id or title) reached the reader."""
+        capture = self.capture
+        if capture is not None and capture(seen.strip()):
+            return Outcome(True, f"Tag {seen.strip()} read for the edition being transcribed.", CUE_ACCEPT)
         ref, why = self.resolver.resolve(seen)
         if ref is None:  # perhaps enrolled since start (companion enroll runs beside us)
             self.resolver.tags = self.store.tags()
@@ -192,11 +206,21 @@ def build_runtime(
     """Open the store, resume (or start) a game, and choose the adapters."""
     store = Store(data_dir)
     game_id = store.latest_unfinished()
-    if game_id is None:
+    stored = None
+    if game_id is not None:
+        try:
+            stored = store.load(game_id)
+        except (RecordError, EditionError, EditionNotFound) as exc:
+            # An old game naming an edition file that is gone (or a path, which is no
+            # longer read): keep it on disk, say why, and start a new one.
+            store.mark_finished(game_id, True)
+            say(f"Game {game_id} cannot be resumed ({exc}); it is kept (companion export {game_id}).")
+    if stored is None:
         game_id = new_game(store, ["Blue", "Orange"], config, mock=mock)
         say(f"No game in progress: started game {game_id} for Blue and Orange "
             "(start another with `companion new --players A,B,...`).")  # fmt: skip
-    table = Table(store, store.load(game_id), log=say)
+        stored = store.load(game_id)
+    table = Table(store, stored, log=say)
     settings = config.ring
     layout = RingLayout(settings.leds, settings.twelve_oclock_led, settings.direction == "clockwise")
     ring: Any = SimulatedRing(settings.leds, settings.brightness) if mock else open_ring(settings)

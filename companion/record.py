@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.editions import EditionNotFound, load_edition
+from companion.editions import EditionNotFound, shipped_edition
 from companion.engine import (
     Board,
     EditionError,
@@ -90,7 +90,7 @@ def parse_setup(obj: Any) -> Setup:
     edition_field = obj.get("edition")
     try:
         if isinstance(edition_field, str):
-            edition = load_edition(edition_field)
+            edition = shipped_edition(edition_field)
         elif isinstance(edition_field, dict):
             edition = parse_edition(edition_field)
         else:
