@@ -385,6 +385,9 @@ def create_app(runtime: Any, heartbeat: float = HEARTBEAT, stream_interval: floa
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.register_blueprint(api)
+    from companion.edition_web import library_api  # the owner's editions (a module of its own)
+
+    app.register_blueprint(library_api)
 
     @app.get("/")
     def index() -> Any:

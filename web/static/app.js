@@ -264,7 +264,10 @@ function setupHost() {
   };
   const palette = ["#0072B2", "#E69F00", "#009E73", "#CC79A7"];
   $("seats").innerHTML = palette.map((c, i) => `<label>${i + 1}. <input type="text" size="12" value="${i < 2 ? ["Ann", "Ben"][i] : ""}"> <input type="color" value="${c.toLowerCase()}"></label>`).join("");
-  fetch("/api/editions").then((r) => r.json()).then((d) => fillSelect($("edition"), d.editions));
+  fetch("/api/editions").then((r) => r.json()).then((d) => {
+    fillSelect($("edition"), d.editions);
+    if (d.default) $("edition").value = d.default; // the table's default edition (a setting)
+  });
   $("enrol").closest("details").addEventListener("toggle", async (ev) => {
     if (!ev.target.open) return;
     const who = await (await fetch("/api/session", { credentials: "same-origin" })).json();

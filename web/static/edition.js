@@ -1,0 +1,318 @@
+// The edition page: transcribe your own box, fast, on a phone at the table.
+// Host only (the table PIN). Every change is one request that the companion
+// validates with the engine and saves atomically; the reader's taps are captured
+// for the edition while this page is open. No build step, no library.
+"use strict";
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const BENEFITS = ["person", "event", "innovation", "progress", "wild", "crystal"];
+  const SHORT = { person: "Person", event: "Event", innovation: "Innov.", progress: "Progress", wild: "Wild", crystal: "Crystal" };
+  const ROMAN = { 1: "I", 2: "II", 3: "III" };
+  const COLS = ["person", "event", "innovation", "progress", "rows"];
+  const DEPTH = 5;
+  let csrf = null, mock = false, name = null, ed = null, tags = {}, seq = -1;
+  const card = { id: null, day: 1, digits: "", bce: false, hours: null, gains: [], tag: null };
+  const it = { cells: {}, cursor: [0, 0], old: null };
+  const anc = { hours: 1, gains: [], tag: null };
+
+  async function api(method, url, body) {
+    const headers = { "Content-Type": "application/json" };
+    if (csrf) headers["X-CSRF-Token"] = csrf;
+    const r = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: "same-origin" });
+    const type = r.headers.get("Content-Type") || "";
+    const data = type.includes("json") ? await r.json() : await r.text();
+    if (!r.ok) throw Object.assign(new Error((data && data.error) || r.statusText), { data, status: r.status });
+    return data;
+  }
+  function say(id, text, kind) { const el = $(id); el.textContent = text; el.className = "msg " + (kind || ""); }
+  function problems(e) { return e.data && e.data.problems && e.data.problems.length ? e.data.problems.join("; ") : e.message; }
+  function btn(label, on, extra) { const b = document.createElement("button"); b.type = "button"; b.textContent = label; b.addEventListener("click", on); if (extra) b.dataset.v = extra; return b; }
+  const showYear = (y) => (y < 0 ? `${-y} BCE` : `${y}`);
+
+  // --- session -------------------------------------------------------------------------
+  async function start() {
+    const s = await api("GET", "/api/session");
+    mock = s.mock;
+    if (!s.host) { $("login").hidden = false; return; }
+    csrf = s.csrf;
+    $("login").hidden = true; $("main").hidden = false; $("mock-reader").hidden = !mock;
+    await listEditions();
+    setInterval(pollTag, 400);
+  }
+  $("login-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    try { await api("POST", "/api/login", { pin: $("pin").value }); await start(); }
+    catch (e) { $("login-msg").textContent = e.message; }
+  });
+
+  // --- editions ------------------------------------------------------------------------
+  async function listEditions(choose) {
+    const list = await api("GET", "/api/library");
+    const sel = $("edition"); sel.textContent = "";
+    const owned = list.editions.filter((e) => !e.shipped);
+    for (const e of list.editions) {
+      const o = document.createElement("option"); o.value = e.name;
+      o.textContent = e.name + (e.shipped ? " (shipped, read-only)" : e.complete ? " ✓" : " (draft)") + (e.name === list.default ? " ★" : "");
+      sel.append(o);
+    }
+    const pick = choose || (owned.length ? owned[owned.length - 1].name : list.default);
+    sel.value = pick; await openEdition(pick);
+    if (!owned.length) { $("create").hidden = false; }
+  }
+  $("edition").addEventListener("change", () => openEdition($("edition").value));
+  $("open-create").addEventListener("click", () => { $("create").hidden = !$("create").hidden; $("new-name").focus(); });
+  $("create").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    try { await api("POST", "/api/library", { name: $("new-name").value.trim(), base: "reference", copy: $("new-copy").checked }); $("create").hidden = true; await listEditions($("new-name").value.trim()); }
+    catch (e) { say("card-msg", e.message, "err"); $("progress").textContent = e.message; }
+  });
+  async function openEdition(n) {
+    name = n;
+    try {
+      const got = await api("GET", `/api/library/${encodeURIComponent(n)}`);
+      ed = got.edition; tags = got.tags; showProgress(got.progress);
+    } catch (e) { ed = null; $("progress").textContent = problems(e); return; }
+    await api("POST", "/api/library/transcribe", { edition: n }).catch(() => {});
+    clearCard(); clearIt(); drawMat(); drawAnc();
+  }
+  function showProgress(p) {
+    const days = Object.entries(p.days).map(([d, n]) => `Day ${d}: ${n}/${p.of.day}`).join(" · ");
+    $("progress").textContent = `${days} · Itineraries: ${p.itineraries}/${p.of.itineraries}`;
+  }
+  const shipped = () => ed && ["reference"].includes(name);
+
+  // --- tabs --------------------------------------------------------------------------
+  for (const b of document.querySelectorAll("#tabs button")) {
+    b.addEventListener("click", () => {
+      for (const o of document.querySelectorAll("#tabs button")) o.classList.toggle("on", o === b);
+      for (const t of document.querySelectorAll(".tab")) t.hidden = t.id !== "tab-" + b.dataset.tab;
+    });
+  }
+
+  // --- taps from the reader ----------------------------------------------------------
+  async function pollTag() {
+    if (!name) return;
+    let t; try { t = await api("GET", "/api/library/transcribe/tag"); } catch (e) { return; }
+    if (seq === -1) { seq = t.seq; return; }
+    if (t.seq === seq || !t.tag) return;
+    seq = t.seq; onTag(t.tag, t.bound_to);
+  }
+  function onTag(tag, bound) {
+    const known = bound && (ed.cards || []).find((c) => c.id === bound);
+    const st = $("tag-status");
+    anc.tag = tag;
+    if (known) { loadCard(known); card.tag = tag; st.textContent = `Tag ${tag} is ${known.id} (${known.title}): edit it, or Unbind.`; st.className = "status bound"; return; }
+    clearCard(true); card.tag = tag;
+    if (bound) { st.textContent = `Tag ${tag} is bound to ${bound}. Save binds it to this card instead.`; st.className = "status bound"; }
+    else { st.textContent = `Tag ${tag}: a new Day ${ROMAN[card.day]} card.`; st.className = "status"; }
+  }
+  $("mock-tap").addEventListener("click", async () => {
+    const tag = $("mock-tag").value.trim(); if (!tag) return;
+    await api("POST", "/api/reader/tap", { tag }).catch((e) => say("card-msg", e.message, "err"));
+    $("mock-tag").value = ""; pollTag();
+  });
+
+  // --- the card form -------------------------------------------------------------------
+  for (const b of document.querySelectorAll("#day button")) b.addEventListener("click", () => { card.day = +b.dataset.day; drawCard(); });
+  for (const k of ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "−"]) {
+    $("keypad").append(btn(k, () => {
+      if (k === "⌫") card.digits = card.digits.slice(0, -1);
+      else if (k === "−") card.bce = !card.bce;
+      else if (card.digits.length < 5) card.digits += k;
+      drawCard();
+    }));
+  }
+  $("bce").addEventListener("click", () => { card.bce = !card.bce; drawCard(); });
+  for (let h = 1; h <= 12; h++) {
+    $("hours").append(btn(String(h), () => { card.hours = h; drawCard(); }, String(h)));
+    $("anc-hours").append(btn(String(h), () => { anc.hours = h; drawAnc(); }, String(h)));
+  }
+  for (const g of BENEFITS) {
+    $("tokens").append(btn(SHORT[g], () => { card.gains.push(g); drawCard(); }, g));
+    $("anc-tokens").append(btn(SHORT[g], () => { anc.gains.push(g); drawAnc(); }, g));
+  }
+  $("tokens").append(btn("⌫", () => { card.gains.pop(); drawCard(); }, "back"));
+  $("anc-tokens").append(btn("⌫", () => { anc.gains.pop(); drawAnc(); }, "back"));
+  function year() { return card.digits ? (card.bce ? -1 : 1) * parseInt(card.digits, 10) : null; }
+  function drawCard() {
+    for (const b of document.querySelectorAll("#day button")) b.classList.toggle("on", +b.dataset.day === card.day);
+    $("year-out").textContent = card.digits ? showYear(year()) : "—";
+    $("bce").setAttribute("aria-pressed", String(card.bce));
+    for (const b of $("hours").children) b.classList.toggle("on", +b.dataset.v === card.hours);
+    $("gains-out").innerHTML = "";
+    for (const g of card.gains) { const s = document.createElement("span"); s.textContent = SHORT[g]; $("gains-out").append(s); }
+    $("save-card").textContent = card.id ? `Save ${card.id}` : "Save new card";
+    const list = $("card-list"); list.textContent = "";
+    for (const c of (ed && ed.cards || []).filter((c) => c.day === card.day)) {
+      const li = document.createElement("li"); li.textContent = `${c.id} ${showYear(c.year)} ${c.title} · ${c.hours} h ${c.gains.join(" ")}`;
+      li.addEventListener("click", () => { loadCard(c); card.tag = null; }); list.append(li);
+    }
+  }
+  function loadCard(c) {
+    Object.assign(card, { id: c.id, day: c.day, digits: String(Math.abs(c.year)), bce: c.year < 0, hours: c.hours, gains: [...c.gains] });
+    $("title").value = c.title === c.id ? "" : c.title; $("note").value = c.note || ""; drawCard();
+  }
+  function clearCard(keepTag) {
+    Object.assign(card, { id: null, digits: "", bce: false, hours: null, gains: [] }); // the Day carries over
+    if (!keepTag) card.tag = null;
+    $("title").value = ""; $("note").value = ""; drawCard();
+  }
+  $("clear-card").addEventListener("click", () => clearCard());
+  $("save-card").addEventListener("click", async () => {
+    if (year() === null || card.hours === null) { say("card-msg", "Type the year and tap the hours first.", "err"); return; }
+    const body = { id: card.id, day: ROMAN[card.day], year: year(), hours: card.hours, gains: card.gains, title: $("title").value, note: $("note").value };
+    if (card.tag) body.tag = card.tag;
+    try {
+      const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/cards`, body);
+      const i = ed.cards.findIndex((c) => c.id === r.card.id);
+      if (i >= 0) ed.cards[i] = r.card; else ed.cards.push(r.card);
+      showProgress(r.progress);
+      const text = `Saved ${r.card.id} (${showYear(r.card.year)}).` + (r.bound ? " " + r.bound : "") + " Tap the next card.";
+      say("card-msg", r.warnings.length ? text + " Check: " + r.warnings.join("; ") : text, r.warnings.length ? "warn" : "ok");
+      $("tag-status").textContent = "Tap the next card's sticker."; $("tag-status").className = "status";
+      clearCard();
+    } catch (e) { say("card-msg", problems(e), "err"); }
+  });
+  $("remove-card").addEventListener("click", async () => {
+    if (!card.id || !confirm(`Remove ${card.id}?`)) return;
+    try { const r = await api("DELETE", `/api/library/${encodeURIComponent(name)}/cards/${encodeURIComponent(card.id)}`); ed.cards = ed.cards.filter((c) => c.id !== card.id); showProgress(r.progress); say("card-msg", `Removed ${card.id}.`, "ok"); clearCard(); }
+    catch (e) { say("card-msg", problems(e), "err"); }
+  });
+  $("unbind").addEventListener("click", async () => {
+    if (!card.tag) { say("card-msg", "Tap the sticker to unbind first.", "err"); return; }
+    try { await api("DELETE", `/api/library/tags/${encodeURIComponent(card.tag)}`); say("card-msg", `Tag ${card.tag} is free again.`, "ok"); }
+    catch (e) { say("card-msg", e.message, "err"); }
+  });
+
+  // --- itineraries ---------------------------------------------------------------------
+  const SPACE_CYCLE = [undefined, null, "crystal", 1, 2, 3, 4, 5, 6, 7];
+  const spaceText = (v) => (v === undefined ? "·" : v === null ? "○" : v === "crystal" ? "◆" : String(v));
+  for (const [label, v] of [["○ plain", null], ["◆", "crystal"], ["1", 1], ["2", 2], ["3", 3], ["4", 4], ["5", 5], ["6", 6], ["7", 7], ["8", 8], ["⏎ end", "end"], ["⌫", "back"]]) {
+    $("palette").append(btn(label, () => palette(v), String(v)));
+  }
+  function palette(v) {
+    let [c, r] = it.cursor;
+    if (v === "back") { if (r > 0) r--; else if (c > 0) { c--; r = depthOf(c); if (r > 0) r--; } delete it.cells[`${c},${r}`]; it.cursor = [c, r]; drawIt(); return; }
+    if (v === "end") { for (let k = r; k < DEPTH; k++) delete it.cells[`${c},${k}`]; it.cursor = [Math.min(c + 1, COLS.length - 1), 0]; drawIt(); return; }
+    it.cells[`${c},${r}`] = v;
+    it.cursor = r + 1 < DEPTH ? [c, r + 1] : [Math.min(c + 1, COLS.length - 1), 0];
+    drawIt();
+  }
+  function depthOf(c) { let d = 0; for (let r = 0; r < DEPTH; r++) if (`${c},${r}` in it.cells) d = r + 1; return d; }
+  function drawIt() {
+    const g = $("grid"); g.textContent = "";
+    for (const k of COLS) { const h = document.createElement("div"); h.className = "head"; h.textContent = k === "rows" ? "row reward" : k; g.append(h); }
+    for (let r = 0; r < DEPTH; r++) for (let c = 0; c < COLS.length; c++) {
+      const key = `${c},${r}`, v = it.cells[key];
+      const b = btn(spaceText(v), () => {
+        if (it.cursor[0] === c && it.cursor[1] === r) { // a tap on the selected space cycles it
+          const next = SPACE_CYCLE[(SPACE_CYCLE.indexOf(key in it.cells ? v : undefined) + 1) % SPACE_CYCLE.length];
+          if (next === undefined) delete it.cells[key]; else it.cells[key] = next;
+        }
+        it.cursor = [c, r]; drawIt();
+      });
+      b.dataset.cell = key; b.setAttribute("aria-label", `${COLS[c]} ${r + 1}`);
+      b.classList.toggle("absent", !(key in it.cells)); b.classList.toggle("cursor", it.cursor[0] === c && it.cursor[1] === r);
+      g.append(b);
+    }
+    const pick = $("it-pick"); pick.textContent = "";
+    pick.append(new Option(`${(ed && ed.itineraries || []).length} saved: edit…`, ""));
+    for (const x of (ed && ed.itineraries || [])) pick.append(new Option(x.id, x.id));
+  }
+  function nextItId() { const used = new Set((ed.itineraries || []).map((x) => x.id)); let n = 1; while (used.has(`T${String(n).padStart(2, "0")}`)) n++; return `T${String(n).padStart(2, "0")}`; }
+  function clearIt() { it.cells = {}; it.cursor = [0, 0]; it.old = null; $("it-id").value = ed ? nextItId() : ""; drawIt(); }
+  $("clear-it").addEventListener("click", clearIt);
+  $("it-pick").addEventListener("change", () => {
+    const x = (ed.itineraries || []).find((y) => y.id === $("it-pick").value); if (!x) return;
+    it.cells = {}; it.old = x.id; $("it-id").value = x.id;
+    COLS.forEach((k, c) => { const col = k === "rows" ? x.rows : (x.columns[k] || []); col.forEach((v, r) => { it.cells[`${c},${r}`] = v; }); });
+    it.cursor = [0, 0]; drawIt();
+  });
+  function columnOf(c) { const out = []; for (let r = 0; r < depthOf(c); r++) out.push(`${c},${r}` in it.cells ? it.cells[`${c},${r}`] : null); return out; }
+  $("save-it").addEventListener("click", async () => {
+    const columns = {}; COLS.slice(0, 4).forEach((k, c) => { const col = columnOf(c); if (col.length) columns[k] = col; });
+    const body = { id: $("it-id").value.trim(), columns, rows: columnOf(4) };
+    if (it.old) body.old_id = it.old;
+    if (anc.tag && !card.id) body.tag = anc.tag;
+    try {
+      const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/itineraries`, body);
+      const i = ed.itineraries.findIndex((x) => x.id === (it.old || r.itinerary.id));
+      if (i >= 0) ed.itineraries[i] = r.itinerary; else ed.itineraries.push(r.itinerary);
+      showProgress(r.progress); say("it-msg", `Saved ${r.itinerary.id}.` + (r.bound ? " " + r.bound : ""), "ok"); anc.tag = null; clearIt();
+    } catch (e) { say("it-msg", problems(e), "err"); }
+  });
+  $("remove-it").addEventListener("click", async () => {
+    if (!it.old || !confirm(`Remove ${it.old}?`)) return;
+    try { const r = await api("DELETE", `/api/library/${encodeURIComponent(name)}/itineraries/${encodeURIComponent(it.old)}`); ed.itineraries = ed.itineraries.filter((x) => x.id !== it.old); showProgress(r.progress); clearIt(); }
+    catch (e) { say("it-msg", problems(e), "err"); }
+  });
+
+  // --- playmat and treks -----------------------------------------------------------------
+  let slots = [];
+  function drawMat() {
+    if (!ed) return;
+    slots = (ed.slots || [[], [], [], [], [], []]).map((s) => [...s]);
+    const box = $("slots"); box.textContent = "";
+    slots.forEach((s, i) => {
+      const row = document.createElement("div"); const label = document.createElement("b"); label.textContent = i;
+      const tokens = document.createElement("div"); tokens.className = "tokens";
+      const shown = document.createElement("span"); shown.className = "chips";
+      const draw = () => { shown.textContent = slots[i].map((g) => SHORT[g]).join(" + ") || "(none)"; };
+      for (const g of BENEFITS) tokens.append(btn(SHORT[g], () => { slots[i].push(g); draw(); }, g));
+      tokens.append(btn("⌫", () => { slots[i].pop(); draw(); }, "back"));
+      row.append(label, tokens, document.createElement("span"), shown); box.append(row); draw();
+    });
+    const treks = $("treks"); treks.textContent = "";
+    for (let i = 0; i < 10; i++) { const inp = document.createElement("input"); inp.inputMode = "numeric"; inp.value = (ed.treks || [])[i] ?? ""; inp.setAttribute("aria-label", `${i + 1} cards`); inp.placeholder = `${i + 1}`; treks.append(inp); }
+    $("beyond").value = ed.trek_beyond ?? 3;
+  }
+  $("save-mat").addEventListener("click", async () => {
+    const treks = [...$("treks").children].map((i) => i.value.trim());
+    try { const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/playmat`, { slots, treks, trek_beyond: $("beyond").value.trim() }); ed.slots = slots; ed.treks = treks.map(Number); showProgress(r.progress); say("mat-msg", "Saved the playmat and the trek table.", "ok"); }
+    catch (e) { say("mat-msg", problems(e), "err"); }
+  });
+
+  // --- the Ancestor ---------------------------------------------------------------------
+  function drawAnc(reset) {
+    if (!ed) return;
+    if (reset !== false && ed.ancestor && anc.loaded !== name) { anc.hours = ed.ancestor.hours; anc.gains = [...ed.ancestor.gains]; anc.loaded = name; const a = ed.ancestors || {}; $("anc-2").value = a["2"] ?? ""; $("anc-3").value = a["3"] ?? ""; $("anc-4").value = a["4"] ?? ""; }
+    for (const b of $("anc-hours").children) b.classList.toggle("on", +b.dataset.v === anc.hours);
+    $("anc-gains").textContent = anc.gains.map((g) => SHORT[g]).join(" + ") || "(no benefit)";
+  }
+  $("save-anc").addEventListener("click", async () => {
+    const copies = { 2: $("anc-2").value.trim(), 3: $("anc-3").value.trim(), 4: $("anc-4").value.trim() };
+    const body = { hours: anc.hours, gains: anc.gains, copies };
+    if (anc.tag) body.tag = anc.tag;
+    try { const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/ancestor`, body); ed.ancestor = { hours: anc.hours, gains: [...anc.gains] }; showProgress(r.progress); say("anc-msg", "Saved the Ancestor." + (r.bound ? " " + r.bound : ""), "ok"); anc.tag = null; }
+    catch (e) { say("anc-msg", problems(e), "err"); }
+  });
+
+  // --- sharing --------------------------------------------------------------------------
+  async function download(format, suffix) {
+    try {
+      const r = await fetch(`/api/library/${encodeURIComponent(name)}/export?format=${format}`, { headers: { "X-CSRF-Token": csrf } });
+      if (!r.ok) throw new Error((await r.json()).error);
+      const a = document.createElement("a"); a.href = URL.createObjectURL(await r.blob()); a.download = name + suffix; a.click();
+    } catch (e) { say("share-msg", e.message, "err"); }
+  }
+  $("dl-json").addEventListener("click", () => download("json", ".json"));
+  $("dl-csv").addEventListener("click", () => download("csv", "-cards.csv"));
+  $("dl-its").addEventListener("click", () => download("itineraries-csv", "-itineraries.csv"));
+  $("import-file").addEventListener("change", async () => {
+    const f = $("import-file").files[0]; if (!f) return;
+    try { const r = await api("POST", "/api/library/import", { text: await f.text() }); say("share-msg", `Imported as ${r.name}.`, "ok"); await listEditions(r.name); }
+    catch (e) { say("share-msg", problems(e), "err"); }
+  });
+  $("make-default").addEventListener("click", async () => {
+    try { await api("POST", `/api/library/${encodeURIComponent(name)}/default`); say("share-msg", `New games now use ${name}.`, "ok"); }
+    catch (e) { say("share-msg", e.message, "err"); }
+  });
+  $("delete-ed").addEventListener("click", async () => {
+    if (!confirm(`Delete the edition ${name}? Games already played keep their copy.`)) return;
+    try { await api("DELETE", `/api/library/${encodeURIComponent(name)}`); await listEditions(); }
+    catch (e) { say("share-msg", e.message, "err"); }
+  });
+  window.addEventListener("pagehide", () => { if (csrf) navigator.sendBeacon && fetch("/api/library/transcribe", { method: "POST", keepalive: true, headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf }, body: JSON.stringify({ edition: null }) }); });
+
+  start().catch((e) => { document.body.append(e.message); });
+})();
