@@ -222,6 +222,35 @@ def cmd_delete(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_stickers(args: argparse.Namespace) -> int:
+    """Write trek:<card id> onto blank stickers, in Date Index order, checking each."""
+    from companion.config import ConfigError, load_config
+    from companion.stickers import Link, date_index, open_pi_chip, write_deck
+
+    try:
+        config = load_config(args.config)
+        edition = load_edition(args.edition) if "/" in args.edition else _library(args).load(args.edition)
+    except (ConfigError, EditionNotFound, EditionError) as exc:
+        return _errors(exc)
+    order = date_index(edition)
+    if args.start:
+        if args.start not in order:
+            return _fail(f"{args.start!r} is not a card of the {edition.name} edition")
+        order = order[order.index(args.start) :]
+    try:
+        chip = open_pi_chip(config.reader.rst_pin)
+    except RuntimeError as exc:
+        return _fail(str(exc))
+    print(f"{len(order)} stickers to write, in Date Index order. Stop the table first (it uses the reader).")
+    try:
+        done = write_deck(Link(chip), edition, order, print, overwrite=args.overwrite)
+    except KeyboardInterrupt:
+        print()
+        return 0
+    print(f"{len(done)} sticker(s) written and checked.")
+    return 0
+
+
 def add_commands(sub: Any) -> None:
     """Add the library commands to ``companion edition``'s subparsers."""
 
@@ -290,6 +319,13 @@ def add_commands(sub: Any) -> None:
     p = data(sub.add_parser("default", help="the edition new games use (an owner's must be complete)"))
     p.add_argument("name")
     p.set_defaults(func=cmd_default)
+
+    p = data(sub.add_parser("stickers", help="write trek:<card id> onto blank stickers (the reader)"))
+    p.add_argument("edition", metavar="EDITION", help="an edition name (or an edition file)")
+    p.add_argument("--from", dest="start", help="start at this card (after an interruption)")
+    p.add_argument("--overwrite", action="store_true", help="rewrite stickers that carry another card")
+    p.add_argument("--config", help="a TOML settings file (the reader's RST pin)")
+    p.set_defaults(func=cmd_stickers)
 
     p = data(sub.add_parser("delete", help="delete an owner's edition"))
     p.add_argument("name")

@@ -143,12 +143,11 @@ def open_pi_reader(rst_pin: int) -> tuple[Callable[[], str | None], Callable[[],
         return None if uid is None else str(uid)
 
     def read_text() -> str | None:
-        # The tag answered anticollision a moment ago and now ignores one REQA
-        # (ISO 14443-3: READY -> IDLE), so the first attempt usually finds nothing.
-        for _ in range(3):
-            _, text = simple.read_no_block()
-            if text:
-                return str(text).strip()
-        return None
+        # MIFARE Classic (SimpleMFRC522's blocks 8-10) or NTAG21x (NDEF text): both
+        # kinds of sticker `companion stickers` writes; it retries the wake-up that a
+        # tag which just answered anticollision ignores (ISO 14443-3: READY -> IDLE).
+        from companion.stickers import read_text as read_sticker_text
+
+        return read_sticker_text(simple.READER)
 
     return read_uid, read_text

@@ -9,7 +9,7 @@
   const SHORT = { person: "Person", event: "Event", innovation: "Innov.", progress: "Progress", wild: "Wild", crystal: "Crystal" };
   const ROMAN = { 1: "I", 2: "II", 3: "III" };
   const COLS = ["person", "event", "innovation", "progress", "rows"];
-  const DEPTH = 5;
+  const DEPTH = 6; // rows shown; printed cards have 2-6
   let csrf = null, mock = false, name = null, ed = null, tags = {}, seq = -1;
   const card = { id: null, day: 1, digits: "", bce: false, hours: null, gains: [], tag: null };
   const it = { cells: {}, cursor: [0, 0], old: null };
@@ -70,10 +70,11 @@
     name = n;
     try {
       const got = await api("GET", `/api/library/${encodeURIComponent(n)}`);
-      ed = got.edition; tags = got.tags; showProgress(got.progress);
-    } catch (e) { ed = null; $("progress").textContent = problems(e); return; }
-    await api("POST", "/api/library/transcribe", { edition: n }).catch(() => {});
-    clearCard(); clearIt(); drawMat(); drawAnc();
+      ed = got.edition; tags = got.tags;
+      // From now on the reader's taps come to this page: only taps after this one count.
+      seq = (await api("POST", "/api/library/transcribe", { edition: n })).seq;
+      clearCard(); clearIt(); drawMat(); drawAnc(); showProgress(got.progress);
+    } catch (e) { ed = null; $("progress").textContent = problems(e); }
   }
   function showProgress(p) {
     const days = Object.entries(p.days).map(([d, n]) => `Day ${d}: ${n}/${p.of.day}`).join(" · ");
