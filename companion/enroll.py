@@ -2,9 +2,10 @@
 
 For each tag: tap it (on a PC, type its UID), find the card by title or year,
 then confirm its printed values or type the ones on your copy. Tags are kept in
-the store; corrected values go to the owner's edition file, a copy of the
-edition with the owner's numbers that `companion edition check` validates and
-`companion new --edition FILE` uses. A tag already enrolled is refused.
+the store; corrected values go to an owner's edition in the data directory's
+library (named by the companion, never from inside a file), a copy of the
+edition with the owner's numbers that `companion new --edition NAME` uses. A tag
+already enrolled is refused. (The page's *Your box* transcribes whole editions.)
 """
 
 from __future__ import annotations

@@ -115,14 +115,23 @@
 
   // --- the card form -------------------------------------------------------------------
   for (const b of document.querySelectorAll("#day button")) b.addEventListener("click", () => { card.day = +b.dataset.day; drawCard(); });
-  for (const k of ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "−"]) {
-    $("keypad").append(btn(k, () => {
-      if (k === "⌫") card.digits = card.digits.slice(0, -1);
-      else if (k === "−") card.bce = !card.bce;
-      else if (card.digits.length < 5) card.digits += k;
-      drawCard();
-    }));
+  function key(k) {
+    if (k === "⌫") card.digits = card.digits.slice(0, -1);
+    else if (k === "C") { card.digits = ""; card.bce = false; }
+    else if (card.digits.length < 5) card.digits += k;
+    drawCard();
   }
+  for (const k of ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "C"]) $("keypad").append(btn(k, () => key(k)));
+  // On a laptop the keyboard types the year too: digits, Backspace, b for BCE, Enter saves.
+  document.addEventListener("keydown", (ev) => {
+    if ($("tab-cards").hidden || ev.target.closest("input, select, textarea") || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (/^[0-9]$/.test(ev.key)) key(ev.key);
+    else if (ev.key === "Backspace") key("⌫");
+    else if (ev.key === "b" || ev.key === "-") { card.bce = !card.bce; drawCard(); }
+    else if (ev.key === "Enter") $("save-card").click();
+    else return;
+    ev.preventDefault();
+  });
   $("bce").addEventListener("click", () => { card.bce = !card.bce; drawCard(); });
   for (let h = 1; h <= 12; h++) {
     $("hours").append(btn(String(h), () => { card.hours = h; drawCard(); }, String(h)));
