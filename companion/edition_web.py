@@ -14,6 +14,8 @@ page polls the last captured tag, and Save binds that tag to the card.
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,18 +43,31 @@ from companion.web import _body, _error, _runtime, control
 library_api = Blueprint("library", __name__)
 
 
+#: Seconds without a poll from the transcription page after which taps go to the game
+#: again: a phone that went to sleep on that page must not keep the table deaf.
+CAPTURE_LEASE = 5.0
+
+
 @dataclass
 class Capture:
-    """The tag taps captured for the edition being transcribed."""
+    """The tag taps captured for the edition being transcribed (while the page polls)."""
 
     edition: str | None = None
     seq: int = 0
     tag: str | None = None
+    seen: float = 0.0
+    clock: Callable[[], float] = time.monotonic
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def renew(self) -> None:
+        self.seen = self.clock()
 
     def __call__(self, tag: str) -> bool:
         with self.lock:
             if self.edition is None:
+                return False
+            if self.clock() - self.seen > CAPTURE_LEASE:
+                self.edition = None  # the page is gone: back to the game
                 return False
             self.seq, self.tag = self.seq + 1, tag
             return True
@@ -302,6 +317,7 @@ def transcribe() -> Any:
     capture = _capture()
     with capture.lock:
         capture.edition = edition
+        capture.renew()
     return jsonify({"edition": edition, "seq": capture.seq})
 
 
@@ -311,6 +327,7 @@ def last_tag() -> Any:
     """The last tag tapped while transcribing, with the card it is bound to (if any)."""
     capture = _capture()
     with capture.lock:
+        capture.renew()
         seq, tag = capture.seq, capture.tag
     bound = _runtime().store.tags().get(tag) if tag else None
     return jsonify({"seq": seq, "tag": tag, "bound_to": bound, "capturing": capture.edition})

@@ -132,6 +132,7 @@ def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> 
     for n, it in enumerate(BOX["itineraries"]):
         reader_tap(base, f"TAG-{it['id']}")
         owner.stickers += 1
+        expect(page.locator("#it-msg")).to_contain_text(f"Tag TAG-{it['id']}: a new itinerary")
         if page.input_value("#it-id") != it["id"]:
             owner.type("#it-id", it["id"])
         for kind in COLUMNS:
@@ -168,7 +169,7 @@ def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> 
     owner.tap("#tabs button[data-tab='anc']")
     reader_tap(base, "TAG-ancestor")
     owner.stickers += 1
-    page.wait_for_timeout(600)  # the page polls the reader every 0.4 s
+    expect(page.locator("#anc-msg")).to_contain_text("Tag TAG-ancestor: Save binds it to the Ancestor")
     owner.tap(f"#anc-hours button[data-v='{BOX['ancestor']['hours']}']")
     for gain in BOX["ancestor"]["gains"]:
         owner.tap(f"#anc-tokens button[data-v='{gain}']")

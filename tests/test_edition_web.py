@@ -151,3 +151,19 @@ def test_share_default_and_new_game_from_the_page(env: Any) -> None:
     assert game.status_code == 200 and rt.table.board.edition.name == "my-box"
     assert http.delete("/api/library/my-box", headers=PIN).status_code == 200
     assert http.get("/api/editions").get_json()["default"] == "reference"
+
+
+def test_taps_go_back_to_the_game_when_the_transcription_page_stops_polling(env: Any) -> None:
+    http, rt = env
+    http.post("/api/library", json={"name": "my-box"}, headers=PIN)
+    http.post("/api/library/transcribe", json={"edition": "my-box"}, headers=PIN)
+    now = [1000.0]
+    rt.capture.clock = lambda: now[0]
+    rt.capture.renew()
+    now[0] += 4
+    assert rt.capture("A1"), "the page polled 4 s ago: still transcribing"
+    assert http.get("/api/library/transcribe/tag", headers=PIN).get_json()["capturing"] == "my-box"
+    now[0] += 6
+    choice = rt.table.expect()["choices"][0]
+    moves = len(rt.table.board.moves)
+    assert rt.tap(choice).accepted and len(rt.table.board.moves) == moves + 1, "the game has its reader back"

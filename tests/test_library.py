@@ -281,8 +281,12 @@ def test_cli_itineraries_csv_round_trip(tmp_path: Path, capsys: Any) -> None:
     src.write_text(capsys.readouterr().out)
     assert src.read_text().splitlines()[1] == "T01,. 3 2,1 3 4,. 2 4,. . .,2 5 5"
     out = tmp_path / "its.json"
-    assert main(["edition", "import", str(src), "--itineraries", "--base", "reference", "--out", str(out)]) == 0
+    assert (
+        main(["edition", "import", str(src), "--itineraries", "--base", "reference", "--out", str(out)]) == 0
+    )
     assert json.loads(out.read_text())["cards"] == REFERENCE["cards"]
     src.write_text("id,person,event,innovation,progress,rows\nT1,. x,,,,\n")
-    assert main(["edition", "import", str(src), "--itineraries", "--base", "reference", "--out", str(out)]) == 2
+    assert (
+        main(["edition", "import", str(src), "--itineraries", "--base", "reference", "--out", str(out)]) == 2
+    )
     assert "line 2, column person" in capsys.readouterr().err

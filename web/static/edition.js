@@ -12,7 +12,7 @@
   const DEPTH = 6; // rows shown; printed cards have 2-6
   let csrf = null, mock = false, name = null, ed = null, tags = {}, seq = -1;
   const card = { id: null, day: 1, digits: "", bce: false, hours: null, gains: [], tag: null };
-  const it = { cells: {}, cursor: [0, 0], old: null };
+  const it = { cells: {}, cursor: [0, 0], old: null, tag: null };
   const anc = { hours: 1, gains: [], tag: null };
 
   async function api(method, url, body) {
@@ -98,11 +98,29 @@
     if (t.seq === seq || !t.tag) return;
     seq = t.seq; onTag(t.tag, t.bound_to);
   }
+  const currentTab = () => document.querySelector("#tabs button.on").dataset.tab;
+  const showTab = (t) => { if (currentTab() !== t) document.querySelector(`#tabs button[data-tab='${t}']`).click(); };
+  // A sticker opens what it is bound to (a card, an itinerary, the Ancestor), or a new
+  // one of the kind on screen; Save binds it.
   function onTag(tag, bound) {
-    const known = bound && (ed.cards || []).find((c) => c.id === bound);
+    const knownCard = bound && (ed.cards || []).find((c) => c.id === bound);
+    const knownIt = bound && (ed.itineraries || []).find((x) => x.id === bound);
+    const elsewhere = bound ? ` It is bound to ${bound}; Save moves it here.` : "";
+    if (bound === "ancestor" || (!knownCard && !knownIt && currentTab() === "anc")) {
+      showTab("anc"); anc.tag = tag;
+      say("anc-msg", bound === "ancestor" ? `Tag ${tag} is the Ancestor.` : `Tag ${tag}: Save binds it to the Ancestor.${elsewhere}`, bound ? "warn" : "");
+      return;
+    }
+    if (knownIt || (!knownCard && currentTab() === "its")) {
+      showTab("its");
+      if (knownIt) { loadIt(knownIt); say("it-msg", `Tag ${tag} is ${knownIt.id}: edit it, or tap another sticker.`, "warn"); }
+      else { clearIt(); say("it-msg", `Tag ${tag}: a new itinerary.${elsewhere}`, bound ? "warn" : ""); }
+      it.tag = tag;
+      return;
+    }
+    showTab("cards");
     const st = $("tag-status");
-    anc.tag = tag;
-    if (known) { loadCard(known); card.tag = tag; st.textContent = `Tag ${tag} is ${known.id} (${known.title}): edit it, or Unbind.`; st.className = "status bound"; return; }
+    if (knownCard) { loadCard(knownCard); card.tag = tag; st.textContent = `Tag ${tag} is ${knownCard.id} (${knownCard.title}): edit it, or Unbind.`; st.className = "status bound"; return; }
     clearCard(true); card.tag = tag;
     if (bound) { st.textContent = `Tag ${tag} is bound to ${bound}. Save binds it to this card instead.`; st.className = "status bound"; }
     else { st.textContent = `Tag ${tag}: a new Day ${ROMAN[card.day]} card.`; st.className = "status"; }
@@ -230,25 +248,27 @@
     for (const x of (ed && ed.itineraries || [])) pick.append(new Option(x.id, x.id));
   }
   function nextItId() { const used = new Set((ed.itineraries || []).map((x) => x.id)); let n = 1; while (used.has(`T${String(n).padStart(2, "0")}`)) n++; return `T${String(n).padStart(2, "0")}`; }
-  function clearIt() { it.cells = {}; it.cursor = [0, 0]; it.old = null; $("it-id").value = ed ? nextItId() : ""; drawIt(); }
+  function clearIt() { it.cells = {}; it.cursor = [0, 0]; it.old = null; it.tag = null; $("it-id").value = ed ? nextItId() : ""; drawIt(); }
   $("clear-it").addEventListener("click", clearIt);
-  $("it-pick").addEventListener("change", () => {
-    const x = (ed.itineraries || []).find((y) => y.id === $("it-pick").value); if (!x) return;
-    it.cells = {}; it.old = x.id; $("it-id").value = x.id;
+  function loadIt(x) {
+    it.cells = {}; it.old = x.id; it.tag = null; $("it-id").value = x.id;
     COLS.forEach((k, c) => { const col = k === "rows" ? x.rows : (x.columns[k] || []); col.forEach((v, r) => { it.cells[`${c},${r}`] = v; }); });
     it.cursor = [0, 0]; drawIt();
+  }
+  $("it-pick").addEventListener("change", () => {
+    const x = (ed.itineraries || []).find((y) => y.id === $("it-pick").value); if (x) loadIt(x);
   });
   function columnOf(c) { const out = []; for (let r = 0; r < depthOf(c); r++) out.push(`${c},${r}` in it.cells ? it.cells[`${c},${r}`] : null); return out; }
   $("save-it").addEventListener("click", async () => {
     const columns = {}; COLS.slice(0, 4).forEach((k, c) => { const col = columnOf(c); if (col.length) columns[k] = col; });
     const body = { id: $("it-id").value.trim(), columns, rows: columnOf(4) };
     if (it.old) body.old_id = it.old;
-    if (anc.tag && !card.id) body.tag = anc.tag;
+    if (it.tag) body.tag = it.tag;
     try {
       const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/itineraries`, body);
       const i = ed.itineraries.findIndex((x) => x.id === (it.old || r.itinerary.id));
       if (i >= 0) ed.itineraries[i] = r.itinerary; else ed.itineraries.push(r.itinerary);
-      showProgress(r.progress); say("it-msg", `Saved ${r.itinerary.id}.` + (r.bound ? " " + r.bound : ""), "ok"); anc.tag = null; clearIt();
+      showProgress(r.progress); say("it-msg", `Saved ${r.itinerary.id}.` + (r.bound ? " " + r.bound : "") + " Tap the next itinerary.", "ok"); clearIt();
     } catch (e) { say("it-msg", problems(e), "err"); }
   });
   $("remove-it").addEventListener("click", async () => {
@@ -264,13 +284,13 @@
     slots = (ed.slots || [[], [], [], [], [], []]).map((s) => [...s]);
     const box = $("slots"); box.textContent = "";
     slots.forEach((s, i) => {
-      const row = document.createElement("div"); const label = document.createElement("b"); label.textContent = i;
-      const tokens = document.createElement("div"); tokens.className = "tokens";
+      const row = document.createElement("div"); row.className = "slot";
+      const label = document.createElement("b"); label.textContent = `Position ${i}`;
       const shown = document.createElement("span"); shown.className = "chips";
+      const tokens = document.createElement("div"); tokens.className = "tokens";
       const draw = () => { shown.textContent = slots[i].map((g) => SHORT[g]).join(" + ") || "(none)"; };
       for (const g of BENEFITS) tokens.append(btn(SHORT[g], () => { slots[i].push(g); draw(); }, g));
-      tokens.append(btn("⌫", () => { slots[i].pop(); draw(); }, "back"));
-      row.append(label, tokens, document.createElement("span"), shown); box.append(row); draw();
+      row.append(label, shown, btn("⌫", () => { slots[i].pop(); draw(); }, "back"), tokens); box.append(row); draw();
     });
     const treks = $("treks"); treks.textContent = "";
     for (let i = 0; i < 10; i++) { const inp = document.createElement("input"); inp.inputMode = "numeric"; inp.value = (ed.treks || [])[i] ?? ""; inp.setAttribute("aria-label", `${i + 1} cards`); inp.placeholder = `${i + 1}`; treks.append(inp); }
