@@ -284,7 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--json", action="store_true", help="print the contract's JSON object")
     replay.set_defaults(func=cmd_replay)
 
-    edition = sub.add_parser("edition", help="check or show an edition")
+    edition = sub.add_parser("edition", help="the editions: check, show, edit, CSV, share, stickers")
     edition_sub = edition.add_subparsers(dest="edition_command", metavar="ACTION")
     check = edition_sub.add_parser("check", help="list every problem of an edition file")
     check.add_argument("path", metavar="PATH")

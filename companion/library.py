@@ -191,7 +191,8 @@ class EditionLibrary:
         return path
 
     def _unknown(self, name: str) -> str:
-        return f"unknown edition {str(name)[:40]!r}; choose one of: {', '.join(self.names())}"
+        hint = " (an edition file is imported first: companion edition import FILE)" if "/" in name else ""
+        return f"unknown edition {str(name)[:40]!r}; choose one of: {', '.join(self.names())}{hint}"
 
     @staticmethod
     def _read(path: Path) -> str:
