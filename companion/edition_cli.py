@@ -138,7 +138,7 @@ def _change(args: argparse.Namespace, change: Any) -> int:
     """Load the owner's edition, apply ``change`` to its object, save it (validated)."""
     library = _library(args)
     try:
-        obj = library.raw(args.name)
+        obj = library.editable(args.name)
         said = change(obj) or []
         library.save(args.name, obj)
     except (EditionNotFound, EditionError, LibraryError, FieldError) as exc:

@@ -291,11 +291,12 @@ def show_year(year: int) -> str:
 
 def progress(obj: dict[str, Any]) -> dict[str, Any]:
     """How far the transcription is: cards per Day deck out of 36, itineraries out of 24."""
+    cards = obj.get("cards")
+    cards = [c for c in cards if isinstance(c, dict)] if isinstance(cards, list) else []
+    itineraries = obj.get("itineraries")
     return {
-        "days": {
-            ROMAN[d]: sum(1 for c in obj.get("cards", []) if c.get("day") == d) for d in range(1, DAYS + 1)
-        },
-        "itineraries": len(obj.get("itineraries", [])),
+        "days": {ROMAN[d]: sum(1 for c in cards if c.get("day") == d) for d in range(1, DAYS + 1)},
+        "itineraries": len(itineraries) if isinstance(itineraries, list) else 0,
         "of": {"day": 36, "itineraries": 24},
     }
 

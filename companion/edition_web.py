@@ -36,7 +36,7 @@ from companion.edition_edit import (
 from companion.editions import EditionNotFound
 from companion.engine import EditionError
 from companion.engine.tokens import ANCESTOR
-from companion.library import EditionLibrary, LibraryError
+from companion.library import EditionLibrary, LibraryError, validate
 from companion.store import StoreError
 from companion.web import _body, _error, _runtime, control
 
@@ -99,7 +99,7 @@ def _edit(name: str, change: Any) -> Response:
     """Load the owner's edition, apply ``change`` (returns extra answer fields), save it."""
     library = _library()
     try:
-        obj = library.raw(name)
+        obj = library.editable(name)
         extra = change(obj) or {}
         library.save(name, obj)
     except (EditionNotFound, EditionError, LibraryError, FieldError, StoreError) as exc:
@@ -179,14 +179,20 @@ def import_edition() -> Any:
 @library_api.get("/api/library/<name>")
 @control()
 def show(name: str) -> Any:
+    library = _library()
     try:
-        obj = _library().raw(name)
+        obj = library.raw(name)
     except (EditionNotFound, EditionError) as exc:
         return _refused(exc)
+    problems: list[str] = []
+    try:  # a file edited by hand may not be valid: say where, and still show it
+        validate(obj, name if library.is_shipped(name) else str(library.path(name)), name)
+    except EditionError as exc:
+        problems = [f"{exc.source}: {p}" for p in exc.problems if not p.warning][:50]
     tags: dict[str, list[str]] = {}
     for uid, card in _runtime().store.tags().items():
         tags.setdefault(card, []).append(uid)
-    return jsonify({"edition": obj, "progress": progress(obj), "tags": tags})
+    return jsonify({"edition": obj, "progress": progress(obj), "tags": tags, "problems": problems})
 
 
 @library_api.delete("/api/library/<name>")

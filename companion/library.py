@@ -141,6 +141,10 @@ class EditionLibrary:
     def names(self) -> list[str]:
         return [*shipped_names(), *self.owned_names()]
 
+    @staticmethod
+    def is_shipped(name: str) -> bool:
+        return name in shipped_names()
+
     def exists(self, name: str) -> bool:
         return name in shipped_names() or (SLUG.fullmatch(name) is not None and self.path(name).is_file())
 
@@ -157,6 +161,17 @@ class EditionLibrary:
             raise EditionError([Problem(where, f"not valid JSON: {exc.msg}")], str(path)) from None
         if not isinstance(obj, dict):
             raise EditionError([Problem("line 1", "must be a JSON object")], str(path))
+        return obj
+
+    def editable(self, name: str) -> dict[str, Any]:
+        """The JSON object of an owner's edition to change: refused (path and line) when the
+        file is not a valid edition now, since a change could not be saved anyway."""
+        if name in shipped_names():
+            raise LibraryError(
+                f"{name!r} is a shipped edition and cannot be changed; make a copy under a new name"
+            )
+        obj = self.raw(name)
+        validate(obj, str(self.path(name)), name)
         return obj
 
     def load(self, name: str) -> Edition:
@@ -176,7 +191,8 @@ class EditionLibrary:
             edition = validate(obj, str(self.path(name)) if name not in shipped_names() else name, name)
         except (EditionNotFound, EditionError) as exc:
             return EditionInfo(name, name in shipped_names(), {}, 0, False, str(exc))
-        counts = {d: sum(1 for c in obj.get("cards", []) if c.get("day") == d) for d in range(1, DAYS + 1)}
+        cards = [c for c in obj["cards"] if isinstance(c, dict)]
+        counts = {d: sum(1 for c in cards if c.get("day") == d) for d in range(1, DAYS + 1)}
         return EditionInfo(
             name, name in shipped_names(), counts, len(obj.get("itineraries", [])), is_complete(edition)
         )

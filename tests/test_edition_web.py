@@ -167,3 +167,15 @@ def test_taps_go_back_to_the_game_when_the_transcription_page_stops_polling(env:
     choice = rt.table.expect()["choices"][0]
     moves = len(rt.table.board.moves)
     assert rt.tap(choice).accepted and len(rt.table.board.moves) == moves + 1, "the game has its reader back"
+
+
+def test_a_hand_edited_edition_with_wrong_shapes_is_shown_with_its_problems(env: Any) -> None:
+    http, rt = env
+    http.post("/api/library", json={"name": "my-box"}, headers=PIN)
+    path = rt.store.path.parent / "editions" / "my-box.json"
+    path.write_text(path.read_text().replace('"cards": []', '"cards": [1, "x"]'))
+    shown = http.get("/api/library/my-box", headers=PIN)
+    assert shown.status_code == 200 and shown.get_json()["progress"]["days"]["I"] == 0
+    assert any(p.startswith(f"{path}: ") for p in shown.get_json()["problems"]), shown.get_json()
+    edit = put(http, "/api/library/my-box/cards", {"day": 1, "year": 1, "hours": 1, "gains": []})
+    assert edit.status_code == 400 and str(path) in edit.get_json()["error"]

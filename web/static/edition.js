@@ -74,6 +74,7 @@
       // From now on the reader's taps come to this page: only taps after this one count.
       seq = (await api("POST", "/api/library/transcribe", { edition: n })).seq;
       clearCard(); clearIt(); drawMat(); drawAnc(); showProgress(got.progress);
+      if (got.problems && got.problems.length) $("progress").textContent += " · This file needs fixing first: " + got.problems.join("; ");
     } catch (e) { ed = null; $("progress").textContent = problems(e); }
   }
   function showProgress(p) {
