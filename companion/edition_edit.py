@@ -25,6 +25,8 @@ from typing import Any, NoReturn
 from companion.engine.tokens import BENEFITS, COLUMNS, CRYSTAL, DAYS, HOURS_PER_DAY
 
 ROMAN = {1: "I", 2: "II", 3: "III"}
+#: The longest title or note, and the longest id, a card may have.
+MAX_TEXT, MAX_ID = 2000, 100
 CARD_COLUMNS = ("id", "day", "year", "title", "hours", "gains", "note")
 ITINERARY_COLUMNS = ("id", *COLUMNS, "rows")
 #: The published year range of each Day deck: outside it, a year is likely mistyped.
@@ -122,22 +124,24 @@ def card_errors(fields: dict[str, Any]) -> list[FieldError]:
         except FieldError as exc:
             errors.append(exc)
     for name in ("title", "note"):
-        if not isinstance(fields.get(name, ""), str) or len(fields.get(name, "")) > 300:
-            errors.append(FieldError(name, "must be a text of at most 300 characters"))
+        if not isinstance(fields.get(name, ""), str) or len(fields.get(name, "")) > MAX_TEXT:
+            errors.append(FieldError(name, f"must be a text of at most {MAX_TEXT} characters"))
     return errors
 
 
 def _card(fields: dict[str, Any], card_id: str) -> dict[str, Any]:
-    title = str(fields.get("title") or "").strip()
+    # Titles and notes are kept exactly (an export then import gives the same cards);
+    # an empty title is the id, as in an edition file without one.
+    title = str(fields.get("title") or "")
     card: dict[str, Any] = {
         "id": card_id,
-        "title": title or card_id,
+        "title": title if title.strip() else card_id,
         "year": parse_year(fields.get("year", "")),
         "day": parse_day(fields.get("day", "")),
         "hours": parse_hours(fields.get("hours", "")),
         "gains": parse_gains(fields.get("gains", [])),
     }
-    note = str(fields.get("note") or "").strip()
+    note = str(fields.get("note") or "")
     if note:
         card["note"] = note
     return card
@@ -304,44 +308,53 @@ def progress(obj: dict[str, Any]) -> dict[str, Any]:
 # --- CSV ------------------------------------------------------------------------------------
 
 
+def _csv_line(cells: list[Any]) -> str:
+    """One CSV line (RFC 4180 quoting, "\n" line ends): a cell is quoted when it holds a
+    comma, a quote, a line break or a carriage return, so any title or note survives."""
+    out = []
+    for cell in map(str, cells):
+        if any(ch in cell for ch in ',"\r\n') or cell != cell.strip():
+            cell = '"' + cell.replace('"', '""') + '"'
+        out.append(cell)
+    return ",".join(out) + "\n"
+
+
 def cards_to_csv(obj: dict[str, Any]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CARD_COLUMNS)
+    lines = [_csv_line(list(CARD_COLUMNS))]
     for c in obj.get("cards", []):
-        writer.writerow(
-            [c["id"], ROMAN[c["day"]], c["year"], c.get("title", c["id"]), c["hours"], " ".join(c["gains"]),
-             c.get("note", "")]
+        lines.append(
+            _csv_line([c["id"], ROMAN[c["day"]], c["year"], c.get("title", c["id"]), c["hours"],
+                       " ".join(c["gains"]), c.get("note", "")])
         )  # fmt: skip
-    return out.getvalue()
+    return "".join(lines)
 
 
 def cards_from_csv(text: str) -> list[dict[str, Any]]:
     """The cards of a CSV file, in order; `CsvError` with every problem (line, column)."""
-    rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff"))))
-    if not rows or [h.strip().lower() for h in rows[0]] != list(CARD_COLUMNS):
-        got = ",".join(rows[0]) if rows else "an empty file"
+    rows = _records(text)
+    if not rows or [h.strip().lower() for h in rows[0][1]] != list(CARD_COLUMNS):
+        got = ",".join(rows[0][1]) if rows else "an empty file"
         raise CsvError([CsvProblem(1, "header", f"must be {','.join(CARD_COLUMNS)}, not {got[:60]!r}")])
     problems: list[CsvProblem] = []
     cards: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
-    for line, row in enumerate(rows[1:], start=2):
+    for line, row in rows[1:]:
         if not any(cell.strip() for cell in row):
             continue
         if len(row) != len(CARD_COLUMNS):
             problems.append(CsvProblem(line, "*", f"has {len(row)} columns, not {len(CARD_COLUMNS)}"))
             continue
         fields = dict(zip(CARD_COLUMNS, row, strict=True))
-        card_id = fields["id"].strip()
-        if not card_id or card_id == "ancestor" or len(card_id) > 20:
-            problems.append(CsvProblem(line, "id", 'needs an id of 1-20 characters (not "ancestor")'))
+        card_id = fields["id"]
+        if not card_id.strip() or card_id == "ancestor" or len(card_id) > MAX_ID:
+            problems.append(CsvProblem(line, "id", f'needs an id of 1-{MAX_ID} characters (not "ancestor")'))
         elif card_id in seen:
             problems.append(CsvProblem(line, "id", f"duplicate id {card_id!r}, also on line {seen[card_id]}"))
         else:
             seen[card_id] = line
         errors = card_errors(fields)
         problems += [CsvProblem(line, e.column, e.message) for e in errors]
-        if not errors and card_id:
+        if not errors and card_id.strip():
             cards.append(_card(fields, card_id))
     if problems:
         raise CsvError(problems)
@@ -350,27 +363,39 @@ def cards_from_csv(text: str) -> list[dict[str, Any]]:
     return cards
 
 
+def _records(text: str) -> list[tuple[int, list[str]]]:
+    """The CSV's records, each with the file line it starts on (a quoted cell may span lines)."""
+    reader = csv.reader(io.StringIO(text.lstrip("\ufeff"), newline=""))
+    records: list[tuple[int, list[str]]] = []
+    start = 1
+    try:
+        for row in reader:
+            records.append((start, row))
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise CsvError([CsvProblem(reader.line_num, "*", f"not readable as CSV: {exc}")]) from None
+    return records
+
+
 def _space_text(space: Any) -> str:
     return "." if space is None else "c" if space == CRYSTAL else str(space)
 
 
 def itineraries_to_csv(obj: dict[str, Any]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(ITINERARY_COLUMNS)
+    lines = [_csv_line(list(ITINERARY_COLUMNS))]
     for it in obj.get("itineraries", []):
         cols = [" ".join(map(_space_text, it["columns"].get(k, []))) for k in COLUMNS]
-        writer.writerow([it["id"], *cols, " ".join(map(_space_text, it.get("rows", [])))])
-    return out.getvalue()
+        lines.append(_csv_line([it["id"], *cols, " ".join(map(_space_text, it.get("rows", [])))]))
+    return "".join(lines)
 
 
 def itineraries_from_csv(text: str) -> list[dict[str, Any]]:
-    rows = list(csv.reader(io.StringIO(text.lstrip("\ufeff"))))
-    if not rows or [h.strip().lower() for h in rows[0]] != list(ITINERARY_COLUMNS):
+    rows = _records(text)
+    if not rows or [h.strip().lower() for h in rows[0][1]] != list(ITINERARY_COLUMNS):
         raise CsvError([CsvProblem(1, "header", f"must be {','.join(ITINERARY_COLUMNS)}")])
     problems: list[CsvProblem] = []
     items: list[dict[str, Any]] = []
-    for line, row in enumerate(rows[1:], start=2):
+    for line, row in rows[1:]:
         if not any(cell.strip() for cell in row):
             continue
         if len(row) != len(ITINERARY_COLUMNS):

@@ -249,7 +249,7 @@ def put_a_card(name: str) -> Any:
     if card_id is not None and not (isinstance(card_id, str) and 0 < len(card_id) <= 20):
         return _error(400, "id is the card's id (1-20 characters), or null for a new card.")
     fields = {k: body.get(k, "") for k in ("day", "year", "hours", "gains")}
-    fields["title"], fields["note"] = _text(body.get("title")), _text(body.get("note"))
+    fields["title"], fields["note"] = _text(body.get("title")).strip(), _text(body.get("note")).strip()
     if not isinstance(fields["gains"], list):
         return _error(400, "gains is a list of benefits in printed order.")
 

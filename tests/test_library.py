@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from companion.app import build_runtime, new_game
 from companion.cli import main
@@ -22,7 +24,8 @@ from companion.edition_edit import (
 )
 from companion.editions import EditionNotFound, shipped_edition
 from companion.engine import EditionError
-from companion.engine.edition import edition_to_json
+from companion.engine.edition import edition_to_json, parse_edition
+from companion.engine.tokens import BENEFITS
 from companion.library import EditionLibrary, LibraryError
 from companion.store import Store
 from companion.web import create_app
@@ -290,3 +293,42 @@ def test_cli_itineraries_csv_round_trip(tmp_path: Path, capsys: Any) -> None:
         main(["edition", "import", str(src), "--itineraries", "--base", "reference", "--out", str(out)]) == 2
     )
     assert "line 2, column person" in capsys.readouterr().err
+
+
+TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=40)
+
+
+@st.composite
+def any_cards(draw: st.DrawFn) -> list[dict[str, Any]]:
+    ids = draw(
+        st.lists(TEXT.filter(lambda t: t.strip() and t != "ancestor"), min_size=1, max_size=12, unique=True)
+    )
+    cards = []
+    for card_id in ids:
+        card = {
+            "id": card_id,
+            "title": draw(TEXT.filter(lambda t: t.strip()) | st.just(card_id)),
+            "year": draw(st.integers(-40000, 2100)),
+            "day": draw(st.integers(1, 3)),
+            "hours": draw(st.integers(1, 12)),
+            "gains": draw(st.lists(st.sampled_from(BENEFITS), max_size=5)),
+        }
+        note = draw(TEXT)
+        if note:
+            card["note"] = note
+        cards.append(card)
+    return cards
+
+
+@settings(max_examples=150, deadline=None)
+@given(any_cards())
+def test_export_then_import_of_any_edition_gives_the_same_cards(cards: list[dict[str, Any]]) -> None:
+    edition = edition_to_json(parse_edition({**REFERENCE, "cards": cards}))
+    assert cards_from_csv(cards_to_csv(edition)) == edition["cards"]
+
+
+def test_csv_line_numbers_count_file_lines_not_records() -> None:
+    text = 'id,day,year,title,hours,gains,note\nA,I,1,"two\nlines",1,,\nB,I,x,,1,,\n'
+    with pytest.raises(CsvError) as caught:
+        cards_from_csv(text)
+    assert [(p.line, p.column) for p in caught.value.problems] == [(4, "year")]
