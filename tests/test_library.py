@@ -332,3 +332,15 @@ def test_csv_line_numbers_count_file_lines_not_records() -> None:
     with pytest.raises(CsvError) as caught:
         cards_from_csv(text)
     assert [(p.line, p.column) for p in caught.value.problems] == [(4, "year")]
+
+
+def test_replay_reads_a_record_naming_an_edition_file_but_never_a_device(tmp_path: Path) -> None:
+    from companion.record import RecordError, replay_text
+
+    copy = tmp_path / "family.json"
+    copy.write_text(json.dumps(REFERENCE))
+    setup = {"type": "setup", "players": ["A", "B"], "edition": str(copy)}
+    assert replay_text(json.dumps(setup) + "\n").board.edition.name == "reference"
+    for path in ("/dev/zero", str(tmp_path)):
+        with pytest.raises(RecordError, match="not a regular file"):
+            replay_text(json.dumps({**setup, "edition": path}) + "\n")

@@ -65,8 +65,9 @@ def _with_line(text: str, problem: Problem) -> Problem:
     return problem
 
 
-#: An edition file larger than this is not an edition (the reference one is ~32 KB).
-MAX_FILE_BYTES = 1 << 20
+#: An edition file larger than this is not read (the record contract's limit; the
+#: reference edition is ~32 KB).
+MAX_FILE_BYTES = 16 << 20
 
 
 def read_edition_file(path: Path) -> str:
