@@ -251,6 +251,28 @@ def cmd_stickers(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_tags(args: argparse.Namespace) -> int:
+    """List the tags bound to cards, or unbind one (to bind it again with enroll or the page)."""
+    from companion.cli import _data_dir
+    from companion.store import Store, StoreError
+
+    try:
+        store = Store(_data_dir(args))
+    except StoreError as exc:
+        return _fail(str(exc))
+    try:
+        if args.unbind:
+            if not store.unenroll(args.unbind):
+                return _fail(f"tag {args.unbind} is not bound to any card")
+            print(f"Tag {args.unbind} is free again.")
+            return 0
+        for uid, card in sorted(store.tags().items(), key=lambda item: item[1]):
+            print(f"{card:<10} {uid}")
+    finally:
+        store.close()
+    return 0
+
+
 def add_commands(sub: Any) -> None:
     """Add the library commands to ``companion edition``'s subparsers."""
 
@@ -326,6 +348,10 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--overwrite", action="store_true", help="rewrite stickers that carry another card")
     p.add_argument("--config", help="a TOML settings file (the reader's RST pin)")
     p.set_defaults(func=cmd_stickers)
+
+    p = data(sub.add_parser("tags", help="the stickers bound to cards; --unbind UID frees one"))
+    p.add_argument("--unbind", metavar="UID")
+    p.set_defaults(func=cmd_tags)
 
     p = data(sub.add_parser("delete", help="delete an owner's edition"))
     p.add_argument("name")

@@ -344,3 +344,15 @@ def test_replay_reads_a_record_naming_an_edition_file_but_never_a_device(tmp_pat
     for path in ("/dev/zero", str(tmp_path)):
         with pytest.raises(RecordError, match="not a regular file"):
             replay_text(json.dumps({**setup, "edition": path}) + "\n")
+
+
+def test_cli_lists_and_unbinds_tags(tmp_path: Path, capsys: Any) -> None:
+    store = Store(tmp_path)
+    store.enroll("04AA", "I07", "reference")
+    store.close()
+    d = ["--data-dir", str(tmp_path)]
+    assert main(["edition", "tags", *d]) == 0
+    assert "I07        04AA" in capsys.readouterr().out
+    assert main(["edition", "tags", "--unbind", "04AA", *d]) == 0
+    assert main(["edition", "tags", "--unbind", "04AA", *d]) == 2
+    assert Store(tmp_path).tags() == {}
