@@ -143,6 +143,8 @@ def _change(args: argparse.Namespace, change: Any) -> int:
         library.save(args.name, obj)
     except (EditionNotFound, EditionError, LibraryError, FieldError) as exc:
         return _errors(exc)
+    except OSError as exc:
+        return _fail(f"the edition was not saved ({exc.strerror}); it is unchanged")
     for line in said:
         print(f"warning: {line}")
     print(f"Saved edition {args.name!r}.")

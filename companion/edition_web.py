@@ -104,7 +104,18 @@ def _edit(name: str, change: Any) -> Response:
         library.save(name, obj)
     except (EditionNotFound, EditionError, LibraryError, FieldError, StoreError) as exc:
         return _refused(exc)
+    except OSError as exc:
+        return _not_saved(exc)
     return jsonify({"progress": progress(obj), **extra})
+
+
+def _not_saved(exc: OSError) -> Response:
+    """The disk refused the write (full, read-only): nothing changed; say what to do."""
+    return _error(
+        507,
+        f"The edition was not saved ({exc.strerror}); it is unchanged. "
+        "Free space on the companion and retry.",
+    )
 
 
 def _text(value: Any, limit: int = 300) -> str:
@@ -159,6 +170,8 @@ def create() -> Any:
         obj = _library().create(name, base, with_cards=body.get("copy") is True)
     except (EditionNotFound, EditionError, LibraryError) as exc:
         return _refused(exc)
+    except OSError as exc:
+        return _not_saved(exc)
     return jsonify({"name": name, "progress": progress(obj)})
 
 
@@ -173,6 +186,8 @@ def import_edition() -> Any:
         kept = _library().import_text(text, name or None)
     except (EditionError, LibraryError) as exc:
         return _refused(exc)
+    except OSError as exc:
+        return _not_saved(exc)
     return jsonify({"name": kept})
 
 
@@ -202,6 +217,8 @@ def delete(name: str) -> Any:
         _library().delete(name)
     except (EditionNotFound, LibraryError) as exc:
         return _refused(exc)
+    except OSError as exc:
+        return _not_saved(exc)
     return jsonify({"deleted": name})
 
 
@@ -212,6 +229,8 @@ def make_default(name: str) -> Any:
         _library().set_default(name)
     except (EditionNotFound, EditionError, LibraryError) as exc:
         return _refused(exc)
+    except OSError as exc:
+        return _not_saved(exc)
     return jsonify({"default": name})
 
 

@@ -103,11 +103,15 @@ def atomic_write(path: Path, text: str) -> None:
     """Write ``text`` so that ``path`` holds the old content or the new, never half."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", encoding="utf-8") as out:
-        out.write(text)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)  # a full disk: the old file stays as it was
+        raise
     try:
         folder = os.open(path.parent, os.O_RDONLY)
         try:
@@ -239,7 +243,12 @@ class EditionLibrary:
         path = self.path(name)
         obj = {**obj, "name": name}
         edition = validate(obj, str(path), name)
-        atomic_write(path, json.dumps(obj, indent=1, ensure_ascii=False) + "\n")
+        text = json.dumps(obj, indent=1, ensure_ascii=False) + "\n"
+        if len(text.encode("utf-8")) > MAX_EDITION_BYTES:  # it could not be read back
+            raise LibraryError(
+                f"the edition would be larger than {MAX_EDITION_BYTES} bytes; shorten its notes"
+            )
+        atomic_write(path, text)
         return edition
 
     def create(self, name: str, base: str = "reference", with_cards: bool = False) -> dict[str, Any]:

@@ -179,3 +179,21 @@ def test_a_hand_edited_edition_with_wrong_shapes_is_shown_with_its_problems(env:
     assert any(p.startswith(f"{path}: ") for p in shown.get_json()["problems"]), shown.get_json()
     edit = put(http, "/api/library/my-box/cards", {"day": 1, "year": 1, "hours": 1, "gains": []})
     assert edit.status_code == 400 and str(path) in edit.get_json()["error"]
+
+
+def test_a_failed_write_changes_nothing_and_says_so(env: Any, monkeypatch: Any) -> None:
+    import companion.library
+
+    http, rt = env
+    http.post("/api/library", json={"name": "my-box"}, headers=PIN)
+    path = rt.store.path.parent / "editions" / "my-box.json"
+    before = path.read_text()
+
+    def full(*_: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(companion.library.os, "replace", full)
+    answer = put(http, "/api/library/my-box/cards", {"day": 1, "year": 1, "hours": 1, "gains": []})
+    assert answer.status_code == 507 and "No space left" in answer.get_json()["error"]
+    assert path.read_text() == before
+    assert sorted(p.name for p in path.parent.iterdir()) == ["my-box.json"], "no temporary file left"

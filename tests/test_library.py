@@ -356,3 +356,13 @@ def test_cli_lists_and_unbinds_tags(tmp_path: Path, capsys: Any) -> None:
     assert main(["edition", "tags", "--unbind", "04AA", *d]) == 0
     assert main(["edition", "tags", "--unbind", "04AA", *d]) == 2
     assert Store(tmp_path).tags() == {}
+
+
+def test_an_edition_too_large_to_read_back_is_never_written(tmp_path: Path) -> None:
+    library = own_copy(tmp_path)
+    obj = library.raw("my-box")
+    for card in obj["cards"]:
+        card["note"] = "x" * 10_000
+    with pytest.raises(LibraryError, match="larger than"):
+        library.save("my-box", obj)
+    assert library.load("my-box").cards == shipped_edition("reference").cards, "the old file is intact"
