@@ -10,7 +10,7 @@
   const ROMAN = { 1: "I", 2: "II", 3: "III" };
   const COLS = ["person", "event", "innovation", "progress", "rows"];
   const DEPTH = 6; // rows shown; printed cards have 2-6
-  let csrf = null, mock = false, name = null, ed = null, tags = {}, seq = -1;
+  let csrf = null, mock = false, name = null, ed = null, tags = {}, seq = -1, readOnly = new Set();
   const card = { id: null, day: 1, digits: "", bce: false, hours: null, gains: [], tag: null };
   const it = { cells: {}, cursor: [0, 0], old: null, tag: null };
   const anc = { hours: 1, gains: [], tag: null };
@@ -50,6 +50,7 @@
     const list = await api("GET", "/api/library");
     const sel = $("edition"); sel.textContent = "";
     const owned = list.editions.filter((e) => !e.shipped);
+    readOnly = new Set(list.editions.filter((e) => e.shipped).map((e) => e.name));
     for (const e of list.editions) {
       const o = document.createElement("option"); o.value = e.name;
       o.textContent = e.name + (e.shipped ? " (shipped, read-only)" : e.complete ? " ✓" : " (draft)") + (e.name === list.default ? " ★" : "");
@@ -72,8 +73,9 @@
       const got = await api("GET", `/api/library/${encodeURIComponent(n)}`);
       ed = got.edition; tags = got.tags;
       // From now on the reader's taps come to this page: only taps after this one count.
-      seq = (await api("POST", "/api/library/transcribe", { edition: n })).seq;
+      seq = (await api("POST", "/api/library/transcribe", { edition: readOnly.has(n) ? null : n })).seq;
       clearCard(); clearIt(); drawMat(); drawAnc(); showProgress(got.progress);
+      if (readOnly.has(n)) { $("tag-status").textContent = `${n} ships with the companion and cannot be changed: create your own (New…), with its cards copied if you like.`; $("tag-status").className = "status bound"; }
       if (got.problems && got.problems.length) $("progress").textContent += " · This file needs fixing first: " + got.problems.join("; ");
     } catch (e) { ed = null; $("progress").textContent = problems(e); }
   }
@@ -81,7 +83,6 @@
     const days = Object.entries(p.days).map(([d, n]) => `Day ${d}: ${n}/${p.of.day}`).join(" · ");
     $("progress").textContent = `${days} · Itineraries: ${p.itineraries}/${p.of.itineraries}`;
   }
-  const shipped = () => ed && ["reference"].includes(name);
 
   // --- tabs --------------------------------------------------------------------------
   for (const b of document.querySelectorAll("#tabs button")) {
