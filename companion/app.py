@@ -250,6 +250,9 @@ def attach_reader(
     settings = runtime.config.reader
 
     def on_tag(uid: str) -> None:
+        capture = runtime.capture
+        if capture is not None and capture(uid):  # transcribing: the page wants the UID itself
+            return
         ref, _ = runtime.resolver.resolve(uid)
         if ref is None:  # not enrolled: maybe the tag carries its card id in its text
             text = read_text()

@@ -197,3 +197,17 @@ def test_a_failed_write_changes_nothing_and_says_so(env: Any, monkeypatch: Any) 
     assert answer.status_code == 507 and "No space left" in answer.get_json()["error"]
     assert path.read_text() == before
     assert sorted(p.name for p in path.parent.iterdir()) == ["my-box.json"], "no temporary file left"
+
+
+def test_the_real_reader_gives_the_transcription_the_uid_not_the_stickers_text(env: Any) -> None:
+    from companion.app import attach_reader
+
+    http, rt = env
+    http.post("/api/library", json={"name": "my-box"}, headers=PIN)
+    http.post("/api/library/transcribe", json={"edition": "my-box"}, headers=PIN)
+    readings = iter(["1234567", None, None])
+    loop = attach_reader(rt, lambda: next(readings, None), lambda: "trek:I07", clock=lambda: 0.0)
+    moves = len(rt.table.board.moves)
+    loop.poll_once()
+    assert http.get("/api/library/transcribe/tag", headers=PIN).get_json()["tag"] == "1234567"
+    assert len(rt.table.board.moves) == moves
