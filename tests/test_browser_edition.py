@@ -224,3 +224,38 @@ def browser() -> Iterator[Any]:
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield b
         b.close()
+
+
+def test_a_bound_sticker_reopens_its_card_and_warnings_do_not_block(server: Any, browser: Any) -> None:
+    base, rt = server
+    ARTIFACTS.mkdir(exist_ok=True)
+    errors: list[str] = []
+    page = browser.new_page(viewport={"width": 360, "height": 780})
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(base + "/edition")
+    page.fill("#pin", "2468")
+    page.click("#login-form button")
+    page.fill("#new-name", "family")
+    page.click("#create button")
+    expect(page.locator("#progress")).to_contain_text("Day I: 0/36")
+    reader_tap(base, "04AB")
+    expect(page.locator("#tag-status")).to_contain_text("Tag 04AB: a new Day I card")
+    page.click("#day button[data-day='3']")
+    for key in "3000":
+        page.click(f"#keypad button:text-is('{key}')")
+    page.click("#bce")
+    page.click("#hours button[data-v='2']")
+    page.click("#tokens button[data-v='event']")
+    page.fill("#title", "Too early for Day III")
+    page.click("#save-card")
+    expect(page.locator("#card-msg")).to_contain_text("outside Day III")
+    assert "warn" in (page.locator("#card-msg").get_attribute("class") or "")
+    assert rt.store.tags()["04AB"] == "III01", "saved and bound despite the warning"
+    reader_tap(base, "04AB")
+    expect(page.locator("#tag-status")).to_contain_text("Tag 04AB is III01 (Too early for Day III)")
+    assert page.locator("#year-out").inner_text() == "3000 BCE"
+    page.click("#unbind")
+    expect(page.locator("#card-msg")).to_contain_text("Tag 04AB is free again")
+    assert "04AB" not in rt.store.tags()
+    page.screenshot(path=str(ARTIFACTS / "edition-phone-360-rebind.png"), full_page=True)
+    assert errors == []
