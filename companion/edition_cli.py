@@ -227,23 +227,26 @@ def cmd_delete(args: argparse.Namespace) -> int:
 def cmd_stickers(args: argparse.Namespace) -> int:
     """Write trek:<card id> onto blank stickers, in Date Index order, checking each."""
     from companion.config import ConfigError, load_config
-    from companion.stickers import Link, date_index, open_pi_chip, write_deck
+    from companion.stickers import Link, date_index, open_pi_chip, whole_box, write_deck
 
     try:
         config = load_config(args.config)
         edition = load_edition(args.edition) if "/" in args.edition else _library(args).load(args.edition)
     except (ConfigError, EditionNotFound, EditionError) as exc:
         return _errors(exc)
-    order = date_index(edition)
+    order = whole_box(edition) if args.all else date_index(edition)
     if args.start:
         if args.start not in order:
-            return _fail(f"{args.start!r} is not a card of the {edition.name} edition")
+            return _fail(f"{args.start!r} is not a card of the {edition.name} edition (to write)")
         order = order[order.index(args.start) :]
     try:
         chip = open_pi_chip(config.reader.rst_pin)
     except RuntimeError as exc:
         return _fail(str(exc))
-    print(f"{len(order)} stickers to write, in Date Index order. Stop the table first (it uses the reader).")
+    print(
+        f"{len(order)} stickers to write, cards in Date Index order. "
+        "Stop the table first (it uses the reader)."
+    )
     try:
         done = write_deck(Link(chip), edition, order, print, overwrite=args.overwrite)
     except KeyboardInterrupt:
@@ -348,6 +351,7 @@ def add_commands(sub: Any) -> None:
     p.add_argument("edition", metavar="EDITION", help="an edition name (or an edition file)")
     p.add_argument("--from", dest="start", help="start at this card (after an interruption)")
     p.add_argument("--overwrite", action="store_true", help="rewrite stickers that carry another card")
+    p.add_argument("--all", action="store_true", help="then the Itineraries and the 12 Ancestor copies")
     p.add_argument("--config", help="a TOML settings file (the reader's RST pin)")
     p.set_defaults(func=cmd_stickers)
 

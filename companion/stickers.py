@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from companion.engine import Edition
+from companion.engine.tokens import ANCESTOR
 from companion.reader import TEXT_PREFIX
 
 CLASSIC, NTAG = "MIFARE Classic 1K", "NTAG21x"
@@ -220,6 +221,25 @@ def date_index(edition: Edition) -> list[str]:
     return [c.id for c in sorted(edition.cards, key=lambda c: (c.year, c.day, order[c.id]))]
 
 
+def label(edition: Edition, item: str) -> str:
+    """How the writer names what goes on the next sticker."""
+    if item in edition.card_index:
+        card = edition.card(item)
+        year = f"{-card.year} BCE" if card.year < 0 else str(card.year)
+        return f"{year} {card.title} ({card.id})"
+    return "an Ancestor card" if item == ANCESTOR else f"Itinerary {item}"
+
+
+def whole_box(edition: Edition, players: int = 4) -> list[str]:
+    """Every tagged card of a box: the History cards in Date Index order, then the
+    Itineraries, then one sticker per Ancestor copy (all copies carry "ancestor")."""
+    return [
+        *date_index(edition),
+        *(it.id for it in edition.itineraries),
+        *([ANCESTOR] * edition.ancestor_copies(players)),
+    ]
+
+
 def write_deck(
     link: Link,
     edition: Edition,
@@ -239,10 +259,8 @@ def write_deck(
     """
     done: list[str] = []
     for card_id in cards:
-        card = edition.card(card_id)
-        year = f"{-card.year} BCE" if card.year < 0 else str(card.year)
-        say(f"Next: {year} {card.title} ({card.id}). Put its sticker on the reader.")
-        text = f"{TEXT_PREFIX}{card.id}"
+        say(f"Next: {label(edition, card_id)}. Put its sticker on the reader.")
+        text = f"{TEXT_PREFIX}{card_id}"
         while True:
             sticker = _wait_for(link, poll, timeout, clock, sleep)
             if sticker is None:
@@ -251,7 +269,7 @@ def write_deck(
             try:
                 carried = read_sticker(link, sticker)
                 if carried == text:
-                    say(f"  This sticker already carries {card.id}.")
+                    say(f"  This sticker already carries {card_id}.")
                     break
                 if carried and carried.startswith(TEXT_PREFIX) and not overwrite:
                     say(f"  This sticker already carries {carried}; use a blank one (or --overwrite).")
@@ -264,7 +282,7 @@ def write_deck(
                 continue
             say(f"  Written and checked: {sticker.kind} {sticker.uid_text} now carries {text}.")
             break
-        done.append(card.id)
+        done.append(card_id)
         _wait_gone(link, poll, sleep)
     return done
 

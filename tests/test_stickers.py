@@ -167,3 +167,22 @@ def test_the_cli_writes_from_a_given_card_to_the_end(chip: Chip, capsys: Any) ->
     chip.put(tag)
     assert read_text(driver()) == f"trek:{last}"
     assert main(["edition", "stickers", "reference", "--from", "nope"]) == 2
+
+
+def test_the_whole_box_adds_itineraries_and_each_ancestor_copy(chip: Chip) -> None:
+    from companion.stickers import whole_box
+
+    order = whole_box(EDITION)
+    assert order[:108] == date_index(EDITION)
+    assert order[108:132] == [it.id for it in EDITION.itineraries]
+    assert order[132:] == ["ancestor"] * 12
+    stickers = [classic(20), ntag(21)]
+    hand = Hand(chip, stickers)
+    said: list[str] = []
+    assert write_deck(Link(driver()), EDITION, ["T01", "ancestor"], said.append, sleep=hand.sleep) == [
+        "T01", "ancestor"
+    ]  # fmt: skip
+    assert "Next: Itinerary T01." in said[0] and any("Next: an Ancestor card" in s for s in said)
+    for tag, item in zip(stickers, ["T01", "ancestor"], strict=True):
+        chip.put(tag)
+        assert TagResolver(EDITION, {}).resolve(read_text(driver()) or "")[0] == item
