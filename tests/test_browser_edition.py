@@ -259,3 +259,25 @@ def test_a_bound_sticker_reopens_its_card_and_warnings_do_not_block(server: Any,
     assert "04AB" not in rt.store.tags()
     page.screenshot(path=str(ARTIFACTS / "edition-phone-360-rebind.png"), full_page=True)
     assert errors == []
+
+
+def test_the_page_speaks_french_to_a_french_phone(server: Any, browser: Any) -> None:
+    base, _ = server
+    errors: list[str] = []
+    page = browser.new_page(viewport={"width": 360, "height": 780}, locale="fr-FR")
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(base + "/edition")
+    page.fill("#pin", "2468")
+    page.click("#login-form button")
+    page.fill("#new-name", "famille")
+    page.click("#create button")
+    expect(page.locator("#progress")).to_contain_text("Jour I: 0/36")
+    assert "(brouillon)" in page.locator("#edition").inner_text()
+    assert page.locator("h1").inner_text() == "Votre boîte"
+    reader_tap(base, "04CD")
+    expect(page.locator("#tag-status")).to_contain_text("Pastille 04CD : une nouvelle carte du Jour I.")
+    page.click("#keypad button:text-is('5')")
+    page.click("#bce")
+    assert page.locator("#year-out").inner_text() == "5 av. J.-C."
+    page.screenshot(path=str(ARTIFACTS / "edition-phone-360-fr.png"), full_page=True)
+    assert errors == []

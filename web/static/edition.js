@@ -5,8 +5,13 @@
 "use strict";
 (() => {
   const $ = (id) => document.getElementById(id);
+  // English or French, as the table's page chose (its setting is shared through localStorage).
+  const FR = (localStorage.getItem("lang") || ((navigator.language || "en").startsWith("fr") ? "fr" : "en")) === "fr";
+  const L = (en, fr) => (FR ? fr : en);
   const BENEFITS = ["person", "event", "innovation", "progress", "wild", "crystal"];
-  const SHORT = { person: "Person", event: "Event", innovation: "Innov.", progress: "Progress", wild: "Wild", crystal: "Crystal" };
+  const SHORT = FR
+    ? { person: "Personne", event: "Événem.", innovation: "Innov.", progress: "Progrès", wild: "Joker", crystal: "Cristal" }
+    : { person: "Person", event: "Event", innovation: "Innov.", progress: "Progress", wild: "Wild", crystal: "Crystal" };
   const ROMAN = { 1: "I", 2: "II", 3: "III" };
   const COLS = ["person", "event", "innovation", "progress", "rows"];
   const DEPTH = 6; // rows shown; printed cards have 2-6
@@ -27,7 +32,7 @@
   function say(id, text, kind) { const el = $(id); el.textContent = text; el.className = "msg " + (kind || ""); }
   function problems(e) { return e.data && e.data.problems && e.data.problems.length ? e.data.problems.join("; ") : e.message; }
   function btn(label, on, extra) { const b = document.createElement("button"); b.type = "button"; b.textContent = label; b.addEventListener("click", on); if (extra) b.dataset.v = extra; return b; }
-  const showYear = (y) => (y < 0 ? `${-y} BCE` : `${y}`);
+  const showYear = (y) => (y < 0 ? `${-y} ${L("BCE", "av. J.-C.")}` : `${y}`);
 
   // --- session -------------------------------------------------------------------------
   async function start() {
@@ -53,7 +58,7 @@
     readOnly = new Set(list.editions.filter((e) => e.shipped).map((e) => e.name));
     for (const e of list.editions) {
       const o = document.createElement("option"); o.value = e.name;
-      o.textContent = e.name + (e.shipped ? " (shipped, read-only)" : e.complete ? " ✓" : " (draft)") + (e.name === list.default ? " ★" : "");
+      o.textContent = e.name + (e.shipped ? L(" (shipped, read-only)", " (fournie, lecture seule)") : e.complete ? " ✓" : L(" (draft)", " (brouillon)")) + (e.name === list.default ? " ★" : "");
       sel.append(o);
     }
     const pick = choose || (owned.length ? owned[owned.length - 1].name : list.default);
@@ -75,13 +80,13 @@
       // From now on the reader's taps come to this page: only taps after this one count.
       seq = (await api("POST", "/api/library/transcribe", { edition: readOnly.has(n) ? null : n })).seq;
       clearCard(); clearIt(); drawMat(); drawAnc(); showProgress(got.progress);
-      if (readOnly.has(n)) { $("tag-status").textContent = `${n} ships with the companion and cannot be changed: create your own (New…), with its cards copied if you like.`; $("tag-status").className = "status bound"; }
+      if (readOnly.has(n)) { $("tag-status").textContent = L(`${n} ships with the companion and cannot be changed: create your own (New…), with its cards copied if you like.`, `${n} est fournie avec le compagnon et ne peut pas être modifiée : créez la vôtre (Nouvelle…), en copiant ses cartes si vous voulez.`); $("tag-status").className = "status bound"; }
       if (got.problems && got.problems.length) $("progress").textContent += " · This file needs fixing first: " + got.problems.join("; ");
     } catch (e) { ed = null; $("progress").textContent = problems(e); }
   }
   function showProgress(p) {
-    const days = Object.entries(p.days).map(([d, n]) => `Day ${d}: ${n}/${p.of.day}`).join(" · ");
-    $("progress").textContent = `${days} · Itineraries: ${p.itineraries}/${p.of.itineraries}`;
+    const days = Object.entries(p.days).map(([d, n]) => `${L("Day", "Jour")} ${d}: ${n}/${p.of.day}`).join(" · ");
+    $("progress").textContent = `${days} · ${L("Itineraries", "Itinéraires")}: ${p.itineraries}/${p.of.itineraries}`;
   }
 
   // --- tabs --------------------------------------------------------------------------
@@ -107,25 +112,25 @@
   function onTag(tag, bound) {
     const knownCard = bound && (ed.cards || []).find((c) => c.id === bound);
     const knownIt = bound && (ed.itineraries || []).find((x) => x.id === bound);
-    const elsewhere = bound ? ` It is bound to ${bound}; Save moves it here.` : "";
+    const elsewhere = bound ? L(` It is bound to ${bound}; Save moves it here.`, ` Elle est liée à ${bound} ; Enregistrer la déplace ici.`) : "";
     if (bound === "ancestor" || (!knownCard && !knownIt && currentTab() === "anc")) {
       showTab("anc"); anc.tag = tag;
-      say("anc-msg", bound === "ancestor" ? `Tag ${tag} is the Ancestor.` : `Tag ${tag}: Save binds it to the Ancestor.${elsewhere}`, bound ? "warn" : "");
+      say("anc-msg", bound === "ancestor" ? L(`Tag ${tag} is the Ancestor.`, `Pastille ${tag} : c'est l'Ancêtre.`) : L(`Tag ${tag}: Save binds it to the Ancestor.${elsewhere}`, `Pastille ${tag} : Enregistrer la lie à l'Ancêtre.${elsewhere}`), bound ? "warn" : "");
       return;
     }
     if (knownIt || (!knownCard && currentTab() === "its")) {
       showTab("its");
-      if (knownIt) { loadIt(knownIt); say("it-msg", `Tag ${tag} is ${knownIt.id}: edit it, or tap another sticker.`, "warn"); }
-      else { clearIt(); say("it-msg", `Tag ${tag}: a new itinerary.${elsewhere}`, bound ? "warn" : ""); }
+      if (knownIt) { loadIt(knownIt); say("it-msg", L(`Tag ${tag} is ${knownIt.id}: edit it, or tap another sticker.`, `Pastille ${tag} : c'est ${knownIt.id}, à modifier, ou touchez une autre pastille.`), "warn"); }
+      else { clearIt(); say("it-msg", L(`Tag ${tag}: a new itinerary.${elsewhere}`, `Pastille ${tag} : un nouvel itinéraire.${elsewhere}`), bound ? "warn" : ""); }
       it.tag = tag;
       return;
     }
     showTab("cards");
     const st = $("tag-status");
-    if (knownCard) { loadCard(knownCard); card.tag = tag; st.textContent = `Tag ${tag} is ${knownCard.id} (${knownCard.title}): edit it, or Unbind.`; st.className = "status bound"; return; }
+    if (knownCard) { loadCard(knownCard); card.tag = tag; st.textContent = L(`Tag ${tag} is ${knownCard.id} (${knownCard.title}): edit it, or Unbind.`, `Pastille ${tag} : c'est ${knownCard.id} (${knownCard.title}), à modifier, ou Délier.`); st.className = "status bound"; return; }
     clearCard(true); card.tag = tag;
-    if (bound) { st.textContent = `Tag ${tag} is bound to ${bound}. Save binds it to this card instead.`; st.className = "status bound"; }
-    else { st.textContent = `Tag ${tag}: a new Day ${ROMAN[card.day]} card.`; st.className = "status"; }
+    if (bound) { st.textContent = L(`Tag ${tag} is bound to ${bound}. Save binds it to this card instead.`, `Pastille ${tag} liée à ${bound}. Enregistrer la lie plutôt à cette carte.`); st.className = "status bound"; }
+    else { st.textContent = L(`Tag ${tag}: a new Day ${ROMAN[card.day]} card.`, `Pastille ${tag} : une nouvelle carte du Jour ${ROMAN[card.day]}.`); st.className = "status"; }
   }
   $("mock-tap").addEventListener("click", async () => {
     const tag = $("mock-tag").value.trim(); if (!tag) return;
@@ -171,7 +176,7 @@
     for (const b of $("hours").children) b.classList.toggle("on", +b.dataset.v === card.hours);
     $("gains-out").innerHTML = "";
     for (const g of card.gains) { const s = document.createElement("span"); s.textContent = SHORT[g]; $("gains-out").append(s); }
-    $("save-card").textContent = card.id ? `Save ${card.id}` : "Save new card";
+    $("save-card").textContent = card.id ? L(`Save ${card.id}`, `Enregistrer ${card.id}`) : L("Save new card", "Enregistrer la carte");
     const list = $("card-list"); list.textContent = "";
     for (const c of (ed && ed.cards || []).filter((c) => c.day === card.day)) {
       const li = document.createElement("li"); li.textContent = `${c.id} ${showYear(c.year)} ${c.title} · ${c.hours} h ${c.gains.join(" ")}`;
@@ -189,7 +194,7 @@
   }
   $("clear-card").addEventListener("click", () => clearCard());
   $("save-card").addEventListener("click", async () => {
-    if (year() === null || card.hours === null) { say("card-msg", "Type the year and tap the hours first.", "err"); return; }
+    if (year() === null || card.hours === null) { say("card-msg", L("Type the year and tap the hours first.", "Tapez l'année et touchez les heures d'abord."), "err"); return; }
     const body = { id: card.id, day: ROMAN[card.day], year: year(), hours: card.hours, gains: card.gains, title: $("title").value, note: $("note").value };
     if (card.tag) body.tag = card.tag;
     try {
@@ -197,20 +202,20 @@
       const i = ed.cards.findIndex((c) => c.id === r.card.id);
       if (i >= 0) ed.cards[i] = r.card; else ed.cards.push(r.card);
       showProgress(r.progress);
-      const text = `Saved ${r.card.id} (${showYear(r.card.year)}).` + (r.bound ? " " + r.bound : "") + " Tap the next card.";
-      say("card-msg", r.warnings.length ? text + " Check: " + r.warnings.join("; ") : text, r.warnings.length ? "warn" : "ok");
-      $("tag-status").textContent = "Tap the next card's sticker."; $("tag-status").className = "status";
+      const text = L(`Saved ${r.card.id} (${showYear(r.card.year)}).`, `${r.card.id} enregistrée (${showYear(r.card.year)}).`) + (r.bound ? " " + r.bound : "") + L(" Tap the next card.", " Carte suivante.");
+      say("card-msg", r.warnings.length ? text + L(" Check: ", " À vérifier : ") + r.warnings.join("; ") : text, r.warnings.length ? "warn" : "ok");
+      $("tag-status").textContent = L("Tap the next card's sticker.", "Touchez la pastille de la carte suivante."); $("tag-status").className = "status";
       clearCard();
     } catch (e) { say("card-msg", problems(e), "err"); }
   });
   $("remove-card").addEventListener("click", async () => {
     if (!card.id || !confirm(`Remove ${card.id}?`)) return;
-    try { const r = await api("DELETE", `/api/library/${encodeURIComponent(name)}/cards/${encodeURIComponent(card.id)}`); ed.cards = ed.cards.filter((c) => c.id !== card.id); showProgress(r.progress); say("card-msg", `Removed ${card.id}.`, "ok"); clearCard(); }
+    try { const r = await api("DELETE", `/api/library/${encodeURIComponent(name)}/cards/${encodeURIComponent(card.id)}`); ed.cards = ed.cards.filter((c) => c.id !== card.id); showProgress(r.progress); say("card-msg", L(`Removed ${card.id}.`, `${card.id} supprimée.`), "ok"); clearCard(); }
     catch (e) { say("card-msg", problems(e), "err"); }
   });
   $("unbind").addEventListener("click", async () => {
-    if (!card.tag) { say("card-msg", "Tap the sticker to unbind first.", "err"); return; }
-    try { await api("DELETE", `/api/library/tags/${encodeURIComponent(card.tag)}`); say("card-msg", `Tag ${card.tag} is free again.`, "ok"); }
+    if (!card.tag) { say("card-msg", L("Tap the sticker to unbind first.", "Touchez d'abord la pastille à délier."), "err"); return; }
+    try { await api("DELETE", `/api/library/tags/${encodeURIComponent(card.tag)}`); say("card-msg", L(`Tag ${card.tag} is free again.`, `La pastille ${card.tag} est de nouveau libre.`), "ok"); }
     catch (e) { say("card-msg", e.message, "err"); }
   });
 
@@ -270,7 +275,7 @@
       const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/itineraries`, body);
       const i = ed.itineraries.findIndex((x) => x.id === (it.old || r.itinerary.id));
       if (i >= 0) ed.itineraries[i] = r.itinerary; else ed.itineraries.push(r.itinerary);
-      showProgress(r.progress); say("it-msg", `Saved ${r.itinerary.id}.` + (r.bound ? " " + r.bound : "") + " Tap the next itinerary.", "ok"); clearIt();
+      showProgress(r.progress); say("it-msg", L(`Saved ${r.itinerary.id}.`, `${r.itinerary.id} enregistré.`) + (r.bound ? " " + r.bound : "") + L(" Tap the next itinerary.", " Touchez l'itinéraire suivant."), "ok"); clearIt();
     } catch (e) { say("it-msg", problems(e), "err"); }
   });
   $("remove-it").addEventListener("click", async () => {
@@ -287,7 +292,7 @@
     const box = $("slots"); box.textContent = "";
     slots.forEach((s, i) => {
       const row = document.createElement("div"); row.className = "slot";
-      const label = document.createElement("b"); label.textContent = `Position ${i}`;
+      const label = document.createElement("b"); label.textContent = `${L("Position", "Case")} ${i}`;
       const shown = document.createElement("span"); shown.className = "chips";
       const tokens = document.createElement("div"); tokens.className = "tokens";
       const draw = () => { shown.textContent = slots[i].map((g) => SHORT[g]).join(" + ") || "(none)"; };
@@ -300,7 +305,7 @@
   }
   $("save-mat").addEventListener("click", async () => {
     const treks = [...$("treks").children].map((i) => i.value.trim());
-    try { const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/playmat`, { slots, treks, trek_beyond: $("beyond").value.trim() }); ed.slots = slots; ed.treks = treks.map(Number); showProgress(r.progress); say("mat-msg", "Saved the playmat and the trek table.", "ok"); }
+    try { const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/playmat`, { slots, treks, trek_beyond: $("beyond").value.trim() }); ed.slots = slots; ed.treks = treks.map(Number); showProgress(r.progress); say("mat-msg", L("Saved the playmat and the trek table.", "Plateau et table des treks enregistrés."), "ok"); }
     catch (e) { say("mat-msg", problems(e), "err"); }
   });
 
@@ -315,7 +320,7 @@
     const copies = { 2: $("anc-2").value.trim(), 3: $("anc-3").value.trim(), 4: $("anc-4").value.trim() };
     const body = { hours: anc.hours, gains: anc.gains, copies };
     if (anc.tag) body.tag = anc.tag;
-    try { const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/ancestor`, body); ed.ancestor = { hours: anc.hours, gains: [...anc.gains] }; showProgress(r.progress); say("anc-msg", "Saved the Ancestor." + (r.bound ? " " + r.bound : ""), "ok"); anc.tag = null; }
+    try { const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/ancestor`, body); ed.ancestor = { hours: anc.hours, gains: [...anc.gains] }; showProgress(r.progress); say("anc-msg", L("Saved the Ancestor.", "Ancêtre enregistré.") + (r.bound ? " " + r.bound : ""), "ok"); anc.tag = null; }
     catch (e) { say("anc-msg", problems(e), "err"); }
   });
 
@@ -332,11 +337,11 @@
   $("dl-its").addEventListener("click", () => download("itineraries-csv", "-itineraries.csv"));
   $("import-file").addEventListener("change", async () => {
     const f = $("import-file").files[0]; if (!f) return;
-    try { const r = await api("POST", "/api/library/import", { text: await f.text() }); say("share-msg", `Imported as ${r.name}.`, "ok"); await listEditions(r.name); }
+    try { const r = await api("POST", "/api/library/import", { text: await f.text() }); say("share-msg", L(`Imported as ${r.name}.`, `Importée sous le nom ${r.name}.`), "ok"); await listEditions(r.name); }
     catch (e) { say("share-msg", problems(e), "err"); }
   });
   $("make-default").addEventListener("click", async () => {
-    try { await api("POST", `/api/library/${encodeURIComponent(name)}/default`); say("share-msg", `New games now use ${name}.`, "ok"); }
+    try { await api("POST", `/api/library/${encodeURIComponent(name)}/default`); say("share-msg", L(`New games now use ${name}.`, `Les nouvelles parties utilisent ${name}.`), "ok"); }
     catch (e) { say("share-msg", e.message, "err"); }
   });
   $("delete-ed").addEventListener("click", async () => {
@@ -345,6 +350,35 @@
     catch (e) { say("share-msg", e.message, "err"); }
   });
   window.addEventListener("pagehide", () => { if (csrf) navigator.sendBeacon && fetch("/api/library/transcribe", { method: "POST", keepalive: true, headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf }, body: JSON.stringify({ edition: null }) }); });
+
+  // The page's fixed words in French (the English ones are in edition.html).
+  const WORDS = {
+    "← Table": "← Table de jeu", "Your box": "Votre boîte", "Table PIN": "Code de la table", "Log in": "Connexion",
+    "Edition": "Édition", "New…": "Nouvelle…", "copy the reference cards": "copier les cartes de référence",
+    "Create": "Créer", "Cards": "Cartes", "Itineraries": "Itinéraires", "Playmat": "Plateau", "Ancestor": "Ancêtre",
+    "Share": "Partager", "Tap a card's sticker on the reader.": "Touchez le lecteur avec la pastille d'une carte.",
+    "Tap": "Poser", "Hours": "Heures", "Benefits, in printed order": "Bénéfices, dans l'ordre imprimé",
+    "Save": "Enregistrer", "New card": "Nouvelle carte", "Remove": "Supprimer", "Unbind tag": "Délier la pastille",
+    "Cards of this Day": "Cartes de ce Jour", "Id on the card": "Numéro sur la carte", "New": "Nouveau",
+    "Departures Row: the benefit under each position (0 is the deck's top card)": "Rangée des départs : le bénéfice sous chaque case (0 est la carte du dessus de la pioche)",
+    "Trek table: points for 1 to 10 cards": "Table des treks : points pour 1 à 10 cartes",
+    "Each card past 10": "Chaque carte au-delà de 10", "Benefits": "Bénéfices", "Copies in play": "Exemplaires en jeu",
+    "2 players": "2 joueurs", "Save (binds the last tag)": "Enregistrer (lie la dernière pastille)",
+    "Download edition (.json)": "Télécharger l'édition (.json)", "Cards (.csv)": "Cartes (.csv)",
+    "Itineraries (.csv)": "Itinéraires (.csv)", "Import a shared edition": "Importer une édition partagée",
+    "Use for new games": "Utiliser pour les nouvelles parties", "Delete this edition": "Supprimer cette édition",
+    "Title (optional)": "Titre (facultatif)", "Note (optional)": "Note (facultative)",
+  };
+  if (FR) {
+    document.documentElement.lang = "fr";
+    $("bce").textContent = "av. J.-C.";
+    const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      const key = n.nodeValue.trim();
+      if (WORDS[key]) n.nodeValue = n.nodeValue.replace(key, WORDS[key]);
+    }
+    for (const el of document.querySelectorAll("[placeholder]")) if (WORDS[el.placeholder]) el.placeholder = WORDS[el.placeholder];
+  }
 
   start().catch((e) => { document.body.append(e.message); });
 })();
