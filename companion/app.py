@@ -25,7 +25,8 @@ from typing import Any
 
 from companion.access import Access, table_pin
 from companion.config import Config, colour_problem
-from companion.editions import load_edition
+from companion.editions import EditionNotFound
+from companion.engine import EditionError
 from companion.hardware.buttons import Buttons, MockButtons
 from companion.hardware.health import PARTS, Health
 from companion.hardware.reader import ReaderLoop, TagDebouncer, TagResolver, open_mfrc522
@@ -42,10 +43,11 @@ from companion.hardware.ring import (
 from companion.hardware.ring_pin import pin_frame
 from companion.hardware.supervise import SupervisedButtons, SupervisedReader
 from companion.lan import addresses, is_local_only, lan_ip
+from companion.library import EditionLibrary, edition_setup_value
 from companion.ports import GameSetupError
-from companion.record import RECORD_FORMAT
+from companion.record import RECORD_FORMAT, RecordError
 from companion.store import Store, StoreError
-from companion.table import CUE_REJECT, Outcome, Table
+from companion.table import CUE_ACCEPT, CUE_REJECT, Outcome, Table
 from companion.text import printable, strip_controls
 
 DEFAULT_DATA_DIR = Path(os.environ.get("COMPANION_DATA_DIR", Path.home() / ".local/share/trekking-companion"))
@@ -64,11 +66,16 @@ def new_game(
     players: list[str],
     config: Config,
     colours: list[str] | None = None,
-    edition: str = "reference",
+    edition: str | None = None,
     seed: int | None = None,
     mock: bool = True,
 ) -> int:
-    """Start a new game in the store: random watch stack; in mock mode, a seeded dealer."""
+    """Start a new game in the store: random watch stack; in mock mode, a seeded dealer.
+
+    ``edition`` is a name from the data directory's library (the table's default
+    when None). An owner's edition is copied into the game's setup line, so the
+    game resumes and exports exactly even if the owner later edits or deletes it.
+    """
     names = [strip_controls(p).strip() for p in players if strip_controls(p).strip()]
     long = [n for n in names if len(n) > NAME_LENGTH]
     if long:
@@ -86,7 +93,8 @@ def new_game(
             raise GameSetupError(problem)
     if len(palette) < len(names):
         raise GameSetupError(f"{len(names)} players need {len(names)} colours, got {len(palette)}")
-    ed = load_edition(edition)
+    library = EditionLibrary(store.path.parent)
+    ed, kept = edition_setup_value(library, edition if edition is not None else library.default())
     if ed.itineraries and len(ed.itineraries) < 3 * len(names):
         raise GameSetupError(f"the {ed.name} edition has too few itineraries for {len(names)} players")
     rng = random.Random(seed)
@@ -96,7 +104,7 @@ def new_game(
         "record": RECORD_FORMAT,
         "players": names,
         "watch_stack": stack,
-        "edition": edition,
+        "edition": kept,
     }
     meta: dict[str, Any] = {"colours": palette[: len(names)], "mock": mock}
     if mock:
@@ -141,6 +149,9 @@ class Runtime:
     health: Health = field(default_factory=lambda: Health(print))
     #: On a Pi: keeps trying to open buttons that failed to open.
     button_keeper: SupervisedButtons | None = None
+    #: While the host transcribes an edition, taps go to it instead of the game
+    #: (`companion.edition_web`); it returns True when it took the tap.
+    capture: Callable[[str], bool] | None = None
 
     @functools.cached_property
     def secret_key(self) -> bytes:
@@ -166,6 +177,9 @@ class Runtime:
 
     def tap(self, seen: str) -> Outcome:
         """A tag (UID, card id or title) reached the reader."""
+        capture = self.capture
+        if capture is not None and capture(seen.strip()):
+            return Outcome(True, f"Tag {seen.strip()} read for the edition being transcribed.", CUE_ACCEPT)
         ref, why = self.resolver.resolve(seen)
         if ref is None:  # perhaps enrolled since start (companion enroll runs beside us)
             self.resolver.tags = self.store.tags()
@@ -285,12 +299,22 @@ def build_runtime(
     for warning in store.warnings:
         say(f"Warning: {printable(warning)}")
     game_id = store.current_game()
-    if game_id is None:
+    stored = None
+    if game_id is not None:
+        try:
+            stored = store.load(game_id)
+        except (RecordError, EditionError, EditionNotFound) as exc:
+            # An old game naming an edition file that is gone (or a path, which is no
+            # longer read): keep it on disk, say why, and start a new one.
+            store.mark_finished(game_id, True)
+            why = printable(str(exc))
+            say(f"Game {game_id} cannot be resumed ({why}); it is kept (companion export {game_id}).")
+    if stored is None:
         game_id = new_game(store, ["Blue", "Orange"], config, mock=mock)
         say(f"No game in progress: started game {game_id} for Blue and Orange "
             "(start another from the page's Host menu).")  # fmt: skip
-    table = Table(store, store.load(game_id), log=lambda message: say(printable(message)),
-                  turn=config.table.turn)  # fmt: skip
+        stored = store.load(game_id)
+    table = Table(store, stored, log=lambda message: say(printable(message)), turn=config.table.turn)
     if store.warnings:  # the page shows it too: the owner must hear that moves may be missing
         table.last = Outcome(False, f"Warning: {' '.join(store.warnings)}", CUE_REJECT, "store_damaged")
     settings = config.ring
@@ -339,6 +363,9 @@ def attach_reader(
     settings = runtime.config.reader
 
     def on_tag(uid: str) -> None:
+        capture = runtime.capture
+        if capture is not None and capture(uid):  # transcribing: the page wants the UID itself
+            return
         ref, _ = runtime.resolver.resolve(uid)
         if ref is None:  # not enrolled: maybe the tag carries its card id in its text
             text = read_text()

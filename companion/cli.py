@@ -253,7 +253,9 @@ def cmd_enroll(args: argparse.Namespace) -> int:
         edition = load_edition(args.edition)
     except (ConfigError, StoreError, EditionNotFound, EditionError) as exc:
         return _fail(str(exc))
-    own = Path(args.out) if args.out else _data_dir(args) / "editions" / f"{edition.name}-mine.json"
+    from companion.library import EditionLibrary, mine_name
+
+    own = Path(args.out) if args.out else EditionLibrary(_data_dir(args)).path(mine_name(edition.name))
 
     def ask(prompt: str) -> str | None:
         try:
@@ -311,7 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--json", action="store_true", help="print the contract's JSON object")
     replay.set_defaults(func=cmd_replay)
 
-    edition = sub.add_parser("edition", help="check or show an edition")
+    edition = sub.add_parser("edition", help="the editions: check, show, edit, CSV, share, stickers")
     edition_sub = edition.add_subparsers(dest="edition_command", metavar="ACTION")
     check = edition_sub.add_parser("check", help="list every problem of an edition file")
     check.add_argument("path", metavar="PATH")
@@ -319,6 +321,9 @@ def build_parser() -> argparse.ArgumentParser:
     show = edition_sub.add_parser("show", help="list the cards of an edition (name or path)")
     show.add_argument("name", metavar="NAME_OR_PATH", nargs="?", default="reference")
     show.set_defaults(func=cmd_edition_show)
+    from companion.edition_cli import add_commands
+
+    add_commands(edition_sub)
 
     sim = sub.add_parser("simulate", help="play whole games with bots and report results and speed")
     sim.add_argument("--games", type=int, default=1000, help="number of games (default 1000)")
@@ -347,7 +352,7 @@ def build_parser() -> argparse.ArgumentParser:
     table_options(new)
     new.add_argument("--players", required=True, help="names, comma separated: Ann,Ben,Cy")
     new.add_argument("--colours", help='colours in seat order: "#0072B2,#E69F00"')
-    new.add_argument("--edition", default="reference", help="edition name or file (default reference)")
+    new.add_argument("--edition", help="edition name (default: the table's default, see `edition list`)")
     new.add_argument("--seed", type=int, help="seed of the watch stack and, in mock mode, of the dealer")
     new.set_defaults(func=cmd_new)
 

@@ -2,9 +2,10 @@
 
 For each tag: tap it (on a PC, type its UID), find the card by title or year,
 then confirm its printed values or type the ones on your copy. Tags are kept in
-the store; corrected values go to the owner's edition file, a copy of the
-edition with the owner's numbers that `companion edition check` validates and
-`companion new --edition FILE` uses. A tag already enrolled is refused.
+the store; corrected values go to an owner's edition in the data directory's
+library (named by the companion, never from inside a file), a copy of the
+edition with the owner's numbers that `companion new --edition NAME` uses. A tag
+already enrolled is refused. (The page's *Your box* transcribes whole editions.)
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from companion.editions import read_edition_text
+from companion.editions import read_edition_file, read_edition_text
 from companion.engine import Edition, EditionError
 from companion.engine.edition import edition_to_json
 from companion.engine.tokens import ANCESTOR, BENEFITS
+from companion.library import atomic_write
 from companion.store import Store, StoreError
 
 Ask = Callable[[str], str | None]  # a prompt in, a line out (None: no more input)
@@ -63,9 +65,7 @@ class Enroller:
     ) -> None:
         self.store, self.edition, self.own_file, self.ask, self.say = store, edition, own_file, ask, say
         self.data: dict[str, Any] = (
-            json.loads(own_file.read_text(encoding="utf-8"))
-            if own_file.exists()
-            else edition_to_json(edition)
+            json.loads(read_edition_file(own_file)) if own_file.exists() else edition_to_json(edition)
         )
 
     def enroll_one(self, uid: str) -> bool:
@@ -126,8 +126,8 @@ class Enroller:
 
     def _save(self) -> None:
         """Write the owner's edition, after checking it as `companion edition check` would."""
-        if self.data.get("name") == self.edition.name and "mine" not in str(self.data.get("name")):
-            self.data["name"] = f"{self.edition.name}-mine"
+        if self.data.get("name") != self.own_file.stem:  # the companion names the file, and so the edition
+            self.data["name"] = self.own_file.stem
             self.data["provenance"] = "Transcribed by the owner from their copy with companion enroll."
         text = json.dumps(self.data, indent=1, ensure_ascii=False)
         try:
@@ -135,10 +135,7 @@ class Enroller:
         except EditionError as exc:  # pragma: no cover - the dialogue only writes valid values
             self.say(f"Not saved: {exc}")
             return
-        self.own_file.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.own_file.with_suffix(".tmp")
-        tmp.write_text(text + "\n", encoding="utf-8")
-        tmp.replace(self.own_file)
+        atomic_write(self.own_file, text + "\n")
         self.say(f"Saved to {self.own_file}.")
 
 

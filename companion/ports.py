@@ -8,11 +8,13 @@ So the arrows point down: the app knows the web, the web knows only this module
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 from companion.access import Access
 from companion.config import Config
 from companion.hardware.health import Health
+from companion.hardware.reader import TagResolver
 from companion.store import Store
 from companion.table import Outcome, Table
 
@@ -33,6 +35,10 @@ class TableRuntime(Protocol):
     health: Health
     #: The last tag the reader saw that maps to no card (for enrolling it from the page).
     unknown_tag: str | None
+    #: How a tag becomes a card; enrolment refreshes its table of tags.
+    resolver: TagResolver
+    #: While the host transcribes an edition, taps go to it first (`companion.edition_web`).
+    capture: Callable[[str], bool] | None
 
     @property
     def secret_key(self) -> bytes: ...

@@ -10,13 +10,14 @@ raises `RecordError`.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.editions import EditionNotFound, load_edition
+from companion.editions import EditionNotFound, load_edition, shipped_edition
 from companion.engine import (
     Board,
+    Edition,
     EditionError,
     Event,
     Malformed,
@@ -137,8 +138,13 @@ def _depth(obj: Any) -> int:
     return deepest
 
 
-def parse_setup(obj: Any) -> Setup:
-    """Build the `Setup` from a decoded setup line."""
+def parse_setup(obj: Any, editions: Callable[[str], Edition] = shipped_edition) -> Setup:
+    """Build the `Setup` from a decoded setup line.
+
+    ``editions`` resolves an edition *name*: by default only the shipped ones (the
+    table's stored games, which keep an owner's edition inline); `parse_record`
+    (``companion replay``) also reads a path, a regular file the user named.
+    """
     if not isinstance(obj, dict) or obj.get("type") != "setup":
         raise RecordError('the first line must be the setup: {"type": "setup", ...}')
     version = obj.get("record", RECORD_FORMAT)
@@ -149,7 +155,7 @@ def parse_setup(obj: Any) -> Setup:
     edition_field = obj.get("edition")
     try:
         if isinstance(edition_field, str):
-            edition = load_edition(edition_field)
+            edition = editions(edition_field)
         elif isinstance(edition_field, dict):
             edition = parse_edition(edition_field)
         else:
@@ -186,7 +192,7 @@ def parse_record(text: str) -> tuple[Setup, list[RecordLine]]:
         setup_obj = load_line(first[1])
     except NotJson as exc:
         raise RecordError(f"line {first[0]}: the setup line: {exc}") from None
-    setup = parse_setup(setup_obj)
+    setup = parse_setup(setup_obj, editions=load_edition)
     events: list[RecordLine] = []
     for number, raw in lines:
         try:

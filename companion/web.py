@@ -314,9 +314,10 @@ def cards() -> Any:
 
 @api.get("/editions")
 def editions() -> Any:
-    from companion.editions import shipped_names
+    from companion.library import EditionLibrary
 
-    return jsonify({"editions": shipped_names()})
+    library = EditionLibrary(_runtime().store.path.parent)
+    return jsonify({"editions": library.names(), "default": library.default()})
 
 
 @api.get("/openapi.json")
@@ -429,6 +430,7 @@ def correct_itinerary() -> Any:
 @api.post("/enroll")
 @control()
 def enroll() -> Any:
+    from companion.editions import EditionNotFound
     from companion.enroll import enroll_tag
     from companion.store import StoreError
 
@@ -450,10 +452,12 @@ def enroll() -> Any:
         values = (hours, list(gains))
     runtime = _runtime()
     edition = runtime.table.board.edition
-    own = runtime.store.path.parent / "editions" / f"{edition.name}-mine.json"
+    from companion.library import EditionLibrary, mine_name
+
+    own = EditionLibrary(runtime.store.path.parent).path(mine_name(edition.name))
     try:
         message = enroll_tag(runtime.store, edition, own, tag.strip(), card, values)
-    except (ValueError, StoreError) as exc:
+    except (ValueError, StoreError, EditionNotFound) as exc:
         return _error(400, str(exc))
     if runtime.unknown_tag == tag.strip():
         runtime.unknown_tag = None
@@ -511,6 +515,9 @@ def create_app(
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.register_blueprint(api)
+    from companion.edition_web import library_api  # the owner's editions (a module of its own)
+
+    app.register_blueprint(library_api)
 
     @app.get("/")
     def index() -> Any:

@@ -49,13 +49,34 @@ def crc_a(data: list[int]) -> int:
 
 @dataclass
 class Tag:
-    """A MIFARE Classic 1K sticker: a 4-byte UID and 64 blocks of 16 bytes."""
+    """A sticker: a MIFARE Classic 1K (4-byte UID, 64 blocks of 16 bytes, Crypto1 keys)
+    or, with a 7-byte UID, an NTAG213 (45 pages of 4 bytes, no authentication).
+
+    Writes follow the cards: Classic's two-step WRITE (command, then 16 bytes, each
+    answered by a 4-bit ACK) after authentication, never to block 0 or a sector
+    trailer; NTAG's one-step WRITE of a page from page 4 to 39 (user memory).
+    ``faulty`` acknowledges writes but keeps nothing (to test the read-back check).
+    """
 
     uid: list[int]
     blocks: dict[int, list[int]] = field(default_factory=dict)
     key: list[int] = field(default_factory=lambda: list(DEFAULT_KEY))
-    state: str = "IDLE"  # IDLE, READY, ACTIVE
+    state: str = "IDLE"  # IDLE, READY, READY2 (7-byte UID, level 1 selected), ACTIVE
     authenticated: bool = False
+    pages: dict[int, list[int]] = field(default_factory=dict)
+    faulty: bool = False
+    pending_block: int | None = None
+    writes: int = 0
+
+    @property
+    def ntag(self) -> bool:
+        return len(self.uid) == 7
+
+    @property
+    def cl1(self) -> list[int]:
+        """The tag's answer to anticollision at cascade level 1 (with its BCC)."""
+        part = [0x88, *self.uid[:3]] if self.ntag else self.uid[:4]
+        return [*part, part[0] ^ part[1] ^ part[2] ^ part[3]]
 
     @classmethod
     def with_text(cls, uid: list[int], text: str) -> Tag:
@@ -67,7 +88,7 @@ class Tag:
     def uid_text(self) -> str:
         """The number SimpleMFRC522.read_id_no_block returns for this tag."""
         n = 0
-        for byte in [*self.uid, self.uid[0] ^ self.uid[1] ^ self.uid[2] ^ self.uid[3]]:
+        for byte in self.cl1:
             n = n * 256 + byte
         return str(n)
 
@@ -169,8 +190,7 @@ class Chip:
                 return self._silence()
             if len(ready) > 1:  # two UIDs on the air at once
                 return self._answer([self.rng.randrange(256) for _ in range(5)], error=COLL_ERR)
-            uid = ready[0].uid
-            bcc = uid[0] ^ uid[1] ^ uid[2] ^ uid[3]
+            *uid, bcc = ready[0].cl1
             if garbled:
                 return (
                     self._answer([*uid, bcc ^ 0x5A])
@@ -178,26 +198,72 @@ class Chip:
                     else self._answer([*uid, bcc], error=PARITY_ERR)
                 )
             return self._answer([*uid, bcc])
-        if frame[:2] == [0x93, 0x70]:  # SELECT
+        if frame[:2] == [0x93, 0x70]:  # SELECT, cascade level 1
             for tag in self.field:
-                if tag.state == "READY" and frame[2:6] == tag.uid:
+                if tag.state == "READY" and frame[2:7] == tag.cl1:
+                    tag.state = "READY2" if tag.ntag else "ACTIVE"
+                    return self._sak(0x04 if tag.ntag else 0x08)
+            return self._silence()
+        if frame[:2] == [0x95, 0x20]:  # anticollision, cascade level 2 (7-byte UIDs)
+            for tag in self.field:
+                if tag.state == "READY2":
+                    part = tag.uid[3:7]
+                    return self._answer([*part, part[0] ^ part[1] ^ part[2] ^ part[3]])
+            return self._silence()
+        if frame[:2] == [0x95, 0x70]:  # SELECT, cascade level 2
+            for tag in self.field:
+                if tag.state == "READY2" and frame[2:6] == tag.uid[3:7]:
                     tag.state = "ACTIVE"
-                    crc = crc_a([0x08])
-                    return self._answer([0x08, crc & 0xFF, crc >> 8])
+                    return self._sak(0x00)
             return self._silence()
-        if frame[:1] == [0x30]:  # READ block
-            for tag in self.field:
-                if tag.state == "ACTIVE" and tag.authenticated:
-                    block = tag.blocks.get(frame[1], [0] * 16)
-                    crc = crc_a(block)
-                    return self._answer([*block, crc & 0xFF, crc >> 8])
+        active = next((t for t in self.field if t.state == "ACTIVE"), None)
+        if active is None:
             return self._silence()
+        if active.pending_block is not None:  # the 16 data bytes of a Classic WRITE
+            block, active.pending_block = active.pending_block, None
+            if len(frame) != 18 or crc_a(frame[:16]) != frame[16] | frame[17] << 8:
+                return self._ack(0x00)
+            if not active.faulty:
+                active.blocks[block] = frame[:16]
+            active.writes += 1
+            return self._ack(0x0A)
+        if frame[:1] == [0x30]:  # READ: a Classic block (after auth), or four NTAG pages
+            if active.ntag:
+                data = [b for p in range(frame[1], frame[1] + 4) for b in active.pages.get(p, [0] * 4)]
+            elif active.authenticated:
+                data = active.blocks.get(frame[1], [0] * 16)
+            else:
+                return self._silence()
+            crc = crc_a(data)
+            return self._answer([*data, crc & 0xFF, crc >> 8])
+        if frame[:1] == [0xA0] and not active.ntag:  # Classic WRITE, step one
+            block = frame[1]
+            if not active.authenticated or block == 0 or block % 4 == 3:
+                return self._ack(0x00)
+            active.pending_block = block
+            return self._ack(0x0A)
+        if frame[:1] == [0xA2] and active.ntag:  # NTAG WRITE of one page
+            page = frame[1]
+            if not 4 <= page <= 39 or len(frame) != 8:
+                return self._ack(0x00)
+            if not active.faulty:
+                active.pages[page] = frame[2:6]
+            active.writes += 1
+            return self._ack(0x0A)
         return self._silence()
+
+    def _sak(self, sak: int) -> None:
+        crc = crc_a([sak])
+        self._answer([sak, crc & 0xFF, crc >> 8])
+
+    def _ack(self, nibble: int) -> None:
+        """A 4-bit answer: ACK (0xA) or NAK (0x0)."""
+        self._answer([nibble], last_bits=4)
 
     def _authenticate(self, frame: list[int]) -> None:
         key, uid = frame[2:8], frame[8:12]
         for tag in self.field:
-            if tag.state == "ACTIVE" and tag.uid == uid and tag.key == key:
+            if tag.state == "ACTIVE" and not tag.ntag and tag.uid == uid and tag.key == key:
                 tag.authenticated = True
                 self.regs[STATUS2] |= 0x08
                 self.regs[ERROR] = 0
@@ -210,7 +276,7 @@ class Chip:
 
     def put(self, *tags: Tag) -> None:
         for tag in tags:
-            tag.state, tag.authenticated = "IDLE", False
+            tag.state, tag.authenticated, tag.pending_block = "IDLE", False, None
         self.field = list(tags)
 
     def clear(self) -> None:

@@ -46,7 +46,7 @@ def test_enrol_a_tag_with_corrected_values_then_refuse_it_twice(tmp_path: Path) 
     saved = json.loads(own.read_text())
     card = next(c for c in saved["cards"] if c["id"] == "I12")
     assert (card["hours"], card["gains"]) == (4, ["event", "event", "wild"])
-    assert saved["name"] == "reference-mine"
+    assert saved["name"] == "mine", "the edition is named after the file the companion chose"
     assert load_edition(str(own)).card("I12").hours == 4, "the owner's file is a valid edition"
     again = Enroller(store, ed, own, scripted([]), said.append)
     assert again.enroll_one("AA01")

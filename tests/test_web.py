@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import threading
 import time
 from pathlib import Path
@@ -122,7 +123,7 @@ def test_ring_qr_join_cards_editions_openapi(env: Any) -> None:
     assert "reference" in http.get("/api/editions").get_json()["editions"]
     spec = http.get("/api/openapi.json").get_json()
     assert spec["openapi"].startswith("3.")
-    routes = {rule.rule.replace("<name>", "{name}") for rule in http.application.url_map.iter_rules()}
+    routes = {re.sub(r"<(\w+)>", r"{\1}", rule.rule) for rule in http.application.url_map.iter_rules()}
     assert set(spec["paths"]) == {r for r in routes if r.startswith("/api/")}, (
         "the description lists every route"
     )

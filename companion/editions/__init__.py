@@ -1,8 +1,11 @@
 """Editions the companion ships, and loading an edition file by name or path.
 
-A name (``reference``) resolves to ``<name>.json`` in this package; anything that
-looks like a path (contains a slash or ends in ``.json``) is read from disk, so
-an owner's transcription of their own copy works everywhere a name does.
+A name (``reference``) resolves to ``<name>.json`` in this package. The command
+line also reads an edition file the user names (``companion edition check``,
+``simulate --edition FILE``): anything that looks like a path is read from disk,
+but only a regular file of sane size. The table and the page never take a path:
+they choose editions by name through `companion.library`, and records name a
+shipped edition (`shipped_edition`) or carry one inline.
 """
 
 from __future__ import annotations
@@ -63,21 +66,33 @@ def _with_line(text: str, problem: Problem) -> Problem:
     return problem
 
 
-def load_edition(name_or_path: str) -> Edition:
-    """Load a shipped edition by name, or an edition file by path."""
-    if "/" in name_or_path or name_or_path.endswith(".json"):
-        from companion.files import EDITION_LIMIT, read_text_file
+def read_edition_file(path: Path) -> str:
+    """The text of an edition file the user named: a regular file of sane size, UTF-8.
 
+    ``/dev/zero`` or a pipe would otherwise be read forever (`companion.files`); errors name the path.
+    """
+    from companion.files import EDITION_LIMIT, read_text_file
+
+    try:
+        return read_text_file(path, EDITION_LIMIT)
+    except OSError as exc:
+        raise EditionNotFound(f"cannot read edition file {path}: {exc.strerror}") from None
+
+
+def load_edition(name_or_path: str) -> Edition:
+    """Load a shipped edition by name, or an edition file by path (command line only)."""
+    if "/" in name_or_path or name_or_path.endswith(".json"):
         path = Path(name_or_path)
-        try:
-            text = read_text_file(path, EDITION_LIMIT)
-        except OSError as exc:
-            raise EditionNotFound(f"cannot read edition file {path}: {exc.strerror}") from None
-        return read_edition_text(text, str(path), path.stem)
-    if name_or_path not in shipped_names():
+        return read_edition_text(read_edition_file(path), str(path), path.stem)
+    return shipped_edition(name_or_path)
+
+
+def shipped_edition(name: str) -> Edition:
+    """A shipped edition by name; never a file from outside the package."""
+    if name not in shipped_names():
         known = ", ".join(shipped_names())
-        raise EditionNotFound(f"unknown edition {name_or_path!r}; the companion ships: {known}")
-    return _shipped(name_or_path)
+        raise EditionNotFound(f"unknown edition {str(name)[:40]!r}; the companion ships: {known}")
+    return _shipped(name)
 
 
 @functools.cache

@@ -165,13 +165,12 @@ class PiReader:
         return None if uid is None else str(uid)
 
     def read_text(self) -> str | None:
-        # The tag answered anticollision a moment ago and now ignores one REQA
-        # (ISO 14443-3: READY -> IDLE), so the first attempt usually finds nothing.
-        for _ in range(3):
-            _, text = self.simple.read_no_block()
-            if text:
-                return str(text).strip()
-        return None
+        # MIFARE Classic (SimpleMFRC522's blocks 8-10) or NTAG21x (NDEF text): both kinds
+        # of sticker `companion edition stickers` writes; it retries the wake-up that a tag
+        # which just answered anticollision ignores (ISO 14443-3: READY -> IDLE).
+        from companion.stickers import read_text as read_sticker_text
+
+        return read_sticker_text(self.simple.READER)
 
     def close(self) -> None:
         # closing a reader that already failed: there may be nothing left to free

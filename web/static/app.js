@@ -425,6 +425,7 @@ function setupHost() {
   fetch("/api/editions").then((r) => r.json()).then((d) => {
     const names = d.editions.includes("reference") ? ["reference", ...d.editions.filter((n) => n !== "reference")] : d.editions;
     fillSelect($("edition"), names.map((n) => [n, n]));
+    if (d.default) $("edition").value = d.default; // the table's default edition (a setting)
   });
   document.querySelectorAll("[data-now]").forEach((b) => { b.onclick = () => call("/api/buttons/" + b.dataset.now); });
   $("enrol").closest("details").addEventListener("toggle", async (ev) => {

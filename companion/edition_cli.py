@@ -1,0 +1,364 @@
+"""`companion edition ...`: the owner's editions from the command line.
+
+Every value of an edition can be changed here as on the page; each change goes
+through `companion.edition_edit` and is saved by the library (validated by the
+engine, written atomically). Problems are one line each on stderr, exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from companion.edition_edit import (
+    CsvError,
+    FieldError,
+    card_warnings,
+    cards_from_csv,
+    cards_to_csv,
+    itineraries_from_csv,
+    itineraries_to_csv,
+    put_card,
+    put_itinerary,
+    remove,
+    set_ancestor,
+    set_playmat,
+)
+from companion.editions import EditionNotFound, load_edition, read_edition_file
+from companion.engine import EditionError
+from companion.engine.edition import edition_to_json
+from companion.library import EditionLibrary, LibraryError, atomic_write, validate
+
+EXIT_USAGE = 2
+PROVENANCE = "Transcribed by the owner from their own copy of the game (companion edition import)."
+
+
+def _fail(message: str) -> int:
+    print(f"companion: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _library(args: argparse.Namespace) -> EditionLibrary:
+    from companion.cli import _data_dir
+
+    return EditionLibrary(_data_dir(args))
+
+
+def _edition_object(args: argparse.Namespace, name: str) -> dict[str, Any]:
+    """An edition's JSON object by library name, or (the command line may) by file path."""
+    if "/" in name or name.endswith(".json"):
+        return edition_to_json(load_edition(name))
+    return _library(args).raw(name)
+
+
+def _errors(exc: Exception) -> int:
+    if isinstance(exc, EditionError):
+        for problem in exc.problems:
+            if not problem.warning:
+                print(f"companion: {exc.source}: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    return _fail(str(exc))
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    try:
+        obj = _edition_object(args, args.edition)
+    except (EditionNotFound, EditionError, LibraryError) as exc:
+        return _errors(exc)
+    if args.csv:
+        sys.stdout.write(cards_to_csv(obj))
+    elif args.itineraries_csv:
+        sys.stdout.write(itineraries_to_csv(obj))
+    else:
+        sys.stdout.write(json.dumps(obj, indent=1, ensure_ascii=False) + "\n")
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    path = Path(args.file)
+    try:
+        text = read_edition_file(path)
+    except EditionNotFound as exc:
+        return _fail(str(exc))
+    if args.out is None:  # a shared edition file into this companion's library
+        try:
+            name = _library(args).import_text(text, args.name)
+        except (EditionError, LibraryError) as exc:
+            return _errors(exc)
+        print(f"Imported {path} as edition {name!r}.")
+        return 0
+    if args.base is None:
+        return _fail("--out needs --base EDITION (the edition whose other parts the new one keeps)")
+    try:
+        obj = _edition_object(args, args.base)
+    except (EditionNotFound, EditionError, LibraryError) as exc:
+        return _errors(exc)
+    try:
+        if args.itineraries:
+            obj["itineraries"] = itineraries_from_csv(text)
+        else:
+            obj["cards"] = cards_from_csv(text)
+    except CsvError as exc:
+        for problem in exc.problems:
+            print(f"companion: {path}: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    out = Path(args.out)
+    obj["name"] = args.name or out.stem
+    obj["provenance"] = PROVENANCE
+    try:
+        validate(obj, str(out), str(obj["name"]))
+    except EditionError as exc:
+        return _errors(exc)
+    try:
+        atomic_write(out, json.dumps(obj, indent=1, ensure_ascii=False) + "\n")
+    except OSError as exc:
+        return _fail(f"cannot write {out}: {exc.strerror}")
+    kind = "itineraries" if args.itineraries else "cards"
+    print(f"Wrote {out}: {len(obj[kind])} {kind} from {path}, the rest from {args.base}.")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    library = _library(args)
+    default = library.default()
+    for name in library.names():
+        info = library.info(name)
+        days = " ".join(f"{n}" for n in info.cards.values())
+        state = "shipped " if info.shipped else ("complete" if info.complete else "draft   ")
+        mark = "*" if name == default else " "
+        print(f"{mark} {name:<24} {state}  cards per Day {days or '-':<10} itineraries {info.itineraries}"
+              + (f"  PROBLEM: {info.problem}" if info.problem else ""))  # fmt: skip
+    return 0
+
+
+def _change(args: argparse.Namespace, change: Any) -> int:
+    """Load the owner's edition, apply ``change`` to its object, save it (validated)."""
+    library = _library(args)
+    try:
+        obj = library.editable(args.name)
+        said = change(obj) or []
+        library.save(args.name, obj)
+    except (EditionNotFound, EditionError, LibraryError, FieldError) as exc:
+        return _errors(exc)
+    except OSError as exc:
+        return _fail(f"the edition was not saved ({exc.strerror}); it is unchanged")
+    for line in said:
+        print(f"warning: {line}")
+    print(f"Saved edition {args.name!r}.")
+    return 0
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    try:
+        _library(args).create(args.name, args.base, with_cards=args.copy)
+    except (EditionNotFound, EditionError, LibraryError) as exc:
+        return _errors(exc)
+    print(f"Created edition {args.name!r} from {args.base}.")
+    return 0
+
+
+def cmd_card(args: argparse.Namespace) -> int:
+    def change(obj: dict[str, Any]) -> list[str]:
+        if args.remove:
+            remove(obj, "cards", args.id)
+            return []
+        old: dict[str, Any] = next((c for c in obj.get("cards", []) if c.get("id") == args.id), {})
+        fields = {k: getattr(args, k) if getattr(args, k) is not None else old.get(k, "") for k in
+                  ("day", "year", "title", "hours", "gains", "note")}  # fmt: skip
+        card = put_card(obj, fields, args.id)
+        return [f"{card['id']}: {w}" for w in card_warnings(obj, card)]
+
+    return _change(args, change)
+
+
+def cmd_itinerary(args: argparse.Namespace) -> int:
+    def change(obj: dict[str, Any]) -> None:
+        if args.remove:
+            remove(obj, "itineraries", args.id)
+            return
+        columns = {k: getattr(args, k) or "" for k in ("person", "event", "innovation", "progress")}
+        put_itinerary(obj, args.id, columns, args.rows or "")
+
+    return _change(args, change)
+
+
+def cmd_playmat(args: argparse.Namespace) -> int:
+    def change(obj: dict[str, Any]) -> None:
+        slots = [s.split() for s in args.slots.split(",")] if args.slots else obj["slots"]
+        treks = args.treks.split(",") if args.treks else obj["treks"]
+        set_playmat(obj, slots, treks, obj.get("trek_beyond", 3) if args.beyond is None else args.beyond)
+
+    return _change(args, change)
+
+
+def cmd_ancestor(args: argparse.Namespace) -> int:
+    def change(obj: dict[str, Any]) -> None:
+        old = obj.get("ancestor") or {"hours": 1, "gains": []}
+        copies = obj.get("ancestors", {})
+        if args.copies:
+            copies = dict(zip(("2", "3", "4"), args.copies.split(","), strict=False))
+        hours = args.hours if args.hours is not None else old["hours"]
+        set_ancestor(obj, hours, args.gains if args.gains is not None else old["gains"], copies)
+
+    return _change(args, change)
+
+
+def cmd_default(args: argparse.Namespace) -> int:
+    try:
+        _library(args).set_default(args.name)
+    except (EditionNotFound, EditionError, LibraryError) as exc:
+        return _errors(exc)
+    print(f"New games use the {args.name!r} edition.")
+    return 0
+
+
+def cmd_delete(args: argparse.Namespace) -> int:
+    try:
+        _library(args).delete(args.name)
+    except (EditionNotFound, EditionError, LibraryError) as exc:
+        return _errors(exc)
+    print(f"Deleted edition {args.name!r}.")
+    return 0
+
+
+def cmd_stickers(args: argparse.Namespace) -> int:
+    """Write trek:<card id> onto blank stickers, in Date Index order, checking each."""
+    from companion.config import ConfigError, load_config
+    from companion.stickers import Link, date_index, open_pi_chip, whole_box, write_deck
+
+    try:
+        config = load_config(args.config)
+        edition = load_edition(args.edition) if "/" in args.edition else _library(args).load(args.edition)
+    except (ConfigError, EditionNotFound, EditionError) as exc:
+        return _errors(exc)
+    order = whole_box(edition) if args.all else date_index(edition)
+    if args.start:
+        if args.start not in order:
+            return _fail(f"{args.start!r} is not a card of the {edition.name} edition (to write)")
+        order = order[order.index(args.start) :]
+    try:
+        chip = open_pi_chip(config.reader.rst_pin)
+    except RuntimeError as exc:
+        return _fail(str(exc))
+    print(
+        f"{len(order)} stickers to write, cards in Date Index order. "
+        "Stop the table first (it uses the reader)."
+    )
+    try:
+        done = write_deck(Link(chip), edition, order, print, overwrite=args.overwrite)
+    except KeyboardInterrupt:
+        print()
+        return 0
+    print(f"{len(done)} sticker(s) written and checked.")
+    return 0
+
+
+def cmd_tags(args: argparse.Namespace) -> int:
+    """List the tags bound to cards, or unbind one (to bind it again with enroll or the page)."""
+    from companion.cli import _data_dir
+    from companion.store import Store, StoreError
+
+    try:
+        store = Store(_data_dir(args))
+    except StoreError as exc:
+        return _fail(str(exc))
+    try:
+        if args.unbind:
+            if not store.unenroll(args.unbind):
+                return _fail(f"tag {args.unbind} is not bound to any card")
+            print(f"Tag {args.unbind} is free again.")
+            return 0
+        for uid, card in sorted(store.tags().items(), key=lambda item: item[1]):
+            print(f"{card:<10} {uid}")
+    finally:
+        store.close()
+    return 0
+
+
+def add_commands(sub: Any) -> None:
+    """Add the library commands to ``companion edition``'s subparsers."""
+
+    def data(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        p.add_argument("--data-dir", help="where games and the owner's editions are kept")
+        return p
+
+    p = data(sub.add_parser("export", help="print an edition: JSON (to share), or its cards as CSV"))
+    p.add_argument("edition", metavar="EDITION", help="an edition name (or an edition file)")
+    how = p.add_mutually_exclusive_group()
+    how.add_argument("--csv", action="store_true", help="the cards: id,day,year,title,hours,gains,note")
+    how.add_argument("--itineraries-csv", action="store_true", help="the itineraries as CSV")
+    p.set_defaults(func=cmd_export)
+
+    p = data(sub.add_parser("import", help="CSV -> edition file (--base, --out), or a shared edition file"))
+    p.add_argument("file", metavar="FILE")
+    p.add_argument("--base", help="edition whose Ancestor, itineraries, playmat and treks are kept")
+    p.add_argument("--out", help="the edition file to write (CSV import)")
+    p.add_argument("--itineraries", action="store_true", help="FILE holds itineraries, not cards")
+    p.add_argument("--name", help="the edition's name (default: from the file)")
+    p.set_defaults(func=cmd_import)
+
+    data(sub.add_parser("list", help="the shipped and the owner's editions")).set_defaults(func=cmd_list)
+
+    p = data(sub.add_parser("new", help="start an owner's edition"))
+    p.add_argument("name")
+    p.add_argument("--base", default="reference", help="Ancestor, playmat and treks to start from")
+    p.add_argument("--copy", action="store_true", help="also copy the base's cards and itineraries")
+    p.set_defaults(func=cmd_new)
+
+    p = data(sub.add_parser("card", help="add, change or remove a History card"))
+    p.add_argument("name")
+    p.add_argument("--id", help="the card to change or remove (a new card gets one if omitted)")
+    p.add_argument("--day", help="I, II or III")
+    p.add_argument("--year", help="1492, -490 or '490 BCE'")
+    p.add_argument("--title")
+    p.add_argument("--hours")
+    p.add_argument("--gains", help="benefits in printed order: 'person crystal'")
+    p.add_argument("--note")
+    p.add_argument("--remove", action="store_true")
+    p.set_defaults(func=cmd_card)
+
+    p = data(sub.add_parser("itinerary", help="add, change or remove an Itinerary"))
+    p.add_argument("name")
+    p.add_argument("id", help="the id printed on the card")
+    for kind in ("person", "event", "innovation", "progress"):
+        p.add_argument(f"--{kind}", help="spaces top down: '. 3 c' (plain, 3 points, crystal)")
+    p.add_argument("--rows", help="row rewards: '2 5 c'")
+    p.add_argument("--remove", action="store_true")
+    p.set_defaults(func=cmd_itinerary)
+
+    p = data(sub.add_parser("playmat", help="the six Row positions, the trek table and the step past 10"))
+    p.add_argument("name")
+    p.add_argument("--slots", help="six benefit lists, comma separated: 'wild,person,event,crystal,...'")
+    p.add_argument("--treks", help="ten values, comma separated: --treks=-1,1,3,6,9,13,17,21,25,30")
+    p.add_argument("--beyond", help="points per card past 10")
+    p.set_defaults(func=cmd_playmat)
+
+    p = data(sub.add_parser("ancestor", help="the Ancestor's hours, benefits and copies"))
+    p.add_argument("name")
+    p.add_argument("--hours")
+    p.add_argument("--gains", help="benefits, space separated ('' for none)")
+    p.add_argument("--copies", help="copies for 2,3,4 players: '6,9,12'")
+    p.set_defaults(func=cmd_ancestor)
+
+    p = data(sub.add_parser("default", help="the edition new games use (an owner's must be complete)"))
+    p.add_argument("name")
+    p.set_defaults(func=cmd_default)
+
+    p = data(sub.add_parser("stickers", help="write trek:<card id> onto blank stickers (the reader)"))
+    p.add_argument("edition", metavar="EDITION", help="an edition name (or an edition file)")
+    p.add_argument("--from", dest="start", help="start at this card (after an interruption)")
+    p.add_argument("--overwrite", action="store_true", help="rewrite stickers that carry another card")
+    p.add_argument("--all", action="store_true", help="then the Itineraries and the 12 Ancestor copies")
+    p.add_argument("--config", help="a TOML settings file (the reader's RST pin)")
+    p.set_defaults(func=cmd_stickers)
+
+    p = data(sub.add_parser("tags", help="the stickers bound to cards; --unbind UID frees one"))
+    p.add_argument("--unbind", metavar="UID")
+    p.set_defaults(func=cmd_tags)
+
+    p = data(sub.add_parser("delete", help="delete an owner's edition"))
+    p.add_argument("name")
+    p.set_defaults(func=cmd_delete)

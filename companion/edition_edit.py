@@ -1,0 +1,411 @@
+"""Editing an edition's JSON object: one change at a time, and the CSV forms.
+
+The CLI, the page and CSV import all change an edition through these functions,
+which only reshape the JSON object; whether the result is a valid edition is
+decided in one place, the engine's `parse_edition`, when the library saves it.
+Field parsing is lenient in what people type at a table or in a spreadsheet
+(``490 BCE``, ``II``, ``Person``) and strict in what it stores.
+
+CSV of cards: ``id,day,year,title,hours,gains,note`` (day ``I``/``II``/``III``,
+year an integer, BCE negative; gains space separated in printed order).
+CSV of itineraries: ``id,person,event,innovation,progress,rows``, each cell the
+spaces from the top down separated by spaces: ``.`` plain, ``c`` a crystal, a
+number for points (``T01,. 3 2,1 3 4,. 2 4,. . .,2 5 5``); an empty cell is a
+column the card does not print.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+from companion.engine.tokens import BENEFITS, COLUMNS, CRYSTAL, DAYS, HOURS_PER_DAY
+
+ROMAN = {1: "I", 2: "II", 3: "III"}
+#: The longest title or note, and the longest id, a card may have.
+MAX_TEXT, MAX_ID = 2000, 100
+CARD_COLUMNS = ("id", "day", "year", "title", "hours", "gains", "note")
+ITINERARY_COLUMNS = ("id", *COLUMNS, "rows")
+#: The published year range of each Day deck: outside it, a year is likely mistyped.
+DAY_YEARS = {1: (-37000, 1903), 2: (-3500, 1985), 3: (-70, 1994)}
+_YEAR = re.compile(r"^\s*(-?\d+)\s*(bce|bc|ce|ad)?\s*$", re.IGNORECASE)
+
+
+class FieldError(ValueError):
+    """One value people typed that cannot be a card's or itinerary's field."""
+
+    def __init__(self, column: str, message: str) -> None:
+        super().__init__(f"{column}: {message}")
+        self.column, self.message = column, message
+
+
+@dataclass(frozen=True)
+class CsvProblem:
+    line: int
+    column: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}, column {self.column}: {self.message}"
+
+
+class CsvError(ValueError):
+    """Every problem of a CSV file, each with its line (the header is line 1) and column."""
+
+    def __init__(self, problems: list[CsvProblem]) -> None:
+        super().__init__("; ".join(map(str, problems)))
+        self.problems = problems
+
+
+# --- fields ---------------------------------------------------------------------------------
+
+
+def parse_day(value: Any) -> int:
+    text = str(value).strip().upper()
+    for day, roman in ROMAN.items():
+        if text in (roman, str(day)):
+            return day
+    raise FieldError("day", f"{str(value)[:20]!r} is not a Day: write I, II or III (or 1, 2, 3)")
+
+
+def parse_year(value: Any) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    found = _YEAR.match(str(value))
+    if found is None:
+        raise FieldError("year", f"{str(value)[:20]!r} is not a year: write 1492, -490 or 490 BCE")
+    year, era = int(found.group(1)), (found.group(2) or "").lower()
+    if era in ("bce", "bc"):
+        if year <= 0:
+            raise FieldError("year", f"{str(value)[:20]!r}: a BCE year is written positive (490 BCE)")
+        return -year
+    return year
+
+
+def parse_hours(value: Any) -> int:
+    text = str(value).strip()
+    if not text.isdigit() or not 1 <= int(text) <= HOURS_PER_DAY:
+        raise FieldError(
+            "hours", f"{text[:20]!r} is not an hour cost: write a whole number 1-{HOURS_PER_DAY}"
+        )
+    return int(text)
+
+
+def parse_gains(value: Any) -> list[str]:
+    words = value if isinstance(value, list) else str(value).replace(",", " ").split()
+    gains = [str(w).strip().lower() for w in words]
+    unknown = [w for w in gains if w not in BENEFITS]
+    if unknown:
+        raise FieldError("gains", f"unknown benefit {unknown[0][:20]!r}; use {', '.join(BENEFITS)}")
+    return gains
+
+
+def make_card(fields: dict[str, Any], card_id: str) -> dict[str, Any]:
+    """A card object from typed fields (raises the first `FieldError`; `card_errors` for all)."""
+    errors = card_errors(fields)
+    if errors:
+        raise errors[0]
+    return _card(fields, card_id)
+
+
+def card_errors(fields: dict[str, Any]) -> list[FieldError]:
+    errors: list[FieldError] = []
+    for name, parse in (
+        ("day", parse_day),
+        ("year", parse_year),
+        ("hours", parse_hours),
+        ("gains", parse_gains),
+    ):
+        try:
+            parse(fields.get(name, "" if name != "gains" else []))
+        except FieldError as exc:
+            errors.append(exc)
+    for name in ("title", "note"):
+        if not isinstance(fields.get(name, ""), str) or len(fields.get(name, "")) > MAX_TEXT:
+            errors.append(FieldError(name, f"must be a text of at most {MAX_TEXT} characters"))
+    return errors
+
+
+def _card(fields: dict[str, Any], card_id: str) -> dict[str, Any]:
+    # Titles and notes are kept exactly (an export then import gives the same cards);
+    # an empty title is the id, as in an edition file without one.
+    title = str(fields.get("title") or "")
+    card: dict[str, Any] = {
+        "id": card_id,
+        "title": title if title.strip() else card_id,
+        "year": parse_year(fields.get("year", "")),
+        "day": parse_day(fields.get("day", "")),
+        "hours": parse_hours(fields.get("hours", "")),
+        "gains": parse_gains(fields.get("gains", [])),
+    }
+    note = str(fields.get("note") or "")
+    if note:
+        card["note"] = note
+    return card
+
+
+def next_card_id(obj: dict[str, Any], day: int) -> str:
+    """A fresh id for a new card of ``day``: the Roman numeral and a number (``II07``)."""
+    used = {c.get("id") for c in obj.get("cards", [])}
+    n = 1 + sum(1 for c in obj.get("cards", []) if c.get("day") == day)
+    while f"{ROMAN[day]}{n:02d}" in used:
+        n += 1
+    return f"{ROMAN[day]}{n:02d}"
+
+
+# --- changes --------------------------------------------------------------------------------
+
+
+def put_card(obj: dict[str, Any], fields: dict[str, Any], card_id: str | None = None) -> dict[str, Any]:
+    """Add a card (a new id when ``card_id`` is None or unknown) or replace the one with that id."""
+    cards: list[dict[str, Any]] = obj.setdefault("cards", [])
+    index = next((i for i, c in enumerate(cards) if c.get("id") == card_id), None)
+    card = make_card(fields, card_id or next_card_id(obj, parse_day(fields.get("day", ""))))
+    if index is None:
+        cards.append(card)
+    else:
+        cards[index] = card
+    return card
+
+
+def remove(obj: dict[str, Any], key: str, item_id: str) -> None:
+    """Remove the card or itinerary ``item_id`` (``key`` is "cards" or "itineraries")."""
+    items = obj.get(key, [])
+    kept = [c for c in items if c.get("id") != item_id]
+    if len(kept) == len(items):
+        raise FieldError("id", f"there is no {key[:-1]} {item_id[:20]!r}")
+    obj[key] = kept
+
+
+def parse_space(value: Any, column: str) -> int | str | None:
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not 0 <= value <= 99:
+            _bad_space(value, column)
+        return value
+    text = str(value).strip().lower()
+    if text in (".", "plain", "-", "null"):
+        return None
+    if text in ("c", CRYSTAL):
+        return CRYSTAL
+    if text.isdigit() and int(text) <= 99:
+        return int(text)
+    _bad_space(value, column)
+
+
+def _bad_space(value: Any, column: str) -> NoReturn:
+    raise FieldError(
+        column, f"{str(value)[:20]!r} is not a space: write . (plain), c (crystal) or points 0-99"
+    )
+
+
+#: The deepest column an itinerary may have (the printed cards have 2-5 rows).
+MAX_DEPTH = 8
+
+
+def make_itinerary(item_id: str, columns: dict[str, Any], rows: Any) -> dict[str, Any]:
+    if not isinstance(item_id, str) or not re.fullmatch(r"[A-Za-z0-9_-]{1,12}", item_id.strip()):
+        raise FieldError("id", "an itinerary id is 1-12 letters or digits, as printed on the card (T07)")
+    if not isinstance(columns, dict) or any(k not in COLUMNS for k in columns):
+        raise FieldError("columns", f"columns are {', '.join(COLUMNS)}")
+    out: dict[str, Any] = {}
+    for kind in COLUMNS:
+        col = columns.get(kind) or []
+        col = col.split() if isinstance(col, str) else col
+        if not isinstance(col, list) or len(col) > MAX_DEPTH:
+            raise FieldError(kind, f"a column is a list of at most {MAX_DEPTH} spaces")
+        if col:
+            out[kind] = [parse_space(s, kind) for s in col]
+    raw_rows = rows.split() if isinstance(rows, str) else (rows or [])
+    if not isinstance(raw_rows, list) or len(raw_rows) > MAX_DEPTH:
+        raise FieldError("rows", f"rows is a list of at most {MAX_DEPTH} rewards")
+    return {"id": item_id.strip(), "columns": out, "rows": [parse_space(s, "rows") for s in raw_rows]}
+
+
+def put_itinerary(
+    obj: dict[str, Any], item_id: str, columns: dict[str, Any], rows: Any, old_id: str | None = None
+) -> dict[str, Any]:
+    items: list[dict[str, Any]] = obj.setdefault("itineraries", [])
+    it = make_itinerary(item_id, columns, rows)
+    index = next((i for i, c in enumerate(items) if c.get("id") == (old_id or it["id"])), None)
+    if index is None:
+        items.append(it)
+    else:
+        items[index] = it
+    return it
+
+
+def set_playmat(obj: dict[str, Any], slots: Any, treks: Any, beyond: Any) -> None:
+    """The six Departures Row benefits, the trek table (1..10 cards) and the step past 10."""
+    if not isinstance(slots, list) or len(slots) != 6:
+        raise FieldError("slots", "the playmat has six positions: send six benefit lists")
+    parsed = [parse_gains(s) for s in slots]
+    if not isinstance(treks, list) or len(treks) != 10:
+        raise FieldError("treks", "the trek table has ten values: points for 1 to 10 cards")
+    values = []
+    for t in treks:
+        if not re.fullmatch(r"-?\d{1,3}", str(t).strip()):
+            raise FieldError("treks", f"{str(t)[:20]!r} is not a whole number of points")
+        values.append(int(str(t).strip()))
+    if not re.fullmatch(r"\d{1,3}", str(beyond).strip()):
+        raise FieldError("trek_beyond", "points per card past 10: a whole number 0-999")
+    obj["slots"], obj["treks"], obj["trek_beyond"] = parsed, values, int(str(beyond).strip())
+
+
+def set_ancestor(obj: dict[str, Any], hours: Any, gains: Any, copies: Any) -> None:
+    """The Ancestor card (all copies alike) and the copies in play for 2, 3 and 4 players."""
+    if not isinstance(copies, dict) or any(str(k) not in ("1", "2", "3", "4") for k in copies):
+        raise FieldError("ancestors", 'copies by player count, e.g. {"2": 6, "3": 9, "4": 12}')
+    counts = {}
+    for k, v in copies.items():
+        if not re.fullmatch(r"\d{1,2}", str(v).strip()):
+            raise FieldError("ancestors", f"{str(v)[:20]!r} is not a number of copies (0-99)")
+        counts[str(k)] = int(str(v).strip())
+    obj["ancestor"] = {"hours": parse_hours(hours), "gains": parse_gains(gains)}
+    obj["ancestors"] = dict(sorted(counts.items()))
+
+
+def card_warnings(obj: dict[str, Any], card: dict[str, Any]) -> list[str]:
+    """Likely mistakes that are not errors: a year outside the Day's range, a duplicate."""
+    said = []
+    low, high = DAY_YEARS.get(card["day"], (-(10**9), 10**9))
+    if not low <= card["year"] <= high:
+        said.append(
+            f"{show_year(card['year'])} is outside Day {ROMAN[card['day']]}'s years "
+            f"({show_year(low)} to {show_year(high)}): check the year and the Day"
+        )
+    for other in obj.get("cards", []):
+        if other.get("id") == card["id"]:
+            continue
+        same_title = card["title"] != card["id"] and other.get("title", "").lower() == card["title"].lower()
+        if same_title or (other.get("year") == card["year"] and other.get("day") == card["day"]):
+            said.append(
+                f"looks like {other.get('id')} ({other.get('title')}, {show_year(other.get('year', 0))})"
+            )
+    return said
+
+
+def show_year(year: int) -> str:
+    return f"{-year} BCE" if year < 0 else str(year)
+
+
+def progress(obj: dict[str, Any]) -> dict[str, Any]:
+    """How far the transcription is: cards per Day deck out of 36, itineraries out of 24."""
+    cards = obj.get("cards")
+    cards = [c for c in cards if isinstance(c, dict)] if isinstance(cards, list) else []
+    itineraries = obj.get("itineraries")
+    return {
+        "days": {ROMAN[d]: sum(1 for c in cards if c.get("day") == d) for d in range(1, DAYS + 1)},
+        "itineraries": len(itineraries) if isinstance(itineraries, list) else 0,
+        "of": {"day": 36, "itineraries": 24},
+    }
+
+
+# --- CSV ------------------------------------------------------------------------------------
+
+
+def _csv_line(cells: list[Any]) -> str:
+    """One CSV line (RFC 4180 quoting, "\n" line ends): a cell is quoted when it holds a
+    comma, a quote, a line break or a carriage return, so any title or note survives."""
+    out = []
+    for cell in map(str, cells):
+        if any(ch in cell for ch in ',"\r\n') or cell != cell.strip():
+            cell = '"' + cell.replace('"', '""') + '"'
+        out.append(cell)
+    return ",".join(out) + "\n"
+
+
+def cards_to_csv(obj: dict[str, Any]) -> str:
+    lines = [_csv_line(list(CARD_COLUMNS))]
+    for c in obj.get("cards", []):
+        lines.append(
+            _csv_line([c["id"], ROMAN[c["day"]], c["year"], c.get("title", c["id"]), c["hours"],
+                       " ".join(c["gains"]), c.get("note", "")])
+        )  # fmt: skip
+    return "".join(lines)
+
+
+def cards_from_csv(text: str) -> list[dict[str, Any]]:
+    """The cards of a CSV file, in order; `CsvError` with every problem (line, column)."""
+    rows = _records(text)
+    if not rows or [h.strip().lower() for h in rows[0][1]] != list(CARD_COLUMNS):
+        got = ",".join(rows[0][1]) if rows else "an empty file"
+        raise CsvError([CsvProblem(1, "header", f"must be {','.join(CARD_COLUMNS)}, not {got[:60]!r}")])
+    problems: list[CsvProblem] = []
+    cards: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}
+    for line, row in rows[1:]:
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) != len(CARD_COLUMNS):
+            problems.append(CsvProblem(line, "*", f"has {len(row)} columns, not {len(CARD_COLUMNS)}"))
+            continue
+        fields = dict(zip(CARD_COLUMNS, row, strict=True))
+        card_id = fields["id"]
+        if not card_id.strip() or card_id == "ancestor" or len(card_id) > MAX_ID:
+            problems.append(CsvProblem(line, "id", f'needs an id of 1-{MAX_ID} characters (not "ancestor")'))
+        elif card_id in seen:
+            problems.append(CsvProblem(line, "id", f"duplicate id {card_id!r}, also on line {seen[card_id]}"))
+        else:
+            seen[card_id] = line
+        errors = card_errors(fields)
+        problems += [CsvProblem(line, e.column, e.message) for e in errors]
+        if not errors and card_id.strip():
+            cards.append(_card(fields, card_id))
+    if problems:
+        raise CsvError(problems)
+    if not cards:
+        raise CsvError([CsvProblem(2, "*", "the file has no cards")])
+    return cards
+
+
+def _records(text: str) -> list[tuple[int, list[str]]]:
+    """The CSV's records, each with the file line it starts on (a quoted cell may span lines)."""
+    reader = csv.reader(io.StringIO(text.lstrip("\ufeff"), newline=""))
+    records: list[tuple[int, list[str]]] = []
+    start = 1
+    try:
+        for row in reader:
+            records.append((start, row))
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise CsvError([CsvProblem(reader.line_num, "*", f"not readable as CSV: {exc}")]) from None
+    return records
+
+
+def _space_text(space: Any) -> str:
+    return "." if space is None else "c" if space == CRYSTAL else str(space)
+
+
+def itineraries_to_csv(obj: dict[str, Any]) -> str:
+    lines = [_csv_line(list(ITINERARY_COLUMNS))]
+    for it in obj.get("itineraries", []):
+        cols = [" ".join(map(_space_text, it["columns"].get(k, []))) for k in COLUMNS]
+        lines.append(_csv_line([it["id"], *cols, " ".join(map(_space_text, it.get("rows", [])))]))
+    return "".join(lines)
+
+
+def itineraries_from_csv(text: str) -> list[dict[str, Any]]:
+    rows = _records(text)
+    if not rows or [h.strip().lower() for h in rows[0][1]] != list(ITINERARY_COLUMNS):
+        raise CsvError([CsvProblem(1, "header", f"must be {','.join(ITINERARY_COLUMNS)}")])
+    problems: list[CsvProblem] = []
+    items: list[dict[str, Any]] = []
+    for line, row in rows[1:]:
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) != len(ITINERARY_COLUMNS):
+            problems.append(CsvProblem(line, "*", f"has {len(row)} columns, not {len(ITINERARY_COLUMNS)}"))
+            continue
+        fields = dict(zip(ITINERARY_COLUMNS, row, strict=True))
+        try:
+            items.append(make_itinerary(fields["id"], {k: fields[k] for k in COLUMNS}, fields["rows"]))
+        except FieldError as exc:
+            problems.append(CsvProblem(line, exc.column, exc.message))
+    if problems:
+        raise CsvError(problems)
+    return items

@@ -1,0 +1,368 @@
+"""The page's edition library and transcription mode: HTTP routes (host only).
+
+Every route needs the table PIN (the page's login or ``X-Table-Pin``), like every
+control in `companion.web`. Editions are named, never given as paths; every
+change goes through `companion.edition_edit` and is saved by the library
+(validated by the engine's `parse_edition`, written atomically), and a broken
+file is answered 400 with its path and line.
+
+Transcription: while the host has the page's transcription open, the reader's
+taps are captured for it (`Runtime.capture`) instead of reaching the game; the
+page polls the last captured tag, and Save binds that tag to the card.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, request
+
+from companion.edition_edit import (
+    FieldError,
+    card_warnings,
+    cards_to_csv,
+    itineraries_to_csv,
+    progress,
+    put_card,
+    put_itinerary,
+    remove,
+    set_ancestor,
+    set_playmat,
+)
+from companion.editions import EditionNotFound
+from companion.engine import EditionError
+from companion.engine.tokens import ANCESTOR
+from companion.library import EditionLibrary, LibraryError, validate
+from companion.store import StoreError
+from companion.web import _body, _error, _runtime, control
+
+library_api = Blueprint("library", __name__)
+
+
+#: Seconds without a poll from the transcription page after which taps go to the game
+#: again: a phone that went to sleep on that page must not keep the table deaf.
+CAPTURE_LEASE = 5.0
+
+
+@dataclass
+class Capture:
+    """The tag taps captured for the edition being transcribed (while the page polls)."""
+
+    edition: str | None = None
+    seq: int = 0
+    tag: str | None = None
+    seen: float = 0.0
+    clock: Callable[[], float] = time.monotonic
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def renew(self) -> None:
+        self.seen = self.clock()
+
+    def __call__(self, tag: str) -> bool:
+        with self.lock:
+            if self.edition is None:
+                return False
+            if self.clock() - self.seen > CAPTURE_LEASE:
+                self.edition = None  # the page is gone: back to the game
+                return False
+            self.seq, self.tag = self.seq + 1, tag
+            return True
+
+
+def _library() -> EditionLibrary:
+    return EditionLibrary(_runtime().store.path.parent)
+
+
+def _capture() -> Capture:
+    runtime = _runtime()
+    if not isinstance(runtime.capture, Capture):
+        runtime.capture = Capture()
+    capture: Capture = runtime.capture
+    return capture
+
+
+def _refused(exc: Exception) -> Response:
+    """A 400 (404 for an unknown edition) that says what is wrong and where."""
+    if isinstance(exc, EditionError):
+        errors = [p for p in exc.problems if not p.warning]
+        response = jsonify({"error": str(exc), "problems": [f"{exc.source}: {p}" for p in errors[:50]]})
+        response.status_code = 400
+        return response
+    return _error(404 if isinstance(exc, EditionNotFound) else 400, str(exc))
+
+
+def _edit(name: str, change: Any) -> Response:
+    """Load the owner's edition, apply ``change`` (returns extra answer fields), save it."""
+    library = _library()
+    try:
+        obj = library.editable(name)
+        extra = change(obj) or {}
+        library.save(name, obj)
+    except (EditionNotFound, EditionError, LibraryError, FieldError, StoreError) as exc:
+        return _refused(exc)
+    except OSError as exc:
+        return _not_saved(exc)
+    return jsonify({"progress": progress(obj), **extra})
+
+
+def _not_saved(exc: OSError) -> Response:
+    """The disk refused the write (full, read-only): nothing changed; say what to do."""
+    return _error(
+        507,
+        f"The edition was not saved ({exc.strerror}); it is unchanged. "
+        "Free space on the companion and retry.",
+    )
+
+
+def _text(value: Any, limit: int = 300) -> str:
+    return value if isinstance(value, str) and len(value) <= limit else ""
+
+
+def _bind(tag: Any, card: str, edition: str) -> str | None:
+    """Bind ``tag`` to ``card`` (a tag bound elsewhere is moved); the message, or None."""
+    if not isinstance(tag, str) or not tag.strip() or len(tag) > 100:
+        return None
+    store = _runtime().store
+    uid = tag.strip()
+    before = store.tags().get(uid)
+    if before == card:
+        return f"Tag {uid} was already {card}."
+    if before is not None:
+        store.unenroll(uid)
+    store.enroll(uid, card, edition)
+    _runtime().resolver.tags = store.tags()
+    return f"Tag {uid} is now {card}" + (f" (it was {before})." if before else ".")
+
+
+# --- the library ------------------------------------------------------------------------------
+
+
+@library_api.get("/edition")
+def page() -> Any:
+    from flask import current_app
+
+    response = current_app.send_static_file("edition.html")
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@library_api.get("/api/library")
+@control()
+def listing() -> Any:
+    library = _library()
+    return jsonify(
+        {"editions": [library.info(n).to_json() for n in library.names()], "default": library.default()}
+    )
+
+
+@library_api.post("/api/library")
+@control()
+def create() -> Any:
+    body = _body()
+    name, base = body.get("name"), body.get("base", "reference")
+    if not isinstance(name, str) or not isinstance(base, str):
+        return _error(400, 'Send {"name": "my-box", "base": "reference", "copy": false}.')
+    try:
+        obj = _library().create(name, base, with_cards=body.get("copy") is True)
+    except (EditionNotFound, EditionError, LibraryError) as exc:
+        return _refused(exc)
+    except OSError as exc:
+        return _not_saved(exc)
+    return jsonify({"name": name, "progress": progress(obj)})
+
+
+@library_api.post("/api/library/import")
+@control()
+def import_edition() -> Any:
+    body = _body()
+    text, name = body.get("text"), body.get("name")
+    if not isinstance(text, str) or (name is not None and not isinstance(name, str)):
+        return _error(400, 'Send {"text": "<the shared edition file>", "name": "optional-name"}.')
+    try:
+        kept = _library().import_text(text, name or None)
+    except (EditionError, LibraryError) as exc:
+        return _refused(exc)
+    except OSError as exc:
+        return _not_saved(exc)
+    return jsonify({"name": kept})
+
+
+@library_api.get("/api/library/<name>")
+@control()
+def show(name: str) -> Any:
+    library = _library()
+    try:
+        obj = library.raw(name)
+    except (EditionNotFound, EditionError) as exc:
+        return _refused(exc)
+    problems: list[str] = []
+    try:  # a file edited by hand may not be valid: say where, and still show it
+        validate(obj, name if library.is_shipped(name) else str(library.path(name)), name)
+    except EditionError as exc:
+        problems = [f"{exc.source}: {p}" for p in exc.problems if not p.warning][:50]
+    tags: dict[str, list[str]] = {}
+    for uid, card in _runtime().store.tags().items():
+        tags.setdefault(card, []).append(uid)
+    return jsonify({"edition": obj, "progress": progress(obj), "tags": tags, "problems": problems})
+
+
+@library_api.delete("/api/library/<name>")
+@control()
+def delete(name: str) -> Any:
+    try:
+        _library().delete(name)
+    except (EditionNotFound, LibraryError) as exc:
+        return _refused(exc)
+    except OSError as exc:
+        return _not_saved(exc)
+    return jsonify({"deleted": name})
+
+
+@library_api.post("/api/library/<name>/default")
+@control()
+def make_default(name: str) -> Any:
+    try:
+        _library().set_default(name)
+    except (EditionNotFound, EditionError, LibraryError) as exc:
+        return _refused(exc)
+    except OSError as exc:
+        return _not_saved(exc)
+    return jsonify({"default": name})
+
+
+@library_api.get("/api/library/<name>/export")
+@control()
+def export(name: str) -> Any:
+    import json
+
+    kind = request.args.get("format", "json")
+    try:
+        obj = _library().raw(name)
+    except (EditionNotFound, EditionError) as exc:
+        return _refused(exc)
+    if kind == "csv":
+        body, mime, suffix = cards_to_csv(obj), "text/csv", "-cards.csv"
+    elif kind == "itineraries-csv":
+        body, mime, suffix = itineraries_to_csv(obj), "text/csv", "-itineraries.csv"
+    elif kind == "json":
+        body, mime, suffix = json.dumps(obj, indent=1, ensure_ascii=False) + "\n", "application/json", ".json"
+    else:
+        return _error(400, "format is json, csv or itineraries-csv.")
+    response = Response(body, mimetype=mime)
+    response.headers["Content-Disposition"] = f'attachment; filename="{name}{suffix}"'
+    return response
+
+
+# --- one value at a time ----------------------------------------------------------------------
+
+
+@library_api.put("/api/library/<name>/cards")
+@control()
+def put_a_card(name: str) -> Any:
+    body = _body()
+    card_id = body.get("id")
+    if card_id is not None and not (isinstance(card_id, str) and 0 < len(card_id) <= 20):
+        return _error(400, "id is the card's id (1-20 characters), or null for a new card.")
+    fields = {k: body.get(k, "") for k in ("day", "year", "hours", "gains")}
+    fields["title"], fields["note"] = _text(body.get("title")).strip(), _text(body.get("note")).strip()
+    if not isinstance(fields["gains"], list):
+        return _error(400, "gains is a list of benefits in printed order.")
+
+    def change(obj: dict[str, Any]) -> dict[str, Any]:
+        card = put_card(obj, fields, card_id)
+        bound = _bind(body.get("tag"), card["id"], name)
+        return {"card": card, "warnings": card_warnings(obj, card), "bound": bound}
+
+    return _edit(name, change)
+
+
+@library_api.delete("/api/library/<name>/cards/<card>")
+@control()
+def delete_a_card(name: str, card: str) -> Any:
+    return _edit(name, lambda obj: remove(obj, "cards", card))
+
+
+@library_api.put("/api/library/<name>/itineraries")
+@control()
+def put_an_itinerary(name: str) -> Any:
+    body = _body()
+    item_id, old_id = body.get("id"), body.get("old_id")
+    columns, rows = body.get("columns", {}), body.get("rows", [])
+    if not isinstance(item_id, str) or (old_id is not None and not isinstance(old_id, str)):
+        return _error(400, 'Send {"id": "T07", "columns": {"person": [null, 3, "crystal"]}, "rows": [2, 5]}.')
+
+    def change(obj: dict[str, Any]) -> dict[str, Any]:
+        it = put_itinerary(obj, item_id, columns, rows, old_id)
+        return {"itinerary": it, "bound": _bind(body.get("tag"), it["id"], name)}
+
+    return _edit(name, change)
+
+
+@library_api.delete("/api/library/<name>/itineraries/<item>")
+@control()
+def delete_an_itinerary(name: str, item: str) -> Any:
+    return _edit(name, lambda obj: remove(obj, "itineraries", item))
+
+
+@library_api.put("/api/library/<name>/playmat")
+@control()
+def put_playmat(name: str) -> Any:
+    body = _body()
+    return _edit(
+        name, lambda obj: set_playmat(obj, body.get("slots"), body.get("treks"), body.get("trek_beyond", ""))
+    )
+
+
+@library_api.put("/api/library/<name>/ancestor")
+@control()
+def put_ancestor(name: str) -> Any:
+    body = _body()
+
+    def change(obj: dict[str, Any]) -> dict[str, Any]:
+        set_ancestor(obj, body.get("hours", ""), body.get("gains", []), body.get("copies"))
+        return {"bound": _bind(body.get("tag"), ANCESTOR, name)}
+
+    return _edit(name, change)
+
+
+# --- tags ------------------------------------------------------------------------------------
+
+
+@library_api.post("/api/library/transcribe")
+@control()
+def transcribe() -> Any:
+    """Start (``{"edition": "my-box"}``) or stop (``{"edition": null}``) capturing taps."""
+    edition = _body().get("edition")
+    if edition is not None and (not isinstance(edition, str) or not _library().exists(edition)):
+        return _error(400, 'Send {"edition": "<an owner\'s edition>"} to capture taps, or null to stop.')
+    capture = _capture()
+    with capture.lock:
+        capture.edition = edition
+        capture.renew()
+    return jsonify({"edition": edition, "seq": capture.seq})
+
+
+@library_api.get("/api/library/transcribe/tag")
+@control()
+def last_tag() -> Any:
+    """The last tag tapped while transcribing, with the card it is bound to (if any)."""
+    capture = _capture()
+    with capture.lock:
+        capture.renew()
+        seq, tag = capture.seq, capture.tag
+    bound = _runtime().store.tags().get(tag) if tag else None
+    return jsonify({"seq": seq, "tag": tag, "bound_to": bound, "capturing": capture.edition})
+
+
+@library_api.delete("/api/library/tags/<uid>")
+@control()
+def unbind(uid: str) -> Any:
+    runtime = _runtime()
+    if not runtime.store.unenroll(uid):
+        return _error(404, f"Tag {uid[:40]} is not bound to any card.")
+    runtime.resolver.tags = runtime.store.tags()
+    return jsonify({"unbound": uid})

@@ -1,0 +1,342 @@
+"""The edition library: the shipped editions and the owner's, chosen by name only.
+
+The table, the page and the CLI never open an edition by a path they were sent:
+a name is either a shipped edition (inside the package) or an owner's edition,
+a file ``<data-dir>/editions/<name>.json`` whose name the companion chose and
+checked as a slug. That closes the audit's holes (``/dev/zero``, pipes,
+``/proc/self/fd/N``, ``../../x`` from inside a file) and lets every error say
+which file and which line is wrong instead of answering 500.
+
+Every write is validated by the engine's own `parse_edition` (what
+``companion edition check`` runs), then written atomically (temporary file,
+fsync, ``os.replace``), so a pulled plug leaves the old edition or the new one.
+
+An owner's edition under way may have no History cards yet (a *draft*): it is
+saved and listed, but a game cannot use it until it has cards.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import re
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from companion.editions import EditionNotFound, read_edition_text, shipped_edition, shipped_names
+from companion.engine import Edition, EditionError
+from companion.engine.edition import Problem, edition_to_json
+from companion.engine.tokens import DAYS
+
+#: Owner's edition names: lower-case letters, digits and inner dashes; never a path.
+SLUG = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?")
+#: No edition file is larger (the reference edition with notes is ~32 KB).
+MAX_EDITION_BYTES = 1 << 20
+#: A complete box (the published counts): 36 cards per Day deck and 24 itineraries.
+BOX_CARDS_PER_DAY = 36
+BOX_ITINERARIES = 24
+DEFAULT_FILE = "default-edition"
+_STUB_CARD = {"id": "__draft__", "year": 0, "day": 1, "hours": 1, "gains": []}
+
+
+class LibraryError(ValueError):
+    """A request the library refuses; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class EditionInfo:
+    """One line of the library's list."""
+
+    name: str
+    shipped: bool
+    cards: dict[int, int]
+    itineraries: int
+    complete: bool
+    problem: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "shipped": self.shipped,
+            "cards": {str(d): n for d, n in self.cards.items()},
+            "itineraries": self.itineraries,
+            "complete": self.complete,
+            "problem": self.problem,
+        }
+
+
+def check_slug(name: str) -> str:
+    """``name`` if it can name an owner's edition file; LibraryError otherwise."""
+    if not isinstance(name, str) or SLUG.fullmatch(name) is None:
+        raise LibraryError(
+            f"{str(name)[:40]!r} is not an edition name: use 1-40 lower-case letters, digits and dashes "
+            "(e.g. my-box)"
+        )
+    return name
+
+
+def validate(obj: Any, source: str, name: str) -> Edition | None:
+    """Check an edition object as `companion edition check` would; None for a draft without cards.
+
+    Raises `EditionError` (every problem, with ``source``) when it cannot be saved.
+    """
+    if isinstance(obj, dict) and obj.get("cards") == []:
+        read_edition_text(json.dumps({**obj, "cards": [_STUB_CARD]}, indent=1), source, name)
+        return None
+    return read_edition_text(json.dumps(obj, indent=1, ensure_ascii=False), source, name)
+
+
+def is_complete(edition: Edition | None) -> bool:
+    """A whole box: 36 cards in each Day deck, 24 itineraries and the Ancestor."""
+    return (
+        edition is not None
+        and all(len(edition.day_cards(d)) == BOX_CARDS_PER_DAY for d in range(1, DAYS + 1))
+        and len(edition.itineraries) == BOX_ITINERARIES
+        and edition.ancestor is not None
+    )
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` so that ``path`` holds the old content or the new, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        with open(tmp, "w", encoding="utf-8") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)  # a full disk: the old file stays as it was
+        raise
+    try:
+        folder = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
+    except OSError:  # pragma: no cover - a filesystem without directory fsync
+        pass
+
+
+class EditionLibrary:
+    """Shipped editions plus the owner's in ``<data-dir>/editions/``."""
+
+    def __init__(self, data_dir: str | Path) -> None:
+        self.folder = Path(data_dir) / "editions"
+
+    # --- reading ---------------------------------------------------------------------
+
+    def path(self, name: str) -> Path:
+        return self.folder / f"{check_slug(name)}.json"
+
+    def owned_names(self) -> list[str]:
+        if not self.folder.is_dir():
+            return []
+        return sorted(
+            p.name[:-5]
+            for p in self.folder.iterdir()
+            if p.name.endswith(".json") and SLUG.fullmatch(p.name[:-5]) and p.name[:-5] not in shipped_names()
+        )
+
+    def names(self) -> list[str]:
+        return [*shipped_names(), *self.owned_names()]
+
+    @staticmethod
+    def is_shipped(name: str) -> bool:
+        return name in shipped_names()
+
+    def exists(self, name: str) -> bool:
+        return name in shipped_names() or (SLUG.fullmatch(name) is not None and self.path(name).is_file())
+
+    def raw(self, name: str) -> dict[str, Any]:
+        """The JSON object of an edition (to edit it); EditionNotFound or EditionError."""
+        if name in shipped_names():
+            return edition_to_json(shipped_edition(name))
+        path = self._owned_path(name)
+        text = self._read(path)
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            where = f"line {exc.lineno}, column {exc.colno}"
+            raise EditionError([Problem(where, f"not valid JSON: {exc.msg}")], str(path)) from None
+        if not isinstance(obj, dict):
+            raise EditionError([Problem("line 1", "must be a JSON object")], str(path))
+        return obj
+
+    def editable(self, name: str) -> dict[str, Any]:
+        """The JSON object of an owner's edition to change: refused (path and line) when the
+        file is not a valid edition now, since a change could not be saved anyway."""
+        if name in shipped_names():
+            raise LibraryError(
+                f"{name!r} is a shipped edition and cannot be changed; make a copy under a new name"
+            )
+        obj = self.raw(name)
+        validate(obj, str(self.path(name)), name)
+        return obj
+
+    def load(self, name: str) -> Edition:
+        """A playable edition by name: shipped, or the owner's (which must have cards)."""
+        if name in shipped_names():
+            return shipped_edition(name)
+        path = self._owned_path(name)
+        text = self._read(path)
+        edition = read_edition_text(text, str(path), name)
+        # The file's name is the edition's name: a name written inside the file is not
+        # trusted (it could be "../../x" and later name a file the companion writes).
+        return edition if edition.name == name else dataclasses.replace(edition, name=name)
+
+    def info(self, name: str) -> EditionInfo:
+        try:
+            obj = self.raw(name)
+            edition = validate(obj, str(self.path(name)) if name not in shipped_names() else name, name)
+        except (EditionNotFound, EditionError) as exc:
+            return EditionInfo(name, name in shipped_names(), {}, 0, False, str(exc))
+        cards = [c for c in obj["cards"] if isinstance(c, dict)]
+        counts = {d: sum(1 for c in cards if c.get("day") == d) for d in range(1, DAYS + 1)}
+        return EditionInfo(
+            name, name in shipped_names(), counts, len(obj.get("itineraries", [])), is_complete(edition)
+        )
+
+    def _owned_path(self, name: str) -> Path:
+        try:
+            path = self.path(name)
+        except LibraryError:
+            raise EditionNotFound(self._unknown(name)) from None
+        if not path.exists():
+            raise EditionNotFound(self._unknown(name))
+        return path
+
+    def _unknown(self, name: str) -> str:
+        hint = " (an edition file is imported first: companion edition import FILE)" if "/" in name else ""
+        return f"unknown edition {str(name)[:40]!r}; choose one of: {', '.join(self.names())}{hint}"
+
+    @staticmethod
+    def _read(path: Path) -> str:
+        """Read an owner's file: a regular file of sane size, UTF-8; errors name the path."""
+        try:
+            info = path.lstat()
+            if not stat.S_ISREG(info.st_mode):
+                raise EditionError([Problem("file", "is not a regular file")], str(path))
+            if info.st_size > MAX_EDITION_BYTES:
+                raise EditionError(
+                    [Problem("file", f"is larger than {MAX_EDITION_BYTES} bytes; not an edition")], str(path)
+                )
+            return path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise EditionError([Problem("file", f"cannot be read: {exc.strerror}")], str(path)) from None
+        except UnicodeDecodeError as exc:
+            line = path.read_bytes()[: exc.start].count(b"\n") + 1
+            raise EditionError([Problem(f"line {line}", "is not UTF-8 text")], str(path)) from None
+
+    # --- writing ---------------------------------------------------------------------
+
+    def save(self, name: str, obj: dict[str, Any]) -> Edition | None:
+        """Validate and write an owner's edition (the companion names the file)."""
+        if name in shipped_names():
+            raise LibraryError(
+                f"{name!r} is a shipped edition and cannot be changed; make a copy under a new name"
+            )
+        path = self.path(name)
+        obj = {**obj, "name": name}
+        edition = validate(obj, str(path), name)
+        text = json.dumps(obj, indent=1, ensure_ascii=False) + "\n"
+        if len(text.encode("utf-8")) > MAX_EDITION_BYTES:  # it could not be read back
+            raise LibraryError(
+                f"the edition would be larger than {MAX_EDITION_BYTES} bytes; shorten its notes"
+            )
+        atomic_write(path, text)
+        return edition
+
+    def create(self, name: str, base: str = "reference", with_cards: bool = False) -> dict[str, Any]:
+        """A new owner's edition: the base's Ancestor, playmat and trek table; no cards or
+        itineraries yet unless ``with_cards`` (then a full copy to correct)."""
+        check_slug(name)
+        if self.exists(name):
+            raise LibraryError(f"there is already an edition named {name!r}; pick another name")
+        obj = self.raw(base)
+        obj["name"] = name
+        obj["title"] = f"{name}: the owner's own box"
+        obj["provenance"] = "Transcribed by the owner from their own copy of the game."
+        if not with_cards:
+            obj["cards"], obj["itineraries"] = [], []
+        self.save(name, obj)
+        return obj
+
+    def delete(self, name: str) -> None:
+        path = self._owned_path(name)
+        path.unlink()
+        if self.default() == name:
+            (self.folder / DEFAULT_FILE).unlink(missing_ok=True)
+
+    def import_text(self, text: str, name: str | None = None) -> str:
+        """Import a shared edition file (its text); returns the name it is kept under."""
+        try:
+            obj = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise EditionError(
+                [Problem(f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}")], "import"
+            ) from None
+        if not isinstance(obj, dict):
+            raise EditionError([Problem("line 1", "must be a JSON object")], "import")
+        chosen = name or obj.get("name")
+        if not isinstance(chosen, str) or SLUG.fullmatch(chosen) is None:
+            chosen = "imported"
+        if self.exists(chosen) and name is None:
+            stem, n = chosen, 2
+            while self.exists(f"{stem}-{n}"):
+                n += 1
+            chosen = f"{stem[:30]}-{n}"
+        elif self.exists(chosen):
+            raise LibraryError(f"there is already an edition named {chosen!r}; pick another name")
+        self.save(chosen, obj)
+        return chosen
+
+    # --- the table's default ---------------------------------------------------------
+
+    def default(self) -> str:
+        """The edition a new game uses unless told otherwise (a setting kept here)."""
+        try:
+            name = (self.folder / DEFAULT_FILE).read_text(encoding="utf-8").strip()
+        except OSError:
+            return "reference"
+        return name if self.exists(name) else "reference"
+
+    def set_default(self, name: str) -> None:
+        """Make an edition the default; an owner's edition must be a complete box."""
+        if name not in shipped_names():
+            info = self.info(check_slug(name))
+            if info.problem:
+                raise LibraryError(info.problem)
+            if not info.complete:
+                counts = ", ".join(f"Day {d}: {n}/{BOX_CARDS_PER_DAY}" for d, n in info.cards.items())
+                raise LibraryError(
+                    f"{name!r} is not complete yet ({counts}, itineraries {info.itineraries}/"
+                    f"{BOX_ITINERARIES}); finish it before making it the default"
+                )
+        atomic_write(self.folder / DEFAULT_FILE, name + "\n")
+
+
+def mine_name(edition_name: str) -> str:
+    """The owner's edition that enrolment corrections go to: the edition itself when it is
+    already the owner's (a slug), else ``<slug>-mine``, a name the companion makes (never a path)."""
+    slug = re.sub(r"[^a-z0-9]+", "-", edition_name.lower()).strip("-")[:30] or "edition"
+    if SLUG.fullmatch(edition_name) and edition_name not in shipped_names():
+        return edition_name
+    return f"{slug}-mine"
+
+
+def edition_setup_value(library: EditionLibrary | None, name: str) -> tuple[Edition, str | dict[str, Any]]:
+    """The edition a new game uses and what its setup line keeps: a shipped edition's
+    name, or a full copy of an owner's edition (so the game resumes even if the file goes)."""
+    if name in shipped_names():
+        return shipped_edition(name), name
+    if library is None:
+        raise EditionNotFound(
+            f"unknown edition {str(name)[:40]!r}; the companion ships: {', '.join(shipped_names())}"
+        )
+    edition = library.load(name)
+    return edition, edition_to_json(edition)

@@ -1,0 +1,334 @@
+"""Stickers that carry their card: write ``trek:<card id>`` onto blank tags.
+
+A tag that holds its card's id in its memory is recognised by any companion
+with no enrolment (`TagResolver` reads ``trek:`` texts). The two kinds sold as
+stickers are handled, through the ``mfrc522`` driver object's low-level calls
+(``MFRC522_ToCard`` and friends), because its own write returns no status and
+it knows neither 7-byte UIDs nor NTAG memory:
+
+- **MIFARE Classic 1K** (4-byte UID, SAK 0x08): the text in blocks 8-10 of
+  sector 2, padded with spaces, after authenticating with the transport key,
+  exactly as ``SimpleMFRC522.write`` stores it (so older companions read it too).
+- **NTAG21x** (7-byte UID, two cascade levels, SAK 0x00): an NDEF Text record
+  from page 4 (TLV 0x03 ... 0xFE), which phones read as well.
+
+Each write is read back and compared before the next card is asked for.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from companion.engine import Edition
+from companion.engine.tokens import ANCESTOR
+from companion.hardware.reader import TEXT_PREFIX
+
+CLASSIC, NTAG = "MIFARE Classic 1K", "NTAG21x"
+KEY_A = [0xFF] * 6  # the transport key of blank Classic stickers
+CLASSIC_BLOCKS = (8, 9, 10)
+CLASSIC_TRAILER = 11
+TEXT_BYTES = 16 * len(CLASSIC_BLOCKS)
+NTAG_FIRST_PAGE = 4
+REQA, ANTICOLL_1, ANTICOLL_2, SELECT_1, SELECT_2 = 0x26, 0x93, 0x95, 0x93, 0x95
+READ, CLASSIC_WRITE, NTAG_WRITE, AUTH_A = 0x30, 0xA0, 0xA2, 0x60
+ACK = 0x0A
+
+
+class StickerError(RuntimeError):
+    """A sticker could not be written or verified; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class Sticker:
+    """The tag in the field: its kind and UID bytes (what the write needs)."""
+
+    kind: str
+    uid: tuple[int, ...]
+    cl1: tuple[int, ...]  # the cascade level 1 answer (5 bytes), what the table's UID number is made of
+
+    @property
+    def uid_text(self) -> str:
+        """The number the table's reader reports for this tag (``SimpleMFRC522.uid_to_num``)."""
+        n = 0
+        for byte in self.cl1:
+            n = n * 256 + byte
+        return str(n)
+
+
+class Link:
+    """The ISO 14443-A exchanges the writer needs, over the driver's ``MFRC522`` object."""
+
+    def __init__(self, chip: Any) -> None:
+        self.chip = chip
+
+    def _transceive(self, frame: list[int], bits: int = 0) -> tuple[bool, list[int], int]:
+        chip = self.chip
+        chip.Write_MFRC522(chip.BitFramingReg, bits)
+        status, data, length = chip.MFRC522_ToCard(chip.PCD_TRANSCEIVE, frame)
+        return status == chip.MI_OK, list(data), int(length)
+
+    def _with_crc(self, frame: list[int]) -> list[int]:
+        return [*frame, *self.chip.CalulateCRC(frame)]
+
+    def detect(self) -> Sticker | None:
+        """Wake the tag in the field and select it (both cascade levels for a 7-byte UID)."""
+        ok, _, bits = self._transceive([REQA], bits=0x07)
+        if not ok or bits != 0x10:
+            return None
+        ok, cl1, _ = self._transceive([ANTICOLL_1, 0x20])
+        if not ok or len(cl1) != 5 or cl1[0] ^ cl1[1] ^ cl1[2] ^ cl1[3] != cl1[4]:
+            return None
+        sak = self._select(SELECT_1, cl1)
+        if sak is None:
+            return None
+        if not sak & 0x04:  # UID complete: a 4-byte UID, a Classic card
+            if sak & 0x18 != 0x08:
+                raise StickerError(f"this tag (SAK {sak:#04x}) is neither a MIFARE Classic 1K nor an NTAG21x")
+            return Sticker(CLASSIC, tuple(cl1[:4]), tuple(cl1))
+        ok, cl2, _ = self._transceive([ANTICOLL_2, 0x20])
+        if not ok or len(cl2) != 5 or cl2[0] ^ cl2[1] ^ cl2[2] ^ cl2[3] != cl2[4]:
+            return None
+        sak = self._select(SELECT_2, cl2)
+        if sak is None:
+            return None
+        return Sticker(NTAG, (*cl1[1:4], *cl2[:4]), tuple(cl1))
+
+    def _select(self, level: int, answer: list[int]) -> int | None:
+        ok, data, bits = self._transceive(self._with_crc([level, 0x70, *answer]))
+        return data[0] if ok and bits == 0x18 else None
+
+    def _acked(self, frame: list[int]) -> bool:
+        ok, data, bits = self._transceive(self._with_crc(frame))
+        return ok and bits == 4 and (data[0] & 0x0F) == ACK
+
+    def read16(self, address: int) -> list[int] | None:
+        ok, data, _ = self._transceive(self._with_crc([READ, address]))
+        return data[:16] if ok and len(data) >= 16 else None
+
+    def authenticate(self, sticker: Sticker, block: int) -> bool:
+        chip = self.chip
+        status = chip.MFRC522_Auth(chip.PICC_AUTHENT1A, block, KEY_A, list(sticker.cl1))
+        return bool(status == chip.MI_OK)
+
+    def write_classic_block(self, block: int, data: Sequence[int]) -> bool:
+        return self._acked([CLASSIC_WRITE, block]) and self._acked(list(data))
+
+    def write_ntag_page(self, page: int, data: Sequence[int]) -> bool:
+        return self._acked([NTAG_WRITE, page, *data])
+
+    def stop(self) -> None:
+        self.chip.MFRC522_StopCrypto1()
+
+
+def ndef_text(text: str) -> list[int]:
+    """An NDEF message TLV holding one Text record (UTF-8, language "en"), padded to pages."""
+    payload = [0x02, *b"en", *text.encode("utf-8")]
+    record = [0xD1, 0x01, len(payload), 0x54, *payload]
+    tlv = [0x03, len(record), *record, 0xFE]
+    return tlv + [0] * (-len(tlv) % 4)
+
+
+def parse_ndef_text(memory: Sequence[int]) -> str | None:
+    """The first Text record of an NDEF TLV (from page 4 on), or None."""
+    i = 0
+    while i < len(memory):
+        kind = memory[i]
+        if kind == 0x00:  # NULL TLV
+            i += 1
+            continue
+        if kind != 0x03 or i + 1 >= len(memory):
+            return None
+        length = memory[i + 1]
+        record = list(memory[i + 2 : i + 2 + length])
+        if len(record) < 4 or record[1] != 0x01 or record[3] != 0x54 or len(record) < 4 + record[2]:
+            return None
+        payload = record[4 : 4 + record[2]]
+        lang = payload[0] & 0x3F
+        return bytes(payload[1 + lang :]).decode("utf-8", "replace")
+    return None
+
+
+def read_sticker(link: Link, sticker: Sticker) -> str | None:
+    """The text a sticker carries (Classic blocks 8-10, or NTAG's NDEF text)."""
+    if sticker.kind == CLASSIC:
+        if not link.authenticate(sticker, CLASSIC_TRAILER):
+            return None
+        data: list[int] = []
+        for block in CLASSIC_BLOCKS:
+            chunk = link.read16(block)
+            if chunk is None:
+                return None
+            data += chunk
+        link.stop()
+        return bytes(data).decode("ascii", "replace").strip()
+    memory: list[int] = []
+    for page in range(NTAG_FIRST_PAGE, NTAG_FIRST_PAGE + 16, 4):  # 64 bytes: room for any card id
+        chunk = link.read16(page)
+        if chunk is None:
+            return None
+        memory += chunk
+    text = parse_ndef_text(memory)
+    return text.strip() if text is not None else None
+
+
+def write_sticker(link: Link, sticker: Sticker, text: str) -> None:
+    """Write ``text`` and read it back; StickerError if it did not take."""
+    if sticker.kind == CLASSIC:
+        if len(text) > TEXT_BYTES or not text.isascii():
+            raise StickerError(f"{text!r} does not fit a Classic sticker's {TEXT_BYTES} ASCII characters")
+        if not link.authenticate(sticker, CLASSIC_TRAILER):
+            raise StickerError("the sticker refused the transport key: it is not blank (or is locked)")
+        data = list(text.ljust(TEXT_BYTES).encode("ascii"))
+        for n, block in enumerate(CLASSIC_BLOCKS):
+            if not link.write_classic_block(block, data[16 * n : 16 * n + 16]):
+                link.stop()
+                raise StickerError(f"the sticker did not accept block {block}; hold it still and try again")
+        link.stop()
+    else:
+        memory = ndef_text(text)
+        for n in range(0, len(memory), 4):
+            if not link.write_ntag_page(NTAG_FIRST_PAGE + n // 4, memory[n : n + 4]):
+                raise StickerError(
+                    f"the sticker did not accept page {NTAG_FIRST_PAGE + n // 4}; it may be locked"
+                )
+    back = reselect_and_read(link, sticker)
+    if back != text:
+        raise StickerError(f"read back {back!r} instead of {text!r}; put the sticker back on the reader")
+
+
+def wake(link: Link, sticker: Sticker) -> Sticker:
+    """Select the same tag again, as a new tap would (after a read or a write)."""
+    for _ in range(3):  # a tag that was just active ignores the first wake-up and goes idle
+        again = link.detect()
+        if again is not None:
+            if again.uid != sticker.uid:
+                raise StickerError("another tag came onto the reader; write one sticker at a time")
+            return again
+    raise StickerError("the sticker left the reader; put it back")
+
+
+def reselect_and_read(link: Link, sticker: Sticker) -> str | None:
+    """Wake the same tag again and read its text (the check after a write)."""
+    return read_sticker(link, wake(link, sticker))
+
+
+def date_index(edition: Edition) -> list[str]:
+    """The cards in the order of the box's Date Index: by year (BCE first), then Day."""
+    order = {c.id: n for n, c in enumerate(edition.cards)}
+    return [c.id for c in sorted(edition.cards, key=lambda c: (c.year, c.day, order[c.id]))]
+
+
+def label(edition: Edition, item: str) -> str:
+    """How the writer names what goes on the next sticker."""
+    if item in edition.card_index:
+        card = edition.card(item)
+        year = f"{-card.year} BCE" if card.year < 0 else str(card.year)
+        return f"{year} {card.title} ({card.id})"
+    return "an Ancestor card" if item == ANCESTOR else f"Itinerary {item}"
+
+
+def whole_box(edition: Edition, players: int = 4) -> list[str]:
+    """Every tagged card of a box: the History cards in Date Index order, then the
+    Itineraries, then one sticker per Ancestor copy (all copies carry "ancestor")."""
+    return [
+        *date_index(edition),
+        *(it.id for it in edition.itineraries),
+        *([ANCESTOR] * edition.ancestor_copies(players)),
+    ]
+
+
+def write_deck(
+    link: Link,
+    edition: Edition,
+    cards: Iterable[str],
+    say: Callable[[str], None],
+    poll: float = 0.1,
+    timeout: float | None = None,
+    overwrite: bool = False,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> list[str]:
+    """Write each card's id onto the next blank sticker put on the reader; the ids written.
+
+    A sticker that already carries this card is counted as done; one that carries
+    another card is refused unless ``overwrite``. After each sticker the writer
+    waits for the field to be empty, so one sticker is never written twice.
+    """
+    done: list[str] = []
+    for card_id in cards:
+        say(f"Next: {label(edition, card_id)}. Put its sticker on the reader.")
+        text = f"{TEXT_PREFIX}{card_id}"
+        while True:
+            sticker = _wait_for(link, poll, timeout, clock, sleep)
+            if sticker is None:
+                say("No sticker came; stopping.")
+                return done
+            try:
+                carried = read_sticker(link, sticker)
+                if carried == text:
+                    say(f"  This sticker already carries {card_id}.")
+                    break
+                if carried and carried.startswith(TEXT_PREFIX) and not overwrite:
+                    say(f"  This sticker already carries {carried}; use a blank one (or --overwrite).")
+                    _wait_gone(link, poll, sleep)
+                    continue
+                write_sticker(link, wake(link, sticker), text)
+            except StickerError as exc:
+                say(f"  {exc}")
+                _wait_gone(link, poll, sleep)
+                continue
+            say(f"  Written and checked: {sticker.kind} {sticker.uid_text} now carries {text}.")
+            break
+        done.append(card_id)
+        _wait_gone(link, poll, sleep)
+    return done
+
+
+def _wait_for(
+    link: Link, poll: float, timeout: float | None, clock: Callable[[], float], sleep: Callable[[float], None]
+) -> Sticker | None:
+    start = clock()
+    while timeout is None or clock() - start < timeout:
+        sticker = link.detect()
+        if sticker is not None:
+            return sticker
+        sleep(poll)
+    return None
+
+
+def _wait_gone(link: Link, poll: float, sleep: Callable[[float], None]) -> None:
+    """Until the sticker has left the field (two empty polls in a row: a READY tag skips one)."""
+    misses = 0
+    while misses < 2:
+        misses = misses + 1 if link.detect() is None else 0
+        if misses < 2:
+            sleep(poll)
+
+
+def read_text(chip: Any) -> str | None:
+    """The text of the tag in the field, Classic or NTAG (for the table's reader)."""
+    link = Link(chip)
+    for _ in range(3):  # a tag that just answered anticollision ignores one wake-up
+        try:
+            sticker = link.detect()
+            if sticker is not None:
+                return read_sticker(link, sticker)
+        except StickerError:
+            return None
+    return None
+
+
+def open_pi_chip(rst_pin: int) -> Any:
+    """The MFRC522 driver object on SPI0/CE0 (Pi-only imports, as in `companion.hardware.reader`)."""
+    from companion.hardware.reader import BCM_TO_BOARD
+
+    try:
+        from mfrc522 import MFRC522
+    except (ImportError, RuntimeError) as exc:
+        raise RuntimeError(
+            f"writing stickers needs the RFID reader: the mfrc522 package and RPi.GPIO: {exc}"
+        ) from None
+    return MFRC522(pin_rst=BCM_TO_BOARD[rst_pin]) if rst_pin != 25 else MFRC522()

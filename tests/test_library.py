@@ -1,0 +1,368 @@
+"""The owner's editions: chosen by name only, edited safely, CSV in and out (issues 10 and 12)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from companion.app import build_runtime, new_game
+from companion.cli import main
+from companion.config import Config
+from companion.edition_edit import (
+    CsvError,
+    cards_from_csv,
+    cards_to_csv,
+    itineraries_from_csv,
+    itineraries_to_csv,
+)
+from companion.editions import EditionNotFound, shipped_edition
+from companion.engine import EditionError
+from companion.engine.edition import edition_to_json, parse_edition
+from companion.engine.tokens import BENEFITS
+from companion.library import EditionLibrary, LibraryError
+from companion.store import Store
+from companion.web import create_app
+
+from tests_support import make_runtime
+
+PIN = {"X-Table-Pin": "2468"}
+REFERENCE = edition_to_json(shipped_edition("reference"))
+
+
+def own_copy(tmp_path: Path, name: str = "my-box") -> EditionLibrary:
+    library = EditionLibrary(tmp_path)
+    library.create(name, "reference", with_cards=True)
+    return library
+
+
+# --- issue 12, item 2: never a server path ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "edition", ["/dev/zero", "/proc/self/fd/0", "../../x", "/etc/passwd", "x.json", "/nope"]
+)
+def test_new_game_from_the_page_refuses_any_path_with_the_same_answer(tmp_path: Path, edition: str) -> None:
+    rt = make_runtime(tmp_path)
+    http = create_app(rt).test_client()
+    answer = http.post("/api/game/new", json={"players": ["A", "B"], "edition": edition}, headers=PIN)
+    assert answer.status_code == 400
+    message = answer.get_json()["error"]
+    assert message.startswith("unknown edition"), message
+    assert "exist" not in message and "JSON" not in message, "no oracle about files on the server"
+    rt.stop()
+
+
+def test_a_game_keeps_a_copy_of_the_owners_edition_and_resumes_without_the_file(tmp_path: Path) -> None:
+    library = own_copy(tmp_path)
+    obj = library.raw("my-box")
+    obj["cards"][0]["hours"] = 5
+    library.save("my-box", obj)
+    store = Store(tmp_path)
+    game = new_game(store, ["Ann", "Ben"], Config(), edition="my-box", seed=1)
+    store.close()
+    library.delete("my-box")
+    said: list[str] = []
+    rt = build_runtime(Config(), tmp_path, mock=True, pin="2468", say=said.append)
+    assert rt.table.game_id == game, "the same game resumed"
+    assert rt.table.board.edition.name == "my-box"
+    assert rt.table.board.edition.cards[0].hours == 5
+    assert not any("cannot be resumed" in s for s in said)
+    rt.stop()
+
+
+def test_an_old_game_naming_a_vanished_edition_file_is_kept_and_a_new_one_starts(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    setup = {"type": "setup", "players": ["A", "B"], "watch_stack": ["A", "B"], "edition": "/tmp/gone.json"}
+    old = store.new_game(setup, {"colours": ["#0072B2", "#E69F00"], "mock": True, "dealer_seed": 1})
+    store.close()
+    said: list[str] = []
+    rt = build_runtime(Config(), tmp_path, mock=True, pin="2468", say=said.append)
+    assert any(f"Game {old} cannot be resumed" in s for s in said), said
+    assert rt.table.board.edition.name == "reference"
+    assert [g[0] for g in rt.store.games()][-1] == old, "the old game is kept"
+    rt.stop()
+
+
+def test_enrolment_writes_only_a_file_the_companion_names(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    library = EditionLibrary(data)
+    library.create("evil", "reference", with_cards=True)
+    raw = (data / "editions" / "evil.json").read_text()
+    (data / "editions" / "evil.json").write_text(raw.replace('"name": "evil"', '"name": "../../x"'))
+    store = Store(data)
+    new_game(store, ["A", "B"], Config(), edition="evil", seed=1)
+    store.close()
+    rt = build_runtime(Config(), data, mock=True, pin="2468", say=lambda _: None)
+    assert rt.table.board.edition.name == "evil", "the library names the edition after its file"
+    http = create_app(rt).test_client()
+    answer = http.post("/api/enroll", json={"tag": "T1", "card": "I01", "hours": 4, "gains": []}, headers=PIN)
+    assert answer.status_code == 200, answer.get_json()
+    assert not (tmp_path / "x-mine.json").exists() and not (tmp_path / "x.json").exists()
+    assert sorted(p.name for p in (data / "editions").iterdir()) == ["evil.json"]
+    rt.stop()
+
+
+@pytest.mark.parametrize("name", ["../x", "/etc", "A", "a/b", "", "-a", "x" * 41, "reference"])
+def test_owner_edition_names_are_slugs_and_never_a_shipped_name(tmp_path: Path, name: str) -> None:
+    with pytest.raises((LibraryError, EditionNotFound)):
+        EditionLibrary(tmp_path).create(name)
+
+
+def test_library_refuses_a_device_or_a_huge_file(tmp_path: Path) -> None:
+    folder = tmp_path / "editions"
+    folder.mkdir()
+    (folder / "zero.json").symlink_to("/dev/zero")
+    (folder / "big.json").write_text(" " * (2 << 20))
+    library = EditionLibrary(tmp_path)
+    for name in ("zero", "big"):
+        with pytest.raises(EditionError) as caught:
+            library.load(name)
+        assert str(folder / f"{name}.json") in str(caught.value)
+
+
+# --- issue 12, item 8: a damaged owner's edition: path and line, never a 500 ------------------
+
+
+def test_a_damaged_owners_edition_is_reported_with_path_and_line(tmp_path: Path) -> None:
+    own_copy(tmp_path)
+    path = tmp_path / "editions" / "my-box.json"
+    lines = path.read_text().splitlines()
+    lines[5] = lines[5] + ",,"
+    path.write_text("\n".join(lines))
+    rt = make_runtime(tmp_path)
+    http = create_app(rt).test_client()
+    answer = http.post("/api/game/new", json={"players": ["A", "B"], "edition": "my-box"}, headers=PIN)
+    assert answer.status_code == 400
+    assert f"{path}: line 6" in answer.get_json()["error"], answer.get_json()
+    rt.stop()
+
+
+def test_a_schema_error_in_an_owners_edition_names_the_line(tmp_path: Path) -> None:
+    library = own_copy(tmp_path)
+    path = tmp_path / "editions" / "my-box.json"
+    path.write_text(path.read_text().replace('"hours": 2', '"hours": 0', 1))
+    with pytest.raises(EditionError) as caught:
+        library.load("my-box")
+    text = str(caught.value)
+    assert str(path) in text and "line " in text and "hours" in text
+
+
+# --- CSV --------------------------------------------------------------------------------------
+
+
+def test_csv_round_trip_gives_the_same_cards() -> None:
+    text = cards_to_csv(REFERENCE)
+    assert text.splitlines()[0] == "id,day,year,title,hours,gains,note"
+    assert cards_from_csv(text) == REFERENCE["cards"]
+
+
+def test_csv_reads_eras_arabic_days_and_any_case() -> None:
+    text = (
+        "id,day,year,title,hours,gains,note\n"
+        "A,2,490 BCE,M,3,Person CRYSTAL,\nB,iii,1492 CE,,1,,n\nC,1,490 BC,,2,WILD,\n"
+    )
+    cards = cards_from_csv(text)
+    assert [(c["day"], c["year"], c["gains"]) for c in cards] == [
+        (2, -490, ["person", "crystal"]), (3, 1492, []), (1, -490, ["wild"])
+    ]  # fmt: skip
+    assert cards[1]["title"] == "B" and cards[1]["note"] == "n"
+
+
+def test_csv_reports_every_problem_with_line_and_column() -> None:
+    text = "id,day,year,title,hours,gains,note\nA,IV,xx,,0,gold,\nA,I,1,,1,,\nB,I,1\n"
+    with pytest.raises(CsvError) as caught:
+        cards_from_csv(text)
+    found = {(p.line, p.column) for p in caught.value.problems}
+    assert found == {(2, "day"), (2, "year"), (2, "hours"), (2, "gains"), (3, "id"), (4, "*")}
+
+
+def test_itinerary_csv_round_trip() -> None:
+    assert itineraries_from_csv(itineraries_to_csv(REFERENCE)) == [
+        {**it, "columns": {k: v for k, v in it["columns"].items() if v}} for it in REFERENCE["itineraries"]
+    ]
+
+
+def test_cli_export_import_check(tmp_path: Path, capsys: Any) -> None:
+    assert main(["edition", "export", "reference", "--csv"]) == 0
+    exported = capsys.readouterr().out
+    rows = list(csv.DictReader(io.StringIO(exported)))
+    assert len(rows) == 108 and rows[0]["day"] == "I"
+    src = tmp_path / "cards.csv"
+    src.write_text(exported.replace(",I,-30000,", ",1,30000 BCE,", 1))
+    out = tmp_path / "mine.json"
+    assert main(["edition", "import", str(src), "--base", "reference", "--out", str(out)]) == 0
+    written = json.loads(out.read_text())
+    assert written["cards"] == REFERENCE["cards"]
+    assert "owner" in written["provenance"]
+    assert written["itineraries"] == REFERENCE["itineraries"] and written["slots"] == REFERENCE["slots"]
+    assert main(["edition", "check", str(out)]) == 0
+
+
+def test_cli_import_with_errors_writes_nothing_and_exits_2(tmp_path: Path, capsys: Any) -> None:
+    src = tmp_path / "bad.csv"
+    src.write_text("id,day,year,title,hours,gains,note\nA,I,1,,13,,\nB,I,x,,1,,\n")
+    out = tmp_path / "never.json"
+    assert main(["edition", "import", str(src), "--base", "reference", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "line 2, column hours" in err and "line 3, column year" in err
+    assert not out.exists()
+
+
+# --- the library from the CLI -----------------------------------------------------------------
+
+
+def test_cli_edits_every_part_of_an_owners_edition(tmp_path: Path, capsys: Any) -> None:
+    d = ["--data-dir", str(tmp_path)]
+    assert main(["edition", "new", "fam", *d]) == 0
+    assert main(["edition", "card", "fam", "--day", "II", "--year", "490 BCE", "--hours", "3",
+                 "--gains", "Person crystal", "--title", "Marathon", *d]) == 0  # fmt: skip
+    assert main(["edition", "card", "fam", "--id", "II01", "--hours", "4", *d]) == 0
+    assert main(["edition", "itinerary", "fam", "T9", "--person", ". 3 c", "--rows", "2 5", *d]) == 0
+    assert main(["edition", "playmat", "fam", "--slots", "wild,person,event,crystal,innovation,progress",
+                 "--treks=-2,1,3,6,9,13,17,21,25,30", "--beyond", "4", *d]) == 0  # fmt: skip
+    assert (
+        main(["edition", "ancestor", "fam", "--hours", "2", "--gains", "wild", "--copies", "5,8,11", *d]) == 0
+    )
+    obj = EditionLibrary(tmp_path).raw("fam")
+    assert obj["cards"] == [
+        {
+            "id": "II01",
+            "title": "Marathon",
+            "year": -490,
+            "day": 2,
+            "hours": 4,
+            "gains": ["person", "crystal"],
+        }
+    ]
+    assert obj["itineraries"] == [{"id": "T9", "columns": {"person": [None, 3, "crystal"]}, "rows": [2, 5]}]
+    assert obj["treks"][0] == -2 and obj["trek_beyond"] == 4
+    assert obj["ancestor"] == {"hours": 2, "gains": ["wild"]} and obj["ancestors"] == {
+        "2": 5,
+        "3": 8,
+        "4": 11,
+    }
+    assert main(["edition", "card", "fam", "--id", "II01", "--remove", *d]) == 0
+    assert (
+        main(["edition", "card", "fam", "--id", "II01", "--hours", "20", "--day", "I", "--year", "1", *d])
+        == 2
+    )
+    assert "hours" in capsys.readouterr().err
+
+
+def test_default_edition_needs_a_complete_box_and_new_games_use_it(tmp_path: Path) -> None:
+    library = EditionLibrary(tmp_path)
+    library.create("half", "reference")
+    with pytest.raises(LibraryError, match="not complete"):
+        library.set_default("half")
+    library.create("full", "reference", with_cards=True)
+    library.set_default("full")
+    store = Store(tmp_path)
+    game = new_game(store, ["A", "B"], Config(), seed=1)
+    assert store.load(game).setup.edition.name == "full"
+    store.close()
+
+
+def test_share_an_edition_between_two_companions(tmp_path: Path, capsys: Any) -> None:
+    own_copy(tmp_path / "one", "family")
+    assert main(["edition", "export", "family", "--data-dir", str(tmp_path / "one")]) == 0
+    shared = tmp_path / "family.json"
+    shared.write_text(capsys.readouterr().out)
+    assert main(["edition", "import", str(shared), "--data-dir", str(tmp_path / "two")]) == 0
+    assert EditionLibrary(tmp_path / "two").load("family").cards == shipped_edition("reference").cards
+
+
+def test_cli_itineraries_csv_round_trip(tmp_path: Path, capsys: Any) -> None:
+    assert main(["edition", "export", "reference", "--itineraries-csv"]) == 0
+    src = tmp_path / "its.csv"
+    src.write_text(capsys.readouterr().out)
+    assert src.read_text().splitlines()[1] == "T01,. 3 2,1 3 4,. 2 4,. . .,2 5 5"
+    out = tmp_path / "its.json"
+    assert (
+        main(["edition", "import", str(src), "--itineraries", "--base", "reference", "--out", str(out)]) == 0
+    )
+    assert json.loads(out.read_text())["cards"] == REFERENCE["cards"]
+    src.write_text("id,person,event,innovation,progress,rows\nT1,. x,,,,\n")
+    assert (
+        main(["edition", "import", str(src), "--itineraries", "--base", "reference", "--out", str(out)]) == 2
+    )
+    assert "line 2, column person" in capsys.readouterr().err
+
+
+TEXT = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=40)
+
+
+@st.composite
+def any_cards(draw: st.DrawFn) -> list[dict[str, Any]]:
+    ids = draw(
+        st.lists(TEXT.filter(lambda t: t.strip() and t != "ancestor"), min_size=1, max_size=12, unique=True)
+    )
+    cards = []
+    for card_id in ids:
+        card = {
+            "id": card_id,
+            "title": draw(TEXT.filter(lambda t: t.strip()) | st.just(card_id)),
+            "year": draw(st.integers(-40000, 2100)),
+            "day": draw(st.integers(1, 3)),
+            "hours": draw(st.integers(1, 12)),
+            "gains": draw(st.lists(st.sampled_from(BENEFITS), max_size=5)),
+        }
+        note = draw(TEXT)
+        if note:
+            card["note"] = note
+        cards.append(card)
+    return cards
+
+
+@settings(max_examples=150, deadline=None)
+@given(any_cards())
+def test_export_then_import_of_any_edition_gives_the_same_cards(cards: list[dict[str, Any]]) -> None:
+    edition = edition_to_json(parse_edition({**REFERENCE, "cards": cards}))
+    assert cards_from_csv(cards_to_csv(edition)) == edition["cards"]
+
+
+def test_csv_line_numbers_count_file_lines_not_records() -> None:
+    text = 'id,day,year,title,hours,gains,note\nA,I,1,"two\nlines",1,,\nB,I,x,,1,,\n'
+    with pytest.raises(CsvError) as caught:
+        cards_from_csv(text)
+    assert [(p.line, p.column) for p in caught.value.problems] == [(4, "year")]
+
+
+def test_replay_reads_a_record_naming_an_edition_file_but_never_a_device(tmp_path: Path) -> None:
+    from companion.record import RecordError, replay_text
+
+    copy = tmp_path / "family.json"
+    copy.write_text(json.dumps(REFERENCE))
+    setup = {"type": "setup", "players": ["A", "B"], "edition": str(copy)}
+    assert replay_text(json.dumps(setup) + "\n").board.edition.name == "reference"
+    for path in ("/dev/zero", str(tmp_path)):
+        with pytest.raises(RecordError, match="not a regular file"):
+            replay_text(json.dumps({**setup, "edition": path}) + "\n")
+
+
+def test_cli_lists_and_unbinds_tags(tmp_path: Path, capsys: Any) -> None:
+    store = Store(tmp_path)
+    store.enroll("04AA", "I07", "reference")
+    store.close()
+    d = ["--data-dir", str(tmp_path)]
+    assert main(["edition", "tags", *d]) == 0
+    assert "I07        04AA" in capsys.readouterr().out
+    assert main(["edition", "tags", "--unbind", "04AA", *d]) == 0
+    assert main(["edition", "tags", "--unbind", "04AA", *d]) == 2
+    assert Store(tmp_path).tags() == {}
+
+
+def test_an_edition_too_large_to_read_back_is_never_written(tmp_path: Path) -> None:
+    library = own_copy(tmp_path)
+    obj = library.raw("my-box")
+    for card in obj["cards"]:
+        card["note"] = "x" * 10_000
+    with pytest.raises(LibraryError, match="larger than"):
+        library.save("my-box", obj)
+    assert library.load("my-box").cards == shipped_edition("reference").cards, "the old file is intact"

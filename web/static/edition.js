@@ -1,0 +1,384 @@
+// The edition page: transcribe your own box, fast, on a phone at the table.
+// Host only (the table PIN). Every change is one request that the companion
+// validates with the engine and saves atomically; the reader's taps are captured
+// for the edition while this page is open. No build step, no library.
+"use strict";
+(() => {
+  const $ = (id) => document.getElementById(id);
+  // English or French, as the table's page chose (its setting is shared through localStorage).
+  const FR = (localStorage.getItem("lang") || ((navigator.language || "en").startsWith("fr") ? "fr" : "en")) === "fr";
+  const L = (en, fr) => (FR ? fr : en);
+  const BENEFITS = ["person", "event", "innovation", "progress", "wild", "crystal"];
+  const SHORT = FR
+    ? { person: "Personne", event: "Événem.", innovation: "Innov.", progress: "Progrès", wild: "Joker", crystal: "Cristal" }
+    : { person: "Person", event: "Event", innovation: "Innov.", progress: "Progress", wild: "Wild", crystal: "Crystal" };
+  const ROMAN = { 1: "I", 2: "II", 3: "III" };
+  const COLS = ["person", "event", "innovation", "progress", "rows"];
+  const DEPTH = 6; // rows shown; printed cards have 2-6
+  let csrf = null, mock = false, name = null, ed = null, tags = {}, seq = -1, readOnly = new Set();
+  const card = { id: null, day: 1, digits: "", bce: false, hours: null, gains: [], tag: null };
+  const it = { cells: {}, cursor: [0, 0], old: null, tag: null };
+  const anc = { hours: 1, gains: [], tag: null };
+
+  async function api(method, url, body) {
+    const headers = { "Content-Type": "application/json" };
+    if (csrf) headers["X-CSRF-Token"] = csrf;
+    const r = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: "same-origin" });
+    const type = r.headers.get("Content-Type") || "";
+    const data = type.includes("json") ? await r.json() : await r.text();
+    if (!r.ok) throw Object.assign(new Error((data && data.error) || r.statusText), { data, status: r.status });
+    return data;
+  }
+  function say(id, text, kind) { const el = $(id); el.textContent = text; el.className = "msg " + (kind || ""); }
+  function problems(e) { return e.data && e.data.problems && e.data.problems.length ? e.data.problems.join("; ") : e.message; }
+  function btn(label, on, extra) { const b = document.createElement("button"); b.type = "button"; b.textContent = label; b.addEventListener("click", on); if (extra) b.dataset.v = extra; return b; }
+  const showYear = (y) => (y < 0 ? `${-y} ${L("BCE", "av. J.-C.")}` : `${y}`);
+
+  // --- session -------------------------------------------------------------------------
+  async function start() {
+    const s = await api("GET", "/api/session");
+    mock = s.mock;
+    if (!s.host) { $("login").hidden = false; return; }
+    csrf = s.csrf;
+    $("login").hidden = true; $("main").hidden = false; $("mock-reader").hidden = !mock;
+    await listEditions();
+    setInterval(pollTag, 400);
+  }
+  $("login-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    try { await api("POST", "/api/login", { pin: $("pin").value }); await start(); }
+    catch (e) { $("login-msg").textContent = e.message; }
+  });
+
+  // --- editions ------------------------------------------------------------------------
+  async function listEditions(choose) {
+    const list = await api("GET", "/api/library");
+    const sel = $("edition"); sel.textContent = "";
+    const owned = list.editions.filter((e) => !e.shipped);
+    readOnly = new Set(list.editions.filter((e) => e.shipped).map((e) => e.name));
+    for (const e of list.editions) {
+      const o = document.createElement("option"); o.value = e.name;
+      o.textContent = e.name + (e.shipped ? L(" (shipped, read-only)", " (fournie, lecture seule)") : e.complete ? " ✓" : L(" (draft)", " (brouillon)")) + (e.name === list.default ? " ★" : "");
+      sel.append(o);
+    }
+    const pick = choose || (owned.length ? owned[owned.length - 1].name : list.default);
+    sel.value = pick; await openEdition(pick);
+    if (!owned.length) { $("create").hidden = false; }
+  }
+  $("edition").addEventListener("change", () => openEdition($("edition").value));
+  $("open-create").addEventListener("click", () => { $("create").hidden = !$("create").hidden; $("new-name").focus(); });
+  $("create").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    try { await api("POST", "/api/library", { name: $("new-name").value.trim(), base: "reference", copy: $("new-copy").checked }); $("create").hidden = true; await listEditions($("new-name").value.trim()); }
+    catch (e) { say("card-msg", e.message, "err"); $("progress").textContent = e.message; }
+  });
+  async function openEdition(n) {
+    name = n;
+    try {
+      const got = await api("GET", `/api/library/${encodeURIComponent(n)}`);
+      ed = got.edition; tags = got.tags;
+      // From now on the reader's taps come to this page: only taps after this one count.
+      seq = (await api("POST", "/api/library/transcribe", { edition: readOnly.has(n) ? null : n })).seq;
+      clearCard(); clearIt(); drawMat(); drawAnc(); showProgress(got.progress);
+      if (readOnly.has(n)) { $("tag-status").textContent = L(`${n} ships with the companion and cannot be changed: create your own (New…), with its cards copied if you like.`, `${n} est fournie avec le compagnon et ne peut pas être modifiée : créez la vôtre (Nouvelle…), en copiant ses cartes si vous voulez.`); $("tag-status").className = "status bound"; }
+      if (got.problems && got.problems.length) $("progress").textContent += " · This file needs fixing first: " + got.problems.join("; ");
+    } catch (e) { ed = null; $("progress").textContent = problems(e); }
+  }
+  function showProgress(p) {
+    const days = Object.entries(p.days).map(([d, n]) => `${L("Day", "Jour")} ${d}: ${n}/${p.of.day}`).join(" · ");
+    $("progress").textContent = `${days} · ${L("Itineraries", "Itinéraires")}: ${p.itineraries}/${p.of.itineraries}`;
+  }
+
+  // --- tabs --------------------------------------------------------------------------
+  for (const b of document.querySelectorAll("#tabs button")) {
+    b.addEventListener("click", () => {
+      for (const o of document.querySelectorAll("#tabs button")) o.classList.toggle("on", o === b);
+      for (const t of document.querySelectorAll(".tab")) t.hidden = t.id !== "tab-" + b.dataset.tab;
+    });
+  }
+
+  // --- taps from the reader ----------------------------------------------------------
+  async function pollTag() {
+    if (!name) return;
+    let t; try { t = await api("GET", "/api/library/transcribe/tag"); } catch (e) { return; }
+    if (seq === -1) { seq = t.seq; return; }
+    if (t.seq === seq || !t.tag) return;
+    seq = t.seq; onTag(t.tag, t.bound_to);
+  }
+  const currentTab = () => document.querySelector("#tabs button.on").dataset.tab;
+  const showTab = (t) => { if (currentTab() !== t) document.querySelector(`#tabs button[data-tab='${t}']`).click(); };
+  // A sticker opens what it is bound to (a card, an itinerary, the Ancestor), or a new
+  // one of the kind on screen; Save binds it.
+  function onTag(tag, bound) {
+    const knownCard = bound && (ed.cards || []).find((c) => c.id === bound);
+    const knownIt = bound && (ed.itineraries || []).find((x) => x.id === bound);
+    const elsewhere = bound ? L(` It is bound to ${bound}; Save moves it here.`, ` Elle est liée à ${bound} ; Enregistrer la déplace ici.`) : "";
+    if (bound === "ancestor" || (!knownCard && !knownIt && currentTab() === "anc")) {
+      showTab("anc"); anc.tag = tag;
+      say("anc-msg", bound === "ancestor" ? L(`Tag ${tag} is the Ancestor.`, `Pastille ${tag} : c'est l'Ancêtre.`) : L(`Tag ${tag}: Save binds it to the Ancestor.${elsewhere}`, `Pastille ${tag} : Enregistrer la lie à l'Ancêtre.${elsewhere}`), bound ? "warn" : "");
+      return;
+    }
+    if (knownIt || (!knownCard && currentTab() === "its")) {
+      showTab("its");
+      if (knownIt) { loadIt(knownIt); say("it-msg", L(`Tag ${tag} is ${knownIt.id}: edit it, or tap another sticker.`, `Pastille ${tag} : c'est ${knownIt.id}, à modifier, ou touchez une autre pastille.`), "warn"); }
+      else { clearIt(); say("it-msg", L(`Tag ${tag}: a new itinerary.${elsewhere}`, `Pastille ${tag} : un nouvel itinéraire.${elsewhere}`), bound ? "warn" : ""); }
+      it.tag = tag;
+      return;
+    }
+    showTab("cards");
+    const st = $("tag-status");
+    if (knownCard) { loadCard(knownCard); card.tag = tag; st.textContent = L(`Tag ${tag} is ${knownCard.id} (${knownCard.title}): edit it, or Unbind.`, `Pastille ${tag} : c'est ${knownCard.id} (${knownCard.title}), à modifier, ou Délier.`); st.className = "status bound"; return; }
+    clearCard(true); card.tag = tag;
+    if (bound) { st.textContent = L(`Tag ${tag} is bound to ${bound}. Save binds it to this card instead.`, `Pastille ${tag} liée à ${bound}. Enregistrer la lie plutôt à cette carte.`); st.className = "status bound"; }
+    else { st.textContent = L(`Tag ${tag}: a new Day ${ROMAN[card.day]} card.`, `Pastille ${tag} : une nouvelle carte du Jour ${ROMAN[card.day]}.`); st.className = "status"; }
+  }
+  $("mock-tap").addEventListener("click", async () => {
+    const tag = $("mock-tag").value.trim(); if (!tag) return;
+    await api("POST", "/api/reader/tap", { tag }).catch((e) => say("card-msg", e.message, "err"));
+    $("mock-tag").value = ""; pollTag();
+  });
+
+  // --- the card form -------------------------------------------------------------------
+  for (const b of document.querySelectorAll("#day button")) b.addEventListener("click", () => { card.day = +b.dataset.day; drawCard(); });
+  function key(k) {
+    if (k === "⌫") card.digits = card.digits.slice(0, -1);
+    else if (k === "C") { card.digits = ""; card.bce = false; }
+    else if (card.digits.length < 5) card.digits += k;
+    drawCard();
+  }
+  for (const k of ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "C"]) $("keypad").append(btn(k, () => key(k)));
+  // On a laptop the keyboard types the year too: digits, Backspace, b for BCE, Enter saves.
+  document.addEventListener("keydown", (ev) => {
+    if ($("tab-cards").hidden || ev.target.closest("input, select, textarea") || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    if (/^[0-9]$/.test(ev.key)) key(ev.key);
+    else if (ev.key === "Backspace") key("⌫");
+    else if (ev.key === "b" || ev.key === "-") { card.bce = !card.bce; drawCard(); }
+    else if (ev.key === "Enter") $("save-card").click();
+    else return;
+    ev.preventDefault();
+  });
+  $("bce").addEventListener("click", () => { card.bce = !card.bce; drawCard(); });
+  for (let h = 1; h <= 12; h++) {
+    $("hours").append(btn(String(h), () => { card.hours = h; drawCard(); }, String(h)));
+    $("anc-hours").append(btn(String(h), () => { anc.hours = h; drawAnc(); }, String(h)));
+  }
+  for (const g of BENEFITS) {
+    $("tokens").append(btn(SHORT[g], () => { card.gains.push(g); drawCard(); }, g));
+    $("anc-tokens").append(btn(SHORT[g], () => { anc.gains.push(g); drawAnc(); }, g));
+  }
+  $("tokens").append(btn("⌫", () => { card.gains.pop(); drawCard(); }, "back"));
+  $("anc-tokens").append(btn("⌫", () => { anc.gains.pop(); drawAnc(); }, "back"));
+  function year() { return card.digits ? (card.bce ? -1 : 1) * parseInt(card.digits, 10) : null; }
+  function drawCard() {
+    for (const b of document.querySelectorAll("#day button")) b.classList.toggle("on", +b.dataset.day === card.day);
+    $("year-out").textContent = card.digits ? showYear(year()) : "—";
+    $("bce").setAttribute("aria-pressed", String(card.bce));
+    for (const b of $("hours").children) b.classList.toggle("on", +b.dataset.v === card.hours);
+    $("gains-out").innerHTML = "";
+    for (const g of card.gains) { const s = document.createElement("span"); s.textContent = SHORT[g]; $("gains-out").append(s); }
+    $("save-card").textContent = card.id ? L(`Save ${card.id}`, `Enregistrer ${card.id}`) : L("Save new card", "Enregistrer la carte");
+    const list = $("card-list"); list.textContent = "";
+    for (const c of (ed && ed.cards || []).filter((c) => c.day === card.day)) {
+      const li = document.createElement("li"); li.textContent = `${c.id} ${showYear(c.year)} ${c.title} · ${c.hours} h ${c.gains.join(" ")}`;
+      li.addEventListener("click", () => { loadCard(c); card.tag = null; }); list.append(li);
+    }
+  }
+  function loadCard(c) {
+    Object.assign(card, { id: c.id, day: c.day, digits: String(Math.abs(c.year)), bce: c.year < 0, hours: c.hours, gains: [...c.gains] });
+    $("title").value = c.title === c.id ? "" : c.title; $("note").value = c.note || ""; drawCard();
+  }
+  function clearCard(keepTag) {
+    Object.assign(card, { id: null, digits: "", bce: false, hours: null, gains: [] }); // the Day carries over
+    if (!keepTag) card.tag = null;
+    $("title").value = ""; $("note").value = ""; drawCard();
+  }
+  $("clear-card").addEventListener("click", () => clearCard());
+  $("save-card").addEventListener("click", async () => {
+    if (year() === null || card.hours === null) { say("card-msg", L("Type the year and tap the hours first.", "Tapez l'année et touchez les heures d'abord."), "err"); return; }
+    const body = { id: card.id, day: ROMAN[card.day], year: year(), hours: card.hours, gains: card.gains, title: $("title").value, note: $("note").value };
+    if (card.tag) body.tag = card.tag;
+    try {
+      const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/cards`, body);
+      const i = ed.cards.findIndex((c) => c.id === r.card.id);
+      if (i >= 0) ed.cards[i] = r.card; else ed.cards.push(r.card);
+      showProgress(r.progress);
+      const text = L(`Saved ${r.card.id} (${showYear(r.card.year)}).`, `${r.card.id} enregistrée (${showYear(r.card.year)}).`) + (r.bound ? " " + r.bound : "") + L(" Tap the next card.", " Carte suivante.");
+      say("card-msg", r.warnings.length ? text + L(" Check: ", " À vérifier : ") + r.warnings.join("; ") : text, r.warnings.length ? "warn" : "ok");
+      $("tag-status").textContent = L("Tap the next card's sticker.", "Touchez la pastille de la carte suivante."); $("tag-status").className = "status";
+      clearCard();
+    } catch (e) { say("card-msg", problems(e), "err"); }
+  });
+  $("remove-card").addEventListener("click", async () => {
+    if (!card.id || !confirm(`Remove ${card.id}?`)) return;
+    try { const r = await api("DELETE", `/api/library/${encodeURIComponent(name)}/cards/${encodeURIComponent(card.id)}`); ed.cards = ed.cards.filter((c) => c.id !== card.id); showProgress(r.progress); say("card-msg", L(`Removed ${card.id}.`, `${card.id} supprimée.`), "ok"); clearCard(); }
+    catch (e) { say("card-msg", problems(e), "err"); }
+  });
+  $("unbind").addEventListener("click", async () => {
+    if (!card.tag) { say("card-msg", L("Tap the sticker to unbind first.", "Touchez d'abord la pastille à délier."), "err"); return; }
+    try { await api("DELETE", `/api/library/tags/${encodeURIComponent(card.tag)}`); say("card-msg", L(`Tag ${card.tag} is free again.`, `La pastille ${card.tag} est de nouveau libre.`), "ok"); }
+    catch (e) { say("card-msg", e.message, "err"); }
+  });
+
+  // --- itineraries ---------------------------------------------------------------------
+  const SPACE_CYCLE = [undefined, null, "crystal", 1, 2, 3, 4, 5, 6, 7];
+  const spaceText = (v) => (v === undefined ? "·" : v === null ? "○" : v === "crystal" ? "◆" : String(v));
+  for (const [label, v] of [["○ plain", null], ["◆", "crystal"], ["1", 1], ["2", 2], ["3", 3], ["4", 4], ["5", 5], ["6", 6], ["7", 7], ["8", 8], ["⏎ end", "end"], ["⌫", "back"]]) {
+    $("palette").append(btn(label, () => palette(v), String(v)));
+  }
+  function palette(v) {
+    let [c, r] = it.cursor;
+    if (v === "back") { if (r > 0) r--; else if (c > 0) { c--; r = depthOf(c); if (r > 0) r--; } delete it.cells[`${c},${r}`]; it.cursor = [c, r]; drawIt(); return; }
+    if (v === "end") { for (let k = r; k < DEPTH; k++) delete it.cells[`${c},${k}`]; it.cursor = [Math.min(c + 1, COLS.length - 1), 0]; drawIt(); return; }
+    it.cells[`${c},${r}`] = v;
+    it.cursor = r + 1 < DEPTH ? [c, r + 1] : [Math.min(c + 1, COLS.length - 1), 0];
+    drawIt();
+  }
+  function depthOf(c) { let d = 0; for (let r = 0; r < DEPTH; r++) if (`${c},${r}` in it.cells) d = r + 1; return d; }
+  function drawIt() {
+    const g = $("grid"); g.textContent = "";
+    for (const k of COLS) { const h = document.createElement("div"); h.className = "head"; h.textContent = k === "rows" ? "row reward" : k; g.append(h); }
+    for (let r = 0; r < DEPTH; r++) for (let c = 0; c < COLS.length; c++) {
+      const key = `${c},${r}`, v = it.cells[key];
+      const b = btn(spaceText(v), () => {
+        if (it.cursor[0] === c && it.cursor[1] === r) { // a tap on the selected space cycles it
+          const next = SPACE_CYCLE[(SPACE_CYCLE.indexOf(key in it.cells ? v : undefined) + 1) % SPACE_CYCLE.length];
+          if (next === undefined) delete it.cells[key]; else it.cells[key] = next;
+        }
+        it.cursor = [c, r]; drawIt();
+      });
+      b.dataset.cell = key; b.setAttribute("aria-label", `${COLS[c]} ${r + 1}`);
+      b.classList.toggle("absent", !(key in it.cells)); b.classList.toggle("cursor", it.cursor[0] === c && it.cursor[1] === r);
+      g.append(b);
+    }
+    const pick = $("it-pick"); pick.textContent = "";
+    pick.append(new Option(`${(ed && ed.itineraries || []).length} saved: edit…`, ""));
+    for (const x of (ed && ed.itineraries || [])) pick.append(new Option(x.id, x.id));
+  }
+  function nextItId() { const used = new Set((ed.itineraries || []).map((x) => x.id)); let n = 1; while (used.has(`T${String(n).padStart(2, "0")}`)) n++; return `T${String(n).padStart(2, "0")}`; }
+  function clearIt() { it.cells = {}; it.cursor = [0, 0]; it.old = null; it.tag = null; $("it-id").value = ed ? nextItId() : ""; drawIt(); }
+  $("clear-it").addEventListener("click", clearIt);
+  function loadIt(x) {
+    it.cells = {}; it.old = x.id; it.tag = null; $("it-id").value = x.id;
+    COLS.forEach((k, c) => { const col = k === "rows" ? x.rows : (x.columns[k] || []); col.forEach((v, r) => { it.cells[`${c},${r}`] = v; }); });
+    it.cursor = [0, 0]; drawIt();
+  }
+  $("it-pick").addEventListener("change", () => {
+    const x = (ed.itineraries || []).find((y) => y.id === $("it-pick").value); if (x) loadIt(x);
+  });
+  function columnOf(c) { const out = []; for (let r = 0; r < depthOf(c); r++) out.push(`${c},${r}` in it.cells ? it.cells[`${c},${r}`] : null); return out; }
+  $("save-it").addEventListener("click", async () => {
+    const columns = {}; COLS.slice(0, 4).forEach((k, c) => { const col = columnOf(c); if (col.length) columns[k] = col; });
+    const body = { id: $("it-id").value.trim(), columns, rows: columnOf(4) };
+    if (it.old) body.old_id = it.old;
+    if (it.tag) body.tag = it.tag;
+    try {
+      const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/itineraries`, body);
+      const i = ed.itineraries.findIndex((x) => x.id === (it.old || r.itinerary.id));
+      if (i >= 0) ed.itineraries[i] = r.itinerary; else ed.itineraries.push(r.itinerary);
+      showProgress(r.progress); say("it-msg", L(`Saved ${r.itinerary.id}.`, `${r.itinerary.id} enregistré.`) + (r.bound ? " " + r.bound : "") + L(" Tap the next itinerary.", " Touchez l'itinéraire suivant."), "ok"); clearIt();
+    } catch (e) { say("it-msg", problems(e), "err"); }
+  });
+  $("remove-it").addEventListener("click", async () => {
+    if (!it.old || !confirm(`Remove ${it.old}?`)) return;
+    try { const r = await api("DELETE", `/api/library/${encodeURIComponent(name)}/itineraries/${encodeURIComponent(it.old)}`); ed.itineraries = ed.itineraries.filter((x) => x.id !== it.old); showProgress(r.progress); clearIt(); }
+    catch (e) { say("it-msg", problems(e), "err"); }
+  });
+
+  // --- playmat and treks -----------------------------------------------------------------
+  let slots = [];
+  function drawMat() {
+    if (!ed) return;
+    slots = (ed.slots || [[], [], [], [], [], []]).map((s) => [...s]);
+    const box = $("slots"); box.textContent = "";
+    slots.forEach((s, i) => {
+      const row = document.createElement("div"); row.className = "slot";
+      const label = document.createElement("b"); label.textContent = `${L("Position", "Case")} ${i}`;
+      const shown = document.createElement("span"); shown.className = "chips";
+      const tokens = document.createElement("div"); tokens.className = "tokens";
+      const draw = () => { shown.textContent = slots[i].map((g) => SHORT[g]).join(" + ") || "(none)"; };
+      for (const g of BENEFITS) tokens.append(btn(SHORT[g], () => { slots[i].push(g); draw(); }, g));
+      row.append(label, shown, btn("⌫", () => { slots[i].pop(); draw(); }, "back"), tokens); box.append(row); draw();
+    });
+    const treks = $("treks"); treks.textContent = "";
+    for (let i = 0; i < 10; i++) { const inp = document.createElement("input"); inp.inputMode = "numeric"; inp.value = (ed.treks || [])[i] ?? ""; inp.setAttribute("aria-label", `${i + 1} cards`); inp.placeholder = `${i + 1}`; treks.append(inp); }
+    $("beyond").value = ed.trek_beyond ?? 3;
+  }
+  $("save-mat").addEventListener("click", async () => {
+    const treks = [...$("treks").children].map((i) => i.value.trim());
+    try { const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/playmat`, { slots, treks, trek_beyond: $("beyond").value.trim() }); ed.slots = slots; ed.treks = treks.map(Number); showProgress(r.progress); say("mat-msg", L("Saved the playmat and the trek table.", "Plateau et table des treks enregistrés."), "ok"); }
+    catch (e) { say("mat-msg", problems(e), "err"); }
+  });
+
+  // --- the Ancestor ---------------------------------------------------------------------
+  function drawAnc(reset) {
+    if (!ed) return;
+    if (reset !== false && ed.ancestor && anc.loaded !== name) { anc.hours = ed.ancestor.hours; anc.gains = [...ed.ancestor.gains]; anc.loaded = name; const a = ed.ancestors || {}; $("anc-2").value = a["2"] ?? ""; $("anc-3").value = a["3"] ?? ""; $("anc-4").value = a["4"] ?? ""; }
+    for (const b of $("anc-hours").children) b.classList.toggle("on", +b.dataset.v === anc.hours);
+    $("anc-gains").textContent = anc.gains.map((g) => SHORT[g]).join(" + ") || "(no benefit)";
+  }
+  $("save-anc").addEventListener("click", async () => {
+    const copies = { 2: $("anc-2").value.trim(), 3: $("anc-3").value.trim(), 4: $("anc-4").value.trim() };
+    const body = { hours: anc.hours, gains: anc.gains, copies };
+    if (anc.tag) body.tag = anc.tag;
+    try { const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/ancestor`, body); ed.ancestor = { hours: anc.hours, gains: [...anc.gains] }; showProgress(r.progress); say("anc-msg", L("Saved the Ancestor.", "Ancêtre enregistré.") + (r.bound ? " " + r.bound : ""), "ok"); anc.tag = null; }
+    catch (e) { say("anc-msg", problems(e), "err"); }
+  });
+
+  // --- sharing --------------------------------------------------------------------------
+  async function download(format, suffix) {
+    try {
+      const r = await fetch(`/api/library/${encodeURIComponent(name)}/export?format=${format}`, { headers: { "X-CSRF-Token": csrf } });
+      if (!r.ok) throw new Error((await r.json()).error);
+      const a = document.createElement("a"); a.href = URL.createObjectURL(await r.blob()); a.download = name + suffix; a.click();
+    } catch (e) { say("share-msg", e.message, "err"); }
+  }
+  $("dl-json").addEventListener("click", () => download("json", ".json"));
+  $("dl-csv").addEventListener("click", () => download("csv", "-cards.csv"));
+  $("dl-its").addEventListener("click", () => download("itineraries-csv", "-itineraries.csv"));
+  $("import-file").addEventListener("change", async () => {
+    const f = $("import-file").files[0]; if (!f) return;
+    try { const r = await api("POST", "/api/library/import", { text: await f.text() }); say("share-msg", L(`Imported as ${r.name}.`, `Importée sous le nom ${r.name}.`), "ok"); await listEditions(r.name); }
+    catch (e) { say("share-msg", problems(e), "err"); }
+  });
+  $("make-default").addEventListener("click", async () => {
+    try { await api("POST", `/api/library/${encodeURIComponent(name)}/default`); say("share-msg", L(`New games now use ${name}.`, `Les nouvelles parties utilisent ${name}.`), "ok"); }
+    catch (e) { say("share-msg", e.message, "err"); }
+  });
+  $("delete-ed").addEventListener("click", async () => {
+    if (!confirm(`Delete the edition ${name}? Games already played keep their copy.`)) return;
+    try { await api("DELETE", `/api/library/${encodeURIComponent(name)}`); await listEditions(); }
+    catch (e) { say("share-msg", e.message, "err"); }
+  });
+  window.addEventListener("pagehide", () => { if (csrf) navigator.sendBeacon && fetch("/api/library/transcribe", { method: "POST", keepalive: true, headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf }, body: JSON.stringify({ edition: null }) }); });
+
+  // The page's fixed words in French (the English ones are in edition.html).
+  const WORDS = {
+    "← Table": "← Table de jeu", "Your box": "Votre boîte", "Table PIN": "Code de la table", "Log in": "Connexion",
+    "Edition": "Édition", "New…": "Nouvelle…", "copy the reference cards": "copier les cartes de référence",
+    "Create": "Créer", "Cards": "Cartes", "Itineraries": "Itinéraires", "Playmat": "Plateau", "Ancestor": "Ancêtre",
+    "Share": "Partager", "Tap a card's sticker on the reader.": "Touchez le lecteur avec la pastille d'une carte.",
+    "Tap": "Poser", "Hours": "Heures", "Benefits, in printed order": "Bénéfices, dans l'ordre imprimé",
+    "Save": "Enregistrer", "New card": "Nouvelle carte", "Remove": "Supprimer", "Unbind tag": "Délier la pastille",
+    "Cards of this Day": "Cartes de ce Jour", "Id on the card": "Numéro sur la carte", "New": "Nouveau",
+    "Departures Row: the benefit under each position (0 is the deck's top card)": "Rangée des départs : le bénéfice sous chaque case (0 est la carte du dessus de la pioche)",
+    "Trek table: points for 1 to 10 cards": "Table des treks : points pour 1 à 10 cartes",
+    "Each card past 10": "Chaque carte au-delà de 10", "Benefits": "Bénéfices", "Copies in play": "Exemplaires en jeu",
+    "2 players": "2 joueurs", "Save (binds the last tag)": "Enregistrer (lie la dernière pastille)",
+    "Download edition (.json)": "Télécharger l'édition (.json)", "Cards (.csv)": "Cartes (.csv)",
+    "Itineraries (.csv)": "Itinéraires (.csv)", "Import a shared edition": "Importer une édition partagée",
+    "Use for new games": "Utiliser pour les nouvelles parties", "Delete this edition": "Supprimer cette édition",
+    "Title (optional)": "Titre (facultatif)", "Note (optional)": "Note (facultative)",
+  };
+  if (FR) {
+    document.documentElement.lang = "fr";
+    $("bce").textContent = "av. J.-C.";
+    const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+      const key = n.nodeValue.trim();
+      if (WORDS[key]) n.nodeValue = n.nodeValue.replace(key, WORDS[key]);
+    }
+    for (const el of document.querySelectorAll("[placeholder]")) if (WORDS[el.placeholder]) el.placeholder = WORDS[el.placeholder];
+  }
+
+  start().catch((e) => { document.body.append(e.message); });
+})();
