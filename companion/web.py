@@ -195,10 +195,13 @@ def state() -> Any:
     """The table's state; ``?page=1`` adds what the page draws. Also the polling fallback."""
     runtime = _runtime()
     table = runtime.table
-    if request.args.get("page"):  # computed once per change however many pages poll
-        return Response(table.page_text()[1], mimetype="application/json")
     # Each hardware part, so the page (and a host) can see a ring or reader that is down.
-    return jsonify({**table.state_json(), "hardware": runtime.health.as_json()})
+    hardware = runtime.health.as_json()
+    if request.args.get("page"):  # computed once per change however many pages poll
+        # the parts' status changes apart from the game: appended to the shared snapshot's text
+        text = table.page_text()[1]
+        return Response(f'{text[:-1]},"hardware":{json.dumps(hardware)}}}', mimetype="application/json")
+    return jsonify({**table.state_json(), "hardware": hardware})
 
 
 def _sse(event_id: str, data: str) -> str:

@@ -41,8 +41,11 @@ def test_the_qr_code_and_join_give_the_lan_address_to_a_page_opened_on_localhost
     http = create_app(rt).test_client()
     assert http.get("/api/join", headers={"Host": "localhost:8080"}).json["url"] == "http://10.0.0.7:8080/"
     assert http.get("/api/join", headers={"Host": "127.0.0.1:8080"}).json["url"] == "http://10.0.0.7:8080/"
-    # a phone that reached the page by some name passes on the same name
-    assert http.get("/api/join", headers={"Host": "pi.local:8080"}).json["url"] == "http://pi.local:8080/"
+    # a phone that reached the page by this machine's mDNS name passes on the same name
+    own = f"{socket.gethostname().split('.')[0]}.local:8080"
+    assert http.get("/api/join", headers={"Host": own}).json["url"] == f"http://{own}/"
+    # any other name is not passed on (DNS rebinding, huge Host headers): the LAN address instead
+    assert http.get("/api/join", headers={"Host": "pi.local:8080"}).json["url"] == "http://10.0.0.7:8080/"
     rt.stop()
 
 

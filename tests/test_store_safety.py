@@ -115,7 +115,7 @@ def test_a_correction_on_a_full_disk_changes_nothing_and_says_so(tmp_path: Path)
 
 
 def test_a_take_and_the_dealers_reveal_are_stored_together_or_not_at_all(tmp_path: Path) -> None:
-    rt = make_runtime(tmp_path, "Ann,Ben,Cy")
+    rt = make_runtime(tmp_path, "Ann,Ben,Cy", turn="confirm")  # a take prepared, then confirmed
     rng = random.Random(6)
     play_until_a_day_starts(rt, rng, 2)
     table = rt.table
@@ -400,15 +400,18 @@ def test_a_damaged_stored_event_is_a_clear_message_not_a_traceback(tmp_path: Pat
 # --- undo, pending takes, new games -----------------------------------------------------------------
 
 
-def test_undo_takes_back_a_confirmed_take_with_the_dealers_reveal(tmp_path: Path) -> None:
-    rt = make_runtime(tmp_path, "Ann,Ben")
+@pytest.mark.parametrize("turn", ["confirm", "quick"])
+def test_undo_takes_back_a_confirmed_take_with_the_dealers_reveal(tmp_path: Path, turn: str) -> None:
+    rt = make_runtime(tmp_path, "Ann,Ben", turn=turn)
     rng = random.Random(10)
     table = rt.table
     while table.expect()["kind"] != "take" or not any(o.max_crystals for o in table.board.take_options()):  # type: ignore[index]
         play_turn(rt, rng)
     before = table.board.snapshot()
     card = next(o.card for o in table.board.take_options() if o.max_crystals and o.card != "ancestor")
-    assert rt.tap(card).accepted and rt.press("confirm").accepted
+    assert rt.tap(card).accepted
+    if turn == "confirm":
+        assert rt.press("confirm").accepted
     assert isinstance(table.board.moves[-1], Reveal)  # the dealer showed the new deck top
     out = rt.press("undo")
     assert out.accepted and f"took {card}" in out.message, out
@@ -421,7 +424,7 @@ def test_undo_takes_back_a_confirmed_take_with_the_dealers_reveal(tmp_path: Path
 
 
 def test_a_take_being_prepared_survives_a_restart(tmp_path: Path) -> None:
-    rt = make_runtime(tmp_path, "Ann,Ben")
+    rt = make_runtime(tmp_path, "Ann,Ben", turn="confirm")  # the quick turn prepares no take
     rng = random.Random(11)
     table = rt.table
     while table.expect()["kind"] != "take" or not any(o.max_crystals for o in table.board.take_options()):  # type: ignore[index]
