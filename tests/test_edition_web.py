@@ -9,20 +9,16 @@ import pytest
 
 from companion.edition_edit import cards_to_csv
 from companion.library import EditionLibrary
-from companion.web import create_app
 
-from tests_support import make_runtime
+from tests_support import api_client
 
 PIN = {"X-Table-Pin": "2468"}
 
 
 @pytest.fixture
 def env(tmp_path: Path) -> Any:
-    rt = make_runtime(tmp_path)
-    app = create_app(rt)
-    app.testing = True
-    yield app.test_client(), rt
-    rt.stop()
+    with api_client(tmp_path) as client:
+        yield client
 
 
 def put(http: Any, url: str, body: dict[str, Any]) -> Any:
