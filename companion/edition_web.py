@@ -96,18 +96,32 @@ def _refused(exc: Exception) -> Response:
     return json_error(404 if isinstance(exc, EditionNotFound) else 400, str(exc))
 
 
-def _edit(name: str, change: Any) -> Response:
-    """Load the owner's edition, apply ``change`` (returns extra answer fields), save it."""
-    library = _library()
+def _write(action: Callable[[], dict[str, Any]], refused: tuple[type[Exception], ...]) -> Response:
+    """Run ``action`` (a change to the library) and answer what it returns.
+
+    ``refused`` are the errors that are the request's fault: answered by `_refused`,
+    saying what is wrong. A disk that refuses the write is answered by `_not_saved`.
+    """
     try:
-        obj = library.editable(name)
-        extra = change(obj) or {}
-        library.save(name, obj)
-    except (EditionNotFound, EditionError, LibraryError, FieldError, StoreError) as exc:
+        answer = action()
+    except refused as exc:
         return _refused(exc)
     except OSError as exc:
         return _not_saved(exc)
-    return jsonify({"progress": progress(obj), **extra})
+    return jsonify(answer)
+
+
+def _edit(name: str, change: Any) -> Response:
+    """Load the owner's edition, apply ``change`` (returns extra answer fields), save it."""
+    library = _library()
+
+    def edited() -> dict[str, Any]:
+        obj = library.editable(name)
+        extra = change(obj) or {}
+        library.save(name, obj)
+        return {"progress": progress(obj), **extra}
+
+    return _write(edited, (EditionNotFound, EditionError, LibraryError, FieldError, StoreError))
 
 
 def _not_saved(exc: OSError) -> Response:
@@ -167,13 +181,12 @@ def create() -> Any:
     name, base = body.get("name"), body.get("base", "reference")
     if not isinstance(name, str) or not isinstance(base, str):
         return json_error(400, 'Send {"name": "my-box", "base": "reference", "copy": false}.')
-    try:
+
+    def created() -> dict[str, Any]:
         obj = _library().create(name, base, with_cards=body.get("copy") is True)
-    except (EditionNotFound, EditionError, LibraryError) as exc:
-        return _refused(exc)
-    except OSError as exc:
-        return _not_saved(exc)
-    return jsonify({"name": name, "progress": progress(obj)})
+        return {"name": name, "progress": progress(obj)}
+
+    return _write(created, (EditionNotFound, EditionError, LibraryError))
 
 
 @library_api.post("/api/library/import")
@@ -183,13 +196,7 @@ def import_edition() -> Any:
     text, name = body.get("text"), body.get("name")
     if not isinstance(text, str) or (name is not None and not isinstance(name, str)):
         return json_error(400, 'Send {"text": "<the shared edition file>", "name": "optional-name"}.')
-    try:
-        kept = _library().import_text(text, name or None)
-    except (EditionError, LibraryError) as exc:
-        return _refused(exc)
-    except OSError as exc:
-        return _not_saved(exc)
-    return jsonify({"name": kept})
+    return _write(lambda: {"name": _library().import_text(text, name or None)}, (EditionError, LibraryError))
 
 
 @library_api.get("/api/library/<name>")
@@ -214,25 +221,21 @@ def show(name: str) -> Any:
 @library_api.delete("/api/library/<name>")
 @control()
 def delete(name: str) -> Any:
-    try:
+    def deleted() -> dict[str, Any]:
         _library().delete(name)
-    except (EditionNotFound, LibraryError) as exc:
-        return _refused(exc)
-    except OSError as exc:
-        return _not_saved(exc)
-    return jsonify({"deleted": name})
+        return {"deleted": name}
+
+    return _write(deleted, (EditionNotFound, LibraryError))
 
 
 @library_api.post("/api/library/<name>/default")
 @control()
 def make_default(name: str) -> Any:
-    try:
+    def made_default() -> dict[str, Any]:
         _library().set_default(name)
-    except (EditionNotFound, EditionError, LibraryError) as exc:
-        return _refused(exc)
-    except OSError as exc:
-        return _not_saved(exc)
-    return jsonify({"default": name})
+        return {"default": name}
+
+    return _write(made_default, (EditionNotFound, EditionError, LibraryError))
 
 
 @library_api.get("/api/library/<name>/export")
