@@ -75,6 +75,14 @@ def watched_page(browser: Any, url: str, errors: list[str], **options: Any) -> A
     return page
 
 
+def log_in_as_host(page: Any) -> None:
+    """Open the page's host login, give the table PIN and wait for the controls."""
+    page.click("#host-toggle")
+    page.fill("#pin", "2468")
+    page.click("#login button")
+    page.wait_for_selector("#controls:not([hidden])")
+
+
 def post(base: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
     """A control sent as a script would (the PIN in ``X-Table-Pin``); the JSON answer."""
     request = urllib.request.Request(base + path, data=json.dumps(body or {}).encode(), method="POST")

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from browser_support import ARGS, ARTIFACTS, chromium, playwright, post, served, watched_page
+from browser_support import ARGS, ARTIFACTS, chromium, log_in_as_host, playwright, post, served, watched_page
 
 playwright()  # skips this module where there is no Chromium
 
@@ -99,10 +99,7 @@ def test_login_form_hides_once_logged_in(server: Any, browser: Any) -> None:
     base, _ = server
     page = browser.new_page(viewport={"width": 360, "height": 800})
     page.goto(base + "/")
-    page.click("#host-toggle")
-    page.fill("#pin", "2468")
-    page.click("#login button")
-    page.wait_for_selector("#controls:not([hidden])")
+    log_in_as_host(page)
     assert not page.locator("#login").is_visible()
     page.click("#logout")
     page.wait_for_selector("#login", state="visible")
@@ -114,10 +111,7 @@ def test_a_refused_host_page_returns_to_the_login_form_saying_why(server: Any, b
     base, rt = server
     page = browser.new_page(viewport={"width": 360, "height": 800})
     page.goto(base + "/")
-    page.click("#host-toggle")
-    page.fill("#pin", "2468")
-    page.click("#login button")
-    page.wait_for_selector("#controls:not([hidden])")
+    log_in_as_host(page)
     rt.access.sessions.close_all()  # as after a logout elsewhere, an expiry or a restart
     page.click("#undo")
     page.wait_for_selector("#login", state="visible")

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from browser_support import ARGS, ARTIFACTS, chromium, playwright, post, served
+from browser_support import ARGS, ARTIFACTS, chromium, log_in_as_host, playwright, post, served
 from tests_support import play_turn, require_tool
 
 sync_api = playwright()
@@ -78,10 +78,7 @@ def host_page(browser: Any, base: str, width: int, lang: str = "en") -> Any:
     page.add_init_script(f"localStorage.setItem('lang', '{lang}')")
     page.goto(base + "/")
     page.wait_for_selector("#players .player")
-    page.click("#host-toggle")
-    page.fill("#pin", "2468")
-    page.click("#login button")
-    page.wait_for_selector("#controls:not([hidden])")
+    log_in_as_host(page)
     return page
 
 
