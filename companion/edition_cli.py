@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -151,13 +152,22 @@ def _change(args: argparse.Namespace, change: Any) -> int:
     return 0
 
 
-def cmd_new(args: argparse.Namespace) -> int:
+def _library_call(args: argparse.Namespace, call: Callable[[EditionLibrary], object], done: str) -> int:
+    """Make one ``call`` on the owner's library; print ``done``, or what is wrong (exit 2)."""
     try:
-        _library(args).create(args.name, args.base, with_cards=args.copy)
+        call(_library(args))
     except (EditionNotFound, EditionError, LibraryError) as exc:
         return _errors(exc)
-    print(f"Created edition {args.name!r} from {args.base}.")
+    print(done)
     return 0
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    return _library_call(
+        args,
+        lambda library: library.create(args.name, args.base, with_cards=args.copy),
+        f"Created edition {args.name!r} from {args.base}.",
+    )
 
 
 def cmd_card(args: argparse.Namespace) -> int:
@@ -207,21 +217,13 @@ def cmd_ancestor(args: argparse.Namespace) -> int:
 
 
 def cmd_default(args: argparse.Namespace) -> int:
-    try:
-        _library(args).set_default(args.name)
-    except (EditionNotFound, EditionError, LibraryError) as exc:
-        return _errors(exc)
-    print(f"New games use the {args.name!r} edition.")
-    return 0
+    return _library_call(
+        args, lambda library: library.set_default(args.name), f"New games use the {args.name!r} edition."
+    )
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
-    try:
-        _library(args).delete(args.name)
-    except (EditionNotFound, EditionError, LibraryError) as exc:
-        return _errors(exc)
-    print(f"Deleted edition {args.name!r}.")
-    return 0
+    return _library_call(args, lambda library: library.delete(args.name), f"Deleted edition {args.name!r}.")
 
 
 def cmd_stickers(args: argparse.Namespace) -> int:

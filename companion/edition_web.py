@@ -1,7 +1,8 @@
 """The page's edition library and transcription mode: HTTP routes (host only).
 
 Every route needs the table PIN (the page's login or ``X-Table-Pin``), like every
-control in `companion.web`. Editions are named, never given as paths; every
+control in `companion.web`: both are guarded by `companion.web_requests.control`, and
+neither route module imports the other. Editions are named, never given as paths; every
 change goes through `companion.edition_edit` and is saved by the library
 (validated by the engine's `parse_edition`, written atomically), and a broken
 file is answered 400 with its path and line.
@@ -38,7 +39,7 @@ from companion.engine import EditionError
 from companion.engine.tokens import ANCESTOR
 from companion.library import EditionLibrary, LibraryError, validate
 from companion.store import StoreError
-from companion.web import _body, _error, _runtime, control
+from companion.web_requests import control, json_body, json_error, table_runtime
 
 library_api = Blueprint("library", __name__)
 
@@ -74,11 +75,11 @@ class Capture:
 
 
 def _library() -> EditionLibrary:
-    return EditionLibrary(_runtime().store.path.parent)
+    return EditionLibrary(table_runtime().store.path.parent)
 
 
 def _capture() -> Capture:
-    runtime = _runtime()
+    runtime = table_runtime()
     if not isinstance(runtime.capture, Capture):
         runtime.capture = Capture()
     capture: Capture = runtime.capture
@@ -92,26 +93,40 @@ def _refused(exc: Exception) -> Response:
         response = jsonify({"error": str(exc), "problems": [f"{exc.source}: {p}" for p in errors[:50]]})
         response.status_code = 400
         return response
-    return _error(404 if isinstance(exc, EditionNotFound) else 400, str(exc))
+    return json_error(404 if isinstance(exc, EditionNotFound) else 400, str(exc))
+
+
+def _write(action: Callable[[], dict[str, Any]], refused: tuple[type[Exception], ...]) -> Response:
+    """Run ``action`` (a change to the library) and answer what it returns.
+
+    ``refused`` are the errors that are the request's fault: answered by `_refused`,
+    saying what is wrong. A disk that refuses the write is answered by `_not_saved`.
+    """
+    try:
+        answer = action()
+    except refused as exc:
+        return _refused(exc)
+    except OSError as exc:
+        return _not_saved(exc)
+    return jsonify(answer)
 
 
 def _edit(name: str, change: Any) -> Response:
     """Load the owner's edition, apply ``change`` (returns extra answer fields), save it."""
     library = _library()
-    try:
+
+    def edited() -> dict[str, Any]:
         obj = library.editable(name)
         extra = change(obj) or {}
         library.save(name, obj)
-    except (EditionNotFound, EditionError, LibraryError, FieldError, StoreError) as exc:
-        return _refused(exc)
-    except OSError as exc:
-        return _not_saved(exc)
-    return jsonify({"progress": progress(obj), **extra})
+        return {"progress": progress(obj), **extra}
+
+    return _write(edited, (EditionNotFound, EditionError, LibraryError, FieldError, StoreError))
 
 
 def _not_saved(exc: OSError) -> Response:
     """The disk refused the write (full, read-only): nothing changed; say what to do."""
-    return _error(
+    return json_error(
         507,
         f"The edition was not saved ({exc.strerror}); it is unchanged. "
         "Free space on the companion and retry.",
@@ -126,7 +141,7 @@ def _bind(tag: Any, card: str, edition: str) -> str | None:
     """Bind ``tag`` to ``card`` (a tag bound elsewhere is moved); the message, or None."""
     if not isinstance(tag, str) or not tag.strip() or len(tag) > 100:
         return None
-    store = _runtime().store
+    store = table_runtime().store
     uid = tag.strip()
     before = store.tags().get(uid)
     if before == card:
@@ -134,7 +149,7 @@ def _bind(tag: Any, card: str, edition: str) -> str | None:
     if before is not None:
         store.unenroll(uid)
     store.enroll(uid, card, edition)
-    _runtime().resolver.tags = store.tags()
+    table_runtime().resolver.tags = store.tags()
     return f"Tag {uid} is now {card}" + (f" (it was {before})." if before else ".")
 
 
@@ -162,33 +177,26 @@ def listing() -> Any:
 @library_api.post("/api/library")
 @control()
 def create() -> Any:
-    body = _body()
+    body = json_body()
     name, base = body.get("name"), body.get("base", "reference")
     if not isinstance(name, str) or not isinstance(base, str):
-        return _error(400, 'Send {"name": "my-box", "base": "reference", "copy": false}.')
-    try:
+        return json_error(400, 'Send {"name": "my-box", "base": "reference", "copy": false}.')
+
+    def created() -> dict[str, Any]:
         obj = _library().create(name, base, with_cards=body.get("copy") is True)
-    except (EditionNotFound, EditionError, LibraryError) as exc:
-        return _refused(exc)
-    except OSError as exc:
-        return _not_saved(exc)
-    return jsonify({"name": name, "progress": progress(obj)})
+        return {"name": name, "progress": progress(obj)}
+
+    return _write(created, (EditionNotFound, EditionError, LibraryError))
 
 
 @library_api.post("/api/library/import")
 @control()
 def import_edition() -> Any:
-    body = _body()
+    body = json_body()
     text, name = body.get("text"), body.get("name")
     if not isinstance(text, str) or (name is not None and not isinstance(name, str)):
-        return _error(400, 'Send {"text": "<the shared edition file>", "name": "optional-name"}.')
-    try:
-        kept = _library().import_text(text, name or None)
-    except (EditionError, LibraryError) as exc:
-        return _refused(exc)
-    except OSError as exc:
-        return _not_saved(exc)
-    return jsonify({"name": kept})
+        return json_error(400, 'Send {"text": "<the shared edition file>", "name": "optional-name"}.')
+    return _write(lambda: {"name": _library().import_text(text, name or None)}, (EditionError, LibraryError))
 
 
 @library_api.get("/api/library/<name>")
@@ -205,7 +213,7 @@ def show(name: str) -> Any:
     except EditionError as exc:
         problems = [f"{exc.source}: {p}" for p in exc.problems if not p.warning][:50]
     tags: dict[str, list[str]] = {}
-    for uid, card in _runtime().store.tags().items():
+    for uid, card in table_runtime().store.tags().items():
         tags.setdefault(card, []).append(uid)
     return jsonify({"edition": obj, "progress": progress(obj), "tags": tags, "problems": problems})
 
@@ -213,25 +221,21 @@ def show(name: str) -> Any:
 @library_api.delete("/api/library/<name>")
 @control()
 def delete(name: str) -> Any:
-    try:
+    def deleted() -> dict[str, Any]:
         _library().delete(name)
-    except (EditionNotFound, LibraryError) as exc:
-        return _refused(exc)
-    except OSError as exc:
-        return _not_saved(exc)
-    return jsonify({"deleted": name})
+        return {"deleted": name}
+
+    return _write(deleted, (EditionNotFound, LibraryError))
 
 
 @library_api.post("/api/library/<name>/default")
 @control()
 def make_default(name: str) -> Any:
-    try:
+    def made_default() -> dict[str, Any]:
         _library().set_default(name)
-    except (EditionNotFound, EditionError, LibraryError) as exc:
-        return _refused(exc)
-    except OSError as exc:
-        return _not_saved(exc)
-    return jsonify({"default": name})
+        return {"default": name}
+
+    return _write(made_default, (EditionNotFound, EditionError, LibraryError))
 
 
 @library_api.get("/api/library/<name>/export")
@@ -251,7 +255,7 @@ def export(name: str) -> Any:
     elif kind == "json":
         body, mime, suffix = json.dumps(obj, indent=1, ensure_ascii=False) + "\n", "application/json", ".json"
     else:
-        return _error(400, "format is json, csv or itineraries-csv.")
+        return json_error(400, "format is json, csv or itineraries-csv.")
     response = Response(body, mimetype=mime)
     response.headers["Content-Disposition"] = f'attachment; filename="{name}{suffix}"'
     return response
@@ -263,14 +267,14 @@ def export(name: str) -> Any:
 @library_api.put("/api/library/<name>/cards")
 @control()
 def put_a_card(name: str) -> Any:
-    body = _body()
+    body = json_body()
     card_id = body.get("id")
     if card_id is not None and not (isinstance(card_id, str) and 0 < len(card_id) <= 20):
-        return _error(400, "id is the card's id (1-20 characters), or null for a new card.")
+        return json_error(400, "id is the card's id (1-20 characters), or null for a new card.")
     fields = {k: body.get(k, "") for k in ("day", "year", "hours", "gains")}
     fields["title"], fields["note"] = _text(body.get("title")).strip(), _text(body.get("note")).strip()
     if not isinstance(fields["gains"], list):
-        return _error(400, "gains is a list of benefits in printed order.")
+        return json_error(400, "gains is a list of benefits in printed order.")
 
     def change(obj: dict[str, Any]) -> dict[str, Any]:
         card = put_card(obj, fields, card_id)
@@ -289,11 +293,13 @@ def delete_a_card(name: str, card: str) -> Any:
 @library_api.put("/api/library/<name>/itineraries")
 @control()
 def put_an_itinerary(name: str) -> Any:
-    body = _body()
+    body = json_body()
     item_id, old_id = body.get("id"), body.get("old_id")
     columns, rows = body.get("columns", {}), body.get("rows", [])
     if not isinstance(item_id, str) or (old_id is not None and not isinstance(old_id, str)):
-        return _error(400, 'Send {"id": "T07", "columns": {"person": [null, 3, "crystal"]}, "rows": [2, 5]}.')
+        return json_error(
+            400, 'Send {"id": "T07", "columns": {"person": [null, 3, "crystal"]}, "rows": [2, 5]}.'
+        )
 
     def change(obj: dict[str, Any]) -> dict[str, Any]:
         it = put_itinerary(obj, item_id, columns, rows, old_id)
@@ -311,7 +317,7 @@ def delete_an_itinerary(name: str, item: str) -> Any:
 @library_api.put("/api/library/<name>/playmat")
 @control()
 def put_playmat(name: str) -> Any:
-    body = _body()
+    body = json_body()
     return _edit(
         name, lambda obj: set_playmat(obj, body.get("slots"), body.get("treks"), body.get("trek_beyond", ""))
     )
@@ -320,7 +326,7 @@ def put_playmat(name: str) -> Any:
 @library_api.put("/api/library/<name>/ancestor")
 @control()
 def put_ancestor(name: str) -> Any:
-    body = _body()
+    body = json_body()
 
     def change(obj: dict[str, Any]) -> dict[str, Any]:
         set_ancestor(obj, body.get("hours", ""), body.get("gains", []), body.get("copies"))
@@ -336,9 +342,9 @@ def put_ancestor(name: str) -> Any:
 @control()
 def transcribe() -> Any:
     """Start (``{"edition": "my-box"}``) or stop (``{"edition": null}``) capturing taps."""
-    edition = _body().get("edition")
+    edition = json_body().get("edition")
     if edition is not None and (not isinstance(edition, str) or not _library().exists(edition)):
-        return _error(400, 'Send {"edition": "<an owner\'s edition>"} to capture taps, or null to stop.')
+        return json_error(400, 'Send {"edition": "<an owner\'s edition>"} to capture taps, or null to stop.')
     capture = _capture()
     with capture.lock:
         capture.edition = edition
@@ -354,15 +360,15 @@ def last_tag() -> Any:
     with capture.lock:
         capture.renew()
         seq, tag = capture.seq, capture.tag
-    bound = _runtime().store.tags().get(tag) if tag else None
+    bound = table_runtime().store.tags().get(tag) if tag else None
     return jsonify({"seq": seq, "tag": tag, "bound_to": bound, "capturing": capture.edition})
 
 
 @library_api.delete("/api/library/tags/<uid>")
 @control()
 def unbind(uid: str) -> Any:
-    runtime = _runtime()
+    runtime = table_runtime()
     if not runtime.store.unenroll(uid):
-        return _error(404, f"Tag {uid[:40]} is not bound to any card.")
+        return json_error(404, f"Tag {uid[:40]} is not bound to any card.")
     runtime.resolver.tags = runtime.store.tags()
     return jsonify({"unbound": uid})

@@ -22,8 +22,6 @@ the page needs no build step. The web layer knows the running table only through
 
 from __future__ import annotations
 
-import functools
-import hmac
 import importlib.resources
 import json
 import secrets
@@ -39,10 +37,21 @@ from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 from werkzeug.exceptions import HTTPException
 
-from companion.access import HostSession, host_allowed, own_names
+from companion.access import host_allowed, own_names
 from companion.config import colour_problem
+from companion.edition_web import library_api
 from companion.engine.tokens import BENEFITS, COLUMNS
 from companion.ports import GameSetupError, TableRuntime
+from companion.web_requests import (
+    check_pin,
+    client_address,
+    control,
+    foreign_host,
+    host_session,
+    json_body,
+    json_error,
+    table_runtime,
+)
 
 #: The page's files: web/ in a checkout, installed as the package companion.page
 #: (pyproject.toml), so a wheel serves the same page as an editable install.
@@ -60,104 +69,8 @@ STREAM_INTERVAL = 0.04
 api = Blueprint("api", __name__, url_prefix="/api")
 
 
-def _runtime() -> TableRuntime:
-    runtime: TableRuntime = current_app.config["RUNTIME"]
-    return runtime
-
-
-def _error(status: int, message: str) -> Response:
-    response = jsonify({"error": message})
-    response.status_code = status
-    return response
-
-
-def _client() -> str:
-    return request.remote_addr or "unknown"
-
-
-def _limiter() -> MovingWindowRateLimiter:
-    limiter: MovingWindowRateLimiter = current_app.config["LIMITER"]
-    return limiter
-
-
-def _check_pin(given: str) -> Response | None:
-    """None if ``given`` is the PIN; else the refusal (throttled per address and for the table)."""
-    access = _runtime().access
-    refusal = access.guard.refusal(_client())
-    if refusal is not None:
-        return _error(429, refusal)
-    if not hmac.compare_digest(given.encode(), access.pin.encode()):
-        access.guard.wrong(_client())
-        return _error(403, "Wrong table PIN.")
-    return None
-
-
-def _host_session() -> HostSession | None:
-    """The logged-in host's server-side session, or None (never logged in, logged out, expired)."""
-    return _runtime().access.sessions.get(session.get("sid"))
-
-
-def _foreign_host() -> Response | None:
-    """A refusal when the request came in under a name that is not this machine's."""
-    if host_allowed(request.host, current_app.config["HOST_NAMES"]):
-        return None
-    return _error(
-        403,
-        "Controls answer only at this companion's own address (its name, its .local name or its IP "
-        f"address); open {_runtime().join_url()} instead.",
-    )
-
-
-NEED_PIN = (
-    "You are not logged in as host (or your login ended): log in with the table PIN. "
-    "`companion pin` prints it; holding Confirm on the table shows it on the ring."
-)
-
-
-def _authorise() -> Response | None:
-    """A control may run: the PIN in the header, or a logged-in page with its CSRF token."""
-    foreign = _foreign_host()
-    if foreign is not None:
-        return foreign
-    if not _limiter().hit(current_app.config["CONTROLS"], "controls", _client()):
-        return _error(429, "Too many requests; slow down.")
-    given = request.headers.get("X-Table-Pin")
-    if given:
-        return _check_pin(given)
-    host = _host_session()
-    if host is not None:
-        token = request.headers.get("X-CSRF-Token", "")
-        if token and hmac.compare_digest(token, host.csrf):
-            return None
-        return _error(403, "Missing or stale CSRF token; reload the page.")
-    return _error(401, NEED_PIN)
-
-
-def control(mock_only: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Guard a control endpoint: authorisation first; ``mock_only`` refuses it on real hardware."""
-
-    def wrap(view: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(view)
-        def guarded(*args: Any, **kwargs: Any) -> Any:
-            denied = _authorise()
-            if denied is not None:
-                return denied
-            if mock_only and not _runtime().mock:
-                return _error(409, mock_only)
-            return view(*args, **kwargs)
-
-        return guarded
-
-    return wrap
-
-
-def _body() -> dict[str, Any]:
-    body = request.get_json(silent=True)
-    return body if isinstance(body, dict) else {}
-
-
 def _answer(outcome: Any) -> Response:
-    return jsonify({"outcome": outcome.to_json(), "state": _runtime().table.state_json()})
+    return jsonify({"outcome": outcome.to_json(), "state": table_runtime().table.state_json()})
 
 
 class StreamSlots:
@@ -193,7 +106,7 @@ class StreamSlots:
 @api.get("/state")
 def state() -> Any:
     """The table's state; ``?page=1`` adds what the page draws. Also the polling fallback."""
-    runtime = _runtime()
+    runtime = table_runtime()
     table = runtime.table
     # Each hardware part, so the page (and a host) can see a ring or reader that is down.
     hardware = runtime.health.as_json()
@@ -216,15 +129,15 @@ def events() -> Response:
     refused here polls `/api/state` instead. A stream notices within a second that
     its page went away (waitress tells), and gives its thread back.
     """
-    runtime = _runtime()
+    runtime = table_runtime()
     last = request.headers.get("Last-Event-ID") or request.args.get("last_event_id") or ""
     heartbeat = current_app.config["HEARTBEAT"]
     interval = current_app.config["STREAM_INTERVAL"]
     boot = current_app.config["BOOT"]
     slots: StreamSlots = current_app.config["STREAMS"]
-    address = _client()
+    address = client_address()
     if not slots.take(address):
-        response = _error(
+        response = json_error(
             503, "Too many live pages are open; this page will refresh every few seconds instead."
         )
         response.headers["Retry-After"] = "30"
@@ -276,7 +189,7 @@ def events() -> Response:
 @api.get("/ring")
 def ring() -> Any:
     """The Clock as the ring shows it now: one "#rrggbb" per LED."""
-    return jsonify({"leds": [f"#{r:02x}{g:02x}{b:02x}" for r, g, b in _runtime().ring_frame()]})
+    return jsonify({"leds": [f"#{r:02x}{g:02x}{b:02x}" for r, g, b in table_runtime().ring_frame()]})
 
 
 @api.get("/qr.svg")
@@ -293,7 +206,7 @@ def qr() -> Response:
 
 def _join_url() -> str:
     """The page's address for phones: as this request reached us, if that is one of our names."""
-    runtime = _runtime()
+    runtime = table_runtime()
     if host_allowed(request.host, current_app.config["HOST_NAMES"]):
         return runtime.join_url(request.host)
     return runtime.join_url()
@@ -311,7 +224,11 @@ def cards() -> Any:
 
     query = request.args.get("q", "")
     return jsonify(
-        {"cards": [{"id": i, "label": label} for i, label in find(_runtime().table.board.edition, query)]}
+        {
+            "cards": [
+                {"id": i, "label": label} for i, label in find(table_runtime().table.board.edition, query)
+            ]
+        }
     )
 
 
@@ -319,7 +236,7 @@ def cards() -> Any:
 def editions() -> Any:
     from companion.library import EditionLibrary
 
-    library = EditionLibrary(_runtime().store.path.parent)
+    library = EditionLibrary(table_runtime().store.path.parent)
     return jsonify({"editions": library.names(), "default": library.default()})
 
 
@@ -333,16 +250,16 @@ def openapi() -> Any:
 
 @api.post("/login")
 def login() -> Any:
-    foreign = _foreign_host()
+    foreign = foreign_host()
     if foreign is not None:
         return foreign
-    pin = _body().get("pin", "")
+    pin = json_body().get("pin", "")
     if not isinstance(pin, str | int) or isinstance(pin, bool) or not str(pin):
-        return _error(400, 'Send {"pin": "<the table PIN>"}.')
-    denied = _check_pin(str(pin))
+        return json_error(400, 'Send {"pin": "<the table PIN>"}.')
+    denied = check_pin(str(pin))
     if denied is not None:
         return denied
-    sessions = _runtime().access.sessions
+    sessions = table_runtime().access.sessions
     sessions.close(session.get("sid"))
     sid, host = sessions.open()
     session.clear()
@@ -353,15 +270,15 @@ def login() -> Any:
 
 @api.post("/logout")
 def logout() -> Any:
-    _runtime().access.sessions.close(session.get("sid"))
+    table_runtime().access.sessions.close(session.get("sid"))
     session.clear()
     return jsonify({"ok": True})
 
 
 @api.get("/session")
 def whoami() -> Any:
-    runtime = _runtime()
-    host = _host_session() if _foreign_host() is None else None
+    runtime = table_runtime()
+    host = host_session() if foreign_host() is None else None
     return jsonify(
         {
             "host": host is not None,
@@ -382,52 +299,52 @@ def game_new() -> Any:
     from companion.engine import EditionError
     from companion.store import DiskFull, StoreError
 
-    body = _body()
+    body = json_body()
     players = body.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-        return _error(400, 'Send {"players": ["Ann", "Ben"], "colours": [...], "edition": "reference"}.')
+        return json_error(400, 'Send {"players": ["Ann", "Ben"], "colours": [...], "edition": "reference"}.')
     colours = body.get("colours")
     if colours is not None and (not isinstance(colours, list) or any(colour_problem(c) for c in colours)):
-        return _error(400, 'Colours are "#rrggbb" texts with hexadecimal digits, one per player.')
+        return json_error(400, 'Colours are "#rrggbb" texts with hexadecimal digits, one per player.')
     edition = body.get("edition", "reference")
     seed = body.get("seed")
     if not isinstance(edition, str) or (
         seed is not None and (not isinstance(seed, int) or isinstance(seed, bool))
     ):
-        return _error(400, "edition is a name and seed a whole number.")
-    runtime = _runtime()
+        return json_error(400, "edition is a name and seed a whole number.")
+    runtime = table_runtime()
     try:
         game = runtime.start_game(players, colours, edition, seed)
     except (GameSetupError, EditionNotFound, EditionError) as exc:
-        return _error(400, str(exc))
+        return json_error(400, str(exc))
     except StoreError as exc:
-        return _error(507 if isinstance(exc, DiskFull) else 503, f"Not saved: {exc}")
+        return json_error(507 if isinstance(exc, DiskFull) else 503, f"Not saved: {exc}")
     return jsonify({"game": game, "state": runtime.table.state_json()})
 
 
 @api.post("/undo")
 @control()
 def undo() -> Any:
-    return _answer(_runtime().table.undo())
+    return _answer(table_runtime().table.undo())
 
 
 @api.post("/correct/wild")
 @control()
 def correct_wild() -> Any:
-    wild = _body().get("wild")
+    wild = json_body().get("wild")
     if not isinstance(wild, list) or not wild or not all(w in COLUMNS for w in wild):
-        return _error(400, f"Choose the column of each Wild token among {', '.join(COLUMNS)}.")
-    return _answer(_runtime().table.correct_wild(wild))
+        return json_error(400, f"Choose the column of each Wild token among {', '.join(COLUMNS)}.")
+    return _answer(table_runtime().table.correct_wild(wild))
 
 
 @api.post("/correct/itinerary")
 @control()
 def correct_itinerary() -> Any:
-    body = _body()
+    body = json_body()
     player, itinerary = body.get("player"), body.get("itinerary")
     if not isinstance(player, str) or not isinstance(itinerary, str):
-        return _error(400, 'Send {"player": "<name>", "itinerary": "<id>"}.')
-    return _answer(_runtime().table.correct_itinerary(player, itinerary))
+        return json_error(400, 'Send {"player": "<name>", "itinerary": "<id>"}.')
+    return _answer(table_runtime().table.correct_itinerary(player, itinerary))
 
 
 @api.post("/enroll")
@@ -437,10 +354,10 @@ def enroll() -> Any:
     from companion.enroll import enroll_tag
     from companion.store import StoreError
 
-    body = _body()
+    body = json_body()
     tag, card = body.get("tag"), body.get("card")
     if not isinstance(tag, str) or not tag.strip() or not isinstance(card, str):
-        return _error(400, 'Send {"tag": "<uid>", "card": "<card id>", "hours": 3, "gains": ["person"]}.')
+        return json_error(400, 'Send {"tag": "<uid>", "card": "<card id>", "hours": 3, "gains": ["person"]}.')
     values = None
     if "hours" in body or "gains" in body:
         hours, gains = body.get("hours"), body.get("gains", [])
@@ -451,9 +368,9 @@ def enroll() -> Any:
             or not isinstance(gains, list)
             or not all(g in BENEFITS for g in gains)
         ):
-            return _error(400, f"hours is 1-12 and gains a list of {', '.join(BENEFITS)}.")
+            return json_error(400, f"hours is 1-12 and gains a list of {', '.join(BENEFITS)}.")
         values = (hours, list(gains))
-    runtime = _runtime()
+    runtime = table_runtime()
     edition = runtime.table.board.edition
     from companion.library import EditionLibrary, mine_name
 
@@ -461,7 +378,7 @@ def enroll() -> Any:
     try:
         message = enroll_tag(runtime.store, edition, own, tag.strip(), card, values)
     except (ValueError, StoreError, EditionNotFound) as exc:
-        return _error(400, str(exc))
+        return json_error(400, str(exc))
     if runtime.unknown_tag == tag.strip():
         runtime.unknown_tag = None
     return jsonify({"message": message})
@@ -470,18 +387,18 @@ def enroll() -> Any:
 @api.post("/reader/tap")
 @control(mock_only="The virtual reader only exists in mock mode; tap the card on the reader.")
 def tap() -> Any:
-    body = _body()
+    body = json_body()
     if not isinstance(body.get("tag"), str) or not body["tag"].strip():
-        return _error(400, 'Send {"tag": "<tag uid, card id or title>"}.')
-    return _answer(_runtime().tap(body["tag"]))
+        return json_error(400, 'Send {"tag": "<tag uid, card id or title>"}.')
+    return _answer(table_runtime().tap(body["tag"]))
 
 
 @api.post("/buttons/<name>")
 @control(mock_only="The virtual buttons only exist in mock mode; press the real ones.")
 def press(name: str) -> Any:
     if name not in ("crystal", "confirm", "undo"):
-        return _error(404, f"There is no {name!r} button; use crystal, confirm or undo.")
-    return _answer(_runtime().press(name))
+        return json_error(404, f"There is no {name!r} button; use crystal, confirm or undo.")
+    return _answer(table_runtime().press(name))
 
 
 # --- the app ----------------------------------------------------------------------------------
@@ -518,9 +435,7 @@ def create_app(
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.register_blueprint(api)
-    from companion.edition_web import library_api  # the owner's editions (a module of its own)
-
-    app.register_blueprint(library_api)
+    app.register_blueprint(library_api)  # the owner's editions (a module of its own)
 
     @app.get("/")
     def index() -> Any:
@@ -539,13 +454,15 @@ def create_app(
         return response
 
     @app.errorhandler(HTTPException)
-    def http_error(exc: HTTPException) -> Any:
-        return _error(exc.code or 500, exc.description or exc.name)
+    def httpjson_error(exc: HTTPException) -> Any:
+        return json_error(exc.code or 500, exc.description or exc.name)
 
     @app.errorhandler(Exception)
     def crash(exc: Exception) -> Any:  # pragma: no cover - a bug, reported without a traceback
         app.logger.exception("unexpected error")
-        return _error(500, f"The companion hit an internal error ({type(exc).__name__}); the game is safe.")
+        return json_error(
+            500, f"The companion hit an internal error ({type(exc).__name__}); the game is safe."
+        )
 
     return app
 

@@ -8,58 +8,22 @@ skips this loudly; in CI (``CI=true``) a missing browser is a failure.
 
 from __future__ import annotations
 
-import json
-import os
 import random
-import threading
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from companion.app import make_server
+from browser_support import ARGS, ARTIFACTS, chromium, log_in_as_host, playwright, post, served, watched_page
 
-from tests_support import make_runtime, require_tool
-
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-require_tool(Path(CHROMIUM).exists(), f"there is no Chromium at {CHROMIUM}", "apt-get install chromium")
-
-sync_api = pytest.importorskip("playwright.sync_api")
+playwright()  # skips this module where there is no Chromium
 
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
-
-    rt = make_runtime(tmp_path, "Ann,Ben,Cy", seed=8)
-    srv = make_server(rt, "127.0.0.1", 0, threads=8, heartbeat=1.0)
-    port = srv.socket.getsockname()[1]  # type: ignore[attr-defined]
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{port}", rt
-    srv.close()
-    rt.stop()
-
-
-def post(base: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
-    request = urllib.request.Request(base + path, data=json.dumps(body or {}).encode(), method="POST")
-    request.add_header("Content-Type", "application/json")
-    request.add_header("X-Table-Pin", "2468")
-    with urllib.request.urlopen(request, timeout=10) as response:
-        result: dict[str, Any] = json.loads(response.read())
-        return result
+    with served(tmp_path, "Ann,Ben,Cy") as table:
+        yield table
 
 
 def step(base: str, rt: Any, rng: random.Random) -> None:
@@ -71,19 +35,15 @@ def step(base: str, rt: Any, rng: random.Random) -> None:
 
 @pytest.fixture
 def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with chromium(ARGS) as b:
         yield b
-        b.close()
 
 
 def test_the_page_follows_a_whole_game_live_and_ends_on_the_final_screen(server: Any, browser: Any) -> None:
     base, rt = server
     ARTIFACTS.mkdir(exist_ok=True)
     errors: list[str] = []
-    phone = browser.new_page(viewport={"width": 360, "height": 780})
-    phone.on("pageerror", lambda e: errors.append(str(e)))
-    phone.goto(base + "/")
+    phone = watched_page(browser, base + "/", errors, viewport={"width": 360, "height": 780})
     phone.wait_for_selector("#players .player")
     assert phone.locator("#players .player").count() == 3
     assert "Itinerary" in phone.locator("#banner").inner_text()
@@ -139,10 +99,7 @@ def test_login_form_hides_once_logged_in(server: Any, browser: Any) -> None:
     base, _ = server
     page = browser.new_page(viewport={"width": 360, "height": 800})
     page.goto(base + "/")
-    page.click("#host-toggle")
-    page.fill("#pin", "2468")
-    page.click("#login button")
-    page.wait_for_selector("#controls:not([hidden])")
+    log_in_as_host(page)
     assert not page.locator("#login").is_visible()
     page.click("#logout")
     page.wait_for_selector("#login", state="visible")
@@ -154,10 +111,7 @@ def test_a_refused_host_page_returns_to_the_login_form_saying_why(server: Any, b
     base, rt = server
     page = browser.new_page(viewport={"width": 360, "height": 800})
     page.goto(base + "/")
-    page.click("#host-toggle")
-    page.fill("#pin", "2468")
-    page.click("#login button")
-    page.wait_for_selector("#controls:not([hidden])")
+    log_in_as_host(page)
     rt.access.sessions.close_all()  # as after a logout elsewhere, an expiry or a restart
     page.click("#undo")
     page.wait_for_selector("#login", state="visible")

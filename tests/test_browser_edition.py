@@ -13,30 +13,22 @@ The test checks the edition the page saved is exactly the box's values.
 from __future__ import annotations
 
 import json
-import os
 import re
-import threading
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from companion.app import make_server
 from companion.editions import shipped_edition
 from companion.engine.edition import edition_to_json
 from companion.library import EditionLibrary, is_complete
 
-from tests_support import make_runtime, require_tool
+from browser_support import ARTIFACTS, chromium, playwright, post, served, watched_page
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
 ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 
-require_tool(Path(CHROMIUM).exists(), f"there is no Chromium at {CHROMIUM}", "apt-get install chromium")
-sync_api = pytest.importorskip("playwright.sync_api")
-expect = sync_api.expect
+expect = playwright().expect
 
 BOX = edition_to_json(shipped_edition("reference"))
 LABEL = {"person": "Person", "event": "Event", "innovation": "Innov.", "progress": "Progress",
@@ -46,25 +38,13 @@ COLUMNS = ("person", "event", "innovation", "progress")
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
-    rt = make_runtime(tmp_path, "Ann,Ben", seed=8)
-    srv = make_server(rt, "127.0.0.1", 0, threads=8, heartbeat=1.0)
-    port = srv.socket.getsockname()[1]  # type: ignore[attr-defined]
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{port}", rt
-    srv.close()
-    rt.stop()
+    with served(tmp_path, "Ann,Ben") as table:
+        yield table
 
 
 def reader_tap(base: str, tag: str) -> None:
     """A sticker on the reader (mock mode's virtual reader: what the real one reports)."""
-    request = urllib.request.Request(
-        base + "/api/reader/tap", data=json.dumps({"tag": tag}).encode(), method="POST"
-    )
-    request.add_header("Content-Type", "application/json")
-    request.add_header("X-Table-Pin", "2468")
-    with urllib.request.urlopen(request, timeout=10):
-        pass
+    post(base, "/api/reader/tap", {"tag": tag})
 
 
 class Owner:
@@ -92,9 +72,7 @@ def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> 
     base, rt = server
     ARTIFACTS.mkdir(exist_ok=True)
     errors: list[str] = []
-    page = browser.new_page(viewport={"width": 360, "height": 780})
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(base + "/edition")
+    page = watched_page(browser, base + "/edition", errors, viewport={"width": 360, "height": 780})
     owner = Owner(page)
     owner.type("#pin", "2468")
     owner.tap("#login-form button")
@@ -220,19 +198,15 @@ def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> 
 
 @pytest.fixture
 def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with chromium(ARGS) as b:
         yield b
-        b.close()
 
 
 def test_a_bound_sticker_reopens_its_card_and_warnings_do_not_block(server: Any, browser: Any) -> None:
     base, rt = server
     ARTIFACTS.mkdir(exist_ok=True)
     errors: list[str] = []
-    page = browser.new_page(viewport={"width": 360, "height": 780})
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(base + "/edition")
+    page = watched_page(browser, base + "/edition", errors, viewport={"width": 360, "height": 780})
     page.fill("#pin", "2468")
     page.click("#login-form button")
     page.fill("#new-name", "family")
@@ -264,9 +238,9 @@ def test_a_bound_sticker_reopens_its_card_and_warnings_do_not_block(server: Any,
 def test_the_page_speaks_french_to_a_french_phone(server: Any, browser: Any) -> None:
     base, _ = server
     errors: list[str] = []
-    page = browser.new_page(viewport={"width": 360, "height": 780}, locale="fr-FR")
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(base + "/edition")
+    page = watched_page(
+        browser, base + "/edition", errors, viewport={"width": 360, "height": 780}, locale="fr-FR"
+    )
     page.fill("#pin", "2468")
     page.click("#login-form button")
     page.fill("#new-name", "famille")

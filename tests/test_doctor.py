@@ -10,7 +10,6 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,19 +23,11 @@ from companion.hardware.reader import open_mfrc522
 from companion.hardware.ring import SimulatedRing
 
 import fake_mfrc522
-from fake_mfrc522 import Chip, Tag, install, uninstall
+from fake_mfrc522 import Chip, Tag
 from powercut import free_port
 
 A = Tag([0x04, 0xA1, 0xB2, 0xC3])
 OFF = (0, 0, 0)
-
-
-@pytest.fixture
-def chip() -> Iterator[Chip]:
-    emulated = Chip(seed=1)
-    install(emulated)
-    yield emulated
-    uninstall()
 
 
 class RecordingRing(SimulatedRing):

@@ -9,20 +9,16 @@ import pytest
 
 from companion.edition_edit import cards_to_csv
 from companion.library import EditionLibrary
-from companion.web import create_app
 
-from tests_support import make_runtime
+from tests_support import api_client
 
 PIN = {"X-Table-Pin": "2468"}
 
 
 @pytest.fixture
 def env(tmp_path: Path) -> Any:
-    rt = make_runtime(tmp_path)
-    app = create_app(rt)
-    app.testing = True
-    yield app.test_client(), rt
-    rt.stop()
+    with api_client(tmp_path) as client:
+        yield client
 
 
 def put(http: Any, url: str, body: dict[str, Any]) -> Any:
@@ -211,3 +207,34 @@ def test_the_real_reader_gives_the_transcription_the_uid_not_the_stickers_text(e
     loop.poll_once()
     assert http.get("/api/library/transcribe/tag", headers=PIN).get_json()["tag"] == "1234567"
     assert len(rt.table.board.moves) == moves
+
+
+def test_the_library_routes_refuse_bad_requests_and_survive_a_failed_write(
+    env: Any, monkeypatch: Any
+) -> None:
+    import companion.library
+
+    http, rt = env
+    unknown_base = http.post("/api/library", json={"name": "my-box", "base": "no-such"}, headers=PIN)
+    assert unknown_base.status_code == 404 and "unknown edition 'no-such'" in unknown_base.get_json()["error"]
+    not_json = http.post("/api/library/import", json={"text": "{"}, headers=PIN)
+    assert not_json.status_code == 400 and not_json.get_json()["problems"][0].startswith("import: line 1")
+    assert http.delete("/api/library/my-box", headers=PIN).status_code == 404
+    assert http.post("/api/library", json={"name": "my-box"}, headers=PIN).status_code == 200
+    draft = http.post("/api/library/my-box/default", headers=PIN)
+    assert draft.status_code == 400 and "'my-box' is not complete yet" in draft.get_json()["error"]
+    folder = rt.store.path.parent / "editions"
+    before = sorted(p.name for p in folder.iterdir())
+    shared = http.get("/api/library/reference/export", headers=PIN).get_data(as_text=True)
+
+    def full(*_: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(companion.library.os, "replace", full)
+    for answer in (
+        http.post("/api/library", json={"name": "other", "copy": True}, headers=PIN),
+        http.post("/api/library/import", json={"text": shared, "name": "shared"}, headers=PIN),
+        http.post("/api/library/reference/default", headers=PIN),
+    ):
+        assert answer.status_code == 507 and "No space left" in answer.get_json()["error"], answer.get_json()
+    assert sorted(p.name for p in folder.iterdir()) == before, "nothing written, no temporary file left"

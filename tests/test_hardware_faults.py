@@ -15,7 +15,6 @@ import os
 import subprocess
 import sys
 import types
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +31,7 @@ from companion.hardware.ring import SimulatedRing, open_ring
 from companion.store import Store
 
 import fake_mfrc522
-from fake_mfrc522 import Chip, Tag, install, uninstall
+from fake_mfrc522 import Chip, Tag, install
 from powercut import free_port
 from tests_support import FAST_BUTTONS
 
@@ -45,14 +44,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-@pytest.fixture
-def chip() -> Iterator[Chip]:
-    emulated = Chip(seed=1)
-    install(emulated)
-    yield emulated
-    uninstall()
 
 
 class Console(list[str]):

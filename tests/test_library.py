@@ -256,6 +256,25 @@ def test_cli_edits_every_part_of_an_owners_edition(tmp_path: Path, capsys: Any) 
     assert "hours" in capsys.readouterr().err
 
 
+def test_cli_creates_makes_default_and_deletes_an_owners_edition(tmp_path: Path, capsys: Any) -> None:
+    d = ["--data-dir", str(tmp_path)]
+    assert main(["edition", "new", "box", "--copy", *d]) == 0
+    assert "Created edition 'box' from reference." in capsys.readouterr().out
+    assert main(["edition", "new", "box", *d]) == 2, "a name that is taken"
+    assert "already" in capsys.readouterr().err
+    assert main(["edition", "default", "box", *d]) == 0
+    assert "New games use the 'box' edition." in capsys.readouterr().out
+    assert EditionLibrary(tmp_path).default() == "box"
+    assert main(["edition", "new", "draft", *d]) == 0
+    assert main(["edition", "default", "draft", *d]) == 2
+    assert "'draft' is not complete yet" in capsys.readouterr().err
+    assert main(["edition", "delete", "box", *d]) == 0
+    assert "Deleted edition 'box'." in capsys.readouterr().out
+    assert EditionLibrary(tmp_path).default() == "reference", "the default goes with its edition"
+    assert main(["edition", "delete", "box", *d]) == 2
+    assert "unknown edition 'box'" in capsys.readouterr().err
+
+
 def test_default_edition_needs_a_complete_box_and_new_games_use_it(tmp_path: Path) -> None:
     library = EditionLibrary(tmp_path)
     library.create("half", "reference")

@@ -3,28 +3,17 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from companion.app import attach_reader
 from companion.engine import ChooseItinerary, Reveal, Take
 from companion.hardware.reader import ReaderLoop, TagDebouncer, open_pi_reader
 
-from fake_mfrc522 import Chip, Tag, install, uninstall
+from fake_mfrc522 import Chip, Tag
 from tests_support import make_runtime
 
 A = Tag([0x04, 0xA1, 0xB2, 0xC3])
 B = Tag([0x09, 0x10, 0x20, 0x30])
-
-
-@pytest.fixture
-def chip() -> Iterator[Chip]:
-    emulated = Chip(seed=1)
-    install(emulated)
-    yield emulated
-    uninstall()
 
 
 def test_the_driver_reads_a_uid_and_nothing_from_an_empty_field(chip: Chip) -> None:

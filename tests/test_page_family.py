@@ -14,20 +14,17 @@ import random
 import re
 import shutil
 import subprocess
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_browser import ARGS, ARTIFACTS, CHROMIUM, post
 
-from companion.app import make_server
+from browser_support import ARGS, ARTIFACTS, chromium, log_in_as_host, playwright, post, served
+from tests_support import play_turn, require_tool
 
-from tests_support import make_runtime, play_turn, require_tool
-
-sync_api = pytest.importorskip("playwright.sync_api")
+sync_api = playwright()
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Sentences of the English page that must never show on the French one.
@@ -65,22 +62,14 @@ def axe_script() -> Path:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
-    rt = make_runtime(tmp_path, "Ann,Ben,Cy", seed=8)
-    srv = make_server(rt, "127.0.0.1", 0, threads=8, heartbeat=1.0)
-    port = srv.socket.getsockname()[1]  # type: ignore[attr-defined]
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{port}", rt
-    srv.close()
-    rt.stop()
+    with served(tmp_path, "Ann,Ben,Cy") as table:
+        yield table
 
 
 @pytest.fixture
 def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with chromium(ARGS) as b:
         yield b
-        b.close()
 
 
 def host_page(browser: Any, base: str, width: int, lang: str = "en") -> Any:
@@ -89,10 +78,7 @@ def host_page(browser: Any, base: str, width: int, lang: str = "en") -> Any:
     page.add_init_script(f"localStorage.setItem('lang', '{lang}')")
     page.goto(base + "/")
     page.wait_for_selector("#players .player")
-    page.click("#host-toggle")
-    page.fill("#pin", "2468")
-    page.click("#login button")
-    page.wait_for_selector("#controls:not([hidden])")
+    log_in_as_host(page)
     return page
 
 

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from companion.editions import shipped_edition
 from companion.hardware.reader import TagResolver
@@ -20,17 +17,9 @@ from companion.stickers import (
     write_deck,
 )
 
-from fake_mfrc522 import Chip, Tag, install, uninstall
+from fake_mfrc522 import Chip, Tag
 
 EDITION = shipped_edition("reference")
-
-
-@pytest.fixture
-def chip() -> Iterator[Chip]:
-    emulated = Chip(seed=1)
-    install(emulated)
-    yield emulated
-    uninstall()
 
 
 def driver() -> Any:

@@ -18,9 +18,8 @@ from companion.hardware.ring import RingLayout, render, view_of
 from companion.record import replay_text
 from companion.store import Store
 from companion.table import CUE_REJECT, Table
-from companion.web import create_app
 
-from tests_support import FAST_BUTTONS, make_runtime, play_turn
+from tests_support import FAST_BUTTONS, api_client, make_runtime, play_turn
 
 
 def test_a_whole_game_through_the_virtual_reader_and_gpiozero_buttons(tmp_path: Path) -> None:
@@ -147,11 +146,8 @@ def test_restart_resumes_the_game_exactly(tmp_path: Path) -> None:
 
 @pytest.fixture
 def client(tmp_path: Path) -> Any:
-    rt = make_runtime(tmp_path)
-    app = create_app(rt)
-    app.testing = True
-    yield app.test_client(), rt
-    rt.stop()
+    with api_client(tmp_path) as client:
+        yield client
 
 
 def test_api_state_has_the_contract_fields_and_what_the_table_needs(client: Any) -> None:

@@ -15,18 +15,15 @@ import pytest
 from companion.app import Runtime
 from companion.web import create_app
 
-from tests_support import make_runtime, play_turn
+from tests_support import api_client, make_runtime, play_turn
 
 PIN = {"X-Table-Pin": "2468"}
 
 
 @pytest.fixture
 def env(tmp_path: Path) -> Any:
-    rt = make_runtime(tmp_path)
-    app = create_app(rt, heartbeat=0.05)
-    app.testing = True
-    yield app.test_client(), rt
-    rt.stop()
+    with api_client(tmp_path, heartbeat=0.05) as client:
+        yield client
 
 
 def text_of(chunk: bytes | str) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,18 @@ def make_runtime(
     new_game(store, players.split(","), config, seed=seed, mock=True)
     store.close()
     return build_runtime(config, tmp_path, mock=True, pin="2468", say=lambda _: None)
+
+
+@contextmanager
+def api_client(tmp_path: Path, **app_options: Any) -> Iterator[tuple[Any, Runtime]]:
+    """Flask's test client on `make_runtime`'s table, and the runtime (``app_options``: ``create_app``'s)."""
+    from companion.web import create_app
+
+    rt = make_runtime(tmp_path)
+    app = create_app(rt, **app_options)
+    app.testing = True
+    yield app.test_client(), rt
+    rt.stop()
 
 
 def play_turn(rt: Runtime, rng: random.Random) -> None:

@@ -1,0 +1,123 @@
+"""What every HTTP route needs from the request it serves: the runtime, the body, errors, the PIN.
+
+`companion.web` (the table's page and API) and `companion.edition_web` (the owner's
+edition library) both guard their controls and answer errors the same way. These
+helpers live here, below both, so that neither route module imports the other:
+`companion.web` only registers the library's blueprint.
+
+- `table_runtime` is the running table the app was built for (``RUNTIME`` in the
+  app's config: `companion.web.create_app` puts it there).
+- `json_error` is every refusal: ``{"error": "..."}`` with a 4xx status.
+- `json_body` is the request's JSON object, or ``{}`` for anything else.
+- `control` guards a control: the PIN in ``X-Table-Pin``, or the page's login with
+  its CSRF token; only under this machine's own names; throttled.
+"""
+
+from __future__ import annotations
+
+import functools
+import hmac
+from collections.abc import Callable
+from typing import Any
+
+from flask import Response, current_app, jsonify, request, session
+from limits.strategies import MovingWindowRateLimiter
+
+from companion.access import HostSession, host_allowed
+from companion.ports import TableRuntime
+
+
+def table_runtime() -> TableRuntime:
+    runtime: TableRuntime = current_app.config["RUNTIME"]
+    return runtime
+
+
+def json_error(status: int, message: str) -> Response:
+    response = jsonify({"error": message})
+    response.status_code = status
+    return response
+
+
+def json_body() -> dict[str, Any]:
+    body = request.get_json(silent=True)
+    return body if isinstance(body, dict) else {}
+
+
+def client_address() -> str:
+    return request.remote_addr or "unknown"
+
+
+def _limiter() -> MovingWindowRateLimiter:
+    limiter: MovingWindowRateLimiter = current_app.config["LIMITER"]
+    return limiter
+
+
+def check_pin(given: str) -> Response | None:
+    """None if ``given`` is the PIN; else the refusal (throttled per address and for the table)."""
+    access = table_runtime().access
+    refusal = access.guard.refusal(client_address())
+    if refusal is not None:
+        return json_error(429, refusal)
+    if not hmac.compare_digest(given.encode(), access.pin.encode()):
+        access.guard.wrong(client_address())
+        return json_error(403, "Wrong table PIN.")
+    return None
+
+
+def host_session() -> HostSession | None:
+    """The logged-in host's server-side session, or None (never logged in, logged out, expired)."""
+    return table_runtime().access.sessions.get(session.get("sid"))
+
+
+def foreign_host() -> Response | None:
+    """A refusal when the request came in under a name that is not this machine's."""
+    if host_allowed(request.host, current_app.config["HOST_NAMES"]):
+        return None
+    return json_error(
+        403,
+        "Controls answer only at this companion's own address (its name, its .local name or its IP "
+        f"address); open {table_runtime().join_url()} instead.",
+    )
+
+
+NEED_PIN = (
+    "You are not logged in as host (or your login ended): log in with the table PIN. "
+    "`companion pin` prints it; holding Confirm on the table shows it on the ring."
+)
+
+
+def _authorise() -> Response | None:
+    """A control may run: the PIN in the header, or a logged-in page with its CSRF token."""
+    foreign = foreign_host()
+    if foreign is not None:
+        return foreign
+    if not _limiter().hit(current_app.config["CONTROLS"], "controls", client_address()):
+        return json_error(429, "Too many requests; slow down.")
+    given = request.headers.get("X-Table-Pin")
+    if given:
+        return check_pin(given)
+    host = host_session()
+    if host is not None:
+        token = request.headers.get("X-CSRF-Token", "")
+        if token and hmac.compare_digest(token, host.csrf):
+            return None
+        return json_error(403, "Missing or stale CSRF token; reload the page.")
+    return json_error(401, NEED_PIN)
+
+
+def control(mock_only: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Guard a control endpoint: authorisation first; ``mock_only`` refuses it on real hardware."""
+
+    def wrap(view: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(view)
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            denied = _authorise()
+            if denied is not None:
+                return denied
+            if mock_only and not table_runtime().mock:
+                return json_error(409, mock_only)
+            return view(*args, **kwargs)
+
+        return guarded
+
+    return wrap
