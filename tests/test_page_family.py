@@ -83,8 +83,9 @@ def host_page(browser: Any, base: str, width: int, lang: str = "en") -> Any:
 
 
 def synced(page: Any, rt: Any) -> None:
-    """Wait until the page shows the table's current version."""
-    page.wait_for_function(f"() => state && state.version >= {rt.table.version}", timeout=10000)
+    """Wait until the page shows the table's current version (generous: a loaded CI
+    machine may take seconds to draw a snapshot after many quick turns)."""
+    page.wait_for_function(f"() => state && state.version >= {rt.table.version}", timeout=30000)
 
 
 def in_view(page: Any, selector: str) -> bool:
