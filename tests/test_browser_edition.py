@@ -150,8 +150,8 @@ def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> 
         grid = [*(it["columns"].get(kind, []) for kind in COLUMNS), it["rows"]]
         for col, spaces in enumerate(grid):
             for row, space in enumerate(spaces):
-                if cursor(page) != f"{col},{row}":  # a deeper column: its next space, tapped
-                    owner.tap(f"#grid button[data-cell='{col},{row}']")
+                if cursor(page) != f"{col},{row}":  # deeper than it was taken to be: its bottom space
+                    owner.tap(f"#grid button[data-cell='{col},{len(spaces) - 1}']")
                 owner.tap(f"#palette button[data-v='{'null' if space is None else space}']")
             if col < 4 and cursor(page) == f"{col},{len(spaces)}":  # shorter than it was taken to be
                 owner.tap("#palette button[data-v='end']")
@@ -161,13 +161,14 @@ def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> 
     expect(page.locator("#it-msg")).to_have_text(re.compile(f"^Saved {BOX['itineraries'][-1]['id']}\\."))
     after_itineraries = owner.mark()
 
-    # --- playmat and trek table (entered from scratch: each position cleared first) -----------
+    # --- playmat and trek table (entered from scratch: the first tap replaces the base's) ------
     owner.tap("#tabs button[data-tab='mat']")
     for i, slot in enumerate(BOX["slots"]):
         row = f"#slots > div:nth-child({i + 1})"
-        owner.tap(f"{row} button[data-v='back']")  # the base edition's value, cleared
         for gain in slot:
             owner.tap(f"{row} button[data-v='{gain}']")
+        if not slot:  # nothing under this position: the base edition's value, cleared
+            owner.tap(f"{row} button[data-v='back']")
     for i, points in enumerate(BOX["treks"]):
         owner.type(f"#treks input:nth-child({i + 1})", str(points))
     owner.type("#beyond", str(BOX["trek_beyond"]))
@@ -185,7 +186,10 @@ def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> 
     for gain in BOX["ancestor"]["gains"]:
         owner.tap(f"#anc-tokens button[data-v='{gain}']")
     for players, copies in BOX["ancestors"].items():
-        owner.type(f"#anc-{players}", str(copies))
+        # The copies are the published 6/9/12 (the base edition's too): shown, checked, and
+        # typed only where the page shows another number.
+        if page.input_value(f"#anc-{players}") != str(copies):
+            owner.type(f"#anc-{players}", str(copies))
     owner.tap("#save-anc")
     expect(page.locator("#anc-msg")).to_have_text(re.compile("^Saved"))
     total = owner.mark()
@@ -377,15 +381,20 @@ def test_an_itinerary_column_is_as_deep_as_its_left_and_the_next_sticker_saves(
         for v in values:
             page.click(f"#palette button[data-v='{v}']")
 
-    put("null", "3", "2", "end")  # person: 3 deep, ended by hand (nothing to its left)
+    page.click("#grid button[data-cell='0,2']")  # person is 3 deep: its bottom space, tapped first
+    assert cursor(page) == "0,0"
+    assert page.locator("#grid button.todo").count() == 3, "the spaces to fill are outlined"
+    page.screenshot(path=str(ARTIFACTS / "edition-phone-360-itinerary-bottom.png"), full_page=True)
+    put("null", "3", "2")
+    assert cursor(page) == "1,0", "the column filled, the cursor moves on by itself"
     put("1", "crystal", "4")  # event: as deep as person, so the cursor moves on by itself
     assert cursor(page) == "2,0"
-    put("null", "2", "4")  # innovation is 4 deep: past the third space ...
+    put("null", "2", "4")  # innovation is 4 deep: the cursor moved on after the third space ...
     assert cursor(page) == "3,0"
-    page.click("#grid button[data-cell='2,3']")  # ... tap the space below and go on
+    page.click("#grid button[data-cell='2,3']")  # ... so its bottom space is tapped
+    assert cursor(page) == "2,3"
     put("5")
-    assert cursor(page) == "2,4", "past the left column's depth, values go down again"
-    put("end")
+    assert cursor(page) == "3,0"
     put("crystal", "1")  # progress: shorter than innovation, so it waits for its end
     assert cursor(page) == "3,2"
     put("end")
@@ -398,9 +407,17 @@ def test_an_itinerary_column_is_as_deep_as_its_left_and_the_next_sticker_saves(
     expect(page.locator("#it-msg")).to_contain_text("Tag 05B2: a new itinerary")
     assert rt.store.tags()["05B1"] == "T01"
     assert page.input_value("#it-id") == "T02"
-    put("null", "1", "end", "crystal")  # no row rewards yet: kept, and it says so
-    reader_tap(base, "05B3")
-    expect(page.locator("#it-msg")).to_contain_text("Not saved yet: its row rewards.")
+    put("null")
+    page.click("#grid button[data-cell='0,2']")  # taken to be 3 deep ...
+    put("1")
+    reader_tap(base, "05B3")  # ... but not filled, and no row rewards yet: kept, and it says so
+    expect(page.locator("#it-msg")).to_contain_text(
+        "Not saved yet: its row rewards and the outlined spaces of person."
+    )
+    page.click("#save-it")
+    expect(page.locator("#it-msg")).to_contain_text("Fill the outlined spaces of person, or ⏎ end")
+    assert cursor(page) == "0,2"
+    put("end", "crystal")  # person is 2 deep after all; event 1 deep, shorter than person
     assert cursor(page) == "1,1"
     put("end", "end", "end", "3")  # event ends; no innovation, no progress; a row reward
     reader_tap(base, "05B3")
@@ -412,4 +429,25 @@ def test_an_itinerary_column_is_as_deep_as_its_left_and_the_next_sticker_saves(
         {"id": "T02", "columns": {"person": [None, 1], "event": ["crystal"]}, "rows": [3]},
     ]  # fmt: skip
     assert rt.store.tags()["05B2"] == "T02"
+    assert errors == []
+
+
+def test_a_playmat_position_s_first_tap_replaces_what_it_shows(server: Any, browser: Any) -> None:
+    base, rt = server
+    page, errors = open_new_edition(base, browser, "mat")
+    page.click("#tabs button[data-tab='mat']")
+    first, second = "#slots > div:nth-child(1)", "#slots > div:nth-child(2)"
+    expect(page.locator(f"{first} .chips")).to_have_text("Wild")  # the base edition's, greyed
+    assert "kept" in (page.locator(f"{first} .chips").get_attribute("class") or "")
+    page.click(f"{first} button[data-v='person']")  # replaces, with no ⌫ first ...
+    expect(page.locator(f"{first} .chips")).to_have_text("Person")
+    page.click(f"{first} button[data-v='event']")  # ... and the next taps add
+    expect(page.locator(f"{first} .chips")).to_have_text("Person + Event")
+    page.click(f"{second} button[data-v='back']")  # a first ⌫ clears the position
+    expect(page.locator(f"{second} .chips")).to_have_text("(none)")
+    page.screenshot(path=str(ARTIFACTS / "edition-phone-360-playmat-first-tap.png"), full_page=True)
+    page.click("#save-mat")
+    expect(page.locator("#mat-msg")).to_have_text(re.compile("^Saved"))
+    saved = EditionLibrary(rt.store.path.parent).raw("mat")["slots"]
+    assert saved[:3] == [["person", "event"], [], ["event"]]
     assert errors == []

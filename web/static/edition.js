@@ -19,7 +19,8 @@
   // `dirty`: the form holds something typed since it was opened, cleared or saved: the next
   // sticker saves it (when complete) rather than dropping it.
   const card = { id: null, day: 1, digits: "", bce: false, hours: null, gains: [], tag: null, dirty: false };
-  const it = { cells: {}, cursor: [0, 0], old: null, tag: null, dirty: false };
+  // `depth`: a column's depth the owner set by tapping its bottom space (see expected()).
+  const it = { cells: {}, cursor: [0, 0], old: null, tag: null, dirty: false, depth: {} };
   const anc = { hours: 1, gains: [], tag: null };
 
   async function api(method, url, body) {
@@ -279,18 +280,24 @@
     it.dirty = true;
     let [c, r] = it.cursor;
     if (v === "back") { if (r > 0) r--; else if (c > 0) { c--; r = depthOf(c); if (r > 0) r--; } delete it.cells[`${c},${r}`]; it.cursor = [c, r]; drawIt(); return; }
-    if (v === "end") { for (let k = r; k < DEPTH; k++) delete it.cells[`${c},${k}`]; it.cursor = [Math.min(c + 1, COLS.length - 1), 0]; drawIt(); return; }
+    if (v === "end") { for (let k = r; k < DEPTH; k++) delete it.cells[`${c},${k}`]; if (c < 4) it.depth[c] = r; it.cursor = [Math.min(c + 1, COLS.length - 1), 0]; drawIt(); return; }
     it.cells[`${c},${r}`] = v;
     it.cursor = r + 1 < DEPTH && !endsHere(c, r) ? [c, r + 1] : [Math.min(c + 1, COLS.length - 1), 0];
     drawIt();
   }
   // A kind's column is taken to be as deep as the one to its left (printed columns often
-  // are): filling its space at that depth moves on to the next column, saving the end tap.
-  // A deeper column: tap the space below it; a shorter one: end. Row rewards never jump.
+  // are), unless its bottom space was tapped: filling its space at that depth moves on to
+  // the next column, so a column costs no extra tap when it is as deep as its left one and
+  // one tap (its bottom space, or end) otherwise. Row rewards are last: they never jump.
+  function expected(c) { return c >= 4 ? 0 : c in it.depth ? it.depth[c] : c > 0 ? depthOf(c - 1) : 0; }
   function endsHere(c, r) {
-    if (c === 0 || c >= 4 || `${c},${r + 1}` in it.cells) return false;
-    const left = depthOf(c - 1);
-    return left > 0 && r + 1 === left; // once past it (a deeper column), values go down
+    if (c >= 4 || `${c},${r + 1}` in it.cells) return false;
+    const d = expected(c);
+    return d > 0 && r + 1 === d;
+  }
+  // The kinds whose tapped depth still has empty spaces, in words ("" when none).
+  function unfilled() {
+    return [0, 1, 2, 3].filter((c) => c in it.depth && depthOf(c) < it.depth[c]).map((c) => COLS[c]).join(", ");
   }
   function depthOf(c) { let d = 0; for (let r = 0; r < DEPTH; r++) if (`${c},${r}` in it.cells) d = r + 1; return d; }
   function drawIt() {
@@ -303,11 +310,17 @@
           it.dirty = true;
           const next = SPACE_CYCLE[(SPACE_CYCLE.indexOf(key in it.cells ? v : undefined) + 1) % SPACE_CYCLE.length];
           if (next === undefined) delete it.cells[key]; else it.cells[key] = next;
-        }
-        it.cursor = [c, r]; drawIt();
+          it.cursor = [c, r];
+        } else if (c < 4 && !(key in it.cells) && r >= depthOf(c) && r > 0) { // an empty space under a column: its bottom
+          it.dirty = true; it.depth[c] = r + 1; it.cursor = [c, depthOf(c)];
+        } else it.cursor = [c, r];
+        drawIt();
       });
       b.dataset.cell = key; b.setAttribute("aria-label", `${COLS[c]} ${r + 1}`);
-      b.classList.toggle("absent", !(key in it.cells)); b.classList.toggle("cursor", it.cursor[0] === c && it.cursor[1] === r);
+      // Spaces still to fill (down to the column's depth) are outlined, not greyed out.
+      const todo = !(key in it.cells) && c < 4 && r < expected(c) && (c in it.depth || c === it.cursor[0]);
+      b.classList.toggle("absent", !(key in it.cells) && !todo); b.classList.toggle("todo", todo);
+      b.classList.toggle("cursor", it.cursor[0] === c && it.cursor[1] === r);
       g.append(b);
     }
     const pick = $("it-pick"); pick.textContent = "";
@@ -315,10 +328,10 @@
     for (const x of (ed && ed.itineraries || [])) pick.append(new Option(x.id, x.id));
   }
   function nextItId() { const used = new Set((ed.itineraries || []).map((x) => x.id)); let n = 1; while (used.has(`T${String(n).padStart(2, "0")}`)) n++; return `T${String(n).padStart(2, "0")}`; }
-  function clearIt() { it.cells = {}; it.cursor = [0, 0]; it.old = null; it.tag = null; it.dirty = false; $("it-id").value = ed ? nextItId() : ""; drawIt(); }
+  function clearIt() { it.cells = {}; it.cursor = [0, 0]; it.old = null; it.tag = null; it.dirty = false; it.depth = {}; $("it-id").value = ed ? nextItId() : ""; drawIt(); }
   $("clear-it").addEventListener("click", clearIt);
   function loadIt(x) {
-    it.cells = {}; it.old = x.id; it.tag = null; it.dirty = false; $("it-id").value = x.id;
+    it.cells = {}; it.old = x.id; it.tag = null; it.dirty = false; it.depth = {}; $("it-id").value = x.id;
     COLS.forEach((k, c) => { const col = k === "rows" ? x.rows : (x.columns[k] || []); col.forEach((v, r) => { it.cells[`${c},${r}`] = v; }); });
     it.cursor = [0, 0]; drawIt();
   }
@@ -334,11 +347,13 @@
     if (!$("it-id").value.trim()) lack.push(L("its id", "son numéro"));
     if (![0, 1, 2, 3].some((c) => depthOf(c) > 0)) lack.push(L("its spaces", "ses cases"));
     if (!depthOf(4)) lack.push(L("its row rewards", "les récompenses de ses rangées"));
+    if (unfilled()) lack.push(L(`the outlined spaces of ${unfilled()}`, `les cases encadrées de ${unfilled()}`));
     return lack.join(L(" and ", " et "));
   }
   $("save-it").addEventListener("click", () => saveIt());
   // Saves the itinerary on screen (binding its sticker); true when it was saved.
   async function saveIt() {
+    if (unfilled()) { say("it-msg", L(`Fill the outlined spaces of ${unfilled()}, or ⏎ end the column shorter.`, `Remplissez les cases encadrées de ${unfilled()}, ou ⏎ end pour raccourcir la colonne.`), "err"); return false; }
     const columns = {}; COLS.slice(0, 4).forEach((k, c) => { const col = columnOf(c); if (col.length) columns[k] = col; });
     const body = { id: $("it-id").value.trim(), columns, rows: columnOf(4) };
     if (it.old) body.old_id = it.old;
@@ -358,19 +373,23 @@
   });
 
   // --- playmat and treks -----------------------------------------------------------------
-  let slots = [];
+  // A position shows what the edition holds (a new edition: its base's, to be checked);
+  // the first tap on it, a benefit or ⌫, starts it afresh, so retyping costs no ⌫ first.
+  let slots = [], fresh = new Set();
   function drawMat() {
     if (!ed) return;
     slots = (ed.slots || [[], [], [], [], [], []]).map((s) => [...s]);
+    fresh = new Set(slots.map((_, i) => i));
     const box = $("slots"); box.textContent = "";
     slots.forEach((s, i) => {
       const row = document.createElement("div"); row.className = "slot";
       const label = document.createElement("b"); label.textContent = `${L("Position", "Case")} ${i}`;
       const shown = document.createElement("span"); shown.className = "chips";
       const tokens = document.createElement("div"); tokens.className = "tokens";
-      const draw = () => { shown.textContent = slots[i].map((g) => SHORT[g]).join(" + ") || "(none)"; };
-      for (const g of BENEFITS) tokens.append(btn(SHORT[g], () => { slots[i].push(g); draw(); }, g));
-      row.append(label, shown, btn("⌫", () => { slots[i].pop(); draw(); }, "back"), tokens); box.append(row); draw();
+      const draw = () => { shown.textContent = slots[i].map((g) => SHORT[g]).join(" + ") || "(none)"; shown.classList.toggle("kept", fresh.has(i)); };
+      const afresh = () => { if (fresh.delete(i)) slots[i] = []; };
+      for (const g of BENEFITS) tokens.append(btn(SHORT[g], () => { afresh(); slots[i].push(g); draw(); }, g));
+      row.append(label, shown, btn("⌫", () => { if (!fresh.has(i)) slots[i].pop(); afresh(); draw(); }, "back"), tokens); box.append(row); draw();
     });
     const treks = $("treks"); treks.textContent = "";
     for (let i = 0; i < 10; i++) { const inp = document.createElement("input"); inp.inputMode = "numeric"; inp.value = (ed.treks || [])[i] ?? ""; inp.setAttribute("aria-label", `${i + 1} cards`); inp.placeholder = `${i + 1}`; treks.append(inp); }
@@ -435,14 +454,15 @@
     "Cards of this Day": "Cartes de ce Jour", "Id on the card": "Numéro sur la carte", "New": "Nouveau",
     "Departures Row: the benefit under each position (0 is the deck's top card)": "Rangée des départs : le bénéfice sous chaque case (0 est la carte du dessus de la pioche)",
     "Trek table: points for 1 to 10 cards": "Table des treks : points pour 1 à 10 cartes",
-    "Each card past 10": "Chaque carte au-delà de 10", "Benefits": "Bénéfices", "Copies in play": "Exemplaires en jeu",
+    "Each card past 10": "Chaque carte au-delà de 10",
+    "A position's first tap, a benefit or ⌫, replaces what it shows (grey: as the edition holds it).": "La première touche d'une case, un bénéfice ou ⌫, remplace ce qu'elle montre (en gris : tel que dans l'édition).", "Benefits": "Bénéfices", "Copies in play": "Exemplaires en jeu",
     "2 players": "2 joueurs", "Save (binds the last tag)": "Enregistrer (lie la dernière pastille)",
     "Download edition (.json)": "Télécharger l'édition (.json)", "Cards (.csv)": "Cartes (.csv)",
     "Itineraries (.csv)": "Itinéraires (.csv)", "Import a shared edition": "Importer une édition partagée",
     "Use for new games": "Utiliser pour les nouvelles parties", "Delete this edition": "Supprimer cette édition",
     "Title (optional)": "Titre (facultatif)", "Note (optional)": "Note (facultative)",
     "The next card's sticker saves this one too, once it has its year and hours.": "La pastille de la carte suivante enregistre aussi celle-ci, dès qu'elle a son année et ses heures.",
-    "A column is as deep as the one to its left: there the cursor moves on to the next column. Deeper: tap the space below; shorter: ⏎ end.": "Une colonne est aussi profonde que celle à sa gauche : là, le curseur passe à la colonne suivante. Plus profonde : touchez la case dessous ; moins : ⏎ end.",
+    "A column is taken as deep as the one to its left: there the cursor moves on to the next column. Deeper: tap its bottom space; shorter: ⏎ end.": "Une colonne est supposée aussi profonde que celle à sa gauche : là, le curseur passe à la colonne suivante. Plus profonde : touchez sa case du bas ; moins : ⏎ end.",
     "The next itinerary's sticker saves this one too, once it has its spaces and row rewards.": "La pastille de l'itinéraire suivant enregistre aussi celui-ci, dès qu'il a ses cases et ses récompenses de rangée.",
   };
   if (FR) {
