@@ -184,10 +184,12 @@
   function key(k) {
     if (k === "⌫") card.digits = card.digits.slice(0, -1);
     else if (k === "C") { card.digits = ""; card.bce = false; }
-    else if (card.digits.length < 5) card.digits += k;
+    else if (card.digits.length + k.length <= 5) card.digits += k;
     card.dirty = true; drawCard();
   }
-  for (const k of ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "C"]) $("keypad").append(btn(k, () => key(k)));
+  // The last row types two digits at once: years are said that way ("nineteen sixty-nine")
+  // and most History cards' years are in the 1700s-1900s, so 1969 is 19, 6, 9: three taps.
+  for (const k of ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "C", "17", "18", "19"]) { const b = btn(k, () => key(k)); b.classList.toggle("pair", k.length === 2); $("keypad").append(b); }
   // On a laptop the keyboard types the year too: digits, Backspace, b for BCE, Enter saves.
   document.addEventListener("keydown", (ev) => {
     if ($("tab-cards").hidden || ev.target.closest("input, select, textarea") || ev.ctrlKey || ev.metaKey || ev.altKey) return;
@@ -393,6 +395,16 @@
     });
     const treks = $("treks"); treks.textContent = "";
     for (let i = 0; i < 10; i++) { const inp = document.createElement("input"); inp.inputMode = "numeric"; inp.value = (ed.treks || [])[i] ?? ""; inp.setAttribute("aria-label", `${i + 1} cards`); inp.placeholder = `${i + 1}`; treks.append(inp); }
+    // Typing replaces a field's number (they hold the base's values), and the keyboard's
+    // Next goes to the following field: the trek table is typed with no taps in between.
+    const fields = [...treks.children, $("beyond")];
+    fields.forEach((inp, i) => {
+      inp.enterKeyHint = i + 1 < fields.length ? "next" : "done";
+      if (inp.dataset.wired) return; // #beyond stays from one drawing to the next
+      inp.dataset.wired = "1";
+      for (const ev of ["focus", "click"]) inp.addEventListener(ev, () => inp.select());
+    });
+    treks.onkeydown = (ev) => { if (ev.key !== "Enter") return; ev.preventDefault(); const i = fields.indexOf(ev.target); if (i >= 0 && i + 1 < fields.length) fields[i + 1].focus(); };
     $("beyond").value = ed.trek_beyond ?? 3;
   }
   $("save-mat").addEventListener("click", async () => {
