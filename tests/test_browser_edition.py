@@ -5,7 +5,10 @@ copy: 108 cards, 24 itineraries, the playmat, the trek table and the Ancestor).
 Playwright plays the owner at a 360 px phone: each card's sticker is tapped on
 the (mock) reader, then the form is filled the fast way: the Day only when it
 changes, the year on the keypad, the hours in one tap, the benefits as tokens,
-no title, Save. Every on-screen tap and every key is counted; the figures are
+no title; the next card's sticker saves it (the last one takes Save). Itineraries
+are entered following the grid's cursor as a person would: a tap on a space only
+when the cursor is not already there, ``⏎ end`` only when the cursor still waits
+in the column. Every on-screen tap and every key is counted; the figures are
 printed and kept in ``test-artifacts/transcription-counts.json`` for the report.
 The test checks the edition the page saved is exactly the box's values.
 """
@@ -64,8 +67,19 @@ class Owner:
         self.taps += 1
         self.keys += len(text)
 
+    def next_field(self, text: str) -> None:
+        """The keyboard's Next (Enter) to the following field, then its number typed."""
+        self.page.keyboard.press("Enter")
+        self.page.keyboard.type(text)
+        self.keys += 1 + len(text)
+
     def mark(self) -> tuple[int, int, int]:
         return self.taps, self.keys, self.stickers
+
+
+def cursor(page: Any) -> str:
+    """The itinerary grid's selected space, as ``"column,row"`` (what the owner sees outlined)."""
+    return str(page.locator("#grid button.cursor").get_attribute("data-cell"))
 
 
 def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> None:
@@ -87,11 +101,17 @@ def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> 
     for n, c in enumerate(BOX["cards"]):
         reader_tap(base, f"TAG-{c['id']}")
         owner.stickers += 1
+        if n:  # this sticker saved the card before it
+            expect(page.locator("#card-msg")).to_have_text(re.compile(f"^Saved {BOX['cards'][n - 1]['id']} "))
         expect(page.locator("#tag-status")).to_contain_text(f"TAG-{c['id']}:")
         if c["day"] != day:
             owner.tap(f"#day button[data-day='{c['day']}']")
             day = c["day"]
-        for digit in str(abs(c["year"])):
+        digits = str(abs(c["year"]))
+        if len(digits) == 4 and digits[:2] in ("17", "18", "19"):  # the keypad's two-digit keys
+            owner.tap(f"#keypad button:text-is('{digits[:2]}')")
+            digits = digits[2:]
+        for digit in digits:
             owner.tap(f"#keypad button:text-is('{digit}')")
         if c["year"] < 0:
             owner.tap("#bce")
@@ -100,8 +120,8 @@ def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> 
             owner.tap(f"#tokens button[data-v='{gain}']")
         if n == 40:
             page.screenshot(path=str(ARTIFACTS / "edition-phone-360-card.png"), full_page=True)
-        owner.tap("#save-card")
-        expect(page.locator("#card-msg")).to_have_text(re.compile(f"^Saved {c['id']} "))
+    owner.tap("#save-card")
+    expect(page.locator("#card-msg")).to_have_text(re.compile(f"^Saved {BOX['cards'][-1]['id']} "))
     after_cards = owner.mark()
     assert "Day III: 36/36" in page.locator("#progress").inner_text()
 
@@ -111,33 +131,35 @@ def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> 
         reader_tap(base, f"TAG-{it['id']}")
         owner.stickers += 1
         expect(page.locator("#it-msg")).to_contain_text(f"Tag TAG-{it['id']}: a new itinerary")
+        if n:  # this sticker saved the itinerary before it
+            expect(page.locator("#it-msg")).to_contain_text(f"Saved {BOX['itineraries'][n - 1]['id']}.")
         if page.input_value("#it-id") != it["id"]:
             owner.type("#it-id", it["id"])
-        for kind in COLUMNS:
-            spaces = it["columns"].get(kind, [])
-            for space in spaces:
-                value = "null" if space is None else str(space)
-                owner.tap(f"#palette button[data-v='{value}']")
-            if len(spaces) < 6:  # the grid has six rows; a full column moves on by itself
+        grid = [*(it["columns"].get(kind, []) for kind in COLUMNS), it["rows"]]
+        for col, spaces in enumerate(grid):
+            for row, space in enumerate(spaces):
+                if cursor(page) != f"{col},{row}":  # deeper than it was taken to be: its bottom space
+                    owner.tap(f"#grid button[data-cell='{col},{len(spaces) - 1}']")
+                owner.tap(f"#palette button[data-v='{'null' if space is None else space}']")
+            if col < 4 and cursor(page) == f"{col},{len(spaces)}":  # shorter than it was taken to be
                 owner.tap("#palette button[data-v='end']")
-        for reward in it["rows"]:
-            owner.tap(f"#palette button[data-v='{'null' if reward is None else reward}']")
         if n == 1:
             page.screenshot(path=str(ARTIFACTS / "edition-phone-360-itinerary.png"), full_page=True)
-        owner.tap("#save-it")
-        expect(page.locator("#it-msg")).to_have_text(re.compile(f"^Saved {it['id']}\\."))
+    owner.tap("#save-it")
+    expect(page.locator("#it-msg")).to_have_text(re.compile(f"^Saved {BOX['itineraries'][-1]['id']}\\."))
     after_itineraries = owner.mark()
 
-    # --- playmat and trek table (entered from scratch: each position cleared first) -----------
+    # --- playmat and trek table (entered from scratch: the first tap replaces the base's) ------
     owner.tap("#tabs button[data-tab='mat']")
     for i, slot in enumerate(BOX["slots"]):
         row = f"#slots > div:nth-child({i + 1})"
-        owner.tap(f"{row} button[data-v='back']")  # the base edition's value, cleared
         for gain in slot:
             owner.tap(f"{row} button[data-v='{gain}']")
-    for i, points in enumerate(BOX["treks"]):
-        owner.type(f"#treks input:nth-child({i + 1})", str(points))
-    owner.type("#beyond", str(BOX["trek_beyond"]))
+        if not slot:  # nothing under this position: the base edition's value, cleared
+            owner.tap(f"{row} button[data-v='back']")
+    owner.type("#treks input:nth-child(1)", str(BOX["treks"][0]))
+    for points in [*BOX["treks"][1:], BOX["trek_beyond"]]:  # Next goes on to the next field
+        owner.next_field(str(points))
     page.screenshot(path=str(ARTIFACTS / "edition-phone-360-playmat.png"), full_page=True)
     owner.tap("#save-mat")
     expect(page.locator("#mat-msg")).to_have_text(re.compile("^Saved"))
@@ -152,7 +174,10 @@ def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> 
     for gain in BOX["ancestor"]["gains"]:
         owner.tap(f"#anc-tokens button[data-v='{gain}']")
     for players, copies in BOX["ancestors"].items():
-        owner.type(f"#anc-{players}", str(copies))
+        # The copies are the published 6/9/12 (the base edition's too): shown, checked, and
+        # typed only where the page shows another number.
+        if page.input_value(f"#anc-{players}") != str(copies):
+            owner.type(f"#anc-{players}", str(copies))
     owner.tap("#save-anc")
     expect(page.locator("#anc-msg")).to_have_text(re.compile("^Saved"))
     total = owner.mark()
@@ -254,4 +279,165 @@ def test_the_page_speaks_french_to_a_french_phone(server: Any, browser: Any) -> 
     page.click("#bce")
     assert page.locator("#year-out").inner_text() == "5 av. J.-C."
     page.screenshot(path=str(ARTIFACTS / "edition-phone-360-fr.png"), full_page=True)
+    assert errors == []
+
+
+def open_new_edition(base: str, browser: Any, name: str) -> tuple[Any, list[str]]:
+    """A 360 px phone logged in on /edition with a new, empty edition ``name`` open."""
+    errors: list[str] = []
+    page = browser.new_page(viewport={"width": 360, "height": 780})
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(base + "/edition")
+    page.fill("#pin", "2468")
+    page.click("#login-form button")
+    page.fill("#new-name", name)
+    page.click("#create button")
+    expect(page.locator("#progress")).to_contain_text("Day I: 0/36")
+    return page, errors
+
+
+def test_the_next_sticker_saves_a_complete_card_and_keeps_an_incomplete_one(
+    server: Any, browser: Any
+) -> None:
+    base, rt = server
+    ARTIFACTS.mkdir(exist_ok=True)
+    page, errors = open_new_edition(base, browser, "quick")
+    reader_tap(base, "04A1")
+    expect(page.locator("#tag-status")).to_contain_text("Tag 04A1: a new Day I card")
+    assert page.locator("#keypad button:text-is('19')").count() == 1, "a key types 19 at once"
+    for key in ("19", "6", "9"):
+        page.click(f"#keypad button:text-is('{key}')")
+    page.click("#hours button[data-v='2']")
+    page.click("#tokens button[data-v='person']")
+    reader_tap(base, "04A2")  # no Save: the next sticker saves I01 and binds 04A1 to it
+    expect(page.locator("#card-msg")).to_have_text(re.compile("^Saved I01 \\(1969\\)\\. Tag 04A1 is now I01"))
+    expect(page.locator("#tag-status")).to_contain_text("Tag 04A2: a new Day I card")
+    assert page.locator("#year-out").inner_text() == "—", "the form is ready for the new card"
+    assert rt.store.tags()["04A1"] == "I01"
+
+    page.click("#keypad button:text-is('5')")
+    page.click("#bce")
+    reader_tap(base, "04A3")  # no hours yet: nothing saved, nothing lost, and it says why
+    expect(page.locator("#card-msg")).to_contain_text("Not saved yet: the hours.")
+    expect(page.locator("#card-msg")).to_contain_text("tap 04A3 again")
+    assert page.locator("#year-out").inner_text() == "5 BCE"
+    expect(page.locator("#tag-status")).to_have_text("Tag 04A2: this card still needs the hours (see below).")
+    page.screenshot(path=str(ARTIFACTS / "edition-phone-360-sticker-incomplete.png"), full_page=True)
+    page.click("#hours button[data-v='1']")
+    reader_tap(base, "04A3")
+    expect(page.locator("#card-msg")).to_have_text(
+        re.compile("^Saved I02 \\(5 BCE\\)\\. Tag 04A2 is now I02")
+    )
+    expect(page.locator("#tag-status")).to_contain_text("Tag 04A3: a new Day I card")
+
+    for key in "77":
+        page.click(f"#keypad button:text-is('{key}')")
+    page.click("#hours button[data-v='3']")
+    reader_tap(base, "04A3")  # its own sticker again saves it and opens nothing else
+    expect(page.locator("#card-msg")).to_have_text(re.compile("^Saved I03 \\(77\\)\\. Tag 04A3 is now I03"))
+    expect(page.locator("#tag-status")).to_have_text("Tap the next card's sticker.")
+    reader_tap(base, "04A1")  # an untouched form: the bound sticker just opens its card
+    expect(page.locator("#tag-status")).to_contain_text("Tag 04A1 is I01")
+    assert page.locator("#year-out").inner_text() == "1969"
+    saved = EditionLibrary(rt.store.path.parent).raw("quick")["cards"]
+    assert [(c["id"], c["year"], c["hours"], c["gains"]) for c in saved] == [
+        ("I01", 1969, 2, ["person"]), ("I02", -5, 1, []), ("I03", 77, 3, [])
+    ]  # fmt: skip
+    assert {t: rt.store.tags()[t] for t in ("04A1", "04A2", "04A3")} == {
+        "04A1": "I01",
+        "04A2": "I02",
+        "04A3": "I03",
+    }
+    page.screenshot(path=str(ARTIFACTS / "edition-phone-360-sticker-saves.png"), full_page=True)
+    assert errors == []
+
+
+def test_an_itinerary_column_is_as_deep_as_its_left_and_the_next_sticker_saves(
+    server: Any, browser: Any
+) -> None:
+    base, rt = server
+    ARTIFACTS.mkdir(exist_ok=True)
+    page, errors = open_new_edition(base, browser, "grid")
+    page.click("#tabs button[data-tab='its']")
+    reader_tap(base, "05B1")
+    expect(page.locator("#it-msg")).to_contain_text("Tag 05B1: a new itinerary")
+
+    def put(*values: str) -> None:
+        for v in values:
+            page.click(f"#palette button[data-v='{v}']")
+
+    page.click("#grid button[data-cell='0,2']")  # person is 3 deep: its bottom space, tapped first
+    assert cursor(page) == "0,0"
+    assert page.locator("#grid button.todo").count() == 3, "the spaces to fill are outlined"
+    page.screenshot(path=str(ARTIFACTS / "edition-phone-360-itinerary-bottom.png"), full_page=True)
+    put("null", "3", "2")
+    assert cursor(page) == "1,0", "the column filled, the cursor moves on by itself"
+    put("1", "crystal", "4")  # event: as deep as person, so the cursor moves on by itself
+    assert cursor(page) == "2,0"
+    put("null", "2", "4")  # innovation is 4 deep: the cursor moved on after the third space ...
+    assert cursor(page) == "3,0"
+    page.click("#grid button[data-cell='2,3']")  # ... so its bottom space is tapped
+    assert cursor(page) == "2,3"
+    put("5")
+    assert cursor(page) == "3,0"
+    put("crystal", "1")  # progress: shorter than innovation, so it waits for its end
+    assert cursor(page) == "3,2"
+    put("end")
+    assert cursor(page) == "4,0"
+    put("2", "5")
+    page.screenshot(path=str(ARTIFACTS / "edition-phone-360-itinerary-depth.png"), full_page=True)
+
+    reader_tap(base, "05B2")  # no Save: the next sticker saves T01 and binds 05B1
+    expect(page.locator("#it-msg")).to_contain_text("Saved T01. Tag 05B1 is now T01.")
+    expect(page.locator("#it-msg")).to_contain_text("Tag 05B2: a new itinerary")
+    assert rt.store.tags()["05B1"] == "T01"
+    assert page.input_value("#it-id") == "T02"
+    put("null")
+    page.click("#grid button[data-cell='0,2']")  # taken to be 3 deep ...
+    put("1")
+    reader_tap(base, "05B3")  # ... but not filled, and no row rewards yet: kept, and it says so
+    expect(page.locator("#it-msg")).to_contain_text(
+        "Not saved yet: its row rewards and the outlined spaces of person."
+    )
+    page.click("#save-it")
+    expect(page.locator("#it-msg")).to_contain_text("Fill the outlined spaces of person, or ⏎ end")
+    assert cursor(page) == "0,2"
+    put("end", "crystal")  # person is 2 deep after all; event 1 deep, shorter than person
+    assert cursor(page) == "1,1"
+    put("end", "end", "end", "3")  # event ends; no innovation, no progress; a row reward
+    reader_tap(base, "05B3")
+    expect(page.locator("#it-msg")).to_contain_text("Saved T02.")
+    saved = EditionLibrary(rt.store.path.parent).raw("grid")["itineraries"]
+    assert saved == [
+        {"id": "T01", "columns": {"person": [None, 3, 2], "event": [1, "crystal", 4],
+                                  "innovation": [None, 2, 4, 5], "progress": ["crystal", 1]}, "rows": [2, 5]},
+        {"id": "T02", "columns": {"person": [None, 1], "event": ["crystal"]}, "rows": [3]},
+    ]  # fmt: skip
+    assert rt.store.tags()["05B2"] == "T02"
+    assert errors == []
+
+
+def test_a_playmat_position_s_first_tap_replaces_what_it_shows(server: Any, browser: Any) -> None:
+    base, rt = server
+    page, errors = open_new_edition(base, browser, "mat")
+    page.click("#tabs button[data-tab='mat']")
+    first, second = "#slots > div:nth-child(1)", "#slots > div:nth-child(2)"
+    expect(page.locator(f"{first} .chips")).to_have_text("Wild")  # the base edition's, greyed
+    assert "kept" in (page.locator(f"{first} .chips").get_attribute("class") or "")
+    page.click(f"{first} button[data-v='person']")  # replaces, with no ⌫ first ...
+    expect(page.locator(f"{first} .chips")).to_have_text("Person")
+    page.click(f"{first} button[data-v='event']")  # ... and the next taps add
+    expect(page.locator(f"{first} .chips")).to_have_text("Person + Event")
+    page.click(f"{second} button[data-v='back']")  # a first ⌫ clears the position
+    expect(page.locator(f"{second} .chips")).to_have_text("(none)")
+    page.click("#treks input:nth-child(1)")  # typing replaces the number; Next moves on
+    page.keyboard.type("2")
+    page.keyboard.press("Enter")
+    page.keyboard.type("4")
+    page.screenshot(path=str(ARTIFACTS / "edition-phone-360-playmat-first-tap.png"), full_page=True)
+    page.click("#save-mat")
+    expect(page.locator("#mat-msg")).to_have_text(re.compile("^Saved"))
+    saved = EditionLibrary(rt.store.path.parent).raw("mat")["slots"]
+    assert saved[:3] == [["person", "event"], [], ["event"]]
+    assert EditionLibrary(rt.store.path.parent).raw("mat")["treks"][:3] == [2, 4, 3]
     assert errors == []

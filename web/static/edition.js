@@ -16,8 +16,11 @@
   const COLS = ["person", "event", "innovation", "progress", "rows"];
   const DEPTH = 6; // rows shown; printed cards have 2-6
   let csrf = null, mock = false, name = null, ed = null, tags = {}, seq = -1, readOnly = new Set();
-  const card = { id: null, day: 1, digits: "", bce: false, hours: null, gains: [], tag: null };
-  const it = { cells: {}, cursor: [0, 0], old: null, tag: null };
+  // `dirty`: the form holds something typed since it was opened, cleared or saved: the next
+  // sticker saves it (when complete) rather than dropping it.
+  const card = { id: null, day: 1, digits: "", bce: false, hours: null, gains: [], tag: null, dirty: false };
+  // `depth`: a column's depth the owner set by tapping its bottom space (see expected()).
+  const it = { cells: {}, cursor: [0, 0], old: null, tag: null, dirty: false, depth: {} };
   const anc = { hours: 1, gains: [], tag: null };
 
   async function api(method, url, body) {
@@ -98,30 +101,39 @@
   }
 
   // --- taps from the reader ----------------------------------------------------------
+  let polling = false; // one tap handled at a time: a tap may save the form first
   async function pollTag() {
-    if (!name) return;
-    let t; try { t = await api("GET", "/api/library/transcribe/tag"); } catch (e) { return; }
-    if (seq === -1) { seq = t.seq; return; }
-    if (t.seq === seq || !t.tag) return;
-    seq = t.seq; onTag(t.tag, t.bound_to);
+    if (!name || polling) return;
+    polling = true;
+    try {
+      let t; try { t = await api("GET", "/api/library/transcribe/tag"); } catch (e) { return; }
+      if (seq === -1) { seq = t.seq; return; }
+      if (t.seq === seq || !t.tag) return;
+      seq = t.seq; await onTag(t.tag, t.bound_to);
+    } finally { polling = false; }
   }
   const currentTab = () => document.querySelector("#tabs button.on").dataset.tab;
   const showTab = (t) => { if (currentTab() !== t) document.querySelector(`#tabs button[data-tab='${t}']`).click(); };
   // A sticker opens what it is bound to (a card, an itinerary, the Ancestor), or a new
-  // one of the kind on screen; Save binds it.
-  function onTag(tag, bound) {
+  // one of the kind on screen; Save binds it. The next sticker is a Save too: the card or
+  // itinerary being entered on screen is saved (and bound) first when it is complete, and
+  // kept, with what it lacks said, when it is not; nothing typed is ever dropped by a tap.
+  async function onTag(tag, bound) {
     const knownCard = bound && (ed.cards || []).find((c) => c.id === bound);
     const knownIt = bound && (ed.itineraries || []).find((x) => x.id === bound);
+    const target = bound === "ancestor" || (!knownCard && !knownIt && currentTab() === "anc") ? "anc" : knownIt || (!knownCard && currentTab() === "its") ? "its" : "cards";
+    const note = await saveBeforeNext(tag, target); // the form this tap would replace
+    if (note === null) return;
     const elsewhere = bound ? L(` It is bound to ${bound}; Save moves it here.`, ` Elle est liée à ${bound} ; Enregistrer la déplace ici.`) : "";
-    if (bound === "ancestor" || (!knownCard && !knownIt && currentTab() === "anc")) {
+    if (target === "anc") {
       showTab("anc"); anc.tag = tag;
       say("anc-msg", bound === "ancestor" ? L(`Tag ${tag} is the Ancestor.`, `Pastille ${tag} : c'est l'Ancêtre.`) : L(`Tag ${tag}: Save binds it to the Ancestor.${elsewhere}`, `Pastille ${tag} : Enregistrer la lie à l'Ancêtre.${elsewhere}`), bound ? "warn" : "");
       return;
     }
-    if (knownIt || (!knownCard && currentTab() === "its")) {
+    if (target === "its") {
       showTab("its");
-      if (knownIt) { loadIt(knownIt); say("it-msg", L(`Tag ${tag} is ${knownIt.id}: edit it, or tap another sticker.`, `Pastille ${tag} : c'est ${knownIt.id}, à modifier, ou touchez une autre pastille.`), "warn"); }
-      else { clearIt(); say("it-msg", L(`Tag ${tag}: a new itinerary.${elsewhere}`, `Pastille ${tag} : un nouvel itinéraire.${elsewhere}`), bound ? "warn" : ""); }
+      if (knownIt) { loadIt(knownIt); say("it-msg", note + L(`Tag ${tag} is ${knownIt.id}: edit it, or tap another sticker.`, `Pastille ${tag} : c'est ${knownIt.id}, à modifier, ou touchez une autre pastille.`), "warn"); }
+      else { clearIt(); say("it-msg", note + L(`Tag ${tag}: a new itinerary.${elsewhere}`, `Pastille ${tag} : un nouvel itinéraire.${elsewhere}`), bound ? "warn" : ""); }
       it.tag = tag;
       return;
     }
@@ -132,6 +144,34 @@
     if (bound) { st.textContent = L(`Tag ${tag} is bound to ${bound}. Save binds it to this card instead.`, `Pastille ${tag} liée à ${bound}. Enregistrer la lie plutôt à cette carte.`); st.className = "status bound"; }
     else { st.textContent = L(`Tag ${tag}: a new Day ${ROMAN[card.day]} card.`, `Pastille ${tag} : une nouvelle carte du Jour ${ROMAN[card.day]}.`); st.className = "status"; }
   }
+  async function saveBeforeNext(tag, target) {
+    if (target === "cards" && card.dirty) {
+      showTab("cards");
+      const missing = missingOfCard();
+      if (missing) {
+        say("card-msg", L(`Not saved yet: ${missing}. Finish it and Save (or New card to drop it), then tap ${tag} again.`, `Pas encore enregistrée : ${missing}. Complétez-la puis Enregistrer (ou Nouvelle carte pour l'abandonner), puis touchez ${tag} à nouveau.`), "err");
+        // The top line is where eyes go after a tap; the message below says what to do.
+        $("tag-status").textContent = (card.tag ? L(`Tag ${card.tag}: `, `Pastille ${card.tag} : `) : "") + L(`this card still needs ${missing} (see below).`, `il manque ${missing} à cette carte (voir plus bas).`);
+        $("tag-status").className = "status bound"; return null;
+      }
+      const own = card.tag === tag; // its own sticker again: saved, and nothing else to open
+      if (!(await saveCard())) {
+        say("card-msg", $("card-msg").textContent + L(` Not saved: fix it and Save, then tap ${tag} again.`, ` Pas enregistrée : corrigez puis Enregistrer, puis touchez ${tag} à nouveau.`), "err");
+        $("tag-status").textContent = L("This card was not saved (see below).", "Cette carte n'a pas été enregistrée (voir plus bas)."); $("tag-status").className = "status bound"; return null;
+      }
+      return own ? null : ""; // the saved message stays in its own line
+    }
+    if (target === "its" && it.dirty) {
+      showTab("its");
+      const missing = missingOfIt();
+      if (missing) { say("it-msg", L(`Not saved yet: ${missing}. Finish it and Save (or New to drop it), then tap ${tag} again.`, `Pas encore enregistré : ${missing}. Complétez-le puis Enregistrer (ou Nouveau pour l'abandonner), puis touchez ${tag} à nouveau.`), "err"); $("it-msg").scrollIntoView({ block: "nearest" }); return null; }
+      const own = it.tag === tag;
+      if (!(await saveIt())) { say("it-msg", $("it-msg").textContent + L(` Not saved: fix it and Save, then tap ${tag} again.`, ` Pas enregistré : corrigez puis Enregistrer, puis touchez ${tag} à nouveau.`), "err"); $("it-msg").scrollIntoView({ block: "nearest" }); return null; }
+      // The itinerary tab has one message line: the new sticker's words follow the saved ones.
+      return own ? null : $("it-msg").textContent.replace(L(" Tap the next itinerary.", " Touchez l'itinéraire suivant."), "") + " ";
+    }
+    return "";
+  }
   $("mock-tap").addEventListener("click", async () => {
     const tag = $("mock-tag").value.trim(); if (!tag) return;
     await api("POST", "/api/reader/tap", { tag }).catch((e) => say("card-msg", e.message, "err"));
@@ -139,34 +179,37 @@
   });
 
   // --- the card form -------------------------------------------------------------------
-  for (const b of document.querySelectorAll("#day button")) b.addEventListener("click", () => { card.day = +b.dataset.day; drawCard(); });
+  for (const b of document.querySelectorAll("#day button")) b.addEventListener("click", () => { card.day = +b.dataset.day; if (card.id) card.dirty = true; drawCard(); });
+  for (const id of ["title", "note"]) $(id).addEventListener("input", () => { card.dirty = true; });
   function key(k) {
     if (k === "⌫") card.digits = card.digits.slice(0, -1);
     else if (k === "C") { card.digits = ""; card.bce = false; }
-    else if (card.digits.length < 5) card.digits += k;
-    drawCard();
+    else if (card.digits.length + k.length <= 5) card.digits += k;
+    card.dirty = true; drawCard();
   }
-  for (const k of ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "C"]) $("keypad").append(btn(k, () => key(k)));
+  // The last row types two digits at once: years are said that way ("nineteen sixty-nine")
+  // and most History cards' years are in the 1700s-1900s, so 1969 is 19, 6, 9: three taps.
+  for (const k of ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "C", "17", "18", "19"]) { const b = btn(k, () => key(k)); b.classList.toggle("pair", k.length === 2); $("keypad").append(b); }
   // On a laptop the keyboard types the year too: digits, Backspace, b for BCE, Enter saves.
   document.addEventListener("keydown", (ev) => {
     if ($("tab-cards").hidden || ev.target.closest("input, select, textarea") || ev.ctrlKey || ev.metaKey || ev.altKey) return;
     if (/^[0-9]$/.test(ev.key)) key(ev.key);
     else if (ev.key === "Backspace") key("⌫");
-    else if (ev.key === "b" || ev.key === "-") { card.bce = !card.bce; drawCard(); }
+    else if (ev.key === "b" || ev.key === "-") { card.bce = !card.bce; card.dirty = true; drawCard(); }
     else if (ev.key === "Enter") $("save-card").click();
     else return;
     ev.preventDefault();
   });
-  $("bce").addEventListener("click", () => { card.bce = !card.bce; drawCard(); });
+  $("bce").addEventListener("click", () => { card.bce = !card.bce; card.dirty = true; drawCard(); });
   for (let h = 1; h <= 12; h++) {
-    $("hours").append(btn(String(h), () => { card.hours = h; drawCard(); }, String(h)));
+    $("hours").append(btn(String(h), () => { card.hours = h; card.dirty = true; drawCard(); }, String(h)));
     $("anc-hours").append(btn(String(h), () => { anc.hours = h; drawAnc(); }, String(h)));
   }
   for (const g of BENEFITS) {
-    $("tokens").append(btn(SHORT[g], () => { card.gains.push(g); drawCard(); }, g));
+    $("tokens").append(btn(SHORT[g], () => { card.gains.push(g); card.dirty = true; drawCard(); }, g));
     $("anc-tokens").append(btn(SHORT[g], () => { anc.gains.push(g); drawAnc(); }, g));
   }
-  $("tokens").append(btn("⌫", () => { card.gains.pop(); drawCard(); }, "back"));
+  $("tokens").append(btn("⌫", () => { card.gains.pop(); card.dirty = true; drawCard(); }, "back"));
   $("anc-tokens").append(btn("⌫", () => { anc.gains.pop(); drawAnc(); }, "back"));
   function year() { return card.digits ? (card.bce ? -1 : 1) * parseInt(card.digits, 10) : null; }
   function drawCard() {
@@ -184,17 +227,26 @@
     }
   }
   function loadCard(c) {
-    Object.assign(card, { id: c.id, day: c.day, digits: String(Math.abs(c.year)), bce: c.year < 0, hours: c.hours, gains: [...c.gains] });
+    Object.assign(card, { id: c.id, day: c.day, digits: String(Math.abs(c.year)), bce: c.year < 0, hours: c.hours, gains: [...c.gains], dirty: false });
     $("title").value = c.title === c.id ? "" : c.title; $("note").value = c.note || ""; drawCard();
   }
   function clearCard(keepTag) {
-    Object.assign(card, { id: null, digits: "", bce: false, hours: null, gains: [] }); // the Day carries over
+    Object.assign(card, { id: null, digits: "", bce: false, hours: null, gains: [], dirty: false }); // the Day carries over
     if (!keepTag) card.tag = null;
     $("title").value = ""; $("note").value = ""; drawCard();
   }
   $("clear-card").addEventListener("click", () => clearCard());
-  $("save-card").addEventListener("click", async () => {
-    if (year() === null || card.hours === null) { say("card-msg", L("Type the year and tap the hours first.", "Tapez l'année et touchez les heures d'abord."), "err"); return; }
+  // What a card on screen still lacks before it can be saved, in words ("" when nothing).
+  function missingOfCard() {
+    const lack = [];
+    if (year() === null) lack.push(L("the year", "l'année"));
+    if (card.hours === null) lack.push(L("the hours", "les heures"));
+    return lack.join(L(" and ", " et "));
+  }
+  $("save-card").addEventListener("click", () => saveCard());
+  // Saves the card on screen (binding its sticker); true when it was saved.
+  async function saveCard() {
+    if (missingOfCard()) { say("card-msg", L("Type the year and tap the hours first.", "Tapez l'année et touchez les heures d'abord."), "err"); return false; }
     const body = { id: card.id, day: ROMAN[card.day], year: year(), hours: card.hours, gains: card.gains, title: $("title").value, note: $("note").value };
     if (card.tag) body.tag = card.tag;
     try {
@@ -206,8 +258,9 @@
       say("card-msg", r.warnings.length ? text + L(" Check: ", " À vérifier : ") + r.warnings.join("; ") : text, r.warnings.length ? "warn" : "ok");
       $("tag-status").textContent = L("Tap the next card's sticker.", "Touchez la pastille de la carte suivante."); $("tag-status").className = "status";
       clearCard();
-    } catch (e) { say("card-msg", problems(e), "err"); }
-  });
+      return true;
+    } catch (e) { say("card-msg", problems(e), "err"); return false; }
+  }
   $("remove-card").addEventListener("click", async () => {
     if (!card.id || !confirm(`Remove ${card.id}?`)) return;
     try { const r = await api("DELETE", `/api/library/${encodeURIComponent(name)}/cards/${encodeURIComponent(card.id)}`); ed.cards = ed.cards.filter((c) => c.id !== card.id); showProgress(r.progress); say("card-msg", L(`Removed ${card.id}.`, `${card.id} supprimée.`), "ok"); clearCard(); }
@@ -226,12 +279,27 @@
     $("palette").append(btn(label, () => palette(v), String(v)));
   }
   function palette(v) {
+    it.dirty = true;
     let [c, r] = it.cursor;
     if (v === "back") { if (r > 0) r--; else if (c > 0) { c--; r = depthOf(c); if (r > 0) r--; } delete it.cells[`${c},${r}`]; it.cursor = [c, r]; drawIt(); return; }
-    if (v === "end") { for (let k = r; k < DEPTH; k++) delete it.cells[`${c},${k}`]; it.cursor = [Math.min(c + 1, COLS.length - 1), 0]; drawIt(); return; }
+    if (v === "end") { for (let k = r; k < DEPTH; k++) delete it.cells[`${c},${k}`]; if (c < 4) it.depth[c] = r; it.cursor = [Math.min(c + 1, COLS.length - 1), 0]; drawIt(); return; }
     it.cells[`${c},${r}`] = v;
-    it.cursor = r + 1 < DEPTH ? [c, r + 1] : [Math.min(c + 1, COLS.length - 1), 0];
+    it.cursor = r + 1 < DEPTH && !endsHere(c, r) ? [c, r + 1] : [Math.min(c + 1, COLS.length - 1), 0];
     drawIt();
+  }
+  // A kind's column is taken to be as deep as the one to its left (printed columns often
+  // are), unless its bottom space was tapped: filling its space at that depth moves on to
+  // the next column, so a column costs no extra tap when it is as deep as its left one and
+  // one tap (its bottom space, or end) otherwise. Row rewards are last: they never jump.
+  function expected(c) { return c >= 4 ? 0 : c in it.depth ? it.depth[c] : c > 0 ? depthOf(c - 1) : 0; }
+  function endsHere(c, r) {
+    if (c >= 4 || `${c},${r + 1}` in it.cells) return false;
+    const d = expected(c);
+    return d > 0 && r + 1 === d;
+  }
+  // The kinds whose tapped depth still has empty spaces, in words ("" when none).
+  function unfilled() {
+    return [0, 1, 2, 3].filter((c) => c in it.depth && depthOf(c) < it.depth[c]).map((c) => COLS[c]).join(", ");
   }
   function depthOf(c) { let d = 0; for (let r = 0; r < DEPTH; r++) if (`${c},${r}` in it.cells) d = r + 1; return d; }
   function drawIt() {
@@ -241,13 +309,20 @@
       const key = `${c},${r}`, v = it.cells[key];
       const b = btn(spaceText(v), () => {
         if (it.cursor[0] === c && it.cursor[1] === r) { // a tap on the selected space cycles it
+          it.dirty = true;
           const next = SPACE_CYCLE[(SPACE_CYCLE.indexOf(key in it.cells ? v : undefined) + 1) % SPACE_CYCLE.length];
           if (next === undefined) delete it.cells[key]; else it.cells[key] = next;
-        }
-        it.cursor = [c, r]; drawIt();
+          it.cursor = [c, r];
+        } else if (c < 4 && !(key in it.cells) && r >= depthOf(c) && r > 0) { // an empty space under a column: its bottom
+          it.dirty = true; it.depth[c] = r + 1; it.cursor = [c, depthOf(c)];
+        } else it.cursor = [c, r];
+        drawIt();
       });
       b.dataset.cell = key; b.setAttribute("aria-label", `${COLS[c]} ${r + 1}`);
-      b.classList.toggle("absent", !(key in it.cells)); b.classList.toggle("cursor", it.cursor[0] === c && it.cursor[1] === r);
+      // Spaces still to fill (down to the column's depth) are outlined, not greyed out.
+      const todo = !(key in it.cells) && c < 4 && r < expected(c) && (c in it.depth || c === it.cursor[0]);
+      b.classList.toggle("absent", !(key in it.cells) && !todo); b.classList.toggle("todo", todo);
+      b.classList.toggle("cursor", it.cursor[0] === c && it.cursor[1] === r);
       g.append(b);
     }
     const pick = $("it-pick"); pick.textContent = "";
@@ -255,10 +330,10 @@
     for (const x of (ed && ed.itineraries || [])) pick.append(new Option(x.id, x.id));
   }
   function nextItId() { const used = new Set((ed.itineraries || []).map((x) => x.id)); let n = 1; while (used.has(`T${String(n).padStart(2, "0")}`)) n++; return `T${String(n).padStart(2, "0")}`; }
-  function clearIt() { it.cells = {}; it.cursor = [0, 0]; it.old = null; it.tag = null; $("it-id").value = ed ? nextItId() : ""; drawIt(); }
+  function clearIt() { it.cells = {}; it.cursor = [0, 0]; it.old = null; it.tag = null; it.dirty = false; it.depth = {}; $("it-id").value = ed ? nextItId() : ""; drawIt(); }
   $("clear-it").addEventListener("click", clearIt);
   function loadIt(x) {
-    it.cells = {}; it.old = x.id; it.tag = null; $("it-id").value = x.id;
+    it.cells = {}; it.old = x.id; it.tag = null; it.dirty = false; it.depth = {}; $("it-id").value = x.id;
     COLS.forEach((k, c) => { const col = k === "rows" ? x.rows : (x.columns[k] || []); col.forEach((v, r) => { it.cells[`${c},${r}`] = v; }); });
     it.cursor = [0, 0]; drawIt();
   }
@@ -266,7 +341,21 @@
     const x = (ed.itineraries || []).find((y) => y.id === $("it-pick").value); if (x) loadIt(x);
   });
   function columnOf(c) { const out = []; for (let r = 0; r < depthOf(c); r++) out.push(`${c},${r}` in it.cells ? it.cells[`${c},${r}`] : null); return out; }
-  $("save-it").addEventListener("click", async () => {
+  $("it-id").addEventListener("input", () => { it.dirty = true; });
+  // What an itinerary on screen still lacks before the next sticker may save it ("" when
+  // nothing). Save itself sends any grid: the engine's checks are the real ones.
+  function missingOfIt() {
+    const lack = [];
+    if (!$("it-id").value.trim()) lack.push(L("its id", "son numéro"));
+    if (![0, 1, 2, 3].some((c) => depthOf(c) > 0)) lack.push(L("its spaces", "ses cases"));
+    if (!depthOf(4)) lack.push(L("its row rewards", "les récompenses de ses rangées"));
+    if (unfilled()) lack.push(L(`the outlined spaces of ${unfilled()}`, `les cases encadrées de ${unfilled()}`));
+    return lack.join(L(" and ", " et "));
+  }
+  $("save-it").addEventListener("click", () => saveIt());
+  // Saves the itinerary on screen (binding its sticker); true when it was saved.
+  async function saveIt() {
+    if (unfilled()) { say("it-msg", L(`Fill the outlined spaces of ${unfilled()}, or ⏎ end the column shorter.`, `Remplissez les cases encadrées de ${unfilled()}, ou ⏎ end pour raccourcir la colonne.`), "err"); return false; }
     const columns = {}; COLS.slice(0, 4).forEach((k, c) => { const col = columnOf(c); if (col.length) columns[k] = col; });
     const body = { id: $("it-id").value.trim(), columns, rows: columnOf(4) };
     if (it.old) body.old_id = it.old;
@@ -276,8 +365,9 @@
       const i = ed.itineraries.findIndex((x) => x.id === (it.old || r.itinerary.id));
       if (i >= 0) ed.itineraries[i] = r.itinerary; else ed.itineraries.push(r.itinerary);
       showProgress(r.progress); say("it-msg", L(`Saved ${r.itinerary.id}.`, `${r.itinerary.id} enregistré.`) + (r.bound ? " " + r.bound : "") + L(" Tap the next itinerary.", " Touchez l'itinéraire suivant."), "ok"); clearIt();
-    } catch (e) { say("it-msg", problems(e), "err"); }
-  });
+      return true;
+    } catch (e) { say("it-msg", problems(e), "err"); return false; }
+  }
   $("remove-it").addEventListener("click", async () => {
     if (!it.old || !confirm(`Remove ${it.old}?`)) return;
     try { const r = await api("DELETE", `/api/library/${encodeURIComponent(name)}/itineraries/${encodeURIComponent(it.old)}`); ed.itineraries = ed.itineraries.filter((x) => x.id !== it.old); showProgress(r.progress); clearIt(); }
@@ -285,22 +375,36 @@
   });
 
   // --- playmat and treks -----------------------------------------------------------------
-  let slots = [];
+  // A position shows what the edition holds (a new edition: its base's, to be checked);
+  // the first tap on it, a benefit or ⌫, starts it afresh, so retyping costs no ⌫ first.
+  let slots = [], fresh = new Set();
   function drawMat() {
     if (!ed) return;
     slots = (ed.slots || [[], [], [], [], [], []]).map((s) => [...s]);
+    fresh = new Set(slots.map((_, i) => i));
     const box = $("slots"); box.textContent = "";
     slots.forEach((s, i) => {
       const row = document.createElement("div"); row.className = "slot";
       const label = document.createElement("b"); label.textContent = `${L("Position", "Case")} ${i}`;
       const shown = document.createElement("span"); shown.className = "chips";
       const tokens = document.createElement("div"); tokens.className = "tokens";
-      const draw = () => { shown.textContent = slots[i].map((g) => SHORT[g]).join(" + ") || "(none)"; };
-      for (const g of BENEFITS) tokens.append(btn(SHORT[g], () => { slots[i].push(g); draw(); }, g));
-      row.append(label, shown, btn("⌫", () => { slots[i].pop(); draw(); }, "back"), tokens); box.append(row); draw();
+      const draw = () => { shown.textContent = slots[i].map((g) => SHORT[g]).join(" + ") || "(none)"; shown.classList.toggle("kept", fresh.has(i)); };
+      const afresh = () => { if (fresh.delete(i)) slots[i] = []; };
+      for (const g of BENEFITS) tokens.append(btn(SHORT[g], () => { afresh(); slots[i].push(g); draw(); }, g));
+      row.append(label, shown, btn("⌫", () => { if (!fresh.has(i)) slots[i].pop(); afresh(); draw(); }, "back"), tokens); box.append(row); draw();
     });
     const treks = $("treks"); treks.textContent = "";
     for (let i = 0; i < 10; i++) { const inp = document.createElement("input"); inp.inputMode = "numeric"; inp.value = (ed.treks || [])[i] ?? ""; inp.setAttribute("aria-label", `${i + 1} cards`); inp.placeholder = `${i + 1}`; treks.append(inp); }
+    // Typing replaces a field's number (they hold the base's values), and the keyboard's
+    // Next goes to the following field: the trek table is typed with no taps in between.
+    const fields = [...treks.children, $("beyond")];
+    fields.forEach((inp, i) => {
+      inp.enterKeyHint = i + 1 < fields.length ? "next" : "done";
+      if (inp.dataset.wired) return; // #beyond stays from one drawing to the next
+      inp.dataset.wired = "1";
+      for (const ev of ["focus", "click"]) inp.addEventListener(ev, () => inp.select());
+    });
+    treks.onkeydown = (ev) => { if (ev.key !== "Enter") return; ev.preventDefault(); const i = fields.indexOf(ev.target); if (i >= 0 && i + 1 < fields.length) fields[i + 1].focus(); };
     $("beyond").value = ed.trek_beyond ?? 3;
   }
   $("save-mat").addEventListener("click", async () => {
@@ -362,12 +466,16 @@
     "Cards of this Day": "Cartes de ce Jour", "Id on the card": "Numéro sur la carte", "New": "Nouveau",
     "Departures Row: the benefit under each position (0 is the deck's top card)": "Rangée des départs : le bénéfice sous chaque case (0 est la carte du dessus de la pioche)",
     "Trek table: points for 1 to 10 cards": "Table des treks : points pour 1 à 10 cartes",
-    "Each card past 10": "Chaque carte au-delà de 10", "Benefits": "Bénéfices", "Copies in play": "Exemplaires en jeu",
+    "Each card past 10": "Chaque carte au-delà de 10",
+    "A position's first tap, a benefit or ⌫, replaces what it shows (grey: as the edition holds it).": "La première touche d'une case, un bénéfice ou ⌫, remplace ce qu'elle montre (en gris : tel que dans l'édition).", "Benefits": "Bénéfices", "Copies in play": "Exemplaires en jeu",
     "2 players": "2 joueurs", "Save (binds the last tag)": "Enregistrer (lie la dernière pastille)",
     "Download edition (.json)": "Télécharger l'édition (.json)", "Cards (.csv)": "Cartes (.csv)",
     "Itineraries (.csv)": "Itinéraires (.csv)", "Import a shared edition": "Importer une édition partagée",
     "Use for new games": "Utiliser pour les nouvelles parties", "Delete this edition": "Supprimer cette édition",
     "Title (optional)": "Titre (facultatif)", "Note (optional)": "Note (facultative)",
+    "The next card's sticker saves this one too, once it has its year and hours.": "La pastille de la carte suivante enregistre aussi celle-ci, dès qu'elle a son année et ses heures.",
+    "A column is taken as deep as the one to its left: there the cursor moves on to the next column. Deeper: tap its bottom space; shorter: ⏎ end.": "Une colonne est supposée aussi profonde que celle à sa gauche : là, le curseur passe à la colonne suivante. Plus profonde : touchez sa case du bas ; moins : ⏎ end.",
+    "The next itinerary's sticker saves this one too, once it has its spaces and row rewards.": "La pastille de l'itinéraire suivant enregistre aussi celui-ci, dès qu'il a ses cases et ses récompenses de rangée.",
   };
   if (FR) {
     document.documentElement.lang = "fr";
