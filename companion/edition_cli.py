@@ -22,19 +22,19 @@ from companion.edition_edit import (
     cards_to_csv,
     itineraries_from_csv,
     itineraries_to_csv,
+    mark_from_base,
     put_card,
     put_itinerary,
     remove,
     set_ancestor,
     set_playmat,
 )
-from companion.editions import EditionNotFound, load_edition, read_edition_file
+from companion.editions import EditionNotFound, load_edition, read_edition_file, shipped_names
 from companion.engine import EditionError
 from companion.engine.edition import edition_to_json
 from companion.library import EditionLibrary, LibraryError, atomic_write, validate
 
 EXIT_USAGE = 2
-PROVENANCE = "Transcribed by the owner from their own copy of the game (companion edition import)."
 
 
 def _fail(message: str) -> int:
@@ -97,6 +97,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         obj = _edition_object(args, args.base)
     except (EditionNotFound, EditionError, LibraryError) as exc:
         return _errors(exc)
+    base_obj = dict(obj)
     try:
         if args.itineraries:
             obj["itineraries"] = itineraries_from_csv(text)
@@ -108,7 +109,10 @@ def cmd_import(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     out = Path(args.out)
     obj["name"] = args.name or out.stem
-    obj["provenance"] = PROVENANCE
+    # the parts kept from the base are not the owner's transcription (unless the base was)
+    kept = ("ancestor", "cards" if args.itineraries else "itineraries", "playmat", "treks")
+    shipped = args.base in shipped_names()
+    mark_from_base(obj, args.base, base_obj, kept, shipped=shipped)
     try:
         validate(obj, str(out), str(obj["name"]))
     except EditionError as exc:

@@ -34,6 +34,87 @@ DAY_YEARS = {1: (-37000, 1903), 2: (-3500, 1985), 3: (-70, 1994)}
 _YEAR = re.compile(r"^\s*(-?\d+)\s*(bce|bc|ce|ad)?\s*$", re.IGNORECASE)
 
 
+#: What an owner's edition says of itself (the engine keeps it as ``provenance``).
+OWNER_PROVENANCE = "Transcribed by the owner from their own copy of the game."
+#: The parts a new owner's edition starts with from its base edition.
+BASE_PARTS = ("ancestor", "playmat", "treks")
+#: A list part is tracked item by item: "card:I07", "itinerary:T03".
+_ITEM = {"cards": "card", "itineraries": "itinerary"}
+
+
+def from_base(obj: dict[str, Any]) -> list[str]:
+    """What of an owner's edition still holds its base edition's values: "ancestor",
+    "playmat", "treks", and "card:<id>" / "itinerary:<id>" for items copied unchanged."""
+    marker = obj.get("from_base")
+    parts = marker.get("parts") if isinstance(marker, dict) else None
+    return [p for p in parts if isinstance(p, str)] if isinstance(parts, list) else []
+
+
+def mark_from_base(
+    obj: dict[str, Any], base: str, base_obj: dict[str, Any], parts: tuple[str, ...], shipped: bool
+) -> None:
+    """Record which of ``parts`` ``obj`` took from ``base`` without the owner entering them.
+
+    Why: a new edition starts from the reference edition's Ancestor, playmat and trek
+    table (and, for a CSV import, its itineraries), which are the team's own values.
+    Until the owner enters theirs, the file must not pass them off as transcribed, and
+    the box is not complete. A base that is the owner's own passes on only what it
+    still had from elsewhere."""
+    wanted: list[str] = []
+    for part in parts:
+        if part in _ITEM:
+            items = base_obj.get(part, [])
+            wanted += [f"{_ITEM[part]}:{i.get('id')}" for i in items if isinstance(i, dict)]
+        else:
+            wanted.append(part)
+    if shipped:
+        remaining, origin = wanted, base
+    else:
+        inherited = set(from_base(base_obj))
+        remaining = [p for p in wanted if p in inherited]
+        marker = base_obj.get("from_base")
+        origin = str(marker.get("edition", base)) if isinstance(marker, dict) else base
+    if remaining:
+        obj["from_base"] = {"edition": origin, "parts": remaining}
+    else:
+        obj.pop("from_base", None)
+    obj["provenance"] = owner_provenance(obj)
+
+
+def transcribed(obj: dict[str, Any], *parts: str) -> None:
+    """The owner has entered ``parts`` (or saved those items): not the base's any more."""
+    if "from_base" not in obj:
+        return
+    remaining = [p for p in from_base(obj) if p not in parts]
+    if remaining:
+        obj["from_base"] = {**obj["from_base"], "parts": remaining}
+    else:
+        del obj["from_base"]
+    obj["provenance"] = owner_provenance(obj)
+
+
+def owner_provenance(obj: dict[str, Any]) -> str:
+    """The provenance sentence of an owner's edition, naming what is not theirs yet."""
+    parts = from_base(obj)
+    if not parts:
+        return OWNER_PROVENANCE
+    origin = str(obj["from_base"].get("edition", "base"))
+    whose = " (the team's own values, not the publisher's)" if origin == "reference" else ""
+    left = describe_parts(parts)
+    return f"{OWNER_PROVENANCE} Not entered yet, so still the {origin} edition's{whose}: {left}."
+
+
+def describe_parts(parts: list[str]) -> str:
+    """``from_base`` parts in words: "the Ancestor, the playmat, 24 itineraries"."""
+    names = {"ancestor": "the Ancestor", "playmat": "the playmat", "treks": "the trek table"}
+    said = [names.get(p, p) for p in parts if ":" not in p]
+    for kind, one, many in (("card", "card", "cards"), ("itinerary", "itinerary", "itineraries")):
+        n = sum(1 for p in parts if p.startswith(kind + ":"))
+        if n:
+            said.append(f"{n} {one if n == 1 else many}")
+    return ", ".join(said)
+
+
 class FieldError(ValueError):
     """One value people typed that cannot be a card's or itinerary's field."""
 
@@ -168,6 +249,7 @@ def put_card(obj: dict[str, Any], fields: dict[str, Any], card_id: str | None = 
         cards.append(card)
     else:
         cards[index] = card
+    transcribed(obj, f"card:{card['id']}")
     return card
 
 
@@ -178,6 +260,7 @@ def remove(obj: dict[str, Any], key: str, item_id: str) -> None:
     if len(kept) == len(items):
         raise FieldError("id", f"there is no {key[:-1]} {item_id[:20]!r}")
     obj[key] = kept
+    transcribed(obj, f"{_ITEM.get(key, key)}:{item_id}")
 
 
 def parse_space(value: Any, column: str) -> int | str | None:
@@ -236,6 +319,7 @@ def put_itinerary(
         items.append(it)
     else:
         items[index] = it
+    transcribed(obj, f"itinerary:{it['id']}", f"itinerary:{old_id}")
     return it
 
 
@@ -254,6 +338,7 @@ def set_playmat(obj: dict[str, Any], slots: Any, treks: Any, beyond: Any) -> Non
     if not re.fullmatch(r"\d{1,3}", str(beyond).strip()):
         raise FieldError("trek_beyond", "points per card past 10: a whole number 0-999")
     obj["slots"], obj["treks"], obj["trek_beyond"] = parsed, values, int(str(beyond).strip())
+    transcribed(obj, "playmat", "treks")
 
 
 def set_ancestor(obj: dict[str, Any], hours: Any, gains: Any, copies: Any) -> None:
@@ -267,6 +352,7 @@ def set_ancestor(obj: dict[str, Any], hours: Any, gains: Any, copies: Any) -> No
         counts[str(k)] = int(str(v).strip())
     obj["ancestor"] = {"hours": parse_hours(hours), "gains": parse_gains(gains)}
     obj["ancestors"] = dict(sorted(counts.items()))
+    transcribed(obj, "ancestor")
 
 
 def card_warnings(obj: dict[str, Any], card: dict[str, Any]) -> list[str]:
@@ -298,10 +384,17 @@ def progress(obj: dict[str, Any]) -> dict[str, Any]:
     cards = obj.get("cards")
     cards = [c for c in cards if isinstance(c, dict)] if isinstance(cards, list) else []
     itineraries = obj.get("itineraries")
+    left = from_base(obj)
     return {
         "days": {ROMAN[d]: sum(1 for c in cards if c.get("day") == d) for d in range(1, DAYS + 1)},
         "itineraries": len(itineraries) if isinstance(itineraries, list) else 0,
         "of": {"day": 36, "itineraries": 24},
+        # what still holds the base edition's values, for the page to name in its language
+        "from_base": {
+            "parts": [p for p in left if ":" not in p],
+            "cards": sum(1 for p in left if p.startswith("card:")),
+            "itineraries": sum(1 for p in left if p.startswith("itinerary:")),
+        },
     }
 
 

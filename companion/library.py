@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from companion.edition_edit import BASE_PARTS, describe_parts, from_base, mark_from_base
 from companion.editions import EditionNotFound, read_edition_text, shipped_edition, shipped_names
 from companion.engine import Edition, EditionError
 from companion.engine.edition import Problem, edition_to_json
@@ -56,6 +57,8 @@ class EditionInfo:
     itineraries: int
     complete: bool
     problem: str = ""
+    #: What still holds the base edition's values (`companion.edition_edit.from_base`).
+    from_base: list[str] = dataclasses.field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -65,6 +68,7 @@ class EditionInfo:
             "itineraries": self.itineraries,
             "complete": self.complete,
             "problem": self.problem,
+            "from_base": self.from_base,
         }
 
 
@@ -197,8 +201,14 @@ class EditionLibrary:
             return EditionInfo(name, name in shipped_names(), {}, 0, False, str(exc))
         cards = [c for c in obj["cards"] if isinstance(c, dict)]
         counts = {d: sum(1 for c in cards if c.get("day") == d) for d in range(1, DAYS + 1)}
+        left = from_base(obj) if name not in shipped_names() else []
         return EditionInfo(
-            name, name in shipped_names(), counts, len(obj.get("itineraries", [])), is_complete(edition)
+            name,
+            name in shipped_names(),
+            counts,
+            len(obj.get("itineraries", [])),
+            is_complete(edition) and not left,
+            from_base=left,
         )
 
     def _owned_path(self, name: str) -> Path:
@@ -257,12 +267,14 @@ class EditionLibrary:
         check_slug(name)
         if self.exists(name):
             raise LibraryError(f"there is already an edition named {name!r}; pick another name")
-        obj = self.raw(base)
+        base_obj = self.raw(base)
+        obj = dict(base_obj)
         obj["name"] = name
         obj["title"] = f"{name}: the owner's own box"
-        obj["provenance"] = "Transcribed by the owner from their own copy of the game."
         if not with_cards:
             obj["cards"], obj["itineraries"] = [], []
+        copied = (*BASE_PARTS, "cards", "itineraries") if with_cards else BASE_PARTS
+        mark_from_base(obj, base, base_obj, copied, shipped=base in shipped_names())
         self.save(name, obj)
         return obj
 
@@ -313,9 +325,12 @@ class EditionLibrary:
                 raise LibraryError(info.problem)
             if not info.complete:
                 counts = ", ".join(f"Day {d}: {n}/{BOX_CARDS_PER_DAY}" for d, n in info.cards.items())
+                still = (
+                    f"; still the base edition's: {describe_parts(info.from_base)}" if info.from_base else ""
+                )
                 raise LibraryError(
                     f"{name!r} is not complete yet ({counts}, itineraries {info.itineraries}/"
-                    f"{BOX_ITINERARIES}); finish it before making it the default"
+                    f"{BOX_ITINERARIES}{still}); finish it before making it the default"
                 )
         atomic_write(self.folder / DEFAULT_FILE, name + "\n")
 

@@ -94,6 +94,8 @@ def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> 
     owner.type("#new-name", "my-box")
     owner.tap("#create button")
     expect(page.locator("#progress")).to_contain_text("Day I: 0/36")
+    # the base's Ancestor, playmat and trek table are not the owner's until entered
+    expect(page.locator("#progress")).to_contain_text("Not entered yet (still the base edition's values)")
     setup = owner.mark()
 
     # --- 108 cards --------------------------------------------------------------------------
@@ -193,6 +195,9 @@ def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> 
     for key in ("slots", "treks", "trek_beyond", "ancestor", "ancestors"):
         assert saved[key] == BOX[key], key
     assert is_complete(EditionLibrary(rt.store.path.parent).load("my-box"))
+    assert EditionLibrary(rt.store.path.parent).info("my-box").complete, "every part is the owner's now"
+    assert saved["provenance"] == "Transcribed by the owner from their own copy of the game."
+    expect(page.locator("#progress")).not_to_contain_text("Not entered yet")
     tags = rt.store.tags()
     assert len(tags) == 108 + 24 + 1 and tags["TAG-II07"] == "II07" and tags["TAG-ancestor"] == "ancestor"
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from companion.edition_edit import cards_to_csv
+from companion.edition_edit import cards_to_csv, from_base, transcribed
 from companion.library import EditionLibrary
 
 from tests_support import api_client
@@ -141,6 +141,12 @@ def test_share_default_and_new_game_from_the_page(env: Any) -> None:
     assert csv_text == cards_to_csv(EditionLibrary(rt.store.path.parent).raw("reference"))
     kept = http.post("/api/library/import", json={"text": shared.get_data(as_text=True)}, headers=PIN)
     assert kept.get_json()["name"] == "my-box-2"
+    refused = http.post("/api/library/my-box/default", headers=PIN)
+    assert refused.status_code == 400 and "still the base edition's" in refused.get_json()["error"]
+    library = EditionLibrary(rt.store.path.parent)
+    obj = library.editable("my-box")
+    transcribed(obj, *from_base(obj))  # as if the owner had entered every part of their box
+    library.save("my-box", obj)
     assert http.post("/api/library/my-box/default", headers=PIN).status_code == 200
     assert http.get("/api/editions").get_json()["default"] == "my-box"
     game = http.post("/api/game/new", json={"players": ["A", "B"], "edition": "my-box"}, headers=PIN)

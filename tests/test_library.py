@@ -19,8 +19,14 @@ from companion.edition_edit import (
     CsvError,
     cards_from_csv,
     cards_to_csv,
+    from_base,
     itineraries_from_csv,
     itineraries_to_csv,
+    put_card,
+    remove,
+    set_ancestor,
+    set_playmat,
+    transcribed,
 )
 from companion.editions import EditionNotFound, shipped_edition
 from companion.engine import EditionError
@@ -37,9 +43,18 @@ REFERENCE = edition_to_json(shipped_edition("reference"))
 
 
 def own_copy(tmp_path: Path, name: str = "my-box") -> EditionLibrary:
+    """A whole box the owner has entered (here: the reference values, all confirmed)."""
     library = EditionLibrary(tmp_path)
     library.create(name, "reference", with_cards=True)
+    all_entered(library, name)
     return library
+
+
+def all_entered(library: EditionLibrary, name: str) -> None:
+    """As if the owner had entered every part that still came from the base edition."""
+    obj = library.editable(name)
+    transcribed(obj, *from_base(obj))
+    library.save(name, obj)
 
 
 # --- issue 12, item 2: never a server path ---------------------------------------------------
@@ -262,6 +277,9 @@ def test_cli_creates_makes_default_and_deletes_an_owners_edition(tmp_path: Path,
     assert "Created edition 'box' from reference." in capsys.readouterr().out
     assert main(["edition", "new", "box", *d]) == 2, "a name that is taken"
     assert "already" in capsys.readouterr().err
+    assert main(["edition", "default", "box", *d]) == 2, "a copy of the reference is not the owner's box"
+    assert "still the base edition's: the Ancestor, the playmat, the trek table" in capsys.readouterr().err
+    all_entered(EditionLibrary(tmp_path), "box")
     assert main(["edition", "default", "box", *d]) == 0
     assert "New games use the 'box' edition." in capsys.readouterr().out
     assert EditionLibrary(tmp_path).default() == "box"
@@ -281,6 +299,9 @@ def test_default_edition_needs_a_complete_box_and_new_games_use_it(tmp_path: Pat
     with pytest.raises(LibraryError, match="not complete"):
         library.set_default("half")
     library.create("full", "reference", with_cards=True)
+    with pytest.raises(LibraryError, match="still the base edition's"):
+        library.set_default("full")
+    all_entered(library, "full")
     library.set_default("full")
     store = Store(tmp_path)
     game = new_game(store, ["A", "B"], Config(), seed=1)
@@ -385,3 +406,52 @@ def test_an_edition_too_large_to_read_back_is_never_written(tmp_path: Path) -> N
     with pytest.raises(LibraryError, match="larger than"):
         library.save("my-box", obj)
     assert library.load("my-box").cards == shipped_edition("reference").cards, "the old file is intact"
+
+
+# --- what an owner's edition still holds of its base (not passed off as transcribed) ------------
+
+
+def test_a_new_edition_says_which_parts_are_still_the_reference_and_loses_them_as_they_are_entered(
+    tmp_path: Path,
+) -> None:
+    library = EditionLibrary(tmp_path)
+    library.create("box", "reference")
+    obj = library.raw("box")
+    assert from_base(obj) == ["ancestor", "playmat", "treks"]
+    assert "not the publisher's" in obj["provenance"] and "the playmat" in obj["provenance"]
+    assert library.info("box").from_base == ["ancestor", "playmat", "treks"]
+    set_playmat(obj, obj["slots"], [-1, 1, 3, 6, 10, 15, 21, 28, 36, 45], 5)
+    assert from_base(obj) == ["ancestor"], "the playmat and trek table are entered together"
+    set_ancestor(obj, 2, ["wild"], {"2": 6, "3": 9, "4": 12})
+    assert "from_base" not in obj
+    assert obj["provenance"] == "Transcribed by the owner from their own copy of the game."
+
+
+def test_a_copy_to_correct_counts_each_card_and_itinerary_until_it_is_saved(tmp_path: Path) -> None:
+    library = EditionLibrary(tmp_path)
+    library.create("box", "reference", with_cards=True)
+    obj = library.raw("box")
+    assert sum(p.startswith("card:") for p in from_base(obj)) == 108
+    assert "108 cards, 24 itineraries" in obj["provenance"]
+    first = obj["cards"][0]
+    put_card(obj, {"day": first["day"], "year": first["year"], "hours": 2, "gains": ["person"]}, first["id"])
+    assert f"card:{first['id']}" not in from_base(obj) and "107 cards" in obj["provenance"]
+    gone = obj["itineraries"][0]["id"]
+    remove(obj, "itineraries", gone)
+    assert f"itinerary:{gone}" not in from_base(obj)
+
+
+def test_a_csv_import_keeps_the_bases_other_parts_marked_as_the_bases(tmp_path: Path, capsys: Any) -> None:
+    cards = tmp_path / "cards.csv"
+    assert main(["edition", "export", "reference", "--csv"]) == 0
+    cards.write_text(capsys.readouterr().out)
+    out = tmp_path / "mine.json"
+    assert main(["edition", "import", str(cards), "--base", "reference", "--out", str(out)]) == 0
+    obj = json.loads(out.read_text())
+    assert obj["provenance"].startswith("Transcribed by the owner")
+    parts = from_base(obj)
+    assert {"ancestor", "playmat", "treks"} <= set(parts) and sum(
+        p.startswith("itinerary:") for p in parts
+    ) == 24
+    assert not any(p.startswith("card:") for p in parts), "the cards are the owner's (the CSV)"
+    assert main(["edition", "check", str(out)]) == 0

@@ -216,6 +216,7 @@ def _show(value: Any) -> str:
 KNOWN_KEYS = {
     "format", "name", "title", "provenance", "notes", "cards", "ancestor", "ancestors",
     "slots", "treks", "trek_beyond", "itineraries",
+    "from_base",  # an owner's edition: parts still holding another edition's values (no rule reads it)
 }  # fmt: skip
 
 

@@ -90,6 +90,13 @@
   function showProgress(p) {
     const days = Object.entries(p.days).map(([d, n]) => `${L("Day", "Jour")} ${d}: ${n}/${p.of.day}`).join(" · ");
     $("progress").textContent = `${days} · ${L("Itineraries", "Itinéraires")}: ${p.itineraries}/${p.of.itineraries}`;
+    // parts copied from the base edition (the reference's are the team's values, not the box's)
+    const fb = p.from_base || { parts: [], cards: 0, itineraries: 0 };
+    const names = { ancestor: L("the Ancestor", "l'Ancêtre"), playmat: L("the playmat", "le plateau"), treks: L("the trek table", "la table des treks") };
+    const left = fb.parts.map((x) => names[x] || x);
+    if (fb.cards) left.push(fb.cards === 1 ? L("1 card", "1 carte") : L(`${fb.cards} cards`, `${fb.cards} cartes`));
+    if (fb.itineraries) left.push(fb.itineraries === 1 ? L("1 itinerary", "1 itinéraire") : L(`${fb.itineraries} itineraries`, `${fb.itineraries} itinéraires`));
+    if (left.length) $("progress").textContent += " · " + L("Not entered yet (still the base edition's values): ", "Pas encore saisi (valeurs de l'édition de base) : ") + left.join(", ");
   }
 
   // --- tabs --------------------------------------------------------------------------
