@@ -15,7 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from companion.editions import read_edition_file, read_edition_text
+from companion.edition_edit import BASE_PARTS, mark_from_base, transcribed
+from companion.editions import read_edition_file, read_edition_text, shipped_names
 from companion.engine import Edition, EditionError
 from companion.engine.edition import edition_to_json
 from companion.engine.tokens import ANCESTOR, BENEFITS
@@ -121,14 +122,19 @@ class Enroller:
                 self.say(values)
                 continue
             entry["hours"], entry["gains"] = values
-            self._save()
+            self._save(card_id)
             return True
 
-    def _save(self) -> None:
-        """Write the owner's edition, after checking it as `companion edition check` would."""
+    def _save(self, card_id: str) -> None:
+        """Write the owner's edition with ``card_id``'s values as the owner typed them, after
+        checking it as `companion edition check` would."""
         if self.data.get("name") != self.own_file.stem:  # the companion names the file, and so the edition
+            # a copy of the edition: every part is still the base's until the owner enters it
+            base = dict(self.data)
             self.data["name"] = self.own_file.stem
-            self.data["provenance"] = "Transcribed by the owner from their copy with companion enroll."
+            mark_from_base(self.data, self.edition.name, base, (*BASE_PARTS, "cards", "itineraries"),
+                           shipped=self.edition.name in shipped_names())  # fmt: skip
+        transcribed(self.data, f"card:{card_id}")
         text = json.dumps(self.data, indent=1, ensure_ascii=False)
         try:
             read_edition_text(text, str(self.own_file), str(self.data["name"]))
@@ -152,6 +158,6 @@ def enroll_tag(
     if values is not None:
         entry = next(c for c in enroller.data["cards"] if c["id"] == card)
         entry["hours"], entry["gains"] = values
-        enroller._save()
+        enroller._save(card)
     store.enroll(uid, card, edition.name)
     return " ".join([f"Tag {uid} is now {card}.", *said])

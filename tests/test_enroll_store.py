@@ -48,6 +48,10 @@ def test_enrol_a_tag_with_corrected_values_then_refuse_it_twice(tmp_path: Path) 
     assert (card["hours"], card["gains"]) == (4, ["event", "event", "wild"])
     assert saved["name"] == "mine", "the edition is named after the file the companion chose"
     assert load_edition(str(own)).card("I12").hours == 4, "the owner's file is a valid edition"
+    # one corrected card does not make the copy the owner's transcription
+    left = saved["from_base"]["parts"]
+    assert "card:I12" not in left and "card:I13" in left and {"ancestor", "playmat", "treks"} <= set(left)
+    assert "still the reference edition's (the team's own values, not the publisher's)" in saved["provenance"]
     again = Enroller(store, ed, own, scripted([]), said.append)
     assert again.enroll_one("AA01")
     assert "already enrolled as I12" in said[-1]
