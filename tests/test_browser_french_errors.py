@@ -86,6 +86,7 @@ def test_the_servers_refusals_are_said_in_french(server: Any, browser: Any) -> N
     page.fill("#pin", "2468")
     page.click("#login button")
     page.wait_for_selector("#controls:not([hidden])")
+    assert page.locator("#edition-link").inner_text().startswith("Votre boîte : transcrire")
     page.locator("#newgame").evaluate("form => form.closest('details').open = true")
     page.locator("#seats .seat input[type=text]").first.fill("Maximilienne-Théodora de Saint-Exupéry")
     page.on("dialog", lambda dialog: dialog.accept())

@@ -41,6 +41,7 @@ window.I18N = {
     best_total: "{n} points.", tie_shared: "{names} tie on {n} points and on every trek length.",
     tie_won: "{names} tie on {n} points; {w} has the longer treks.",
     correction_failed: "That correction does not fit the game:", language: "Language", live_dot: "Live connection",
+    edition_link: "Your box: transcribe and edit your own edition →",
     msg: {
       disk_full: "Not saved: the companion's disk is full, so nothing changed. Free some space on it or move the data directory to a bigger disk, then try again.",
       store_damaged: "Warning: the game's journal was damaged; a copy was kept. Moves made just before may be missing.",
@@ -208,6 +209,7 @@ window.I18N = {
     best_total: "{n} points.", tie_shared: "{names} sont à égalité à {n} points et sur chaque longueur de voyage.",
     tie_won: "{names} sont à égalité à {n} points ; {w} a les voyages les plus longs.",
     correction_failed: "Cette correction ne va pas avec la partie :", language: "Langue", live_dot: "Connexion en direct",
+    edition_link: "Votre boîte : transcrire et modifier votre propre édition →",
     msg: {
       disk_full: "Non enregistré : le disque du compagnon est plein, rien n'a changé. Libérez de la place ou déplacez le dossier de données sur un disque plus grand, puis réessayez.",
       store_damaged: "Attention : le journal de la partie était abîmé ; une copie a été gardée. Les derniers coups joués peuvent manquer.",
