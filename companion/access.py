@@ -103,13 +103,22 @@ class PinGuard:
 
     def refusal(self, address: str) -> str | None:
         """Why no PIN from ``address`` is checked now (a lockout), or None."""
+        lockout = self.lockout(address)
+        return None if lockout is None else lockout[1]
+
+    def lockout(self, address: str) -> tuple[str, str] | None:
+        """The lockout in force for ``address`` as (code, English sentence), or None.
+
+        The code lets the page say it in its own language (``pin_locked_table``: the whole
+        table's guesses are used up; ``pin_locked_address``: this device's)."""
         if not self._limiter.test(self._table, "table"):
             return (
+                "pin_locked_table",
                 "Too many wrong PINs at this table; PIN logins are paused for up to an hour. "
-                "The host can hold Confirm on the table for 5 seconds to allow them again."
+                "The host can hold Confirm on the table for 5 seconds to allow them again.",
             )
         if not self._limiter.test(self._address, "address", address):
-            return "Too many wrong PINs from this device; wait a minute and try again."
+            return "pin_locked_address", "Too many wrong PINs from this device; wait a minute and try again."
         return None
 
     def wrong(self, address: str) -> None:

@@ -80,23 +80,40 @@ def new_game(
     long = [n for n in names if len(n) > NAME_LENGTH]
     if long:
         raise GameSetupError(
-            f"a player's name is at most {NAME_LENGTH} characters; shorten {long[0][:NAME_LENGTH]}..."
+            f"a player's name is at most {NAME_LENGTH} characters; shorten {long[0][:NAME_LENGTH]}...",
+            code="name_too_long",
+            max=NAME_LENGTH,
+            name=long[0][:NAME_LENGTH],
         )
     if not 1 <= len(names) <= 4:
-        raise GameSetupError(f"a game has 1 to 4 players, not {len(names)} ({', '.join(names) or 'none'})")
+        raise GameSetupError(
+            f"a game has 1 to 4 players, not {len(names)} ({', '.join(names) or 'none'})",
+            code="player_count",
+            n=len(names),
+        )
     if len(set(names)) != len(names):
-        raise GameSetupError("two players share a name; give each a different one")
+        raise GameSetupError("two players share a name; give each a different one", code="duplicate_names")
     palette = list(colours or config.palette)
     for colour in palette[: len(names)]:
         problem = colour_problem(colour)
         if problem:
-            raise GameSetupError(problem)
+            raise GameSetupError(problem, code="bad_colour", colour=repr(colour)[:40])
     if len(palette) < len(names):
-        raise GameSetupError(f"{len(names)} players need {len(names)} colours, got {len(palette)}")
+        raise GameSetupError(
+            f"{len(names)} players need {len(names)} colours, got {len(palette)}",
+            code="too_few_colours",
+            n=len(names),
+            got=len(palette),
+        )
     library = EditionLibrary(store.path.parent)
     ed, kept = edition_setup_value(library, edition if edition is not None else library.default())
     if ed.itineraries and len(ed.itineraries) < 3 * len(names):
-        raise GameSetupError(f"the {ed.name} edition has too few itineraries for {len(names)} players")
+        raise GameSetupError(
+            f"the {ed.name} edition has too few itineraries for {len(names)} players",
+            code="too_few_itineraries",
+            edition=ed.name,
+            n=len(names),
+        )
     rng = random.Random(seed)
     stack = rng.sample(names, len(names))
     setup = {

@@ -20,7 +20,14 @@ from companion.table import Outcome, Table
 
 
 class GameSetupError(ValueError):
-    """A new game was asked for something impossible; the message says what."""
+    """A new game was asked for something impossible; the message says what.
+
+    ``code`` and ``params`` name the refusal for the page, which words it in its language."""
+
+    def __init__(self, message: str, *, code: str, **params: object) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params
 
 
 class TableRuntime(Protocol):

@@ -138,7 +138,9 @@ def events() -> Response:
     address = client_address()
     if not slots.take(address):
         response = json_error(
-            503, "Too many live pages are open; this page will refresh every few seconds instead."
+            503,
+            "Too many live pages are open; this page will refresh every few seconds instead.",
+            code="too_many_pages",
         )
         response.headers["Retry-After"] = "30"
         return response
@@ -255,7 +257,7 @@ def login() -> Any:
         return foreign
     pin = json_body().get("pin", "")
     if not isinstance(pin, str | int) or isinstance(pin, bool) or not str(pin):
-        return json_error(400, 'Send {"pin": "<the table PIN>"}.')
+        return json_error(400, 'Send {"pin": "<the table PIN>"}.', code="pin_missing")
     denied = check_pin(str(pin))
     if denied is not None:
         return denied
@@ -302,23 +304,38 @@ def game_new() -> Any:
     body = json_body()
     players = body.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-        return json_error(400, 'Send {"players": ["Ann", "Ben"], "colours": [...], "edition": "reference"}.')
+        return json_error(
+            400,
+            'Send {"players": ["Ann", "Ben"], "colours": [...], "edition": "reference"}.',
+            code="players_missing",
+        )
     colours = body.get("colours")
     if colours is not None and (not isinstance(colours, list) or any(colour_problem(c) for c in colours)):
-        return json_error(400, 'Colours are "#rrggbb" texts with hexadecimal digits, one per player.')
+        return json_error(
+            400, 'Colours are "#rrggbb" texts with hexadecimal digits, one per player.', code="bad_colours"
+        )
     edition = body.get("edition", "reference")
     seed = body.get("seed")
     if not isinstance(edition, str) or (
         seed is not None and (not isinstance(seed, int) or isinstance(seed, bool))
     ):
-        return json_error(400, "edition is a name and seed a whole number.")
+        return json_error(400, "edition is a name and seed a whole number.", code="bad_edition_or_seed")
     runtime = table_runtime()
     try:
         game = runtime.start_game(players, colours, edition, seed)
-    except (GameSetupError, EditionNotFound, EditionError) as exc:
-        return json_error(400, str(exc))
+    except GameSetupError as exc:
+        return json_error(400, str(exc), code=exc.code, **exc.params)
+    except EditionNotFound as exc:
+        from companion.library import EditionLibrary
+
+        known = ", ".join(EditionLibrary(runtime.store.path.parent).names())
+        return json_error(400, str(exc), code="unknown_edition", edition=edition[:40], known=known)
+    except EditionError as exc:
+        return json_error(400, str(exc), code="edition_invalid", edition=edition[:40], detail=str(exc))
     except StoreError as exc:
-        return json_error(507 if isinstance(exc, DiskFull) else 503, f"Not saved: {exc}")
+        if isinstance(exc, DiskFull):
+            return json_error(507, f"Not saved: {exc}", code="disk_full")
+        return json_error(503, f"Not saved: {exc}", code="not_saved", detail=str(exc))
     return jsonify({"game": game, "state": runtime.table.state_json()})
 
 
@@ -333,7 +350,9 @@ def undo() -> Any:
 def correct_wild() -> Any:
     wild = json_body().get("wild")
     if not isinstance(wild, list) or not wild or not all(w in COLUMNS for w in wild):
-        return json_error(400, f"Choose the column of each Wild token among {', '.join(COLUMNS)}.")
+        return json_error(
+            400, f"Choose the column of each Wild token among {', '.join(COLUMNS)}.", code="wild_columns"
+        )
     return _answer(table_runtime().table.correct_wild(wild))
 
 
@@ -343,7 +362,7 @@ def correct_itinerary() -> Any:
     body = json_body()
     player, itinerary = body.get("player"), body.get("itinerary")
     if not isinstance(player, str) or not isinstance(itinerary, str):
-        return json_error(400, 'Send {"player": "<name>", "itinerary": "<id>"}.')
+        return json_error(400, 'Send {"player": "<name>", "itinerary": "<id>"}.', code="itinerary_fields")
     return _answer(table_runtime().table.correct_itinerary(player, itinerary))
 
 
@@ -357,7 +376,11 @@ def enroll() -> Any:
     body = json_body()
     tag, card = body.get("tag"), body.get("card")
     if not isinstance(tag, str) or not tag.strip() or not isinstance(card, str):
-        return json_error(400, 'Send {"tag": "<uid>", "card": "<card id>", "hours": 3, "gains": ["person"]}.')
+        return json_error(
+            400,
+            'Send {"tag": "<uid>", "card": "<card id>", "hours": 3, "gains": ["person"]}.',
+            code="enrol_fields",
+        )
     values = None
     if "hours" in body or "gains" in body:
         hours, gains = body.get("hours"), body.get("gains", [])
@@ -368,7 +391,12 @@ def enroll() -> Any:
             or not isinstance(gains, list)
             or not all(g in BENEFITS for g in gains)
         ):
-            return json_error(400, f"hours is 1-12 and gains a list of {', '.join(BENEFITS)}.")
+            return json_error(
+                400,
+                f"hours is 1-12 and gains a list of {', '.join(BENEFITS)}.",
+                code="enrol_values",
+                benefits=", ".join(BENEFITS),
+            )
         values = (hours, list(gains))
     runtime = table_runtime()
     edition = runtime.table.board.edition
@@ -378,26 +406,36 @@ def enroll() -> Any:
     try:
         message = enroll_tag(runtime.store, edition, own, tag.strip(), card, values)
     except (ValueError, StoreError, EditionNotFound) as exc:
-        return json_error(400, str(exc))
+        return json_error(400, str(exc), code="enrol_refused", detail=str(exc))
     if runtime.unknown_tag == tag.strip():
         runtime.unknown_tag = None
     return jsonify({"message": message})
 
 
 @api.post("/reader/tap")
-@control(mock_only="The virtual reader only exists in mock mode; tap the card on the reader.")
+@control(
+    mock_only="The virtual reader only exists in mock mode; tap the card on the reader.",
+    mock_code="real_reader",
+)
 def tap() -> Any:
     body = json_body()
     if not isinstance(body.get("tag"), str) or not body["tag"].strip():
-        return json_error(400, 'Send {"tag": "<tag uid, card id or title>"}.')
+        return json_error(400, 'Send {"tag": "<tag uid, card id or title>"}.', code="tag_missing")
     return _answer(table_runtime().tap(body["tag"]))
 
 
 @api.post("/buttons/<name>")
-@control(mock_only="The virtual buttons only exist in mock mode; press the real ones.")
+@control(
+    mock_only="The virtual buttons only exist in mock mode; press the real ones.", mock_code="real_buttons"
+)
 def press(name: str) -> Any:
     if name not in ("crystal", "confirm", "undo"):
-        return json_error(404, f"There is no {name!r} button; use crystal, confirm or undo.")
+        return json_error(
+            404,
+            f"There is no {name!r} button; use crystal, confirm or undo.",
+            code="no_button",
+            button=name[:40],
+        )
     return _answer(table_runtime().press(name))
 
 
@@ -455,13 +493,17 @@ def create_app(
 
     @app.errorhandler(HTTPException)
     def httpjson_error(exc: HTTPException) -> Any:
-        return json_error(exc.code or 500, exc.description or exc.name)
+        status = exc.code or 500
+        return json_error(status, exc.description or exc.name, code="http_error", status=status)
 
     @app.errorhandler(Exception)
     def crash(exc: Exception) -> Any:  # pragma: no cover - a bug, reported without a traceback
         app.logger.exception("unexpected error")
         return json_error(
-            500, f"The companion hit an internal error ({type(exc).__name__}); the game is safe."
+            500,
+            f"The companion hit an internal error ({type(exc).__name__}); the game is safe.",
+            code="internal_error",
+            error_type=type(exc).__name__,
         )
 
     return app

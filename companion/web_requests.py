@@ -7,7 +7,10 @@ helpers live here, below both, so that neither route module imports the other:
 
 - `table_runtime` is the running table the app was built for (``RUNTIME`` in the
   app's config: `companion.web.create_app` puts it there).
-- `json_error` is every refusal: ``{"error": "..."}`` with a 4xx status.
+- `json_error` is every refusal: ``{"error": "...", "code": "...", "params": {...}}`` with a
+  4xx status. ``error`` is the English sentence (scripts and logs read it); ``code`` and
+  ``params`` let the page write the same refusal in its own language (``msg`` in
+  web/static/i18n.js, where every code has an English and a French sentence).
 - `json_body` is the request's JSON object, or ``{}`` for anything else.
 - `control` guards a control: the PIN in ``X-Table-Pin``, or the page's login with
   its CSRF token; only under this machine's own names; throttled.
@@ -32,8 +35,14 @@ def table_runtime() -> TableRuntime:
     return runtime
 
 
-def json_error(status: int, message: str) -> Response:
-    response = jsonify({"error": message})
+def json_error(status: int, message: str, /, code: str | None = None, **params: object) -> Response:
+    """A refusal: the English ``message``, and its ``code`` and ``params`` for the page's language."""
+    body: dict[str, object] = {"error": message}
+    if code is not None:
+        body["code"] = code
+        if params:
+            body["params"] = params
+    response = jsonify(body)
     response.status_code = status
     return response
 
@@ -55,12 +64,13 @@ def _limiter() -> MovingWindowRateLimiter:
 def check_pin(given: str) -> Response | None:
     """None if ``given`` is the PIN; else the refusal (throttled per address and for the table)."""
     access = table_runtime().access
-    refusal = access.guard.refusal(client_address())
-    if refusal is not None:
-        return json_error(429, refusal)
+    lockout = access.guard.lockout(client_address())
+    if lockout is not None:
+        code, refusal = lockout
+        return json_error(429, refusal, code=code)
     if not hmac.compare_digest(given.encode(), access.pin.encode()):
         access.guard.wrong(client_address())
-        return json_error(403, "Wrong table PIN.")
+        return json_error(403, "Wrong table PIN.", code="wrong_pin")
     return None
 
 
@@ -73,10 +83,13 @@ def foreign_host() -> Response | None:
     """A refusal when the request came in under a name that is not this machine's."""
     if host_allowed(request.host, current_app.config["HOST_NAMES"]):
         return None
+    url = table_runtime().join_url()
     return json_error(
         403,
         "Controls answer only at this companion's own address (its name, its .local name or its IP "
-        f"address); open {table_runtime().join_url()} instead.",
+        f"address); open {url} instead.",
+        code="foreign_host",
+        url=url,
     )
 
 
@@ -92,7 +105,7 @@ def _authorise() -> Response | None:
     if foreign is not None:
         return foreign
     if not _limiter().hit(current_app.config["CONTROLS"], "controls", client_address()):
-        return json_error(429, "Too many requests; slow down.")
+        return json_error(429, "Too many requests; slow down.", code="rate_limited")
     given = request.headers.get("X-Table-Pin")
     if given:
         return check_pin(given)
@@ -101,12 +114,15 @@ def _authorise() -> Response | None:
         token = request.headers.get("X-CSRF-Token", "")
         if token and hmac.compare_digest(token, host.csrf):
             return None
-        return json_error(403, "Missing or stale CSRF token; reload the page.")
-    return json_error(401, NEED_PIN)
+        return json_error(403, "Missing or stale CSRF token; reload the page.", code="csrf_stale")
+    return json_error(401, NEED_PIN, code="login_needed")
 
 
-def control(mock_only: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Guard a control endpoint: authorisation first; ``mock_only`` refuses it on real hardware."""
+def control(
+    mock_only: str | None = None, mock_code: str = "mock_only"
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Guard a control endpoint: authorisation first; ``mock_only`` (the refusal, ``mock_code``
+    its code) refuses it on real hardware."""
 
     def wrap(view: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(view)
@@ -115,7 +131,7 @@ def control(mock_only: str | None = None) -> Callable[[Callable[..., Any]], Call
             if denied is not None:
                 return denied
             if mock_only and not table_runtime().mock:
-                return json_error(409, mock_only)
+                return json_error(409, mock_only, code=mock_code)
             return view(*args, **kwargs)
 
         return guarded

@@ -9,13 +9,17 @@ reported again when it comes back.
 
 `explain` turns what a driver raised into the likely cause and the fix a maker
 can act on (the wiring.md section, the raspi-config option, the group to join).
+`diagnose` gives the same with a stable ``code`` and its ``params`` (device path, pin,
+the driver's own words): the console and journal keep the English sentences, the page
+writes the code in its own language (``hw`` in web/static/i18n.js).
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
+from typing import NamedTuple
 
 PARTS = ("reader", "ring", "buttons")
 
@@ -26,11 +30,24 @@ REINSTALL = "reinstall the Pi drivers: sudo systemd/install-pi.sh (it installs t
 
 
 class HardwareFault(RuntimeError):
-    """A part cannot work, with the likely cause (the message) and what to do (``fix``)."""
+    """A part cannot work, with the likely cause (the message) and what to do (``fix``).
 
-    def __init__(self, message: str, fix: str) -> None:
+    ``code`` and ``params`` name the fault for the page, which words it in its language."""
+
+    def __init__(self, message: str, fix: str, code: str = "part_failed", **params: object) -> None:
         super().__init__(message)
         self.fix = fix
+        self.code = code
+        self.params = params
+
+
+class Diagnosis(NamedTuple):
+    """What is wrong with a part: the English cause and fix, and the code the page words."""
+
+    message: str
+    fix: str
+    code: str
+    params: dict[str, object]
 
 
 @dataclass(frozen=True)
@@ -39,6 +56,9 @@ class PartStatus:
     ok: bool
     message: str
     fix: str = ""
+    #: The fault's code for the page ("" while the part works or starts); ``params`` fill its sentence.
+    code: str = ""
+    params: dict[str, object] = field(default_factory=dict, compare=True)
 
 
 class Health:
@@ -53,8 +73,8 @@ class Health:
         self._set(PartStatus(part, True, message), quiet)
 
     def fail(self, part: str, exc: BaseException) -> None:
-        message, fix = explain(part, exc)
-        self._set(PartStatus(part, False, message, fix))
+        message, fix, code, params = diagnose(part, exc)
+        self._set(PartStatus(part, False, message, fix, code, params))
 
     def _set(self, status: PartStatus, quiet: bool = False) -> None:
         with self._lock:
@@ -74,57 +94,93 @@ class Health:
             return self._parts[part]
 
     def as_json(self) -> list[dict[str, object]]:
-        """For ``/api/state``: one {part, ok, message, fix} per part."""
+        """For ``/api/state``: one {part, ok, message, fix} per part; a part that is down
+        also has its fault's {code, params}, for the page to word in its language."""
         with self._lock:
-            return [asdict(s) for s in self._parts.values()]
+            parts = [asdict(s) for s in self._parts.values()]
+        for part in parts:
+            if part["ok"] or not part["code"]:
+                del part["code"], part["params"]
+        return parts
 
 
 def explain(part: str, exc: BaseException) -> tuple[str, str]:
     """(likely cause, fix) for what a part's driver raised."""
+    message, fix, _code, _params = diagnose(part, exc)
+    return message, fix
+
+
+def diagnose(part: str, exc: BaseException) -> Diagnosis:
+    """The likely cause, the fix, and their code and params, for what a part's driver raised."""
     if isinstance(exc, HardwareFault):
-        return str(exc), exc.fix
+        return Diagnosis(str(exc), exc.fix, exc.code, {"part": part, **exc.params})
     text = f"{type(exc).__name__}: {exc}"
+    found = _explain_text(part, exc, text)
+    return found._replace(params={"part": part, "detail": text, **found.params})
+
+
+def _explain_text(part: str, exc: BaseException, text: str) -> Diagnosis:
+    """`diagnose` for an exception that is not a `HardwareFault`."""
     lowered = text.lower()
     if part == "buttons" and "pin factory" in lowered:  # gpiozero's BadPinFactory (an ImportError)
-        return (
+        return _found(
             f"gpiozero found no pin library that works here ({text})",
             "install lgpio (sudo systemd/install-pi.sh does) and give the service user /dev/gpiochip0 "
             "(group gpio: sudo usermod -aG gpio trekking)",
+            code="buttons_no_pin_library",
         )
     if isinstance(exc, ImportError) or "platform library" in lowered or "no module named" in lowered:
-        return f"a driver is not installed ({text})", REINSTALL
+        return _found(f"a driver is not installed ({text})", REINSTALL, code="driver_missing")
     if part == "reader" and isinstance(exc, FileNotFoundError):  # spidev: no /dev/spidev0.0
-        return (
+        return _found(
             f"SPI is off: /dev/spidev0.0 does not exist ({text})",
             "sudo raspi-config nonint do_spi 0 (Interface Options > SPI), then reboot "
             "(wiring.md, section Enable SPI)",
+            code="spi_off",
+            device="/dev/spidev0.0",
         )
     if isinstance(exc, PermissionError) or "permission denied" in lowered:
+        device = {"device": str(getattr(exc, "filename", None) or "")}
         if part == "ring":
-            return (
+            return _found(
                 f"the ring's driver may not open its device ({text})",
                 "Pi 4 and older: add the root drop-in of the systemd unit (wiring.md, section Raspberry Pi "
                 "4 and earlier vs Raspberry Pi 5); Pi 5: give the gpio group /dev/pio0 (install-pi.sh does)",
+                code="ring_device_refused",
+                **device,
             )
-        return (
+        return _found(
             f"the service user may not open the {part}'s device ({text})",
             "add the user to the spi and gpio groups: sudo usermod -aG spi,gpio trekking, "
             "then sudo systemctl restart trekking-companion",
+            code="device_refused",
+            **device,
         )
     if part == "ring" and ("ws2811" in lowered or "mmap" in lowered or "/dev/mem" in lowered):
-        return (
+        return _found(
             f"rpi_ws281x cannot reach the PWM hardware ({text})",
             "it needs root: add the root drop-in of the systemd unit and dtparam=audio=off "
             "(wiring.md, section Raspberry Pi 4 and earlier vs Raspberry Pi 5)",
+            code="ring_pwm_unreachable",
         )
     if part == "ring" and "pio" in lowered:
-        return (
+        return _found(
             f"the Pi 5's PIO block is not available ({text})",
             "sudo apt full-upgrade and reboot (PIO needs a recent kernel), then check ls -l /dev/pio0",
+            code="ring_pio_unavailable",
         )
     where = {
         "reader": "wiring.md, section Pin table (MFRC522) and Test checklist step 3",
         "ring": "wiring.md, sections Pin table and The level shifter, Test checklist step 4",
         "buttons": "wiring.md, section Pin table (buttons) and Test checklist step 5",
     }.get(part, "wiring.md")
-    return f"the {part} failed ({text})", f"check the wiring ({where}); then run companion doctor"
+    failed = {"reader": "reader_failed", "ring": "ring_failed", "buttons": "buttons_failed"}.get(
+        part, "part_failed"
+    )
+    return _found(
+        f"the {part} failed ({text})", f"check the wiring ({where}); then run companion doctor", code=failed
+    )
+
+
+def _found(message: str, fix: str, code: str, **params: object) -> Diagnosis:
+    return Diagnosis(message, fix, code, params)

@@ -157,6 +157,8 @@ class PiReader:
             raise HardwareFault(
                 f"the MFRC522 does not answer on SPI0 CE0 (its version register reads 0x{version:02x})",
                 READER_WIRING,
+                code="reader_no_answer",
+                version=f"0x{version:02x}",
             )
         return version
 
@@ -189,6 +191,8 @@ def open_mfrc522(rst_pin: int) -> PiReader:
         raise HardwareFault(
             f"the RFID reader needs the mfrc522 package, spidev and RPi.GPIO (rpi-lgpio on a Pi 5): {exc}",
             REINSTALL,
+            code="reader_driver_missing",
+            detail=str(exc),
         ) from None
     except RuntimeError as exc:  # the real RPi.GPIO on a Pi 5 or on a board it does not know
         raise HardwareFault(
@@ -196,6 +200,8 @@ def open_mfrc522(rst_pin: int) -> PiReader:
             "on a Pi 5 and on a 64-bit OS, RPi.GPIO must come from rpi-lgpio (sudo systemd/install-pi.sh "
             "swaps them; wiring.md, section Pi 5: PIO ring driver and rpi-lgpio), and the service user "
             "needs /dev/gpiochip0 (group gpio)",
+            code="reader_gpio_unreachable",
+            detail=str(exc),
         ) from None
     simple: Any = SimpleMFRC522()
     if rst_pin != 25:  # the package's default RST is physical pin 22 (BCM 25)

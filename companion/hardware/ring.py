@@ -231,13 +231,15 @@ def open_ring(settings: RingSettings) -> Any:
         import board
     except (ImportError, NotImplementedError, RuntimeError) as exc:
         raise HardwareFault(f"the NeoPixel ring needs Adafruit Blinka and its gpiod library ({exc})",
-                            REINSTALL) from None  # fmt: skip
+                            REINSTALL, code="ring_blinka_missing", detail=str(exc)) from None  # fmt: skip
     pin = getattr(board, f"D{settings.pin}", None)
     if pin is None:  # Blinka did not recognise the board: its generic board has no D pins
         raise HardwareFault(
             f"Blinka does not know this board as a Raspberry Pi (board.D{settings.pin} is missing)",
             "update Blinka's board detection: sudo /opt/trekking-companion/.venv/bin/pip install -U "
             "adafruit-blinka adafruit-platformdetect; check [ring] pin in the config",
+            code="ring_board_unknown",
+            pin=f"D{settings.pin}",
         )
     if is_pi5():
         try:
@@ -246,6 +248,7 @@ def open_ring(settings: RingSettings) -> Any:
             raise HardwareFault(
                 "a Pi 5 drives the ring through its PIO, and its driver is not installed",
                 "pip install adafruit-blinka-raspberry-pi5-neopixel (the pi extra and install-pi.sh do it)",
+                code="ring_pi5_driver_missing",
             ) from None
 
         class Pi5Ring(adafruit_pixelbuf.PixelBuf):  # type: ignore[misc]

@@ -65,6 +65,7 @@ function translatePage() {
   $("lang").setAttribute("aria-label", `${t("language")}: ${$("lang").textContent}`);
   $("legend").innerHTML = Object.keys(LEGEND).map((k) => `<span><b class="tok">${ICON[k]}</b> ${esc(t(LEGEND[k]))}</span>`).join("");
   if ($("notice").dataset.key) setNotice($("notice").dataset.key);
+  showHardware();
   if (state) render(state);
   else if (lastShown) renderLast(lastShown);
 }
@@ -342,15 +343,22 @@ async function call(path, body) {
   }
   const data = await response.json().catch(() => ({ error: response.statusText }));
   if (!response.ok) {
-    renderLast({ accepted: false, message: data.error || response.statusText });
+    const refusal = refused(data, response);
+    renderLast(refusal);
     if (response.status === 401) loggedOut(t("session_ended"));
-    else if (response.status === 403 && /CSRF/.test(data.error || "")) loggedOut(data.error);
+    else if (data.code === "csrf_stale") loggedOut(message(refusal));
     return null;
   }
   if (data.state) fetchState();
   if (data.outcome) renderLast(data.outcome);
   else if (data.message) renderLast({ accepted: true, message: data.message });
   return data;
+}
+
+// A refusal of the server as an outcome the page words in its language: the error's
+// `code` and `params`, its English `error` only for a code this page does not know.
+function refused(data, response) {
+  return { accepted: false, code: data.code, params: data.params || {}, message: data.error || response.statusText };
 }
 
 // The host's login ended (logout elsewhere, expiry, a restart, a new PIN): back to the login
@@ -380,11 +388,11 @@ function setupHost() {
     ev.preventDefault();
     const response = await fetch("/api/login", { method: "POST", headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ pin: $("pin").value }), credentials: "same-origin" });
-    const data = await response.json();
+    const data = await response.json().catch(() => ({ error: response.statusText }));
     if (response.ok) { csrf = data.csrf; $("pin").value = ""; loginWhy(""); renderLast({ accepted: true, message: t("logged_in") }); render(state); }
     else {
-      const why = response.status === 403 ? I18N[lang].msg.wrong_pin : data.error;
-      loginWhy(why); renderLast({ accepted: false, message: why });
+      const refusal = refused(data, response);
+      loginWhy(message(refusal)); renderLast(refusal);
     }
   };
   $("logout").onclick = async () => { await call("/api/logout"); csrf = null; render(state); };
@@ -507,8 +515,25 @@ async function renderHardware() {
   try {
     const down = ((await (await fetch("/api/state")).json()).hardware || []).filter((p) => !p.ok);
     $("hardware").hidden = down.length === 0;
-    $("hardware").innerHTML = down.map((p) => `⚠ ${esc(p.part)}: ${esc(p.message)}. ${esc(p.fix)}`).join("<br>");
+    hardwareDown = down;
+    showHardware();
   } catch (e) { /* the next round retries */ }
+}
+
+// Each part that is down in the page's language: its cause and fix from the fault's code and
+// params (device, pin, the driver's own words); the English message and fix for an unknown code.
+let hardwareDown = [];
+function showHardware() {
+  const words = I18N[lang].hw;
+  $("hardware").innerHTML = hardwareDown.map((p) => {
+    const params = { ...(p.params || {}) };
+    params.part = words["part." + p.part] || p.part;
+    const fill = (text) => Object.entries(params).reduce((s, [k, v]) => s.split("{" + k + "}").join(String(v)), text);
+    const known = p.code && words[p.code] !== undefined && words[p.code + ".fix"] !== undefined;
+    const cause = known ? fill(words[p.code]) : p.message;
+    const fix = known ? fill(words[p.code + ".fix"]) : p.fix;
+    return esc(words.line.replace("{part}", () => params.part).replace("{message}", () => cause).replace("{fix}", () => fix));
+  }).join("<br>");
 }
 
 async function start() {

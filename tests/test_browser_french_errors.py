@@ -1,0 +1,102 @@
+"""A French page shows the server's refusals and the hardware status line in French.
+
+The server sends each refusal's English ``error`` beside a ``code`` and ``params``, and
+each part that is down with its English ``message`` and ``fix`` beside a ``code``; the
+page words them from web/static/i18n.js (see tests/test_error_codes.py for the lists).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.access import ADDRESS_GUESSES_PER_MINUTE
+from companion.hardware.health import HardwareFault
+
+from browser_support import ARGS, ARTIFACTS, chromium, playwright, served, watched_page
+
+playwright()  # skips this module where there is no Chromium
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
+    with served(tmp_path, "Ann,Ben,Cy") as table:
+        yield table
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    with chromium(ARGS) as b:
+        yield b
+
+
+def french_page(browser: Any, base: str, errors: list[str]) -> Any:
+    page = watched_page(browser, base + "/", errors, viewport={"width": 360, "height": 800})
+    page.wait_for_selector("#players .player")
+    if page.locator("#lang").inner_text() == "FR":
+        page.click("#lang")
+    page.wait_for_selector("html[lang=fr]")
+    return page
+
+
+def test_a_part_that_is_down_is_said_in_french_with_its_fix(server: Any, browser: Any) -> None:
+    base, rt = server
+    errors: list[str] = []
+    rt.health.fail("ring", PermissionError(13, "Permission denied", "/dev/pio0"))
+    rt.health.fail(
+        "reader",
+        HardwareFault("the MFRC522 does not answer", "check", code="reader_no_answer", version="0x00"),
+    )
+    page = french_page(browser, base, errors)
+    page.reload()
+    page.wait_for_selector("#hardware:not([hidden])")
+    text = page.locator("#hardware").inner_text()
+    assert "anneau :" in text and "n'a pas le droit d'ouvrir son périphérique" in text and "/dev/pio0" in text
+    assert "drop-in" in text and "donnez /dev/pio0 au groupe gpio" in text
+    assert "lecteur :" in text and "ne répond pas" in text and "0x00" in text and "jamais 5 V" in text
+    for english in ("may not open", "does not answer", "check the", "ring:", "reader:"):
+        assert english not in text, english
+    box = page.locator("#hardware").bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 360, "fits a phone"
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "phone-360-hardware-down-fr.png"), full_page=True)
+    page.click("#lang")  # back to English: the same line in English
+    page.wait_for_selector("#hardware:has-text('may not open its device')")
+    assert "ring:" in page.locator("#hardware").inner_text()
+    assert errors == []
+
+
+def test_the_servers_refusals_are_said_in_french(server: Any, browser: Any) -> None:
+    base, rt = server
+    errors: list[str] = []
+    page = french_page(browser, base, errors)
+    page.click("#host-toggle")
+    page.fill("#pin", "0000")
+    page.click("#login button")
+    page.wait_for_selector("#login-why:has-text('Code de la table incorrect')")
+    for _ in range(ADDRESS_GUESSES_PER_MINUTE):
+        page.fill("#pin", "0000")
+        page.click("#login button")
+    page.wait_for_selector("#login-why:has-text('Trop de codes erronés depuis cet appareil')")
+    assert "Too many" not in page.locator("#last").inner_text()
+    rt.access.guard.reset()  # the host held Confirm at the table
+    page.fill("#pin", "2468")
+    page.click("#login button")
+    page.wait_for_selector("#controls:not([hidden])")
+    assert page.locator("#edition-link").inner_text().startswith("Votre boîte : transcrire")
+    page.locator("#newgame").evaluate("form => form.closest('details').open = true")
+    page.locator("#seats .seat input[type=text]").first.fill("Maximilienne-Théodora de Saint-Exupéry")
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.click("#newgame button[type=submit]")
+    page.wait_for_selector("#last.bad:has-text('Un nom de joueur compte au plus 24 caractères')")
+    assert "raccourcissez Maximilienne-Théodora de…" in page.locator("#last").inner_text()
+    rt.mock = False  # as on real hardware: the virtual reader refuses
+    page.fill("#tag", "ancestor")
+    page.click("#tap button[type=submit]")
+    page.wait_for_selector("#last.bad:has-text('Le lecteur virtuel')")
+    assert "mode simulé" in page.locator("#last").inner_text()
+    page.screenshot(path=str(ARTIFACTS / "phone-360-refusal-fr.png"), full_page=True)
+    assert errors == []
