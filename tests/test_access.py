@@ -23,7 +23,7 @@ from companion.hardware.ring_pin import START, pin_frame, pin_seconds, read_pin
 from companion.store import Store
 from companion.web import create_app
 
-from tests_support import make_runtime
+from tests_support import api_app, client_from, make_runtime
 
 PIN = {"X-Table-Pin": "2468"}
 GUESSES = TABLE_GUESSES_PER_HOUR
@@ -31,17 +31,11 @@ GUESSES = TABLE_GUESSES_PER_HOUR
 
 @pytest.fixture
 def env(tmp_path: Path) -> Any:
-    rt = make_runtime(tmp_path)
-    app = create_app(rt, heartbeat=0.05, hostname="trekpi")
-    app.testing = True
-    yield app, rt
-    rt.stop()
+    with api_app(tmp_path, heartbeat=0.05, hostname="trekpi") as pair:
+        yield pair
 
 
-def client(app: Any, address: str = "127.0.0.1") -> Any:
-    http = app.test_client()
-    http.environ_base["REMOTE_ADDR"] = address
-    return http
+client = client_from
 
 
 # --- PIN guessing -----------------------------------------------------------------------------

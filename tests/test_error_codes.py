@@ -17,9 +17,8 @@ import pytest
 
 from companion.access import ADDRESS_GUESSES_PER_MINUTE
 from companion.hardware.health import PARTS, HardwareFault, Health, diagnose
-from companion.web import create_app
 
-from tests_support import make_runtime
+from tests_support import api_app, client_from, make_runtime
 
 ROOT = Path(__file__).resolve().parents[1]
 PIN = {"X-Table-Pin": "2468"}
@@ -87,17 +86,11 @@ def test_the_api_description_lists_the_codes() -> None:
 
 @pytest.fixture
 def env(tmp_path: Path) -> Any:
-    rt = make_runtime(tmp_path)
-    app = create_app(rt, heartbeat=0.05, hostname="trekpi")
-    app.testing = True
-    yield app, rt
-    rt.stop()
+    with api_app(tmp_path, heartbeat=0.05, hostname="trekpi") as pair:
+        yield pair
 
 
-def client(app: Any, address: str = "127.0.0.1") -> Any:
-    http = app.test_client()
-    http.environ_base["REMOTE_ADDR"] = address
-    return http
+client = client_from
 
 
 def refused(response: Any, status: int, code: str) -> dict[str, Any]:

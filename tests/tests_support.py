@@ -36,15 +36,29 @@ def make_runtime(
 
 
 @contextmanager
-def api_client(tmp_path: Path, **app_options: Any) -> Iterator[tuple[Any, Runtime]]:
-    """Flask's test client on `make_runtime`'s table, and the runtime (``app_options``: ``create_app``'s)."""
+def api_app(tmp_path: Path, **app_options: Any) -> Iterator[tuple[Any, Runtime]]:
+    """The Flask app on `make_runtime`'s table, and the runtime (``app_options``: ``create_app``'s)."""
     from companion.web import create_app
 
     rt = make_runtime(tmp_path)
     app = create_app(rt, **app_options)
     app.testing = True
-    yield app.test_client(), rt
+    yield app, rt
     rt.stop()
+
+
+@contextmanager
+def api_client(tmp_path: Path, **app_options: Any) -> Iterator[tuple[Any, Runtime]]:
+    """Flask's test client on `make_runtime`'s table, and the runtime."""
+    with api_app(tmp_path, **app_options) as (app, rt):
+        yield app.test_client(), rt
+
+
+def client_from(app: Any, address: str = "127.0.0.1") -> Any:
+    """A test client whose requests come from ``address`` (limits are per address)."""
+    http = app.test_client()
+    http.environ_base["REMOTE_ADDR"] = address
+    return http
 
 
 def play_turn(rt: Runtime, rng: random.Random) -> None:
