@@ -471,15 +471,22 @@ def make_server(
     from companion.web import HEARTBEAT, MAX_BODY, create_app
 
     app = create_app(runtime, heartbeat=HEARTBEAT if heartbeat is None else heartbeat)
-    return create_guarded_server(
+    threads = threads or runtime.config.table.live_pages + SPARE_THREADS
+    # Live streams may never take every thread, whatever the pool's size: a smaller
+    # pool (a test's, a benchmark's) keeps at least two for pages, polls and controls.
+    streams = app.config["STREAMS"]
+    streams.total = max(1, min(streams.total, threads - 2))
+    server = create_guarded_server(
         app,
         host,
         port,
-        threads or runtime.config.table.live_pages + SPARE_THREADS,
+        threads,
         ident="trekking-companion",
         outbuf_high_watermark=256 * 1024,
         max_request_body_size=MAX_BODY + 1,  # waitress refuses a body of this size or more
     )
+    server.stream_slots = streams  # what the caps came to (the tests read it)
+    return server
 
 
 def serve(runtime: Runtime, host: str, port: int) -> None:

@@ -47,7 +47,7 @@ def playwright() -> Any:
 def served(tmp_path: Path, players: str) -> Iterator[tuple[str, Runtime]]:
     """A mock table on a new game (seed 8, PIN 2468) served on a free port: its address and runtime."""
     rt = make_runtime(tmp_path, players, seed=8)
-    srv = make_server(rt, "127.0.0.1", 0, threads=8, heartbeat=1.0)
+    srv = make_server(rt, "127.0.0.1", 0, heartbeat=1.0)  # the pool a real table has
     port = srv.socket.getsockname()[1]  # type: ignore[attr-defined]
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()

@@ -208,3 +208,18 @@ def test_a_failing_ring_never_turns_a_stored_tap_into_a_500(serve: Any) -> None:
     )
     response = conn.getresponse()
     assert response.status == 200 and json.loads(response.read())["outcome"]["accepted"]
+
+
+def test_live_streams_never_take_every_thread_of_a_small_pool(tmp_path: Path) -> None:
+    """A pool smaller than the live pages' cap (a test's, a benchmark's) still keeps two
+    threads for pages, polls and controls: a page stuck behind its own streams never catches up."""
+    rt = make_runtime(tmp_path)
+    small = make_server(rt, "127.0.0.1", 0, threads=4)
+    usual = make_server(rt, "127.0.0.1", 0)
+    try:
+        assert small.stream_slots.total == 2
+        assert usual.stream_slots.total == rt.config.table.live_pages
+    finally:
+        small.close()
+        usual.close()
+        rt.stop()
