@@ -9,6 +9,7 @@ at most ``limit`` bytes, refusing a larger file instead of cutting it.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -24,11 +25,25 @@ class FileRefused(OSError):
     """The file cannot be read as text; ``strerror`` says why in words for people."""
 
 
-def read_text_file(path: str | Path, limit: int) -> str:
-    """The UTF-8 text of the regular file ``path`` of at most ``limit`` bytes."""
+class NotUtf8(FileRefused):
+    """The file is not UTF-8 text; ``line`` is where the first bad byte stands."""
+
+    def __init__(self, line: int) -> None:
+        super().__init__(0, "not a UTF-8 text file")
+        self.line = line
+
+
+def read_text_file(path: str | Path, limit: int, follow_links: bool = True) -> str:
+    """The UTF-8 text of the regular file ``path`` of at most ``limit`` bytes.
+
+    ``follow_links=False`` refuses a symbolic link too (files the companion itself
+    names, where a link can only be someone's trick)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | (0 if follow_links else os.O_NOFOLLOW)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        fd = os.open(path, flags)
     except OSError as exc:
+        if exc.errno == errno.ELOOP and not follow_links:
+            raise FileRefused(exc.errno, "a link, not a regular file") from None
         raise FileRefused(exc.errno, exc.strerror or "cannot open it") from None
     try:
         info = os.fstat(fd)
@@ -45,10 +60,11 @@ def read_text_file(path: str | Path, limit: int) -> str:
             chunks.append(chunk)
     finally:
         os.close(fd)
+    data = b"".join(chunks)
     try:
-        return b"".join(chunks).decode("utf-8")
-    except UnicodeDecodeError:
-        raise FileRefused(0, "not a UTF-8 text file") from None
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NotUtf8(data[: exc.start].count(b"\n") + 1) from None
 
 
 def read_stream(stream: TextIO, limit: int) -> str:

@@ -21,7 +21,6 @@ import dataclasses
 import json
 import os
 import re
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +30,7 @@ from companion.editions import EditionNotFound, read_edition_text, shipped_editi
 from companion.engine import Edition, EditionError
 from companion.engine.edition import Problem, edition_to_json
 from companion.engine.tokens import DAYS
+from companion.files import NotUtf8, read_text_file
 
 #: Owner's edition names: lower-case letters, digits and inner dashes; never a path.
 SLUG = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?")
@@ -226,21 +226,13 @@ class EditionLibrary:
 
     @staticmethod
     def _read(path: Path) -> str:
-        """Read an owner's file: a regular file of sane size, UTF-8; errors name the path."""
+        """Read an owner's file: a regular file (not a link) of sane size, UTF-8; errors name the path."""
         try:
-            info = path.lstat()
-            if not stat.S_ISREG(info.st_mode):
-                raise EditionError([Problem("file", "is not a regular file")], str(path))
-            if info.st_size > MAX_EDITION_BYTES:
-                raise EditionError(
-                    [Problem("file", f"is larger than {MAX_EDITION_BYTES} bytes; not an edition")], str(path)
-                )
-            return path.read_text(encoding="utf-8")
+            return read_text_file(path, MAX_EDITION_BYTES, follow_links=False)
+        except NotUtf8 as exc:
+            raise EditionError([Problem(f"line {exc.line}", "is not UTF-8 text")], str(path)) from None
         except OSError as exc:
             raise EditionError([Problem("file", f"cannot be read: {exc.strerror}")], str(path)) from None
-        except UnicodeDecodeError as exc:
-            line = path.read_bytes()[: exc.start].count(b"\n") + 1
-            raise EditionError([Problem(f"line {line}", "is not UTF-8 text")], str(path)) from None
 
     # --- writing ---------------------------------------------------------------------
 
