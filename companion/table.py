@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import random
+import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -43,6 +44,11 @@ from companion.engine.rejections import Rejection
 from companion.engine.state import HIDDEN
 from companion.engine.tokens import ANCESTOR, DAY_NAMES
 from companion.store import DiskFull, Store, StoredGame, StoreError
+
+#: This process, named in every snapshot. Versions count up only within one process (a
+#: new game continues its predecessor's count), so a page compares the versions of two
+#: snapshots of the same process and takes any snapshot of a new one (after a restart).
+PROCESS = secrets.token_hex(4)
 
 # Cues: what the ring and the page should make visible after an input.
 CUE_REJECT = "reject"
@@ -868,6 +874,7 @@ class Table:
                 "last": self.last.to_json(),
                 "events": self.seq,
                 "version": self.version,
+                "process": PROCESS,
                 "mock": bool(self.meta.get("mock")),
                 "turn_style": self.turn_style,
                 "armed": self.armed_crystals(),

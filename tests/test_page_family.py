@@ -301,6 +301,39 @@ def test_after_an_outage_the_page_polls_says_so_and_returns_to_the_live_stream(
     synced(page, rt)
 
 
+def test_a_slow_snapshot_never_puts_the_page_back_in_time(server: Any, browser: Any) -> None:
+    """A control's follow-up fetch of the state that lands after the live stream brought a
+    newer snapshot is dropped: the stream sends nothing more until the next change, so the
+    page would show the past until then (a phone stuck on the previous turn)."""
+    base, rt = server
+    page = browser.new_page(viewport={"width": 360, "height": 780})
+    held: list[tuple[Any, Any]] = []
+
+    def hold(route: Any) -> None:
+        held.append((route, route.fetch()))  # the state as it is now, answered only later
+
+    page.goto(base + "/")
+    synced(page, rt)
+    page.route("**/api/state*", hold)
+    page.evaluate("() => { fetchState(); }")
+    for _ in range(50):
+        if held:
+            break
+        page.wait_for_timeout(100)
+    assert held, "the page asked for the state"
+    before = page.evaluate("state.version")
+    play_turn(rt, random.Random(5))
+    synced(page, rt)
+    newest = page.evaluate("state.version")
+    assert newest > before
+    route, response = held.pop()
+    route.fulfill(response=response)  # the old snapshot arrives last
+    page.wait_for_timeout(500)
+    assert page.evaluate("state.version") == newest
+    assert page.evaluate("state.version") == rt.table.version
+    page.unroute("**/api/state*")
+
+
 def test_start_asks_before_replacing_a_game_starts_one_and_remembers_the_seats(
     server: Any, browser: Any
 ) -> None:

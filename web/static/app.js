@@ -73,6 +73,10 @@ function translatePage() {
 // --- rendering ------------------------------------------------------------------------------
 
 function render(s) {
+  // Snapshots arrive by two roads (the live stream, and a fetch after each control): a slow
+  // fetch that lands after a newer snapshot must not put the page back in time, since the
+  // stream sends nothing more until the next change.
+  if (state && s !== state && s.process === state.process && s.version < state.version) return;
   state = s;
   $("day").textContent = `${t("day")} ${DAYS[s.day - 1]}`;
   renderBanner(s);
