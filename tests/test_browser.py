@@ -51,7 +51,7 @@ def test_the_page_follows_a_whole_game_live_and_ends_on_the_final_screen(server:
     for _ in range(12):
         step(base, rt, rng)
     # no reload: the stream brought the moves
-    phone.locator("#log li").nth(11).wait_for(timeout=10000)
+    phone.locator("#log li").nth(11).wait_for(timeout=30000)
     latest = phone.locator("#log li.latest").inner_text()
     assert latest
     phone.screenshot(path=str(ARTIFACTS / "phone-360-midgame.png"), full_page=True)
@@ -60,7 +60,7 @@ def test_the_page_follows_a_whole_game_live_and_ends_on_the_final_screen(server:
     )
     while not rt.table.board.finished:
         step(base, rt, rng)
-    phone.wait_for_selector("#end:not([hidden])", timeout=10000)
+    phone.wait_for_selector("#end:not([hidden])", timeout=30000)
     winners = rt.table.board.winners()
     assert all(w in phone.locator("#winners").inner_text() for w in winners)
     assert phone.locator("#breakdown tr").count() == 4
@@ -90,7 +90,7 @@ def test_french_and_host_login_with_the_virtual_table(server: Any, browser: Any)
     page.wait_for_selector("#mock:not([hidden])")
     first = rt.table.expect()["choices"][0]
     page.click(f"#quick button[data-tap='{first}']")
-    page.locator("#log li").nth(6).wait_for(timeout=10000)
+    page.locator("#log li").nth(6).wait_for(timeout=30000)
     assert rt.table.seq == 7, "the six dealt cards and this itinerary"
     page.screenshot(path=str(ARTIFACTS / "phone-390-host-fr.png"), full_page=True)
 
