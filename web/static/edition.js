@@ -33,7 +33,22 @@
     return data;
   }
   function say(id, text, kind) { const el = $(id); el.textContent = text; el.className = "msg " + (kind || ""); }
-  function problems(e) { return e.data && e.data.problems && e.data.problems.length ? e.data.problems.join("; ") : e.message; }
+  // A refusal of the companion in the page's language: its `code` and `params` worded by
+  // i18n.js's `msg` (the same sentences as the table's page, one per code in English and
+  // French); an invalid edition's own problems (the engine's English, naming ids and lines)
+  // follow its sentence. The English `error` only for a code this page does not know.
+  const MSG = (window.I18N && window.I18N[FR ? "fr" : "en"].msg) || {};
+  function problems(e) {
+    const d = e && e.data && typeof e.data === "object" ? e.data : {};
+    const listed = d.problems && d.problems.length ? d.problems.join("; ") : "";
+    const text = d.code ? MSG[d.code] : undefined;
+    if (text === undefined) return listed || e.message;
+    const p = { ...(d.params || {}) };
+    if (p.column !== undefined) p.column = MSG["column." + p.column] ?? p.column;
+    if (p.from_base && typeof p.from_base === "object") p.from_base = baseWords(p.from_base).join(", ");
+    const said = Object.entries(p).reduce((s, [k, v]) => s.split("{" + k + "}").join(String(v)), text);
+    return d.code === "edition_problems" && listed ? `${said} ${listed}` : said;
+  }
   function btn(label, on, extra) { const b = document.createElement("button"); b.type = "button"; b.textContent = label; b.addEventListener("click", on); if (extra) b.dataset.v = extra; return b; }
   const showYear = (y) => (y < 0 ? `${-y} ${L("BCE", "av. J.-C.")}` : `${y}`);
 
@@ -50,7 +65,7 @@
   $("login-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     try { await api("POST", "/api/login", { pin: $("pin").value }); await start(); }
-    catch (e) { $("login-msg").textContent = e.message; }
+    catch (e) { $("login-msg").textContent = problems(e); }
   });
 
   // --- editions ------------------------------------------------------------------------
@@ -73,7 +88,7 @@
   $("create").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     try { await api("POST", "/api/library", { name: $("new-name").value.trim(), base: "reference", copy: $("new-copy").checked }); $("create").hidden = true; await listEditions($("new-name").value.trim()); }
-    catch (e) { say("card-msg", e.message, "err"); $("progress").textContent = e.message; }
+    catch (e) { say("card-msg", problems(e), "err"); $("progress").textContent = problems(e); }
   });
   async function openEdition(n) {
     name = n;
@@ -84,18 +99,22 @@
       seq = (await api("POST", "/api/library/transcribe", { edition: readOnly.has(n) ? null : n })).seq;
       clearCard(); clearIt(); drawMat(); drawAnc(); showProgress(got.progress);
       if (readOnly.has(n)) { $("tag-status").textContent = L(`${n} ships with the companion and cannot be changed: create your own (New…), with its cards copied if you like.`, `${n} est fournie avec le compagnon et ne peut pas être modifiée : créez la vôtre (Nouvelle…), en copiant ses cartes si vous voulez.`); $("tag-status").className = "status bound"; }
-      if (got.problems && got.problems.length) $("progress").textContent += " · This file needs fixing first: " + got.problems.join("; ");
+      if (got.problems && got.problems.length) $("progress").textContent += L(" · This file needs fixing first: ", " · Ce fichier doit d'abord être corrigé : ") + got.problems.join("; ");
     } catch (e) { ed = null; $("progress").textContent = problems(e); }
+  }
+  // What still holds the base edition's values (`from_base` of progress, or of a refusal), in words.
+  function baseWords(fb) {
+    const names = { ancestor: L("the Ancestor", "l'Ancêtre"), playmat: L("the playmat", "le plateau"), treks: L("the trek table", "la table des treks") };
+    const left = (fb.parts || []).map((x) => names[x] || x);
+    if (fb.cards) left.push(fb.cards === 1 ? L("1 card", "1 carte") : L(`${fb.cards} cards`, `${fb.cards} cartes`));
+    if (fb.itineraries) left.push(fb.itineraries === 1 ? L("1 itinerary", "1 itinéraire") : L(`${fb.itineraries} itineraries`, `${fb.itineraries} itinéraires`));
+    return left;
   }
   function showProgress(p) {
     const days = Object.entries(p.days).map(([d, n]) => `${L("Day", "Jour")} ${d}: ${n}/${p.of.day}`).join(" · ");
     $("progress").textContent = `${days} · ${L("Itineraries", "Itinéraires")}: ${p.itineraries}/${p.of.itineraries}`;
     // parts copied from the base edition (the reference's are the team's values, not the box's)
-    const fb = p.from_base || { parts: [], cards: 0, itineraries: 0 };
-    const names = { ancestor: L("the Ancestor", "l'Ancêtre"), playmat: L("the playmat", "le plateau"), treks: L("the trek table", "la table des treks") };
-    const left = fb.parts.map((x) => names[x] || x);
-    if (fb.cards) left.push(fb.cards === 1 ? L("1 card", "1 carte") : L(`${fb.cards} cards`, `${fb.cards} cartes`));
-    if (fb.itineraries) left.push(fb.itineraries === 1 ? L("1 itinerary", "1 itinéraire") : L(`${fb.itineraries} itineraries`, `${fb.itineraries} itinéraires`));
+    const left = baseWords(p.from_base || { parts: [], cards: 0, itineraries: 0 });
     if (left.length) $("progress").textContent += " · " + L("Not entered yet (still the base edition's values): ", "Pas encore saisi (valeurs de l'édition de base) : ") + left.join(", ");
   }
 
@@ -181,7 +200,7 @@
   }
   $("mock-tap").addEventListener("click", async () => {
     const tag = $("mock-tag").value.trim(); if (!tag) return;
-    await api("POST", "/api/reader/tap", { tag }).catch((e) => say("card-msg", e.message, "err"));
+    await api("POST", "/api/reader/tap", { tag }).catch((e) => say("card-msg", problems(e), "err"));
     $("mock-tag").value = ""; pollTag();
   });
 
@@ -276,7 +295,7 @@
   $("unbind").addEventListener("click", async () => {
     if (!card.tag) { say("card-msg", L("Tap the sticker to unbind first.", "Touchez d'abord la pastille à délier."), "err"); return; }
     try { await api("DELETE", `/api/library/tags/${encodeURIComponent(card.tag)}`); say("card-msg", L(`Tag ${card.tag} is free again.`, `La pastille ${card.tag} est de nouveau libre.`), "ok"); }
-    catch (e) { say("card-msg", e.message, "err"); }
+    catch (e) { say("card-msg", problems(e), "err"); }
   });
 
   // --- itineraries ---------------------------------------------------------------------
@@ -439,9 +458,9 @@
   async function download(format, suffix) {
     try {
       const r = await fetch(`/api/library/${encodeURIComponent(name)}/export?format=${format}`, { headers: { "X-CSRF-Token": csrf } });
-      if (!r.ok) throw new Error((await r.json()).error);
+      if (!r.ok) { const data = await r.json(); throw Object.assign(new Error(data.error), { data, status: r.status }); }
       const a = document.createElement("a"); a.href = URL.createObjectURL(await r.blob()); a.download = name + suffix; a.click();
-    } catch (e) { say("share-msg", e.message, "err"); }
+    } catch (e) { say("share-msg", problems(e), "err"); }
   }
   $("dl-json").addEventListener("click", () => download("json", ".json"));
   $("dl-csv").addEventListener("click", () => download("csv", "-cards.csv"));
@@ -453,12 +472,12 @@
   });
   $("make-default").addEventListener("click", async () => {
     try { await api("POST", `/api/library/${encodeURIComponent(name)}/default`); say("share-msg", L(`New games now use ${name}.`, `Les nouvelles parties utilisent ${name}.`), "ok"); }
-    catch (e) { say("share-msg", e.message, "err"); }
+    catch (e) { say("share-msg", problems(e), "err"); }
   });
   $("delete-ed").addEventListener("click", async () => {
     if (!confirm(`Delete the edition ${name}? Games already played keep their copy.`)) return;
     try { await api("DELETE", `/api/library/${encodeURIComponent(name)}`); await listEditions(); }
-    catch (e) { say("share-msg", e.message, "err"); }
+    catch (e) { say("share-msg", problems(e), "err"); }
   });
   window.addEventListener("pagehide", () => { if (csrf) navigator.sendBeacon && fetch("/api/library/transcribe", { method: "POST", keepalive: true, headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf }, body: JSON.stringify({ edition: null }) }); });
 
@@ -495,5 +514,5 @@
     for (const el of document.querySelectorAll("[placeholder]")) if (WORDS[el.placeholder]) el.placeholder = WORDS[el.placeholder];
   }
 
-  start().catch((e) => { document.body.append(e.message); });
+  start().catch((e) => { document.body.append(problems(e)); });
 })();
