@@ -166,20 +166,23 @@ def _text(value: Any, limit: int = 300) -> str:
     return value if isinstance(value, str) and len(value) <= limit else ""
 
 
-def _bind(tag: Any, card: str, edition: str) -> str | None:
-    """Bind ``tag`` to ``card`` (a tag bound elsewhere is moved); the message, or None."""
+def _bind(tag: Any, card: str, edition: str) -> dict[str, Any]:
+    """Bind ``tag`` to ``card`` (a tag bound elsewhere is moved): the answer's ``bound`` (the
+    English sentence, or None) and ``binding`` (its facts, which the page words in its language)."""
     if not isinstance(tag, str) or not tag.strip() or len(tag) > 100:
-        return None
+        return {"bound": None, "binding": None}
     store = table_runtime().store
     uid = tag.strip()
     before = store.tags().get(uid)
+    binding = {"tag": uid, "card": card, "was": before}
     if before == card:
-        return f"Tag {uid} was already {card}."
+        return {"bound": f"Tag {uid} was already {card}.", "binding": binding}
     if before is not None:
         store.unenroll(uid)
     store.enroll(uid, card, edition)
     table_runtime().resolver.tags = store.tags()
-    return f"Tag {uid} is now {card}" + (f" (it was {before})." if before else ".")
+    said = f"Tag {uid} is now {card}" + (f" (it was {before})." if before else ".")
+    return {"bound": said, "binding": binding}
 
 
 # --- the library ------------------------------------------------------------------------------
@@ -316,8 +319,11 @@ def put_a_card(name: str) -> Any:
 
     def change(obj: dict[str, Any]) -> dict[str, Any]:
         card = put_card(obj, fields, card_id)
-        bound = _bind(body.get("tag"), card["id"], name)
-        return {"card": card, "warnings": card_warnings(obj, card), "bound": bound}
+        return {
+            "card": card,
+            "warnings": card_warnings(obj, card),
+            **_bind(body.get("tag"), card["id"], name),
+        }
 
     return _edit(name, change)
 
@@ -343,7 +349,7 @@ def put_an_itinerary(name: str) -> Any:
 
     def change(obj: dict[str, Any]) -> dict[str, Any]:
         it = put_itinerary(obj, item_id, columns, rows, old_id)
-        return {"itinerary": it, "bound": _bind(body.get("tag"), it["id"], name)}
+        return {"itinerary": it, **_bind(body.get("tag"), it["id"], name)}
 
     return _edit(name, change)
 
@@ -370,7 +376,7 @@ def put_ancestor(name: str) -> Any:
 
     def change(obj: dict[str, Any]) -> dict[str, Any]:
         set_ancestor(obj, body.get("hours", ""), body.get("gains", []), body.get("copies"))
-        return {"bound": _bind(body.get("tag"), ANCESTOR, name)}
+        return _bind(body.get("tag"), ANCESTOR, name)
 
     return _edit(name, change)
 

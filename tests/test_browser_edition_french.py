@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from browser_support import ARGS, ARTIFACTS, chromium, playwright, served
+from browser_support import ARGS, ARTIFACTS, chromium, playwright, post, served
 
 expect = playwright().expect
 
@@ -63,6 +63,17 @@ def test_the_edition_pages_refusals_are_said_in_french(server: Any, browser: Any
     expect(page.locator("#progress")).to_have_text(taken)
     expect(page.locator("#card-msg")).to_have_text(taken)
 
+    # a card saved with its sticker: the binding is said in French too (the server's `binding`)
+    post(base, "/api/reader/tap", {"tag": "04A1"})
+    expect(page.locator("#tag-status")).to_contain_text("04A1")
+    for key in ("1", "4", "9", "2"):
+        page.click(f"#keypad button:text-is('{key}')")
+    page.click("#hours button[data-v='2']")
+    page.click("#save-card")
+    expect(page.locator("#card-msg")).to_have_text(
+        "I01 enregistrée (1492). La pastille 04A1 est maintenant I01. Carte suivante."
+    )
+
     # a value of the trek table that is no number: the field's refusal, in French
     page.click("#tabs button[data-tab='mat']")
     page.locator("#treks input").nth(9).fill("dix")
@@ -72,6 +83,6 @@ def test_the_edition_pages_refusals_are_said_in_french(server: Any, browser: Any
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 360, "fits a phone"
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "edition-phone-360-refusal-fr.png"), full_page=True)
-    for english in ("already", "is not a whole number", "Wrong table PIN"):
+    for english in ("already", "is not a whole number", "Wrong table PIN", "is now"):
         assert english not in page.locator("body").inner_text(), english
     assert errors == []

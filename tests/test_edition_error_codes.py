@@ -276,3 +276,37 @@ def test_the_edition_pages_login_refusals_carry_their_code(env: Any) -> None:
     refused(http.post("/api/login", json={"pin": "0000"}), 403, "wrong_pin")
     refused(http.post("/api/login", json={}), 400, "pin_missing")
     refused(http.get("/api/library"), 401, "login_needed")
+
+
+def test_a_tag_the_store_cannot_bind_is_refused_with_its_code(env: Any, monkeypatch: Any) -> None:
+    from companion.store import DiskFull, StoreError
+
+    http, rt = env
+    http.post("/api/library", json={"name": "my-box"}, headers=PIN)
+    card = {"day": 1, "year": 1969, "hours": 2, "gains": [], "tag": "04A1"}
+    saved = http.put("/api/library/my-box/cards", json=card, headers=PIN).get_json()
+    assert saved["bound"] == "Tag 04A1 is now I01." and saved["binding"] == {
+        "tag": "04A1",
+        "card": "I01",
+        "was": None,
+    }
+    moved = http.put("/api/library/my-box/cards", json={**card, "year": 1970}, headers=PIN).get_json()
+    assert moved["binding"] == {"tag": "04A1", "card": "I02", "was": "I01"}, "the page words the move"
+
+    def full(*_: Any) -> None:
+        raise DiskFull("the disk is full")
+
+    monkeypatch.setattr(rt.store, "enroll", full)
+    refused(
+        http.put("/api/library/my-box/cards", json={**card, "tag": "04A9"}, headers=PIN), 400, "disk_full"
+    )
+
+    def locked(*_: Any) -> None:
+        raise StoreError("the database is locked")
+
+    monkeypatch.setattr(rt.store, "enroll", locked)
+    answer = refused(
+        http.put("/api/library/my-box/cards", json={**card, "tag": "04A9"}, headers=PIN), 400, "not_saved"
+    )
+    assert answer["params"] == {"detail": "the database is locked"}
+    assert len(EditionLibrary(rt.store.path.parent).raw("my-box")["cards"]) == 2, "nothing saved"

@@ -50,6 +50,15 @@
     return d.code === "edition_problems" && listed ? `${said} ${listed}` : said;
   }
   function btn(label, on, extra) { const b = document.createElement("button"); b.type = "button"; b.textContent = label; b.addEventListener("click", on); if (extra) b.dataset.v = extra; return b; }
+  // A sticker bound by a save (the answer's `binding`), in the page's language.
+  function boundWords(r) {
+    const b = r.binding;
+    if (!b) return "";
+    if (b.was === b.card) return " " + L(`Tag ${b.tag} was already ${b.card}.`, `La pastille ${b.tag} était déjà ${b.card}.`);
+    const was = b.was ? L(` (it was ${b.was})`, ` (elle était ${b.was})`) : "";
+    const card = b.card === "ancestor" ? L(b.card, "l'Ancêtre") : b.card;
+    return " " + L(`Tag ${b.tag} is now ${card}${was}.`, `La pastille ${b.tag} est maintenant ${card}${was}.`);
+  }
   const showYear = (y) => (y < 0 ? `${-y} ${L("BCE", "av. J.-C.")}` : `${y}`);
 
   // --- session -------------------------------------------------------------------------
@@ -280,7 +289,7 @@
       const i = ed.cards.findIndex((c) => c.id === r.card.id);
       if (i >= 0) ed.cards[i] = r.card; else ed.cards.push(r.card);
       showProgress(r.progress);
-      const text = L(`Saved ${r.card.id} (${showYear(r.card.year)}).`, `${r.card.id} enregistrée (${showYear(r.card.year)}).`) + (r.bound ? " " + r.bound : "") + L(" Tap the next card.", " Carte suivante.");
+      const text = L(`Saved ${r.card.id} (${showYear(r.card.year)}).`, `${r.card.id} enregistrée (${showYear(r.card.year)}).`) + boundWords(r) + L(" Tap the next card.", " Carte suivante.");
       say("card-msg", r.warnings.length ? text + L(" Check: ", " À vérifier : ") + r.warnings.join("; ") : text, r.warnings.length ? "warn" : "ok");
       $("tag-status").textContent = L("Tap the next card's sticker.", "Touchez la pastille de la carte suivante."); $("tag-status").className = "status";
       clearCard();
@@ -390,7 +399,7 @@
       const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/itineraries`, body);
       const i = ed.itineraries.findIndex((x) => x.id === (it.old || r.itinerary.id));
       if (i >= 0) ed.itineraries[i] = r.itinerary; else ed.itineraries.push(r.itinerary);
-      showProgress(r.progress); say("it-msg", L(`Saved ${r.itinerary.id}.`, `${r.itinerary.id} enregistré.`) + (r.bound ? " " + r.bound : "") + L(" Tap the next itinerary.", " Touchez l'itinéraire suivant."), "ok"); clearIt();
+      showProgress(r.progress); say("it-msg", L(`Saved ${r.itinerary.id}.`, `${r.itinerary.id} enregistré.`) + boundWords(r) + L(" Tap the next itinerary.", " Touchez l'itinéraire suivant."), "ok"); clearIt();
       return true;
     } catch (e) { say("it-msg", problems(e), "err"); return false; }
   }
@@ -450,7 +459,7 @@
     const copies = { 2: $("anc-2").value.trim(), 3: $("anc-3").value.trim(), 4: $("anc-4").value.trim() };
     const body = { hours: anc.hours, gains: anc.gains, copies };
     if (anc.tag) body.tag = anc.tag;
-    try { const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/ancestor`, body); ed.ancestor = { hours: anc.hours, gains: [...anc.gains] }; showProgress(r.progress); say("anc-msg", L("Saved the Ancestor.", "Ancêtre enregistré.") + (r.bound ? " " + r.bound : ""), "ok"); anc.tag = null; }
+    try { const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/ancestor`, body); ed.ancestor = { hours: anc.hours, gains: [...anc.gains] }; showProgress(r.progress); say("anc-msg", L("Saved the Ancestor.", "Ancêtre enregistré.") + boundWords(r), "ok"); anc.tag = null; }
     catch (e) { say("anc-msg", problems(e), "err"); }
   });
 
