@@ -420,23 +420,36 @@ def set_ancestor(obj: dict[str, Any], hours: Any, gains: Any, copies: Any) -> No
 
 
 def card_warnings(obj: dict[str, Any], card: dict[str, Any]) -> list[str]:
-    """Likely mistakes that are not errors: a year outside the Day's range, a duplicate."""
+    """Likely mistakes that are not errors, in English: a year outside the Day's range, a duplicate."""
     said = []
+    for check in card_checks(obj, card):
+        if check["code"] == "year_outside_day":
+            said.append(
+                f"{show_year(check['year'])} is outside Day {check['day']}'s years "
+                f"({show_year(check['low'])} to {show_year(check['high'])}): check the year and the Day"
+            )
+        else:
+            said.append(f"looks like {check['id']} ({check['title']}, {show_year(check['year'])})")
+    return said
+
+
+def card_checks(obj: dict[str, Any], card: dict[str, Any]) -> list[dict[str, Any]]:
+    """`card_warnings` as facts (a ``code`` and what it names), for a page in another language."""
+    found: list[dict[str, Any]] = []
     low, high = DAY_YEARS.get(card["day"], (-(10**9), 10**9))
     if not low <= card["year"] <= high:
-        said.append(
-            f"{show_year(card['year'])} is outside Day {ROMAN[card['day']]}'s years "
-            f"({show_year(low)} to {show_year(high)}): check the year and the Day"
-        )
+        day = ROMAN[card["day"]]
+        found.append({"code": "year_outside_day", "year": card["year"], "day": day, "low": low, "high": high})
     for other in obj.get("cards", []):
         if other.get("id") == card["id"]:
             continue
         same_title = card["title"] != card["id"] and other.get("title", "").lower() == card["title"].lower()
         if same_title or (other.get("year") == card["year"] and other.get("day") == card["day"]):
-            said.append(
-                f"looks like {other.get('id')} ({other.get('title')}, {show_year(other.get('year', 0))})"
+            year = other.get("year", 0)
+            found.append(
+                {"code": "looks_like", "id": other.get("id"), "title": other.get("title"), "year": year}
             )
-    return said
+    return found
 
 
 def show_year(year: int) -> str:

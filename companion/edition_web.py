@@ -24,6 +24,7 @@ from flask import Blueprint, Response, jsonify, request
 
 from companion.edition_edit import (
     FieldError,
+    card_checks,
     card_warnings,
     cards_to_csv,
     itineraries_to_csv,
@@ -322,6 +323,7 @@ def put_a_card(name: str) -> Any:
         return {
             "card": card,
             "warnings": card_warnings(obj, card),
+            "checks": card_checks(obj, card),
             **_bind(body.get("tag"), card["id"], name),
         }
 

@@ -63,15 +63,17 @@ def test_the_edition_pages_refusals_are_said_in_french(server: Any, browser: Any
     expect(page.locator("#progress")).to_have_text(taken)
     expect(page.locator("#card-msg")).to_have_text(taken)
 
-    # a card saved with its sticker: the binding is said in French too (the server's `binding`)
+    # a card saved with its sticker: the binding and the likely mistake are said in French too
+    # (the answer's `binding` and `checks`)
     post(base, "/api/reader/tap", {"tag": "04A1"})
     expect(page.locator("#tag-status")).to_contain_text("04A1")
-    for key in ("1", "4", "9", "2"):
+    for key in ("19", "6", "9"):
         page.click(f"#keypad button:text-is('{key}')")
     page.click("#hours button[data-v='2']")
     page.click("#save-card")
     expect(page.locator("#card-msg")).to_have_text(
-        "I01 enregistrée (1492). La pastille 04A1 est maintenant I01. Carte suivante."
+        "I01 enregistrée (1969). La pastille 04A1 est maintenant I01. Carte suivante. À vérifier : "
+        "1969 est hors des années du Jour I (37000 av. J.-C. à 1903) : vérifiez l'année et le Jour"
     )
 
     # a value of the trek table that is no number: the field's refusal, in French
@@ -83,6 +85,6 @@ def test_the_edition_pages_refusals_are_said_in_french(server: Any, browser: Any
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 360, "fits a phone"
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "edition-phone-360-refusal-fr.png"), full_page=True)
-    for english in ("already", "is not a whole number", "Wrong table PIN", "is now"):
+    for english in ("already", "is not a whole number", "Wrong table PIN", "is now", "outside"):
         assert english not in page.locator("body").inner_text(), english
     assert errors == []

@@ -310,3 +310,21 @@ def test_a_tag_the_store_cannot_bind_is_refused_with_its_code(env: Any, monkeypa
     )
     assert answer["params"] == {"detail": "the database is locked"}
     assert len(EditionLibrary(rt.store.path.parent).raw("my-box")["cards"]) == 2, "nothing saved"
+
+
+def test_a_saved_cards_likely_mistakes_come_as_facts_too(env: Any) -> None:
+    """Not refusals (the card is saved), but a French page must word them: ``checks`` beside
+    the English ``warnings``."""
+    http, _ = env
+    http.post("/api/library", json={"name": "my-box"}, headers=PIN)
+    card = {"day": 1, "year": 1969, "hours": 2, "gains": [], "title": "Moon"}
+    first = http.put("/api/library/my-box/cards", json=card, headers=PIN).get_json()
+    assert first["checks"] == [
+        {"code": "year_outside_day", "year": 1969, "day": "I", "low": -37000, "high": 1903}
+    ]
+    assert first["warnings"] == [
+        "1969 is outside Day I's years (37000 BCE to 1903): check the year and the Day"
+    ], "the English is kept"
+    again = http.put("/api/library/my-box/cards", json={**card, "year": 1800}, headers=PIN).get_json()
+    assert again["checks"] == [{"code": "looks_like", "id": "I01", "title": "Moon", "year": 1969}]
+    assert again["warnings"] == ["looks like I01 (Moon, 1969)"]

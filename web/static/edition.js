@@ -59,6 +59,11 @@
     const card = b.card === "ancestor" ? L(b.card, "l'Ancêtre") : b.card;
     return " " + L(`Tag ${b.tag} is now ${card}${was}.`, `La pastille ${b.tag} est maintenant ${card}${was}.`);
   }
+  // A likely mistake in a saved card (the answer's `checks`: not a refusal), in the page's language.
+  function checkWords(c) {
+    if (c.code === "year_outside_day") return L(`${showYear(c.year)} is outside Day ${c.day}'s years (${showYear(c.low)} to ${showYear(c.high)}): check the year and the Day`, `${showYear(c.year)} est hors des années du Jour ${c.day} (${showYear(c.low)} à ${showYear(c.high)}) : vérifiez l'année et le Jour`);
+    return L(`looks like ${c.id} (${c.title}, ${showYear(c.year)})`, `ressemble à ${c.id} (${c.title}, ${showYear(c.year)})`);
+  }
   const showYear = (y) => (y < 0 ? `${-y} ${L("BCE", "av. J.-C.")}` : `${y}`);
 
   // --- session -------------------------------------------------------------------------
@@ -290,7 +295,8 @@
       if (i >= 0) ed.cards[i] = r.card; else ed.cards.push(r.card);
       showProgress(r.progress);
       const text = L(`Saved ${r.card.id} (${showYear(r.card.year)}).`, `${r.card.id} enregistrée (${showYear(r.card.year)}).`) + boundWords(r) + L(" Tap the next card.", " Carte suivante.");
-      say("card-msg", r.warnings.length ? text + L(" Check: ", " À vérifier : ") + r.warnings.join("; ") : text, r.warnings.length ? "warn" : "ok");
+      const checks = (r.checks || []).map(checkWords);
+      say("card-msg", checks.length ? text + L(" Check: ", " À vérifier : ") + checks.join("; ") : text, checks.length ? "warn" : "ok");
       $("tag-status").textContent = L("Tap the next card's sticker.", "Touchez la pastille de la carte suivante."); $("tag-status").className = "status";
       clearCard();
       return true;
