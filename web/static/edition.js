@@ -303,7 +303,7 @@
     } catch (e) { say("card-msg", problems(e), "err"); return false; }
   }
   $("remove-card").addEventListener("click", async () => {
-    if (!card.id || !confirm(`Remove ${card.id}?`)) return;
+    if (!card.id || !confirm(L(`Remove ${card.id}?`, `Supprimer ${card.id} ?`))) return;
     try { const r = await api("DELETE", `/api/library/${encodeURIComponent(name)}/cards/${encodeURIComponent(card.id)}`); ed.cards = ed.cards.filter((c) => c.id !== card.id); showProgress(r.progress); say("card-msg", L(`Removed ${card.id}.`, `${card.id} supprimée.`), "ok"); clearCard(); }
     catch (e) { say("card-msg", problems(e), "err"); }
   });
@@ -367,7 +367,7 @@
       g.append(b);
     }
     const pick = $("it-pick"); pick.textContent = "";
-    pick.append(new Option(`${(ed && ed.itineraries || []).length} saved: edit…`, ""));
+    pick.append(new Option(L(`${(ed && ed.itineraries || []).length} saved: edit…`, `${(ed && ed.itineraries || []).length} enregistrés : modifier…`), ""));
     for (const x of (ed && ed.itineraries || [])) pick.append(new Option(x.id, x.id));
   }
   function nextItId() { const used = new Set((ed.itineraries || []).map((x) => x.id)); let n = 1; while (used.has(`T${String(n).padStart(2, "0")}`)) n++; return `T${String(n).padStart(2, "0")}`; }
@@ -410,7 +410,7 @@
     } catch (e) { say("it-msg", problems(e), "err"); return false; }
   }
   $("remove-it").addEventListener("click", async () => {
-    if (!it.old || !confirm(`Remove ${it.old}?`)) return;
+    if (!it.old || !confirm(L(`Remove ${it.old}?`, `Supprimer ${it.old} ?`))) return;
     try { const r = await api("DELETE", `/api/library/${encodeURIComponent(name)}/itineraries/${encodeURIComponent(it.old)}`); ed.itineraries = ed.itineraries.filter((x) => x.id !== it.old); showProgress(r.progress); clearIt(); }
     catch (e) { say("it-msg", problems(e), "err"); }
   });
@@ -429,7 +429,7 @@
       const label = document.createElement("b"); label.textContent = `${L("Position", "Case")} ${i}`;
       const shown = document.createElement("span"); shown.className = "chips";
       const tokens = document.createElement("div"); tokens.className = "tokens";
-      const draw = () => { shown.textContent = slots[i].map((g) => SHORT[g]).join(" + ") || "(none)"; shown.classList.toggle("kept", fresh.has(i)); };
+      const draw = () => { shown.textContent = slots[i].map((g) => SHORT[g]).join(" + ") || L("(none)", "(aucun)"); shown.classList.toggle("kept", fresh.has(i)); };
       const afresh = () => { if (fresh.delete(i)) slots[i] = []; };
       for (const g of BENEFITS) tokens.append(btn(SHORT[g], () => { afresh(); slots[i].push(g); draw(); }, g));
       row.append(label, shown, btn("⌫", () => { if (!fresh.has(i)) slots[i].pop(); afresh(); draw(); }, "back"), tokens); box.append(row); draw();
@@ -459,7 +459,7 @@
     if (!ed) return;
     if (reset !== false && ed.ancestor && anc.loaded !== name) { anc.hours = ed.ancestor.hours; anc.gains = [...ed.ancestor.gains]; anc.loaded = name; const a = ed.ancestors || {}; $("anc-2").value = a["2"] ?? ""; $("anc-3").value = a["3"] ?? ""; $("anc-4").value = a["4"] ?? ""; }
     for (const b of $("anc-hours").children) b.classList.toggle("on", +b.dataset.v === anc.hours);
-    $("anc-gains").textContent = anc.gains.map((g) => SHORT[g]).join(" + ") || "(no benefit)";
+    $("anc-gains").textContent = anc.gains.map((g) => SHORT[g]).join(" + ") || L("(no benefit)", "(aucun bénéfice)");
   }
   $("save-anc").addEventListener("click", async () => {
     const copies = { 2: $("anc-2").value.trim(), 3: $("anc-3").value.trim(), 4: $("anc-4").value.trim() };
@@ -490,7 +490,7 @@
     catch (e) { say("share-msg", problems(e), "err"); }
   });
   $("delete-ed").addEventListener("click", async () => {
-    if (!confirm(`Delete the edition ${name}? Games already played keep their copy.`)) return;
+    if (!confirm(L(`Delete the edition ${name}? Games already played keep their copy.`, `Supprimer l'édition ${name} ? Les parties déjà jouées gardent leur copie.`))) return;
     try { await api("DELETE", `/api/library/${encodeURIComponent(name)}`); await listEditions(); }
     catch (e) { say("share-msg", problems(e), "err"); }
   });
