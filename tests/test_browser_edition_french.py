@@ -8,6 +8,7 @@ to French as the table's page keeps it (``localStorage`` ``lang``).
 
 from __future__ import annotations
 
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,11 @@ def server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
 def browser() -> Iterator[Any]:
     with chromium(ARGS) as b:
         yield b
+
+
+def request(base: str, path: str) -> urllib.request.Request:
+    """A GET as a script sends it (the table PIN in ``X-Table-Pin``)."""
+    return urllib.request.Request(base + path, headers={"X-Table-Pin": "2468"})
 
 
 def french_phone(browser: Any, url: str, errors: list[str]) -> Any:
@@ -87,4 +93,54 @@ def test_the_edition_pages_refusals_are_said_in_french(server: Any, browser: Any
     page.screenshot(path=str(ARTIFACTS / "edition-phone-360-refusal-fr.png"), full_page=True)
     for english in ("already", "is not a whole number", "Wrong table PIN", "is now", "outside"):
         assert english not in page.locator("body").inner_text(), english
+    assert errors == []
+
+
+def test_an_invalid_edition_is_said_in_french_and_an_unknown_code_in_english(
+    server: Any, browser: Any
+) -> None:
+    import json
+
+    base, _ = server
+    errors: list[str] = []
+    page = french_phone(browser, base + "/edition", errors)
+    page.fill("#pin", "2468")
+    page.click("#login-form button")
+    page.wait_for_selector("#create:not([hidden])")
+    shared = json.loads(urllib.request.urlopen(request(base, "/api/library/reference/export")).read())
+    shared["cards"][0]["hours"] = 0
+    shared["cards"][1]["hours"] = 0
+    page.click("#tabs button[data-tab='share']")
+    page.set_input_files(
+        "#import-file",
+        files=[
+            {
+                "name": "box.json",
+                "mimeType": "application/json",
+                "buffer": json.dumps(shared, indent=1).encode(),
+            }
+        ],
+    )
+    said = page.locator("#share-msg")
+    expect(said).to_contain_text(
+        "Cette édition a 2 problème(s) à corriger d'abord (le premier : line 7: cards[0] (I01).hours) :"
+    )
+    assert "must be at least 1, not 0" in said.inner_text(), "the engine's problems follow, as they are"
+
+    # a refusal whose code this page does not know: the server's English, not nothing
+    page.route(
+        "**/api/library",
+        lambda route: (
+            route.fulfill(
+                status=400,
+                content_type="application/json",
+                body=json.dumps({"error": "Some new refusal.", "code": "from_a_newer_companion"}),
+            )
+            if route.request.method == "POST"
+            else route.continue_()
+        ),
+    )
+    page.fill("#new-name", "ma-boite")  # the form is open: this table has no edition of its own yet
+    page.click("#create button")
+    expect(page.locator("#progress")).to_have_text("Some new refusal.")
     assert errors == []
