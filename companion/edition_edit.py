@@ -116,11 +116,16 @@ def describe_parts(parts: list[str]) -> str:
 
 
 class FieldError(ValueError):
-    """One value people typed that cannot be a card's or itinerary's field."""
+    """One value people typed that cannot be a card's or itinerary's field.
 
-    def __init__(self, column: str, message: str) -> None:
+    ``message`` is the English (CLI, CSV problems, API clients); ``code`` and ``params``
+    (``column`` always among them) let the edition page say it in its language."""
+
+    def __init__(self, column: str, message: str, /, *, code: str, **params: object) -> None:
         super().__init__(f"{column}: {message}")
         self.column, self.message = column, message
+        self.code = code
+        self.params: dict[str, object] = {"column": column, **params}
 
 
 @dataclass(frozen=True)
@@ -149,7 +154,12 @@ def parse_day(value: Any) -> int:
     for day, roman in ROMAN.items():
         if text in (roman, str(day)):
             return day
-    raise FieldError("day", f"{str(value)[:20]!r} is not a Day: write I, II or III (or 1, 2, 3)")
+    raise FieldError(
+        "day",
+        f"{str(value)[:20]!r} is not a Day: write I, II or III (or 1, 2, 3)",
+        code="field_day",
+        value=str(value)[:20],
+    )
 
 
 def parse_year(value: Any) -> int:
@@ -157,11 +167,21 @@ def parse_year(value: Any) -> int:
         return value
     found = _YEAR.match(str(value))
     if found is None:
-        raise FieldError("year", f"{str(value)[:20]!r} is not a year: write 1492, -490 or 490 BCE")
+        raise FieldError(
+            "year",
+            f"{str(value)[:20]!r} is not a year: write 1492, -490 or 490 BCE",
+            code="field_year",
+            value=str(value)[:20],
+        )
     year, era = int(found.group(1)), (found.group(2) or "").lower()
     if era in ("bce", "bc"):
         if year <= 0:
-            raise FieldError("year", f"{str(value)[:20]!r}: a BCE year is written positive (490 BCE)")
+            raise FieldError(
+                "year",
+                f"{str(value)[:20]!r}: a BCE year is written positive (490 BCE)",
+                code="field_year_bce",
+                value=str(value)[:20],
+            )
         return -year
     return year
 
@@ -170,7 +190,11 @@ def parse_hours(value: Any) -> int:
     text = str(value).strip()
     if not text.isdigit() or not 1 <= int(text) <= HOURS_PER_DAY:
         raise FieldError(
-            "hours", f"{text[:20]!r} is not an hour cost: write a whole number 1-{HOURS_PER_DAY}"
+            "hours",
+            f"{text[:20]!r} is not an hour cost: write a whole number 1-{HOURS_PER_DAY}",
+            code="field_hours",
+            value=text[:20],
+            max=HOURS_PER_DAY,
         )
     return int(text)
 
@@ -180,7 +204,13 @@ def parse_gains(value: Any) -> list[str]:
     gains = [str(w).strip().lower() for w in words]
     unknown = [w for w in gains if w not in BENEFITS]
     if unknown:
-        raise FieldError("gains", f"unknown benefit {unknown[0][:20]!r}; use {', '.join(BENEFITS)}")
+        raise FieldError(
+            "gains",
+            f"unknown benefit {unknown[0][:20]!r}; use {', '.join(BENEFITS)}",
+            code="field_benefit",
+            value=unknown[0][:20],
+            known=", ".join(BENEFITS),
+        )
     return gains
 
 
@@ -206,7 +236,11 @@ def card_errors(fields: dict[str, Any]) -> list[FieldError]:
             errors.append(exc)
     for name in ("title", "note"):
         if not isinstance(fields.get(name, ""), str) or len(fields.get(name, "")) > MAX_TEXT:
-            errors.append(FieldError(name, f"must be a text of at most {MAX_TEXT} characters"))
+            errors.append(
+                FieldError(
+                    name, f"must be a text of at most {MAX_TEXT} characters", code="field_text", max=MAX_TEXT
+                )
+            )
     return errors
 
 
@@ -258,7 +292,10 @@ def remove(obj: dict[str, Any], key: str, item_id: str) -> None:
     items = obj.get(key, [])
     kept = [c for c in items if c.get("id") != item_id]
     if len(kept) == len(items):
-        raise FieldError("id", f"there is no {key[:-1]} {item_id[:20]!r}")
+        said = f"there is no {key[:-1]} {item_id[:20]!r}"
+        if key == "cards":
+            raise FieldError("id", said, code="no_such_card", id=item_id[:20])
+        raise FieldError("id", said, code="no_such_itinerary", id=item_id[:20])
     obj[key] = kept
     transcribed(obj, f"{_ITEM.get(key, key)}:{item_id}")
 
@@ -282,7 +319,10 @@ def parse_space(value: Any, column: str) -> int | str | None:
 
 def _bad_space(value: Any, column: str) -> NoReturn:
     raise FieldError(
-        column, f"{str(value)[:20]!r} is not a space: write . (plain), c (crystal) or points 0-99"
+        column,
+        f"{str(value)[:20]!r} is not a space: write . (plain), c (crystal) or points 0-99",
+        code="field_space",
+        value=str(value)[:20],
     )
 
 
@@ -292,20 +332,28 @@ MAX_DEPTH = 8
 
 def make_itinerary(item_id: str, columns: dict[str, Any], rows: Any) -> dict[str, Any]:
     if not isinstance(item_id, str) or not re.fullmatch(r"[A-Za-z0-9_-]{1,12}", item_id.strip()):
-        raise FieldError("id", "an itinerary id is 1-12 letters or digits, as printed on the card (T07)")
+        raise FieldError(
+            "id",
+            "an itinerary id is 1-12 letters or digits, as printed on the card (T07)",
+            code="itinerary_id",
+        )
     if not isinstance(columns, dict) or any(k not in COLUMNS for k in columns):
-        raise FieldError("columns", f"columns are {', '.join(COLUMNS)}")
+        raise FieldError("columns", f"columns are {', '.join(COLUMNS)}", code="itinerary_columns")
     out: dict[str, Any] = {}
     for kind in COLUMNS:
         col = columns.get(kind) or []
         col = col.split() if isinstance(col, str) else col
         if not isinstance(col, list) or len(col) > MAX_DEPTH:
-            raise FieldError(kind, f"a column is a list of at most {MAX_DEPTH} spaces")
+            raise FieldError(
+                kind, f"a column is a list of at most {MAX_DEPTH} spaces", code="column_depth", max=MAX_DEPTH
+            )
         if col:
             out[kind] = [parse_space(s, kind) for s in col]
     raw_rows = rows.split() if isinstance(rows, str) else (rows or [])
     if not isinstance(raw_rows, list) or len(raw_rows) > MAX_DEPTH:
-        raise FieldError("rows", f"rows is a list of at most {MAX_DEPTH} rewards")
+        raise FieldError(
+            "rows", f"rows is a list of at most {MAX_DEPTH} rewards", code="rows_depth", max=MAX_DEPTH
+        )
     return {"id": item_id.strip(), "columns": out, "rows": [parse_space(s, "rows") for s in raw_rows]}
 
 
@@ -326,17 +374,26 @@ def put_itinerary(
 def set_playmat(obj: dict[str, Any], slots: Any, treks: Any, beyond: Any) -> None:
     """The six Departures Row benefits, the trek table (1..10 cards) and the step past 10."""
     if not isinstance(slots, list) or len(slots) != 6:
-        raise FieldError("slots", "the playmat has six positions: send six benefit lists")
+        raise FieldError(
+            "slots", "the playmat has six positions: send six benefit lists", code="playmat_slots"
+        )
     parsed = [parse_gains(s) for s in slots]
     if not isinstance(treks, list) or len(treks) != 10:
-        raise FieldError("treks", "the trek table has ten values: points for 1 to 10 cards")
+        raise FieldError(
+            "treks", "the trek table has ten values: points for 1 to 10 cards", code="trek_count"
+        )
     values = []
     for t in treks:
         if not re.fullmatch(r"-?\d{1,3}", str(t).strip()):
-            raise FieldError("treks", f"{str(t)[:20]!r} is not a whole number of points")
+            raise FieldError(
+                "treks",
+                f"{str(t)[:20]!r} is not a whole number of points",
+                code="trek_points",
+                value=str(t)[:20],
+            )
         values.append(int(str(t).strip()))
     if not re.fullmatch(r"\d{1,3}", str(beyond).strip()):
-        raise FieldError("trek_beyond", "points per card past 10: a whole number 0-999")
+        raise FieldError("trek_beyond", "points per card past 10: a whole number 0-999", code="trek_beyond")
     obj["slots"], obj["treks"], obj["trek_beyond"] = parsed, values, int(str(beyond).strip())
     transcribed(obj, "playmat", "treks")
 
@@ -344,11 +401,18 @@ def set_playmat(obj: dict[str, Any], slots: Any, treks: Any, beyond: Any) -> Non
 def set_ancestor(obj: dict[str, Any], hours: Any, gains: Any, copies: Any) -> None:
     """The Ancestor card (all copies alike) and the copies in play for 2, 3 and 4 players."""
     if not isinstance(copies, dict) or any(str(k) not in ("1", "2", "3", "4") for k in copies):
-        raise FieldError("ancestors", 'copies by player count, e.g. {"2": 6, "3": 9, "4": 12}')
+        raise FieldError(
+            "ancestors", 'copies by player count, e.g. {"2": 6, "3": 9, "4": 12}', code="ancestor_copies"
+        )
     counts = {}
     for k, v in copies.items():
         if not re.fullmatch(r"\d{1,2}", str(v).strip()):
-            raise FieldError("ancestors", f"{str(v)[:20]!r} is not a number of copies (0-99)")
+            raise FieldError(
+                "ancestors",
+                f"{str(v)[:20]!r} is not a number of copies (0-99)",
+                code="ancestor_copy_count",
+                value=str(v)[:20],
+            )
         counts[str(k)] = int(str(v).strip())
     obj["ancestor"] = {"hours": parse_hours(hours), "gains": parse_gains(gains)}
     obj["ancestors"] = dict(sorted(counts.items()))
@@ -356,23 +420,36 @@ def set_ancestor(obj: dict[str, Any], hours: Any, gains: Any, copies: Any) -> No
 
 
 def card_warnings(obj: dict[str, Any], card: dict[str, Any]) -> list[str]:
-    """Likely mistakes that are not errors: a year outside the Day's range, a duplicate."""
+    """Likely mistakes that are not errors, in English: a year outside the Day's range, a duplicate."""
     said = []
+    for check in card_checks(obj, card):
+        if check["code"] == "year_outside_day":
+            said.append(
+                f"{show_year(check['year'])} is outside Day {check['day']}'s years "
+                f"({show_year(check['low'])} to {show_year(check['high'])}): check the year and the Day"
+            )
+        else:
+            said.append(f"looks like {check['id']} ({check['title']}, {show_year(check['year'])})")
+    return said
+
+
+def card_checks(obj: dict[str, Any], card: dict[str, Any]) -> list[dict[str, Any]]:
+    """`card_warnings` as facts (a ``code`` and what it names), for a page in another language."""
+    found: list[dict[str, Any]] = []
     low, high = DAY_YEARS.get(card["day"], (-(10**9), 10**9))
     if not low <= card["year"] <= high:
-        said.append(
-            f"{show_year(card['year'])} is outside Day {ROMAN[card['day']]}'s years "
-            f"({show_year(low)} to {show_year(high)}): check the year and the Day"
-        )
+        day = ROMAN[card["day"]]
+        found.append({"code": "year_outside_day", "year": card["year"], "day": day, "low": low, "high": high})
     for other in obj.get("cards", []):
         if other.get("id") == card["id"]:
             continue
         same_title = card["title"] != card["id"] and other.get("title", "").lower() == card["title"].lower()
         if same_title or (other.get("year") == card["year"] and other.get("day") == card["day"]):
-            said.append(
-                f"looks like {other.get('id')} ({other.get('title')}, {show_year(other.get('year', 0))})"
+            year = other.get("year", 0)
+            found.append(
+                {"code": "looks_like", "id": other.get("id"), "title": other.get("title"), "year": year}
             )
-    return said
+    return found
 
 
 def show_year(year: int) -> str:
@@ -390,11 +467,17 @@ def progress(obj: dict[str, Any]) -> dict[str, Any]:
         "itineraries": len(itineraries) if isinstance(itineraries, list) else 0,
         "of": {"day": 36, "itineraries": 24},
         # what still holds the base edition's values, for the page to name in its language
-        "from_base": {
-            "parts": [p for p in left if ":" not in p],
-            "cards": sum(1 for p in left if p.startswith("card:")),
-            "itineraries": sum(1 for p in left if p.startswith("itinerary:")),
-        },
+        "from_base": base_counts(left),
+    }
+
+
+def base_counts(parts: list[str]) -> dict[str, Any]:
+    """``from_base`` parts as the page names them in its language: the whole parts, and how
+    many cards and itineraries."""
+    return {
+        "parts": [p for p in parts if ":" not in p],
+        "cards": sum(1 for p in parts if p.startswith("card:")),
+        "itineraries": sum(1 for p in parts if p.startswith("itinerary:")),
     }
 
 

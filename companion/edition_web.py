@@ -24,6 +24,7 @@ from flask import Blueprint, Response, jsonify, request
 
 from companion.edition_edit import (
     FieldError,
+    card_checks,
     card_warnings,
     cards_to_csv,
     itineraries_to_csv,
@@ -38,7 +39,7 @@ from companion.editions import EditionNotFound
 from companion.engine import EditionError
 from companion.engine.tokens import ANCESTOR
 from companion.library import EditionLibrary, LibraryError, validate
-from companion.store import StoreError
+from companion.store import DiskFull, StoreError
 from companion.web_requests import control, json_body, json_error, table_runtime
 
 library_api = Blueprint("library", __name__)
@@ -86,14 +87,41 @@ def _capture() -> Capture:
     return capture
 
 
-def _refused(exc: Exception) -> Response:
-    """A 400 (404 for an unknown edition) that says what is wrong and where."""
+def refusal(exc: Exception) -> tuple[str, dict[str, object]]:
+    """The ``code`` and ``params`` of a refused change, for the page to say in its language.
+
+    Library, field and edition-file errors carry theirs from where they are raised. An
+    edition the engine finds invalid is one code with the count and the first problem's
+    place; the problems themselves (the engine's English, naming ids and lines) go beside
+    it in ``problems``. A store that refused to bind a tag says whether the disk is full.
+    """
+    code = getattr(exc, "code", None)
+    if isinstance(code, str):
+        params = getattr(exc, "params", None)
+        return code, dict(params) if isinstance(params, dict) else {}
     if isinstance(exc, EditionError):
         errors = [p for p in exc.problems if not p.warning]
-        response = jsonify({"error": str(exc), "problems": [f"{exc.source}: {p}" for p in errors[:50]]})
-        response.status_code = 400
-        return response
-    return json_error(404 if isinstance(exc, EditionNotFound) else 400, str(exc))
+        code = "edition_problems"
+        where = errors[0].location if errors else ""
+        return code, {"source": exc.source, "count": len(errors), "where": where}
+    if isinstance(exc, DiskFull):
+        return "disk_full", {}
+    if isinstance(exc, StoreError):
+        return "not_saved", {"detail": str(exc)}
+    code = "edition_refused"  # pragma: no cover - every refused error above has its code
+    return code, {"detail": str(exc)}
+
+
+def _refused(exc: Exception) -> Response:
+    """A 400 (404 for an unknown edition) that says what is wrong and where, with its code."""
+    code, params = refusal(exc)
+    body: dict[str, object] = {"error": str(exc), "code": code, "params": params}
+    if isinstance(exc, EditionError):
+        errors = [p for p in exc.problems if not p.warning]
+        body["problems"] = [f"{exc.source}: {p}" for p in errors[:50]]
+    response = jsonify(body)
+    response.status_code = 404 if isinstance(exc, EditionNotFound) else 400
+    return response
 
 
 def _write(action: Callable[[], dict[str, Any]], refused: tuple[type[Exception], ...]) -> Response:
@@ -130,6 +158,8 @@ def _not_saved(exc: OSError) -> Response:
         507,
         f"The edition was not saved ({exc.strerror}); it is unchanged. "
         "Free space on the companion and retry.",
+        code="edition_not_saved",
+        detail=str(exc.strerror),
     )
 
 
@@ -137,20 +167,23 @@ def _text(value: Any, limit: int = 300) -> str:
     return value if isinstance(value, str) and len(value) <= limit else ""
 
 
-def _bind(tag: Any, card: str, edition: str) -> str | None:
-    """Bind ``tag`` to ``card`` (a tag bound elsewhere is moved); the message, or None."""
+def _bind(tag: Any, card: str, edition: str) -> dict[str, Any]:
+    """Bind ``tag`` to ``card`` (a tag bound elsewhere is moved): the answer's ``bound`` (the
+    English sentence, or None) and ``binding`` (its facts, which the page words in its language)."""
     if not isinstance(tag, str) or not tag.strip() or len(tag) > 100:
-        return None
+        return {"bound": None, "binding": None}
     store = table_runtime().store
     uid = tag.strip()
     before = store.tags().get(uid)
+    binding = {"tag": uid, "card": card, "was": before}
     if before == card:
-        return f"Tag {uid} was already {card}."
+        return {"bound": f"Tag {uid} was already {card}.", "binding": binding}
     if before is not None:
         store.unenroll(uid)
     store.enroll(uid, card, edition)
     table_runtime().resolver.tags = store.tags()
-    return f"Tag {uid} is now {card}" + (f" (it was {before})." if before else ".")
+    said = f"Tag {uid} is now {card}" + (f" (it was {before})." if before else ".")
+    return {"bound": said, "binding": binding}
 
 
 # --- the library ------------------------------------------------------------------------------
@@ -180,7 +213,9 @@ def create() -> Any:
     body = json_body()
     name, base = body.get("name"), body.get("base", "reference")
     if not isinstance(name, str) or not isinstance(base, str):
-        return json_error(400, 'Send {"name": "my-box", "base": "reference", "copy": false}.')
+        return json_error(
+            400, 'Send {"name": "my-box", "base": "reference", "copy": false}.', code="create_fields"
+        )
 
     def created() -> dict[str, Any]:
         obj = _library().create(name, base, with_cards=body.get("copy") is True)
@@ -195,7 +230,9 @@ def import_edition() -> Any:
     body = json_body()
     text, name = body.get("text"), body.get("name")
     if not isinstance(text, str) or (name is not None and not isinstance(name, str)):
-        return json_error(400, 'Send {"text": "<the shared edition file>", "name": "optional-name"}.')
+        return json_error(
+            400, 'Send {"text": "<the shared edition file>", "name": "optional-name"}.', code="import_fields"
+        )
     return _write(lambda: {"name": _library().import_text(text, name or None)}, (EditionError, LibraryError))
 
 
@@ -255,7 +292,7 @@ def export(name: str) -> Any:
     elif kind == "json":
         body, mime, suffix = json.dumps(obj, indent=1, ensure_ascii=False) + "\n", "application/json", ".json"
     else:
-        return json_error(400, "format is json, csv or itineraries-csv.")
+        return json_error(400, "format is json, csv or itineraries-csv.", code="export_format")
     response = Response(body, mimetype=mime)
     response.headers["Content-Disposition"] = f'attachment; filename="{name}{suffix}"'
     return response
@@ -270,16 +307,25 @@ def put_a_card(name: str) -> Any:
     body = json_body()
     card_id = body.get("id")
     if card_id is not None and not (isinstance(card_id, str) and 0 < len(card_id) <= 20):
-        return json_error(400, "id is the card's id (1-20 characters), or null for a new card.")
+        return json_error(
+            400,
+            "id is the card's id (1-20 characters), or null for a new card.",
+            code="card_id_field",
+            max=20,
+        )
     fields = {k: body.get(k, "") for k in ("day", "year", "hours", "gains")}
     fields["title"], fields["note"] = _text(body.get("title")).strip(), _text(body.get("note")).strip()
     if not isinstance(fields["gains"], list):
-        return json_error(400, "gains is a list of benefits in printed order.")
+        return json_error(400, "gains is a list of benefits in printed order.", code="gains_list")
 
     def change(obj: dict[str, Any]) -> dict[str, Any]:
         card = put_card(obj, fields, card_id)
-        bound = _bind(body.get("tag"), card["id"], name)
-        return {"card": card, "warnings": card_warnings(obj, card), "bound": bound}
+        return {
+            "card": card,
+            "warnings": card_warnings(obj, card),
+            "checks": card_checks(obj, card),
+            **_bind(body.get("tag"), card["id"], name),
+        }
 
     return _edit(name, change)
 
@@ -298,12 +344,14 @@ def put_an_itinerary(name: str) -> Any:
     columns, rows = body.get("columns", {}), body.get("rows", [])
     if not isinstance(item_id, str) or (old_id is not None and not isinstance(old_id, str)):
         return json_error(
-            400, 'Send {"id": "T07", "columns": {"person": [null, 3, "crystal"]}, "rows": [2, 5]}.'
+            400,
+            'Send {"id": "T07", "columns": {"person": [null, 3, "crystal"]}, "rows": [2, 5]}.',
+            code="itinerary_shape",
         )
 
     def change(obj: dict[str, Any]) -> dict[str, Any]:
         it = put_itinerary(obj, item_id, columns, rows, old_id)
-        return {"itinerary": it, "bound": _bind(body.get("tag"), it["id"], name)}
+        return {"itinerary": it, **_bind(body.get("tag"), it["id"], name)}
 
     return _edit(name, change)
 
@@ -330,7 +378,7 @@ def put_ancestor(name: str) -> Any:
 
     def change(obj: dict[str, Any]) -> dict[str, Any]:
         set_ancestor(obj, body.get("hours", ""), body.get("gains", []), body.get("copies"))
-        return {"bound": _bind(body.get("tag"), ANCESTOR, name)}
+        return _bind(body.get("tag"), ANCESTOR, name)
 
     return _edit(name, change)
 
@@ -344,7 +392,11 @@ def transcribe() -> Any:
     """Start (``{"edition": "my-box"}``) or stop (``{"edition": null}``) capturing taps."""
     edition = json_body().get("edition")
     if edition is not None and (not isinstance(edition, str) or not _library().exists(edition)):
-        return json_error(400, 'Send {"edition": "<an owner\'s edition>"} to capture taps, or null to stop.')
+        return json_error(
+            400,
+            'Send {"edition": "<an owner\'s edition>"} to capture taps, or null to stop.',
+            code="transcribe_edition",
+        )
     capture = _capture()
     with capture.lock:
         capture.edition = edition
@@ -369,6 +421,8 @@ def last_tag() -> Any:
 def unbind(uid: str) -> Any:
     runtime = table_runtime()
     if not runtime.store.unenroll(uid):
-        return json_error(404, f"Tag {uid[:40]} is not bound to any card.")
+        return json_error(
+            404, f"Tag {uid[:40]} is not bound to any card.", code="tag_not_bound", tag=uid[:40]
+        )
     runtime.resolver.tags = runtime.store.tags()
     return jsonify({"unbound": uid})

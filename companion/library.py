@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.edition_edit import BASE_PARTS, describe_parts, from_base, mark_from_base
+from companion.edition_edit import BASE_PARTS, base_counts, describe_parts, from_base, mark_from_base
 from companion.editions import EditionNotFound, read_edition_text, shipped_edition, shipped_names
 from companion.engine import Edition, EditionError
 from companion.engine.edition import Problem, edition_to_json
@@ -44,7 +44,26 @@ _STUB_CARD = {"id": "__draft__", "year": 0, "day": 1, "hours": 1, "gains": []}
 
 
 class LibraryError(ValueError):
-    """A request the library refuses; the message says what to do."""
+    """A request the library refuses; the message says what to do (in English, for the CLI).
+
+    ``code`` and ``params`` name the refusal for the edition page, which words it in its
+    language (``msg`` in web/static/i18n.js has a sentence per code in English and French)."""
+
+    def __init__(self, message: str, /, *, code: str, **params: object) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params
+
+
+class EditionFileError(EditionError):
+    """An owner's file that is no edition file at all (unreadable, not UTF-8, not JSON, not an
+    object): an `EditionError` with its one problem, plus the ``code`` and ``params`` a page
+    words in its language (a validation problem inside an edition has no code of its own)."""
+
+    def __init__(self, problem: Problem, source: str, /, *, code: str, **params: object) -> None:
+        super().__init__([problem], source)
+        self.code = code
+        self.params = {"source": source, **params}
 
 
 @dataclass(frozen=True)
@@ -59,6 +78,8 @@ class EditionInfo:
     problem: str = ""
     #: What still holds the base edition's values (`companion.edition_edit.from_base`).
     from_base: list[str] = dataclasses.field(default_factory=list)
+    #: Why it cannot be used (``problem`` is its message): raised again when it is asked for.
+    error: EditionNotFound | EditionError | None = dataclasses.field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -77,7 +98,9 @@ def check_slug(name: str) -> str:
     if not isinstance(name, str) or SLUG.fullmatch(name) is None:
         raise LibraryError(
             f"{str(name)[:40]!r} is not an edition name: use 1-40 lower-case letters, digits and dashes "
-            "(e.g. my-box)"
+            "(e.g. my-box)",
+            code="bad_edition_name",
+            name=str(name)[:40],
         )
     return name
 
@@ -166,9 +189,18 @@ class EditionLibrary:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
             where = f"line {exc.lineno}, column {exc.colno}"
-            raise EditionError([Problem(where, f"not valid JSON: {exc.msg}")], str(path)) from None
+            raise EditionFileError(
+                Problem(where, f"not valid JSON: {exc.msg}"),
+                str(path),
+                code="edition_not_json",
+                line=exc.lineno,
+                column=exc.colno,
+                detail=exc.msg,
+            ) from None
         if not isinstance(obj, dict):
-            raise EditionError([Problem("line 1", "must be a JSON object")], str(path))
+            raise EditionFileError(
+                Problem("line 1", "must be a JSON object"), str(path), code="edition_not_object"
+            )
         return obj
 
     def editable(self, name: str) -> dict[str, Any]:
@@ -176,7 +208,9 @@ class EditionLibrary:
         file is not a valid edition now, since a change could not be saved anyway."""
         if name in shipped_names():
             raise LibraryError(
-                f"{name!r} is a shipped edition and cannot be changed; make a copy under a new name"
+                f"{name!r} is a shipped edition and cannot be changed; make a copy under a new name",
+                code="shipped_read_only",
+                edition=name,
             )
         obj = self.raw(name)
         validate(obj, str(self.path(name)), name)
@@ -198,7 +232,7 @@ class EditionLibrary:
             obj = self.raw(name)
             edition = validate(obj, str(self.path(name)) if name not in shipped_names() else name, name)
         except (EditionNotFound, EditionError) as exc:
-            return EditionInfo(name, name in shipped_names(), {}, 0, False, str(exc))
+            return EditionInfo(name, name in shipped_names(), {}, 0, False, str(exc), error=exc)
         cards = [c for c in obj["cards"] if isinstance(c, dict)]
         counts = {d: sum(1 for c in cards if c.get("day") == d) for d in range(1, DAYS + 1)}
         left = from_base(obj) if name not in shipped_names() else []
@@ -215,14 +249,20 @@ class EditionLibrary:
         try:
             path = self.path(name)
         except LibraryError:
-            raise EditionNotFound(self._unknown(name)) from None
+            raise self._unknown(name) from None
         if not path.exists():
-            raise EditionNotFound(self._unknown(name))
+            raise self._unknown(name)
         return path
 
-    def _unknown(self, name: str) -> str:
+    def _unknown(self, name: str) -> EditionNotFound:
         hint = " (an edition file is imported first: companion edition import FILE)" if "/" in name else ""
-        return f"unknown edition {str(name)[:40]!r}; choose one of: {', '.join(self.names())}{hint}"
+        known = ", ".join(self.names())
+        return EditionNotFound(
+            f"unknown edition {str(name)[:40]!r}; choose one of: {known}{hint}",
+            code="unknown_edition",
+            edition=str(name)[:40],
+            known=known,
+        )
 
     @staticmethod
     def _read(path: Path) -> str:
@@ -230,9 +270,19 @@ class EditionLibrary:
         try:
             return read_text_file(path, MAX_EDITION_BYTES, follow_links=False)
         except NotUtf8 as exc:
-            raise EditionError([Problem(f"line {exc.line}", "is not UTF-8 text")], str(path)) from None
+            raise EditionFileError(
+                Problem(f"line {exc.line}", "is not UTF-8 text"),
+                str(path),
+                code="edition_not_utf8",
+                line=exc.line,
+            ) from None
         except OSError as exc:
-            raise EditionError([Problem("file", f"cannot be read: {exc.strerror}")], str(path)) from None
+            raise EditionFileError(
+                Problem("file", f"cannot be read: {exc.strerror}"),
+                str(path),
+                code="edition_unreadable",
+                detail=str(exc.strerror),
+            ) from None
 
     # --- writing ---------------------------------------------------------------------
 
@@ -240,7 +290,9 @@ class EditionLibrary:
         """Validate and write an owner's edition (the companion names the file)."""
         if name in shipped_names():
             raise LibraryError(
-                f"{name!r} is a shipped edition and cannot be changed; make a copy under a new name"
+                f"{name!r} is a shipped edition and cannot be changed; make a copy under a new name",
+                code="shipped_read_only",
+                edition=name,
             )
         path = self.path(name)
         obj = {**obj, "name": name}
@@ -248,7 +300,9 @@ class EditionLibrary:
         text = json.dumps(obj, indent=1, ensure_ascii=False) + "\n"
         if len(text.encode("utf-8")) > MAX_EDITION_BYTES:  # it could not be read back
             raise LibraryError(
-                f"the edition would be larger than {MAX_EDITION_BYTES} bytes; shorten its notes"
+                f"the edition would be larger than {MAX_EDITION_BYTES} bytes; shorten its notes",
+                code="edition_too_large",
+                max=MAX_EDITION_BYTES,
             )
         atomic_write(path, text)
         return edition
@@ -258,7 +312,11 @@ class EditionLibrary:
         itineraries yet unless ``with_cards`` (then a full copy to correct)."""
         check_slug(name)
         if self.exists(name):
-            raise LibraryError(f"there is already an edition named {name!r}; pick another name")
+            raise LibraryError(
+                f"there is already an edition named {name!r}; pick another name",
+                code="edition_name_taken",
+                edition=name,
+            )
         base_obj = self.raw(base)
         obj = dict(base_obj)
         obj["name"] = name
@@ -281,11 +339,18 @@ class EditionLibrary:
         try:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise EditionError(
-                [Problem(f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}")], "import"
+            raise EditionFileError(
+                Problem(f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}"),
+                "import",
+                code="edition_not_json",
+                line=exc.lineno,
+                column=exc.colno,
+                detail=exc.msg,
             ) from None
         if not isinstance(obj, dict):
-            raise EditionError([Problem("line 1", "must be a JSON object")], "import")
+            raise EditionFileError(
+                Problem("line 1", "must be a JSON object"), "import", code="edition_not_object"
+            )
         chosen = name or obj.get("name")
         if not isinstance(chosen, str) or SLUG.fullmatch(chosen) is None:
             chosen = "imported"
@@ -295,7 +360,11 @@ class EditionLibrary:
                 n += 1
             chosen = f"{stem[:30]}-{n}"
         elif self.exists(chosen):
-            raise LibraryError(f"there is already an edition named {chosen!r}; pick another name")
+            raise LibraryError(
+                f"there is already an edition named {chosen!r}; pick another name",
+                code="edition_name_taken",
+                edition=chosen,
+            )
         self.save(chosen, obj)
         return chosen
 
@@ -313,17 +382,30 @@ class EditionLibrary:
         """Make an edition the default; an owner's edition must be a complete box."""
         if name not in shipped_names():
             info = self.info(check_slug(name))
-            if info.problem:
-                raise LibraryError(info.problem)
+            if info.error is not None:  # unknown, or not a valid edition: the same refusal as opening it
+                raise info.error
             if not info.complete:
                 counts = ", ".join(f"Day {d}: {n}/{BOX_CARDS_PER_DAY}" for d, n in info.cards.items())
                 still = (
                     f"; still the base edition's: {describe_parts(info.from_base)}" if info.from_base else ""
                 )
-                raise LibraryError(
+                # the page says what is missing in its language: the counts, and what is still
+                # the base's as `progress()` counts it
+                facts: dict[str, object] = {
+                    "edition": name,
+                    **{f"day{d}": n for d, n in info.cards.items()},
+                    "per_day": BOX_CARDS_PER_DAY,
+                    "itineraries": info.itineraries,
+                    "of": BOX_ITINERARIES,
+                    "from_base": base_counts(info.from_base),
+                }
+                message = (
                     f"{name!r} is not complete yet ({counts}, itineraries {info.itineraries}/"
                     f"{BOX_ITINERARIES}{still}); finish it before making it the default"
                 )
+                if info.from_base:
+                    raise LibraryError(message, code="edition_incomplete_base", **facts)
+                raise LibraryError(message, code="edition_incomplete", **facts)
         atomic_write(self.folder / DEFAULT_FILE, name + "\n")
 
 

@@ -22,7 +22,15 @@ DEFAULT_EDITION = "reference"
 
 
 class EditionNotFound(LookupError):
-    """No shipped edition has that name and no file has that path."""
+    """No shipped edition has that name and no file has that path.
+
+    ``code`` and ``params`` (when the raise site gives them) name the refusal for a page,
+    which words it in its language; the message stays the English for the CLI and scripts."""
+
+    def __init__(self, message: str, /, code: str | None = None, **params: object) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params
 
 
 def shipped_names() -> list[str]:
@@ -91,7 +99,12 @@ def shipped_edition(name: str) -> Edition:
     """A shipped edition by name; never a file from outside the package."""
     if name not in shipped_names():
         known = ", ".join(shipped_names())
-        raise EditionNotFound(f"unknown edition {str(name)[:40]!r}; the companion ships: {known}")
+        raise EditionNotFound(
+            f"unknown edition {str(name)[:40]!r}; the companion ships: {known}",
+            code="unknown_edition",
+            edition=str(name)[:40],
+            known=known,
+        )
     return _shipped(name)
 
 

@@ -33,8 +33,37 @@
     return data;
   }
   function say(id, text, kind) { const el = $(id); el.textContent = text; el.className = "msg " + (kind || ""); }
-  function problems(e) { return e.data && e.data.problems && e.data.problems.length ? e.data.problems.join("; ") : e.message; }
+  // A refusal of the companion in the page's language: its `code` and `params` worded by
+  // i18n.js's `msg` (the same sentences as the table's page, one per code in English and
+  // French); an invalid edition's own problems (the engine's English, naming ids and lines)
+  // follow its sentence. The English `error` only for a code this page does not know.
+  const MSG = (window.I18N && window.I18N[FR ? "fr" : "en"].msg) || {};
+  function problems(e) {
+    const d = e && e.data && typeof e.data === "object" ? e.data : {};
+    const listed = d.problems && d.problems.length ? d.problems.join("; ") : "";
+    const text = d.code ? MSG[d.code] : undefined;
+    if (text === undefined) return listed || e.message;
+    const p = { ...(d.params || {}) };
+    if (p.column !== undefined) p.column = MSG["column." + p.column] ?? p.column;
+    if (p.from_base && typeof p.from_base === "object") p.from_base = baseWords(p.from_base).join(", ");
+    const said = Object.entries(p).reduce((s, [k, v]) => s.split("{" + k + "}").join(String(v)), text);
+    return d.code === "edition_problems" && listed ? `${said} ${listed}` : said;
+  }
   function btn(label, on, extra) { const b = document.createElement("button"); b.type = "button"; b.textContent = label; b.addEventListener("click", on); if (extra) b.dataset.v = extra; return b; }
+  // A sticker bound by a save (the answer's `binding`), in the page's language.
+  function boundWords(r) {
+    const b = r.binding;
+    if (!b) return "";
+    if (b.was === b.card) return " " + L(`Tag ${b.tag} was already ${b.card}.`, `La pastille ${b.tag} était déjà ${b.card}.`);
+    const was = b.was ? L(` (it was ${b.was})`, ` (elle était ${b.was})`) : "";
+    const card = b.card === "ancestor" ? L(b.card, "l'Ancêtre") : b.card;
+    return " " + L(`Tag ${b.tag} is now ${card}${was}.`, `La pastille ${b.tag} est maintenant ${card}${was}.`);
+  }
+  // A likely mistake in a saved card (the answer's `checks`: not a refusal), in the page's language.
+  function checkWords(c) {
+    if (c.code === "year_outside_day") return L(`${showYear(c.year)} is outside Day ${c.day}'s years (${showYear(c.low)} to ${showYear(c.high)}): check the year and the Day`, `${showYear(c.year)} est hors des années du Jour ${c.day} (${showYear(c.low)} à ${showYear(c.high)}) : vérifiez l'année et le Jour`);
+    return L(`looks like ${c.id} (${c.title}, ${showYear(c.year)})`, `ressemble à ${c.id} (${c.title}, ${showYear(c.year)})`);
+  }
   const showYear = (y) => (y < 0 ? `${-y} ${L("BCE", "av. J.-C.")}` : `${y}`);
 
   // --- session -------------------------------------------------------------------------
@@ -50,7 +79,7 @@
   $("login-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     try { await api("POST", "/api/login", { pin: $("pin").value }); await start(); }
-    catch (e) { $("login-msg").textContent = e.message; }
+    catch (e) { $("login-msg").textContent = problems(e); }
   });
 
   // --- editions ------------------------------------------------------------------------
@@ -73,7 +102,7 @@
   $("create").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     try { await api("POST", "/api/library", { name: $("new-name").value.trim(), base: "reference", copy: $("new-copy").checked }); $("create").hidden = true; await listEditions($("new-name").value.trim()); }
-    catch (e) { say("card-msg", e.message, "err"); $("progress").textContent = e.message; }
+    catch (e) { say("card-msg", problems(e), "err"); $("progress").textContent = problems(e); }
   });
   async function openEdition(n) {
     name = n;
@@ -84,18 +113,22 @@
       seq = (await api("POST", "/api/library/transcribe", { edition: readOnly.has(n) ? null : n })).seq;
       clearCard(); clearIt(); drawMat(); drawAnc(); showProgress(got.progress);
       if (readOnly.has(n)) { $("tag-status").textContent = L(`${n} ships with the companion and cannot be changed: create your own (New…), with its cards copied if you like.`, `${n} est fournie avec le compagnon et ne peut pas être modifiée : créez la vôtre (Nouvelle…), en copiant ses cartes si vous voulez.`); $("tag-status").className = "status bound"; }
-      if (got.problems && got.problems.length) $("progress").textContent += " · This file needs fixing first: " + got.problems.join("; ");
+      if (got.problems && got.problems.length) $("progress").textContent += L(" · This file needs fixing first: ", " · Ce fichier doit d'abord être corrigé : ") + got.problems.join("; ");
     } catch (e) { ed = null; $("progress").textContent = problems(e); }
+  }
+  // What still holds the base edition's values (`from_base` of progress, or of a refusal), in words.
+  function baseWords(fb) {
+    const names = { ancestor: L("the Ancestor", "l'Ancêtre"), playmat: L("the playmat", "le plateau"), treks: L("the trek table", "la table des treks") };
+    const left = (fb.parts || []).map((x) => names[x] || x);
+    if (fb.cards) left.push(fb.cards === 1 ? L("1 card", "1 carte") : L(`${fb.cards} cards`, `${fb.cards} cartes`));
+    if (fb.itineraries) left.push(fb.itineraries === 1 ? L("1 itinerary", "1 itinéraire") : L(`${fb.itineraries} itineraries`, `${fb.itineraries} itinéraires`));
+    return left;
   }
   function showProgress(p) {
     const days = Object.entries(p.days).map(([d, n]) => `${L("Day", "Jour")} ${d}: ${n}/${p.of.day}`).join(" · ");
     $("progress").textContent = `${days} · ${L("Itineraries", "Itinéraires")}: ${p.itineraries}/${p.of.itineraries}`;
     // parts copied from the base edition (the reference's are the team's values, not the box's)
-    const fb = p.from_base || { parts: [], cards: 0, itineraries: 0 };
-    const names = { ancestor: L("the Ancestor", "l'Ancêtre"), playmat: L("the playmat", "le plateau"), treks: L("the trek table", "la table des treks") };
-    const left = fb.parts.map((x) => names[x] || x);
-    if (fb.cards) left.push(fb.cards === 1 ? L("1 card", "1 carte") : L(`${fb.cards} cards`, `${fb.cards} cartes`));
-    if (fb.itineraries) left.push(fb.itineraries === 1 ? L("1 itinerary", "1 itinéraire") : L(`${fb.itineraries} itineraries`, `${fb.itineraries} itinéraires`));
+    const left = baseWords(p.from_base || { parts: [], cards: 0, itineraries: 0 });
     if (left.length) $("progress").textContent += " · " + L("Not entered yet (still the base edition's values): ", "Pas encore saisi (valeurs de l'édition de base) : ") + left.join(", ");
   }
 
@@ -181,7 +214,7 @@
   }
   $("mock-tap").addEventListener("click", async () => {
     const tag = $("mock-tag").value.trim(); if (!tag) return;
-    await api("POST", "/api/reader/tap", { tag }).catch((e) => say("card-msg", e.message, "err"));
+    await api("POST", "/api/reader/tap", { tag }).catch((e) => say("card-msg", problems(e), "err"));
     $("mock-tag").value = ""; pollTag();
   });
 
@@ -261,22 +294,23 @@
       const i = ed.cards.findIndex((c) => c.id === r.card.id);
       if (i >= 0) ed.cards[i] = r.card; else ed.cards.push(r.card);
       showProgress(r.progress);
-      const text = L(`Saved ${r.card.id} (${showYear(r.card.year)}).`, `${r.card.id} enregistrée (${showYear(r.card.year)}).`) + (r.bound ? " " + r.bound : "") + L(" Tap the next card.", " Carte suivante.");
-      say("card-msg", r.warnings.length ? text + L(" Check: ", " À vérifier : ") + r.warnings.join("; ") : text, r.warnings.length ? "warn" : "ok");
+      const text = L(`Saved ${r.card.id} (${showYear(r.card.year)}).`, `${r.card.id} enregistrée (${showYear(r.card.year)}).`) + boundWords(r) + L(" Tap the next card.", " Carte suivante.");
+      const checks = (r.checks || []).map(checkWords);
+      say("card-msg", checks.length ? text + L(" Check: ", " À vérifier : ") + checks.join("; ") : text, checks.length ? "warn" : "ok");
       $("tag-status").textContent = L("Tap the next card's sticker.", "Touchez la pastille de la carte suivante."); $("tag-status").className = "status";
       clearCard();
       return true;
     } catch (e) { say("card-msg", problems(e), "err"); return false; }
   }
   $("remove-card").addEventListener("click", async () => {
-    if (!card.id || !confirm(`Remove ${card.id}?`)) return;
+    if (!card.id || !confirm(L(`Remove ${card.id}?`, `Supprimer ${card.id} ?`))) return;
     try { const r = await api("DELETE", `/api/library/${encodeURIComponent(name)}/cards/${encodeURIComponent(card.id)}`); ed.cards = ed.cards.filter((c) => c.id !== card.id); showProgress(r.progress); say("card-msg", L(`Removed ${card.id}.`, `${card.id} supprimée.`), "ok"); clearCard(); }
     catch (e) { say("card-msg", problems(e), "err"); }
   });
   $("unbind").addEventListener("click", async () => {
     if (!card.tag) { say("card-msg", L("Tap the sticker to unbind first.", "Touchez d'abord la pastille à délier."), "err"); return; }
     try { await api("DELETE", `/api/library/tags/${encodeURIComponent(card.tag)}`); say("card-msg", L(`Tag ${card.tag} is free again.`, `La pastille ${card.tag} est de nouveau libre.`), "ok"); }
-    catch (e) { say("card-msg", e.message, "err"); }
+    catch (e) { say("card-msg", problems(e), "err"); }
   });
 
   // --- itineraries ---------------------------------------------------------------------
@@ -333,7 +367,7 @@
       g.append(b);
     }
     const pick = $("it-pick"); pick.textContent = "";
-    pick.append(new Option(`${(ed && ed.itineraries || []).length} saved: edit…`, ""));
+    pick.append(new Option(L(`${(ed && ed.itineraries || []).length} saved: edit…`, `${(ed && ed.itineraries || []).length} enregistrés : modifier…`), ""));
     for (const x of (ed && ed.itineraries || [])) pick.append(new Option(x.id, x.id));
   }
   function nextItId() { const used = new Set((ed.itineraries || []).map((x) => x.id)); let n = 1; while (used.has(`T${String(n).padStart(2, "0")}`)) n++; return `T${String(n).padStart(2, "0")}`; }
@@ -371,12 +405,12 @@
       const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/itineraries`, body);
       const i = ed.itineraries.findIndex((x) => x.id === (it.old || r.itinerary.id));
       if (i >= 0) ed.itineraries[i] = r.itinerary; else ed.itineraries.push(r.itinerary);
-      showProgress(r.progress); say("it-msg", L(`Saved ${r.itinerary.id}.`, `${r.itinerary.id} enregistré.`) + (r.bound ? " " + r.bound : "") + L(" Tap the next itinerary.", " Touchez l'itinéraire suivant."), "ok"); clearIt();
+      showProgress(r.progress); say("it-msg", L(`Saved ${r.itinerary.id}.`, `${r.itinerary.id} enregistré.`) + boundWords(r) + L(" Tap the next itinerary.", " Touchez l'itinéraire suivant."), "ok"); clearIt();
       return true;
     } catch (e) { say("it-msg", problems(e), "err"); return false; }
   }
   $("remove-it").addEventListener("click", async () => {
-    if (!it.old || !confirm(`Remove ${it.old}?`)) return;
+    if (!it.old || !confirm(L(`Remove ${it.old}?`, `Supprimer ${it.old} ?`))) return;
     try { const r = await api("DELETE", `/api/library/${encodeURIComponent(name)}/itineraries/${encodeURIComponent(it.old)}`); ed.itineraries = ed.itineraries.filter((x) => x.id !== it.old); showProgress(r.progress); clearIt(); }
     catch (e) { say("it-msg", problems(e), "err"); }
   });
@@ -395,7 +429,7 @@
       const label = document.createElement("b"); label.textContent = `${L("Position", "Case")} ${i}`;
       const shown = document.createElement("span"); shown.className = "chips";
       const tokens = document.createElement("div"); tokens.className = "tokens";
-      const draw = () => { shown.textContent = slots[i].map((g) => SHORT[g]).join(" + ") || "(none)"; shown.classList.toggle("kept", fresh.has(i)); };
+      const draw = () => { shown.textContent = slots[i].map((g) => SHORT[g]).join(" + ") || L("(none)", "(aucun)"); shown.classList.toggle("kept", fresh.has(i)); };
       const afresh = () => { if (fresh.delete(i)) slots[i] = []; };
       for (const g of BENEFITS) tokens.append(btn(SHORT[g], () => { afresh(); slots[i].push(g); draw(); }, g));
       row.append(label, shown, btn("⌫", () => { if (!fresh.has(i)) slots[i].pop(); afresh(); draw(); }, "back"), tokens); box.append(row); draw();
@@ -425,13 +459,13 @@
     if (!ed) return;
     if (reset !== false && ed.ancestor && anc.loaded !== name) { anc.hours = ed.ancestor.hours; anc.gains = [...ed.ancestor.gains]; anc.loaded = name; const a = ed.ancestors || {}; $("anc-2").value = a["2"] ?? ""; $("anc-3").value = a["3"] ?? ""; $("anc-4").value = a["4"] ?? ""; }
     for (const b of $("anc-hours").children) b.classList.toggle("on", +b.dataset.v === anc.hours);
-    $("anc-gains").textContent = anc.gains.map((g) => SHORT[g]).join(" + ") || "(no benefit)";
+    $("anc-gains").textContent = anc.gains.map((g) => SHORT[g]).join(" + ") || L("(no benefit)", "(aucun bénéfice)");
   }
   $("save-anc").addEventListener("click", async () => {
     const copies = { 2: $("anc-2").value.trim(), 3: $("anc-3").value.trim(), 4: $("anc-4").value.trim() };
     const body = { hours: anc.hours, gains: anc.gains, copies };
     if (anc.tag) body.tag = anc.tag;
-    try { const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/ancestor`, body); ed.ancestor = { hours: anc.hours, gains: [...anc.gains] }; showProgress(r.progress); say("anc-msg", L("Saved the Ancestor.", "Ancêtre enregistré.") + (r.bound ? " " + r.bound : ""), "ok"); anc.tag = null; }
+    try { const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/ancestor`, body); ed.ancestor = { hours: anc.hours, gains: [...anc.gains] }; showProgress(r.progress); say("anc-msg", L("Saved the Ancestor.", "Ancêtre enregistré.") + boundWords(r), "ok"); anc.tag = null; }
     catch (e) { say("anc-msg", problems(e), "err"); }
   });
 
@@ -439,9 +473,9 @@
   async function download(format, suffix) {
     try {
       const r = await fetch(`/api/library/${encodeURIComponent(name)}/export?format=${format}`, { headers: { "X-CSRF-Token": csrf } });
-      if (!r.ok) throw new Error((await r.json()).error);
+      if (!r.ok) { const data = await r.json(); throw Object.assign(new Error(data.error), { data, status: r.status }); }
       const a = document.createElement("a"); a.href = URL.createObjectURL(await r.blob()); a.download = name + suffix; a.click();
-    } catch (e) { say("share-msg", e.message, "err"); }
+    } catch (e) { say("share-msg", problems(e), "err"); }
   }
   $("dl-json").addEventListener("click", () => download("json", ".json"));
   $("dl-csv").addEventListener("click", () => download("csv", "-cards.csv"));
@@ -453,12 +487,12 @@
   });
   $("make-default").addEventListener("click", async () => {
     try { await api("POST", `/api/library/${encodeURIComponent(name)}/default`); say("share-msg", L(`New games now use ${name}.`, `Les nouvelles parties utilisent ${name}.`), "ok"); }
-    catch (e) { say("share-msg", e.message, "err"); }
+    catch (e) { say("share-msg", problems(e), "err"); }
   });
   $("delete-ed").addEventListener("click", async () => {
-    if (!confirm(`Delete the edition ${name}? Games already played keep their copy.`)) return;
+    if (!confirm(L(`Delete the edition ${name}? Games already played keep their copy.`, `Supprimer l'édition ${name} ? Les parties déjà jouées gardent leur copie.`))) return;
     try { await api("DELETE", `/api/library/${encodeURIComponent(name)}`); await listEditions(); }
-    catch (e) { say("share-msg", e.message, "err"); }
+    catch (e) { say("share-msg", problems(e), "err"); }
   });
   window.addEventListener("pagehide", () => { if (csrf) navigator.sendBeacon && fetch("/api/library/transcribe", { method: "POST", keepalive: true, headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf }, body: JSON.stringify({ edition: null }) }); });
 
@@ -495,5 +529,5 @@
     for (const el of document.querySelectorAll("[placeholder]")) if (WORDS[el.placeholder]) el.placeholder = WORDS[el.placeholder];
   }
 
-  start().catch((e) => { document.body.append(e.message); });
+  start().catch((e) => { document.body.append(problems(e)); });
 })();

@@ -1,0 +1,146 @@
+"""A French phone on the edition page (/edition) reads the companion's refusals in French.
+
+The server sends each refusal's English ``error`` beside a ``code`` and ``params``; the
+page words them from web/static/i18n.js (tests/test_edition_error_codes.py checks every
+code has its English and French sentence). Chromium at 360 px, the page's language set
+to French as the table's page keeps it (``localStorage`` ``lang``).
+"""
+
+from __future__ import annotations
+
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from browser_support import ARGS, ARTIFACTS, chromium, playwright, post, served
+
+expect = playwright().expect
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
+    with served(tmp_path, "Ann,Ben") as table:
+        yield table
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    with chromium(ARGS) as b:
+        yield b
+
+
+def request(base: str, path: str) -> urllib.request.Request:
+    """A GET as a script sends it (the table PIN in ``X-Table-Pin``)."""
+    return urllib.request.Request(base + path, headers={"X-Table-Pin": "2468"})
+
+
+def french_phone(browser: Any, url: str, errors: list[str]) -> Any:
+    page = browser.new_page(viewport={"width": 360, "height": 780})
+    page.add_init_script("localStorage.setItem('lang', 'fr')")
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url)
+    return page
+
+
+def test_the_edition_pages_refusals_are_said_in_french(server: Any, browser: Any) -> None:
+    base, _ = server
+    errors: list[str] = []
+    page = french_phone(browser, base + "/edition", errors)
+    page.wait_for_selector("#login:not([hidden])")
+    page.fill("#pin", "0000")
+    page.click("#login-form button")
+    expect(page.locator("#login-msg")).to_have_text("Code de la table incorrect.")
+
+    page.fill("#pin", "2468")
+    page.click("#login-form button")
+    page.wait_for_selector("#create:not([hidden])")
+    page.fill("#new-name", "ma-boite")
+    page.click("#create button")
+    expect(page.locator("#progress")).to_contain_text("Jour I: 0/36")
+
+    # the same name again: the library refuses, and says so in French
+    page.click("#open-create")
+    page.fill("#new-name", "ma-boite")
+    page.click("#create button")
+    taken = "Une édition s'appelle déjà ma-boite ; choisissez un autre nom."
+    expect(page.locator("#progress")).to_have_text(taken)
+    expect(page.locator("#card-msg")).to_have_text(taken)
+
+    # a card saved with its sticker: the binding and the likely mistake are said in French too
+    # (the answer's `binding` and `checks`)
+    post(base, "/api/reader/tap", {"tag": "04A1"})
+    expect(page.locator("#tag-status")).to_contain_text("04A1")
+    for key in ("19", "6", "9"):
+        page.click(f"#keypad button:text-is('{key}')")
+    page.click("#hours button[data-v='2']")
+    page.click("#save-card")
+    expect(page.locator("#card-msg")).to_have_text(
+        "I01 enregistrée (1969). La pastille 04A1 est maintenant I01. Carte suivante. À vérifier : "
+        "1969 est hors des années du Jour I (37000 av. J.-C. à 1903) : vérifiez l'année et le Jour"
+    )
+
+    # a value of the trek table that is no number: the field's refusal, in French
+    page.click("#tabs button[data-tab='mat']")
+    page.locator("#treks input").nth(9).fill("dix")
+    page.click("#save-mat")
+    expect(page.locator("#mat-msg")).to_have_text("« dix » n'est pas un nombre entier de points.")
+    box = page.locator("#mat-msg").bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 360, "fits a phone"
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "edition-phone-360-refusal-fr.png"), full_page=True)
+    for english in ("already", "is not a whole number", "Wrong table PIN", "is now", "outside"):
+        assert english not in page.locator("body").inner_text(), english
+    assert errors == []
+
+
+def test_an_invalid_edition_is_said_in_french_and_an_unknown_code_in_english(
+    server: Any, browser: Any
+) -> None:
+    import json
+
+    base, _ = server
+    errors: list[str] = []
+    page = french_phone(browser, base + "/edition", errors)
+    page.fill("#pin", "2468")
+    page.click("#login-form button")
+    page.wait_for_selector("#create:not([hidden])")
+    shared = json.loads(urllib.request.urlopen(request(base, "/api/library/reference/export")).read())
+    shared["cards"][0]["hours"] = 0
+    shared["cards"][1]["hours"] = 0
+    page.click("#tabs button[data-tab='share']")
+    page.set_input_files(
+        "#import-file",
+        files=[
+            {
+                "name": "box.json",
+                "mimeType": "application/json",
+                "buffer": json.dumps(shared, indent=1).encode(),
+            }
+        ],
+    )
+    said = page.locator("#share-msg")
+    expect(said).to_contain_text(
+        "Cette édition a 2 problème(s) à corriger d'abord (le premier : line 7: cards[0] (I01).hours) :"
+    )
+    assert "must be at least 1, not 0" in said.inner_text(), "the engine's problems follow, as they are"
+
+    # a refusal whose code this page does not know: the server's English, not nothing
+    page.route(
+        "**/api/library",
+        lambda route: (
+            route.fulfill(
+                status=400,
+                content_type="application/json",
+                body=json.dumps({"error": "Some new refusal.", "code": "from_a_newer_companion"}),
+            )
+            if route.request.method == "POST"
+            else route.continue_()
+        ),
+    )
+    page.fill("#new-name", "ma-boite")  # the form is open: this table has no edition of its own yet
+    page.click("#create button")
+    expect(page.locator("#progress")).to_have_text("Some new refusal.")
+    assert errors == []
