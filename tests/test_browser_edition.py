@@ -402,10 +402,10 @@ def test_an_itinerary_column_is_as_deep_as_its_left_and_the_next_sticker_saves(
     put("1")
     reader_tap(base, "05B3")  # ... but not filled, and no row rewards yet: kept, and it says so
     expect(page.locator("#it-msg")).to_contain_text(
-        "Not saved yet: its row rewards and the outlined spaces of person."
+        "Not saved yet: its row rewards and the outlined spaces of Person."
     )
     page.click("#save-it")
-    expect(page.locator("#it-msg")).to_contain_text("Fill the outlined spaces of person, or ⏎ end")
+    expect(page.locator("#it-msg")).to_contain_text("Fill the outlined spaces of Person, or ⏎ end")
     assert cursor(page) == "0,2"
     put("end", "crystal")  # person is 2 deep after all; event 1 deep, shorter than person
     assert cursor(page) == "1,1"

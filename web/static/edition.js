@@ -14,6 +14,7 @@
     : { person: "Person", event: "Event", innovation: "Innov.", progress: "Progress", wild: "Wild", crystal: "Crystal" };
   const ROMAN = { 1: "I", 2: "II", 3: "III" };
   const COLS = ["person", "event", "innovation", "progress", "rows"];
+  const colName = (k) => (k === "rows" ? L("row reward", "rangée") : SHORT[k]);
   const DEPTH = 6; // rows shown; printed cards have 2-6
   let csrf = null, mock = false, name = null, ed = null, tags = {}, seq = -1, readOnly = new Set();
   // `dirty`: the form holds something typed since it was opened, cleared or saved: the next
@@ -316,7 +317,7 @@
   // --- itineraries ---------------------------------------------------------------------
   const SPACE_CYCLE = [undefined, null, "crystal", 1, 2, 3, 4, 5, 6, 7];
   const spaceText = (v) => (v === undefined ? "·" : v === null ? "○" : v === "crystal" ? "◆" : String(v));
-  for (const [label, v] of [["○ plain", null], ["◆", "crystal"], ["1", 1], ["2", 2], ["3", 3], ["4", 4], ["5", 5], ["6", 6], ["7", 7], ["8", 8], ["⏎ end", "end"], ["⌫", "back"]]) {
+  for (const [label, v] of [[L("○ plain", "○ vide"), null], ["◆", "crystal"], ["1", 1], ["2", 2], ["3", 3], ["4", 4], ["5", 5], ["6", 6], ["7", 7], ["8", 8], [L("⏎ end", "⏎ fin"), "end"], ["⌫", "back"]]) {
     $("palette").append(btn(label, () => palette(v), String(v)));
   }
   function palette(v) {
@@ -340,12 +341,12 @@
   }
   // The kinds whose tapped depth still has empty spaces, in words ("" when none).
   function unfilled() {
-    return [0, 1, 2, 3].filter((c) => c in it.depth && depthOf(c) < it.depth[c]).map((c) => COLS[c]).join(", ");
+    return [0, 1, 2, 3].filter((c) => c in it.depth && depthOf(c) < it.depth[c]).map((c) => colName(COLS[c])).join(", ");
   }
   function depthOf(c) { let d = 0; for (let r = 0; r < DEPTH; r++) if (`${c},${r}` in it.cells) d = r + 1; return d; }
   function drawIt() {
     const g = $("grid"); g.textContent = "";
-    for (const k of COLS) { const h = document.createElement("div"); h.className = "head"; h.textContent = k === "rows" ? "row reward" : k; g.append(h); }
+    for (const k of COLS) { const h = document.createElement("div"); h.className = "head"; h.textContent = colName(k); g.append(h); }
     for (let r = 0; r < DEPTH; r++) for (let c = 0; c < COLS.length; c++) {
       const key = `${c},${r}`, v = it.cells[key];
       const b = btn(spaceText(v), () => {
@@ -359,7 +360,7 @@
         } else it.cursor = [c, r];
         drawIt();
       });
-      b.dataset.cell = key; b.setAttribute("aria-label", `${COLS[c]} ${r + 1}`);
+      b.dataset.cell = key; b.setAttribute("aria-label", `${colName(COLS[c])} ${r + 1}`);
       // Spaces still to fill (down to the column's depth) are outlined, not greyed out.
       const todo = !(key in it.cells) && c < 4 && r < expected(c) && (c in it.depth || c === it.cursor[0]);
       b.classList.toggle("absent", !(key in it.cells) && !todo); b.classList.toggle("todo", todo);
@@ -396,7 +397,7 @@
   $("save-it").addEventListener("click", () => saveIt());
   // Saves the itinerary on screen (binding its sticker); true when it was saved.
   async function saveIt() {
-    if (unfilled()) { say("it-msg", L(`Fill the outlined spaces of ${unfilled()}, or ⏎ end the column shorter.`, `Remplissez les cases encadrées de ${unfilled()}, ou ⏎ end pour raccourcir la colonne.`), "err"); return false; }
+    if (unfilled()) { say("it-msg", L(`Fill the outlined spaces of ${unfilled()}, or ⏎ end the column shorter.`, `Remplissez les cases encadrées de ${unfilled()}, ou ⏎ fin pour raccourcir la colonne.`), "err"); return false; }
     const columns = {}; COLS.slice(0, 4).forEach((k, c) => { const col = columnOf(c); if (col.length) columns[k] = col; });
     const body = { id: $("it-id").value.trim(), columns, rows: columnOf(4) };
     if (it.old) body.old_id = it.old;
@@ -515,7 +516,7 @@
     "Use for new games": "Utiliser pour les nouvelles parties", "Delete this edition": "Supprimer cette édition",
     "Title (optional)": "Titre (facultatif)", "Note (optional)": "Note (facultative)",
     "The next card's sticker saves this one too, once it has its year and hours.": "La pastille de la carte suivante enregistre aussi celle-ci, dès qu'elle a son année et ses heures.",
-    "A column is taken as deep as the one to its left: there the cursor moves on to the next column. Deeper: tap its bottom space; shorter: ⏎ end.": "Une colonne est supposée aussi profonde que celle à sa gauche : là, le curseur passe à la colonne suivante. Plus profonde : touchez sa case du bas ; moins : ⏎ end.",
+    "A column is taken as deep as the one to its left: there the cursor moves on to the next column. Deeper: tap its bottom space; shorter: ⏎ end.": "Une colonne est supposée aussi profonde que celle à sa gauche : là, le curseur passe à la colonne suivante. Plus profonde : touchez sa case du bas ; moins : ⏎ fin.",
     "The next itinerary's sticker saves this one too, once it has its spaces and row rewards.": "La pastille de l'itinéraire suivant enregistre aussi celui-ci, dès qu'il a ses cases et ses récompenses de rangée.",
   };
   if (FR) {
