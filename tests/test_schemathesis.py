@@ -8,6 +8,7 @@ which is fine: only the answers are judged.
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,10 @@ def test_api_never_fails_with_500_and_answers_json(tmp_path: Path) -> None:
         play_turn(rt, rng)
     app = create_app(rt, heartbeat=0.01)
     schema = schemathesis.openapi.from_wsgi("/api/openapi.json", app)
+    schemas = json.loads(app.test_client().get("/api/openapi.json").get_data())["components"]["schemas"]
+    documented = {
+        c for kind in ("Error", "LibraryError") for c in schemas[kind]["properties"]["code"]["enum"]
+    }
     checked: list[str] = []
     try:
         for result in schema.get_all_operations():
@@ -51,6 +56,8 @@ def test_api_never_fails_with_500_and_answers_json(tmp_path: Path) -> None:
                     if response.status_code >= 400:
                         body = response.json()
                         assert isinstance(body, dict) and isinstance(body.get("error"), str) and body["error"]
+                        # a page words a refusal from its code: every code it can meet is described
+                        assert body.get("code", "http_error") in documented, (case.path, body)
 
             run()
             checked.append(f"{operation.method.upper()} {operation.path}")
