@@ -97,13 +97,13 @@ def test_the_edition_pages_refusals_are_said_in_french(server: Any, browser: Any
     # the itinerary grid: its columns, its keys and its reminder in French, on a phone's width
     page.click("#tabs button[data-tab='its']")
     heads = page.locator("#grid .head").all_inner_texts()
-    assert heads == ["Personne", "Événem.", "Innov.", "Progrès", "rangée"], heads
+    assert heads == ["Perso.", "Événem.", "Innov.", "Progrès", "rangée"], heads
     palette = page.locator("#palette").inner_text()
     assert "vide" in palette and "fin" in palette and "plain" not in palette and "end" not in palette
     page.click("#grid button[data-cell='0,2']")  # the person column is 3 deep ...
     page.click("#palette button[data-v='1']")
     page.click("#save-it")  # ... but only one space is filled
-    expect(page.locator("#it-msg")).to_contain_text("Remplissez les cases encadrées de Personne, ou ⏎ fin")
+    expect(page.locator("#it-msg")).to_contain_text("Remplissez les cases encadrées de Personnage, ou ⏎ fin")
     assert page.evaluate("document.documentElement.scrollWidth") <= 360, "no sideways scroll"
     page.screenshot(path=str(ARTIFACTS / "edition-phone-360-itinerary-fr.png"), full_page=True)
     assert errors == []

@@ -19,7 +19,7 @@ import pytest
 from companion.edition_edit import FieldError, put_card, set_ancestor, set_playmat
 from companion.library import EditionLibrary, LibraryError
 
-from test_error_codes import CODE, ROOT, words
+from test_error_codes import CODE, ROOT, refused, words
 from tests_support import api_client
 
 PIN = {"X-Table-Pin": "2468"}
@@ -112,16 +112,6 @@ def test_each_field_refusal_has_its_code_and_facts(change: Any, code: str, param
 def env(tmp_path: Path) -> Iterator[tuple[Any, Any]]:
     with api_client(tmp_path) as pair:
         yield pair
-
-
-def refused(response: Any, status: int, code: str) -> dict[str, Any]:
-    """The JSON refusal: its status, code, English ``error`` kept, and a sentence in both languages."""
-    body: dict[str, Any] = response.get_json()
-    assert response.status_code == status, body
-    assert body["code"] == code and isinstance(body["error"], str) and body["error"], body
-    keys = words("msg")
-    assert code in keys["en"] and code in keys["fr"], code
-    return body
 
 
 def test_library_refusals_carry_their_code(env: Any) -> None:

@@ -94,6 +94,7 @@ client = client_from
 
 
 def refused(response: Any, status: int, code: str) -> dict[str, Any]:
+    """The JSON refusal: its status, code, English ``error`` kept, and a sentence in both languages."""
     body: dict[str, Any] = response.get_json()
     assert response.status_code == status, body
     assert body["code"] == code and isinstance(body["error"], str) and body["error"], body

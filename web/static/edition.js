@@ -10,10 +10,14 @@
   const L = (en, fr) => (FR ? fr : en);
   const BENEFITS = ["person", "event", "innovation", "progress", "wild", "crystal"];
   const SHORT = FR
-    ? { person: "Personne", event: "Événem.", innovation: "Innov.", progress: "Progrès", wild: "Joker", crystal: "Cristal" }
+    ? { person: "Perso.", event: "Événem.", innovation: "Innov.", progress: "Progrès", wild: "Joker", crystal: "Cristal" }
     : { person: "Person", event: "Event", innovation: "Innov.", progress: "Progress", wild: "Wild", crystal: "Crystal" };
   const ROMAN = { 1: "I", 2: "II", 3: "III" };
   const COLS = ["person", "event", "innovation", "progress", "rows"];
+  const FULL = FR
+    ? { person: "Personnage", event: "Événement", innovation: "Innovation", progress: "Progrès", rows: "récompense de rangée" }
+    : { person: "Person", event: "Event", innovation: "Innovation", progress: "Progress", rows: "row reward" };
+  // a column's heading (narrow: six share a phone's width) and its name in sentences
   const colName = (k) => (k === "rows" ? L("row reward", "rangée") : SHORT[k]);
   const DEPTH = 6; // rows shown; printed cards have 2-6
   let csrf = null, mock = false, name = null, ed = null, tags = {}, seq = -1, readOnly = new Set();
@@ -119,7 +123,7 @@
   }
   // What still holds the base edition's values (`from_base` of progress, or of a refusal), in words.
   function baseWords(fb) {
-    const names = { ancestor: L("the Ancestor", "l'Ancêtre"), playmat: L("the playmat", "le plateau"), treks: L("the trek table", "la table des treks") };
+    const names = { ancestor: L("the Ancestor", "l'Ancêtre"), playmat: L("the playmat", "le tapis de jeu"), treks: L("the trek table", "la table des treks") };
     const left = (fb.parts || []).map((x) => names[x] || x);
     if (fb.cards) left.push(fb.cards === 1 ? L("1 card", "1 carte") : L(`${fb.cards} cards`, `${fb.cards} cartes`));
     if (fb.itineraries) left.push(fb.itineraries === 1 ? L("1 itinerary", "1 itinéraire") : L(`${fb.itineraries} itineraries`, `${fb.itineraries} itinéraires`));
@@ -341,7 +345,7 @@
   }
   // The kinds whose tapped depth still has empty spaces, in words ("" when none).
   function unfilled() {
-    return [0, 1, 2, 3].filter((c) => c in it.depth && depthOf(c) < it.depth[c]).map((c) => colName(COLS[c])).join(", ");
+    return [0, 1, 2, 3].filter((c) => c in it.depth && depthOf(c) < it.depth[c]).map((c) => FULL[COLS[c]]).join(", ");
   }
   function depthOf(c) { let d = 0; for (let r = 0; r < DEPTH; r++) if (`${c},${r}` in it.cells) d = r + 1; return d; }
   function drawIt() {
@@ -360,7 +364,7 @@
         } else it.cursor = [c, r];
         drawIt();
       });
-      b.dataset.cell = key; b.setAttribute("aria-label", `${colName(COLS[c])} ${r + 1}`);
+      b.dataset.cell = key; b.setAttribute("aria-label", `${FULL[COLS[c]]} ${r + 1}`);
       // Spaces still to fill (down to the column's depth) are outlined, not greyed out.
       const todo = !(key in it.cells) && c < 4 && r < expected(c) && (c in it.depth || c === it.cursor[0]);
       b.classList.toggle("absent", !(key in it.cells) && !todo); b.classList.toggle("todo", todo);
@@ -501,12 +505,12 @@
   const WORDS = {
     "← Table": "← Table de jeu", "Your box": "Votre boîte", "Table PIN": "Code de la table", "Log in": "Connexion",
     "Edition": "Édition", "New…": "Nouvelle…", "copy the reference cards": "copier les cartes de référence",
-    "Create": "Créer", "Cards": "Cartes", "Itineraries": "Itinéraires", "Playmat": "Plateau", "Ancestor": "Ancêtre",
+    "Create": "Créer", "Cards": "Cartes", "Itineraries": "Itinéraires", "Playmat": "Tapis", "Ancestor": "Ancêtre",
     "Share": "Partager", "Tap a card's sticker on the reader.": "Touchez le lecteur avec la pastille d'une carte.",
     "Tap": "Poser", "Hours": "Heures", "Benefits, in printed order": "Bénéfices, dans l'ordre imprimé",
     "Save": "Enregistrer", "New card": "Nouvelle carte", "Remove": "Supprimer", "Unbind tag": "Délier la pastille",
     "Cards of this Day": "Cartes de ce Jour", "Id on the card": "Numéro sur la carte", "New": "Nouveau",
-    "Departures Row: the benefit under each position (0 is the deck's top card)": "Rangée des départs : le bénéfice sous chaque case (0 est la carte du dessus de la pioche)",
+    "Departures Row: the benefit under each position (0 is the deck's top card)": "Rangée Rencontres historiques : le bénéfice sous chaque case (0 est la carte du dessus de la pioche)",
     "Trek table: points for 1 to 10 cards": "Table des treks : points pour 1 à 10 cartes",
     "Each card past 10": "Chaque carte au-delà de 10",
     "A position's first tap, a benefit or ⌫, replaces what it shows (grey: as the edition holds it).": "La première touche d'une case, un bénéfice ou ⌫, remplace ce qu'elle montre (en gris : tel que dans l'édition).", "Benefits": "Bénéfices", "Copies in play": "Exemplaires en jeu",

@@ -215,7 +215,7 @@ window.I18N = {
   },
   fr: {
     title: "Compagnon Trekking", host: "Hôte", game_over: "Partie terminée", score_chart: "Les scores au fil de la partie",
-    standings: "Classement", departures: "Rangée des départs", log: "Ce qui s'est passé", host_controls: "Commandes de l'hôte",
+    standings: "Classement", departures: "Rangée Rencontres historiques", log: "Ce qui s'est passé", host_controls: "Commandes de l'hôte",
     pin: "Code de la table", login: "Se connecter", virtual_table: "Lecteur et boutons virtuels", tap_placeholder: "id ou titre de carte",
     tap: "Poser", crystal: "Cristal", confirm: "Valider", undo: "Annuler", undo_last: "Annuler le dernier coup",
     correct: "Corriger une erreur", wild_to: "Jokers de la dernière carte vers", apply: "Appliquer", follows: "suit",
@@ -367,7 +367,7 @@ window.I18N = {
       itinerary_columns: "Les colonnes d'un itinéraire sont person, event, innovation et progress.",
       column_depth: "{column} : une colonne a au plus {max} cases.",
       rows_depth: "Un itinéraire a au plus {max} récompenses de rangée.",
-      playmat_slots: "Le plateau a six cases : donnez les bénéfices de chacune.",
+      playmat_slots: "Le tapis de jeu a six cases : donnez les bénéfices de chacune.",
       trek_count: "La table des treks a dix valeurs : les points pour 1 à 10 cartes.",
       trek_points: "« {value} » n'est pas un nombre entier de points.",
       trek_beyond: "Points par carte au-delà de 10 : un nombre entier de 0 à 999.",
