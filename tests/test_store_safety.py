@@ -448,6 +448,20 @@ def test_the_data_directory_and_database_are_private(tmp_path: Path) -> None:
     assert (tmp_path / "data" / "companion.sqlite3").stat().st_mode & 0o777 == 0o600
 
 
+def test_an_existing_open_data_directory_is_made_private(tmp_path: Path) -> None:
+    """Made by hand or by an older companion (0755): tightened at opening, like its files."""
+    data = tmp_path / "data"
+    data.mkdir()
+    data.chmod(0o755)
+    Store(data).close()
+    assert data.stat().st_mode & 0o777 == 0o700
+    shared = tmp_path / "shared"  # a shared folder such as /tmp (sticky bit) is left as it is
+    shared.mkdir()
+    shared.chmod(0o1777)
+    Store(shared).close()
+    assert shared.stat().st_mode & 0o7777 == 0o1777
+
+
 def test_a_damaged_stored_event_is_a_clear_message_not_a_traceback(tmp_path: Path) -> None:
     rt = make_runtime(tmp_path)
     play_turn(rt, random.Random(16))
