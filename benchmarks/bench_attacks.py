@@ -10,9 +10,13 @@ audit of issue 12 did:
    were streamed, how many were told to poll, and how fast the page still answers;
 2. **bodies**: ``--bodies`` POSTs announcing 400 MB each (and one chunked body that
    never ends): how fast each is refused, and how much was read;
-3. **PIN guessing**: wrong PINs from ``--addresses`` addresses for ``--seconds``:
-   how many were checked (403) and how many refused unchecked (429), and what that
-   makes per hour.
+3. **edition paths**: ``POST /api/game/new`` with the PIN and ``"edition"`` set to
+   ``/dev/zero``, ``/proc/self/fd/0`` and a path out of the data directory (the audit
+   saw memory grow at 190 MB/s and a pipe hang the request): each answer, its time,
+   and the memory after;
+4. **PIN guessing** (last: it locks PIN checks for the table): wrong PINs from
+   ``--addresses`` addresses for ``--seconds``: how many were checked (403) and how
+   many refused unchecked (429), and what that makes per hour.
 
 The daemon's resident memory is printed before and after each attack. Every
 figure is printed; nothing is asserted (the tests in tests/test_http_limits.py and
@@ -176,6 +180,34 @@ def attack_bodies(port: int, pid: int, bodies: int) -> dict[str, Any]:
     }
 
 
+EDITION_PATHS = ("/dev/zero", "/proc/self/fd/0", "../../../../etc/passwd")
+
+
+def attack_editions(port: int, pid: int) -> dict[str, Any]:
+    rss_before = proc_status(pid)[0]
+    answers: dict[str, Any] = {}
+    for k, edition in enumerate(EDITION_PATHS):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60, source_address=(address(26, k), 0))
+        body = json.dumps({"players": ["Ann", "Ben"], "edition": edition})
+        start_at = time.perf_counter()
+        try:
+            conn.request(
+                "POST", "/api/game/new", body, {"Content-Type": "application/json", "X-Table-Pin": PIN}
+            )
+            response = conn.getresponse()
+            answer = json.loads(response.read() or b"{}")
+            status: Any = response.status
+        except (OSError, ValueError) as exc:
+            answer, status = {}, f"no answer ({exc})"
+        finally:
+            conn.close()
+        answers[edition] = (
+            f"{status} {answer.get('code')} in {(time.perf_counter() - start_at) * 1000:.1f} ms, "
+            f"daemon {proc_status(pid)[0]} MB"
+        )
+    return {**answers, "rss_before_mb": rss_before, "rss_after_mb": proc_status(pid)[0]}
+
+
 def attack_pin(port: int, pid: int, addresses: int, seconds: float) -> dict[str, Any]:
     rss_before = proc_status(pid)[0]
     checked = refused = other = 0
@@ -239,6 +271,7 @@ def main() -> int:
                 "idle_rss_mb": proc_status(daemon.pid)[0],
                 "pages": attack_pages(port, daemon.pid, args.pages, args.slow, args.samples),
                 "bodies": attack_bodies(port, daemon.pid, args.bodies),
+                "editions": attack_editions(port, daemon.pid),
                 "pin": attack_pin(port, daemon.pid, args.addresses, args.seconds),
             }
         finally:
@@ -248,7 +281,7 @@ def main() -> int:
         print(json.dumps(results))
         return 0
     print(f"daemon idle: {results['idle_rss_mb']} MB")
-    for name in ("pages", "bodies", "pin"):
+    for name in ("pages", "bodies", "editions", "pin"):
         print(f"--- {name}")
         for key, value in results[name].items():  # type: ignore[attr-defined]
             print(f"  {key:<34} {value}")

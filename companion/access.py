@@ -20,6 +20,7 @@ rule for the config file and ``--pin``).
 
 from __future__ import annotations
 
+import hmac
 import os
 import re
 import secrets
@@ -121,11 +122,21 @@ class PinGuard:
             return "pin_locked_address", "Too many wrong PINs from this device; wait a minute and try again."
         return None
 
-    def wrong(self, address: str) -> None:
-        """A wrong PIN from ``address``."""
+    def check(self, address: str, given: str, pin: str) -> tuple[str, str] | None:
+        """One PIN guess from ``address``: None if ``given`` is ``pin``, else why not as
+        (code, English sentence): ``wrong_pin``, or the lockout in force (then it is not checked).
+
+        One step under the lock: the server answers with many threads, and guesses arriving
+        together must not all pass the limit's test before any of them is counted."""
         with self._lock:
+            lockout = self.lockout(address)
+            if lockout is not None:
+                return lockout
+            if hmac.compare_digest(given.encode(), pin.encode()):
+                return None
             self._limiter.hit(self._table, "table")
             self._limiter.hit(self._address, "address", address)
+            return "wrong_pin", "Wrong table PIN."
 
     def reset(self) -> None:
         """Forget every wrong guess (the host held Confirm at the table)."""

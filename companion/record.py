@@ -30,11 +30,13 @@ from companion.engine import (
 )
 from companion.engine.edition import edition_to_json
 from companion.engine.scoring import explain_tie_break
+from companion.text import printable
 
 RECORD_FORMAT = "trekking/1"
 
 #: The contract's bounds: a deeper or longer line counts as not JSON (``bad_event``).
 MAX_DEPTH = 100
+#: In bytes of UTF-8, as the line is on disk (an "é" is two).
 MAX_LINE = 1024 * 1024
 
 
@@ -100,11 +102,13 @@ class NotJson(ValueError):
 
 
 def load_line(line: str) -> Any:
-    """Decode one record line within the contract's bounds (1 MB, nesting 100 deep).
+    """Decode one record line within the contract's bounds (1 MB of UTF-8, nesting 100 deep).
 
     Raises `NotJson` for anything else, including what Python's decoder raises besides
     `json.JSONDecodeError`: an integer too long to convert, nesting beyond the stack."""
-    if len(line) > MAX_LINE:
+    if len(line) > MAX_LINE or (
+        len(line) * 4 > MAX_LINE and len(line.encode("utf-8", "surrogatepass")) > MAX_LINE
+    ):
         raise NotJson("the line is longer than 1 MB")
     try:
         obj = json.loads(line)
@@ -259,4 +263,6 @@ def format_standings(replay: Replay) -> str:
     if replay.rejected:
         lines += ["", f"Rejected events ({len(replay.rejected)}):"]
         lines += [f"  line {r.line}: {r.code}: {r.message}" for r in replay.rejected]
-    return "\n".join(lines)
+    # Names and rejected values come from the record: an ANSI escape or a carriage return
+    # in them would recolour or overwrite the terminal, so they print as visible escapes.
+    return "\n".join(printable(line) for line in lines)

@@ -24,6 +24,7 @@ import fcntl
 import json
 import os
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -104,6 +105,23 @@ def _private(path: Path) -> None:
         pass
 
 
+def _private_dir(folder: Path) -> None:
+    """Make an existing data directory ours only (0700), as a new one is made: one made
+    by hand, or by an older companion, is often 0755. Only a directory we own, and never a
+    shared one (a sticky bit, as /tmp has), the home directory or the root."""
+    try:
+        info = folder.stat()
+        if (
+            info.st_uid == os.geteuid()
+            and info.st_mode & 0o077
+            and not info.st_mode & stat.S_ISVTX
+            and folder.resolve() not in (Path.home().resolve(), Path("/"))
+        ):
+            folder.chmod(0o700)
+    except (OSError, RuntimeError):  # not ours, or gone, or no home: SQLite will say so if it matters
+        pass
+
+
 class Store:
     """The SQLite event store of one data directory."""
 
@@ -116,6 +134,7 @@ class Store:
         self._runner: int | None = None
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            _private_dir(self.path.parent)
             if not self.path.exists():
                 os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
             for suffix in ("", "-wal", "-shm"):

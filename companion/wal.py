@@ -6,9 +6,9 @@ crash in the middle of a commit leaves such a tail legitimately (that event was
 never acknowledged), but a damaged frame in the *middle* of the log drops
 events that were acknowledged, and SQLite says nothing. This module reads the
 log as SQLite will (the format is documented at https://sqlite.org/fileformat.html,
-section "The WAL file format") and, when a committed transaction lies after the
-first bad frame (and so was acknowledged: see `check_wal`), keeps a copy of the log
-and returns a sentence for the owner.
+section "The WAL file format") and, when it would drop a transaction that was
+completely written (see `lost_commits`), keeps a copy of the log and returns a
+sentence for the owner. A damaged header is worse: SQLite then ignores the whole log.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import shutil
 import struct
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import NamedTuple
 
 WAL_HEADER = 32
 FRAME_HEADER = 24
@@ -33,60 +34,101 @@ def _checksum(data: bytes, big_endian: bool, s0: int, s1: int) -> tuple[int, int
     return s0, s1
 
 
-def lost_commits(wal: bytes) -> tuple[int, int]:
-    """(frames SQLite will keep, committed transactions it will drop) for a WAL file's bytes."""
+class WalReading(NamedTuple):
+    """What SQLite will make of a WAL file when it recovers it."""
+
+    #: Frames it reads, in order, before the first damaged one (all of them if none is).
+    good: int
+    #: Committed transactions at or after the damage, which it drops.
+    dropped: int
+    #: Whether one of those was completely written (so acknowledged), rather than only a
+    #: torn last commit, and the owner must be told.
+    written: bool
+    #: Whether the damage is in the log's header (SQLite then ignores the whole log).
+    header: bool
+
+
+def _valid_size(size: int) -> bool:
+    return 512 <= size <= 65536 and not size & (size - 1)
+
+
+def lost_commits(wal: bytes, page_size: int = 0) -> WalReading:
+    """How SQLite will recover a WAL file's bytes; ``page_size`` is the database's own page
+    size (the log's copy of it is in its header, which may be the damaged part).
+
+    The rule: with synchronous=FULL a transaction's frames are written and synced before
+    the next one starts, and the header is synced before the first frame. So a crash
+    leaves at most the *last* transaction torn, never acknowledged: a normal crash. Damage
+    is anything else SQLite drops: a commit past the first bad frame that later frames of
+    the log follow (that transaction was finished before the next one began), or a
+    damaged header followed by real frames."""
     if len(wal) < WAL_HEADER:
-        return 0, 0
-    magic, _, page_size, _, salt1, salt2, c1, c2 = struct.unpack(">8I", wal[:WAL_HEADER])
-    if magic not in (MAGIC_LE, MAGIC_BE) or page_size < 512 or page_size & (page_size - 1):
-        return 0, 1 if len(wal) > WAL_HEADER else 0
-    big = magic == MAGIC_BE
-    s0, s1 = _checksum(wal[:24], big, 0, 0)
+        return WalReading(0, 0, False, False)
+    magic, _, size, _, salt1, salt2, c1, c2 = struct.unpack(">8I", wal[:WAL_HEADER])
+    known = magic in (MAGIC_LE, MAGIC_BE)
+    header_ok = known and _valid_size(size) and _checksum(wal[:24], magic == MAGIC_BE, 0, 0) == (c1, c2)
+    if header_ok or not _valid_size(page_size):
+        page_size = size
+    if not _valid_size(page_size):  # a damaged header, and no database to tell the frame size
+        return WalReading(0, 0, False, True)
     frame_size = FRAME_HEADER + page_size
     frames = (len(wal) - WAL_HEADER) // frame_size
-    if (s0, s1) != (c1, c2):
-        return 0, 1 if frames else 0
+    heads = [struct.unpack_from(">6I", wal, WAL_HEADER + n * frame_size) for n in range(frames)]
+    endians = [magic == MAGIC_BE] if known else [False, True]
+
+    def checks(n: int, start: tuple[int, int], big: bool) -> bool:
+        """Does frame ``n``'s checksum, continued from ``start``, match the one it stores?"""
+        at = WAL_HEADER + n * frame_size
+        s0, s1 = _checksum(wal[at : at + 8], big, *start)
+        return _checksum(wal[at + FRAME_HEADER : at + frame_size], big, s0, s1) == heads[n][4:6]
+
     good = 0
-    for n in range(frames):
-        at = WAL_HEADER + n * frame_size
-        _, _, f1, f2, k1, k2 = struct.unpack(">6I", wal[at : at + FRAME_HEADER])
-        if (f1, f2) != (salt1, salt2):
-            break
-        s0, s1 = _checksum(wal[at : at + 8], big, s0, s1)
-        s0, s1 = _checksum(wal[at + FRAME_HEADER : at + frame_size], big, s0, s1)
-        if (s0, s1) != (k1, k2):
-            break
-        good = n + 1
-    dropped = 0
-    for n in range(good + 1, frames):  # frames of this log generation past the first bad one
-        at = WAL_HEADER + n * frame_size
-        _, commit, f1, f2 = struct.unpack(">4I", wal[at : at + 16])
-        if (f1, f2) == (salt1, salt2) and commit:
-            dropped += 1
-    return good, dropped
+    if header_ok:
+        s0, s1 = c1, c2
+        for n, (page, _, f1, f2, k1, k2) in enumerate(heads):
+            if (f1, f2) != (salt1, salt2) or page == 0 or not checks(n, (s0, s1), endians[0]):
+                break
+            s0, s1, good = k1, k2, n + 1
+        salt = (salt1, salt2)
+    elif any(head[2:4] == (salt1, salt2) for head in heads) or not heads:
+        salt = (salt1, salt2)
+    else:  # the header's salt is the damaged part: the frames tell this log's
+        salt = heads[0][2:4]
+    tail = [n for n in range(good, frames) if heads[n][2:4] == salt]  # this log's frames SQLite drops
+    commits = [n for n in tail if heads[n][1]]
+    written = any(n < tail[-1] for n in commits)
+    if not header_ok and not written:  # one transaction only: is its commit frame intact?
+        written = any(
+            checks(n, (c1, c2) if n == 0 else heads[n - 1][4:6], big) for n in commits for big in endians
+        )
+    return WalReading(good, len(commits), written, not header_ok and frames > 0)
 
 
 def check_wal(database: Path) -> str | None:
-    """Before opening ``database``: if its WAL has committed transactions SQLite would drop,
-    copy the WAL aside and return what to tell the owner; else None."""
+    """Before opening ``database``: if its WAL holds completely written transactions SQLite
+    would drop, copy the WAL aside and return what to tell the owner; else None (a torn
+    last commit is a normal crash: it was never acknowledged)."""
     wal = database.with_name(database.name + "-wal")
     try:
         data = wal.read_bytes()
     except OSError:
         return None
-    good, dropped = lost_commits(data)
-    if dropped < 2:
-        # One commit past the bad frame is a crash in the middle of the last commit: with
-        # synchronous=FULL the next transaction starts only after the previous one reached
-        # the disk, so a torn last transaction was never acknowledged. Two or more were.
+    try:
+        with database.open("rb") as db:
+            size = int.from_bytes(db.read(100)[16:18], "big")
+    except OSError:
+        size = 0
+    reading = lost_commits(data, 65536 if size == 1 else size)
+    if not reading.written:
         return None
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     kept = wal.with_name(f"{wal.name}.damaged-{stamp}")
     shutil.copyfile(wal, kept)
     kept.chmod(0o600)
+    changes = f"{reading.dropped} saved change{'s' if reading.dropped != 1 else ''}"
+    where = "its header" if reading.header else f"its first {reading.good} pages"
     return (
-        f"the game store's journal {wal} is damaged after its first {good} pages: "
-        f"{dropped} saved change{'s' if dropped != 1 else ''} after that cannot be read, so the game "
-        f"resumes from an earlier point and the latest moves may be missing. A copy of the damaged "
-        f"journal is kept at {kept}; keep it, it holds those moves."
+        f"the game store's journal {wal} is damaged after {where}: {changes} after that cannot be "
+        f"read, so the game resumes from an earlier point and the latest moves may be missing. A "
+        f"copy of the damaged journal is kept at {kept}; keep it, it holds those moves."
     )

@@ -64,14 +64,13 @@ def _limiter() -> MovingWindowRateLimiter:
 def check_pin(given: str) -> Response | None:
     """None if ``given`` is the PIN; else the refusal (throttled per address and for the table)."""
     access = table_runtime().access
-    lockout = access.guard.lockout(client_address())
-    if lockout is not None:
-        code, refusal = lockout
-        return json_error(429, refusal, code=code)
-    if not hmac.compare_digest(given.encode(), access.pin.encode()):
-        access.guard.wrong(client_address())
-        return json_error(403, "Wrong table PIN.", code="wrong_pin")
-    return None
+    refused = access.guard.check(client_address(), given, access.pin)
+    if refused is None:
+        return None
+    code, refusal = refused
+    if code == "wrong_pin":
+        return json_error(403, refusal, code="wrong_pin")
+    return json_error(429, refusal, code=code)  # a lockout: the PIN was not checked
 
 
 def host_session() -> HostSession | None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 import os
 import stat
+import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -55,6 +57,35 @@ def test_guessing_from_many_addresses_locks_the_whole_table(env: Any) -> None:
     refused = fresh.post("/api/login", json={"pin": "2468"})
     assert refused.status_code == 429 and "hold Confirm" in refused.get_json()["error"]
     assert fresh.post("/api/undo", headers=PIN).status_code == 429
+
+
+def test_concurrent_guesses_never_pass_the_table_limit(env: Any) -> None:
+    """waitress serves with many threads: guesses arriving together, each from its own address,
+    are counted one by one, so no more than the limit are ever checked."""
+    app, rt = env
+    threads = 8 * GUESSES
+    clients = [client(app, f"10.5.{n // 250}.{n % 250 + 1}") for n in range(threads)]
+    start = threading.Barrier(threads)
+    codes: list[int] = []
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch as often as they can: the race shows at once
+
+    def guess(http: Any) -> None:
+        start.wait()
+        codes.append(http.post("/api/login", json={"pin": "0000"}).status_code)
+
+    try:
+        workers = [threading.Thread(target=guess, args=(http,)) for http in clients]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+    finally:
+        sys.setswitchinterval(old)
+    assert sorted(codes) == sorted([403] * GUESSES + [429] * (threads - GUESSES))
+    assert client(app, "10.9.9.9").post("/api/login", json={"pin": "2468"}).status_code == 429
+    rt.access.guard.reset()  # the host held Confirm at the table: the lockout clears
+    assert client(app, "10.9.9.9").post("/api/login", json={"pin": "2468"}).status_code == 200
 
 
 def test_a_logged_in_host_keeps_working_through_a_lockout(env: Any) -> None:

@@ -19,6 +19,33 @@ def test_unit_runs_the_companion_as_a_dedicated_user() -> None:
     assert "NoNewPrivileges=yes" in text
 
 
+def unit_settings() -> dict[str, dict[str, list[str]]]:
+    """The unit's directives by section, each with every value it is given (comments skipped)."""
+    sections: dict[str, dict[str, list[str]]] = {}
+    current: dict[str, list[str]] = {}
+    for raw in UNIT.read_text().splitlines():
+        line = raw.strip()
+        if not line or line.startswith(("#", ";")):
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            current = sections.setdefault(line[1:-1], {})
+            continue
+        key, _, value = line.partition("=")
+        current.setdefault(key.strip(), []).append(value.strip())
+    return sections
+
+
+def test_the_state_directory_is_private_as_docs_security_says() -> None:
+    """systemd makes a StateDirectory 0755 unless told; docs/security.md promises 0700."""
+    service = unit_settings()["Service"]
+    assert service["StateDirectory"] == ["trekking-companion"]
+    assert service["StateDirectoryMode"] == ["0700"]
+    assert service["UMask"] == ["0077"]  # and every file the service makes is its own
+    data = "/var/lib/" + service["StateDirectory"][0]
+    assert f"--data-dir {data}" in service["ExecStart"][0], "the private directory is the one it uses"
+    assert "`StateDirectoryMode=0700`" in (ROOT / "docs" / "security.md").read_text()
+
+
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
 def test_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
     # The real ExecStart exists only on an installed Pi; verify the rest of the unit as is.

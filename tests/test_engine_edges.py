@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from companion.cli import main as cli_main
 from companion.engine import Board, ChooseItinerary, Reveal, Take, make_setup, parse_edition, parse_event
 from companion.engine import rejections as r
-from companion.engine.edition import MAX_COLUMN_SPACES, EditionError
+from companion.engine.edition import MAX_CARDS, MAX_COLUMN_SPACES, MAX_ITINERARIES, EditionError
 from companion.engine.itinerary import ItineraryTable, place_tokens
 from companion.engine.state import SetupError
 from companion.engine.tokens import WILD_CODE
@@ -148,6 +148,7 @@ def test_property_a_wild_is_lost_only_when_every_column_is_full(
         '{"type": "take", "card": "c0", "crystals": ' + "9" * 5000 + "}",
         "[" * 200_000,
         '{"type": "take", "card": "' + "x" * (1024 * 1024) + '"}',
+        '{"type": "take", "card": "' + "é" * (512 * 1024) + '"}',  # 1 MB in bytes, half that in characters
     ],
 )
 def test_hostile_lines_are_bad_events_not_tracebacks(line: str) -> None:
@@ -182,6 +183,33 @@ def test_a_lone_surrogate_in_a_name_prints_escaped(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert b"Ann\\ud800" in done.stdout and b"Traceback" not in done.stderr
+
+
+def test_the_readable_output_escapes_control_characters_in_names_and_values(tmp_path: Path) -> None:
+    """A record's names reach the terminal: an ANSI escape prints as text, it does not recolour it."""
+    eve = "\x1b[31mEve\r"
+    setup = {"type": "setup", "players": [eve, "Ben"], "watch_stack": [eve, "Ben"], "edition": inline()}
+    path = tmp_path / "r.jsonl"
+    path.write_text(record({"type": "itinerary", "player": eve, "itinerary": "\x1b[2J"}, setup=setup))
+    code, out, err = run_cli("replay", str(path))
+    assert code == 0, err
+    assert "\x1b" not in out and "\r" not in out
+    assert "\\x1b[31mEve\\r" in out and "\\x1b[2J" in out
+
+
+def test_a_line_counts_its_bytes_not_its_characters() -> None:
+    """1 MB is of the line as stored: a multi-byte name under it in characters is over it in bytes."""
+
+    def setup(length: int) -> str:
+        name = "é" * length  # two bytes each, and the name is twice in the line
+        players = {"type": "setup", "players": [name], "watch_stack": [name], "edition": "reference"}
+        return json.dumps(players, ensure_ascii=False)
+
+    over, under = setup(1024 * 1024 // 4), setup(1024 * 1024 // 4 - 100)
+    assert len(over) < 1024 * 1024 < len(over.encode()) and len(under.encode()) < 1024 * 1024
+    with pytest.raises(RecordError, match="longer than 1 MB"):
+        replay_text(over + "\n")
+    assert replay_text(under + "\n").board.names == ("é" * (1024 * 1024 // 4 - 100),)  # within it
 
 
 # --- named files: regular files only, 16 MB at most ----------------------------------------------------
@@ -225,6 +253,22 @@ def test_itinerary_columns_are_bounded_so_the_tables_stay_small() -> None:
     table = ed.rules.itineraries[0]
     assert table.steps == []  # the memo is made when the itinerary is first played
     assert len(table.memo()) == (MAX_COLUMN_SPACES + 1) ** 4 * 5
+
+
+def test_cards_and_itineraries_are_bounded_as_the_edition_docs_say() -> None:
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "editions.md").read_text()
+    bounds = [(MAX_CARDS, "cards"), (MAX_ITINERARIES, "Itineraries"), (MAX_COLUMN_SPACES, "spaces")]
+    for number, what in bounds:
+        assert f"**{number:,} {what}**" in docs, what
+    cards = [card(f"c{i}", 1000 + i, 2, (), 1 + i % 3) for i in range(MAX_CARDS + 1)]
+    with pytest.raises(EditionError, match=f"at most {MAX_CARDS}"):
+        parse_edition(inline(cards=cards))
+    parse_edition(inline(cards=cards[:MAX_CARDS]))
+    plain = {"columns": {"progress": [1]}, "rows": []}
+    itineraries = [{"id": f"T{i}", **plain} for i in range(MAX_ITINERARIES + 1)]
+    with pytest.raises(EditionError, match=f"at most {MAX_ITINERARIES}"):
+        parse_edition(inline(itineraries=itineraries))
+    parse_edition(inline(itineraries=itineraries[:MAX_ITINERARIES]))
 
 
 # --- one rule for another Day's card ------------------------------------------------------------------------

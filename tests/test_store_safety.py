@@ -311,7 +311,7 @@ def test_a_torn_last_commit_is_a_normal_crash_and_warns_of_nothing(tmp_path: Pat
     first_of_last = commits[-2] + 1  # the first frame of the last transaction
     data[32 + first_of_last * (24 + page) + 24 + 10] ^= 0xFF
     wal.write_bytes(bytes(data))
-    assert lost_commits(bytes(data))[1] == 1
+    assert lost_commits(bytes(data))[1:3] == (1, False)  # one commit dropped, never completely written
     store = Store(copy)
     assert store.warnings == [] and not list(copy.glob("*.damaged-*"))
     assert len(store.load(game).events) == 29  # the event whose commit never completed
@@ -323,7 +323,7 @@ def test_a_damaged_wal_frame_is_reported_and_the_journal_kept(tmp_path: Path) ->
     copy, live, _ = crashed_copy(tmp_path, 30)
     wal = copy / "companion.sqlite3-wal"
     data = bytearray(wal.read_bytes())
-    good, dropped = lost_commits(bytes(data))
+    good, dropped, _, _ = lost_commits(bytes(data))
     assert dropped == 0 and good > 10
     page = int.from_bytes(data[8:12], "big")
     bad = good - 8  # one byte of a frame well before the end
@@ -336,6 +336,66 @@ def test_a_damaged_wal_frame_is_reported_and_the_journal_kept(tmp_path: Path) ->
     assert len(kept) == 1 and kept[0].read_bytes() == original
     # SQLite dropped what came after the bad frame; now at least the owner is told, and has a copy.
     assert store._db.execute("SELECT COUNT(*) FROM events").fetchone()[0] < 30
+    store.close()
+    live.close()
+
+
+def wal_commits(data: bytes | bytearray) -> tuple[int, list[int]]:
+    """A WAL's page size and the indexes of its commit frames."""
+    page = int.from_bytes(data[8:12], "big")
+    frames = (len(data) - 32) // (24 + page)
+    at = [32 + n * (24 + page) for n in range(frames)]
+    return page, [n for n in range(frames) if int.from_bytes(data[at[n] + 4 : at[n] + 8], "big")]
+
+
+def test_a_damaged_commit_frame_of_the_last_but_one_transaction_is_reported(tmp_path: Path) -> None:
+    """The last but one transaction was synced before the last one began: both were written
+    in full, and SQLite drops both when the first one's commit frame is damaged."""
+    copy, live, game = crashed_copy(tmp_path, 30)
+    wal = copy / "companion.sqlite3-wal"
+    data = bytearray(wal.read_bytes())
+    page, commits = wal_commits(data)
+    data[32 + commits[-2] * (24 + page) + 24 + 10] ^= 0xFF
+    wal.write_bytes(bytes(data))
+    store = Store(copy)
+    assert len(store.warnings) == 1 and "2 saved changes" in store.warnings[0]
+    kept = list(copy.glob("companion.sqlite3-wal.damaged-*"))
+    assert len(kept) == 1 and kept[0].read_bytes() == bytes(data)
+    assert len(store.load(game).events) == 28
+    store.close()
+    live.close()
+
+
+@pytest.mark.parametrize("at", [0, 12, 17, 25], ids=["magic", "checkpoint", "salt", "checksum"])
+def test_a_damaged_wal_header_with_frames_after_it_is_reported(tmp_path: Path, at: int) -> None:
+    """SQLite ignores a log whose header is damaged: every event since the last checkpoint."""
+    copy, live, _ = crashed_copy(tmp_path, 30)
+    wal = copy / "companion.sqlite3-wal"
+    data = bytearray(wal.read_bytes())
+    data[at] ^= 0x10
+    wal.write_bytes(bytes(data))
+    store = Store(copy)
+    assert len(store.warnings) == 1 and "damaged after its header" in store.warnings[0]
+    assert (
+        f"{len(wal_commits(live.path.with_name('companion.sqlite3-wal').read_bytes())[1])} saved"
+        in (store.warnings[0])
+    )
+    kept = list(copy.glob("companion.sqlite3-wal.damaged-*"))
+    assert len(kept) == 1 and kept[0].read_bytes() == bytes(data)
+    assert store._db.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 0  # the whole log is ignored
+    store.close()
+    live.close()
+
+
+def test_a_torn_first_write_after_an_empty_log_warns_of_nothing(tmp_path: Path) -> None:
+    """Garbage where a log had not begun (a frame that never finished): no header, nothing lost."""
+    copy, live, game = crashed_copy(tmp_path, 0)
+    live._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    shutil.copyfile(live.path, copy / "companion.sqlite3")
+    (copy / "companion.sqlite3-wal").write_bytes(random.Random(3).randbytes(9000))
+    store = Store(copy)
+    assert store.warnings == [] and not list(copy.glob("*.damaged-*"))
+    assert store.load(game).events == ()
     store.close()
     live.close()
 
@@ -353,7 +413,7 @@ def test_a_damaged_wal_is_announced_on_the_console_and_the_page(tmp_path: Path) 
     rt.stop()
     wal = copy / "companion.sqlite3-wal"
     data = bytearray(wal.read_bytes())
-    good, _ = lost_commits(bytes(data))
+    good = lost_commits(bytes(data)).good
     page = int.from_bytes(data[8:12], "big")
     data[32 + (good - 5) * (24 + page) + 24 + 10] ^= 0xFF
     wal.write_bytes(bytes(data))
@@ -386,6 +446,20 @@ def test_the_data_directory_and_database_are_private(tmp_path: Path) -> None:
     (tmp_path / "data" / "companion.sqlite3").chmod(0o644)  # made by an older companion
     Store(tmp_path / "data").close()
     assert (tmp_path / "data" / "companion.sqlite3").stat().st_mode & 0o777 == 0o600
+
+
+def test_an_existing_open_data_directory_is_made_private(tmp_path: Path) -> None:
+    """Made by hand or by an older companion (0755): tightened at opening, like its files."""
+    data = tmp_path / "data"
+    data.mkdir()
+    data.chmod(0o755)
+    Store(data).close()
+    assert data.stat().st_mode & 0o777 == 0o700
+    shared = tmp_path / "shared"  # a shared folder such as /tmp (sticky bit) is left as it is
+    shared.mkdir()
+    shared.chmod(0o1777)
+    Store(shared).close()
+    assert shared.stat().st_mode & 0o7777 == 0o1777
 
 
 def test_a_damaged_stored_event_is_a_clear_message_not_a_traceback(tmp_path: Path) -> None:
