@@ -16,11 +16,11 @@ import subprocess
 import sys
 import types
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from gpiozero.exc import BadPinFactory
-from gpiozero.pins.mock import MockFactory
+from gpiozero.pins.mock import MockFactory, MockPin
 
 import companion.app as app_module
 from companion.app import Runtime, build_runtime, new_game
@@ -305,6 +305,75 @@ def test_buttons_that_fail_to_open_are_reported_retried_and_then_pressed(
         pin.drive_low()
         pin.drive_high()
         assert rt.table.last is not before, "the reopened Confirm button reaches the table"
+    finally:
+        rt.stop()
+
+
+class BreakablePin(MockPin):
+    """A mock pin whose reads raise while ``broken`` is set, as a pin on a GPIO chip that went
+    away (or whose line another program took) does after the buttons opened."""
+
+    broken: ClassVar[dict[str, bool]] = {"now": False}
+
+    def _get_state(self) -> Any:
+        if self.broken["now"]:
+            raise OSError(19, "No such device")
+        return super()._get_state()
+
+
+def settled(predicate: Any, within: float = 10.0) -> bool:
+    """Whether ``predicate()`` holds within ``within`` seconds (the buttons' thread acts on its own)."""
+    import time
+
+    deadline = time.monotonic() + within
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def test_buttons_that_fail_after_opening_are_reported_closed_reopened_and_pressed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chip: Chip
+) -> None:
+    factory = MockFactory(pin_class=BreakablePin)
+    monkeypatch.setattr(BreakablePin, "broken", {"now": False})
+    opened: list[Buttons] = []
+
+    def opener(settings: Any, press: Any, **options: Any) -> Buttons:
+        opened.append(Buttons(settings, press, factory, **options))
+        return opened[-1]
+
+    clock, console = Clock(), Console()
+    rt = pi_runtime(tmp_path, monkeypatch, clock, console, buttons=opener)
+    assert status(rt, "buttons")["ok"] and len(opened) == 1
+    keeper = rt.button_keeper
+    assert keeper is not None
+    keeper.retry = keeper.check_every = 0.01
+    rt.start()
+    try:
+        BreakablePin.broken["now"] = True  # the chip goes away under open buttons
+        assert settled(lambda: not status(rt, "buttons")["ok"]), rt.health.as_json()
+        buttons = status(rt, "buttons")
+        assert "GPIO" in buttons["message"] and "can no longer be read" in buttons["message"], buttons
+        assert "lsof /dev/gpiochip0" in buttons["fix"] and "wiring.md" in buttons["fix"]
+        assert buttons["code"] == "button_unreadable" and buttons["params"]["pin"].startswith("GPIO")
+        assert "NOT WORKING" in console.about("buttons")[-1]
+        assert all(button.closed for button in opened[0].buttons.values()), "the broken buttons are closed"
+        assert plays(rt), "the table goes on without its buttons"
+
+        BreakablePin.broken["now"] = False  # back: the keeper reopens them on its own
+        assert settled(lambda: status(rt, "buttons")["ok"]), rt.health.as_json()
+        assert len(opened) >= 2 and console.about("buttons")[-1] == "buttons: working again"
+        before = rt.table.last
+        pin = factory.pin(FAST_BUTTONS.confirm)
+        pin.drive_low()
+        pin.drive_high()
+        assert rt.table.last is not before, "the reopened Confirm button reaches the table"
+        # each cause said once, however many retries failed (the reopenings while the chip was away
+        # fail to open, a second cause)
+        faults = [line for line in console.about("buttons") if "NOT WORKING" in line]
+        assert 1 <= len(faults) == len(set(faults)) <= 2, faults
     finally:
         rt.stop()
 
