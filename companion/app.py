@@ -261,9 +261,21 @@ class Runtime:
             old.version += 1  # wake live pages waiting on the old game
         old.wake()
 
-    def ring_frame(self) -> list[RGB]:
-        """The Clock as shown now (the driver's ring: a real one that failed is replaced)."""
+    def ring_frame(self, private: bool = False) -> list[RGB]:
+        """The Clock as shown now (the driver's ring: a real one that failed is replaced).
+
+        While the ring shows the table PIN (Confirm held), only a ``private`` reader (a
+        logged-in host) gets what the ring shows; anyone else gets the game's picture, so
+        the PIN is seen at the table only, never over the network."""
         ring = self.driver.ring
+        if not private and self.driver.overlay is not None:
+            frame = self.driver.game_frame()
+            if not isinstance(ring, SimulatedRing):
+                return frame
+            dimmed = SimulatedRing(len(frame), ring.brightness)  # as the simulated ring shows it
+            dimmed[:] = frame
+            dimmed.show()
+            return dimmed.shown
         return ring.shown if isinstance(ring, SimulatedRing) else self.driver.last
 
     def start(self) -> None:

@@ -18,7 +18,7 @@ from companion.access import TABLE_GUESSES_PER_HOUR, host_allowed, own_names, st
 from companion.app import build_runtime, new_game
 from companion.cli import main
 from companion.config import ButtonSettings, Config, ConfigError, parse_config
-from companion.hardware.ring import RingLayout
+from companion.hardware.ring import RingLayout, render, view_of
 from companion.hardware.ring_pin import START, pin_frame, pin_seconds, read_pin
 from companion.store import Store
 from companion.web import create_app
@@ -80,6 +80,33 @@ def test_holding_confirm_clears_the_lockout_and_shows_the_pin(tmp_path: Path) ->
         assert frame == [START] * 24, "the ring starts the PIN display"
     finally:
         rt.stop()
+
+
+def test_the_pin_on_the_ring_reaches_a_logged_in_host_only_never_an_anonymous_page(tmp_path: Path) -> None:
+    """GET /api/ring needs no login: while Confirm held shows the PIN, it serves the game's picture."""
+    rt = make_runtime(tmp_path, brightness=1.0, night_brightness=1.0)  # the page's colours = the frame's
+    app = create_app(rt, hostname="trekpi")
+    now = [100.0]
+    rt.driver.clock = lambda: now[0]
+    anonymous, host = client(app, "10.5.0.1"), client(app, "10.5.0.2")
+    assert host.post("/api/login", json={"pin": "2468"}).status_code == 200
+
+    def leds(http: Any) -> list[tuple[int, int, int]]:
+        body = http.get("/api/ring").get_json()["leds"]
+        return [(int(c[1:3], 16), int(c[3:5], 16), int(c[5:7], 16)) for c in body]
+
+    rt.confirm_held()
+    seen_by_anyone, seen_by_host = [], []
+    for k in range(int(pin_seconds(rt.pin) / 2 / 0.2)):
+        now[0] = 100.0 + k * 0.2
+        shown = rt.driver.draw()
+        seen_by_host.append(leds(host))
+        seen_by_anyone.append(leds(anonymous))
+        assert seen_by_anyone[-1] == render(view_of(rt.table, now[0]), rt.layout, now[0]), "others: the game"
+        assert seen_by_host[-1] == shown, "a host sees the ring as it is"
+    assert read_pin(seen_by_host, rt.layout) == rt.pin
+    assert read_pin(seen_by_anyone, rt.layout) == "" and [START] * 24 not in seen_by_anyone
+    rt.stop()
 
 
 @settings(max_examples=60, deadline=None)
