@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -199,16 +200,39 @@ def cmd_new(args: argparse.Namespace) -> int:
     return 0
 
 
+#: On a Pi installed by systemd/install-pi.sh, the wrapper that runs `companion` as the service does.
+PI_COMMAND = "sudo trekking-companion"
+
+
 def cmd_pin(args: argparse.Namespace) -> int:
-    """The table PIN in force: the config's, else the one kept in the data directory."""
-    from companion.access import table_pin
+    """The table PIN in force: the config's, else the one kept in the data directory.
+
+    Never draws one: a PIN drawn here would not be the table's (that one is drawn by
+    `companion run` in the data directory it uses)."""
+    from companion.access import kept_pin, table_pin
     from companion.config import ConfigError, load_config
 
+    data = _data_dir(args)
     try:
         config = load_config(args.config)
-        pin = table_pin(config.table.pin, None, _data_dir(args))
+        if config.table.pin:
+            print(table_pin(config.table.pin, None, data))
+            return 0
+        pin = kept_pin(data)
+    except PermissionError:
+        return _fail(
+            f"may not read the table PIN in {data}: the data directory belongs to the table's service "
+            f"user. On a Raspberry Pi installed with install-pi.sh: {PI_COMMAND} pin"
+        )
     except (ConfigError, ValueError, OSError) as exc:
         return _fail(str(exc))
+    if pin is None:
+        return _fail(
+            f"no table PIN is kept in {data} (and none is configured). `companion run` draws one "
+            "there at its first start and keeps it; if the table keeps its games elsewhere, name that "
+            f"directory: companion pin --data-dir DIR. On a Raspberry Pi installed with install-pi.sh: "
+            f"{PI_COMMAND} pin"
+        )
     print(pin)
     return 0
 
@@ -398,6 +422,11 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # The Pi's wrapper (systemd/trekking-companion) names the service's settings and data
+    # this way, for every command that takes them; --config and --data-dir still win.
+    for option, variable in (("config", "COMPANION_CONFIG"), ("data_dir", "COMPANION_DATA_DIR")):
+        if hasattr(args, option) and getattr(args, option) is None and os.environ.get(variable):
+            setattr(args, option, os.environ[variable])
     if not hasattr(args, "func"):
         parser.print_help(sys.stderr)
         return EXIT_USAGE

@@ -140,6 +140,55 @@ def test_companion_pin_prints_it(tmp_path: Path, capsys: Any) -> None:
     assert capsys.readouterr().out.strip() == kept
 
 
+def test_companion_pin_never_draws_one_it_says_where_the_table_keeps_it(tmp_path: Path, capsys: Any) -> None:
+    """A PIN drawn by `companion pin` in the wrong directory would be printed as the table's, and wrong."""
+    data = tmp_path / "data"
+    assert main(["pin", "--data-dir", str(data)]) == 2
+    err = capsys.readouterr().err
+    assert f"no table PIN is kept in {data}" in err and "companion run" in err
+    assert "--data-dir" in err and "sudo trekking-companion pin" in err
+    assert not (data / "pin").exists() and not data.exists(), "nothing drawn, nothing made"
+    (tmp_path / "config.toml").write_text('[table]\npin = "97531"\n')
+    assert main(["pin", "--data-dir", str(data), "--config", str(tmp_path / "config.toml")]) == 0
+    assert capsys.readouterr().out.strip() == "97531", "a configured PIN needs no kept one"
+    data.mkdir()
+    (data / "pin").write_text("12\n")  # damaged: `companion run` would draw a new one, so it is not the PIN
+    assert main(["pin", "--data-dir", str(data)]) == 2
+    capsys.readouterr()
+
+
+def test_companion_pin_in_a_data_directory_it_may_not_read_says_to_use_sudo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    """/var/lib/trekking-companion is 0700 for the service user: a plain user's `companion pin` is refused."""
+    data = tmp_path / "data"
+    stored_pin(data)
+    real = Path.read_text
+
+    def refused(self: Path, *args: Any, **kwargs: Any) -> str:
+        if self == data / "pin":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", refused)
+    assert main(["pin", "--data-dir", str(data)]) == 2
+    err = capsys.readouterr().err
+    assert "may not read the table PIN" in err and "sudo trekking-companion pin" in err
+
+
+def test_the_pi_wrapper_names_the_service_data_and_config_and_an_option_still_wins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    service, other = tmp_path / "service", tmp_path / "other"
+    kept = stored_pin(service)
+    monkeypatch.setenv("COMPANION_DATA_DIR", str(service))
+    assert main(["pin"]) == 0 and capsys.readouterr().out.strip() == kept
+    assert main(["pin", "--data-dir", str(other)]) == 2, "--data-dir wins over the wrapper's"
+    (tmp_path / "config.toml").write_text('[table]\npin = "8642"\n')
+    monkeypatch.setenv("COMPANION_CONFIG", str(tmp_path / "config.toml"))
+    assert main(["pin"]) == 0 and capsys.readouterr().out.strip() == "8642"
+
+
 def test_one_pin_rule_for_the_config_and_the_command_line(tmp_path: Path, capsys: Any) -> None:
     with pytest.raises(ConfigError, match="4 to 8 digits"):
         parse_config('[table]\npin = "1"\n')
