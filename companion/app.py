@@ -501,6 +501,61 @@ def make_server(
     return server
 
 
+#: A port in use at start is retried this long, every `BIND_RETRY_EVERY` seconds: at boot
+#: the program that held it (an old companion still stopping, another service) may be leaving.
+BIND_RETRY_SECONDS = 60.0
+BIND_RETRY_EVERY = 2.0
+
+
+class PortBusy(Exception):
+    """The port stayed in use for the whole retry window (a fault that may pass, unlike a setting)."""
+
+
+def serve_when_free(
+    runtime: Runtime,
+    host: str,
+    port: int,
+    stop: threading.Event,
+    retry_for: float | None = None,
+    every: float | None = None,
+) -> bool:
+    """`serve`, trying again while the port is in use (said once); False if ``stop`` came first.
+
+    Raises `PortBusy` when the port is still in use after ``retry_for`` seconds; any other
+    failure to listen (an address this machine does not have, a port it may not use) is a
+    setting, raised at once as the OSError it is."""
+    import errno
+
+    retry_for = BIND_RETRY_SECONDS if retry_for is None else retry_for
+    every = BIND_RETRY_EVERY if every is None else every
+    deadline = time.monotonic() + retry_for
+    waited = False
+    while True:
+        try:
+            serve(runtime, host, port)
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE:
+                raise
+            if not waited:
+                runtime.say(
+                    f"Port {port} is in use ({exc.strerror}): trying again every {every:.0f} s for "
+                    f"{retry_for:.0f} s (another program holds it; the table goes on meanwhile)."
+                )
+            waited = True
+            if time.monotonic() >= deadline:
+                raise PortBusy(
+                    f"port {port} is still in use after {retry_for:.0f} s ({exc.strerror}): another program "
+                    f"holds it (sudo ss -ltnp 'sport = :{port}' names it); stop it, or choose another port "
+                    "with [table] port or --port"
+                ) from None
+        else:
+            if waited:
+                runtime.say(f"Port {port} is free: serving the page.")
+            return True
+        if stop.wait(every):
+            return False
+
+
 def serve(runtime: Runtime, host: str, port: int) -> None:
     """Run the HTTP API in the background until the process ends."""
     runtime.port, runtime.listen = port, host

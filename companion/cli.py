@@ -19,6 +19,9 @@ from companion.editions import EditionNotFound, load_edition, read_edition_text
 from companion.engine import EditionError
 
 EXIT_USAGE = 2
+#: A fault that may pass (the port still in use after `companion.app.BIND_RETRY_SECONDS`):
+#: the systemd unit restarts on it, unlike on EXIT_USAGE.
+EXIT_RETRY = 3
 
 
 def _fail(message: str) -> int:
@@ -135,7 +138,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     import threading
 
     from companion.access import pin_problem
-    from companion.app import KEYS_HELP, _print_ring, build_runtime, describe_expect, keyboard, serve
+    from companion.app import (
+        KEYS_HELP,
+        PortBusy,
+        _print_ring,
+        build_runtime,
+        describe_expect,
+        keyboard,
+        serve_when_free,
+    )
     from companion.config import ConfigError, load_config
     from companion.store import StoreError
 
@@ -159,7 +170,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
         runtime.start()
-        serve(runtime, config.table.host, args.port or config.table.port)
+        if not serve_when_free(runtime, config.table.host, args.port or config.table.port, stop):
+            return 0  # stopped while the port was in use
         print(runtime.table.last.message)
         print(describe_expect(runtime.table))
         if mock and sys.stdin is not None and sys.stdin.isatty():
@@ -167,6 +179,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             threading.Thread(target=keyboard, args=(runtime,), name="keyboard", daemon=True).start()
         while not stop.wait(0.5):
             pass
+    except PortBusy as exc:
+        print(f"companion: {exc}. Exiting with status {EXIT_RETRY} (systemd starts it again).",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_RETRY
     except OSError as exc:
         return _fail(f"cannot serve on port {args.port or config.table.port}: {exc.strerror}")
     except KeyboardInterrupt:
