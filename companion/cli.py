@@ -1,7 +1,9 @@
 """The ``companion`` command line.
 
 Every user-facing failure is a one-line message on stderr and exit status 2 —
-never a traceback: a family at the table cannot act on one.
+never a traceback: a family at the table cannot act on one. The one exception is a
+fault that may pass by itself, a port still in use after a minute of retries: exit
+status 3, which the systemd unit restarts (status 2 it does not).
 """
 
 from __future__ import annotations
