@@ -173,6 +173,44 @@ def test_a_reader_whose_driver_raises_mid_poll_is_closed_and_reopened(
     assert status(rt, "reader")["ok"]
 
 
+@pytest.mark.parametrize(
+    ("provider", "cause", "fix", "not_fix"),
+    [
+        # rpi-lgpio without a device tree (a PC, the rehearsal's chroot): no swap can help
+        ("rpi-lgpio", "finds no Raspberry Pi GPIO chip", "chroot or container", "swaps them"),
+        # the original RPi.GPIO on a Pi 5 or a 64-bit OS: the swap is the fix
+        ("RPi.GPIO", "RPi.GPIO cannot reach", "must come from rpi-lgpio", "chroot"),
+    ],
+)
+def test_a_reader_whose_gpio_module_refuses_the_board_names_the_fix_of_the_module_installed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, provider: str, cause: str, fix: str, not_fix: str
+) -> None:
+    """Both RPi.GPIO and rpi-lgpio raise "This module can only be run on a Raspberry Pi!"."""
+    from importlib import metadata
+
+    import companion.hardware.reader as reader_module
+
+    refusal = 'raise RuntimeError("This module can only be run on a Raspberry Pi!")\n'
+    (tmp_path / "mfrc522.py").write_text(refusal)  # what `import mfrc522` does then
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "mfrc522", raising=False)
+    real_version = metadata.version
+
+    def version(name: str) -> str:
+        if name in ("rpi-lgpio", "RPi.GPIO"):
+            if name == provider:
+                return "0.6"
+            raise metadata.PackageNotFoundError(name)
+        return real_version(name)
+
+    monkeypatch.setattr(metadata, "version", version)
+    with pytest.raises(HardwareFault) as caught:
+        reader_module.open_mfrc522(25)
+    message, how = explain("reader", caught.value)
+    assert cause in message and "only be run on a Raspberry Pi" in message
+    assert fix in how and not_fix not in how
+
+
 # --- the ring --------------------------------------------------------------------------------
 
 
