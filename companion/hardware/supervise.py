@@ -135,6 +135,8 @@ class SupervisedButtons:
         try:
             buttons.check()
         except Exception as exc:
+            if self._stop.is_set():  # closed by the table stopping, under the check: not a fault
+                return False
             self.buttons = None
             # a button on a vanished chip may not close cleanly: it is dropped anyway
             with contextlib.suppress(Exception):
