@@ -22,6 +22,7 @@ a rough stand-in for a Pi Zero 2 W:
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import os
 import socket
@@ -69,20 +70,45 @@ def import_time(python: str, repeat: int) -> dict[str, Any]:
     }
 
 
-def open_page(port: int) -> socket.socket:
-    """One live page: the page and its state fetched, then its event stream held open."""
+def open_page(port: int, address: str) -> socket.socket:
+    """One live page from its own loopback address (127.0.0.x), as phones are: the server
+    caps live pages per address. The page and its state are fetched, then its event stream
+    held open; a refused request or stream is an error that says so, never a hang."""
     for path in ("/", "/api/state?page=1"):
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30) as response:
-            response.read()
-    stream = socket.create_connection(("127.0.0.1", port), timeout=30)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(address, 0))
+        try:
+            conn.request("GET", path)
+            response = conn.getresponse()
+            body = response.read()
+            if response.status != 200:
+                raise RuntimeError(f"GET {path} from {address} answered {response.status}: {body[:200]!r}")
+        finally:
+            conn.close()
+    stream = socket.create_connection(("127.0.0.1", port), timeout=30, source_address=(address, 0))
     stream.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
     received = b""
+    while b"\r\n\r\n" not in received:
+        chunk = stream.recv(65536)
+        if not chunk:
+            stream.close()
+            raise RuntimeError(f"the event stream from {address} closed before answering")
+        received += chunk
+    status_line = received.split(b"\r\n", 1)[0].decode("latin-1")
+    if status_line.split()[1:2] != ["200"]:
+        stream.close()
+        raise RuntimeError(f"the event stream from {address} was refused: {status_line}")
     while b"event: state" not in received:
         chunk = stream.recv(65536)
         if not chunk:
-            raise RuntimeError("the event stream closed")
+            stream.close()
+            raise RuntimeError(f"the event stream from {address} closed before its first state")
         received += chunk
     return stream
+
+
+def page_address(k: int) -> str:
+    """The k-th page's loopback address: 127.0.9.1, 127.0.9.2 ... (all of 127/8 is loopback)."""
+    return f"127.0.{9 + k // 250}.{k % 250 + 1}"
 
 
 def daemon(python: str, clients: int, settle: float) -> dict[str, Any]:
@@ -107,11 +133,15 @@ def daemon(python: str, clients: int, settle: float) -> dict[str, Any]:
             first = time.perf_counter() - t0
             time.sleep(settle)
             idle = rss_mb(proc.pid)
-            pages = [open_page(port) for _ in range(clients)]
-            time.sleep(settle)
-            loaded = rss_mb(proc.pid)
-            for page in pages:
-                page.close()
+            pages: list[socket.socket] = []
+            try:
+                for k in range(clients):
+                    pages.append(open_page(port, page_address(k)))
+                time.sleep(settle)
+                loaded = rss_mb(proc.pid)
+            finally:
+                for page in pages:
+                    page.close()
         finally:
             proc.terminate()
             proc.wait(timeout=30)
@@ -132,7 +162,11 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5, help="runs of each measurement (medians)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    runs = [daemon(args.python, args.clients, args.settle) for _ in range(args.repeat)]
+    try:
+        runs = [daemon(args.python, args.clients, args.settle) for _ in range(args.repeat)]
+    except RuntimeError as exc:
+        print(f"bench_startup: {exc}", file=sys.stderr)
+        return 1
     result: dict[str, Any] = {
         "machine": os.uname().machine,
         **{key: statistics.median(r[key] for r in runs) for key in runs[0]},

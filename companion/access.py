@@ -52,14 +52,25 @@ def pin_problem(pin: str) -> str | None:
     return None
 
 
+def kept_pin(data_dir: Path) -> str | None:
+    """The PIN kept in ``data_dir``, or None when none (or no valid one) is kept there yet.
+
+    Never draws one; a data directory that may not be read raises its PermissionError."""
+    try:
+        kept = (data_dir / "pin").read_text(encoding="ascii").strip()
+    except (FileNotFoundError, NotADirectoryError, UnicodeDecodeError):
+        return None
+    return kept if pin_problem(kept) is None else None
+
+
 def stored_pin(data_dir: Path) -> str:
     """The PIN kept in ``data_dir`` (drawn and kept on first use, 6 digits, private to the owner)."""
     path = data_dir / "pin"
     try:
-        kept = path.read_text(encoding="ascii").strip()
-    except (OSError, UnicodeDecodeError):
-        kept = ""
-    if pin_problem(kept) is None:
+        kept = kept_pin(data_dir)
+    except OSError:
+        kept = None
+    if kept is not None:
         return kept
     pin = f"{secrets.randbelow(10**6):06d}"
     data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)

@@ -261,9 +261,21 @@ class Runtime:
             old.version += 1  # wake live pages waiting on the old game
         old.wake()
 
-    def ring_frame(self) -> list[RGB]:
-        """The Clock as shown now (the driver's ring: a real one that failed is replaced)."""
+    def ring_frame(self, private: bool = False) -> list[RGB]:
+        """The Clock as shown now (the driver's ring: a real one that failed is replaced).
+
+        While the ring shows the table PIN (Confirm held), only a ``private`` reader (a
+        logged-in host) gets what the ring shows; anyone else gets the game's picture, so
+        the PIN is seen at the table only, never over the network."""
         ring = self.driver.ring
+        if not private and self.driver.overlay is not None:
+            frame = self.driver.game_frame()
+            if not isinstance(ring, SimulatedRing):
+                return frame
+            dimmed = SimulatedRing(len(frame), ring.brightness)  # as the simulated ring shows it
+            dimmed[:] = frame
+            dimmed.show()
+            return dimmed.shown
         return ring.shown if isinstance(ring, SimulatedRing) else self.driver.last
 
     def start(self) -> None:
@@ -487,6 +499,61 @@ def make_server(
     )
     server.stream_slots = streams  # what the caps came to (the tests read it)
     return server
+
+
+#: A port in use at start is retried this long, every `BIND_RETRY_EVERY` seconds: at boot
+#: the program that held it (an old companion still stopping, another service) may be leaving.
+BIND_RETRY_SECONDS = 60.0
+BIND_RETRY_EVERY = 2.0
+
+
+class PortBusy(Exception):
+    """The port stayed in use for the whole retry window (a fault that may pass, unlike a setting)."""
+
+
+def serve_when_free(
+    runtime: Runtime,
+    host: str,
+    port: int,
+    stop: threading.Event,
+    retry_for: float | None = None,
+    every: float | None = None,
+) -> bool:
+    """`serve`, trying again while the port is in use (said once); False if ``stop`` came first.
+
+    Raises `PortBusy` when the port is still in use after ``retry_for`` seconds; any other
+    failure to listen (an address this machine does not have, a port it may not use) is a
+    setting, raised at once as the OSError it is."""
+    import errno
+
+    retry_for = BIND_RETRY_SECONDS if retry_for is None else retry_for
+    every = BIND_RETRY_EVERY if every is None else every
+    deadline = time.monotonic() + retry_for
+    waited = False
+    while True:
+        try:
+            serve(runtime, host, port)
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE:
+                raise
+            if not waited:
+                runtime.say(
+                    f"Port {port} is in use ({exc.strerror}): trying again every {every:.0f} s for "
+                    f"{retry_for:.0f} s (another program holds it; the table goes on meanwhile)."
+                )
+            waited = True
+            if time.monotonic() >= deadline:
+                raise PortBusy(
+                    f"port {port} is still in use after {retry_for:.0f} s ({exc.strerror}): another program "
+                    f"holds it (sudo ss -ltnp 'sport = :{port}' names it); stop it, or choose another port "
+                    "with [table] port or --port"
+                ) from None
+        else:
+            if waited:
+                runtime.say(f"Port {port} is free: serving the page.")
+            return True
+        if stop.wait(every):
+            return False
 
 
 def serve(runtime: Runtime, host: str, port: int) -> None:

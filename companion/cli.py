@@ -1,13 +1,16 @@
 """The ``companion`` command line.
 
 Every user-facing failure is a one-line message on stderr and exit status 2 —
-never a traceback: a family at the table cannot act on one.
+never a traceback: a family at the table cannot act on one. The one exception is a
+fault that may pass by itself, a port still in use after a minute of retries: exit
+status 3, which the systemd unit restarts (status 2 it does not).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,6 +21,9 @@ from companion.editions import EditionNotFound, load_edition, read_edition_text
 from companion.engine import EditionError
 
 EXIT_USAGE = 2
+#: A fault that may pass (the port still in use after `companion.app.BIND_RETRY_SECONDS`):
+#: the systemd unit restarts on it, unlike on EXIT_USAGE.
+EXIT_RETRY = 3
 
 
 def _fail(message: str) -> int:
@@ -134,7 +140,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     import threading
 
     from companion.access import pin_problem
-    from companion.app import KEYS_HELP, _print_ring, build_runtime, describe_expect, keyboard, serve
+    from companion.app import (
+        KEYS_HELP,
+        PortBusy,
+        _print_ring,
+        build_runtime,
+        describe_expect,
+        keyboard,
+        serve_when_free,
+    )
     from companion.config import ConfigError, load_config
     from companion.store import StoreError
 
@@ -158,7 +172,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
         runtime.start()
-        serve(runtime, config.table.host, args.port or config.table.port)
+        if not serve_when_free(runtime, config.table.host, args.port or config.table.port, stop):
+            return 0  # stopped while the port was in use
         print(runtime.table.last.message)
         print(describe_expect(runtime.table))
         if mock and sys.stdin is not None and sys.stdin.isatty():
@@ -166,6 +181,10 @@ def cmd_run(args: argparse.Namespace) -> int:
             threading.Thread(target=keyboard, args=(runtime,), name="keyboard", daemon=True).start()
         while not stop.wait(0.5):
             pass
+    except PortBusy as exc:
+        print(f"companion: {exc}. Exiting with status {EXIT_RETRY} (systemd starts it again).",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_RETRY
     except OSError as exc:
         return _fail(f"cannot serve on port {args.port or config.table.port}: {exc.strerror}")
     except KeyboardInterrupt:
@@ -199,16 +218,39 @@ def cmd_new(args: argparse.Namespace) -> int:
     return 0
 
 
+#: On a Pi installed by systemd/install-pi.sh, the wrapper that runs `companion` as the service does.
+PI_COMMAND = "sudo trekking-companion"
+
+
 def cmd_pin(args: argparse.Namespace) -> int:
-    """The table PIN in force: the config's, else the one kept in the data directory."""
-    from companion.access import table_pin
+    """The table PIN in force: the config's, else the one kept in the data directory.
+
+    Never draws one: a PIN drawn here would not be the table's (that one is drawn by
+    `companion run` in the data directory it uses)."""
+    from companion.access import kept_pin, table_pin
     from companion.config import ConfigError, load_config
 
+    data = _data_dir(args)
     try:
         config = load_config(args.config)
-        pin = table_pin(config.table.pin, None, _data_dir(args))
+        if config.table.pin:
+            print(table_pin(config.table.pin, None, data))
+            return 0
+        pin = kept_pin(data)
+    except PermissionError:
+        return _fail(
+            f"may not read the table PIN in {data}: the data directory belongs to the table's service "
+            f"user. On a Raspberry Pi installed with install-pi.sh: {PI_COMMAND} pin"
+        )
     except (ConfigError, ValueError, OSError) as exc:
         return _fail(str(exc))
+    if pin is None:
+        return _fail(
+            f"no table PIN is kept in {data} (and none is configured). `companion run` draws one "
+            "there at its first start and keeps it; if the table keeps its games elsewhere, name that "
+            f"directory: companion pin --data-dir DIR. On a Raspberry Pi installed with install-pi.sh: "
+            f"{PI_COMMAND} pin"
+        )
     print(pin)
     return 0
 
@@ -398,6 +440,11 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # The Pi's wrapper (systemd/trekking-companion) names the service's settings and data
+    # this way, for every command that takes them; --config and --data-dir still win.
+    for option, variable in (("config", "COMPANION_CONFIG"), ("data_dir", "COMPANION_DATA_DIR")):
+        if hasattr(args, option) and getattr(args, option) is None and os.environ.get(variable):
+            setattr(args, option, os.environ[variable])
     if not hasattr(args, "func"):
         parser.print_help(sys.stderr)
         return EXIT_USAGE

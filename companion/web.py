@@ -190,8 +190,11 @@ def events() -> Response:
 
 @api.get("/ring")
 def ring() -> Any:
-    """The Clock as the ring shows it now: one "#rrggbb" per LED."""
-    return jsonify({"leds": [f"#{r:02x}{g:02x}{b:02x}" for r, g, b in table_runtime().ring_frame()]})
+    """The Clock as the ring shows it now: one "#rrggbb" per LED. While the ring shows the
+    table PIN (Confirm held), only a logged-in host sees it; anyone else gets the game's picture."""
+    host = foreign_host() is None and host_session() is not None
+    frame = table_runtime().ring_frame(private=host)
+    return jsonify({"leds": [f"#{r:02x}{g:02x}{b:02x}" for r, g, b in frame]})
 
 
 @api.get("/qr.svg")

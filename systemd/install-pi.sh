@@ -12,7 +12,9 @@
 #   4. copies the checkout to /opt/trekking-companion and installs it with the "pi" extra
 #      into /opt/trekking-companion/.venv;
 #   5. writes /etc/trekking-companion/config.toml from the example, unless it exists;
-#   6. installs, enables and (re)starts trekking-companion.service.
+#   6. installs /usr/local/bin/trekking-companion, the companion command as the service runs
+#      it (its user, its settings and data): sudo trekking-companion pin / doctor;
+#   7. installs, enables and (re)starts trekking-companion.service.
 # See wiring.md for the hardware and the Pi 4 / Pi 5 differences.
 #
 # Rehearsing in a chroot (scripts/rehearse-pi does it on a PC, under qemu):
@@ -35,6 +37,22 @@ UNIT=$APP.service
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 say() { printf '==> %s\n' "$*"; }
+# pip's output, each line with the time, and how long each package that compiled took
+# ("compiled spidev in 66 s"): what hardware/README.md quotes comes from these lines.
+timed() {
+    local line name now
+    local -A began=()
+    while IFS= read -r line; do
+        now=$(date +%s)
+        printf '    [%s] %s\n' "$(date -u -d "@$now" +%H:%M:%S)" "$line"
+        if [[ $line =~ Building\ wheel\ for\ ([^ ]+)\ .*:\ started ]]; then
+            began[${BASH_REMATCH[1]}]=$now
+        elif [[ $line =~ Building\ wheel\ for\ ([^ ]+)\ .*:\ finished\ with\ status\ \'([a-z]+)\' ]]; then
+            name=${BASH_REMATCH[1]}
+            say "  compiled $name in $((now - ${began[$name]:-$now})) s (${BASH_REMATCH[2]})"
+        fi
+    done
+}
 warn() { printf 'warning: %s\n' "$*" >&2; }
 die() {
     printf 'error: %s\n' "$*" >&2
@@ -115,12 +133,14 @@ fi
 chown -R root:root "$PREFIX"
 
 say "Installing the companion into $VENV"
+step_started=$(date +%s)
 [[ -x $VENV/bin/python ]] || python3 -m venv "$VENV"
 "$VENV/bin/pip" install --quiet --upgrade pip
 # spidev, rpi_ws281x and lgpio have no wheel for the Pi's Python and compile here:
 # about a minute each on a Pi Zero 2 W (hardware/README.md lists what and why).
+# pip's own output is kept, timed: each compiled package says how long it took.
 say "  compiling spidev, rpi_ws281x and lgpio when no wheel fits: this takes a few minutes"
-"$VENV/bin/pip" install --quiet --progress-bar off "${PREFIX}[pi]"
+"$VENV/bin/pip" install --progress-bar off "${PREFIX}[pi]" 2>&1 | timed
 
 # mfrc522 depends on RPi.GPIO, but on a 64-bit OS (and on any Pi 5) rpi-lgpio must
 # provide the RPi.GPIO module. Both packages install the same module, so remove
@@ -128,9 +148,10 @@ say "  compiling spidev, rpi_ws281x and lgpio when no wheel fits: this takes a f
 if [[ $arch == aarch64 || $is_pi5 == yes ]]; then
     say "Using rpi-lgpio as RPi.GPIO"
     "$VENV/bin/pip" uninstall --quiet -y RPi.GPIO || true
-    "$VENV/bin/pip" install --quiet rpi-lgpio
-    "$VENV/bin/pip" install --quiet --force-reinstall --no-deps rpi-lgpio
+    "$VENV/bin/pip" install --progress-bar off rpi-lgpio 2>&1 | timed
+    "$VENV/bin/pip" install --progress-bar off --force-reinstall --no-deps rpi-lgpio 2>&1 | timed
 fi
+say "  the companion and its drivers installed in $(($(date +%s) - step_started)) s"
 
 # Pi 5: the ring goes through the PIO block (/dev/pio0), not rpi_ws281x. The "pi"
 # extra installs its driver on every 64-bit Pi (pip cannot tell a Pi 5 from a Pi 4);
@@ -163,7 +184,11 @@ else
     say "Keeping the existing $CONF_DIR/config.toml"
 fi
 
-# 6. mDNS: announce the page as <hostname>.local (Raspberry Pi OS ships avahi-daemon).
+# 6. The companion command as the service runs it, for the host: sudo trekking-companion pin.
+say "Installing /usr/local/bin/$APP (sudo $APP pin, sudo $APP doctor)"
+install -m 0755 "$PREFIX/systemd/$APP" "/usr/local/bin/$APP"
+
+# mDNS: announce the page as <hostname>.local (Raspberry Pi OS ships avahi-daemon).
 if [[ -d /etc/avahi/services ]]; then
     say "Announcing the page over mDNS (/etc/avahi/services/$APP.service)"
     install -m 0644 "$PREFIX/systemd/$APP.avahi.service" "/etc/avahi/services/$APP.service"
@@ -225,6 +250,9 @@ Done. The Trekking Companion $started.
   Status:  systemctl status $APP
   Config:  $CONF_DIR/config.toml (then: sudo systemctl restart $APP)
   Data:    $STATE_DIR
+  The table PIN (for the page's Host controls):
+    sudo $APP pin
   Check the wiring (stop the service first; see wiring.md, Test checklist):
-    cd $STATE_DIR && sudo -u $USER_NAME $VENV/bin/companion doctor --config $CONF_DIR/config.toml --data-dir $STATE_DIR
+    sudo systemctl stop $APP && sudo $APP doctor; sudo systemctl start $APP
+  Any other companion command, as the service runs it: sudo $APP --help
 EOF

@@ -20,7 +20,7 @@ from companion.access import TABLE_GUESSES_PER_HOUR, host_allowed, own_names, st
 from companion.app import build_runtime, new_game
 from companion.cli import main
 from companion.config import ButtonSettings, Config, ConfigError, parse_config
-from companion.hardware.ring import RingLayout
+from companion.hardware.ring import RingLayout, render, view_of
 from companion.hardware.ring_pin import START, pin_frame, pin_seconds, read_pin
 from companion.store import Store
 from companion.web import create_app
@@ -113,6 +113,33 @@ def test_holding_confirm_clears_the_lockout_and_shows_the_pin(tmp_path: Path) ->
         rt.stop()
 
 
+def test_the_pin_on_the_ring_reaches_a_logged_in_host_only_never_an_anonymous_page(tmp_path: Path) -> None:
+    """GET /api/ring needs no login: while Confirm held shows the PIN, it serves the game's picture."""
+    rt = make_runtime(tmp_path, brightness=1.0, night_brightness=1.0)  # the page's colours = the frame's
+    app = create_app(rt, hostname="trekpi")
+    now = [100.0]
+    rt.driver.clock = lambda: now[0]
+    anonymous, host = client(app, "10.5.0.1"), client(app, "10.5.0.2")
+    assert host.post("/api/login", json={"pin": "2468"}).status_code == 200
+
+    def leds(http: Any) -> list[tuple[int, int, int]]:
+        body = http.get("/api/ring").get_json()["leds"]
+        return [(int(c[1:3], 16), int(c[3:5], 16), int(c[5:7], 16)) for c in body]
+
+    rt.confirm_held()
+    seen_by_anyone, seen_by_host = [], []
+    for k in range(int(pin_seconds(rt.pin) / 2 / 0.2)):
+        now[0] = 100.0 + k * 0.2
+        shown = rt.driver.draw()
+        seen_by_host.append(leds(host))
+        seen_by_anyone.append(leds(anonymous))
+        assert seen_by_anyone[-1] == render(view_of(rt.table, now[0]), rt.layout, now[0]), "others: the game"
+        assert seen_by_host[-1] == shown, "a host sees the ring as it is"
+    assert read_pin(seen_by_host, rt.layout) == rt.pin
+    assert read_pin(seen_by_anyone, rt.layout) == "" and [START] * 24 not in seen_by_anyone
+    rt.stop()
+
+
 @settings(max_examples=60, deadline=None)
 @given(pin=st.from_regex(r"[0-9]{4,8}", fullmatch=True), leds=st.sampled_from([12, 16, 24, 60]))
 def test_the_pin_on_the_ring_reads_back_as_the_pin(pin: str, leds: int) -> None:
@@ -142,6 +169,55 @@ def test_companion_pin_prints_it(tmp_path: Path, capsys: Any) -> None:
     kept = stored_pin(tmp_path)
     assert main(["pin", "--data-dir", str(tmp_path)]) == 0
     assert capsys.readouterr().out.strip() == kept
+
+
+def test_companion_pin_never_draws_one_it_says_where_the_table_keeps_it(tmp_path: Path, capsys: Any) -> None:
+    """A PIN drawn by `companion pin` in the wrong directory would be printed as the table's, and wrong."""
+    data = tmp_path / "data"
+    assert main(["pin", "--data-dir", str(data)]) == 2
+    err = capsys.readouterr().err
+    assert f"no table PIN is kept in {data}" in err and "companion run" in err
+    assert "--data-dir" in err and "sudo trekking-companion pin" in err
+    assert not (data / "pin").exists() and not data.exists(), "nothing drawn, nothing made"
+    (tmp_path / "config.toml").write_text('[table]\npin = "97531"\n')
+    assert main(["pin", "--data-dir", str(data), "--config", str(tmp_path / "config.toml")]) == 0
+    assert capsys.readouterr().out.strip() == "97531", "a configured PIN needs no kept one"
+    data.mkdir()
+    (data / "pin").write_text("12\n")  # damaged: `companion run` would draw a new one, so it is not the PIN
+    assert main(["pin", "--data-dir", str(data)]) == 2
+    capsys.readouterr()
+
+
+def test_companion_pin_in_a_data_directory_it_may_not_read_says_to_use_sudo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    """/var/lib/trekking-companion is 0700 for the service user: a plain user's `companion pin` is refused."""
+    data = tmp_path / "data"
+    stored_pin(data)
+    real = Path.read_text
+
+    def refused(self: Path, *args: Any, **kwargs: Any) -> str:
+        if self == data / "pin":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", refused)
+    assert main(["pin", "--data-dir", str(data)]) == 2
+    err = capsys.readouterr().err
+    assert "may not read the table PIN" in err and "sudo trekking-companion pin" in err
+
+
+def test_the_pi_wrapper_names_the_service_data_and_config_and_an_option_still_wins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    service, other = tmp_path / "service", tmp_path / "other"
+    kept = stored_pin(service)
+    monkeypatch.setenv("COMPANION_DATA_DIR", str(service))
+    assert main(["pin"]) == 0 and capsys.readouterr().out.strip() == kept
+    assert main(["pin", "--data-dir", str(other)]) == 2, "--data-dir wins over the wrapper's"
+    (tmp_path / "config.toml").write_text('[table]\npin = "8642"\n')
+    monkeypatch.setenv("COMPANION_CONFIG", str(tmp_path / "config.toml"))
+    assert main(["pin"]) == 0 and capsys.readouterr().out.strip() == "8642"
 
 
 def test_one_pin_rule_for_the_config_and_the_command_line(tmp_path: Path, capsys: Any) -> None:

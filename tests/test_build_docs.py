@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -128,3 +129,75 @@ def test_the_first_run_says_what_it_installs_while_it_installs(tmp_path: Path) -
     assert "bootstrap: Building wheels for collected packages: spidev" in lines
     assert lines[-1] == "bootstrap: done" and not any("Downloading" in line for line in lines)
     assert (tmp_path / ".venv" / ".installed-stamp").exists()
+
+
+SCRIPTS = [ROOT / "systemd/install-pi.sh", ROOT / "systemd/trekking-companion", ROOT / "scripts/rehearse-pi"]
+
+
+@pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed")
+def test_the_pi_scripts_pass_shellcheck() -> None:
+    out = subprocess.run(["shellcheck", "-S", "warning", *map(str, SCRIPTS)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout
+
+
+def pi_wrapper(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
+    """systemd/trekking-companion with its paths moved into ``tmp_path``, this venv's companion,
+    and a `systemctl` that names the current user as the service's (so it runs without runuser)."""
+    import getpass
+    import os
+    import sys
+
+    data, config = tmp_path / "var-lib", tmp_path / "config.toml"
+    config.write_text('[table]\npin = ""\n')
+    text = (ROOT / "systemd" / "trekking-companion").read_text()
+    for line, value in (("COMPANION", Path(sys.executable).with_name("companion")), ("CONFIG", config),
+                        ("DATA", data)):  # fmt: skip
+        text, n = re.subn(rf"^{line}=.*$", f"{line}={value}", text, flags=re.M)
+        assert n == 1, line
+    wrapper = tmp_path / "trekking-companion"
+    wrapper.write_text(text)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "systemctl").write_text(f"#!/bin/sh\necho {getpass.getuser()}\n")
+    (bin_dir / "systemctl").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    env.pop("COMPANION_DATA_DIR", None)
+    env.pop("COMPANION_CONFIG", None)
+    return wrapper, data, env
+
+
+def test_the_pi_wrapper_prints_the_tables_pin_from_the_service_data_directory(tmp_path: Path) -> None:
+    """`sudo trekking-companion pin` on a Pi: the service's data directory and config, no options."""
+    wrapper, data, env = pi_wrapper(tmp_path)
+    out = subprocess.run(["bash", str(wrapper), "pin"], capture_output=True, text=True, env=env)
+    assert out.returncode == 2 and "does not exist yet" in out.stderr and "systemctl start" in out.stderr
+    data.mkdir(mode=0o700)
+    out = subprocess.run(["bash", str(wrapper), "pin"], capture_output=True, text=True, env=env)
+    assert out.returncode == 2 and f"no table PIN is kept in {data}" in out.stderr, out.stderr
+    (data / "pin").write_text("246813\n")
+    out = subprocess.run(["bash", str(wrapper), "pin"], capture_output=True, text=True, env=env)
+    assert (out.returncode, out.stdout.strip()) == (0, "246813"), out.stderr
+    before = set(data.iterdir())
+    games = subprocess.run(["bash", str(wrapper), "games"], capture_output=True, text=True, env=env)
+    assert games.returncode == 0, games.stderr
+    assert set(data.iterdir()) > before, "any other command works on the service's data directory too"
+
+
+def test_install_pi_times_each_package_that_compiles() -> None:
+    """hardware/README.md's compile times come from these lines of the rehearsal's output."""
+    script = (ROOT / "systemd" / "install-pi.sh").read_text()
+    timed = re.search(r"^timed\(\) \{.*?^\}", script, flags=re.S | re.M)
+    assert timed is not None and "| timed" in script
+    pip = "\n".join([
+        "Collecting spidev", "Building wheels for collected packages: spidev, rpi_ws281x",
+        "  Building wheel for spidev (pyproject.toml): started",
+        "  Building wheel for spidev (pyproject.toml): finished with status 'done'",
+        "  Building wheel for rpi_ws281x (setup.py): started",
+        "  Building wheel for rpi_ws281x (setup.py): finished with status 'error'",
+    ])  # fmt: skip
+    program = f"say() {{ printf '==> %s\\n' \"$*\"; }}\n{timed.group(0)}\nprintf '%s\\n' \"$1\" | timed\n"
+    out = subprocess.run(["bash", "-c", program, "timed", pip], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert re.search(r"^==>   compiled spidev in \d+ s \(done\)$", out.stdout, flags=re.M), out.stdout
+    assert re.search(r"^==>   compiled rpi_ws281x in \d+ s \(error\)$", out.stdout, flags=re.M), out.stdout
+    assert re.search(r"^    \[\d\d:\d\d:\d\d\] Collecting spidev$", out.stdout, flags=re.M), out.stdout

@@ -23,7 +23,7 @@ from tests_support import api_app, client_from, make_runtime
 ROOT = Path(__file__).resolve().parents[1]
 PIN = {"X-Table-Pin": "2468"}
 SERVER = ("web.py", "web_requests.py", "access.py", "app.py")
-HARDWARE = ("hardware/health.py", "hardware/reader.py", "hardware/ring.py")
+HARDWARE = ("hardware/health.py", "hardware/reader.py", "hardware/ring.py", "hardware/buttons.py")
 CODE = r'\b(?:code|mock_code)(?:: str)?\s*=\s*"([a-z_0-9]+)"'
 
 
@@ -68,6 +68,7 @@ def test_every_hardware_fault_has_a_cause_and_a_fix_in_english_and_french() -> N
     codes = hardware_codes()
     assert {"ring_device_refused", "ring_board_unknown", "ring_blinka_missing", "reader_no_answer"} <= codes
     assert {"spi_off", "device_refused", "buttons_no_pin_library", "ring_failed", "part_failed"} <= codes
+    assert "button_unreadable" in codes
     for language, keys in words("hw").items():
         wanted = codes | {c + ".fix" for c in codes} | {f"part.{p}" for p in PARTS} | {"line"}
         assert wanted - keys == set(), (language, wanted - keys)

@@ -16,11 +16,11 @@ import subprocess
 import sys
 import types
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from gpiozero.exc import BadPinFactory
-from gpiozero.pins.mock import MockFactory
+from gpiozero.pins.mock import MockFactory, MockPin
 
 import companion.app as app_module
 from companion.app import Runtime, build_runtime, new_game
@@ -173,6 +173,44 @@ def test_a_reader_whose_driver_raises_mid_poll_is_closed_and_reopened(
     assert status(rt, "reader")["ok"]
 
 
+@pytest.mark.parametrize(
+    ("provider", "cause", "fix", "not_fix"),
+    [
+        # rpi-lgpio without a device tree (a PC, the rehearsal's chroot): no swap can help
+        ("rpi-lgpio", "finds no Raspberry Pi GPIO chip", "chroot or container", "swaps them"),
+        # the original RPi.GPIO on a Pi 5 or a 64-bit OS: the swap is the fix
+        ("RPi.GPIO", "RPi.GPIO cannot reach", "must come from rpi-lgpio", "chroot"),
+    ],
+)
+def test_a_reader_whose_gpio_module_refuses_the_board_names_the_fix_of_the_module_installed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, provider: str, cause: str, fix: str, not_fix: str
+) -> None:
+    """Both RPi.GPIO and rpi-lgpio raise "This module can only be run on a Raspberry Pi!"."""
+    from importlib import metadata
+
+    import companion.hardware.reader as reader_module
+
+    refusal = 'raise RuntimeError("This module can only be run on a Raspberry Pi!")\n'
+    (tmp_path / "mfrc522.py").write_text(refusal)  # what `import mfrc522` does then
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "mfrc522", raising=False)
+    real_version = metadata.version
+
+    def version(name: str) -> str:
+        if name in ("rpi-lgpio", "RPi.GPIO"):
+            if name == provider:
+                return "0.6"
+            raise metadata.PackageNotFoundError(name)
+        return real_version(name)
+
+    monkeypatch.setattr(metadata, "version", version)
+    with pytest.raises(HardwareFault) as caught:
+        reader_module.open_mfrc522(25)
+    message, how = explain("reader", caught.value)
+    assert cause in message and "only be run on a Raspberry Pi" in message
+    assert fix in how and not_fix not in how
+
+
 # --- the ring --------------------------------------------------------------------------------
 
 
@@ -309,6 +347,75 @@ def test_buttons_that_fail_to_open_are_reported_retried_and_then_pressed(
         rt.stop()
 
 
+class BreakablePin(MockPin):
+    """A mock pin whose reads raise while ``broken`` is set, as a pin on a GPIO chip that went
+    away (or whose line another program took) does after the buttons opened."""
+
+    broken: ClassVar[dict[str, bool]] = {"now": False}
+
+    def _get_state(self) -> Any:
+        if self.broken["now"]:
+            raise OSError(19, "No such device")
+        return super()._get_state()
+
+
+def settled(predicate: Any, within: float = 10.0) -> bool:
+    """Whether ``predicate()`` holds within ``within`` seconds (the buttons' thread acts on its own)."""
+    import time
+
+    deadline = time.monotonic() + within
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def test_buttons_that_fail_after_opening_are_reported_closed_reopened_and_pressed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chip: Chip
+) -> None:
+    factory = MockFactory(pin_class=BreakablePin)
+    monkeypatch.setattr(BreakablePin, "broken", {"now": False})
+    opened: list[Buttons] = []
+
+    def opener(settings: Any, press: Any, **options: Any) -> Buttons:
+        opened.append(Buttons(settings, press, factory, **options))
+        return opened[-1]
+
+    clock, console = Clock(), Console()
+    rt = pi_runtime(tmp_path, monkeypatch, clock, console, buttons=opener)
+    assert status(rt, "buttons")["ok"] and len(opened) == 1
+    keeper = rt.button_keeper
+    assert keeper is not None
+    keeper.retry = keeper.check_every = 0.01
+    rt.start()
+    try:
+        BreakablePin.broken["now"] = True  # the chip goes away under open buttons
+        assert settled(lambda: not status(rt, "buttons")["ok"]), rt.health.as_json()
+        buttons = status(rt, "buttons")
+        assert "GPIO" in buttons["message"] and "can no longer be read" in buttons["message"], buttons
+        assert "lsof /dev/gpiochip0" in buttons["fix"] and "wiring.md" in buttons["fix"]
+        assert buttons["code"] == "button_unreadable" and buttons["params"]["pin"].startswith("GPIO")
+        assert "NOT WORKING" in console.about("buttons")[-1]
+        assert all(button.closed for button in opened[0].buttons.values()), "the broken buttons are closed"
+        assert plays(rt), "the table goes on without its buttons"
+
+        BreakablePin.broken["now"] = False  # back: the keeper reopens them on its own
+        assert settled(lambda: status(rt, "buttons")["ok"]), rt.health.as_json()
+        assert len(opened) >= 2 and console.about("buttons")[-1] == "buttons: working again"
+        before = rt.table.last
+        pin = factory.pin(FAST_BUTTONS.confirm)
+        pin.drive_low()
+        pin.drive_high()
+        assert rt.table.last is not before, "the reopened Confirm button reaches the table"
+        # each cause said once, however many retries failed (the reopenings while the chip was away
+        # fail to open, a second cause)
+        faults = [line for line in console.about("buttons") if "NOT WORKING" in line]
+        assert 1 <= len(faults) == len(set(faults)) <= 2, faults
+    finally:
+        rt.stop()
+
+
 # --- the messages ----------------------------------------------------------------------------
 
 
@@ -384,3 +491,13 @@ def test_companion_run_on_a_pi_without_its_hardware_serves_the_table_and_says_wh
     assert "Traceback" not in text, text[-3000:]
     for part in ("reader", "ring", "buttons"):
         assert f"{part}: NOT WORKING" in text, text[-3000:]
+
+
+def test_companion_app_imports_no_hardware_driver_until_it_needs_one() -> None:
+    """gpiozero alone was a third of `companion.app`'s import under emulation: the drivers are
+    imported when a ring, reader or buttons are opened, so `companion pin`, `doctor --help` and a
+    mock table start without them."""
+    drivers = ["gpiozero", "neopixel", "board", "mfrc522", "RPi", "spidev"]
+    code = "import json, sys, companion.app; print(json.dumps(sorted(set(sys.modules) & set(sys.argv[1:]))))"
+    out = subprocess.run([sys.executable, "-c", code, *drivers], check=True, capture_output=True, text=True)
+    assert out.stdout.strip() == "[]", f"imported at start: {out.stdout.strip()}"

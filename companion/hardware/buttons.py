@@ -51,6 +51,27 @@ class Buttons:
                 button.when_held = lambda: on_confirm_held()
             self.buttons[name] = button
 
+    def check(self) -> None:
+        """Read each button's pin once: a pin that can no longer be read (its chip gone, the
+        line taken by another program, the device closed) raises a `HardwareFault` naming it."""
+        from companion.hardware.health import HardwareFault
+
+        for name, button in self.buttons.items():
+            pin = getattr(self.settings, name)
+            try:
+                button.value  # noqa: B018 - the read is the check
+            except Exception as exc:
+                detail = f"{type(exc).__name__}: {exc}"
+                raise HardwareFault(
+                    f"the {name} button's pin GPIO{pin} can no longer be read ({detail})",
+                    "another program may hold the pin or the GPIO chip went away: check "
+                    "sudo lsof /dev/gpiochip0 and the wiring (wiring.md, section Pin table (buttons) and "
+                    "Test checklist step 5), then run companion doctor",
+                    code="button_unreadable",
+                    pin=f"GPIO{pin}",
+                    detail=detail,
+                ) from exc
+
     def close(self) -> None:
         for button in self.buttons.values():
             button.close()

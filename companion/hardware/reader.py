@@ -180,6 +180,47 @@ class PiReader:
             self.simple.READER.Close_MFRC522()
 
 
+def gpio_provider() -> str | None:
+    """Which distribution provides the ``RPi.GPIO`` module: "rpi-lgpio" (install-pi.sh's
+    swap), "RPi.GPIO" (the original), or None."""
+    from importlib import metadata
+
+    for name in ("rpi-lgpio", "RPi.GPIO"):
+        try:
+            metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+        return name
+    return None
+
+
+def gpio_unreachable(exc: BaseException, provider: str | None) -> Exception:
+    """Why ``RPi.GPIO`` refused to load ("can only be run on a Raspberry Pi"), by who provides it.
+
+    The original RPi.GPIO says so on a Pi 5 or a 64-bit OS, where rpi-lgpio must replace it;
+    rpi-lgpio says the same words where it finds no Raspberry Pi GPIO chip (no device tree:
+    a PC, a chroot, a container), which no swap can fix."""
+    from companion.hardware.health import HardwareFault
+
+    if provider == "rpi-lgpio":
+        return HardwareFault(
+            f"rpi-lgpio finds no Raspberry Pi GPIO chip here ({exc})",
+            "run the companion on the Raspberry Pi itself, not in a chroot or container without its "
+            "devices; on the Pi, check that /dev/gpiochip0 exists and that the service user may open it "
+            "(group gpio: sudo usermod -aG gpio trekking)",
+            code="reader_no_gpio_chip",
+            detail=str(exc),
+        )
+    return HardwareFault(
+        f"RPi.GPIO cannot reach the GPIO pins here ({exc})",
+        "on a Pi 5 and on a 64-bit OS, RPi.GPIO must come from rpi-lgpio (sudo systemd/install-pi.sh "
+        "swaps them; wiring.md, section Pi 5: PIO ring driver and rpi-lgpio), and the service user "
+        "needs /dev/gpiochip0 (group gpio)",
+        code="reader_gpio_unreachable",
+        detail=str(exc),
+    )
+
+
 def open_mfrc522(rst_pin: int) -> PiReader:
     """Open the MFRC522. Pi-only imports live here: ``mfrc522`` needs ``RPi.GPIO``
     (``rpi-lgpio`` on a Pi 5) and ``spidev``, which fail to import on a PC."""
@@ -194,15 +235,8 @@ def open_mfrc522(rst_pin: int) -> PiReader:
             code="reader_driver_missing",
             detail=str(exc),
         ) from None
-    except RuntimeError as exc:  # the real RPi.GPIO on a Pi 5 or on a board it does not know
-        raise HardwareFault(
-            f"RPi.GPIO cannot reach the GPIO pins here ({exc})",
-            "on a Pi 5 and on a 64-bit OS, RPi.GPIO must come from rpi-lgpio (sudo systemd/install-pi.sh "
-            "swaps them; wiring.md, section Pi 5: PIO ring driver and rpi-lgpio), and the service user "
-            "needs /dev/gpiochip0 (group gpio)",
-            code="reader_gpio_unreachable",
-            detail=str(exc),
-        ) from None
+    except RuntimeError as exc:  # "This module can only be run on a Raspberry Pi!"
+        raise gpio_unreachable(exc, gpio_provider()) from None
     simple: Any = SimpleMFRC522()
     if rst_pin != 25:  # the package's default RST is physical pin 22 (BCM 25)
         simple.READER = MFRC522(pin_rst=BCM_TO_BOARD[rst_pin])

@@ -297,6 +297,13 @@ class RingDriver:
     next_open: float = 0.0
     unconfirmed: bool = False
 
+    def game_frame(self, now: float | None = None) -> list[RGB]:
+        """The game's picture at ``now``, whatever overlay is shown."""
+        now = self.clock() if now is None else now
+        with self.table.lock:
+            view = view_of(self.table, now)
+        return render(view, self.layout, now)
+
     def draw(self) -> list[RGB]:
         """Render and show one frame now (only pushed to the LEDs when it changed)."""
         now = self.clock()
@@ -305,9 +312,7 @@ class RingDriver:
         if frame is None:
             if overlay is not None and self.overlay is overlay:
                 self.overlay = None  # the display is over
-            with self.table.lock:
-                view = view_of(self.table, now)
-            frame = render(view, self.layout, now)
+            frame = self.game_frame(now)
         self.ring.brightness = brightness_now(self.settings)
         if frame != self.last:
             self.ring[:] = frame

@@ -4,12 +4,14 @@ Each part is opened through a supervisor rather than directly, so that a part
 that fails at start-up or later costs the table that part only (see `health`):
 the reader's loop keeps polling a `SupervisedReader` that answers "no tag" while
 the chip is away and reopens it every few seconds; the buttons are retried on a
-thread of their own until they open; the ring is reopened by `RingDriver` (its
-frames go to the page meanwhile).
+thread of their own until they open, then their pins are read every few seconds
+(a failed read closes them, to be reopened); the ring is reopened by `RingDriver`
+(its frames go to the page meanwhile).
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -98,17 +100,21 @@ class SupervisedReader:
 
 
 class SupervisedButtons:
-    """Opens the buttons, and keeps trying on its own thread until they open."""
+    """Opens the buttons, and keeps trying on its own thread until they open; once open, reads
+    each pin every ``check_every`` seconds, so that a button that fails later (its chip gone,
+    its line taken) is reported, closed and reopened like the reader and the ring."""
 
     def __init__(
         self,
         opener: Callable[[], Any],
         health: Health,
         retry: float = RETRY_SECONDS,
+        check_every: float = 5.0,
     ) -> None:
         self.opener = opener
         self.health = health
         self.retry = retry
+        self.check_every = check_every
         self.buttons: Any = None
         self._stop = threading.Event()
 
@@ -121,10 +127,31 @@ class SupervisedButtons:
         self.health.ok("buttons", "Crystal, Confirm and Undo ready")
         return True
 
+    def check(self) -> bool:
+        """Whether the open buttons still read; if not, report why and close them (to reopen)."""
+        buttons = self.buttons
+        if buttons is None:
+            return False
+        try:
+            buttons.check()
+        except Exception as exc:
+            if self._stop.is_set():  # closed by the table stopping, under the check: not a fault
+                return False
+            self.buttons = None
+            # a button on a vanished chip may not close cleanly: it is dropped anyway
+            with contextlib.suppress(Exception):
+                buttons.close()
+            self.health.fail("buttons", exc)
+            return False
+        return True
+
     def run(self) -> None:
-        """Retry until the buttons open (or the table stops)."""
-        while self.buttons is None and not self._stop.wait(self.retry):
-            self.try_open()
+        """Until the table stops: retry the buttons while they are closed, check them while open."""
+        while not self._stop.wait(self.retry if self.buttons is None else self.check_every):
+            if self.buttons is None:
+                self.try_open()
+            else:
+                self.check()
 
     def close(self) -> None:
         self._stop.set()
