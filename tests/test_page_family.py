@@ -387,47 +387,168 @@ def test_start_asks_before_replacing_a_game_starts_one_and_remembers_the_seats(
     assert page.locator("#seats > :nth-child(1) input[type=text]").input_value() == "Zoé"
 
 
-def test_a_whole_game_in_french_shows_no_english_sentence(server: Any, browser: Any) -> None:
+#: A placeholder of an i18n.js template: "{n}", or a plural "{n|{n} crystal|{n} crystals}".
+PLACEHOLDER = re.compile(r"\{\w+(?:\|(?:[^|{}]|\{\w+\})*)*\}")
+
+
+def english_fragments(page: Any) -> set[str]:
+    """The page's own English, as i18n.js words it: the static parts (12+ characters) of every
+    English template, less those the French table shares (names, commands, file names)."""
+    tables = page.evaluate(
+        "() => { const all = (o, out) => { for (const v of Object.values(o))"
+        " typeof v === 'string' ? out.push(v) : all(v, out); return out; };"
+        " return [all(I18N.en, []), all(I18N.fr, [])]; }"
+    )
+    french = "\n".join(tables[1])
+    found = set()
+    for template in tables[0]:
+        for part in PLACEHOLDER.split(template):
+            part = part.strip(" .,;:!?()\u2014\u2013·\"'“”«»")
+            if len(part) >= 12 and part not in french:
+                found.add(part)
+    return found
+
+
+class FrenchWatch:
+    """Reads the whole French page at every step (visible text, and the labels, tooltips,
+    placeholders and alt texts a screen reader or a hover shows) and keeps each English
+    sentence found: i18n.js's own English, and every English ``message``/``error``/``label``
+    the companion sent to this page (its engine's and table's sentences)."""
+
+    def __init__(self, page: Any, rt: Any, width: int) -> None:
+        self.page, self.rt, self.width = page, rt, width
+        self.fragments = english_fragments(page)
+        self.sent: set[str] = set()
+        self.found: list[str] = []
+        board = rt.table.board
+        # card titles are the edition's data (the reference edition's are English), not the page's words
+        self.data = sorted({c.title for c in board.edition.cards} | set(board.names), key=len, reverse=True)
+        page.on("response", self._heard)
+
+    def _heard(self, response: Any) -> None:
+        if "/api/" not in response.url or "json" not in (response.headers.get("content-type") or ""):
+            return
+        try:
+            body = response.json()
+        except Exception:  # a stream or an aborted answer
+            return
+        self._collect(body)
+
+    def _collect(self, node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("message", "error", "label", "fix") and isinstance(value, str):
+                    self.sent.add(value)
+                else:
+                    self._collect(value)
+        elif isinstance(node, list):
+            for value in node:
+                self._collect(value)
+
+    def look(self, step: str) -> None:
+        synced(self.page, self.rt)
+        self._collect(self.page.evaluate("state"))
+        text, attributes = self.page.evaluate(
+            "() => [document.body.innerText, [...document.querySelectorAll("
+            "'[aria-label], [title], [placeholder], img[alt], option')].filter(e => !e.closest('[hidden]'))"
+            ".flatMap(e => [e.getAttribute('aria-label'), e.getAttribute('title'),"
+            " e.getAttribute('placeholder'), e.getAttribute('alt'),"
+            " e.tagName === 'OPTION' ? e.textContent : null].filter(Boolean))]"
+        )
+        plain = self.plain(text + "\n" + "\n".join(attributes))
+        english = [f for f in self.fragments if self.plain(f) in plain]
+        english += [m for m in map(self.plain, self.sent) if len(m) >= 12 and m in plain]
+        english += [a for a in attributes if a in INDEX_ENGLISH]
+        if english:
+            self.found.append(f"{self.width} px, {step}: {sorted(english)[:4]}")
+
+    def plain(self, text: str) -> str:
+        """The edition's titles and the players' names taken out, white space made single."""
+        return " ".join(functools.reduce(lambda t, x: t.replace(x, "…"), self.data, text).split())
+
+
+#: The English that index.html carries in its attributes before the page words them.
+INDEX_ENGLISH = set(
+    re.findall(
+        r'(?:alt|title|placeholder|aria-label)="([^"]*[a-z][^"]*)"',
+        (ROOT / "web" / "static" / "index.html").read_text(encoding="utf-8"),
+    )
+) - {"Trekking Companion"}
+
+
+@pytest.mark.parametrize("width", [360, 1280])
+def test_a_whole_game_in_french_shows_no_english_sentence(server: Any, browser: Any, width: int) -> None:
+    """Every step of a whole game on the French page, the host's panels open: rejections,
+    an unknown tag and its enrolment from the page (and its refusal), a correction, undos,
+    crystals chosen before the tap, the end; the whole page is read at each step."""
     base, rt = server
-    page = host_page(browser, base, 360, lang="fr")
-    assert page.evaluate("document.documentElement.scrollWidth") <= 362, "9: 'Hôte' fits at 360 px"
-    seen: list[str] = []
-
-    def look() -> None:
-        synced(page, rt)
-        seen.append(page.locator("#banner").inner_text() + "\n" + page.locator("#last").inner_text())
-
+    page = host_page(browser, base, width, lang="fr")
+    for details in page.locator("#host details").all():
+        details.evaluate("d => d.open = true")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width + 2, "9: 'Hôte' fits"
+    watch = FrenchWatch(page, rt, width)
+    look = watch.look
+    look("start")
+    seats = page.locator("#seats input[type=text]").evaluate_all(
+        "l => l.map(e => e.getAttribute('aria-label'))"
+    )
+    if seats != ["Joueur 1", "Joueur 2", "Joueur 3", "Joueur 4"]:
+        watch.found.append(f"the seats are not numbered: {seats}")
     rng = random.Random(9)
     board = rt.table.board
-    rt.tap("04A2B3C4")  # an unknown tag
-    look()
-    unseen = next(
-        c.id for i, c in enumerate(board.edition.cards) if c.day == board.day and not board.revealed >> i & 1
-    )
-    rt.tap(unseen)  # a card still in the deck
-    look()
     rt.tap(rt.table.state_json()["row"][3])  # no itinerary yet
-    look()
+    look("a card before any itinerary")
+    page.click("#itin button")  # a correction that does not fit
+    page.wait_for_selector("#last.bad")
+    look("a refused correction")
+    rt.tap("04A2B3C4")  # an unknown tag, enrolled from the page
+    look("an unknown tag")
+    page.click("#enrol-this")
+    unseen = next(
+        c for i, c in enumerate(board.edition.cards) if c.day == board.day and not board.revealed >> i & 1
+    )
+    page.fill("#enrol-q", str(unseen.year))
+    page.wait_for_selector(f"#enrol-card option[value='{unseen.id}']")
+    look("the enrol form's card list")
+    page.select_option("#enrol-card", unseen.id)
+    page.fill("#enrol-hours", str(unseen.hours))
+    page.fill("#enrol-gains", "cristal")
+    said = page.locator("#last").inner_text()
+    page.click("#enrol button[type=submit]")
+    page.wait_for_function(f"() => document.getElementById('last').innerText !== {said!r}")
+    look("an enrolment")
+    if "ok" not in (page.locator("#last").get_attribute("class") or ""):
+        watch.found.append(f"the enrolment was not accepted: {page.locator('#last').inner_text()}")
+    if rt.store.tags().get("04A2B3C4") != unseen.id:  # a French word for a benefit ("cristal") is refused
+        watch.found.append(f"not enrolled: {page.locator('#last').inner_text()}")
+    page.fill("#enrol-tag", "04A2B3C4")
+    page.click("#enrol button[type=submit]")  # the same tag again: refused
+    page.wait_for_selector("#last.bad")
+    look("an enrolment refused")
+    rt.tap("04A2B3C4")  # now a card still in the deck
+    look("a card still in the deck")
     steps = 0
     while not board.finished:
+        expect = rt.table.expect()
+        if steps == 12 and expect and expect["kind"] == "take" and board.crystals[board.turn]:
+            rt.press("crystal")
+            look("a crystal chosen before the tap")
+            rt.press("undo")
+            look("the crystal put back")
         play_turn(rt, rng)
         steps += 1
-        if steps % 3 == 0:
-            look()
+        look(f"step {steps}")
         if steps == 20:
             rt.press("confirm")  # nothing to confirm
-            look()
-            rt.press("undo")
-            look()
-    look()
-    seen.append(page.locator("body").inner_text())
-    # card titles are the edition's data (the reference edition's are English), not the page's words
-    titles = sorted((c.title for c in board.edition.cards), key=len, reverse=True)
-    english = [
-        text for text in seen if ENGLISH.search(functools.reduce(lambda t, x: t.replace(x, ""), titles, text))
-    ]
-    assert not english, english[:3]
-    page.screenshot(path=str(ARTIFACTS / "family-360-fr-end.png"), full_page=True)
+            look("nothing to confirm")
+            page.click("#undo")
+            look("an undo")
+            page.click("#wild button")
+            page.wait_for_selector("#last")
+            look("a Wild correction")
+    look("the end")
+    page.screenshot(path=str(ARTIFACTS / f"family-{width}-fr-end.png"), full_page=True)
+    assert not watch.found, "\n".join(watch.found[:8])
 
 
 @pytest.mark.parametrize("lang", ["en", "fr"])
@@ -466,3 +587,77 @@ def test_axe_finds_no_serious_or_critical_violation(server: Any, browser: Any, l
     desktop.wait_for_selector("#end:not([hidden])")
     both_schemes(desktop, "end 1280")
     assert problems == [], "\n".join(problems)
+
+
+#: Counted words, worded by the page at n=1 and n=2: (what is rendered, its expected parts per language).
+COUNTED = [
+    (
+        "message({accepted: true, code: 'took', params: {player: 'Ann', card: 'ancestor', crystals: N}})",
+        {
+            "en": ("1 crystal spent.", "2 crystals spent."),
+            "fr": ("1 cristal dépensé.", "2 cristaux dépensés."),
+        },
+    ),
+    (
+        "message({accepted: true, code: 'pending_resumed', params: {game: 1, players: 'Ann, Ben',"
+        " player: 'Ann', card: 'ancestor', n: N, landing: 5}})",
+        {
+            "en": ("(1 crystal spent,", "(2 crystals spent,"),
+            "fr": ("(1 cristal dépensé,", "(2 cristaux dépensés,"),
+        },
+    ),
+    (
+        "message({accepted: false, code: 'too_many_crystals', params: {player: 'Ann', held: N, spent: 3}})",
+        {"en": ("holds 1 crystal and", "holds 2 crystals and"), "fr": ("a 1 cristal et", "a 2 cristaux et")},
+    ),
+    (
+        "message({accepted: false, code: 'cost_below_one', params: {player: 'Ann', card: 'ancestor',"
+        " hours: 3, max: N}})",
+        {
+            "en": ("at most 1 crystal on", "at most 2 crystals on"),
+            "fr": ("au plus 1 cristal (", "au plus 2 cristaux ("),
+        },
+    ),
+    (
+        "message({accepted: true, code: 'armed', params: {player: 'Ann', n: N, held: 3}})",
+        {
+            "en": ("spend 1 crystal (of 3)", "spend 2 crystals (of 3)"),
+            "fr": ("1 cristal (sur 3)", "2 cristaux (sur 3)"),
+        },
+    ),
+    (
+        "t('armed', {p: 'Ann', n: N})",
+        {
+            "en": ("spends 1 crystal on", "spends 2 crystals on"),
+            "fr": ("dépense 1 cristal sur", "dépense 2 cristaux sur"),
+        },
+    ),
+    (
+        "t('ancestors_left', {n: N})",
+        {"en": ("1 Ancestor left", "2 Ancestors left"), "fr": ("1 Ancêtre restant", "2 Ancêtres restants")},
+    ),
+    ("t('trek_cards', {n: N})", {"en": ("1 card", "2 cards"), "fr": ("1 carte", "2 cartes")}),
+    (
+        "t('best_total', {n: N})",
+        {"en": ("1 point.", "2 points."), "fr": ("1 point.", "2 points.")},
+    ),
+]
+
+
+def test_counts_are_worded_in_the_singular_and_the_plural(server: Any, browser: Any) -> None:
+    """3: no "crystal(s)" nor "cristal(aux)": i18n.js words a count with Intl.PluralRules."""
+    base, _ = server
+    page = browser.new_page(viewport={"width": 360, "height": 780})
+    page.goto(base + "/")
+    page.wait_for_selector("#players .player")
+    wrong = []
+    for lang in ("en", "fr"):
+        page.evaluate(f"lang = '{lang}'")
+        for script, expected in COUNTED:
+            for n, part in zip((1, 2), expected[lang], strict=True):
+                said = page.evaluate(script.replace("N", str(n)))
+                if part not in said or re.search(r"\((s|aux|x|e|es)\)", said):
+                    wrong.append(f"{lang} n={n}: {said!r} lacks {part!r}")
+    js = (ROOT / "web" / "static" / "i18n.js").read_text(encoding="utf-8")
+    wrong += [f"i18n.js: {m}" for m in re.findall(r"\w+\((?:s|aux|x|es)\)", js)]
+    assert not wrong, "\n".join(wrong)
