@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 import tarfile
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -661,3 +662,79 @@ def test_counts_are_worded_in_the_singular_and_the_plural(server: Any, browser: 
     js = (ROOT / "web" / "static" / "i18n.js").read_text(encoding="utf-8")
     wrong += [f"i18n.js: {m}" for m in re.findall(r"\w+\((?:s|aux|x|es)\)", js)]
     assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_the_live_panel_tells_a_new_family_the_quick_turn(server: Any, browser: Any, lang: str) -> None:
+    """6: while the mover holds a crystal and has chosen none, the live panel says how the
+    quick turn goes (Crystal before the tap spends one; the tap takes the card)."""
+    base, rt = server
+    page = browser.new_page(viewport={"width": 360, "height": 780})
+    page.add_init_script(f"localStorage.setItem('lang', '{lang}')")
+    page.goto(base + "/")
+    rng = random.Random(4)
+    while rt.table.expect()["kind"] != "take":
+        play_turn(rt, rng)
+    board = rt.table.board
+    assert board.crystals[board.turn] > 0
+    synced(page, rt)
+    words = page.evaluate(f"I18N['{lang}'].quick_hint")
+    assert page.locator("#hint").is_visible() and page.locator("#hint").inner_text() == words
+    assert in_view(page, "#hint")
+    page.screenshot(path=str(ARTIFACTS / f"family-360-{lang}-quick-hint.png"))
+    post(base, "/api/buttons/crystal")  # chosen: the banner says how many, the hint goes
+    synced(page, rt)
+    assert page.locator("#hint").is_hidden()
+    post(base, "/api/buttons/undo")
+    synced(page, rt)
+    assert page.locator("#hint").is_visible()
+    while board.crystals[board.turn] > 0 and not board.finished:  # a mover without crystals: no hint
+        play_turn(rt, rng)
+    if not board.finished and rt.table.expect()["kind"] == "take":
+        synced(page, rt)
+        assert page.locator("#hint").is_hidden()
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_a_real_table_is_asked_to_reveal_the_new_deck_top(tmp_path: Path, browser: Any, lang: str) -> None:
+    """6: a game without the mock dealer (decks shuffled by hand) waits for each new deck top
+    to be tapped: the live panel's banner says so, highlighted, on a 360 px phone."""
+    from companion.app import build_runtime, make_server, new_game
+    from companion.config import Config
+    from companion.store import Store
+
+    from tests_support import FAST_BUTTONS
+
+    store = Store(tmp_path)
+    new_game(store, ["Ann", "Ben"], Config(buttons=FAST_BUTTONS), seed=8, mock=False)  # no dealer
+    store.close()
+    rt = build_runtime(Config(buttons=FAST_BUTTONS), tmp_path, mock=True, pin="2468", say=lambda _: None)
+    srv = make_server(rt, "127.0.0.1", 0, heartbeat=1.0)
+    threading.Thread(target=srv.run, daemon=True).start()
+    base = f"http://127.0.0.1:{srv.socket.getsockname()[1]}"  # type: ignore[attr-defined]
+    try:
+        page = browser.new_page(viewport={"width": 360, "height": 780})
+        page.add_init_script(f"localStorage.setItem('lang', '{lang}')")
+        page.goto(base + "/")
+        words = page.evaluate(f"I18N['{lang}'].waiting_reveal")
+
+        def asks_to_reveal() -> None:
+            assert rt.table.expect()["kind"] == "reveal"
+            synced(page, rt)
+            banner = page.locator("#banner")
+            assert banner.inner_text() == words and "reveal" in (banner.get_attribute("class") or "")
+            assert in_view(page, "#banner")
+            assert page.evaluate("document.documentElement.scrollWidth") <= 362
+
+        asks_to_reveal()  # the Departures Row is dealt by hand at the start
+        rng = random.Random(3)
+        while rt.table.expect()["kind"] == "reveal":
+            assert rt.tap(rng.choice(rt.table.expect()["choices"])).accepted
+        while rt.table.expect()["kind"] == "itinerary":
+            assert rt.tap(rt.table.expect()["choices"][0]).accepted
+        assert rt.tap(rt.table.expect()["choices"][0]).accepted  # a take leaves the deck top to reveal
+        asks_to_reveal()
+        page.screenshot(path=str(ARTIFACTS / f"family-360-{lang}-reveal.png"))
+    finally:
+        srv.close()
+        rt.stop()

@@ -112,6 +112,11 @@ function renderBanner(s) {
     else if (s.order && s.order.length > 1) text += " · " + t("next", { p: s.order[1] });
   }
   if (!s.finished && e && e.kind === "itinerary" && s.armed) text += " · " + t("armed", { p: s.turn, n: s.armed });
+  // Tell a new family the quick turn: the mover holds a crystal and has chosen none yet.
+  const moverNow = s.players.find((q) => q.name === s.turn) || {};
+  const hint = !s.finished && s.turn_style === "quick" && e && e.kind === "take" && !s.pending && !s.armed && moverNow.crystals > 0;
+  $("hint").hidden = !hint;
+  $("hint").textContent = hint ? t("quick_hint") : "";
   const banner = $("banner");
   banner.textContent = text;
   banner.className = "banner" + (e && e.kind === "reveal" ? " reveal" : "");
