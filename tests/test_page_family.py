@@ -200,7 +200,11 @@ def test_the_live_turn_is_where_the_thumb_is_and_the_page_speaks_plainly(
         assert overflow == 0
     with check.item("11 standings parts are labelled"):
         parts = page.locator("#players .player .parts").first.inner_text()
-        assert "Track" in parts and "Crystals" in parts and "treks" not in parts
+        assert "Track" in parts and "Crystals" in parts
+        # labelled ("Treks -1"), never the old jargon "-1 treks", in any case
+        assert re.search(r"\bTreks -?\d", parts) and not re.search(r"-?\d+ treks", parts, re.IGNORECASE), (
+            parts
+        )
     with check.item("11 a legend explains the marks"):
         assert "Person" in page.locator("#legend").inner_text()
     with check.item("11 itineraries and row rewards in words"):
@@ -738,3 +742,44 @@ def test_a_real_table_is_asked_to_reveal_the_new_deck_top(tmp_path: Path, browse
     finally:
         srv.close()
         rt.stop()
+
+
+def test_stacked_watches_are_drawn_top_one_outermost(server: Any, browser: Any) -> None:
+    """7: watches on one hour are drawn in stack order (the top one, which moves first,
+    outermost), not in seating order."""
+    base, rt = server
+    page = browser.new_page(viewport={"width": 360, "height": 780})
+    page.goto(base + "/")
+    synced(page, rt)
+    seating = [p["name"] for p in page.evaluate("state.players")]
+    board = rt.table.board
+    top_first = sorted(range(len(seating)), key=lambda i: (board.hour[i], -board.seq[i]))
+    assert page.evaluate("state.stack") == [board.names[i] for i in top_first], "the page is sent the stack"
+    stack = [seating[2], seating[0], seating[1]]  # an order that is not the seating
+    page.evaluate(
+        "stack => { state.players.forEach(p => { p.hour = 3; }); state.stack = stack;"
+        " state.order = stack; render(state); }",
+        stack,
+    )
+    drawn = page.evaluate(
+        "() => [...document.querySelectorAll('#clock g.watch circle')].map(c =>"
+        " [c.querySelector('title').textContent.split(':')[0],"
+        " Math.hypot(+c.getAttribute('cx'), +c.getAttribute('cy'))])"
+    )
+    outward = [name for name, _ in sorted(drawn, key=lambda d: -d[1])]
+    assert outward == stack, drawn
+
+
+def test_a_login_while_the_companion_is_down_is_reported(server: Any, browser: Any) -> None:
+    """7: the login's request failing (the companion down) used to be lost without a word."""
+    base, _ = server
+    page = browser.new_page(viewport={"width": 360, "height": 780})
+    page.goto(base + "/")
+    page.wait_for_selector("#players .player")
+    page.route("**/api/login", lambda route: route.abort())
+    page.click("#host-toggle")
+    page.fill("#pin", "2468")
+    page.click("#login button")
+    page.wait_for_function("() => document.getElementById('last').textContent.includes('cannot be reached')")
+    assert "cannot be reached" in page.locator("#login-why").inner_text()
+    assert in_view(page, "#last")

@@ -180,6 +180,9 @@ function renderClock(s) {
   }
   const byHour = {};
   s.players.forEach((q) => { (byHour[q.hour % 12] = byHour[q.hour % 12] || []).push(q); });
+  const stack = s.stack || s.order || [];
+  const rank = (q) => { const k = stack.indexOf(q.name); return k < 0 ? stack.length : k; };
+  for (const watches of Object.values(byHour)) watches.sort((a, b) => rank(a) - rank(b));  // the top one first, outermost
   for (const [hour, stack] of Object.entries(byHour)) {
     stack.forEach((q, k) => {
       const [x, y] = pt(+hour, 84 - k * 19);
@@ -398,8 +401,14 @@ function setupHost() {
   $("host-toggle").onclick = () => { $("host").hidden = !$("host").hidden; if (!$("host").hidden) $("pin").focus(); };
   $("login").onsubmit = async (ev) => {
     ev.preventDefault();
-    const response = await fetch("/api/login", { method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ pin: $("pin").value }), credentials: "same-origin" });
+    let response;
+    try {
+      response = await fetch("/api/login", { method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ pin: $("pin").value }), credentials: "same-origin" });
+    } catch (e) {  // the companion is down: say so beside the form and in the live panel
+      loginWhy(t("unreachable")); renderLast({ accepted: false, message: t("unreachable") });
+      return;
+    }
     const data = await response.json().catch(() => ({ error: response.statusText }));
     if (response.ok) { csrf = data.csrf; $("pin").value = ""; loginWhy(""); renderLast({ accepted: true, message: t("logged_in") }); render(state); }
     else {
