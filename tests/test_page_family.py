@@ -466,6 +466,9 @@ class FrenchWatch:
         english += [a for a in attributes if a in INDEX_ENGLISH]
         if english:
             self.found.append(f"{self.width} px, {step}: {sorted(english)[:4]}")
+        wide = self.page.evaluate("document.documentElement.scrollWidth")
+        if wide > self.width + 2:
+            self.found.append(f"{self.width} px, {step}: the page scrolls sideways ({wide} px)")
 
     def plain(self, text: str) -> str:
         """The edition's titles and the players' names taken out, white space made single."""
