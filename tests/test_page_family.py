@@ -706,7 +706,7 @@ def test_the_live_panel_tells_a_new_family_the_quick_turn(server: Any, browser: 
 def test_a_real_table_is_asked_to_reveal_the_new_deck_top(tmp_path: Path, browser: Any, lang: str) -> None:
     """6: a game without the mock dealer (decks shuffled by hand) waits for each new deck top
     to be tapped: the live panel's banner says so, highlighted, on a 360 px phone."""
-    from companion.app import build_runtime, make_server, new_game
+    from companion.app import new_game
     from companion.config import Config
     from companion.store import Store
 
@@ -715,11 +715,7 @@ def test_a_real_table_is_asked_to_reveal_the_new_deck_top(tmp_path: Path, browse
     store = Store(tmp_path)
     new_game(store, ["Ann", "Ben"], Config(buttons=FAST_BUTTONS), seed=8, mock=False)  # no dealer
     store.close()
-    rt = build_runtime(Config(buttons=FAST_BUTTONS), tmp_path, mock=True, pin="2468", say=lambda _: None)
-    srv = make_server(rt, "127.0.0.1", 0, heartbeat=1.0)
-    threading.Thread(target=srv.run, daemon=True).start()
-    base = f"http://127.0.0.1:{srv.socket.getsockname()[1]}"  # type: ignore[attr-defined]
-    try:
+    with companion_on(tmp_path) as (base, rt):
         page = browser.new_page(viewport={"width": 360, "height": 780})
         page.add_init_script(f"localStorage.setItem('lang', '{lang}')")
         page.goto(base + "/")
@@ -742,9 +738,59 @@ def test_a_real_table_is_asked_to_reveal_the_new_deck_top(tmp_path: Path, browse
         assert rt.tap(rt.table.expect()["choices"][0]).accepted  # a take leaves the deck top to reveal
         asks_to_reveal()
         page.screenshot(path=str(ARTIFACTS / f"family-360-{lang}-reveal.png"))
+
+
+@contextmanager
+def companion_on(data: Path, turn: str = "quick") -> Iterator[tuple[str, Any]]:
+    """`companion run --mock` on the games already in ``data`` (what a restart starts), served on
+    a free port: its address and runtime, stopped afterwards."""
+    from companion.app import build_runtime, make_server
+    from companion.config import Config, TableSettings
+
+    from tests_support import FAST_BUTTONS
+
+    config = Config(table=TableSettings(turn=turn), buttons=FAST_BUTTONS)
+    rt = build_runtime(config, data, mock=True, pin="2468", say=lambda _: None)
+    srv = make_server(rt, "127.0.0.1", 0, heartbeat=1.0)
+    threading.Thread(target=srv.run, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{srv.socket.getsockname()[1]}", rt  # type: ignore[attr-defined]
     finally:
         srv.close()
         rt.stop()
+
+
+@pytest.mark.parametrize("turn", ["quick", "confirm"])
+def test_a_restart_is_told_in_french(tmp_path: Path, browser: Any, turn: str) -> None:
+    """4/5: what a restart resumes (crystals chosen before the tap in the quick turn, a take
+    being prepared in the confirm turn) is said on the French page, with no English."""
+    from tests_support import make_runtime
+
+    rt = make_runtime(tmp_path, "Ann,Ben", seed=8, turn=turn)
+    rng = random.Random(6)
+    board = rt.table.board
+    while not (
+        rt.table.expect()["kind"] == "take"
+        and board.crystals[board.turn]
+        and any(o.max_crystals for o in board.take_options())
+    ):
+        play_turn(rt, rng)
+    if turn == "quick":
+        assert rt.press("crystal").accepted
+    else:
+        assert rt.tap(next(o.card for o in board.take_options() if o.max_crystals)).accepted
+        assert rt.press("crystal").accepted
+    rt.stop()  # the companion stops (a power cut, an update) and starts again
+    with companion_on(tmp_path, turn) as (base, again):
+        assert again.table.last.code == ("armed_resumed" if turn == "quick" else "pending_resumed")
+        page = host_page(browser, base, 360, lang="fr")
+        watch = FrenchWatch(page, again, 360)
+        page.evaluate("renderLast(state.last)")  # the restart's word, as the page first showed it
+        said = page.locator("#last").inner_text()
+        assert ("dépense toujours 1 cristal" if turn == "quick" else "(1 cristal dépensé,") in said, said
+        watch.look("after a restart")
+        assert not watch.found, watch.found
+        page.screenshot(path=str(ARTIFACTS / f"family-360-fr-restart-{turn}.png"))
 
 
 def test_stacked_watches_are_drawn_top_one_outermost(server: Any, browser: Any) -> None:

@@ -267,7 +267,7 @@ window.I18N = {
       store_damaged: "Attention : le journal de la partie était abîmé ; une copie a été gardée. Les derniers coups joués peuvent manquer.",
       pending_resumed: "Partie {game} : {players}. {player} prenait {c} ({n|{n} cristal dépensé|{n} cristaux dépensés}, arrivée à {landing} h) : Valider, Cristal, ou maintenez Annuler pour renoncer.",
       pending_dropped: "Partie {game} : {players}. La prise en cours avant le redémarrage ne va plus avec la partie et a été abandonnée ; reposez la carte.",
-      armed_resumed: "Partie {game} : {players}. {player} dépense toujours {n|{n} cristal|{n} cristaux} sur la prochaine carte posée (choisis avant le redémarrage ; maintenez Annuler pour {n|le rendre|les rendre}).",
+      armed_resumed: "Partie {game} : {players}. {player} dépense toujours {n|{n} cristal|{n} cristaux} sur la prochaine carte posée ({n|choisi|choisis} avant le redémarrage ; maintenez Annuler pour {n|le rendre|les rendre}).",
       armed_dropped: "Partie {game} : {players}. {n|Le cristal choisi|Les {n} cristaux choisis} avant le redémarrage ne {n|va|vont} plus avec la partie et {n|a été rendu|ont été rendus} ; appuyez de nouveau sur Cristal pour en dépenser.",
       welcome: "Partie {game} : {players}.", done: "C'est fait.",
       enrolled: "L'étiquette {tag} est maintenant {c}.", "enrolled.saved": "Vos valeurs sont enregistrées dans votre propre édition.",
