@@ -832,3 +832,20 @@ def test_a_login_while_the_companion_is_down_is_reported(server: Any, browser: A
     page.wait_for_function("() => document.getElementById('last').textContent.includes('cannot be reached')")
     assert "cannot be reached" in page.locator("#login-why").inner_text()
     assert in_view(page, "#last")
+
+
+def test_french_refusals_never_carry_the_english_detail(server: Any, browser: Any) -> None:
+    """2: enrol_refused, edition_invalid and not_saved keep the English exception text in
+    ``detail`` (scripts, the console); the French page words them without it."""
+    base, _ = server
+    page = browser.new_page(viewport={"width": 360, "height": 780})
+    page.goto(base + "/")
+    page.wait_for_selector("#players .player")
+    page.evaluate("lang = 'fr'")
+    detail = "cannot open the database file because it is locked"
+    for code in ("enrol_refused", "edition_invalid", "not_saved"):
+        said = page.evaluate(
+            "([code, detail]) => message({accepted: false, code, params: {edition: 'ma-boite', detail}})",
+            [code, detail],
+        )
+        assert said and detail not in said and "{" not in said, (code, said)
