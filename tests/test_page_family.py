@@ -578,6 +578,7 @@ def test_axe_finds_no_serious_or_critical_violation(server: Any, browser: Any, l
         for scheme in ("light", "dark"):
             where.emulate_media(color_scheme=scheme)
             problems.extend(f"{name} {scheme}: {p}" for p in axe(where, script))
+            where.screenshot(path=str(ARTIFACTS / f"axe-{lang}-{name.replace(' ', '-')}-{scheme}.png"))
 
     page.click("#undo")  # a refusal in the live panel's warning colours ...
     rt.press("confirm")  # ... nothing to confirm
