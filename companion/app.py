@@ -59,6 +59,8 @@ __all__ = ["GameSetupError", "Runtime", "build_runtime", "new_game"]
 
 #: Longest player name: it must fit the page's tables and the console's lines.
 NAME_LENGTH = 24
+#: The players of the game a fresh companion starts by itself: names read alike in English and French.
+FIRST_PLAYERS = ("Alex", "Sam")
 
 
 def new_game(
@@ -196,7 +198,13 @@ class Runtime:
         """A tag (UID, card id or title) reached the reader."""
         capture = self.capture
         if capture is not None and capture(seen.strip()):
-            return Outcome(True, f"Tag {seen.strip()} read for the edition being transcribed.", CUE_ACCEPT)
+            return Outcome(
+                True,
+                f"Tag {seen.strip()} read for the edition being transcribed.",
+                CUE_ACCEPT,
+                "tag_captured",
+                params={"tag": seen.strip()},
+            )
         ref, why = self.resolver.resolve(seen)
         if ref is None:  # perhaps enrolled since start (companion enroll runs beside us)
             self.resolver.tags = self.store.tags()
@@ -339,8 +347,9 @@ def build_runtime(
             why = printable(str(exc))
             say(f"Game {game_id} cannot be resumed ({why}); it is kept (companion export {game_id}).")
     if stored is None:
-        game_id = new_game(store, ["Blue", "Orange"], config, mock=mock)
-        say(f"No game in progress: started game {game_id} for Blue and Orange "
+        # first names that read the same in English and French (the page may be either)
+        game_id = new_game(store, list(FIRST_PLAYERS), config, mock=mock)
+        say(f"No game in progress: started game {game_id} for {' and '.join(FIRST_PLAYERS)} "
             "(start another from the page's Host menu).")  # fmt: skip
         stored = store.load(game_id)
     table = Table(store, stored, log=lambda message: say(printable(message)), turn=config.table.turn)

@@ -39,9 +39,9 @@ def find(edition: Edition, query: str) -> list[tuple[str, str]]:
                 (card.id, f"{card.id}  {year:>10}  {card.title}  ({card.hours} h: {', '.join(card.gains)})")
             )
     for it in edition.itineraries:
-        if q in it.id.lower() or q == "itinerary":
+        if q in it.id.lower() or q in ("itinerary", "itinéraire"):
             found.append((it.id, f"{it.id}  Itinerary"))
-    if q in ANCESTOR:
+    if q in ANCESTOR or q in "ancêtre":
         found.append((ANCESTOR, "ancestor  an Ancestor card (all copies share one id)"))
     return found
 
@@ -145,14 +145,41 @@ class Enroller:
         self.say(f"Saved to {self.own_file}.")
 
 
+class EnrolRefused(ValueError):
+    """The page's enrolment was refused: the English message, and a ``code`` and ``params``
+    that the page words in its language."""
+
+    def __init__(self, message: str, /, code: str, **params: object) -> None:
+        super().__init__(message)
+        self.code = code
+        self.params = params
+
+
 def enroll_tag(
     store: Store, edition: Edition, own_file: Path, uid: str, card: str, values: tuple[int, list[str]] | None
-) -> str:
-    """Enrol one tag in one go (the page's form): returns what was done; raises ValueError or StoreError."""
+) -> tuple[str, dict[str, Any]]:
+    """Enrol one tag in one go (the page's form): what was done, in English and as the params
+    of the page's ``enrolled`` sentence (tag, card, its title and year, whether values were
+    saved to the owner's edition); raises EnrolRefused or StoreError."""
     if card != ANCESTOR and card not in edition.card_index and card not in edition.itinerary_index:
-        raise ValueError(f"{card!r} is not a card, itinerary or 'ancestor' of the {edition.name} edition")
+        raise EnrolRefused(
+            f"{card!r} is not a card, itinerary or 'ancestor' of the {edition.name} edition",
+            code="enrol_not_a_card",
+            card=card[:40],
+            edition=edition.name,
+        )
     if values is not None and card not in edition.card_index:
-        raise ValueError("only History cards have printed hours and benefits to correct")
+        raise EnrolRefused(
+            "only History cards have printed hours and benefits to correct", code="enrol_no_values", card=card
+        )
+    known = store.tags().get(uid)
+    if known is not None:
+        raise EnrolRefused(
+            f"tag {uid} is already enrolled as {known}; unenroll it first",
+            code="enrol_taken",
+            tag=uid[:40],
+            known=known,
+        )
     said: list[str] = []
     enroller = Enroller(store, edition, own_file, lambda _: None, said.append)
     if values is not None:
@@ -160,4 +187,10 @@ def enroll_tag(
         entry["hours"], entry["gains"] = values
         enroller._save(card)
     store.enroll(uid, card, edition.name)
-    return " ".join([f"Tag {uid} is now {card}.", *said])
+    params: dict[str, Any] = {"tag": uid, "card": card, "saved": values is not None}
+    if card in edition.card_index:
+        params["title"] = edition.card(card).title
+        params["year"] = edition.card(card).year
+    elif card in edition.itinerary_index:
+        params["itinerary"] = card
+    return " ".join([f"Tag {uid} is now {card}.", *said]), params

@@ -182,7 +182,9 @@ class Table:
         self.pending: Pending | None = None
         welcome = {"game": self.game_id, "players": ", ".join(self.board.names)}
         self.last: Outcome = _say(True, self._welcome(), CUE_ACCEPT, "welcome", **welcome)
-        if game.pending is not None:  # a take was being prepared when the companion stopped
+        if game.pending is not None and "armed" in game.pending:  # crystals chosen before a tap
+            self._resume_armed(game.pending["armed"], welcome)
+        elif game.pending is not None:  # a take was being prepared when the companion stopped
             self.pending = Pending.from_json(game.pending, self.board)
             if self.pending is not None:
                 p = self.pending
@@ -398,6 +400,65 @@ class Table:
             **self._card_params(card),
         )
 
+    def _resume_armed(self, stored: Any, welcome: dict[str, Any]) -> None:
+        """Quick turn: the crystals chosen before the restart stay chosen if the game still
+        allows them (the same player to move, with an Itinerary and that many crystals)."""
+        board = self.board
+        try:
+            player, n = str(stored[0]), int(stored[1])
+        except (TypeError, ValueError, IndexError, KeyError):
+            player, n = "", 0
+        name = board.player_to_move
+        fits = (
+            name is not None
+            and player == name
+            and 0 < n <= board.crystals[board.turn]
+            and not (board.has_itineraries and board.itinerary[board.turn] < 0)
+        )
+        if fits:
+            self.armed = (player, n)
+            self.last = _say(
+                True,
+                f"{self._welcome()} {player} still spends {n} crystal{'s' if n != 1 else ''} on the card "
+                "they tap next (chosen before the restart; hold Undo to put them back).",
+                CUE_PREVIEW,
+                "armed_resumed",
+                **welcome,
+                player=player,
+                n=n,
+            )
+        elif n > 0:
+            self.last = _say(
+                True,
+                f"{self._welcome()} The {n} crystal{'s' if n != 1 else ''} chosen before the restart no "
+                "longer fit the game and were put back; press Crystal again to spend some.",
+                CUE_ACCEPT,
+                "armed_dropped",
+                **welcome,
+                player=player,
+                n=n,
+            )
+
+    def _kept(self, pending: Pending | None) -> dict[str, Any] | None:
+        """What the store keeps beside the events: the take being prepared, or (quick turn)
+        the crystals chosen before the tap; a restart resumes either."""
+        if pending is not None:
+            return pending.to_json()
+        if self.armed is not None:
+            return {"armed": [self.armed[0], self.armed[1]]}
+        return None
+
+    def _set_armed(self, armed: tuple[str, int] | None) -> Outcome | None:
+        """Change the crystals chosen before the tap, on disk first (not fsynced, like a
+        take being prepared: the next event's commit flushes it)."""
+        before, self.armed = self.armed, armed
+        try:
+            self.store.save_pending(self.game_id, self._kept(self.pending))
+        except StoreError as exc:
+            self.armed = before
+            return self._store_failed(exc)
+        return None
+
     def _arm(self) -> Outcome:
         """Quick turn: Crystal before the tap chooses one more crystal for the coming take."""
         board = self.board
@@ -424,7 +485,9 @@ class Table:
                 player=name,
                 held=held,
             )
-        self.armed = (name, armed + 1)
+        failed = self._set_armed((name, armed + 1))
+        if failed is not None:
+            return failed
         return _say(
             True,
             f"{name} will spend {armed + 1} of {held} crystal{'s' if held != 1 else ''} on the card "
@@ -488,7 +551,9 @@ class Table:
             return failed or _say(True, "Take cancelled.", CUE_ACCEPT, "take_cancelled")
         if self.armed is not None:
             player, n = self.armed
-            self.armed = None
+            failed = self._set_armed(None)
+            if failed is not None:
+                return failed
             return _say(
                 True,
                 f"{player} keeps the {n} crystal{'s' if n != 1 else ''} chosen.",
@@ -692,13 +757,15 @@ class Table:
         rejection = self.board.push(event)
         if rejection is not None:
             return self._reject(rejection)
-        failed = self._store([event, *self._deal()], pending_after=None)
-        if failed is not None:
-            return failed
+        armed = self.armed
         if isinstance(event, (Take, Undo)):
             # crystals chosen before a tap belong to that one take (another player's
             # Itinerary or a reveal in between leaves them chosen)
             self.armed = None
+        failed = self._store([event, *self._deal()], pending_after=None)
+        if failed is not None:
+            self.armed = armed
+            return failed
         return _say(True, message or "Done.", CUE_ACCEPT, code, **params)
 
     def _store(self, events: list[Event], pending_after: Pending | bool | None = False) -> Outcome | None:
@@ -715,7 +782,7 @@ class Table:
                 self.seq + 1,
                 events,
                 self.board.finished,
-                None if pending is None else pending.to_json(),
+                self._kept(pending),
             )
         except StoreError as exc:
             self.board = self._replay()
@@ -734,7 +801,7 @@ class Table:
     def _set_pending(self, pending: Pending | None) -> Outcome | None:
         """Change the take being prepared, on disk first (a restart resumes it)."""
         try:
-            self.store.save_pending(self.game_id, None if pending is None else pending.to_json())
+            self.store.save_pending(self.game_id, self._kept(pending))
         except StoreError as exc:
             return self._store_failed(exc)
         self.pending = pending

@@ -140,6 +140,8 @@ def page_state(board: Board, colours: list[str]) -> dict[str, Any]:
         },
         "players": players,
         "order": [board.names[i] for i in order if board.hour[i] < 12],
+        # every watch by hour, then stack (the top one first): the page's Clock stacks them so
+        "stack": [board.names[i] for i in order],
         "row_cards": row,
         "log": past.log[-60:],
         "log_length": len(past.log),

@@ -224,17 +224,22 @@ def join() -> Any:
 
 @api.get("/cards")
 def cards() -> Any:
-    """Search the edition by title, year or id (for enrolment)."""
+    """Search the edition by title, year or id (for enrolment): each match with its English
+    ``label`` (scripts) and what the page words in its language (kind, title, year, hours, gains)."""
     from companion.enroll import find
 
-    query = request.args.get("q", "")
-    return jsonify(
-        {
-            "cards": [
-                {"id": i, "label": label} for i, label in find(table_runtime().table.board.edition, query)
-            ]
-        }
-    )
+    edition = table_runtime().table.board.edition
+    found: list[dict[str, Any]] = []
+    for i, label in find(edition, request.args.get("q", "")):
+        entry: dict[str, Any] = {"id": i, "label": label}
+        if i in edition.card_index:
+            card = edition.card(i)
+            entry.update(kind="card", title=card.title, year=card.year, hours=card.hours)
+            entry["gains"] = list(card.gains)
+        else:
+            entry["kind"] = "itinerary" if i in edition.itinerary_index else "ancestor"
+        found.append(entry)
+    return jsonify({"cards": found})
 
 
 @api.get("/editions")
@@ -373,8 +378,8 @@ def correct_itinerary() -> Any:
 @control()
 def enroll() -> Any:
     from companion.editions import EditionNotFound
-    from companion.enroll import enroll_tag
-    from companion.store import StoreError
+    from companion.enroll import EnrolRefused, enroll_tag
+    from companion.store import DiskFull, StoreError
 
     body = json_body()
     tag, card = body.get("tag"), body.get("card")
@@ -407,12 +412,17 @@ def enroll() -> Any:
 
     own = EditionLibrary(runtime.store.path.parent).path(mine_name(edition.name))
     try:
-        message = enroll_tag(runtime.store, edition, own, tag.strip(), card, values)
+        message, params = enroll_tag(runtime.store, edition, own, tag.strip(), card, values)
+    except EnrolRefused as exc:
+        return json_error(400, str(exc), code=exc.code, **exc.params)
+    except DiskFull as exc:
+        return json_error(507, f"Not saved: {exc}", code="disk_full")
     except (ValueError, StoreError, EditionNotFound) as exc:
+        # the English detail stays beside the code: the page words the refusal without it
         return json_error(400, str(exc), code="enrol_refused", detail=str(exc))
     if runtime.unknown_tag == tag.strip():
         runtime.unknown_tag = None
-    return jsonify({"message": message})
+    return jsonify({"message": message, "code": "enrolled", "params": params})
 
 
 @api.post("/reader/tap")

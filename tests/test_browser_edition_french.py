@@ -136,7 +136,7 @@ def test_an_invalid_edition_is_said_in_french_and_an_unknown_code_in_english(
     )
     said = page.locator("#share-msg")
     expect(said).to_contain_text(
-        "Cette édition a 2 problème(s) à corriger d'abord (le premier : line 7: cards[0] (I01).hours) :"
+        "Cette édition a 2 problèmes à corriger d'abord (le premier : line 7: cards[0] (I01).hours) :"
     )
     assert "must be at least 1, not 0" in said.inner_text(), "the engine's problems follow, as they are"
 

@@ -45,6 +45,7 @@ def test_transcribe_a_card_from_a_tap_with_progress_and_warnings(env: Any) -> No
     moves = len(rt.table.board.moves)
     out = rt.tap("04A1B2C3")
     assert out.accepted and len(rt.table.board.moves) == moves, "a tap while transcribing is not a move"
+    assert (out.code, out.params) == ("tag_captured", {"tag": "04A1B2C3"}), "the page words it (EN/FR)"
     tag = http.get("/api/library/transcribe/tag", headers=PIN).get_json()
     assert tag["tag"] == "04A1B2C3" and tag["bound_to"] is None
     body = {

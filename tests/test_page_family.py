@@ -1,19 +1,24 @@
 """The page as a family meets it (issue 11), in Chromium at 360 px and 1280 px.
 
-Each check names the item of the issue it covers. axe-core is fetched from the
-npm registry into ``.cache/axe`` on first use (``AXE_CORE`` may point at an
-``axe.min.js`` instead) and injected into the page; serious or critical
-accessibility violations fail the test.
+Each check names the item of the issue it covers. axe-core, pinned to one
+release (`AXE_VERSION`, its tarball checked against the registry's integrity),
+is fetched once with ``npm pack`` into ``.cache/axe`` (``AXE_CORE`` may point at
+an ``axe.min.js`` instead) and injected into the page; serious or critical
+accessibility violations, in either language and colour scheme, fail the test.
 """
 
 from __future__ import annotations
 
+import base64
 import functools
+import hashlib
 import os
 import random
 import re
 import shutil
 import subprocess
+import tarfile
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,30 +39,47 @@ ENGLISH = re.compile(
 )
 
 
+#: axe-core pinned to one release and checked against the npm registry's published
+#: integrity (bump both together: ``npm view axe-core@X.Y.Z dist.integrity``).
+AXE_VERSION = "4.14.1"
+AXE_INTEGRITY = (
+    "sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37OgudVGtQ=="
+)
+
+
 def axe_script() -> Path:
+    """The pinned axe-core's ``axe.min.js``, kept in ``.cache/axe`` and served to the page from
+    there (injected, never fetched by the page). Fetched once with ``npm pack`` (the exact version,
+    its tarball checked against `AXE_INTEGRITY`); without npm or the registry the test is skipped
+    on a developer's machine and fails in CI (`require_tool`)."""
     given = os.environ.get("AXE_CORE")
     if given:
         return Path(given)
-    path = ROOT / ".cache" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
-    if not path.exists() and shutil.which("npm"):
+    folder = ROOT / ".cache" / "axe"
+    script = folder / f"axe-core-{AXE_VERSION}.min.js"
+    if not script.exists() and shutil.which("npm"):
+        folder.mkdir(parents=True, exist_ok=True)
         subprocess.run(
-            [
-                "npm",
-                "install",
-                "--silent",
-                "--no-audit",
-                "--no-fund",
-                "--prefix",
-                str(path.parents[2]),
-                "axe-core@4",
-            ],
+            ["npm", "pack", "--silent", f"axe-core@{AXE_VERSION}", "--pack-destination", str(folder)],
             check=False,
             timeout=300,
+            capture_output=True,
         )
+        tarball = folder / f"axe-core-{AXE_VERSION}.tgz"
+        if tarball.exists():
+            algorithm, digest = AXE_INTEGRITY.split("-", 1)
+            actual = base64.b64encode(hashlib.new(algorithm, tarball.read_bytes()).digest()).decode()
+            assert actual == digest, f"{tarball}: not axe-core {AXE_VERSION} as published"
+            with tarfile.open(tarball) as archive:
+                member = archive.extractfile("package/axe.min.js")
+                assert member is not None
+                script.write_bytes(member.read())
     require_tool(
-        path.exists(), "axe-core is not installed and npm could not fetch it", "npm install axe-core"
+        script.exists(),
+        f"axe-core {AXE_VERSION} is not in {folder} and npm could not fetch it",
+        f"npm pack axe-core@{AXE_VERSION} --pack-destination {folder}",
     )
-    return path
+    return script
 
 
 @pytest.fixture
@@ -178,7 +200,11 @@ def test_the_live_turn_is_where_the_thumb_is_and_the_page_speaks_plainly(
         assert overflow == 0
     with check.item("11 standings parts are labelled"):
         parts = page.locator("#players .player .parts").first.inner_text()
-        assert "Track" in parts and "Crystals" in parts and "treks" not in parts
+        assert "Track" in parts and "Crystals" in parts
+        # labelled ("Treks -1"), never the old jargon "-1 treks", in any case
+        assert re.search(r"\bTreks -?\d", parts) and not re.search(r"-?\d+ treks", parts, re.IGNORECASE), (
+            parts
+        )
     with check.item("11 a legend explains the marks"):
         assert "Person" in page.locator("#legend").inner_text()
     with check.item("11 itineraries and row rewards in words"):
@@ -366,51 +392,177 @@ def test_start_asks_before_replacing_a_game_starts_one_and_remembers_the_seats(
     assert page.locator("#seats > :nth-child(1) input[type=text]").input_value() == "Zoé"
 
 
-def test_a_whole_game_in_french_shows_no_english_sentence(server: Any, browser: Any) -> None:
+#: A placeholder of an i18n.js template: "{n}", or a plural "{n|{n} crystal|{n} crystals}".
+PLACEHOLDER = re.compile(r"\{\w+(?:\|(?:[^|{}]|\{\w+\})*)*\}")
+
+
+def english_fragments(page: Any) -> set[str]:
+    """The page's own English, as i18n.js words it: the static parts (12+ characters) of every
+    English template, less those the French table shares (names, commands, file names)."""
+    tables = page.evaluate(
+        "() => { const all = (o, out) => { for (const v of Object.values(o))"
+        " typeof v === 'string' ? out.push(v) : all(v, out); return out; };"
+        " return [all(I18N.en, []), all(I18N.fr, [])]; }"
+    )
+    french = "\n".join(tables[1])
+    found = set()
+    for template in tables[0]:
+        for part in PLACEHOLDER.split(template):
+            part = part.strip(" .,;:!?()\u2014\u2013·\"'“”«»")
+            if len(part) >= 12 and part not in french:
+                found.add(part)
+    return found
+
+
+class FrenchWatch:
+    """Reads the whole French page at every step (visible text, and the labels, tooltips,
+    placeholders and alt texts a screen reader or a hover shows) and keeps each English
+    sentence found: i18n.js's own English, and every English ``message``/``error``/``label``
+    the companion sent to this page (its engine's and table's sentences)."""
+
+    def __init__(self, page: Any, rt: Any, width: int) -> None:
+        self.page, self.rt, self.width = page, rt, width
+        self.fragments = english_fragments(page)
+        self.sent: set[str] = set()
+        self.found: list[str] = []
+        board = rt.table.board
+        # card titles are the edition's data (the reference edition's are English), not the page's words
+        self.data = sorted({c.title for c in board.edition.cards} | set(board.names), key=len, reverse=True)
+        page.on("response", self._heard)
+
+    def _heard(self, response: Any) -> None:
+        if "/api/" not in response.url or "json" not in (response.headers.get("content-type") or ""):
+            return
+        try:
+            body = response.json()
+        except Exception:  # a stream or an aborted answer
+            return
+        self._collect(body)
+
+    def _collect(self, node: Any) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("message", "error", "label", "fix") and isinstance(value, str):
+                    self.sent.add(value)
+                else:
+                    self._collect(value)
+        elif isinstance(node, list):
+            for value in node:
+                self._collect(value)
+
+    def look(self, step: str) -> None:
+        synced(self.page, self.rt)
+        self._collect(self.page.evaluate("state"))
+        text, attributes = self.page.evaluate(
+            "() => [document.body.innerText, [...document.querySelectorAll("
+            "'[aria-label], [title], [placeholder], img[alt], option')].filter(e => !e.closest('[hidden]'))"
+            ".flatMap(e => [e.getAttribute('aria-label'), e.getAttribute('title'),"
+            " e.getAttribute('placeholder'), e.getAttribute('alt'),"
+            " e.tagName === 'OPTION' ? e.textContent : null].filter(Boolean))]"
+        )
+        plain = self.plain(text + "\n" + "\n".join(attributes))
+        english = [f for f in self.fragments if self.plain(f) in plain]
+        english += [m for m in map(self.plain, self.sent) if len(m) >= 12 and m in plain]
+        english += [a for a in attributes if a in INDEX_ENGLISH]
+        if english:
+            self.found.append(f"{self.width} px, {step}: {sorted(english)[:4]}")
+        wide = self.page.evaluate("document.documentElement.scrollWidth")
+        if wide > self.width + 2:
+            self.found.append(f"{self.width} px, {step}: the page scrolls sideways ({wide} px)")
+
+    def plain(self, text: str) -> str:
+        """The edition's titles and the players' names taken out, white space made single."""
+        return " ".join(functools.reduce(lambda t, x: t.replace(x, "…"), self.data, text).split())
+
+
+#: The English that index.html carries in its attributes before the page words them.
+INDEX_ENGLISH = set(
+    re.findall(
+        r'(?:alt|title|placeholder|aria-label)="([^"]*[a-z][^"]*)"',
+        (ROOT / "web" / "static" / "index.html").read_text(encoding="utf-8"),
+    )
+) - {"Trekking Companion"}
+
+
+@pytest.mark.parametrize("width", [360, 1280])
+def test_a_whole_game_in_french_shows_no_english_sentence(server: Any, browser: Any, width: int) -> None:
+    """Every step of a whole game on the French page, the host's panels open: rejections,
+    an unknown tag and its enrolment from the page (and its refusal), a correction, undos,
+    crystals chosen before the tap, the end; the whole page is read at each step."""
     base, rt = server
-    page = host_page(browser, base, 360, lang="fr")
-    assert page.evaluate("document.documentElement.scrollWidth") <= 362, "9: 'Hôte' fits at 360 px"
-    seen: list[str] = []
-
-    def look() -> None:
-        synced(page, rt)
-        seen.append(page.locator("#banner").inner_text() + "\n" + page.locator("#last").inner_text())
-
+    page = host_page(browser, base, width, lang="fr")
+    for details in page.locator("#host details").all():
+        details.evaluate("d => d.open = true")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width + 2, "9: 'Hôte' fits"
+    watch = FrenchWatch(page, rt, width)
+    look = watch.look
+    look("start")
+    seats = page.locator("#seats input[type=text]").evaluate_all(
+        "l => l.map(e => e.getAttribute('aria-label'))"
+    )
+    if seats != ["Joueur 1", "Joueur 2", "Joueur 3", "Joueur 4"]:
+        watch.found.append(f"the seats are not numbered: {seats}")
     rng = random.Random(9)
     board = rt.table.board
-    rt.tap("04A2B3C4")  # an unknown tag
-    look()
-    unseen = next(
-        c.id for i, c in enumerate(board.edition.cards) if c.day == board.day and not board.revealed >> i & 1
-    )
-    rt.tap(unseen)  # a card still in the deck
-    look()
     rt.tap(rt.table.state_json()["row"][3])  # no itinerary yet
-    look()
+    look("a card before any itinerary")
+    page.click("#itin button")  # a correction that does not fit
+    page.wait_for_selector("#last.bad")
+    look("a refused correction")
+    rt.tap("04A2B3C4")  # an unknown tag, enrolled from the page
+    look("an unknown tag")
+    page.click("#enrol-this")
+    unseen = next(
+        c for i, c in enumerate(board.edition.cards) if c.day == board.day and not board.revealed >> i & 1
+    )
+    page.fill("#enrol-q", str(unseen.year))
+    page.wait_for_selector(f"#enrol-card option[value='{unseen.id}']")
+    look("the enrol form's card list")
+    page.select_option("#enrol-card", unseen.id)
+    page.fill("#enrol-hours", str(unseen.hours))
+    page.fill("#enrol-gains", "cristal")
+    said = page.locator("#last").inner_text()
+    page.click("#enrol button[type=submit]")
+    page.wait_for_function(f"() => document.getElementById('last').innerText !== {said!r}")
+    look("an enrolment")
+    if "ok" not in (page.locator("#last").get_attribute("class") or ""):
+        watch.found.append(f"the enrolment was not accepted: {page.locator('#last').inner_text()}")
+    if rt.store.tags().get("04A2B3C4") != unseen.id:  # a French word for a benefit ("cristal") is refused
+        watch.found.append(f"not enrolled: {page.locator('#last').inner_text()}")
+    page.fill("#enrol-tag", "04A2B3C4")
+    page.click("#enrol button[type=submit]")  # the same tag again: refused
+    page.wait_for_selector("#last.bad")
+    look("an enrolment refused")
+    rt.tap("04A2B3C4")  # now a card still in the deck
+    look("a card still in the deck")
     steps = 0
     while not board.finished:
+        expect = rt.table.expect()
+        if steps == 12 and expect and expect["kind"] == "take" and board.crystals[board.turn]:
+            rt.press("crystal")
+            look("a crystal chosen before the tap")
+            rt.press("undo")
+            look("the crystal put back")
         play_turn(rt, rng)
         steps += 1
-        if steps % 3 == 0:
-            look()
+        look(f"step {steps}")
         if steps == 20:
             rt.press("confirm")  # nothing to confirm
-            look()
-            rt.press("undo")
-            look()
-    look()
-    seen.append(page.locator("body").inner_text())
-    # card titles are the edition's data (the reference edition's are English), not the page's words
-    titles = sorted((c.title for c in board.edition.cards), key=len, reverse=True)
-    english = [
-        text for text in seen if ENGLISH.search(functools.reduce(lambda t, x: t.replace(x, ""), titles, text))
-    ]
-    assert not english, english[:3]
-    page.screenshot(path=str(ARTIFACTS / "family-360-fr-end.png"), full_page=True)
+            look("nothing to confirm")
+            page.click("#undo")
+            look("an undo")
+            page.click("#wild button")
+            page.wait_for_selector("#last")
+            look("a Wild correction")
+    look("the end")
+    page.screenshot(path=str(ARTIFACTS / f"family-{width}-fr-end.png"), full_page=True)
+    assert not watch.found, "\n".join(watch.found[:8])
 
 
 @pytest.mark.parametrize("lang", ["en", "fr"])
 def test_axe_finds_no_serious_or_critical_violation(server: Any, browser: Any, lang: str) -> None:
+    """In both colour schemes (the page follows prefers-color-scheme), with a rejection
+    shown, mid-game and at the end, at 360 px and 1280 px."""
     base, rt = server
     script = axe_script()
     page = host_page(browser, base, 360, lang=lang)
@@ -420,14 +572,281 @@ def test_axe_finds_no_serious_or_critical_violation(server: Any, browser: Any, l
     for _ in range(10):
         play_turn(rt, rng)
     synced(page, rt)
-    problems = axe(page, script)
+    problems: list[str] = []
+
+    def both_schemes(where: Any, name: str) -> None:
+        for scheme in ("light", "dark"):
+            where.emulate_media(color_scheme=scheme)
+            problems.extend(f"{name} {scheme}: {p}" for p in axe(where, script))
+            where.screenshot(path=str(ARTIFACTS / f"axe-{lang}-{name.replace(' ', '-')}-{scheme}.png"))
+
+    page.click("#undo")  # a refusal in the live panel's warning colours ...
+    rt.press("confirm")  # ... nothing to confirm
+    synced(page, rt)
+    page.wait_for_selector("#last.bad")
+    both_schemes(page, "mid-game 360")
     while not rt.table.board.finished:
         play_turn(rt, rng)
     page.wait_for_selector("#end:not([hidden])", timeout=30000)
-    problems += axe(page, script)
+    synced(page, rt)
+    both_schemes(page, "end 360")
     desktop = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
     desktop.add_init_script(f"localStorage.setItem('lang', '{lang}')")
     desktop.goto(base + "/")
     desktop.wait_for_selector("#end:not([hidden])")
-    problems += axe(desktop, script)
+    both_schemes(desktop, "end 1280")
     assert problems == [], "\n".join(problems)
+
+
+#: Counted words, worded by the page at n=1 and n=2: (what is rendered, its expected parts per language).
+COUNTED = [
+    (
+        "message({accepted: true, code: 'took', params: {player: 'Ann', card: 'ancestor', crystals: N}})",
+        {
+            "en": ("1 crystal spent.", "2 crystals spent."),
+            "fr": ("1 cristal dépensé.", "2 cristaux dépensés."),
+        },
+    ),
+    (
+        "message({accepted: true, code: 'pending_resumed', params: {game: 1, players: 'Ann, Ben',"
+        " player: 'Ann', card: 'ancestor', n: N, landing: 5}})",
+        {
+            "en": ("(1 crystal spent,", "(2 crystals spent,"),
+            "fr": ("(1 cristal dépensé,", "(2 cristaux dépensés,"),
+        },
+    ),
+    (
+        "message({accepted: false, code: 'too_many_crystals', params: {player: 'Ann', held: N, spent: 3}})",
+        {"en": ("holds 1 crystal and", "holds 2 crystals and"), "fr": ("a 1 cristal et", "a 2 cristaux et")},
+    ),
+    (
+        "message({accepted: false, code: 'cost_below_one', params: {player: 'Ann', card: 'ancestor',"
+        " hours: 3, max: N}})",
+        {
+            "en": ("at most 1 crystal on", "at most 2 crystals on"),
+            "fr": ("au plus 1 cristal (", "au plus 2 cristaux ("),
+        },
+    ),
+    (
+        "message({accepted: true, code: 'armed', params: {player: 'Ann', n: N, held: 3}})",
+        {
+            "en": ("spend 1 crystal (of 3)", "spend 2 crystals (of 3)"),
+            "fr": ("1 cristal (sur 3)", "2 cristaux (sur 3)"),
+        },
+    ),
+    (
+        "t('armed', {p: 'Ann', n: N})",
+        {
+            "en": ("spends 1 crystal on", "spends 2 crystals on"),
+            "fr": ("dépense 1 cristal sur", "dépense 2 cristaux sur"),
+        },
+    ),
+    (
+        "t('ancestors_left', {n: N})",
+        {"en": ("1 Ancestor left", "2 Ancestors left"), "fr": ("1 Ancêtre restant", "2 Ancêtres restants")},
+    ),
+    ("t('trek_cards', {n: N})", {"en": ("1 card", "2 cards"), "fr": ("1 carte", "2 cartes")}),
+    (
+        "t('best_total', {n: N})",
+        {"en": ("1 point.", "2 points."), "fr": ("1 point.", "2 points.")},
+    ),
+]
+
+
+def test_counts_are_worded_in_the_singular_and_the_plural(server: Any, browser: Any) -> None:
+    """3: no "crystal(s)" nor "cristal(aux)": i18n.js words a count with Intl.PluralRules."""
+    base, _ = server
+    page = browser.new_page(viewport={"width": 360, "height": 780})
+    page.goto(base + "/")
+    page.wait_for_selector("#players .player")
+    wrong = []
+    for lang in ("en", "fr"):
+        page.evaluate(f"lang = '{lang}'")
+        for script, expected in COUNTED:
+            for n, part in zip((1, 2), expected[lang], strict=True):
+                said = page.evaluate(script.replace("N", str(n)))
+                if part not in said or re.search(r"\((s|aux|x|e|es)\)", said):
+                    wrong.append(f"{lang} n={n}: {said!r} lacks {part!r}")
+    js = (ROOT / "web" / "static" / "i18n.js").read_text(encoding="utf-8")
+    wrong += [f"i18n.js: {m}" for m in re.findall(r"\w+\((?:s|aux|x|es)\)", js)]
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_the_live_panel_tells_a_new_family_the_quick_turn(server: Any, browser: Any, lang: str) -> None:
+    """6: while the mover holds a crystal and has chosen none, the live panel says how the
+    quick turn goes (Crystal before the tap spends one; the tap takes the card)."""
+    base, rt = server
+    page = browser.new_page(viewport={"width": 360, "height": 780})
+    page.add_init_script(f"localStorage.setItem('lang', '{lang}')")
+    page.goto(base + "/")
+    rng = random.Random(4)
+    while rt.table.expect()["kind"] != "take":
+        play_turn(rt, rng)
+    board = rt.table.board
+    assert board.crystals[board.turn] > 0
+    synced(page, rt)
+    words = page.evaluate(f"I18N['{lang}'].quick_hint")
+    assert page.locator("#hint").is_visible() and page.locator("#hint").inner_text() == words
+    assert in_view(page, "#hint")
+    page.screenshot(path=str(ARTIFACTS / f"family-360-{lang}-quick-hint.png"))
+    post(base, "/api/buttons/crystal")  # chosen: the banner says how many, the hint goes
+    synced(page, rt)
+    assert page.locator("#hint").is_hidden()
+    post(base, "/api/buttons/undo")
+    synced(page, rt)
+    assert page.locator("#hint").is_visible()
+    while board.crystals[board.turn] > 0 and not board.finished:  # a mover without crystals: no hint
+        play_turn(rt, rng)
+    if not board.finished and rt.table.expect()["kind"] == "take":
+        synced(page, rt)
+        assert page.locator("#hint").is_hidden()
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_a_real_table_is_asked_to_reveal_the_new_deck_top(tmp_path: Path, browser: Any, lang: str) -> None:
+    """6: a game without the mock dealer (decks shuffled by hand) waits for each new deck top
+    to be tapped: the live panel's banner says so, highlighted, on a 360 px phone."""
+    from companion.app import new_game
+    from companion.config import Config
+    from companion.store import Store
+
+    from tests_support import FAST_BUTTONS
+
+    store = Store(tmp_path)
+    new_game(store, ["Ann", "Ben"], Config(buttons=FAST_BUTTONS), seed=8, mock=False)  # no dealer
+    store.close()
+    with companion_on(tmp_path) as (base, rt):
+        page = browser.new_page(viewport={"width": 360, "height": 780})
+        page.add_init_script(f"localStorage.setItem('lang', '{lang}')")
+        page.goto(base + "/")
+        words = page.evaluate(f"I18N['{lang}'].waiting_reveal")
+
+        def asks_to_reveal() -> None:
+            assert rt.table.expect()["kind"] == "reveal"
+            synced(page, rt)
+            banner = page.locator("#banner")
+            assert banner.inner_text() == words and "reveal" in (banner.get_attribute("class") or "")
+            assert in_view(page, "#banner")
+            assert page.evaluate("document.documentElement.scrollWidth") <= 362
+
+        asks_to_reveal()  # the Departures Row is dealt by hand at the start
+        rng = random.Random(3)
+        while rt.table.expect()["kind"] == "reveal":
+            assert rt.tap(rng.choice(rt.table.expect()["choices"])).accepted
+        while rt.table.expect()["kind"] == "itinerary":
+            assert rt.tap(rt.table.expect()["choices"][0]).accepted
+        assert rt.tap(rt.table.expect()["choices"][0]).accepted  # a take leaves the deck top to reveal
+        asks_to_reveal()
+        page.screenshot(path=str(ARTIFACTS / f"family-360-{lang}-reveal.png"))
+
+
+@contextmanager
+def companion_on(data: Path, turn: str = "quick") -> Iterator[tuple[str, Any]]:
+    """`companion run --mock` on the games already in ``data`` (what a restart starts), served on
+    a free port: its address and runtime, stopped afterwards."""
+    from companion.app import build_runtime, make_server
+    from companion.config import Config, TableSettings
+
+    from tests_support import FAST_BUTTONS
+
+    config = Config(table=TableSettings(turn=turn), buttons=FAST_BUTTONS)
+    rt = build_runtime(config, data, mock=True, pin="2468", say=lambda _: None)
+    srv = make_server(rt, "127.0.0.1", 0, heartbeat=1.0)
+    threading.Thread(target=srv.run, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{srv.socket.getsockname()[1]}", rt  # type: ignore[attr-defined]
+    finally:
+        srv.close()
+        rt.stop()
+
+
+@pytest.mark.parametrize("turn", ["quick", "confirm"])
+def test_a_restart_is_told_in_french(tmp_path: Path, browser: Any, turn: str) -> None:
+    """4/5: what a restart resumes (crystals chosen before the tap in the quick turn, a take
+    being prepared in the confirm turn) is said on the French page, with no English."""
+    from tests_support import make_runtime
+
+    rt = make_runtime(tmp_path, "Ann,Ben", seed=8, turn=turn)
+    rng = random.Random(6)
+    board = rt.table.board
+    while not (
+        rt.table.expect()["kind"] == "take"
+        and board.crystals[board.turn]
+        and any(o.max_crystals for o in board.take_options())
+    ):
+        play_turn(rt, rng)
+    if turn == "quick":
+        assert rt.press("crystal").accepted
+    else:
+        assert rt.tap(next(o.card for o in board.take_options() if o.max_crystals)).accepted
+        assert rt.press("crystal").accepted
+    rt.stop()  # the companion stops (a power cut, an update) and starts again
+    with companion_on(tmp_path, turn) as (base, again):
+        assert again.table.last.code == ("armed_resumed" if turn == "quick" else "pending_resumed")
+        page = host_page(browser, base, 360, lang="fr")
+        watch = FrenchWatch(page, again, 360)
+        page.evaluate("renderLast(state.last)")  # the restart's word, as the page first showed it
+        said = page.locator("#last").inner_text()
+        assert ("dépense toujours 1 cristal" if turn == "quick" else "(1 cristal dépensé,") in said, said
+        watch.look("after a restart")
+        assert not watch.found, watch.found
+        page.screenshot(path=str(ARTIFACTS / f"family-360-fr-restart-{turn}.png"))
+
+
+def test_stacked_watches_are_drawn_top_one_outermost(server: Any, browser: Any) -> None:
+    """7: watches on one hour are drawn in stack order (the top one, which moves first,
+    outermost), not in seating order."""
+    base, rt = server
+    page = browser.new_page(viewport={"width": 360, "height": 780})
+    page.goto(base + "/")
+    synced(page, rt)
+    seating = [p["name"] for p in page.evaluate("state.players")]
+    board = rt.table.board
+    top_first = sorted(range(len(seating)), key=lambda i: (board.hour[i], -board.seq[i]))
+    assert page.evaluate("state.stack") == [board.names[i] for i in top_first], "the page is sent the stack"
+    stack = [seating[2], seating[0], seating[1]]  # an order that is not the seating
+    page.evaluate(
+        "stack => { state.players.forEach(p => { p.hour = 3; }); state.stack = stack;"
+        " state.order = stack; render(state); }",
+        stack,
+    )
+    drawn = page.evaluate(
+        "() => [...document.querySelectorAll('#clock g.watch circle')].map(c =>"
+        " [c.querySelector('title').textContent.split(':')[0],"
+        " Math.hypot(+c.getAttribute('cx'), +c.getAttribute('cy'))])"
+    )
+    outward = [name for name, _ in sorted(drawn, key=lambda d: -d[1])]
+    assert outward == stack, drawn
+
+
+def test_a_login_while_the_companion_is_down_is_reported(server: Any, browser: Any) -> None:
+    """7: the login's request failing (the companion down) used to be lost without a word."""
+    base, _ = server
+    page = browser.new_page(viewport={"width": 360, "height": 780})
+    page.goto(base + "/")
+    page.wait_for_selector("#players .player")
+    page.route("**/api/login", lambda route: route.abort())
+    page.click("#host-toggle")
+    page.fill("#pin", "2468")
+    page.click("#login button")
+    page.wait_for_function("() => document.getElementById('last').textContent.includes('cannot be reached')")
+    assert "cannot be reached" in page.locator("#login-why").inner_text()
+    assert in_view(page, "#last")
+
+
+def test_french_refusals_never_carry_the_english_detail(server: Any, browser: Any) -> None:
+    """2: enrol_refused, edition_invalid and not_saved keep the English exception text in
+    ``detail`` (scripts, the console); the French page words them without it."""
+    base, _ = server
+    page = browser.new_page(viewport={"width": 360, "height": 780})
+    page.goto(base + "/")
+    page.wait_for_selector("#players .player")
+    page.evaluate("lang = 'fr'")
+    detail = "cannot open the database file because it is locked"
+    for code in ("enrol_refused", "edition_invalid", "not_saved"):
+        said = page.evaluate(
+            "([code, detail]) => message({accepted: false, code, params: {edition: 'ma-boite', detail}})",
+            [code, detail],
+        )
+        assert said and detail not in said and "{" not in said, (code, said)

@@ -522,6 +522,44 @@ def test_a_take_being_prepared_survives_a_restart(tmp_path: Path) -> None:
     rt.stop()
 
 
+def test_crystals_chosen_before_the_tap_survive_a_restart(tmp_path: Path) -> None:
+    """Issue 11 item 6, quick turn: Crystal presses made before the tap were kept in memory
+    only, so after a restart the next tap spent none without a word."""
+    rt = make_runtime(tmp_path, "Ann,Ben")  # the quick turn
+    rng = random.Random(11)
+    table = rt.table
+    while not (
+        table.expect()["kind"] == "take"  # type: ignore[index]
+        and table.board.crystals[table.board.turn] > 0
+        and any(o.max_crystals for o in table.board.take_options())
+    ):
+        play_turn(rt, rng)
+    mover = table.board.player_to_move
+    assert rt.press("crystal").accepted and table.armed == (mover, 1)
+    rt = restart(rt, tmp_path)
+    assert rt.table.armed == (mover, 1), "still chosen"
+    assert rt.table.last.code == "armed_resumed" and rt.table.last.params["n"] == 1
+    assert rt.table.state_json()["armed"] == 1, "the page (and the ring) show it"
+    card = next(o.card for o in rt.table.board.take_options() if o.max_crystals)
+    assert rt.tap(card).accepted
+    last = next(e for e in reversed(rt.table.board.moves) if isinstance(e, Take))
+    assert (last.card, last.crystals) == (card, 1), "the tap spent the crystal chosen before the restart"
+    rt = restart(rt, tmp_path)
+    assert rt.table.armed is None, "spent with the take: not chosen again after a restart"
+    while not (rt.table.expect()["kind"] == "take" and rt.table.board.crystals[rt.table.board.turn] > 0):  # type: ignore[index]
+        play_turn(rt, rng)
+    assert rt.press("crystal").accepted and rt.press("undo").accepted  # put back
+    rt = restart(rt, tmp_path)
+    assert rt.table.armed is None and rt.table.last.code == "welcome"
+    # chosen by a player who is no longer to move (the game changed under it): dropped, with a word
+    other = next(n for n in rt.table.board.names if n != rt.table.board.player_to_move)
+    rt.store.save_pending(rt.table.game_id, {"armed": [other, 1]})
+    rt = restart(rt, tmp_path)
+    assert rt.table.armed is None and rt.table.state_json()["armed"] == 0
+    assert rt.table.last.code == "armed_dropped" and "put back" in rt.table.last.message
+    rt.stop()
+
+
 def test_companion_new_refuses_while_companion_run_holds_the_store(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -293,3 +293,17 @@ def test_crystals_chosen_stay_chosen_while_another_player_taps_an_itinerary(tmp_
     take = next(e for e in reversed(table.board.moves) if isinstance(e, Take))
     assert take.player == mover and take.crystals == 1
     rt.stop()
+
+
+def test_the_game_a_fresh_companion_starts_has_names_that_read_in_both_languages(tmp_path: Path) -> None:
+    """Issue 11, French: the first game's players were "Blue" and "Orange" (English words)."""
+    from companion.app import FIRST_PLAYERS, build_runtime
+    from companion.config import Config
+
+    said: list[str] = []
+    rt = build_runtime(Config(), tmp_path, mock=True, say=said.append)
+    try:
+        assert list(rt.table.board.names) == list(FIRST_PLAYERS) == ["Alex", "Sam"]
+        assert any("started game" in line and "Alex and Sam" in line for line in said)
+    finally:
+        rt.stop()

@@ -308,9 +308,24 @@ def test_enrol_a_tag_from_the_page(env: Any) -> None:
         "/api/enroll", json={"tag": "ABCD1234", "card": "I12", "hours": 3, "gains": ["event"]}, headers=PIN
     )
     assert ok.status_code == 200 and "ABCD1234" in ok.get_json()["message"]
+    card = rt.table.board.edition.card("I12")
+    assert ok.get_json()["code"] == "enrolled"  # the page words it (EN/FR), not the English message
+    assert ok.get_json()["params"] == {
+        "tag": "ABCD1234", "card": "I12", "saved": True, "title": card.title, "year": card.year
+    }  # fmt: skip
     assert rt.store.tags()["ABCD1234"] == "I12"
-    again = http.post("/api/enroll", json={"tag": "ABCD1234", "card": "I13"}, headers=PIN)
-    assert again.status_code == 400 and "already enrolled" in again.get_json()["error"]
+    again = http.post("/api/enroll", json={"tag": "ABCD1234", "card": "I13"}, headers=PIN).get_json()
+    assert "already enrolled" in again["error"]
+    assert again["code"] == "enrol_taken" and again["params"] == {"tag": "ABCD1234", "known": "I12"}
+    wrong = http.post("/api/enroll", json={"tag": "EF01", "card": "Z99"}, headers=PIN).get_json()
+    assert wrong["code"] == "enrol_not_a_card" and wrong["params"]["card"] == "Z99"
+    itinerary = rt.table.board.edition.itineraries[0].id
+    values = http.post("/api/enroll", json={"tag": "EF01", "card": itinerary, "hours": 2}, headers=PIN)
+    assert values.get_json()["code"] == "enrol_no_values"
+    listed = http.get("/api/cards?q=ancestor").get_json()["cards"]
+    assert {"id": "ancestor", "kind": "ancestor"}.items() <= listed[0].items()
+    found = http.get("/api/cards?q=I12").get_json()["cards"][0]
+    assert (found["kind"], found["title"], found["hours"]) == ("card", card.title, card.hours)
 
 
 def test_an_unknown_tag_is_offered_for_enrolment(env: Any) -> None:

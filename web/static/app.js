@@ -13,9 +13,7 @@ let pollTimer = null;
 let retryTimer = null;
 
 function t(key, vars) {
-  let s = (I18N[lang][key] ?? I18N.en[key] ?? key);
-  for (const [k, v] of Object.entries(vars || {})) s = s.replaceAll("{" + k + "}", v);
-  return s;
+  return i18nFill(lang, I18N[lang][key] ?? I18N.en[key] ?? key, vars);
 }
 function esc(s) {
   return String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
@@ -42,12 +40,14 @@ function message(last) {
   const words = I18N[lang].msg;
   if (p.card !== undefined) p.c = p.card === "ancestor" ? t("ancestor") : p.title ? `${p.title} (${year(p.year)})` : p.card;
   if (p.player === "") p.player = words.that_player;
+  if (last.code === "enrolled" && p.itinerary) p.c = t("itinerary", { i: p.itinerary });
   const variant = p.why || p.kind || (p.more ? "more" : "");
   let text = (variant && words[last.code + "." + variant]) || words[last.code];
   if (text === undefined || (lang === "en" && !last.params && last.message)) return last.message || "";
-  for (const [k, v] of Object.entries(p)) text = text.replaceAll("{" + k + "}", v);
+  text = i18nFill(lang, text, p);
+  if (last.code === "enrolled" && p.saved) text += " " + words["enrolled.saved"];
   if (last.code === "took") {
-    if (p.crystals) text += " " + (p.crystals === 1 ? t("spent_one") : t("spent", { n: p.crystals })) + ".";
+    if (p.crystals) text += " " + t("spent", { n: p.crystals }) + ".";
     if (p.punctual) text += " " + t("punctual");
     if (p.day_over) text += " " + t("day_over", { d: p.day_over, e: p.day });
     if (p.reveal) text += " " + t("reveal_prompt");
@@ -60,7 +60,10 @@ function translatePage() {
   document.documentElement.lang = lang;
   document.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
   document.querySelectorAll("[data-i18n-placeholder]").forEach((el) => { el.placeholder = t(el.dataset.i18nPlaceholder); });
-  document.querySelectorAll("[data-i18n-label]").forEach((el) => { el.setAttribute("aria-label", t(el.dataset.i18nLabel)); });
+  document.querySelectorAll("[data-i18n-label]").forEach((el) => { el.setAttribute("aria-label", t(el.dataset.i18nLabel, { n: el.dataset.n })); });
+  document.querySelectorAll("[data-i18n-title]").forEach((el) => { el.title = t(el.dataset.i18nTitle); });
+  document.querySelectorAll("[data-i18n-alt]").forEach((el) => { el.alt = t(el.dataset.i18nAlt); });
+  if ($("enrol-q").value.trim().length >= 2) $("enrol-q").oninput();
   $("lang").textContent = lang === "en" ? "FR" : "EN";
   $("lang").setAttribute("aria-label", `${t("language")}: ${$("lang").textContent}`);
   $("legend").innerHTML = Object.keys(LEGEND).map((k) => `<span><b class="tok">${ICON[k]}</b> ${esc(t(LEGEND[k]))}</span>`).join("");
@@ -105,10 +108,15 @@ function renderBanner(s) {
     text = t(p.crystals < p.max_crystals ? "confirm_take" : "confirm_take_max", { p: p.player, c: cardTitle(p.card), h: p.landing });
   } else {
     text = t("turn", { p: s.turn });
-    if (s.armed) text += " · " + t(s.armed === 1 ? "armed_one" : "armed", { p: s.turn, n: s.armed });
+    if (s.armed) text += " · " + t("armed", { p: s.turn, n: s.armed });
     else if (s.order && s.order.length > 1) text += " · " + t("next", { p: s.order[1] });
   }
-  if (!s.finished && e && e.kind === "itinerary" && s.armed) text += " · " + t(s.armed === 1 ? "armed_one" : "armed", { p: s.turn, n: s.armed });
+  if (!s.finished && e && e.kind === "itinerary" && s.armed) text += " · " + t("armed", { p: s.turn, n: s.armed });
+  // Tell a new family the quick turn: the mover holds a crystal and has chosen none yet.
+  const moverNow = s.players.find((q) => q.name === s.turn) || {};
+  const hint = !s.finished && s.turn_style === "quick" && e && e.kind === "take" && !s.pending && !s.armed && moverNow.crystals > 0;
+  $("hint").hidden = !hint;
+  $("hint").textContent = hint ? t("quick_hint") : "";
   const banner = $("banner");
   banner.textContent = text;
   banner.className = "banner" + (e && e.kind === "reveal" ? " reveal" : "");
@@ -172,6 +180,9 @@ function renderClock(s) {
   }
   const byHour = {};
   s.players.forEach((q) => { (byHour[q.hour % 12] = byHour[q.hour % 12] || []).push(q); });
+  const stack = s.stack || s.order || [];
+  const rank = (q) => { const k = stack.indexOf(q.name); return k < 0 ? stack.length : k; };
+  for (const watches of Object.values(byHour)) watches.sort((a, b) => rank(a) - rank(b));  // the top one first, outermost
   for (const [hour, stack] of Object.entries(byHour)) {
     stack.forEach((q, k) => {
       const [x, y] = pt(+hour, 84 - k * 19);
@@ -188,7 +199,7 @@ function renderClock(s) {
 function trekChip(trek) {
   const first = year(trek[0].year), last = year(trek[trek.length - 1].year);
   const span = trek.length > 1 ? `${first}–${last}` : first;
-  const n = trek.length === 1 ? t("trek_card") : t("trek_cards", { n: trek.length });
+  const n = t("trek_cards", { n: trek.length });
   return `<span class="chip done" title="${trek.map((c) => esc(c.title)).join(", ")}">${esc(n)}: ${esc(span)}</span>`;
 }
 
@@ -235,7 +246,7 @@ function renderRow(s) {
 function logText(e) {
   if (e.kind === "take") {
     let text = t("log_take", { p: e.player, c: e.card === "ancestor" ? t("ancestor") : e.title, y: year(e.year) });
-    if (e.crystals) text += ", " + (e.crystals === 1 ? t("spent_one") : t("spent", { n: e.crystals }));
+    if (e.crystals) text += ", " + t("spent", { n: e.crystals });
     return dot(colourOf(e.player)) + esc(text);
   }
   if (e.kind === "itinerary") return dot(colourOf(e.player)) + esc(t("log_itin", { p: e.player, i: e.itinerary }));
@@ -355,7 +366,7 @@ async function call(path, body) {
   }
   if (data.state) fetchState();
   if (data.outcome) renderLast(data.outcome);
-  else if (data.message) renderLast({ accepted: true, message: data.message });
+  else if (data.message) renderLast({ accepted: true, code: data.code, params: data.params, message: data.message });
   return data;
 }
 
@@ -390,8 +401,14 @@ function setupHost() {
   $("host-toggle").onclick = () => { $("host").hidden = !$("host").hidden; if (!$("host").hidden) $("pin").focus(); };
   $("login").onsubmit = async (ev) => {
     ev.preventDefault();
-    const response = await fetch("/api/login", { method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ pin: $("pin").value }), credentials: "same-origin" });
+    let response;
+    try {
+      response = await fetch("/api/login", { method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ pin: $("pin").value }), credentials: "same-origin" });
+    } catch (e) {  // the companion is down: say so beside the form and in the live panel
+      loginWhy(t("unreachable")); renderLast({ accepted: false, message: t("unreachable") });
+      return;
+    }
     const data = await response.json().catch(() => ({ error: response.statusText }));
     if (response.ok) { csrf = data.csrf; $("pin").value = ""; loginWhy(""); renderLast({ accepted: true, message: t("logged_in") }); render(state); }
     else {
@@ -432,7 +449,7 @@ function setupHost() {
   try { saved = JSON.parse(localStorage.getItem("seats") || "[]"); } catch (e) { saved = []; }
   $("seats").innerHTML = palette.map((c, i) => {
     const [name, colour] = saved[i] || [i < 2 ? ["Ann", "Ben"][i] : "", c.toLowerCase()];
-    return `<div class="seat"><span>${i + 1}.</span> <input type="text" size="12" value="${esc(name)}" data-i18n-label="player_name" aria-label="Name ${i + 1}"> <input type="color" value="${esc(colour)}" data-i18n-label="colour" aria-label="Colour ${i + 1}"></div>`;
+    return `<div class="seat"><span>${i + 1}.</span> <input type="text" size="12" value="${esc(name)}" data-i18n-label="seat_player" data-n="${i + 1}" aria-label="${esc(t("seat_player", { n: i + 1 }))}"> <input type="color" value="${esc(colour)}" data-i18n-label="seat_colour" data-n="${i + 1}" aria-label="${esc(t("seat_colour", { n: i + 1 }))}"></div>`;
   }).join("");
   fetch("/api/editions").then((r) => r.json()).then((d) => {
     const names = d.editions.includes("reference") ? ["reference", ...d.editions.filter((n) => n !== "reference")] : d.editions;
@@ -449,17 +466,36 @@ function setupHost() {
     const q = $("enrol-q").value.trim();
     if (q.length < 2) return;
     const d = await (await fetch("/api/cards?q=" + encodeURIComponent(q))).json();
-    $("enrol-card").innerHTML = d.cards.slice(0, 20).map((c) => `<option value="${esc(c.id)}">${esc(c.label)}</option>`).join("");
+    $("enrol-card").innerHTML = d.cards.slice(0, 20).map((c) => `<option value="${esc(c.id)}">${esc(enrolLabel(c))}</option>`).join("");
   };
   $("enrol").onsubmit = (ev) => {
     ev.preventDefault();
     const body = { tag: $("enrol-tag").value.trim(), card: $("enrol-card").value };
     if ($("enrol-hours").value) {
       body.hours = parseInt($("enrol-hours").value, 10);
-      body.gains = $("enrol-gains").value.split(/[\s,]+/).filter(Boolean);
+      body.gains = $("enrol-gains").value.split(/[\s,]+/).filter(Boolean).map(benefitKey);
     }
     call("/api/enroll", body);
   };
+}
+
+// A match of the enrol search in the page's language: "I12 · 490 BCE · Marathon (2 h: Pe ◆)".
+function enrolLabel(c) {
+  if (c.kind === "card") return `${c.id} · ${year(c.year)} · ${c.title} (${c.hours} h${c.gains.length ? ": " + c.gains.map((g) => t(LEGEND[g] || g).split(" (")[0]).join(", ") : ""})`;
+  if (c.kind === "itinerary") return itineraryLabel(c.id);
+  if (c.kind === "ancestor") return `${t("ancestor")}: ${t("enrol_ancestor")}`;
+  return c.label;
+}
+
+// A benefit typed in the enrol form, in either language ("cristal", "Personnage", "crystal"): its key.
+function benefitKey(word) {
+  const plain = (w) => w.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+  const typed = plain(word);
+  for (const key of Object.keys(LEGEND)) {
+    if (typed === key) return key;
+    for (const l of ["en", "fr"]) if (plain(I18N[l][LEGEND[key]].split(" ")[0]) === typed) return key;
+  }
+  return word;
 }
 
 // --- live updates -------------------------------------------------------------------------

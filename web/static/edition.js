@@ -51,7 +51,7 @@
     const p = { ...(d.params || {}) };
     if (p.column !== undefined) p.column = MSG["column." + p.column] ?? p.column;
     if (p.from_base && typeof p.from_base === "object") p.from_base = baseWords(p.from_base).join(", ");
-    const said = Object.entries(p).reduce((s, [k, v]) => s.split("{" + k + "}").join(String(v)), text);
+    const said = window.i18nFill(FR ? "fr" : "en", text, p);
     return d.code === "edition_problems" && listed ? `${said} ${listed}` : said;
   }
   function btn(label, on, extra) { const b = document.createElement("button"); b.type = "button"; b.textContent = label; b.addEventListener("click", on); if (extra) b.dataset.v = extra; return b; }
