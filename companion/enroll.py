@@ -11,6 +11,7 @@ already enrolled is refused. (The page's *Your box* transcribes whole editions.)
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -49,7 +50,8 @@ def find(edition: Edition, query: str) -> list[tuple[str, str]]:
 def parse_values(text: str) -> tuple[int, list[str]] | str:
     """ "3 person,crystal" -> (3, ["person", "crystal"]); an error sentence otherwise."""
     parts = text.replace(",", " ").split()
-    if not parts or not parts[0].isdigit() or not 1 <= int(parts[0]) <= 12:
+    # ASCII digits only: isdigit() is true of "²", which int() refuses
+    if not parts or not re.fullmatch("[0-9]{1,2}", parts[0]) or not 1 <= int(parts[0]) <= 12:
         return "Type the hour cost first (1-12), then the benefits, e.g. 3 person crystal."
     gains = parts[1:]
     unknown = [g for g in gains if g not in BENEFITS]
@@ -93,7 +95,7 @@ class Enroller:
             pick = self.ask("Number (empty to search again): ")
             if pick is None:
                 return False
-            if pick.strip().isdigit() and 1 <= int(pick) <= min(9, len(matches)):
+            if re.fullmatch("[0-9]", pick.strip()) and 1 <= int(pick) <= min(9, len(matches)):
                 card = matches[int(pick) - 1][0]
                 break
         if card in self.edition.card_index and not self._confirm_values(card):

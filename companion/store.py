@@ -372,7 +372,7 @@ class Store:
                 fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
             except OSError:
                 text = os.read(fd, 32).decode(errors="replace").strip()
-                return int(text) if text.isdigit() else 0
+                return int(text) if text.isascii() and text.isdigit() else 0
             fcntl.flock(fd, fcntl.LOCK_UN)
             return None
         finally:

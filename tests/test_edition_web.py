@@ -94,6 +94,22 @@ def test_bad_values_are_refused_with_what_to_do(env: Any) -> None:
     assert http.get("/api/library/..%2F..%2Fetc", headers=PIN).status_code == 404
 
 
+@pytest.mark.parametrize("odd", ["²", "٣", "7" * 5000])
+def test_odd_digits_are_a_400_with_the_fields_code_never_a_500(env: Any, odd: str) -> None:
+    http, _ = env
+    http.post("/api/library", json={"name": "my-box"}, headers=PIN)
+    card = {"day": 1, "year": 1, "hours": 1, "gains": []}
+    for field, code in (("hours", "field_hours"), ("year", "field_year")):
+        bad = put(http, "/api/library/my-box/cards", {**card, field: odd})
+        assert bad.status_code == 400, bad.get_data(as_text=True)
+        assert bad.get_json()["code"] == code and bad.get_json()["params"]["column"] == field
+    it = {"id": "T07", "columns": {"person": [None, odd]}, "rows": [2]}
+    bad = put(http, "/api/library/my-box/itineraries", it)
+    assert bad.status_code == 400 and bad.get_json()["code"] == "field_space"
+    bad = put(http, "/api/library/my-box/ancestor", {"hours": odd, "gains": [], "copies": {"2": 6}})
+    assert bad.status_code == 400 and bad.get_json()["code"] == "field_hours"
+
+
 def test_itineraries_playmat_and_ancestor(env: Any) -> None:
     http, rt = env
     http.post("/api/library", json={"name": "my-box"}, headers=PIN)

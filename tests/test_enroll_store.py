@@ -30,6 +30,8 @@ def test_find_by_title_year_id_and_itinerary() -> None:
 
 def test_parse_values() -> None:
     assert parse_values("3 person,crystal") == (3, ["person", "crystal"])
+    for odd in ("² person", "٣ person", "9" * 5000):  # isdigit() but not int(), or too long
+        assert "hour cost first" in str(parse_values(odd))
     assert parse_values("2") == (2, [])
     assert isinstance(parse_values("x person"), str)
     assert "purple" in str(parse_values("2 purple"))

@@ -455,3 +455,44 @@ def test_a_csv_import_keeps_the_bases_other_parts_marked_as_the_bases(tmp_path: 
     ) == 24
     assert not any(p.startswith("card:") for p in parts), "the cards are the owner's (the CSV)"
     assert main(["edition", "check", str(out)]) == 0
+
+
+# --- odd digits are a field error on every path, never a traceback ----------------------------
+
+#: Text ``str.isdigit`` accepts that ``int`` refuses ("²"), digits of another script, and a
+#: number longer than ``int`` converts (4,300 digits).
+ODD_NUMBERS = ("²", "٣", "1²", "7" * 5000)
+
+
+@pytest.mark.parametrize("odd", ODD_NUMBERS)
+def test_odd_digits_in_a_csv_are_problems_with_line_and_column(tmp_path: Path, odd: str, capsys: Any) -> None:
+    src = tmp_path / "odd.csv"
+    src.write_text(f"id,day,year,title,hours,gains,note\nA,I,{odd},,1,,\nB,I,1,,{odd},,\n", encoding="utf-8")
+    out = tmp_path / "never.json"
+    assert main(["edition", "import", str(src), "--base", "reference", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "line 2, column year" in err and "line 3, column hours" in err and "Traceback" not in err
+    assert not out.exists()
+    its = tmp_path / "odd-its.csv"
+    its.write_text(f"id,person,event,innovation,progress,rows\nT01,. {odd},1,,,2\n", encoding="utf-8")
+    command = ["edition", "import", str(its), "--itineraries", "--base", "reference", "--out", str(out)]
+    assert main(command) == 2
+    assert "line 2, column person" in capsys.readouterr().err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("odd", ODD_NUMBERS)
+def test_odd_digits_on_the_command_line_are_a_sentence_and_exit_2(
+    tmp_path: Path, odd: str, capsys: Any
+) -> None:
+    d = ["--data-dir", str(tmp_path)]
+    assert main(["edition", "new", "fam", *d]) == 0
+    capsys.readouterr()
+    assert main(["edition", "card", "fam", "--day", "I", "--year", "1", "--hours", odd, *d]) == 2
+    assert "is not an hour cost" in capsys.readouterr().err
+    assert main(["edition", "card", "fam", "--day", "I", "--year", odd, "--hours", "1", *d]) == 2
+    assert "is not a year" in capsys.readouterr().err
+    assert main(["edition", "ancestor", "fam", "--hours", odd, *d]) == 2
+    assert "is not an hour cost" in capsys.readouterr().err
+    assert main(["edition", "itinerary", "fam", "T01", "--person", odd, "--rows", "1", *d]) == 2
+    assert "is not a space" in capsys.readouterr().err
