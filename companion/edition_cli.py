@@ -143,9 +143,10 @@ def _change(args: argparse.Namespace, change: Any) -> int:
     """Load the owner's edition, apply ``change`` to its object, save it (validated)."""
     library = _library(args)
     try:
-        obj = library.editable(args.name)
-        said = change(obj) or []
-        library.save(args.name, obj)
+        with library.editing():  # not while the page (or another command) changes it
+            obj = library.editable(args.name)
+            said = change(obj) or []
+            library.save(args.name, obj)
     except (EditionNotFound, EditionError, LibraryError, FieldError) as exc:
         return _errors(exc)
     except OSError as exc:

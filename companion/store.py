@@ -423,6 +423,19 @@ class Store:
             [("INSERT INTO tags (uid, card, edition, at) VALUES (?, ?, ?, ?)", (uid, card, edition, _now()))]
         )
 
+    def rebind(self, uid: str, card: str, edition: str) -> None:
+        """Map a tag to a card, whatever it was bound to, in one transaction: when the write
+        fails (a full disk) the tag keeps its old card."""
+        self._write(
+            [
+                ("DELETE FROM tags WHERE uid = ?", (uid,)),
+                (
+                    "INSERT INTO tags (uid, card, edition, at) VALUES (?, ?, ?, ?)",
+                    (uid, card, edition, _now()),
+                ),
+            ]
+        )
+
     def unenroll(self, uid: str) -> bool:
         with self._lock:
             return self._db.execute("DELETE FROM tags WHERE uid = ?", (uid,)).rowcount > 0

@@ -402,9 +402,11 @@ def enroll() -> Any:
     edition = runtime.table.board.edition
     from companion.library import EditionLibrary, mine_name
 
-    own = EditionLibrary(runtime.store.path.parent).path(mine_name(edition.name))
+    library = EditionLibrary(runtime.store.path.parent)
+    own = library.path(mine_name(edition.name))
     try:
-        message = enroll_tag(runtime.store, edition, own, tag.strip(), card, values)
+        with library.editing():  # the owner's file is read, changed and written back
+            message = enroll_tag(runtime.store, edition, own, tag.strip(), card, values)
     except (ValueError, StoreError, EditionNotFound) as exc:
         return json_error(400, str(exc), code="enrol_refused", detail=str(exc))
     if runtime.unknown_tag == tag.strip():

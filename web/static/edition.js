@@ -59,6 +59,11 @@
   function boundWords(r) {
     const b = r.binding;
     if (!b) return "";
+    if (b.error) { // the edition is saved; the sticker could not be bound (a full disk): it is as it was
+      const why = b.error === "disk_full" ? L("the companion's disk is full", "le disque du compagnon est plein") : (b.params && b.params.detail) || b.error;
+      const kept = b.was ? L(`it is still ${b.was}`, `elle est toujours ${b.was}`) : L("it is bound to nothing", "elle n'est liée à rien");
+      return " " + L(`${b.card} is saved, but tag ${b.tag} was not bound to it (${why}); ${kept}. Tap it and Save again.`, `${b.card} est enregistrée, mais la pastille ${b.tag} n'y a pas été liée (${why}) ; ${kept}. Posez-la et enregistrez à nouveau.`);
+    }
     if (b.was === b.card) return " " + L(`Tag ${b.tag} was already ${b.card}.`, `La pastille ${b.tag} était déjà ${b.card}.`);
     const was = b.was ? L(` (it was ${b.was})`, ` (elle était ${b.was})`) : "";
     const card = b.card === "ancestor" ? L(b.card, "l'Ancêtre") : b.card;
