@@ -30,7 +30,7 @@ from companion.edition_edit import (
     set_playmat,
 )
 from companion.editions import EditionNotFound, load_edition, read_edition_file, shipped_names
-from companion.engine import EditionError
+from companion.engine import Edition, EditionError
 from companion.engine.edition import edition_to_json
 from companion.library import EditionLibrary, LibraryError, atomic_write, validate
 
@@ -53,6 +53,14 @@ def _edition_object(args: argparse.Namespace, name: str) -> dict[str, Any]:
     if "/" in name or name.endswith(".json"):
         return edition_to_json(load_edition(name))
     return _library(args).raw(name)
+
+
+def load_named(data_dir: Path, name: str) -> Edition:
+    """A playable edition for a command: by name from the library (shipped and the owner's in
+    ``data_dir``), or, the command line only, an edition file by path."""
+    if "/" in name or name.endswith(".json"):
+        return load_edition(name)
+    return EditionLibrary(data_dir).load(name)
 
 
 def _errors(exc: Exception) -> int:
@@ -238,7 +246,7 @@ def cmd_stickers(args: argparse.Namespace) -> int:
 
     try:
         config = load_config(args.config)
-        edition = load_edition(args.edition) if "/" in args.edition else _library(args).load(args.edition)
+        edition = load_named(_library(args).folder.parent, args.edition)
     except (ConfigError, EditionNotFound, EditionError) as exc:
         return _errors(exc)
     order = whole_box(edition) if args.all else date_index(edition)

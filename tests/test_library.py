@@ -496,3 +496,37 @@ def test_odd_digits_on_the_command_line_are_a_sentence_and_exit_2(
     assert "is not an hour cost" in capsys.readouterr().err
     assert main(["edition", "itinerary", "fam", "T01", "--person", odd, "--rows", "1", *d]) == 2
     assert "is not a space" in capsys.readouterr().err
+
+
+# --- the owner's edition by name in every command ---------------------------------------------
+
+
+def test_show_simulate_and_enroll_find_an_owners_edition_by_name(
+    tmp_path: Path, capsys: Any, monkeypatch: Any
+) -> None:
+    d = ["--data-dir", str(tmp_path)]
+    library = EditionLibrary(tmp_path)
+    library.create("my-box", "reference", with_cards=True)
+    obj = library.editable("my-box")
+    put_card(obj, {"day": 1, "year": 1066, "title": "Hastings, our box", "hours": 7, "gains": []}, "I01")
+    library.save("my-box", obj)
+    capsys.readouterr()
+    assert main(["edition", "show", "my-box", *d]) == 0
+    assert "Hastings, our box" in capsys.readouterr().out
+    assert main(["simulate", "--games", "2", "--edition", "my-box", *d]) == 0
+    assert "edition my-box" in capsys.readouterr().out
+    answers = iter(["T1", "Hastings", "1", "", None])
+
+    def ask(_: str) -> str:
+        answer = next(answers)
+        if answer is None:
+            raise EOFError
+        return answer
+
+    monkeypatch.setattr("builtins.input", ask)
+    assert main(["enroll", "--edition", "my-box", "--mock", *d]) == 0
+    assert "Tag T1 is now I01." in capsys.readouterr().out
+    assert Store(tmp_path).tags() == {"T1": "I01"}
+    for command in (["edition", "show", "no-box"], ["simulate", "--games", "1", "--edition", "no-box"]):
+        assert main([*command, *d]) == 2
+        assert "unknown edition 'no-box'; choose one of: reference, my-box" in capsys.readouterr().err
