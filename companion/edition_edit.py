@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
+from companion.engine.edition import MAX_COLUMN_SPACES
 from companion.engine.tokens import BENEFITS, COLUMNS, CRYSTAL, DAYS, HOURS_PER_DAY
 
 ROMAN = {1: "I", 2: "II", 3: "III"}
@@ -339,8 +340,9 @@ def _bad_space(value: Any, column: str) -> NoReturn:
     )
 
 
-#: The deepest column an itinerary may have (the printed cards have 2-5 rows).
-MAX_DEPTH = 8
+#: The deepest column an itinerary may have (the printed cards have 2-6 rows): the engine's
+#: bound, so the CLI, the CSV and the page take every itinerary an edition file may hold.
+MAX_DEPTH = MAX_COLUMN_SPACES
 
 
 def make_itinerary(item_id: str, columns: dict[str, Any], rows: Any) -> dict[str, Any]:

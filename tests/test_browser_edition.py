@@ -446,3 +446,57 @@ def test_a_playmat_position_s_first_tap_replaces_what_it_shows(server: Any, brow
     assert saved[:3] == [["person", "event"], [], ["event"]]
     assert EditionLibrary(rt.store.path.parent).raw("mat")["treks"][:3] == [2, 4, 3]
     assert errors == []
+
+
+def test_an_itinerary_deeper_than_six_rows_is_shown_and_saved_whole(server: Any, browser: Any) -> None:
+    """The grid showed 6 rows while an edition may hold columns of up to MAX_COLUMN_SPACES:
+    a deeper itinerary loaded on the page was cut on save. Now the grid grows to the engine's
+    bound, so one typed deeper than 6 and one loaded 10 deep are saved whole."""
+    from companion.edition_edit import put_itinerary
+    from companion.engine.edition import MAX_COLUMN_SPACES
+
+    base, rt = server
+    page_js = (Path(__file__).parents[1] / "web" / "static" / "edition.js").read_text(encoding="utf-8")
+    assert f"MAX_DEPTH = {MAX_COLUMN_SPACES};" in page_js, "the page's bound is the engine's"
+    library = EditionLibrary(rt.store.path.parent)
+    library.create("deep")
+    obj = library.editable("deep")
+    ten = [None, 1, 2, 3, 4, 5, 6, 7, "crystal", 9]
+    put_itinerary(obj, "T10", {"person": ten, "event": [1, 2]}, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    library.save("deep", obj)
+    errors: list[str] = []
+    page = watched_page(browser, base + "/edition", errors, viewport={"width": 360, "height": 780})
+    page.fill("#pin", "2468")
+    page.click("#login-form button")
+    page.wait_for_selector("#main:not([hidden])")
+    page.select_option("#edition", "deep")
+    page.click("#tabs button[data-tab='its']")
+    page.select_option("#it-pick", "T10")
+    assert page.locator("#grid button[data-cell='0,9']").inner_text() == "9"
+    assert page.locator("#grid button[data-cell='4,9']").inner_text() == "10"
+    page.click("#save-it")  # saved again as it is: nothing cut
+    expect(page.locator("#it-msg")).to_have_text(re.compile("^Saved T10\\."))
+    assert library.raw("deep")["itineraries"][0]["columns"]["person"] == ten
+    assert library.raw("deep")["itineraries"][0]["rows"] == list(range(1, 11))
+
+    # typed 8 deep: the grid grows one row below the deepest as the column is filled
+    page.click("#clear-it")
+    assert page.locator("#grid button[data-cell^='0,']").count() == 6, "6 rows to start with"
+    for v in ("1", "2", "3", "4", "5", "6", "7", "crystal"):
+        page.click(f"#palette button[data-v='{v}']")
+    assert cursor(page) == "0,8" and page.locator("#grid button[data-cell^='0,']").count() == 9
+    page.click("#palette button[data-v='end']")
+    for v in ("2", "3", "4", "5", "6", "7", "8", "1"):  # event as deep as person: moves on by itself
+        page.click(f"#palette button[data-v='{v}']")
+    assert cursor(page) == "2,0"
+    page.click("#grid button[data-cell='4,0']")
+    for v in ("5", "5", "5", "5", "5", "5", "5", "5"):
+        page.click(f"#palette button[data-v='{v}']")
+    page.screenshot(path=str(ARTIFACTS / "edition-phone-360-itinerary-8-deep.png"), full_page=True)
+    page.click("#save-it")
+    expect(page.locator("#it-msg")).to_have_text(re.compile("^Saved T01\\."))
+    saved = library.raw("deep")["itineraries"][1]
+    columns = {"person": [1, 2, 3, 4, 5, 6, 7, "crystal"], "event": [2, 3, 4, 5, 6, 7, 8, 1]}
+    assert saved == {"id": "T01", "columns": columns, "rows": [5] * 8}
+    assert page.evaluate("document.documentElement.scrollWidth") <= 362, "no sideways scroll at 360 px"
+    assert errors == []

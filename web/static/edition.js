@@ -19,7 +19,10 @@
     : { person: "Person", event: "Event", innovation: "Innovation", progress: "Progress", rows: "row reward" };
   // a column's heading (narrow: six share a phone's width) and its name in sentences
   const colName = (k) => (k === "rows" ? L("row reward", "rangée") : SHORT[k]);
-  const DEPTH = 6; // rows shown; printed cards have 2-6
+  // The grid shows 6 rows (printed cards have 2-6) and grows, one empty row below the
+  // deepest, up to the engine's bound (MAX_COLUMN_SPACES): an itinerary loaded or typed
+  // deeper than 6 is shown and saved whole, never cut.
+  const MIN_ROWS = 6, MAX_DEPTH = 10;
   let csrf = null, mock = false, name = null, ed = null, tags = {}, seq = -1, readOnly = new Set();
   // `dirty`: the form holds something typed since it was opened, cleared or saved: the next
   // sticker saves it (when complete) rather than dropping it.
@@ -333,9 +336,9 @@
     it.dirty = true;
     let [c, r] = it.cursor;
     if (v === "back") { if (r > 0) r--; else if (c > 0) { c--; r = depthOf(c); if (r > 0) r--; } delete it.cells[`${c},${r}`]; it.cursor = [c, r]; drawIt(); return; }
-    if (v === "end") { for (let k = r; k < DEPTH; k++) delete it.cells[`${c},${k}`]; if (c < 4) it.depth[c] = r; it.cursor = [Math.min(c + 1, COLS.length - 1), 0]; drawIt(); return; }
+    if (v === "end") { for (let k = r; k < MAX_DEPTH; k++) delete it.cells[`${c},${k}`]; if (c < 4) it.depth[c] = r; it.cursor = [Math.min(c + 1, COLS.length - 1), 0]; drawIt(); return; }
     it.cells[`${c},${r}`] = v;
-    it.cursor = r + 1 < DEPTH && !endsHere(c, r) ? [c, r + 1] : [Math.min(c + 1, COLS.length - 1), 0];
+    it.cursor = r + 1 < MAX_DEPTH && !endsHere(c, r) ? [c, r + 1] : [Math.min(c + 1, COLS.length - 1), 0];
     drawIt();
   }
   // A kind's column is taken to be as deep as the one to its left (printed columns often
@@ -352,11 +355,17 @@
   function unfilled() {
     return [0, 1, 2, 3].filter((c) => c in it.depth && depthOf(c) < it.depth[c]).map((c) => FULL[COLS[c]]).join(", ");
   }
-  function depthOf(c) { let d = 0; for (let r = 0; r < DEPTH; r++) if (`${c},${r}` in it.cells) d = r + 1; return d; }
+  function depthOf(c) { let d = 0; for (let r = 0; r < MAX_DEPTH; r++) if (`${c},${r}` in it.cells) d = r + 1; return d; }
+  // Rows shown: at least MIN_ROWS, and one more than any column's depth (filled or tapped)
+  // or the cursor, so a deeper column can always be started by tapping the row below.
+  function shownRows() {
+    const deepest = Math.max(...COLS.map((_, c) => Math.max(depthOf(c), it.depth[c] || 0)));
+    return Math.min(MAX_DEPTH, Math.max(MIN_ROWS, deepest + 1, it.cursor[1] + 1));
+  }
   function drawIt() {
     const g = $("grid"); g.textContent = "";
     for (const k of COLS) { const h = document.createElement("div"); h.className = "head"; h.textContent = colName(k); g.append(h); }
-    for (let r = 0; r < DEPTH; r++) for (let c = 0; c < COLS.length; c++) {
+    for (let r = 0, rows = shownRows(); r < rows; r++) for (let c = 0; c < COLS.length; c++) {
       const key = `${c},${r}`, v = it.cells[key];
       const b = btn(spaceText(v), () => {
         if (it.cursor[0] === c && it.cursor[1] === r) { // a tap on the selected space cycles it
