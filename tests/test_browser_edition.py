@@ -1,7 +1,9 @@
 """Transcribing a whole box through the page, in a real browser, counting every tap.
 
-The box is a data file (the shipped reference edition stands in for a family's
-copy: 108 cards, 24 itineraries, the playmat, the trek table and the Ancestor).
+The box is a data file (the shipped reference edition's cards and itineraries stand
+in for a family's copy: 108 cards, 24 itineraries; its playmat, trek table and
+Ancestor differ from the base edition's, so a value the page ignored would show;
+and the 12 Ancestor cards of the box, each with its sticker).
 Playwright plays the owner at a 360 px phone: each card's sticker is tapped on
 the (mock) reader, then the form is filled the fast way: the Day only when it
 changes, the year on the keypad, the hours in one tap, the benefits as tokens,
@@ -10,7 +12,10 @@ are entered following the grid's cursor as a person would: a tap on a space only
 when the cursor is not already there, ``⏎ end`` only when the cursor still waits
 in the column. Every on-screen tap and every key is counted; the figures are
 printed and kept in ``test-artifacts/transcription-counts.json`` for the report.
-The test checks the edition the page saved is exactly the box's values.
+The test checks the edition the page saved is exactly the box's values, and
+that the counts stay within the budget (`TAPS_PER_CARD`, `TAPS_PER_ITINERARY`,
+and `transcription_pace.BUDGET_MINUTES` at its default pace): the counts are
+exact, so this is no wall-clock assertion.
 """
 
 from __future__ import annotations
@@ -28,12 +33,26 @@ from companion.engine.edition import edition_to_json
 from companion.library import EditionLibrary, is_complete
 
 from browser_support import ARTIFACTS, chromium, playwright, post, served, watched_page
+from transcription_pace import BUDGET_MINUTES, minutes
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 
 expect = playwright().expect
 
-BOX = edition_to_json(shipped_edition("reference"))
+BASE = edition_to_json(shipped_edition("reference"))
+#: The owner's box: the reference's cards and itineraries, its own playmat, trek table and
+#: Ancestor (different from the base edition the new edition starts with).
+BOX = {
+    **BASE,
+    "slots": [["wild"], ["event"], ["person"], ["innovation"], ["crystal", "person"], ["progress"]],
+    "treks": [-2, 1, 3, 5, 8, 12, 16, 21, 25, 30],
+    "ancestor": {"hours": 2, "gains": ["wild"]},
+}
+#: Ancestor cards in the box (copies in play for 4 players: the rulebook's 12), a sticker each.
+ANCESTOR_CARDS = 12
+#: The budget the counts must stay within (docs/editions.md states them: 742 taps for 108
+#: cards is 6.87, 433 for 24 itineraries 18.04; a change that costs taps fails here).
+TAPS_PER_CARD, TAPS_PER_ITINERARY = 6.9, 18.1
 LABEL = {"person": "Person", "event": "Event", "innovation": "Innov.", "progress": "Progress",
          "wild": "Wild", "crystal": "Crystal"}  # fmt: skip
 COLUMNS = ("person", "event", "innovation", "progress")
@@ -167,11 +186,11 @@ def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> 
     expect(page.locator("#mat-msg")).to_have_text(re.compile("^Saved"))
     after_playmat = owner.mark()
 
-    # --- the Ancestor -------------------------------------------------------------------------
+    # --- the Ancestor: its values once, then the sticker of each of its 12 cards ---------------
     owner.tap("#tabs button[data-tab='anc']")
-    reader_tap(base, "TAG-ancestor")
+    reader_tap(base, "TAG-ancestor-1")
     owner.stickers += 1
-    expect(page.locator("#anc-msg")).to_contain_text("Tag TAG-ancestor: Save binds it to the Ancestor")
+    expect(page.locator("#anc-msg")).to_contain_text("Tag TAG-ancestor-1: Save binds it to the Ancestor")
     owner.tap(f"#anc-hours button[data-v='{BOX['ancestor']['hours']}']")
     for gain in BOX["ancestor"]["gains"]:
         owner.tap(f"#anc-tokens button[data-v='{gain}']")
@@ -180,6 +199,11 @@ def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> 
         # typed only where the page shows another number.
         if page.input_value(f"#anc-{players}") != str(copies):
             owner.type(f"#anc-{players}", str(copies))
+    for n in range(2, ANCESTOR_CARDS + 1):  # the next Ancestor's sticker saves and binds the one before
+        reader_tap(base, f"TAG-ancestor-{n}")
+        owner.stickers += 1
+        expect(page.locator("#anc-msg")).to_contain_text(f"Tag TAG-ancestor-{n - 1} is now ancestor")
+        expect(page.locator("#anc-msg")).to_contain_text(f"Tag TAG-ancestor-{n}: Save binds it")
     owner.tap("#save-anc")
     expect(page.locator("#anc-msg")).to_have_text(re.compile("^Saved"))
     total = owner.mark()
@@ -194,12 +218,14 @@ def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> 
     assert saved["itineraries"] == strip
     for key in ("slots", "treks", "trek_beyond", "ancestor", "ancestors"):
         assert saved[key] == BOX[key], key
+    assert [saved[k] != BASE[k] for k in ("slots", "treks", "ancestor")] == [True] * 3, "typed, not kept"
     assert is_complete(EditionLibrary(rt.store.path.parent).load("my-box"))
     assert EditionLibrary(rt.store.path.parent).info("my-box").complete, "every part is the owner's now"
     assert saved["provenance"] == "Transcribed by the owner from their own copy of the game."
     expect(page.locator("#progress")).not_to_contain_text("Not entered yet")
     tags = rt.store.tags()
-    assert len(tags) == 108 + 24 + 1 and tags["TAG-II07"] == "II07" and tags["TAG-ancestor"] == "ancestor"
+    assert len(tags) == 108 + 24 + ANCESTOR_CARDS and tags["TAG-II07"] == "II07"
+    assert [tags[f"TAG-ancestor-{n}"] for n in range(1, ANCESTOR_CARDS + 1)] == ["ancestor"] * ANCESTOR_CARDS
 
     desktop = browser.new_page(viewport={"width": 1280, "height": 900})
     desktop.goto(base + "/edition")
@@ -224,6 +250,12 @@ def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> 
     }
     (ARTIFACTS / "transcription-counts.json").write_text(json.dumps(counts, indent=1) + "\n")
     print(json.dumps(counts))
+    # the issue's goal, enforced: the figures docs/editions.md states are a budget
+    assert counts["cards"]["taps"] / len(BOX["cards"]) <= TAPS_PER_CARD, counts["cards"]
+    per_itinerary = counts["itineraries"]["taps"] / len(BOX["itineraries"])
+    assert per_itinerary <= TAPS_PER_ITINERARY, counts["itineraries"]
+    assert counts["total"]["stickers"] == 108 + 24 + ANCESTOR_CARDS
+    assert minutes(counts) <= BUDGET_MINUTES, f"{minutes(counts):.1f} min at the default pace"
 
 
 @pytest.fixture
@@ -479,13 +511,19 @@ def test_an_itinerary_deeper_than_six_rows_is_shown_and_saved_whole(server: Any,
     assert library.raw("deep")["itineraries"][0]["columns"]["person"] == ten
     assert library.raw("deep")["itineraries"][0]["rows"] == list(range(1, 11))
 
-    # typed 8 deep: the grid grows one row below the deepest as the column is filled
+    # typed 8 deep: the grid grows one row below the deepest; the space under a column
+    # makes it deeper (its bottom space), as for any column
     page.click("#clear-it")
     assert page.locator("#grid button[data-cell^='0,']").count() == 6, "6 rows to start with"
-    for v in ("1", "2", "3", "4", "5", "6", "7", "crystal"):
+    for v in ("1", "2", "3", "4", "5", "6"):
         page.click(f"#palette button[data-v='{v}']")
-    assert cursor(page) == "0,8" and page.locator("#grid button[data-cell^='0,']").count() == 9
-    page.click("#palette button[data-v='end']")
+    assert cursor(page) == "1,0", "six deep, as printed cards are at most: the cursor moves on"
+    assert page.locator("#grid button[data-cell^='0,']").count() == 7, "and a row to go deeper"
+    for bottom, v in (("0,6", "7"), ("0,7", "crystal")):
+        page.click(f"#grid button[data-cell='{bottom}']")
+        assert cursor(page) == bottom
+        page.click(f"#palette button[data-v='{v}']")
+    assert cursor(page) == "1,0" and page.locator("#grid button[data-cell^='0,']").count() == 9
     for v in ("2", "3", "4", "5", "6", "7", "8", "1"):  # event as deep as person: moves on by itself
         page.click(f"#palette button[data-v='{v}']")
     assert cursor(page) == "2,0"

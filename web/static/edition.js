@@ -179,8 +179,8 @@
     if (note === null) return;
     const elsewhere = bound ? L(` It is bound to ${bound}; Save moves it here.`, ` Elle est liée à ${bound} ; Enregistrer la déplace ici.`) : "";
     if (target === "anc") {
-      showTab("anc"); anc.tag = tag;
-      say("anc-msg", bound === "ancestor" ? L(`Tag ${tag} is the Ancestor.`, `Pastille ${tag} : c'est l'Ancêtre.`) : L(`Tag ${tag}: Save binds it to the Ancestor.${elsewhere}`, `Pastille ${tag} : Enregistrer la lie à l'Ancêtre.${elsewhere}`), bound ? "warn" : "");
+      showTab("anc"); anc.tag = bound === "ancestor" ? null : tag;
+      say("anc-msg", note + (bound === "ancestor" ? L(`Tag ${tag} is the Ancestor.`, `Pastille ${tag} : c'est l'Ancêtre.`) : L(`Tag ${tag}: Save binds it to the Ancestor (or tap the next Ancestor's sticker).${elsewhere}`, `Pastille ${tag} : Enregistrer la lie à l'Ancêtre (ou touchez la pastille de l'Ancêtre suivant).${elsewhere}`)), bound ? "warn" : "");
       return;
     }
     if (target === "its") {
@@ -213,6 +213,13 @@
         $("tag-status").textContent = L("This card was not saved (see below).", "Cette carte n'a pas été enregistrée (voir plus bas)."); $("tag-status").className = "status bound"; return null;
       }
       return own ? null : ""; // the saved message stays in its own line
+    }
+    // The box has an Ancestor card per copy (12), each with its sticker: the next one
+    // tapped saves the Ancestor and binds the one before, so the copies cost a tap each.
+    if (target === "anc" && anc.tag && currentTab() === "anc") {
+      const own = anc.tag === tag;
+      if (!(await saveAnc())) { say("anc-msg", $("anc-msg").textContent + L(` Not saved: fix it and Save, then tap ${tag} again.`, ` Pas enregistré : corrigez puis Enregistrer, puis touchez ${tag} à nouveau.`), "err"); return null; }
+      return own ? null : $("anc-msg").textContent + " ";
     }
     if (target === "its" && it.dirty) {
       showTab("its");
@@ -338,7 +345,11 @@
     if (v === "back") { if (r > 0) r--; else if (c > 0) { c--; r = depthOf(c); if (r > 0) r--; } delete it.cells[`${c},${r}`]; it.cursor = [c, r]; drawIt(); return; }
     if (v === "end") { for (let k = r; k < MAX_DEPTH; k++) delete it.cells[`${c},${k}`]; if (c < 4) it.depth[c] = r; it.cursor = [Math.min(c + 1, COLS.length - 1), 0]; drawIt(); return; }
     it.cells[`${c},${r}`] = v;
-    it.cursor = r + 1 < MAX_DEPTH && !endsHere(c, r) ? [c, r + 1] : [Math.min(c + 1, COLS.length - 1), 0];
+    // Down the column to its expected depth, and past the sixth row (printed cards have
+    // 2-6) only when the column is expected deeper (its bottom space tapped, or its left's).
+    // The row rewards go as deep as the deepest column.
+    const limit = Math.min(MAX_DEPTH, Math.max(MIN_ROWS, c < 4 ? expected(c) : Math.max(0, ...[0, 1, 2, 3].map(depthOf))));
+    it.cursor = r + 1 < limit && !endsHere(c, r) ? [c, r + 1] : [Math.min(c + 1, COLS.length - 1), 0];
     drawIt();
   }
   // A kind's column is taken to be as deep as the one to its left (printed columns often
@@ -480,13 +491,15 @@
     for (const b of $("anc-hours").children) b.classList.toggle("on", +b.dataset.v === anc.hours);
     $("anc-gains").textContent = anc.gains.map((g) => SHORT[g]).join(" + ") || L("(no benefit)", "(aucun bénéfice)");
   }
-  $("save-anc").addEventListener("click", async () => {
+  $("save-anc").addEventListener("click", () => saveAnc());
+  // Saves the Ancestor (binding the sticker tapped last); true when it was saved.
+  async function saveAnc() {
     const copies = { 2: $("anc-2").value.trim(), 3: $("anc-3").value.trim(), 4: $("anc-4").value.trim() };
     const body = { hours: anc.hours, gains: anc.gains, copies };
     if (anc.tag) body.tag = anc.tag;
-    try { const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/ancestor`, body); ed.ancestor = { hours: anc.hours, gains: [...anc.gains] }; showProgress(r.progress); say("anc-msg", L("Saved the Ancestor.", "Ancêtre enregistré.") + boundWords(r), "ok"); anc.tag = null; }
-    catch (e) { say("anc-msg", problems(e), "err"); }
-  });
+    try { const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/ancestor`, body); ed.ancestor = { hours: anc.hours, gains: [...anc.gains] }; showProgress(r.progress); say("anc-msg", L("Saved the Ancestor.", "Ancêtre enregistré.") + boundWords(r), "ok"); anc.tag = null; return true; }
+    catch (e) { say("anc-msg", problems(e), "err"); return false; }
+  }
 
   // --- sharing --------------------------------------------------------------------------
   async function download(format, suffix) {
