@@ -117,6 +117,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     out = Path(args.out)
     obj["name"] = args.name or out.stem
+    # the owner's transcription, not the base edition ("Reference edition ..."), as a new one is
+    obj["title"] = f"{obj['name']}: the owner's own box"
     # the parts kept from the base are not the owner's transcription (unless the base was)
     kept = ("ancestor", "cards" if args.itineraries else "itineraries", "playmat", "treks")
     shipped = args.base in shipped_names()
@@ -222,7 +224,15 @@ def cmd_ancestor(args: argparse.Namespace) -> int:
         old = obj.get("ancestor") or {"hours": 1, "gains": []}
         copies = obj.get("ancestors", {})
         if args.copies:
-            copies = dict(zip(("2", "3", "4"), args.copies.split(","), strict=False))
+            given = [c.strip() for c in args.copies.split(",")]
+            if len(given) != 3:  # "6" alone would drop the copies for 3 and 4 players
+                raise FieldError(
+                    "ancestors",
+                    "--copies takes three numbers, for 2, 3 and 4 players (6,9,12), "
+                    f"not {args.copies[:20]!r}",
+                    code="ancestor_copies",
+                )
+            copies = dict(zip(("2", "3", "4"), given, strict=True))
         hours = args.hours if args.hours is not None else old["hours"]
         set_ancestor(obj, hours, args.gains if args.gains is not None else old["gains"], copies)
 

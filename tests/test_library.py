@@ -455,6 +455,20 @@ def test_a_csv_import_keeps_the_bases_other_parts_marked_as_the_bases(tmp_path: 
     ) == 24
     assert not any(p.startswith("card:") for p in parts), "the cards are the owner's (the CSV)"
     assert main(["edition", "check", str(out)]) == 0
+    assert obj["title"] == "mine: the owner's own box", "not the base edition's title"
+    assert "Reference" not in obj["title"]
+
+
+def test_cli_ancestor_copies_take_three_counts_or_keep_them(tmp_path: Path, capsys: Any) -> None:
+    d = ["--data-dir", str(tmp_path)]
+    assert main(["edition", "new", "fam", *d]) == 0
+    assert main(["edition", "ancestor", "fam", "--copies", "6", *d]) == 2
+    assert "--copies takes three numbers, for 2, 3 and 4 players" in capsys.readouterr().err
+    assert EditionLibrary(tmp_path).raw("fam")["ancestors"] == {"2": 6, "3": 9, "4": 12}, "unchanged"
+    assert main(["edition", "ancestor", "fam", "--hours", "2", *d]) == 0
+    assert EditionLibrary(tmp_path).raw("fam")["ancestors"] == {"2": 6, "3": 9, "4": 12}, "kept"
+    assert main(["edition", "ancestor", "fam", "--copies", "5, 8,11", *d]) == 0
+    assert EditionLibrary(tmp_path).raw("fam")["ancestors"] == {"2": 5, "3": 8, "4": 11}
 
 
 # --- odd digits are a field error on every path, never a traceback ----------------------------
