@@ -538,3 +538,36 @@ def test_an_itinerary_deeper_than_six_rows_is_shown_and_saved_whole(server: Any,
     assert saved == {"id": "T01", "columns": columns, "rows": [5] * 8}
     assert page.evaluate("document.documentElement.scrollWidth") <= 362, "no sideways scroll at 360 px"
     assert errors == []
+
+
+def test_unbind_tag_on_the_itineraries_and_ancestor_tabs(server: Any, browser: Any) -> None:
+    base, rt = server
+    page, errors = open_new_edition(base, browser, "unbind")
+    page.click("#tabs button[data-tab='its']")
+    reader_tap(base, "06C1")
+    expect(page.locator("#it-msg")).to_contain_text("Tag 06C1: a new itinerary")
+    for v in ("1", "end", "end", "end", "end", "2"):
+        page.click(f"#palette button[data-v='{v}']")
+    page.click("#save-it")
+    expect(page.locator("#it-msg")).to_contain_text("Saved T01. Tag 06C1 is now T01.")
+    reader_tap(base, "06C1")
+    expect(page.locator("#it-msg")).to_contain_text("Tag 06C1 is T01")
+    page.click("#unbind-it")
+    expect(page.locator("#it-msg")).to_have_text("Tag 06C1 is free again.")
+    assert "06C1" not in rt.store.tags()
+
+    page.click("#tabs button[data-tab='anc']")
+    reader_tap(base, "06C2")
+    expect(page.locator("#anc-msg")).to_contain_text("Tag 06C2: Save binds it to the Ancestor")
+    page.click("#save-anc")
+    expect(page.locator("#anc-msg")).to_contain_text("Tag 06C2 is now ancestor")
+    assert rt.store.tags()["06C2"] == "ancestor"
+    reader_tap(base, "06C2")
+    expect(page.locator("#anc-msg")).to_have_text("Tag 06C2 is the Ancestor.")
+    page.click("#unbind-anc")
+    expect(page.locator("#anc-msg")).to_have_text("Tag 06C2 is free again.")
+    assert "06C2" not in rt.store.tags()
+    page.click("#unbind-anc")
+    expect(page.locator("#anc-msg")).to_have_text("Tap the sticker to unbind first.")
+    page.screenshot(path=str(ARTIFACTS / "edition-phone-360-ancestor-unbind.png"), full_page=True)
+    assert errors == []

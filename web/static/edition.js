@@ -179,7 +179,7 @@
     if (note === null) return;
     const elsewhere = bound ? L(` It is bound to ${bound}; Save moves it here.`, ` Elle est liée à ${bound} ; Enregistrer la déplace ici.`) : "";
     if (target === "anc") {
-      showTab("anc"); anc.tag = bound === "ancestor" ? null : tag;
+      showTab("anc"); anc.tag = bound === "ancestor" ? null : tag; anc.last = tag;
       say("anc-msg", note + (bound === "ancestor" ? L(`Tag ${tag} is the Ancestor.`, `Pastille ${tag} : c'est l'Ancêtre.`) : L(`Tag ${tag}: Save binds it to the Ancestor (or tap the next Ancestor's sticker).${elsewhere}`, `Pastille ${tag} : Enregistrer la lie à l'Ancêtre (ou touchez la pastille de l'Ancêtre suivant).${elsewhere}`)), bound ? "warn" : "");
       return;
     }
@@ -327,11 +327,16 @@
     try { const r = await api("DELETE", `/api/library/${encodeURIComponent(name)}/cards/${encodeURIComponent(card.id)}`); ed.cards = ed.cards.filter((c) => c.id !== card.id); showProgress(r.progress); say("card-msg", L(`Removed ${card.id}.`, `${card.id} supprimée.`), "ok"); clearCard(); }
     catch (e) { say("card-msg", problems(e), "err"); }
   });
-  $("unbind").addEventListener("click", async () => {
-    if (!card.tag) { say("card-msg", L("Tap the sticker to unbind first.", "Touchez d'abord la pastille à délier."), "err"); return; }
-    try { await api("DELETE", `/api/library/tags/${encodeURIComponent(card.tag)}`); say("card-msg", L(`Tag ${card.tag} is free again.`, `La pastille ${card.tag} est de nouveau libre.`), "ok"); }
-    catch (e) { say("card-msg", problems(e), "err"); }
-  });
+  // Unbind tag, on each tab: frees the sticker tapped last there (a next save does not bind it).
+  async function unbindTag(form, msg) {
+    const tag = form.tag || form.last;
+    if (!tag) { say(msg, L("Tap the sticker to unbind first.", "Touchez d'abord la pastille à délier."), "err"); return; }
+    try { await api("DELETE", `/api/library/tags/${encodeURIComponent(tag)}`); form.tag = null; form.last = null; say(msg, L(`Tag ${tag} is free again.`, `La pastille ${tag} est de nouveau libre.`), "ok"); }
+    catch (e) { say(msg, problems(e), "err"); }
+  }
+  $("unbind").addEventListener("click", () => unbindTag(card, "card-msg"));
+  $("unbind-it").addEventListener("click", () => unbindTag(it, "it-msg"));
+  $("unbind-anc").addEventListener("click", () => unbindTag(anc, "anc-msg"));
 
   // --- itineraries ---------------------------------------------------------------------
   const SPACE_CYCLE = [undefined, null, "crystal", 1, 2, 3, 4, 5, 6, 7];
