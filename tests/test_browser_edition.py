@@ -571,3 +571,30 @@ def test_unbind_tag_on_the_itineraries_and_ancestor_tabs(server: Any, browser: A
     expect(page.locator("#anc-msg")).to_have_text("Tap the sticker to unbind first.")
     page.screenshot(path=str(ARTIFACTS / "edition-phone-360-ancestor-unbind.png"), full_page=True)
     assert errors == []
+
+
+def test_a_sticker_that_cannot_be_bound_after_the_save_is_said_and_the_card_kept(
+    server: Any, browser: Any, monkeypatch: Any
+) -> None:
+    from companion.store import DiskFull
+
+    base, rt = server
+    page, errors = open_new_edition(base, browser, "full")
+    reader_tap(base, "07D1")
+    expect(page.locator("#tag-status")).to_contain_text("Tag 07D1: a new Day I card")
+    for key in ("19", "6", "9"):
+        page.click(f"#keypad button:text-is('{key}')")
+    page.click("#hours button[data-v='2']")
+
+    def full(*_: Any, **__: Any) -> None:
+        raise DiskFull("the disk is full")
+
+    monkeypatch.setattr(rt.store, "_write", full)  # the tags' database: the edition file is elsewhere
+    page.click("#save-card")
+    expect(page.locator("#card-msg")).to_contain_text(
+        "Saved I01 (1969). I01 is saved, but tag 07D1 was not bound to it (the companion's disk is full); "
+        "it is bound to nothing. Tap it and Save again."
+    )
+    assert [c["id"] for c in EditionLibrary(rt.store.path.parent).raw("full")["cards"]] == ["I01"]
+    assert "07D1" not in rt.store.tags()
+    assert errors == []
