@@ -192,3 +192,5 @@ def test_a_classic_with_a_seven_byte_uid_is_written_as_a_classic_not_an_ntag(chi
     chip.put(tag)
     again = link.detect()
     assert again is not None and read_sticker(link, again) == "trek:II07"
+    chip.put(tag)
+    assert read_text(link.chip) == "trek:II07", "the table's reader reads it too"
