@@ -13,15 +13,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 from companion.edition_edit import BASE_PARTS, mark_from_base, transcribed
-from companion.editions import read_edition_file, read_edition_text, shipped_names
+from companion.editions import EditionNotFound, read_edition_file, read_edition_text, shipped_names
 from companion.engine import Edition, EditionError
 from companion.engine.edition import edition_to_json
 from companion.engine.tokens import ANCESTOR, BENEFITS
-from companion.library import atomic_write
+from companion.library import EditionLibrary, atomic_write
 from companion.store import Store, StoreError
 
 Ask = Callable[[str], str | None]  # a prompt in, a line out (None: no more input)
@@ -129,7 +130,32 @@ class Enroller:
 
     def _save(self, card_id: str) -> None:
         """Write the owner's edition with ``card_id``'s values as the owner typed them, after
-        checking it as `companion edition check` would."""
+        checking it as `companion edition check` would.
+
+        The file is read again under the library's lock first: an enrolment session is long,
+        and the edition page (or another command) may have changed the edition meanwhile."""
+        entry = next(c for c in self.data["cards"] if c["id"] == card_id)
+        typed = entry["hours"], list(entry["gains"])
+        folder = self.own_file.parent
+        lock = EditionLibrary(folder.parent).editing() if folder.name == "editions" else nullcontext()
+        with lock:
+            if self.own_file.exists():
+                try:
+                    current = json.loads(read_edition_file(self.own_file))
+                except (ValueError, EditionNotFound) as exc:
+                    self.say(f"Not saved: {self.own_file} cannot be read ({exc}); fix it and enrol again.")
+                    return
+                cards = current.get("cards") if isinstance(current, dict) else None
+                cards = cards if isinstance(cards, list) else []
+                fresh = next((c for c in cards if isinstance(c, dict) and c.get("id") == card_id), None)
+                if fresh is None:
+                    self.say(f"Not saved: {card_id} is no longer in {self.own_file}.")
+                    return
+                fresh["hours"], fresh["gains"] = typed
+                self.data = current
+            self._write(card_id)
+
+    def _write(self, card_id: str) -> None:
         if self.data.get("name") != self.own_file.stem:  # the companion names the file, and so the edition
             # a copy of the edition: every part is still the base's until the owner enters it
             base = dict(self.data)
