@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from companion import __version__
-from companion.editions import EditionNotFound, load_edition, read_edition_text
+from companion.edition_cli import load_named
+from companion.editions import EditionNotFound, read_edition_text
 from companion.engine import EditionError
 
 EXIT_USAGE = 2
@@ -87,7 +88,7 @@ def cmd_edition_check(args: argparse.Namespace) -> int:
 
 def cmd_edition_show(args: argparse.Namespace) -> int:
     try:
-        edition = load_edition(args.name)
+        edition = load_named(_data_dir(args), args.name)
     except (EditionNotFound, EditionError) as exc:
         return _fail(str(exc))
     print(f"{edition.name}: {edition.title}")
@@ -106,8 +107,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.bot not in BOTS:
         return _fail(f"unknown bot {args.bot!r}; choose {', '.join(BOTS)}")
     try:
+        edition = load_named(_data_dir(args), args.edition)
         summary = simulate(
-            games=args.games, players=args.players, seed=args.seed, bot=args.bot, edition=args.edition
+            games=args.games, players=args.players, seed=args.seed, bot=args.bot, edition=edition
         )
     except (SimulationError, EditionNotFound, EditionError) as exc:
         return _fail(str(exc))
@@ -292,7 +294,7 @@ def cmd_enroll(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config)
         store = Store(_data_dir(args))
-        edition = load_edition(args.edition)
+        edition = load_named(_data_dir(args), args.edition)
     except (ConfigError, StoreError, EditionNotFound, EditionError) as exc:
         return _fail(str(exc))
     from companion.library import EditionLibrary, mine_name
@@ -362,6 +364,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(func=cmd_edition_check)
     show = edition_sub.add_parser("show", help="list the cards of an edition (name or path)")
     show.add_argument("name", metavar="NAME_OR_PATH", nargs="?", default="reference")
+    show.add_argument("--data-dir", help="where the owner's editions are kept")
     show.set_defaults(func=cmd_edition_show)
     from companion.edition_cli import add_commands
 
@@ -373,6 +376,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     sim.add_argument("--bot", default="random", help="random or greedy (default random)")
     sim.add_argument("--edition", default="reference", help="edition name or file (default reference)")
+    sim.add_argument("--data-dir", help="where the owner's editions are kept")
     sim.add_argument("--json", action="store_true", help="print one JSON object")
     sim.set_defaults(func=cmd_simulate)
 

@@ -30,7 +30,7 @@ from companion.edition_edit import (
     set_playmat,
 )
 from companion.editions import EditionNotFound, load_edition, read_edition_file, shipped_names
-from companion.engine import EditionError
+from companion.engine import Edition, EditionError
 from companion.engine.edition import edition_to_json
 from companion.library import EditionLibrary, LibraryError, atomic_write, validate
 
@@ -53,6 +53,14 @@ def _edition_object(args: argparse.Namespace, name: str) -> dict[str, Any]:
     if "/" in name or name.endswith(".json"):
         return edition_to_json(load_edition(name))
     return _library(args).raw(name)
+
+
+def load_named(data_dir: Path, name: str) -> Edition:
+    """A playable edition for a command: by name from the library (shipped and the owner's in
+    ``data_dir``), or, the command line only, an edition file by path."""
+    if "/" in name or name.endswith(".json"):
+        return load_edition(name)
+    return EditionLibrary(data_dir).load(name)
 
 
 def _errors(exc: Exception) -> int:
@@ -109,6 +117,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     out = Path(args.out)
     obj["name"] = args.name or out.stem
+    # the owner's transcription, not the base edition ("Reference edition ..."), as a new one is
+    obj["title"] = f"{obj['name']}: the owner's own box"
     # the parts kept from the base are not the owner's transcription (unless the base was)
     kept = ("ancestor", "cards" if args.itineraries else "itineraries", "playmat", "treks")
     shipped = args.base in shipped_names()
@@ -143,9 +153,10 @@ def _change(args: argparse.Namespace, change: Any) -> int:
     """Load the owner's edition, apply ``change`` to its object, save it (validated)."""
     library = _library(args)
     try:
-        obj = library.editable(args.name)
-        said = change(obj) or []
-        library.save(args.name, obj)
+        with library.editing():  # not while the page (or another command) changes it
+            obj = library.editable(args.name)
+            said = change(obj) or []
+            library.save(args.name, obj)
     except (EditionNotFound, EditionError, LibraryError, FieldError) as exc:
         return _errors(exc)
     except OSError as exc:
@@ -213,7 +224,15 @@ def cmd_ancestor(args: argparse.Namespace) -> int:
         old = obj.get("ancestor") or {"hours": 1, "gains": []}
         copies = obj.get("ancestors", {})
         if args.copies:
-            copies = dict(zip(("2", "3", "4"), args.copies.split(","), strict=False))
+            given = [c.strip() for c in args.copies.split(",")]
+            if len(given) != 3:  # "6" alone would drop the copies for 3 and 4 players
+                raise FieldError(
+                    "ancestors",
+                    "--copies takes three numbers, for 2, 3 and 4 players (6,9,12), "
+                    f"not {args.copies[:20]!r}",
+                    code="ancestor_copies",
+                )
+            copies = dict(zip(("2", "3", "4"), given, strict=True))
         hours = args.hours if args.hours is not None else old["hours"]
         set_ancestor(obj, hours, args.gains if args.gains is not None else old["gains"], copies)
 
@@ -237,7 +256,7 @@ def cmd_stickers(args: argparse.Namespace) -> int:
 
     try:
         config = load_config(args.config)
-        edition = load_edition(args.edition) if "/" in args.edition else _library(args).load(args.edition)
+        edition = load_named(_library(args).folder.parent, args.edition)
     except (ConfigError, EditionNotFound, EditionError) as exc:
         return _errors(exc)
     order = whole_box(edition) if args.all else date_index(edition)

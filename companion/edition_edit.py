@@ -22,6 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
+from companion.engine.edition import MAX_COLUMN_SPACES
 from companion.engine.tokens import BENEFITS, COLUMNS, CRYSTAL, DAYS, HOURS_PER_DAY
 
 ROMAN = {1: "I", 2: "II", 3: "III"}
@@ -31,7 +32,18 @@ CARD_COLUMNS = ("id", "day", "year", "title", "hours", "gains", "note")
 ITINERARY_COLUMNS = ("id", *COLUMNS, "rows")
 #: The published year range of each Day deck: outside it, a year is likely mistyped.
 DAY_YEARS = {1: (-37000, 1903), 2: (-3500, 1985), 3: (-70, 1994)}
-_YEAR = re.compile(r"^\s*(-?\d+)\s*(bce|bc|ce|ad)?\s*$", re.IGNORECASE)
+#: A year as people write it: ASCII digits only (``\d`` would take any script's digits, and
+#: ``int`` refuses a number of thousands of digits), at most 6 of them (37000 BCE has 5).
+_YEAR = re.compile(r"^\s*(-?[0-9]{1,6})\s*(bce|bc|ce|ad)?\s*$", re.IGNORECASE)
+
+
+def whole_number(text: str, digits: int) -> int | None:
+    """``text`` as a whole number of at most ``digits`` ASCII digits, or None.
+
+    Why not ``str.isdigit`` then ``int``: ``isdigit`` is true of "²" and other Unicode
+    digits that ``int`` refuses (ValueError, a traceback or an HTTP 500), and ``int``
+    refuses a number of more than 4,300 digits too."""
+    return int(text) if re.fullmatch(f"[0-9]{{1,{digits}}}", text) else None
 
 
 #: What an owner's edition says of itself (the engine keeps it as ``provenance``).
@@ -188,7 +200,8 @@ def parse_year(value: Any) -> int:
 
 def parse_hours(value: Any) -> int:
     text = str(value).strip()
-    if not text.isdigit() or not 1 <= int(text) <= HOURS_PER_DAY:
+    hours = whole_number(text, 2)
+    if hours is None or not 1 <= hours <= HOURS_PER_DAY:
         raise FieldError(
             "hours",
             f"{text[:20]!r} is not an hour cost: write a whole number 1-{HOURS_PER_DAY}",
@@ -196,7 +209,7 @@ def parse_hours(value: Any) -> int:
             value=text[:20],
             max=HOURS_PER_DAY,
         )
-    return int(text)
+    return hours
 
 
 def parse_gains(value: Any) -> list[str]:
@@ -312,8 +325,9 @@ def parse_space(value: Any, column: str) -> int | str | None:
         return None
     if text in ("c", CRYSTAL):
         return CRYSTAL
-    if text.isdigit() and int(text) <= 99:
-        return int(text)
+    points = whole_number(text, 2)
+    if points is not None:
+        return points
     _bad_space(value, column)
 
 
@@ -326,8 +340,9 @@ def _bad_space(value: Any, column: str) -> NoReturn:
     )
 
 
-#: The deepest column an itinerary may have (the printed cards have 2-5 rows).
-MAX_DEPTH = 8
+#: The deepest column an itinerary may have (the printed cards have 2-6 rows): the engine's
+#: bound, so the CLI, the CSV and the page take every itinerary an edition file may hold.
+MAX_DEPTH = MAX_COLUMN_SPACES
 
 
 def make_itinerary(item_id: str, columns: dict[str, Any], rows: Any) -> dict[str, Any]:

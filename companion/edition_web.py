@@ -139,14 +139,23 @@ def _write(action: Callable[[], dict[str, Any]], refused: tuple[type[Exception],
     return jsonify(answer)
 
 
-def _edit(name: str, change: Any) -> Response:
-    """Load the owner's edition, apply ``change`` (returns extra answer fields), save it."""
+def _edit(name: str, change: Any, tag: Any = None) -> Response:
+    """Load the owner's edition, apply ``change`` (returns extra answer fields), save it.
+
+    ``tag`` is bound to what ``change`` names in its answer's ``bind_to`` only once the
+    edition is saved: a save the engine or the disk refuses leaves every sticker as it was.
+    The whole read-change-write-bind holds the library's lock, so the page's Save and a
+    "next sticker saves" sent at once are done one after the other."""
     library = _library()
 
     def edited() -> dict[str, Any]:
-        obj = library.editable(name)
-        extra = change(obj) or {}
-        library.save(name, obj)
+        with library.editing():
+            obj = library.editable(name)
+            extra = change(obj) or {}
+            bind_to = extra.pop("bind_to", None)
+            library.save(name, obj)
+            if bind_to is not None:
+                extra.update(_bind(tag, bind_to, name))
         return {"progress": progress(obj), **extra}
 
     return _write(edited, (EditionNotFound, EditionError, LibraryError, FieldError, StoreError))
@@ -175,12 +184,17 @@ def _bind(tag: Any, card: str, edition: str) -> dict[str, Any]:
     store = table_runtime().store
     uid = tag.strip()
     before = store.tags().get(uid)
-    binding = {"tag": uid, "card": card, "was": before}
+    binding: dict[str, Any] = {"tag": uid, "card": card, "was": before}
     if before == card:
         return {"bound": f"Tag {uid} was already {card}.", "binding": binding}
-    if before is not None:
-        store.unenroll(uid)
-    store.enroll(uid, card, edition)
+    try:
+        store.rebind(uid, card, edition)
+    except StoreError as exc:  # the edition is saved: say that the sticker is not bound
+        code, params = refusal(exc)
+        binding.update(error=code, params=params)
+        kept = f"it is still {before}" if before else "it is bound to nothing"
+        said = f"{card} is saved, but tag {uid} was not bound to it ({exc}); {kept}. Tap it and Save again."
+        return {"bound": said, "binding": binding}
     table_runtime().resolver.tags = store.tags()
     said = f"Tag {uid} is now {card}" + (f" (it was {before})." if before else ".")
     return {"bound": said, "binding": binding}
@@ -324,10 +338,10 @@ def put_a_card(name: str) -> Any:
             "card": card,
             "warnings": card_warnings(obj, card),
             "checks": card_checks(obj, card),
-            **_bind(body.get("tag"), card["id"], name),
+            "bind_to": card["id"],
         }
 
-    return _edit(name, change)
+    return _edit(name, change, body.get("tag"))
 
 
 @library_api.delete("/api/library/<name>/cards/<card>")
@@ -351,9 +365,9 @@ def put_an_itinerary(name: str) -> Any:
 
     def change(obj: dict[str, Any]) -> dict[str, Any]:
         it = put_itinerary(obj, item_id, columns, rows, old_id)
-        return {"itinerary": it, **_bind(body.get("tag"), it["id"], name)}
+        return {"itinerary": it, "bind_to": it["id"]}
 
-    return _edit(name, change)
+    return _edit(name, change, body.get("tag"))
 
 
 @library_api.delete("/api/library/<name>/itineraries/<item>")
@@ -378,9 +392,9 @@ def put_ancestor(name: str) -> Any:
 
     def change(obj: dict[str, Any]) -> dict[str, Any]:
         set_ancestor(obj, body.get("hours", ""), body.get("gains", []), body.get("copies"))
-        return _bind(body.get("tag"), ANCESTOR, name)
+        return {"bind_to": ANCESTOR}
 
-    return _edit(name, change)
+    return _edit(name, change, body.get("tag"))
 
 
 # --- tags ------------------------------------------------------------------------------------

@@ -11,16 +11,18 @@ already enrolled is refused. (The page's *Your box* transcribes whole editions.)
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 from companion.edition_edit import BASE_PARTS, mark_from_base, transcribed
-from companion.editions import read_edition_file, read_edition_text, shipped_names
+from companion.editions import EditionNotFound, read_edition_file, read_edition_text, shipped_names
 from companion.engine import Edition, EditionError
 from companion.engine.edition import edition_to_json
 from companion.engine.tokens import ANCESTOR, BENEFITS
-from companion.library import atomic_write
+from companion.library import EditionLibrary, atomic_write
 from companion.store import Store, StoreError
 
 Ask = Callable[[str], str | None]  # a prompt in, a line out (None: no more input)
@@ -49,7 +51,8 @@ def find(edition: Edition, query: str) -> list[tuple[str, str]]:
 def parse_values(text: str) -> tuple[int, list[str]] | str:
     """ "3 person,crystal" -> (3, ["person", "crystal"]); an error sentence otherwise."""
     parts = text.replace(",", " ").split()
-    if not parts or not parts[0].isdigit() or not 1 <= int(parts[0]) <= 12:
+    # ASCII digits only: isdigit() is true of "²", which int() refuses
+    if not parts or not re.fullmatch("[0-9]{1,2}", parts[0]) or not 1 <= int(parts[0]) <= 12:
         return "Type the hour cost first (1-12), then the benefits, e.g. 3 person crystal."
     gains = parts[1:]
     unknown = [g for g in gains if g not in BENEFITS]
@@ -93,7 +96,7 @@ class Enroller:
             pick = self.ask("Number (empty to search again): ")
             if pick is None:
                 return False
-            if pick.strip().isdigit() and 1 <= int(pick) <= min(9, len(matches)):
+            if re.fullmatch("[0-9]", pick.strip()) and 1 <= int(pick) <= min(9, len(matches)):
                 card = matches[int(pick) - 1][0]
                 break
         if card in self.edition.card_index and not self._confirm_values(card):
@@ -127,7 +130,32 @@ class Enroller:
 
     def _save(self, card_id: str) -> None:
         """Write the owner's edition with ``card_id``'s values as the owner typed them, after
-        checking it as `companion edition check` would."""
+        checking it as `companion edition check` would.
+
+        The file is read again under the library's lock first: an enrolment session is long,
+        and the edition page (or another command) may have changed the edition meanwhile."""
+        entry = next(c for c in self.data["cards"] if c["id"] == card_id)
+        typed = entry["hours"], list(entry["gains"])
+        folder = self.own_file.parent
+        lock = EditionLibrary(folder.parent).editing() if folder.name == "editions" else nullcontext()
+        with lock:
+            if self.own_file.exists():
+                try:
+                    current = json.loads(read_edition_file(self.own_file))
+                except (ValueError, EditionNotFound) as exc:
+                    self.say(f"Not saved: {self.own_file} cannot be read ({exc}); fix it and enrol again.")
+                    return
+                cards = current.get("cards") if isinstance(current, dict) else None
+                cards = cards if isinstance(cards, list) else []
+                fresh = next((c for c in cards if isinstance(c, dict) and c.get("id") == card_id), None)
+                if fresh is None:
+                    self.say(f"Not saved: {card_id} is no longer in {self.own_file}.")
+                    return
+                fresh["hours"], fresh["gains"] = typed
+                self.data = current
+            self._write(card_id)
+
+    def _write(self, card_id: str) -> None:
         if self.data.get("name") != self.own_file.stem:  # the companion names the file, and so the edition
             # a copy of the edition: every part is still the base's until the owner enters it
             base = dict(self.data)

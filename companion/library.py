@@ -17,10 +17,15 @@ saved and listed, but a game cannot use it until it has cards.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import fcntl
 import json
 import os
 import re
+import tempfile
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -129,9 +134,11 @@ def is_complete(edition: Edition | None) -> bool:
 def atomic_write(path: Path, text: str) -> None:
     """Write ``text`` so that ``path`` holds the old content or the new, never half."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
+    # a name of its own for each writer: two writers never share (or rename) one temporary file
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    tmp = Path(name)
     try:
-        with open(tmp, "w", encoding="utf-8") as out:
+        with open(fd, "w", encoding="utf-8") as out:
             out.write(text)
             out.flush()
             os.fsync(out.fileno())
@@ -149,11 +156,54 @@ def atomic_write(path: Path, text: str) -> None:
         pass
 
 
+class _FolderLock:
+    """One writer at a time in a library folder: a re-entrant lock for the threads of this
+    process (the page's requests), and ``flock`` on the folder for other processes (the CLI
+    while the table runs), taken by the outermost holder only."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.depth = 0
+        self.fd: int | None = None
+
+    @contextlib.contextmanager
+    def held(self, folder: Path) -> Iterator[None]:
+        with self.lock:
+            if self.depth == 0:
+                folder.mkdir(parents=True, exist_ok=True)
+                fd = os.open(folder, os.O_RDONLY)
+                with contextlib.suppress(OSError):  # a filesystem without flock: threads still wait
+                    fcntl.flock(fd, fcntl.LOCK_EX)
+                self.fd = fd
+            self.depth += 1
+            try:
+                yield
+            finally:
+                self.depth -= 1
+                if self.depth == 0 and self.fd is not None:
+                    os.close(self.fd)  # closing releases the flock
+                    self.fd = None
+
+
+_FOLDER_LOCKS: dict[str, _FolderLock] = {}
+_FOLDER_LOCKS_GUARD = threading.Lock()
+
+
 class EditionLibrary:
     """Shipped editions plus the owner's in ``<data-dir>/editions/``."""
 
     def __init__(self, data_dir: str | Path) -> None:
         self.folder = Path(data_dir) / "editions"
+
+    def editing(self) -> contextlib.AbstractContextManager[None]:
+        """Hold while reading, changing and writing back an owner's edition (or creating one):
+        every request and command builds its own `EditionLibrary`, so the lock is kept per
+        folder. Without it, two changes at once (the page's Save and its "next sticker saves")
+        each read the file and the second write loses the first one's card."""
+        key = os.path.abspath(self.folder)
+        with _FOLDER_LOCKS_GUARD:
+            lock = _FOLDER_LOCKS.setdefault(key, _FolderLock())
+        return lock.held(self.folder)
 
     # --- reading ---------------------------------------------------------------------
 
@@ -310,6 +360,10 @@ class EditionLibrary:
     def create(self, name: str, base: str = "reference", with_cards: bool = False) -> dict[str, Any]:
         """A new owner's edition: the base's Ancestor, playmat and trek table; no cards or
         itineraries yet unless ``with_cards`` (then a full copy to correct)."""
+        with self.editing():  # the name is free when it is written, not only when checked
+            return self._create(name, base, with_cards)
+
+    def _create(self, name: str, base: str, with_cards: bool) -> dict[str, Any]:
         check_slug(name)
         if self.exists(name):
             raise LibraryError(
@@ -329,6 +383,10 @@ class EditionLibrary:
         return obj
 
     def delete(self, name: str) -> None:
+        with self.editing():
+            self._delete(name)
+
+    def _delete(self, name: str) -> None:
         path = self._owned_path(name)
         path.unlink()
         if self.default() == name:
@@ -336,6 +394,10 @@ class EditionLibrary:
 
     def import_text(self, text: str, name: str | None = None) -> str:
         """Import a shared edition file (its text); returns the name it is kept under."""
+        with self.editing():
+            return self._import_text(text, name)
+
+    def _import_text(self, text: str, name: str | None) -> str:
         try:
             obj = json.loads(text)
         except json.JSONDecodeError as exc:

@@ -92,15 +92,18 @@ def play_game(setup: Setup, bot_name: str, rng: random.Random) -> tuple[Board, i
     return board, takes, len(board.moves)
 
 
-def simulate(games: int, players: int, seed: int, bot: str = "random", edition: str = "reference") -> Summary:
-    """Play ``games`` games of ``players`` bots and time them on one core."""
+def simulate(
+    games: int, players: int, seed: int, bot: str = "random", edition: str | Edition = "reference"
+) -> Summary:
+    """Play ``games`` games of ``players`` bots and time them on one core (``edition``: a
+    shipped name, an edition file, or an edition already loaded, such as an owner's)."""
     if not 1 <= players <= MAX_PLAYERS:
         raise SimulationError(f"--players must be 1 to {MAX_PLAYERS}, not {players}")
     if games < 1:
         raise SimulationError(f"--games must be at least 1, not {games}")
     if bot not in BOTS:
         raise SimulationError(f"unknown bot {bot!r}; choose {', '.join(BOTS)}")
-    ed = load_edition(edition)
+    ed = edition if isinstance(edition, Edition) else load_edition(edition)
     names = ["Ann", "Ben", "Cy", "Dee"][:players]
     rng = random.Random(seed)
     summary = Summary(games, players, bot, seed, ed.name, 0.0, 0, 0)

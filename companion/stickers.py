@@ -9,6 +9,8 @@ it knows neither 7-byte UIDs nor NTAG memory:
 - **MIFARE Classic 1K** (4-byte UID, SAK 0x08): the text in blocks 8-10 of
   sector 2, padded with spaces, after authenticating with the transport key,
   exactly as ``SimpleMFRC522.write`` stores it (so older companions read it too).
+  A Classic 1K with a 7-byte UID (SAK 0x08 at cascade level 2) is a Classic too,
+  authenticated with its UID's last four bytes.
 - **NTAG21x** (7-byte UID, two cascade levels, SAK 0x00): an NDEF Text record
   from page 4 (TLV 0x03 ... 0xFE), which phones read as well.
 
@@ -48,6 +50,8 @@ class Sticker:
     kind: str
     uid: tuple[int, ...]
     cl1: tuple[int, ...]  # the cascade level 1 answer (5 bytes), what the table's UID number is made of
+    #: the 4 UID bytes a Classic authenticates with: a 7-byte UID's last four (cascade level 2)
+    auth: tuple[int, ...] = ()
 
     @property
     def uid_text(self) -> str:
@@ -94,7 +98,12 @@ class Link:
         sak = self._select(SELECT_2, cl2)
         if sak is None:
             return None
-        return Sticker(NTAG, (*cl1[1:4], *cl2[:4]), tuple(cl1))
+        uid = (*cl1[1:4], *cl2[:4])
+        if sak & 0x18 == 0x08:  # a MIFARE Classic 1K with a 7-byte UID: not an NTAG
+            return Sticker(CLASSIC, uid, tuple(cl1), auth=tuple(cl2[:4]))
+        if sak & 0x7F != 0x00:  # an NTAG21x answers 0x00 at cascade level 2
+            raise StickerError(f"this tag (SAK {sak:#04x}) is neither a MIFARE Classic 1K nor an NTAG21x")
+        return Sticker(NTAG, uid, tuple(cl1))
 
     def _select(self, level: int, answer: list[int]) -> int | None:
         ok, data, bits = self._transceive(self._with_crc([level, 0x70, *answer]))
@@ -110,7 +119,7 @@ class Link:
 
     def authenticate(self, sticker: Sticker, block: int) -> bool:
         chip = self.chip
-        status = chip.MFRC522_Auth(chip.PICC_AUTHENT1A, block, KEY_A, list(sticker.cl1))
+        status = chip.MFRC522_Auth(chip.PICC_AUTHENT1A, block, KEY_A, list(sticker.auth or sticker.cl1[:4]))
         return bool(status == chip.MI_OK)
 
     def write_classic_block(self, block: int, data: Sequence[int]) -> bool:

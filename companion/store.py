@@ -391,7 +391,7 @@ class Store:
                 fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
             except OSError:
                 text = os.read(fd, 32).decode(errors="replace").strip()
-                return int(text) if text.isdigit() else 0
+                return int(text) if text.isascii() and text.isdigit() else 0
             fcntl.flock(fd, fcntl.LOCK_UN)
             return None
         finally:
@@ -440,6 +440,19 @@ class Store:
             raise StoreError(f"tag {uid} is already enrolled as {known[0]}; unenroll it first")
         self._write(
             [("INSERT INTO tags (uid, card, edition, at) VALUES (?, ?, ?, ?)", (uid, card, edition, _now()))]
+        )
+
+    def rebind(self, uid: str, card: str, edition: str) -> None:
+        """Map a tag to a card, whatever it was bound to, in one transaction: when the write
+        fails (a full disk) the tag keeps its old card."""
+        self._write(
+            [
+                ("DELETE FROM tags WHERE uid = ?", (uid,)),
+                (
+                    "INSERT INTO tags (uid, card, edition, at) VALUES (?, ?, ?, ?)",
+                    (uid, card, edition, _now()),
+                ),
+            ]
         )
 
     def unenroll(self, uid: str) -> bool:

@@ -410,9 +410,11 @@ def enroll() -> Any:
     edition = runtime.table.board.edition
     from companion.library import EditionLibrary, mine_name
 
-    own = EditionLibrary(runtime.store.path.parent).path(mine_name(edition.name))
+    library = EditionLibrary(runtime.store.path.parent)
+    own = library.path(mine_name(edition.name))
     try:
-        message, params = enroll_tag(runtime.store, edition, own, tag.strip(), card, values)
+        with library.editing():  # the owner's file is read, changed and written back
+            message, params = enroll_tag(runtime.store, edition, own, tag.strip(), card, values)
     except EnrolRefused as exc:
         return json_error(400, str(exc), code=exc.code, **exc.params)
     except DiskFull as exc:

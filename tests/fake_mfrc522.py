@@ -67,15 +67,27 @@ class Tag:
     faulty: bool = False
     pending_block: int | None = None
     writes: int = 0
+    #: A MIFARE Classic with a 7-byte UID (SAK 0x08 at cascade level 2, not an NTAG).
+    classic7: bool = False
+
+    @property
+    def seven(self) -> bool:
+        """A 7-byte UID: two cascade levels."""
+        return len(self.uid) == 7
 
     @property
     def ntag(self) -> bool:
-        return len(self.uid) == 7
+        return self.seven and not self.classic7
+
+    @property
+    def auth_uid(self) -> list[int]:
+        """The 4 UID bytes Crypto1 authenticates with (a 7-byte UID's last four)."""
+        return self.uid[3:7] if self.seven else self.uid
 
     @property
     def cl1(self) -> list[int]:
         """The tag's answer to anticollision at cascade level 1 (with its BCC)."""
-        part = [0x88, *self.uid[:3]] if self.ntag else self.uid[:4]
+        part = [0x88, *self.uid[:3]] if self.seven else self.uid[:4]
         return [*part, part[0] ^ part[1] ^ part[2] ^ part[3]]
 
     @classmethod
@@ -201,8 +213,8 @@ class Chip:
         if frame[:2] == [0x93, 0x70]:  # SELECT, cascade level 1
             for tag in self.field:
                 if tag.state == "READY" and frame[2:7] == tag.cl1:
-                    tag.state = "READY2" if tag.ntag else "ACTIVE"
-                    return self._sak(0x04 if tag.ntag else 0x08)
+                    tag.state = "READY2" if tag.seven else "ACTIVE"
+                    return self._sak(0x04 if tag.seven else 0x08)
             return self._silence()
         if frame[:2] == [0x95, 0x20]:  # anticollision, cascade level 2 (7-byte UIDs)
             for tag in self.field:
@@ -214,7 +226,7 @@ class Chip:
             for tag in self.field:
                 if tag.state == "READY2" and frame[2:6] == tag.uid[3:7]:
                     tag.state = "ACTIVE"
-                    return self._sak(0x00)
+                    return self._sak(0x08 if tag.classic7 else 0x00)
             return self._silence()
         active = next((t for t in self.field if t.state == "ACTIVE"), None)
         if active is None:
@@ -263,7 +275,7 @@ class Chip:
     def _authenticate(self, frame: list[int]) -> None:
         key, uid = frame[2:8], frame[8:12]
         for tag in self.field:
-            if tag.state == "ACTIVE" and not tag.ntag and tag.uid == uid and tag.key == key:
+            if tag.state == "ACTIVE" and not tag.ntag and tag.auth_uid == uid and tag.key == key:
                 tag.authenticated = True
                 self.regs[STATUS2] |= 0x08
                 self.regs[ERROR] = 0

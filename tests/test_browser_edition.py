@@ -1,7 +1,9 @@
 """Transcribing a whole box through the page, in a real browser, counting every tap.
 
-The box is a data file (the shipped reference edition stands in for a family's
-copy: 108 cards, 24 itineraries, the playmat, the trek table and the Ancestor).
+The box is a data file (the shipped reference edition's cards and itineraries stand
+in for a family's copy: 108 cards, 24 itineraries; its playmat, trek table and
+Ancestor differ from the base edition's, so a value the page ignored would show;
+and the 12 Ancestor cards of the box, each with its sticker).
 Playwright plays the owner at a 360 px phone: each card's sticker is tapped on
 the (mock) reader, then the form is filled the fast way: the Day only when it
 changes, the year on the keypad, the hours in one tap, the benefits as tokens,
@@ -10,7 +12,10 @@ are entered following the grid's cursor as a person would: a tap on a space only
 when the cursor is not already there, ``⏎ end`` only when the cursor still waits
 in the column. Every on-screen tap and every key is counted; the figures are
 printed and kept in ``test-artifacts/transcription-counts.json`` for the report.
-The test checks the edition the page saved is exactly the box's values.
+The test checks the edition the page saved is exactly the box's values, and
+that the counts stay within the budget (`TAPS_PER_CARD`, `TAPS_PER_ITINERARY`,
+and `transcription_pace.BUDGET_MINUTES` at its default pace): the counts are
+exact, so this is no wall-clock assertion.
 """
 
 from __future__ import annotations
@@ -28,12 +33,26 @@ from companion.engine.edition import edition_to_json
 from companion.library import EditionLibrary, is_complete
 
 from browser_support import ARTIFACTS, chromium, playwright, post, served, watched_page
+from transcription_pace import BUDGET_MINUTES, minutes
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 
 expect = playwright().expect
 
-BOX = edition_to_json(shipped_edition("reference"))
+BASE = edition_to_json(shipped_edition("reference"))
+#: The owner's box: the reference's cards and itineraries, its own playmat, trek table and
+#: Ancestor (different from the base edition the new edition starts with).
+BOX = {
+    **BASE,
+    "slots": [["wild"], ["event"], ["person"], ["innovation"], ["crystal", "person"], ["progress"]],
+    "treks": [-2, 1, 3, 5, 8, 12, 16, 21, 25, 30],
+    "ancestor": {"hours": 2, "gains": ["wild"]},
+}
+#: Ancestor cards in the box (copies in play for 4 players: the rulebook's 12), a sticker each.
+ANCESTOR_CARDS = 12
+#: The budget the counts must stay within (docs/editions.md states them: 742 taps for 108
+#: cards is 6.87, 433 for 24 itineraries 18.04; a change that costs taps fails here).
+TAPS_PER_CARD, TAPS_PER_ITINERARY = 6.9, 18.1
 LABEL = {"person": "Person", "event": "Event", "innovation": "Innov.", "progress": "Progress",
          "wild": "Wild", "crystal": "Crystal"}  # fmt: skip
 COLUMNS = ("person", "event", "innovation", "progress")
@@ -167,11 +186,11 @@ def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> 
     expect(page.locator("#mat-msg")).to_have_text(re.compile("^Saved"))
     after_playmat = owner.mark()
 
-    # --- the Ancestor -------------------------------------------------------------------------
+    # --- the Ancestor: its values once, then the sticker of each of its 12 cards ---------------
     owner.tap("#tabs button[data-tab='anc']")
-    reader_tap(base, "TAG-ancestor")
+    reader_tap(base, "TAG-ancestor-1")
     owner.stickers += 1
-    expect(page.locator("#anc-msg")).to_contain_text("Tag TAG-ancestor: Save binds it to the Ancestor")
+    expect(page.locator("#anc-msg")).to_contain_text("Tag TAG-ancestor-1: Save binds it to the Ancestor")
     owner.tap(f"#anc-hours button[data-v='{BOX['ancestor']['hours']}']")
     for gain in BOX["ancestor"]["gains"]:
         owner.tap(f"#anc-tokens button[data-v='{gain}']")
@@ -180,6 +199,11 @@ def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> 
         # typed only where the page shows another number.
         if page.input_value(f"#anc-{players}") != str(copies):
             owner.type(f"#anc-{players}", str(copies))
+    for n in range(2, ANCESTOR_CARDS + 1):  # the next Ancestor's sticker saves and binds the one before
+        reader_tap(base, f"TAG-ancestor-{n}")
+        owner.stickers += 1
+        expect(page.locator("#anc-msg")).to_contain_text(f"Tag TAG-ancestor-{n - 1} is now ancestor")
+        expect(page.locator("#anc-msg")).to_contain_text(f"Tag TAG-ancestor-{n}: Save binds it")
     owner.tap("#save-anc")
     expect(page.locator("#anc-msg")).to_have_text(re.compile("^Saved"))
     total = owner.mark()
@@ -194,12 +218,14 @@ def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> 
     assert saved["itineraries"] == strip
     for key in ("slots", "treks", "trek_beyond", "ancestor", "ancestors"):
         assert saved[key] == BOX[key], key
+    assert [saved[k] != BASE[k] for k in ("slots", "treks", "ancestor")] == [True] * 3, "typed, not kept"
     assert is_complete(EditionLibrary(rt.store.path.parent).load("my-box"))
     assert EditionLibrary(rt.store.path.parent).info("my-box").complete, "every part is the owner's now"
     assert saved["provenance"] == "Transcribed by the owner from their own copy of the game."
     expect(page.locator("#progress")).not_to_contain_text("Not entered yet")
     tags = rt.store.tags()
-    assert len(tags) == 108 + 24 + 1 and tags["TAG-II07"] == "II07" and tags["TAG-ancestor"] == "ancestor"
+    assert len(tags) == 108 + 24 + ANCESTOR_CARDS and tags["TAG-II07"] == "II07"
+    assert [tags[f"TAG-ancestor-{n}"] for n in range(1, ANCESTOR_CARDS + 1)] == ["ancestor"] * ANCESTOR_CARDS
 
     desktop = browser.new_page(viewport={"width": 1280, "height": 900})
     desktop.goto(base + "/edition")
@@ -224,6 +250,12 @@ def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> 
     }
     (ARTIFACTS / "transcription-counts.json").write_text(json.dumps(counts, indent=1) + "\n")
     print(json.dumps(counts))
+    # the issue's goal, enforced: the figures docs/editions.md states are a budget
+    assert counts["cards"]["taps"] / len(BOX["cards"]) <= TAPS_PER_CARD, counts["cards"]
+    per_itinerary = counts["itineraries"]["taps"] / len(BOX["itineraries"])
+    assert per_itinerary <= TAPS_PER_ITINERARY, counts["itineraries"]
+    assert counts["total"]["stickers"] == 108 + 24 + ANCESTOR_CARDS
+    assert minutes(counts) <= BUDGET_MINUTES, f"{minutes(counts):.1f} min at the default pace"
 
 
 @pytest.fixture
@@ -445,4 +477,124 @@ def test_a_playmat_position_s_first_tap_replaces_what_it_shows(server: Any, brow
     saved = EditionLibrary(rt.store.path.parent).raw("mat")["slots"]
     assert saved[:3] == [["person", "event"], [], ["event"]]
     assert EditionLibrary(rt.store.path.parent).raw("mat")["treks"][:3] == [2, 4, 3]
+    assert errors == []
+
+
+def test_an_itinerary_deeper_than_six_rows_is_shown_and_saved_whole(server: Any, browser: Any) -> None:
+    """The grid showed 6 rows while an edition may hold columns of up to MAX_COLUMN_SPACES:
+    a deeper itinerary loaded on the page was cut on save. Now the grid grows to the engine's
+    bound, so one typed deeper than 6 and one loaded 10 deep are saved whole."""
+    from companion.edition_edit import put_itinerary
+    from companion.engine.edition import MAX_COLUMN_SPACES
+
+    base, rt = server
+    page_js = (Path(__file__).parents[1] / "web" / "static" / "edition.js").read_text(encoding="utf-8")
+    assert f"MAX_DEPTH = {MAX_COLUMN_SPACES};" in page_js, "the page's bound is the engine's"
+    library = EditionLibrary(rt.store.path.parent)
+    library.create("deep")
+    obj = library.editable("deep")
+    ten = [None, 1, 2, 3, 4, 5, 6, 7, "crystal", 9]
+    put_itinerary(obj, "T10", {"person": ten, "event": [1, 2]}, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    library.save("deep", obj)
+    errors: list[str] = []
+    page = watched_page(browser, base + "/edition", errors, viewport={"width": 360, "height": 780})
+    page.fill("#pin", "2468")
+    page.click("#login-form button")
+    page.wait_for_selector("#main:not([hidden])")
+    page.select_option("#edition", "deep")
+    page.click("#tabs button[data-tab='its']")
+    page.select_option("#it-pick", "T10")
+    assert page.locator("#grid button[data-cell='0,9']").inner_text() == "9"
+    assert page.locator("#grid button[data-cell='4,9']").inner_text() == "10"
+    page.click("#save-it")  # saved again as it is: nothing cut
+    expect(page.locator("#it-msg")).to_have_text(re.compile("^Saved T10\\."))
+    assert library.raw("deep")["itineraries"][0]["columns"]["person"] == ten
+    assert library.raw("deep")["itineraries"][0]["rows"] == list(range(1, 11))
+
+    # typed 8 deep: the grid grows one row below the deepest; the space under a column
+    # makes it deeper (its bottom space), as for any column
+    page.click("#clear-it")
+    assert page.locator("#grid button[data-cell^='0,']").count() == 6, "6 rows to start with"
+    for v in ("1", "2", "3", "4", "5", "6"):
+        page.click(f"#palette button[data-v='{v}']")
+    assert cursor(page) == "1,0", "six deep, as printed cards are at most: the cursor moves on"
+    assert page.locator("#grid button[data-cell^='0,']").count() == 7, "and a row to go deeper"
+    for bottom, v in (("0,6", "7"), ("0,7", "crystal")):
+        page.click(f"#grid button[data-cell='{bottom}']")
+        assert cursor(page) == bottom
+        page.click(f"#palette button[data-v='{v}']")
+    assert cursor(page) == "1,0" and page.locator("#grid button[data-cell^='0,']").count() == 9
+    for v in ("2", "3", "4", "5", "6", "7", "8", "1"):  # event as deep as person: moves on by itself
+        page.click(f"#palette button[data-v='{v}']")
+    assert cursor(page) == "2,0"
+    page.click("#grid button[data-cell='4,0']")
+    for v in ("5", "5", "5", "5", "5", "5", "5", "5"):
+        page.click(f"#palette button[data-v='{v}']")
+    page.screenshot(path=str(ARTIFACTS / "edition-phone-360-itinerary-8-deep.png"), full_page=True)
+    page.click("#save-it")
+    expect(page.locator("#it-msg")).to_have_text(re.compile("^Saved T01\\."))
+    saved = library.raw("deep")["itineraries"][1]
+    columns = {"person": [1, 2, 3, 4, 5, 6, 7, "crystal"], "event": [2, 3, 4, 5, 6, 7, 8, 1]}
+    assert saved == {"id": "T01", "columns": columns, "rows": [5] * 8}
+    assert page.evaluate("document.documentElement.scrollWidth") <= 362, "no sideways scroll at 360 px"
+    assert errors == []
+
+
+def test_unbind_tag_on_the_itineraries_and_ancestor_tabs(server: Any, browser: Any) -> None:
+    base, rt = server
+    page, errors = open_new_edition(base, browser, "unbind")
+    page.click("#tabs button[data-tab='its']")
+    reader_tap(base, "06C1")
+    expect(page.locator("#it-msg")).to_contain_text("Tag 06C1: a new itinerary")
+    for v in ("1", "end", "end", "end", "end", "2"):
+        page.click(f"#palette button[data-v='{v}']")
+    page.click("#save-it")
+    expect(page.locator("#it-msg")).to_contain_text("Saved T01. Tag 06C1 is now T01.")
+    reader_tap(base, "06C1")
+    expect(page.locator("#it-msg")).to_contain_text("Tag 06C1 is T01")
+    page.click("#unbind-it")
+    expect(page.locator("#it-msg")).to_have_text("Tag 06C1 is free again.")
+    assert "06C1" not in rt.store.tags()
+
+    page.click("#tabs button[data-tab='anc']")
+    reader_tap(base, "06C2")
+    expect(page.locator("#anc-msg")).to_contain_text("Tag 06C2: Save binds it to the Ancestor")
+    page.click("#save-anc")
+    expect(page.locator("#anc-msg")).to_contain_text("Tag 06C2 is now ancestor")
+    assert rt.store.tags()["06C2"] == "ancestor"
+    reader_tap(base, "06C2")
+    expect(page.locator("#anc-msg")).to_have_text("Tag 06C2 is the Ancestor.")
+    page.click("#unbind-anc")
+    expect(page.locator("#anc-msg")).to_have_text("Tag 06C2 is free again.")
+    assert "06C2" not in rt.store.tags()
+    page.click("#unbind-anc")
+    expect(page.locator("#anc-msg")).to_have_text("Tap the sticker to unbind first.")
+    page.screenshot(path=str(ARTIFACTS / "edition-phone-360-ancestor-unbind.png"), full_page=True)
+    assert errors == []
+
+
+def test_a_sticker_that_cannot_be_bound_after_the_save_is_said_and_the_card_kept(
+    server: Any, browser: Any, monkeypatch: Any
+) -> None:
+    from companion.store import DiskFull
+
+    base, rt = server
+    page, errors = open_new_edition(base, browser, "full")
+    reader_tap(base, "07D1")
+    expect(page.locator("#tag-status")).to_contain_text("Tag 07D1: a new Day I card")
+    for key in ("19", "6", "9"):
+        page.click(f"#keypad button:text-is('{key}')")
+    page.click("#hours button[data-v='2']")
+
+    def full(*_: Any, **__: Any) -> None:
+        raise DiskFull("the disk is full")
+
+    monkeypatch.setattr(rt.store, "_write", full)  # the tags' database: the edition file is elsewhere
+    page.click("#save-card")
+    expect(page.locator("#card-msg")).to_contain_text(
+        "Saved I01 (1969). I01 is saved, but tag 07D1 was not bound to it (the companion's disk is full); "
+        "it is bound to nothing. Tap it and Save again."
+    )
+    assert [c["id"] for c in EditionLibrary(rt.store.path.parent).raw("full")["cards"]] == ["I01"]
+    assert "07D1" not in rt.store.tags()
     assert errors == []

@@ -268,7 +268,9 @@ def test_the_edition_pages_login_refusals_carry_their_code(env: Any) -> None:
     refused(http.get("/api/library"), 401, "login_needed")
 
 
-def test_a_tag_the_store_cannot_bind_is_refused_with_its_code(env: Any, monkeypatch: Any) -> None:
+def test_a_tag_the_store_cannot_bind_is_said_with_its_code_and_the_card_kept(
+    env: Any, monkeypatch: Any
+) -> None:
     from companion.store import DiskFull, StoreError
 
     http, rt = env
@@ -283,23 +285,29 @@ def test_a_tag_the_store_cannot_bind_is_refused_with_its_code(env: Any, monkeypa
     moved = http.put("/api/library/my-box/cards", json={**card, "year": 1970}, headers=PIN).get_json()
     assert moved["binding"] == {"tag": "04A1", "card": "I02", "was": "I01"}, "the page words the move"
 
-    def full(*_: Any) -> None:
+    # The card is saved before its sticker is bound: a bind the store refuses is said in the
+    # answer's binding (its code and params, for the page's language), the card stays saved.
+    def full(*_: Any, **__: Any) -> None:
         raise DiskFull("the disk is full")
 
-    monkeypatch.setattr(rt.store, "enroll", full)
-    refused(
-        http.put("/api/library/my-box/cards", json={**card, "tag": "04A9"}, headers=PIN), 400, "disk_full"
-    )
+    monkeypatch.setattr(rt.store, "_write", full)
+    answer = http.put("/api/library/my-box/cards", json={**card, "year": 1971, "tag": "04A9"}, headers=PIN)
+    assert answer.status_code == 200 and answer.get_json()["card"]["id"] == "I03"
+    assert answer.get_json()["binding"] == {
+        "tag": "04A9", "card": "I03", "was": None, "error": "disk_full", "params": {}
+    }  # fmt: skip
 
-    def locked(*_: Any) -> None:
+    def locked(*_: Any, **__: Any) -> None:
         raise StoreError("the database is locked")
 
-    monkeypatch.setattr(rt.store, "enroll", locked)
-    answer = refused(
-        http.put("/api/library/my-box/cards", json={**card, "tag": "04A9"}, headers=PIN), 400, "not_saved"
-    )
-    assert answer["params"] == {"detail": "the database is locked"}
-    assert len(EditionLibrary(rt.store.path.parent).raw("my-box")["cards"]) == 2, "nothing saved"
+    monkeypatch.setattr(rt.store, "_write", locked)
+    answer = http.put("/api/library/my-box/cards", json={**card, "year": 1972, "tag": "04A1"}, headers=PIN)
+    assert answer.status_code == 200 and answer.get_json()["binding"] == {
+        "tag": "04A1", "card": "I04", "was": "I02", "error": "not_saved",
+        "params": {"detail": "the database is locked"},
+    }  # fmt: skip
+    assert rt.store.tags() == {"04A1": "I02"}, "the sticker keeps its card"
+    assert len(EditionLibrary(rt.store.path.parent).raw("my-box")["cards"]) == 4, "the cards are saved"
 
 
 def test_a_saved_cards_likely_mistakes_come_as_facts_too(env: Any) -> None:

@@ -95,6 +95,22 @@ def test_bad_values_are_refused_with_what_to_do(env: Any) -> None:
     assert http.get("/api/library/..%2F..%2Fetc", headers=PIN).status_code == 404
 
 
+@pytest.mark.parametrize("odd", ["²", "٣", "7" * 5000])
+def test_odd_digits_are_a_400_with_the_fields_code_never_a_500(env: Any, odd: str) -> None:
+    http, _ = env
+    http.post("/api/library", json={"name": "my-box"}, headers=PIN)
+    card = {"day": 1, "year": 1, "hours": 1, "gains": []}
+    for field, code in (("hours", "field_hours"), ("year", "field_year")):
+        bad = put(http, "/api/library/my-box/cards", {**card, field: odd})
+        assert bad.status_code == 400, bad.get_data(as_text=True)
+        assert bad.get_json()["code"] == code and bad.get_json()["params"]["column"] == field
+    it = {"id": "T07", "columns": {"person": [None, odd]}, "rows": [2]}
+    bad = put(http, "/api/library/my-box/itineraries", it)
+    assert bad.status_code == 400 and bad.get_json()["code"] == "field_space"
+    bad = put(http, "/api/library/my-box/ancestor", {"hours": odd, "gains": [], "copies": {"2": 6}})
+    assert bad.status_code == 400 and bad.get_json()["code"] == "field_hours"
+
+
 def test_itineraries_playmat_and_ancestor(env: Any) -> None:
     http, rt = env
     http.post("/api/library", json={"name": "my-box"}, headers=PIN)
@@ -245,3 +261,91 @@ def test_the_library_routes_refuse_bad_requests_and_survive_a_failed_write(
     ):
         assert answer.status_code == 507 and "No space left" in answer.get_json()["error"], answer.get_json()
     assert sorted(p.name for p in folder.iterdir()) == before, "nothing written, no temporary file left"
+
+
+# --- a sticker is bound only to what was saved ------------------------------------------------
+
+
+def test_a_failed_save_binds_no_sticker_and_keeps_the_old_binding(env: Any, monkeypatch: Any) -> None:
+    import companion.library
+
+    http, rt = env
+    http.post("/api/library", json={"name": "my-box"}, headers=PIN)
+    card = {"day": 1, "year": 1, "hours": 1, "gains": []}
+    assert put(http, "/api/library/my-box/cards", {**card, "tag": "OLD"}).status_code == 200
+    assert rt.store.tags() == {"OLD": "I01"}
+    # the engine refuses the edition (more row rewards than spaces): nothing saved, nothing bound
+    deep = {"id": "T01", "columns": {"person": [1]}, "rows": [1, 2, 3], "tag": "OLD"}
+    refused = put(http, "/api/library/my-box/itineraries", deep)
+    assert refused.status_code == 400 and refused.get_json()["code"] == "edition_problems"
+    refused = put(http, "/api/library/my-box/itineraries", {**deep, "tag": "NEW"})
+    assert refused.status_code == 400
+    assert rt.store.tags() == {"OLD": "I01"} and rt.resolver.tags == {"OLD": "I01"}
+
+    def full(*_: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(companion.library.os, "replace", full)
+    for tag in ("OLD", "NEW"):
+        answer = put(http, "/api/library/my-box/cards", {**card, "year": 2, "tag": tag})
+        assert answer.status_code == 507, answer.get_json()
+        ancestor = {"hours": 1, "gains": [], "copies": {}, "tag": tag}
+        answer = put(http, "/api/library/my-box/ancestor", ancestor)
+        assert answer.status_code == 507, answer.get_json()
+    assert rt.store.tags() == {"OLD": "I01"}, "a sticker is bound only to a card that was saved"
+
+
+def test_a_bind_that_fails_after_the_save_says_so_and_keeps_the_card(env: Any, monkeypatch: Any) -> None:
+    from companion.store import DiskFull
+
+    http, rt = env
+    http.post("/api/library", json={"name": "my-box"}, headers=PIN)
+    card = {"day": 1, "year": 1, "hours": 1, "gains": [], "tag": "OLD"}
+    assert put(http, "/api/library/my-box/cards", card).status_code == 200
+
+    def full(*_: Any, **__: Any) -> None:
+        raise DiskFull("the disk is full")
+
+    monkeypatch.setattr(rt.store, "_write", full)  # the tags' database cannot be written
+    answer = put(http, "/api/library/my-box/cards", {**card, "year": 1500})
+    assert answer.status_code == 200, answer.get_json()
+    body = answer.get_json()
+    assert body["card"]["id"] == "I02" and body["progress"]["days"]["I"] == 2, "the card is saved"
+    assert body["binding"]["error"] == "disk_full" and body["binding"]["was"] == "I01"
+    assert "I02 is saved, but tag OLD was not bound" in body["bound"]
+    assert rt.store.tags() == {"OLD": "I01"}
+    assert [c["id"] for c in EditionLibrary(rt.store.path.parent).raw("my-box")["cards"]] == ["I01", "I02"]
+
+
+# --- one change at a time ---------------------------------------------------------------------
+
+
+def test_changes_sent_at_once_are_all_kept(tmp_path: Path) -> None:
+    """The page's Save and its "next sticker saves" may reach the server together: each
+    change reads, changes and writes the edition file, so without a lock one loses the other."""
+    import threading
+
+    from tests_support import api_app
+
+    with api_app(tmp_path) as (app, rt):
+        assert app.test_client().post("/api/library", json={"name": "my-box"}, headers=PIN).status_code == 200
+        answers: list[int] = []
+        start = threading.Barrier(8)
+
+        def save_cards(n: int) -> None:
+            http = app.test_client()
+            start.wait()
+            for k in range(6):
+                body = {"id": f"C{n}-{k}", "day": 1, "year": 100 * n + k, "hours": 1, "gains": []}
+                answers.append(put(http, "/api/library/my-box/cards", body).status_code)
+
+        threads = [threading.Thread(target=save_cards, args=(n,)) for n in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert answers == [200] * 48
+        library = EditionLibrary(rt.store.path.parent)
+        saved = library.load("my-box")  # a valid edition file
+        assert sorted(c.id for c in saved.cards) == sorted(f"C{n}-{k}" for n in range(8) for k in range(6))
+        assert sorted(p.name for p in library.folder.iterdir()) == ["my-box.json"], "no temporary file left"

@@ -61,6 +61,8 @@ def test_every_problem_is_listed_with_its_location() -> None:
         (lambda e: e["cards"][0].update(day=4), "must be at most 3"),
         (lambda e: e["cards"][0].update(hours=True), "must be a whole number, not True"),
         (lambda e: e.update(ancestors={"5": 3}), "player count"),
+        (lambda e: e.update(ancestors={"²": 3}), "player count"),  # isdigit() but not int()
+        (lambda e: e.update(ancestors={"2" * 5000: 3}), "player count"),
         (lambda e: e.update(ancestor="x"), "ancestor: error"),
         (lambda e: e.update(itineraries={}), "itineraries: error: must be a list"),
         (lambda e: e["itineraries"][0].update(id=""), "id: error: must be a non-empty text"),

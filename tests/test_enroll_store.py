@@ -30,6 +30,8 @@ def test_find_by_title_year_id_and_itinerary() -> None:
 
 def test_parse_values() -> None:
     assert parse_values("3 person,crystal") == (3, ["person", "crystal"])
+    for odd in ("² person", "٣ person", "9" * 5000):  # isdigit() but not int(), or too long
+        assert "hour cost first" in str(parse_values(odd))
     assert parse_values("2") == (2, [])
     assert isinstance(parse_values("x person"), str)
     assert "purple" in str(parse_values("2 purple"))
@@ -80,3 +82,24 @@ def test_store_export_is_a_record_that_replays(tmp_path: Path) -> None:
     assert "decks" not in head, "the live table reveals cards: no decks"
     assert replay_text(record).to_json()["rejected"] == []
     assert [g[0] for g in store.games()] == [game]
+
+
+def test_an_enrolment_saves_over_what_the_page_changed_meanwhile(tmp_path: Path) -> None:
+    """`companion enroll` is a long session: a correction it saves keeps what the edition page
+    (or another command) changed in the owner's edition since the session began."""
+    from companion.edition_edit import put_card
+    from companion.library import EditionLibrary
+
+    library = EditionLibrary(tmp_path)
+    library.create("my-box", "reference", with_cards=True)
+    own = library.path("my-box")
+    ed = library.load("my-box")
+    enroller = Enroller(Store(tmp_path), ed, own, scripted(["marathon", "1", "4 event"]), [].append)
+    obj = library.editable("my-box")  # the page, while the enrolment waits for a tap
+    hastings = {"day": 1, "year": 1066, "title": "Hastings, from the page", "hours": 7, "gains": []}
+    put_card(obj, hastings, "I01")
+    library.save("my-box", obj)
+    assert enroller.enroll_one("AA01")
+    saved = {c["id"]: c for c in library.raw("my-box")["cards"]}
+    assert (saved["I12"]["hours"], saved["I12"]["gains"]) == (4, ["event"]), "the enrolment's correction"
+    assert saved["I01"]["title"] == "Hastings, from the page", "and the page's change, both kept"

@@ -455,3 +455,92 @@ def test_a_csv_import_keeps_the_bases_other_parts_marked_as_the_bases(tmp_path: 
     ) == 24
     assert not any(p.startswith("card:") for p in parts), "the cards are the owner's (the CSV)"
     assert main(["edition", "check", str(out)]) == 0
+    assert obj["title"] == "mine: the owner's own box", "not the base edition's title"
+    assert "Reference" not in obj["title"]
+
+
+def test_cli_ancestor_copies_take_three_counts_or_keep_them(tmp_path: Path, capsys: Any) -> None:
+    d = ["--data-dir", str(tmp_path)]
+    assert main(["edition", "new", "fam", *d]) == 0
+    assert main(["edition", "ancestor", "fam", "--copies", "6", *d]) == 2
+    assert "--copies takes three numbers, for 2, 3 and 4 players" in capsys.readouterr().err
+    assert EditionLibrary(tmp_path).raw("fam")["ancestors"] == {"2": 6, "3": 9, "4": 12}, "unchanged"
+    assert main(["edition", "ancestor", "fam", "--hours", "2", *d]) == 0
+    assert EditionLibrary(tmp_path).raw("fam")["ancestors"] == {"2": 6, "3": 9, "4": 12}, "kept"
+    assert main(["edition", "ancestor", "fam", "--copies", "5, 8,11", *d]) == 0
+    assert EditionLibrary(tmp_path).raw("fam")["ancestors"] == {"2": 5, "3": 8, "4": 11}
+
+
+# --- odd digits are a field error on every path, never a traceback ----------------------------
+
+#: Text ``str.isdigit`` accepts that ``int`` refuses ("²"), digits of another script, and a
+#: number longer than ``int`` converts (4,300 digits).
+ODD_NUMBERS = ("²", "٣", "1²", "7" * 5000)
+
+
+@pytest.mark.parametrize("odd", ODD_NUMBERS)
+def test_odd_digits_in_a_csv_are_problems_with_line_and_column(tmp_path: Path, odd: str, capsys: Any) -> None:
+    src = tmp_path / "odd.csv"
+    src.write_text(f"id,day,year,title,hours,gains,note\nA,I,{odd},,1,,\nB,I,1,,{odd},,\n", encoding="utf-8")
+    out = tmp_path / "never.json"
+    assert main(["edition", "import", str(src), "--base", "reference", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "line 2, column year" in err and "line 3, column hours" in err and "Traceback" not in err
+    assert not out.exists()
+    its = tmp_path / "odd-its.csv"
+    its.write_text(f"id,person,event,innovation,progress,rows\nT01,. {odd},1,,,2\n", encoding="utf-8")
+    command = ["edition", "import", str(its), "--itineraries", "--base", "reference", "--out", str(out)]
+    assert main(command) == 2
+    assert "line 2, column person" in capsys.readouterr().err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("odd", ODD_NUMBERS)
+def test_odd_digits_on_the_command_line_are_a_sentence_and_exit_2(
+    tmp_path: Path, odd: str, capsys: Any
+) -> None:
+    d = ["--data-dir", str(tmp_path)]
+    assert main(["edition", "new", "fam", *d]) == 0
+    capsys.readouterr()
+    assert main(["edition", "card", "fam", "--day", "I", "--year", "1", "--hours", odd, *d]) == 2
+    assert "is not an hour cost" in capsys.readouterr().err
+    assert main(["edition", "card", "fam", "--day", "I", "--year", odd, "--hours", "1", *d]) == 2
+    assert "is not a year" in capsys.readouterr().err
+    assert main(["edition", "ancestor", "fam", "--hours", odd, *d]) == 2
+    assert "is not an hour cost" in capsys.readouterr().err
+    assert main(["edition", "itinerary", "fam", "T01", "--person", odd, "--rows", "1", *d]) == 2
+    assert "is not a space" in capsys.readouterr().err
+
+
+# --- the owner's edition by name in every command ---------------------------------------------
+
+
+def test_show_simulate_and_enroll_find_an_owners_edition_by_name(
+    tmp_path: Path, capsys: Any, monkeypatch: Any
+) -> None:
+    d = ["--data-dir", str(tmp_path)]
+    library = EditionLibrary(tmp_path)
+    library.create("my-box", "reference", with_cards=True)
+    obj = library.editable("my-box")
+    put_card(obj, {"day": 1, "year": 1066, "title": "Hastings, our box", "hours": 7, "gains": []}, "I01")
+    library.save("my-box", obj)
+    capsys.readouterr()
+    assert main(["edition", "show", "my-box", *d]) == 0
+    assert "Hastings, our box" in capsys.readouterr().out
+    assert main(["simulate", "--games", "2", "--edition", "my-box", *d]) == 0
+    assert "edition my-box" in capsys.readouterr().out
+    answers = iter(["T1", "Hastings", "1", "", None])
+
+    def ask(_: str) -> str:
+        answer = next(answers)
+        if answer is None:
+            raise EOFError
+        return answer
+
+    monkeypatch.setattr("builtins.input", ask)
+    assert main(["enroll", "--edition", "my-box", "--mock", *d]) == 0
+    assert "Tag T1 is now I01." in capsys.readouterr().out
+    assert Store(tmp_path).tags() == {"T1": "I01"}
+    for command in (["edition", "show", "no-box"], ["simulate", "--games", "1", "--edition", "no-box"]):
+        assert main([*command, *d]) == 2
+        assert "unknown edition 'no-box'; choose one of: reference, my-box" in capsys.readouterr().err

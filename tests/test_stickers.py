@@ -13,8 +13,10 @@ from companion.stickers import (
     date_index,
     ndef_text,
     parse_ndef_text,
+    read_sticker,
     read_text,
     write_deck,
+    write_sticker,
 )
 
 from fake_mfrc522 import Chip, Tag
@@ -175,3 +177,20 @@ def test_the_whole_box_adds_itineraries_and_each_ancestor_copy(chip: Chip) -> No
     for tag, item in zip(stickers, ["T01", "ancestor"], strict=True):
         chip.put(tag)
         assert TagResolver(EDITION, {}).resolve(read_text(driver()) or "")[0] == item
+
+
+def test_a_classic_with_a_seven_byte_uid_is_written_as_a_classic_not_an_ntag(chip: Chip) -> None:
+    """Two cascade levels do not make an NTAG: the SAK at level 2 says which (0x08 a Classic)."""
+    link = Link(driver())
+    tag = Tag([0x04, 0x5A, 0x6B, 0x7C, 0x11, 0x22, 0x33], classic7=True)
+    chip.put(tag)
+    sticker = link.detect()
+    assert sticker is not None and sticker.kind == CLASSIC and list(sticker.uid) == tag.uid
+    assert sticker.uid_text == tag.uid_text
+    write_sticker(link, sticker, "trek:II07")  # it reads the text back (authenticated) too
+    assert bytes(tag.blocks[8]).decode().startswith("trek:II07") and tag.pages == {}
+    chip.put(tag)
+    again = link.detect()
+    assert again is not None and read_sticker(link, again) == "trek:II07"
+    chip.put(tag)
+    assert read_text(link.chip) == "trek:II07", "the table's reader reads it too"

@@ -326,7 +326,8 @@ def _parse_ancestors(ch: _Checker, obj: dict[str, Any]) -> tuple[AncestorCard | 
         ch.error("ancestors", f'must be an object such as {{"2": 6}}, not {_show(raw_counts)}')
     else:
         for key, value in raw_counts.items():
-            if not (isinstance(key, str) and key.isdigit() and 1 <= int(key) <= MAX_PLAYERS):
+            # "1"-"4" only: isdigit() is true of "²", which int() refuses
+            if key not in [str(n) for n in range(1, MAX_PLAYERS + 1)]:
                 ch.error(f"ancestors.{key}", f"key must be a player count 1-{MAX_PLAYERS}")
                 continue
             n = ch.integer(value, f"ancestors.{key}", low=0)

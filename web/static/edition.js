@@ -19,7 +19,10 @@
     : { person: "Person", event: "Event", innovation: "Innovation", progress: "Progress", rows: "row reward" };
   // a column's heading (narrow: six share a phone's width) and its name in sentences
   const colName = (k) => (k === "rows" ? L("row reward", "rangée") : SHORT[k]);
-  const DEPTH = 6; // rows shown; printed cards have 2-6
+  // The grid shows 6 rows (printed cards have 2-6) and grows, one empty row below the
+  // deepest, up to the engine's bound (MAX_COLUMN_SPACES): an itinerary loaded or typed
+  // deeper than 6 is shown and saved whole, never cut.
+  const MIN_ROWS = 6, MAX_DEPTH = 10;
   let csrf = null, mock = false, name = null, ed = null, tags = {}, seq = -1, readOnly = new Set();
   // `dirty`: the form holds something typed since it was opened, cleared or saved: the next
   // sticker saves it (when complete) rather than dropping it.
@@ -59,6 +62,11 @@
   function boundWords(r) {
     const b = r.binding;
     if (!b) return "";
+    if (b.error) { // the edition is saved; the sticker could not be bound (a full disk): it is as it was
+      const why = b.error === "disk_full" ? L("the companion's disk is full", "le disque du compagnon est plein") : (b.params && b.params.detail) || b.error;
+      const kept = b.was ? L(`it is still ${b.was}`, `elle est toujours ${b.was}`) : L("it is bound to nothing", "elle n'est liée à rien");
+      return " " + L(`${b.card} is saved, but tag ${b.tag} was not bound to it (${why}); ${kept}. Tap it and Save again.`, `${b.card} est enregistrée, mais la pastille ${b.tag} n'y a pas été liée (${why}) ; ${kept}. Posez-la et enregistrez à nouveau.`);
+    }
     if (b.was === b.card) return " " + L(`Tag ${b.tag} was already ${b.card}.`, `La pastille ${b.tag} était déjà ${b.card}.`);
     const was = b.was ? L(` (it was ${b.was})`, ` (elle était ${b.was})`) : "";
     const card = b.card === "ancestor" ? L(b.card, "l'Ancêtre") : b.card;
@@ -171,8 +179,8 @@
     if (note === null) return;
     const elsewhere = bound ? L(` It is bound to ${bound}; Save moves it here.`, ` Elle est liée à ${bound} ; Enregistrer la déplace ici.`) : "";
     if (target === "anc") {
-      showTab("anc"); anc.tag = tag;
-      say("anc-msg", bound === "ancestor" ? L(`Tag ${tag} is the Ancestor.`, `Pastille ${tag} : c'est l'Ancêtre.`) : L(`Tag ${tag}: Save binds it to the Ancestor.${elsewhere}`, `Pastille ${tag} : Enregistrer la lie à l'Ancêtre.${elsewhere}`), bound ? "warn" : "");
+      showTab("anc"); anc.tag = bound === "ancestor" ? null : tag; anc.last = tag;
+      say("anc-msg", note + (bound === "ancestor" ? L(`Tag ${tag} is the Ancestor.`, `Pastille ${tag} : c'est l'Ancêtre.`) : L(`Tag ${tag}: Save binds it to the Ancestor (or tap the next Ancestor's sticker).${elsewhere}`, `Pastille ${tag} : Enregistrer la lie à l'Ancêtre (ou touchez la pastille de l'Ancêtre suivant).${elsewhere}`)), bound ? "warn" : "");
       return;
     }
     if (target === "its") {
@@ -205,6 +213,13 @@
         $("tag-status").textContent = L("This card was not saved (see below).", "Cette carte n'a pas été enregistrée (voir plus bas)."); $("tag-status").className = "status bound"; return null;
       }
       return own ? null : ""; // the saved message stays in its own line
+    }
+    // The box has an Ancestor card per copy (12), each with its sticker: the next one
+    // tapped saves the Ancestor and binds the one before, so the copies cost a tap each.
+    if (target === "anc" && anc.tag && currentTab() === "anc") {
+      const own = anc.tag === tag;
+      if (!(await saveAnc())) { say("anc-msg", $("anc-msg").textContent + L(` Not saved: fix it and Save, then tap ${tag} again.`, ` Pas enregistré : corrigez puis Enregistrer, puis touchez ${tag} à nouveau.`), "err"); return null; }
+      return own ? null : $("anc-msg").textContent + " ";
     }
     if (target === "its" && it.dirty) {
       showTab("its");
@@ -312,11 +327,16 @@
     try { const r = await api("DELETE", `/api/library/${encodeURIComponent(name)}/cards/${encodeURIComponent(card.id)}`); ed.cards = ed.cards.filter((c) => c.id !== card.id); showProgress(r.progress); say("card-msg", L(`Removed ${card.id}.`, `${card.id} supprimée.`), "ok"); clearCard(); }
     catch (e) { say("card-msg", problems(e), "err"); }
   });
-  $("unbind").addEventListener("click", async () => {
-    if (!card.tag) { say("card-msg", L("Tap the sticker to unbind first.", "Touchez d'abord la pastille à délier."), "err"); return; }
-    try { await api("DELETE", `/api/library/tags/${encodeURIComponent(card.tag)}`); say("card-msg", L(`Tag ${card.tag} is free again.`, `La pastille ${card.tag} est de nouveau libre.`), "ok"); }
-    catch (e) { say("card-msg", problems(e), "err"); }
-  });
+  // Unbind tag, on each tab: frees the sticker tapped last there (a next save does not bind it).
+  async function unbindTag(form, msg) {
+    const tag = form.tag || form.last;
+    if (!tag) { say(msg, L("Tap the sticker to unbind first.", "Touchez d'abord la pastille à délier."), "err"); return; }
+    try { await api("DELETE", `/api/library/tags/${encodeURIComponent(tag)}`); form.tag = null; form.last = null; say(msg, L(`Tag ${tag} is free again.`, `La pastille ${tag} est de nouveau libre.`), "ok"); }
+    catch (e) { say(msg, problems(e), "err"); }
+  }
+  $("unbind").addEventListener("click", () => unbindTag(card, "card-msg"));
+  $("unbind-it").addEventListener("click", () => unbindTag(it, "it-msg"));
+  $("unbind-anc").addEventListener("click", () => unbindTag(anc, "anc-msg"));
 
   // --- itineraries ---------------------------------------------------------------------
   const SPACE_CYCLE = [undefined, null, "crystal", 1, 2, 3, 4, 5, 6, 7];
@@ -328,9 +348,13 @@
     it.dirty = true;
     let [c, r] = it.cursor;
     if (v === "back") { if (r > 0) r--; else if (c > 0) { c--; r = depthOf(c); if (r > 0) r--; } delete it.cells[`${c},${r}`]; it.cursor = [c, r]; drawIt(); return; }
-    if (v === "end") { for (let k = r; k < DEPTH; k++) delete it.cells[`${c},${k}`]; if (c < 4) it.depth[c] = r; it.cursor = [Math.min(c + 1, COLS.length - 1), 0]; drawIt(); return; }
+    if (v === "end") { for (let k = r; k < MAX_DEPTH; k++) delete it.cells[`${c},${k}`]; if (c < 4) it.depth[c] = r; it.cursor = [Math.min(c + 1, COLS.length - 1), 0]; drawIt(); return; }
     it.cells[`${c},${r}`] = v;
-    it.cursor = r + 1 < DEPTH && !endsHere(c, r) ? [c, r + 1] : [Math.min(c + 1, COLS.length - 1), 0];
+    // Down the column to its expected depth, and past the sixth row (printed cards have
+    // 2-6) only when the column is expected deeper (its bottom space tapped, or its left's).
+    // The row rewards go as deep as the deepest column.
+    const limit = Math.min(MAX_DEPTH, Math.max(MIN_ROWS, c < 4 ? expected(c) : Math.max(0, ...[0, 1, 2, 3].map(depthOf))));
+    it.cursor = r + 1 < limit && !endsHere(c, r) ? [c, r + 1] : [Math.min(c + 1, COLS.length - 1), 0];
     drawIt();
   }
   // A kind's column is taken to be as deep as the one to its left (printed columns often
@@ -347,11 +371,17 @@
   function unfilled() {
     return [0, 1, 2, 3].filter((c) => c in it.depth && depthOf(c) < it.depth[c]).map((c) => FULL[COLS[c]]).join(", ");
   }
-  function depthOf(c) { let d = 0; for (let r = 0; r < DEPTH; r++) if (`${c},${r}` in it.cells) d = r + 1; return d; }
+  function depthOf(c) { let d = 0; for (let r = 0; r < MAX_DEPTH; r++) if (`${c},${r}` in it.cells) d = r + 1; return d; }
+  // Rows shown: at least MIN_ROWS, and one more than any column's depth (filled or tapped)
+  // or the cursor, so a deeper column can always be started by tapping the row below.
+  function shownRows() {
+    const deepest = Math.max(...COLS.map((_, c) => Math.max(depthOf(c), it.depth[c] || 0)));
+    return Math.min(MAX_DEPTH, Math.max(MIN_ROWS, deepest + 1, it.cursor[1] + 1));
+  }
   function drawIt() {
     const g = $("grid"); g.textContent = "";
     for (const k of COLS) { const h = document.createElement("div"); h.className = "head"; h.textContent = colName(k); g.append(h); }
-    for (let r = 0; r < DEPTH; r++) for (let c = 0; c < COLS.length; c++) {
+    for (let r = 0, rows = shownRows(); r < rows; r++) for (let c = 0; c < COLS.length; c++) {
       const key = `${c},${r}`, v = it.cells[key];
       const b = btn(spaceText(v), () => {
         if (it.cursor[0] === c && it.cursor[1] === r) { // a tap on the selected space cycles it
@@ -466,13 +496,15 @@
     for (const b of $("anc-hours").children) b.classList.toggle("on", +b.dataset.v === anc.hours);
     $("anc-gains").textContent = anc.gains.map((g) => SHORT[g]).join(" + ") || L("(no benefit)", "(aucun bénéfice)");
   }
-  $("save-anc").addEventListener("click", async () => {
+  $("save-anc").addEventListener("click", () => saveAnc());
+  // Saves the Ancestor (binding the sticker tapped last); true when it was saved.
+  async function saveAnc() {
     const copies = { 2: $("anc-2").value.trim(), 3: $("anc-3").value.trim(), 4: $("anc-4").value.trim() };
     const body = { hours: anc.hours, gains: anc.gains, copies };
     if (anc.tag) body.tag = anc.tag;
-    try { const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/ancestor`, body); ed.ancestor = { hours: anc.hours, gains: [...anc.gains] }; showProgress(r.progress); say("anc-msg", L("Saved the Ancestor.", "Ancêtre enregistré.") + boundWords(r), "ok"); anc.tag = null; }
-    catch (e) { say("anc-msg", problems(e), "err"); }
-  });
+    try { const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/ancestor`, body); ed.ancestor = { hours: anc.hours, gains: [...anc.gains] }; showProgress(r.progress); say("anc-msg", L("Saved the Ancestor.", "Ancêtre enregistré.") + boundWords(r), "ok"); anc.tag = null; return true; }
+    catch (e) { say("anc-msg", problems(e), "err"); return false; }
+  }
 
   // --- sharing --------------------------------------------------------------------------
   async function download(format, suffix) {
