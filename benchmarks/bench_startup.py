@@ -70,6 +70,17 @@ def import_time(python: str, repeat: int) -> dict[str, Any]:
     }
 
 
+def _read_until(stream: socket.socket, marker: bytes, received: bytes, closed: str) -> bytes:
+    """Read ``stream`` until ``marker`` is in what was received; a closed stream raises ``closed``."""
+    while marker not in received:
+        chunk = stream.recv(65536)
+        if not chunk:
+            stream.close()
+            raise RuntimeError(closed)
+        received += chunk
+    return received
+
+
 def open_page(port: int, address: str) -> socket.socket:
     """One live page from its own loopback address (127.0.0.x), as phones are: the server
     caps live pages per address. The page and its state are fetched, then its event stream
@@ -86,23 +97,16 @@ def open_page(port: int, address: str) -> socket.socket:
             conn.close()
     stream = socket.create_connection(("127.0.0.1", port), timeout=30, source_address=(address, 0))
     stream.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\n\r\n")
-    received = b""
-    while b"\r\n\r\n" not in received:
-        chunk = stream.recv(65536)
-        if not chunk:
-            stream.close()
-            raise RuntimeError(f"the event stream from {address} closed before answering")
-        received += chunk
+    received = _read_until(
+        stream, b"\r\n\r\n", b"", f"the event stream from {address} closed before answering"
+    )
     status_line = received.split(b"\r\n", 1)[0].decode("latin-1")
     if status_line.split()[1:2] != ["200"]:
         stream.close()
         raise RuntimeError(f"the event stream from {address} was refused: {status_line}")
-    while b"event: state" not in received:
-        chunk = stream.recv(65536)
-        if not chunk:
-            stream.close()
-            raise RuntimeError(f"the event stream from {address} closed before its first state")
-        received += chunk
+    _read_until(
+        stream, b"event: state", received, f"the event stream from {address} closed before its first state"
+    )
     return stream
 
 
