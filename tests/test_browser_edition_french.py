@@ -8,6 +8,7 @@ to French as the table's page keeps it (``localStorage`` ``lang``).
 
 from __future__ import annotations
 
+import re
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ import pytest
 from browser_support import ARGS, ARTIFACTS, chromium, playwright, post, served
 
 expect = playwright().expect
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
@@ -156,4 +158,39 @@ def test_an_invalid_edition_is_said_in_french_and_an_unknown_code_in_english(
     page.fill("#new-name", "ma-boite")  # the form is open: this table has no edition of its own yet
     page.click("#create button")
     expect(page.locator("#progress")).to_have_text("Some new refusal.")
+    assert errors == []
+
+
+def test_the_edition_pages_labels_are_french_and_its_tabs_read_whole(server: Any, browser: Any) -> None:
+    """Every placeholder and accessible label the page carries in English is French on a
+    French phone (a screen reader reads them), and no tab's name is cut off at 360 px."""
+    base, _ = server
+    html = (ROOT / "web" / "static" / "edition.html").read_text(encoding="utf-8")
+    # the page's English labels, less those French spells the same
+    english = set(re.findall(r'(?:placeholder|aria-label)="([^"]*[A-Za-z]{3}[^"]*)"', html)) - {
+        "my-box",
+        "Note",
+    }
+    errors: list[str] = []
+    page = french_phone(browser, base + "/edition", errors)
+    page.wait_for_selector("#login:not([hidden])")
+    page.fill("#pin", "2468")
+    page.click("#login-form button")
+    page.wait_for_selector("#create:not([hidden])")
+    page.fill("#new-name", "libelles")
+    page.click("#create button")
+    page.wait_for_selector("#tabs:not([hidden])")
+    shown = page.evaluate(
+        """() => [...document.querySelectorAll('[placeholder], [aria-label]')].flatMap(
+            (el) => [el.getAttribute('placeholder'), el.getAttribute('aria-label')]).filter(Boolean)"""
+    )
+    assert english and not english & set(shown), sorted(english & set(shown))
+    assert [label for label in shown if re.search(r"\bcards?\b", label)] == []  # the labels the script makes
+    cut = page.evaluate(
+        "() => [...document.querySelectorAll('#tabs button')].filter((b) => b.scrollWidth > b.clientWidth)"
+        ".map((b) => b.textContent)"
+    )
+    assert cut == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    page.screenshot(path=str(ARTIFACTS / "edition-phone-360-fr-tabs.png"))
     assert errors == []

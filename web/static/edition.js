@@ -470,7 +470,7 @@
       row.append(label, shown, btn("⌫", () => { if (!fresh.has(i)) slots[i].pop(); afresh(); draw(); }, "back"), tokens); box.append(row); draw();
     });
     const treks = $("treks"); treks.textContent = "";
-    for (let i = 0; i < 10; i++) { const inp = document.createElement("input"); inp.inputMode = "numeric"; inp.value = (ed.treks || [])[i] ?? ""; inp.setAttribute("aria-label", `${i + 1} cards`); inp.placeholder = `${i + 1}`; treks.append(inp); }
+    for (let i = 0; i < 10; i++) { const inp = document.createElement("input"); inp.inputMode = "numeric"; inp.value = (ed.treks || [])[i] ?? ""; inp.setAttribute("aria-label", i ? L(`${i + 1} cards`, `${i + 1} cartes`) : L("1 card", "1 carte")); inp.placeholder = `${i + 1}`; treks.append(inp); }
     // Typing replaces a field's number (they hold the base's values), and the keyboard's
     // Next goes to the following field: the trek table is typed with no taps in between.
     const fields = [...treks.children, $("beyond")];
@@ -551,6 +551,9 @@
     "Itineraries (.csv)": "Itinéraires (.csv)", "Import a shared edition": "Importer une édition partagée",
     "Use for new games": "Utiliser pour les nouvelles parties", "Delete this edition": "Supprimer cette édition",
     "Title (optional)": "Titre (facultatif)", "Note (optional)": "Note (facultative)",
+    "tag (mock reader)": "pastille (lecteur simulé)", "Tag (mock reader)": "Pastille (lecteur simulé)",
+    "Day": "Jour", "Year": "Année", "Title": "Titre", "Note": "Note", "Edit an itinerary": "Modifier un itinéraire",
+    "New edition name": "Nom de la nouvelle édition",
     "The next card's sticker saves this one too, once it has its year and hours.": "La pastille de la carte suivante enregistre aussi celle-ci, dès qu'elle a son année et ses heures.",
     "A column is taken as deep as the one to its left: there the cursor moves on to the next column. Deeper: tap its bottom space; shorter: ⏎ end.": "Une colonne est supposée aussi profonde que celle à sa gauche : là, le curseur passe à la colonne suivante. Plus profonde : touchez sa case du bas ; moins : ⏎ fin.",
     "The next itinerary's sticker saves this one too, once it has its spaces and row rewards.": "La pastille de l'itinéraire suivant enregistre aussi celui-ci, dès qu'il a ses cases et ses récompenses de rangée.",
@@ -564,6 +567,10 @@
       if (WORDS[key]) n.nodeValue = n.nodeValue.replace(key, WORDS[key]);
     }
     for (const el of document.querySelectorAll("[placeholder]")) if (WORDS[el.placeholder]) el.placeholder = WORDS[el.placeholder];
+    for (const el of document.querySelectorAll("[aria-label]")) {
+      const label = el.getAttribute("aria-label");
+      if (WORDS[label]) el.setAttribute("aria-label", WORDS[label]);
+    }
   }
 
   start().catch((e) => { document.body.append(problems(e)); });
