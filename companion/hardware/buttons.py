@@ -34,6 +34,15 @@ class Buttons:
         # import time under emulation, and commands that touch no pin never pay it.
         from gpiozero import Button
 
+        if factory is None:
+            # gpiozero warns, one multi-line warning each, of every pin library it falls back
+            # from; when none works our own fault line names the cause and the fix, and when
+            # one does, the fallbacks are nothing to act on: keep them out of the journal.
+            import warnings
+
+            from gpiozero.exc import PinFactoryFallback
+
+            warnings.filterwarnings("ignore", category=PinFactoryFallback)
         self.settings = settings
         self.factory = factory
         bounce = settings.bounce or None
