@@ -166,6 +166,11 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5, help="runs of each measurement (medians)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    # Measured as installed: pip compiles the package's bytecode and the service keeps it, so a
+    # shell that forbids writing it (PYTHONDONTWRITEBYTECODE, as some development shells set)
+    # would time the compiler on every start. One warm-up import writes the cache first.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    subprocess.run([args.python, "-c", "import companion.app, companion.web"], check=True)
     try:
         runs = [daemon(args.python, args.clients, args.settle) for _ in range(args.repeat)]
     except RuntimeError as exc:
