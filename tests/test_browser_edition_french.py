@@ -47,6 +47,16 @@ def french_phone(browser: Any, url: str, errors: list[str]) -> Any:
     return page
 
 
+def logged_in_french_phone(browser: Any, base: str, errors: list[str]) -> Any:
+    """The edition page on a French phone, logged in with the table PIN (its create form open)."""
+    page = french_phone(browser, base + "/edition", errors)
+    page.wait_for_selector("#login:not([hidden])")
+    page.fill("#pin", "2468")
+    page.click("#login-form button")
+    page.wait_for_selector("#create:not([hidden])")
+    return page
+
+
 def test_the_edition_pages_refusals_are_said_in_french(server: Any, browser: Any) -> None:
     base, _ = server
     errors: list[str] = []
@@ -118,10 +128,7 @@ def test_an_invalid_edition_is_said_in_french_and_an_unknown_code_in_english(
 
     base, _ = server
     errors: list[str] = []
-    page = french_phone(browser, base + "/edition", errors)
-    page.fill("#pin", "2468")
-    page.click("#login-form button")
-    page.wait_for_selector("#create:not([hidden])")
+    page = logged_in_french_phone(browser, base, errors)
     shared = json.loads(urllib.request.urlopen(request(base, "/api/library/reference/export")).read())
     shared["cards"][0]["hours"] = 0
     shared["cards"][1]["hours"] = 0
@@ -167,16 +174,10 @@ def test_the_edition_pages_labels_are_french_and_its_tabs_read_whole(server: Any
     base, _ = server
     html = (ROOT / "web" / "static" / "edition.html").read_text(encoding="utf-8")
     # the page's English labels, less those French spells the same
-    english = set(re.findall(r'(?:placeholder|aria-label)="([^"]*[A-Za-z]{3}[^"]*)"', html)) - {
-        "my-box",
-        "Note",
-    }
+    labels = re.findall(r'(?:placeholder|aria-label)="([^"]*[A-Za-z]{3}[^"]*)"', html)
+    english = set(labels) - {"my-box", "Note"}
     errors: list[str] = []
-    page = french_phone(browser, base + "/edition", errors)
-    page.wait_for_selector("#login:not([hidden])")
-    page.fill("#pin", "2468")
-    page.click("#login-form button")
-    page.wait_for_selector("#create:not([hidden])")
+    page = logged_in_french_phone(browser, base, errors)
     page.fill("#new-name", "libelles")
     page.click("#create button")
     page.wait_for_selector("#tabs:not([hidden])")
