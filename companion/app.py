@@ -27,6 +27,7 @@ from companion.access import Access, table_pin
 from companion.config import Config, colour_problem
 from companion.editions import EditionNotFound
 from companion.engine import EditionError
+from companion.engine.board import plural
 from companion.hardware.buttons import Buttons, MockButtons
 from companion.hardware.health import PARTS, Health
 from companion.hardware.reader import ReaderLoop, TagDebouncer, TagResolver, open_mfrc522
@@ -446,7 +447,7 @@ def describe_expect(table: Table) -> str:
     if kind == "confirm":
         return f"Waiting for {player} to press Confirm (Crystal spends one more, Undo cancels)."
     armed = expect.get("crystals", 0)
-    chosen = f" ({armed} crystal{'s' if armed != 1 else ''} chosen)" if armed else ""
+    chosen = f" ({plural(armed, 'crystal')} chosen)" if armed else ""
     return f"Waiting for {player} to tap a card of the Departures Row or an Ancestor{chosen}."
 
 

@@ -40,6 +40,7 @@ from typing import Any
 
 from companion.config import DEFAULT_PALETTE, colour_problem
 from companion.engine import Board, ChooseItinerary, Event, Reveal, Take, Undo
+from companion.engine.board import plural
 from companion.engine.rejections import Rejection
 from companion.engine.state import HIDDEN
 from companion.engine.tokens import ANCESTOR, DAY_NAMES
@@ -191,7 +192,7 @@ class Table:
                 self.last = _say(
                     True,
                     f"{self._welcome()} {p.player} was taking {self._label(p.card)} "
-                    f"({p.crystals} crystal{'s' if p.crystals != 1 else ''} spent, landing at {p.landing}): "
+                    f"({plural(p.crystals, 'crystal')} spent, landing at {p.landing}): "
                     "press Confirm, Crystal, or hold Undo to cancel.",
                     CUE_PREVIEW,
                     "pending_resumed",
@@ -419,7 +420,7 @@ class Table:
             self.armed = (player, n)
             self.last = _say(
                 True,
-                f"{self._welcome()} {player} still spends {n} crystal{'s' if n != 1 else ''} on the card "
+                f"{self._welcome()} {player} still spends {plural(n, 'crystal')} on the card "
                 "they tap next (chosen before the restart; hold Undo to put them back).",
                 CUE_PREVIEW,
                 "armed_resumed",
@@ -430,7 +431,7 @@ class Table:
         elif n > 0:
             self.last = _say(
                 True,
-                f"{self._welcome()} The {n} crystal{'s' if n != 1 else ''} chosen before the restart no "
+                f"{self._welcome()} The {plural(n, 'crystal')} chosen before the restart no "
                 "longer fit the game and were put back; press Crystal again to spend some.",
                 CUE_ACCEPT,
                 "armed_dropped",
@@ -510,7 +511,7 @@ class Table:
         if p.crystals >= p.max_crystals:
             held = self.board.crystals[self.board.turn]
             why = (
-                f"{p.player} holds {held} crystal{'s' if held != 1 else ''}"
+                f"{p.player} holds {plural(held, 'crystal')}"
                 if held <= p.crystals
                 else "a card always costs at least 1 hour"
             )
@@ -556,7 +557,7 @@ class Table:
                 return failed
             return _say(
                 True,
-                f"{player} keeps the {n} crystal{'s' if n != 1 else ''} chosen.",
+                f"{player} keeps the {plural(n, 'crystal')} chosen.",
                 CUE_ACCEPT,
                 "armed_cleared",
                 player=player,
@@ -722,7 +723,7 @@ class Table:
         if not outcome.accepted:
             return outcome
         board = self.board
-        spent = f", {take.crystals} crystal{'s' if take.crystals != 1 else ''} spent" if take.crystals else ""
+        spent = f", {plural(take.crystals, 'crystal')} spent" if take.crystals else ""
         message = f"{take.player} took {label}{spent}."
         params: dict[str, Any] = {
             "player": take.player,

@@ -252,7 +252,7 @@ class Board:
                 copies = self.edition.ancestor_copies(len(self.names))
                 return Rejection(
                     NO_ANCESTOR_LEFT,
-                    f"All {_plural(copies, 'Ancestor card')} of this game are taken.",
+                    f"All {plural(copies, 'Ancestor card')} of this game are taken.",
                     {"copies": copies},
                 )
             if not trek_len:
@@ -289,7 +289,7 @@ class Board:
             if spent > held:
                 return Rejection(
                     TOO_MANY_CRYSTALS,
-                    f"{self.names[who]} holds {_plural(held, 'crystal')} and cannot spend {spent}.",
+                    f"{self.names[who]} holds {plural(held, 'crystal')} and cannot spend {spent}.",
                     {"player": self.names[who], "held": held, "spent": spent},
                 )
             if hours - spent < 1:
@@ -567,8 +567,8 @@ class Board:
         label = "The Ancestor card" if index < 0 else _card_name(self.edition.cards[index])
         return Rejection(
             COST_BELOW_ONE,
-            f"{label} costs {_plural(hours, 'hour')}: {self.names[who]} can spend at most "
-            f"{_plural(hours - 1, 'crystal')} on it (a card always costs at least 1 hour).",
+            f"{label} costs {plural(hours, 'hour')}: {self.names[who]} can spend at most "
+            f"{plural(hours - 1, 'crystal')} on it (a card always costs at least 1 hour).",
             {**(_card_params(self.edition.cards[index]) if index >= 0 else {"card": "ancestor"}),
              "hours": hours, "player": self.names[who], "max": hours - 1},
         )  # fmt: skip
@@ -739,5 +739,7 @@ def _card_name(card: Any) -> str:
     return f"{card.title} ({card.id}, {year})"
 
 
-def _plural(n: int, word: str) -> str:
+def plural(n: int, word: str) -> str:
+    """``n`` and ``word`` in English, plural unless ``n`` is 1 ("1 crystal", "0 crystals"): the
+    English messages of the engine and the table (the page words counts from a code and params)."""
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
