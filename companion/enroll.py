@@ -11,13 +11,12 @@ already enrolled is refused. (The page's *Your box* transcribes whole editions.)
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from companion.edition_edit import BASE_PARTS, mark_from_base, transcribed
+from companion.edition_edit import BASE_PARTS, mark_from_base, transcribed, whole_number
 from companion.editions import EditionNotFound, read_edition_file, read_edition_text, shipped_names
 from companion.engine import Edition, EditionError
 from companion.engine.edition import edition_to_json
@@ -51,14 +50,14 @@ def find(edition: Edition, query: str) -> list[tuple[str, str]]:
 def parse_values(text: str) -> tuple[int, list[str]] | str:
     """ "3 person,crystal" -> (3, ["person", "crystal"]); an error sentence otherwise."""
     parts = text.replace(",", " ").split()
-    # ASCII digits only: isdigit() is true of "²", which int() refuses
-    if not parts or not re.fullmatch("[0-9]{1,2}", parts[0]) or not 1 <= int(parts[0]) <= 12:
+    hours = whole_number(parts[0], 2) if parts else None
+    if hours is None or not 1 <= hours <= 12:
         return "Type the hour cost first (1-12), then the benefits, e.g. 3 person crystal."
     gains = parts[1:]
     unknown = [g for g in gains if g not in BENEFITS]
     if unknown:
         return f"Unknown benefit {unknown[0]!r}; use {', '.join(BENEFITS)}."
-    return int(parts[0]), gains
+    return hours, gains
 
 
 class Enroller:
@@ -96,8 +95,9 @@ class Enroller:
             pick = self.ask("Number (empty to search again): ")
             if pick is None:
                 return False
-            if re.fullmatch("[0-9]", pick.strip()) and 1 <= int(pick) <= min(9, len(matches)):
-                card = matches[int(pick) - 1][0]
+            number = whole_number(pick.strip(), 1)
+            if number is not None and 1 <= number <= min(9, len(matches)):
+                card = matches[number - 1][0]
                 break
         if card in self.edition.card_index and not self._confirm_values(card):
             return False

@@ -413,8 +413,8 @@ def enroll() -> Any:
     library = EditionLibrary(runtime.store.path.parent)
     own = library.path(mine_name(edition.name))
     try:
-        with library.editing():  # the owner's file is read, changed and written back
-            message, params = enroll_tag(runtime.store, edition, own, tag.strip(), card, values)
+        # enroll_tag reads, changes and writes the owner's file under the library's lock
+        message, params = enroll_tag(runtime.store, edition, own, tag.strip(), card, values)
     except EnrolRefused as exc:
         return json_error(400, str(exc), code=exc.code, **exc.params)
     except DiskFull as exc:
