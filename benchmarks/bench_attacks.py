@@ -14,7 +14,11 @@ audit of issue 12 did:
    ``/dev/zero``, ``/proc/self/fd/0`` and a path out of the data directory (the audit
    saw memory grow at 190 MB/s and a pipe hang the request): each answer, its time,
    and the memory after;
-4. **PIN guessing** (last: it locks PIN checks for the table): wrong PINs from
+4. **slow reads** (issue 16): ``--readers`` connections from 5 addresses, each pipelining
+   ``--pipelined`` ``GET /api/openapi.json`` and never reading an answer, held for
+   ``--read-seconds``; meanwhile ``/`` and ``/api/state`` are timed from another address
+   (5 s timeout each): how many answered and how fast, and the daemon's memory;
+5. **PIN guessing** (last: it locks PIN checks for the table): wrong PINs from
    ``--addresses`` addresses for ``--seconds``: how many were checked (403) and how
    many refused unchecked (429), and what that makes per hour.
 
@@ -23,6 +27,13 @@ figure is printed; nothing is asserted (the tests in tests/test_http_limits.py a
 tests/test_access.py hold the behaviour).
 
     .venv/bin/python benchmarks/bench_attacks.py --pages 100 --slow 100
+
+``--only slowread`` (or any attack's name, repeated) runs only those; ``--tree DIR`` runs
+the daemon on another checkout's code (with this environment's packages; the checkout
+needs a ``companion/page`` link to ``../web``), to measure it before a fix:
+
+    git archive main | tar -x -C /tmp/main && ln -s ../web /tmp/main/companion/page
+    .venv/bin/python benchmarks/bench_attacks.py --only slowread --tree /tmp/main
 """
 
 from __future__ import annotations
@@ -30,12 +41,14 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +56,8 @@ from powercut import PIN, companion, free_port, start
 from soak import proc_status
 
 CONFIG = '[table]\nhost = "127.0.0.1"\n'
+#: The attacks, in the order they run.
+ATTACKS = ("pages", "bodies", "editions", "slowread", "pin")
 
 
 def address(block: int, k: int) -> str:
@@ -208,6 +223,82 @@ def attack_editions(port: int, pid: int) -> dict[str, Any]:
     return {**answers, "rss_before_mb": rss_before, "rss_after_mb": proc_status(pid)[0]}
 
 
+def attack_slow_reads(port: int, pid: int, readers: int, pipelined: int, seconds: float) -> dict[str, Any]:
+    """Connections that pipeline many requests and never read: do the others still get answers?"""
+    rss_before = proc_status(pid)[0]
+    request = b"GET /api/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    held: list[socket.socket] = []
+    unsent = 0
+    try:
+        for k in range(readers):
+            try:
+                sock = socket.create_connection(
+                    ("127.0.0.1", port), timeout=5, source_address=(f"127.27.0.{k % 5 + 1}", 0)
+                )
+            except OSError:
+                continue
+            sock.setblocking(False)
+            payload = request * pipelined
+            try:
+                sent = sock.send(payload)
+            except OSError:
+                sent = 0
+            unsent += len(payload) - sent
+            held.append(sock)
+        times: dict[str, list[float]] = {"/": [], "/api/state": []}
+        failures = {"/": 0, "/api/state": 0}
+        rss_peak = proc_status(pid)[0]
+        start_at = time.monotonic()
+        n = 0
+        while time.monotonic() - start_at < seconds:
+            for path in times:
+                status, ms = timed_get(port, path, address(28, n % 250), timeout=5.0)
+                if status == 200:
+                    times[path].append(ms)
+                else:
+                    failures[path] += 1
+            n += 1
+            rss_peak = max(rss_peak, proc_status(pid)[0])
+            time.sleep(0.2)
+        closed = 0
+        for sock in held:  # a connection the server closed reads as the end (or a reset)
+            try:
+                while sock.recv(1 << 20):
+                    pass
+                closed += 1
+            except BlockingIOError:
+                pass
+            except OSError:
+                closed += 1
+    finally:
+        for sock in held:
+            sock.close()
+    time.sleep(1.0)
+
+    def summary(path: str) -> str:
+        ok = times[path]
+        if not ok:
+            return f"0 answered, {failures[path]} failed"
+        return (
+            f"{len(ok)} answered, {failures[path]} failed; p50 {statistics.median(ok):.1f} ms, "
+            f"max {max(ok):.1f} ms"
+        )
+
+    return {
+        "connections": len(held),
+        "addresses": 5,
+        "pipelined_each": pipelined,
+        "request_bytes_left_unsent": unsent,
+        "held_seconds": seconds,
+        "/ during": summary("/"),
+        "/api/state during": summary("/api/state"),
+        "closed_by_server_by_the_end": closed,
+        "rss_before_mb": rss_before,
+        "rss_peak_mb": rss_peak,
+        "rss_after_close_mb": proc_status(pid)[0],
+    }
+
+
 def attack_pin(port: int, pid: int, addresses: int, seconds: float) -> dict[str, Any]:
     rss_before = proc_status(pid)[0]
     checked = refused = other = 0
@@ -256,32 +347,53 @@ def main() -> int:
     parser.add_argument("--bodies", type=int, default=3)
     parser.add_argument("--addresses", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=20.0, help="how long to guess PINs")
+    parser.add_argument("--readers", type=int, default=90, help="slow-read connections (5 addresses)")
+    parser.add_argument("--pipelined", type=int, default=150, help="requests each slow reader pipelines")
+    parser.add_argument("--read-seconds", type=float, default=30.0, help="how long the slow readers hold")
+    parser.add_argument("--only", action="append", choices=ATTACKS, help="run only this attack (repeatable)")
+    parser.add_argument("--tree", type=Path, default=None, help="run the daemon on this checkout's code")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    chosen = args.only or list(ATTACKS)
     with tempfile.TemporaryDirectory() as tmp:
         data, config = Path(tmp) / "data", Path(tmp) / "config.toml"
         config.write_text(CONFIG)
+        env = None if args.tree is None else {**os.environ, "PYTHONPATH": str(args.tree)}
         subprocess.run(companion("new", "--mock", "--data-dir", str(data), "--players", "Ann,Ben"),
-                       check=True, capture_output=True)  # fmt: skip
+                       check=True, capture_output=True, cwd=args.tree, env=env)  # fmt: skip
         port = free_port()
-        daemon = start(data, config, port)
+        daemon = start(data, config, port, args.tree)
         try:
             time.sleep(0.5)
-            results = {
-                "idle_rss_mb": proc_status(daemon.pid)[0],
-                "pages": attack_pages(port, daemon.pid, args.pages, args.slow, args.samples),
-                "bodies": attack_bodies(port, daemon.pid, args.bodies),
-                "editions": attack_editions(port, daemon.pid),
-                "pin": attack_pin(port, daemon.pid, args.addresses, args.seconds),
+            pid = daemon.pid
+            results: dict[str, Any] = {"idle_rss_mb": proc_status(pid)[0]}
+            attacks: dict[str, Callable[[], dict[str, Any]]] = {
+                "pages": lambda: attack_pages(port, pid, args.pages, args.slow, args.samples),
+                "bodies": lambda: attack_bodies(port, pid, args.bodies),
+                "editions": lambda: attack_editions(port, pid),
+                "slowread": lambda: attack_slow_reads(
+                    port, pid, args.readers, args.pipelined, args.read_seconds
+                ),
+                "pin": lambda: attack_pin(port, pid, args.addresses, args.seconds),
             }
+            for name in ATTACKS:  # in this order: PIN guessing locks the table's logins
+                if name in chosen:
+                    results[name] = attacks[name]()
         finally:
             daemon.terminate()
-            daemon.wait(timeout=30)
+            try:
+                daemon.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                daemon.kill()  # still stuck after the attack: the figures above say why
+                results["daemon_stopped"] = "no: killed 30 s after SIGTERM"
+                daemon.wait(timeout=30)
     if args.json:
         print(json.dumps(results))
         return 0
     print(f"daemon idle: {results['idle_rss_mb']} MB")
-    for name in ("pages", "bodies", "editions", "pin"):
+    if "daemon_stopped" in results:
+        print(f"daemon stopped on SIGTERM: {results['daemon_stopped']}")
+    for name in (n for n in ATTACKS if n in results):
         print(f"--- {name}")
         for key, value in results[name].items():  # type: ignore[attr-defined]
             print(f"  {key:<34} {value}")

@@ -77,11 +77,15 @@ def companion(*args: str) -> list[str]:
     return [sys.executable, "-m", "companion", *args]
 
 
-def start(data: Path, config: Path, port: int) -> subprocess.Popen[bytes]:
+def start(data: Path, config: Path, port: int, tree: Path | None = None) -> subprocess.Popen[bytes]:
+    """``companion run --mock`` on ``port``, once it answers (``tree``: the code of another checkout)."""
+    command = companion(
+        "run", "--mock", "--data-dir", str(data), "--config", str(config), "--port", str(port), "--pin", PIN
+    )
+    env = None if tree is None else {**os.environ, "PYTHONPATH": str(tree)}
     proc = subprocess.Popen(
-        companion("run", "--mock", "--data-dir", str(data), "--config", str(config), "--port", str(port),
-                  "--pin", PIN),
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        cwd=tree, env=env,
     )  # fmt: skip
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

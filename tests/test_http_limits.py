@@ -223,3 +223,86 @@ def test_live_streams_never_take_every_thread_of_a_small_pool(tmp_path: Path) ->
         small.close()
         usual.close()
         rt.stop()
+
+
+# --- slow readers and the clock (issue 16) ---------------------------------------------------------
+
+OPENAPI_GET = b"GET /api/openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+
+
+def pipeline_without_reading(port: int, address: str, requests: int) -> socket.socket:
+    """A connection that pipelines ``requests`` answers of 60 KB and never reads one (the audit's)."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connecting: a small window
+    sock.settimeout(10)
+    sock.bind((address, 0))
+    sock.connect(("127.0.0.1", port))
+    sock.sendall(OPENAPI_GET * requests)
+    return sock
+
+
+def test_connections_that_never_read_leave_threads_for_the_page(tmp_path: Path) -> None:
+    """The audit: 90 connections pipelining 150 GETs each and never reading froze ``/`` for
+    everyone. Here a pool of 4 threads and 6 such connections: each used to hold a thread."""
+    rt = make_runtime(tmp_path)
+    server = make_server(rt, "127.0.0.1", 0, threads=4)
+    threading.Thread(target=server.run, daemon=True).start()
+    port = server.socket.getsockname()[1]
+    held = [pipeline_without_reading(port, f"127.0.7.{k % 3 + 1}", 150) for k in range(6)]
+    try:
+        time.sleep(1.0)  # their answers are written as far as they go
+        for path in ("/", "/api/state"):
+            assert get(port, path, "127.0.7.9", timeout=5)[0] == 200, path
+    finally:
+        for sock in held:
+            sock.close()
+        server.close()
+        rt.stop()
+
+
+def test_a_connection_gets_only_a_few_pipelined_answers_then_is_closed(serve: Any) -> None:
+    port, _ = serve()
+    sock = connect(port)
+    sock.sendall(b"GET /api/join HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" * 50)
+    received = b""
+    while chunk := sock.recv(65536):  # the server closes it after the last one it kept
+        received += chunk
+    sock.close()
+    assert received.count(b"HTTP/1.1 200") == http_server.PIPELINED
+    assert received.count(b"Connection: close") == 1
+
+
+def test_a_connection_that_does_not_read_its_answer_is_closed(serve: Any, monkeypatch: Any) -> None:
+    """The kernel takes a few answers for a client; what is left waits in the server (and may
+    block a thread): past `SEND_SECONDS` without a byte taken, the connection is closed."""
+    monkeypatch.setattr(http_server, "SEND_SECONDS", 0.5)
+    monkeypatch.setattr(http_server, "PIPELINED", 1000)  # more than the kernel's buffers take
+    port, _ = serve()
+    sock = pipeline_without_reading(port, "127.0.7.20", 150)
+    time.sleep(3.0)  # the deadline, and a sweep or two
+    sock.setblocking(False)
+    ended = False
+    try:
+        while True:  # what the kernel took for it, then the end (or a reset)
+            if not sock.recv(1 << 20):
+                ended = True
+                break
+    except BlockingIOError:
+        pass
+    except ConnectionResetError:
+        ended = True
+    sock.close()
+    assert ended, "still open with answers nobody reads"
+
+
+def test_deadlines_hold_when_the_wall_clock_steps_back(serve: Any, monkeypatch: Any) -> None:
+    """waitress swept its connections by the wall clock: stepped back an hour, no deadline held."""
+    monkeypatch.setattr(http_server, "REQUEST_SECONDS", 0.5)
+    port, _ = serve()
+    assert get(port, "/api/state")[0] == 200  # the server has swept once, by the clock as it was
+    real = time.time
+    monkeypatch.setattr(time, "time", lambda: real() - 3600)
+    sock = connect(port)
+    sock.sendall(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: a")
+    assert closed_by_server(sock, within=6.0)
+    sock.close()
