@@ -38,6 +38,8 @@ from companion.edition_edit import (
 from companion.editions import EditionNotFound
 from companion.engine import EditionError
 from companion.engine.tokens import ANCESTOR
+from companion.json_bounds import BadJson
+from companion.json_bounds import check as check_json
 from companion.library import EditionLibrary, LibraryError, validate
 from companion.store import DiskFull, StoreError
 from companion.web_requests import control, json_body, json_error, table_runtime
@@ -247,6 +249,10 @@ def import_edition() -> Any:
         return json_error(
             400, 'Send {"text": "<the shared edition file>", "name": "optional-name"}.', code="import_fields"
         )
+    try:  # the library's decoder has no bounds: a file nested deep or with a huge number is refused here
+        check_json(text)
+    except BadJson as exc:
+        return json_error(400, str(exc), code=exc.code, **exc.params)
     return _write(lambda: {"name": _library().import_text(text, name or None)}, (EditionError, LibraryError))
 
 

@@ -24,9 +24,12 @@ from __future__ import annotations
 
 import importlib.resources
 import json
+import logging
+import math
 import secrets
 import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -41,6 +44,7 @@ from companion.access import host_allowed, own_names
 from companion.config import colour_problem
 from companion.edition_web import library_api
 from companion.engine.tokens import BENEFITS, COLUMNS
+from companion.json_bounds import BadJson
 from companion.ports import GameSetupError, TableRuntime
 from companion.web_requests import (
     check_pin,
@@ -98,6 +102,38 @@ class StreamSlots:
                 self.by_address[address] = left
             else:
                 self.by_address.pop(address, None)
+
+
+class CrashLog:
+    """Internal errors in the log: one line each (the error and where it was raised), at most
+    one line every `CRASH_LOG_EVERY` seconds, then how many were left out.
+
+    A traceback per request let one client write 535 KiB/s to the journal (issue 16)."""
+
+    def __init__(self, logger: logging.Logger, every: float = 10.0) -> None:
+        self.logger, self.every = logger, every
+        self.next_at = -math.inf
+        self.left_out = 0
+        self.lock = threading.Lock()
+
+    def report(self, exc: BaseException, where: str) -> None:
+        with self.lock:
+            now = time.monotonic()
+            if now < self.next_at:
+                self.left_out += 1
+                return
+            self.next_at, left_out, self.left_out = now + self.every, self.left_out, 0
+        frames = traceback.extract_tb(exc.__traceback__)
+        place = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+        more = f" ({left_out} more since the last line)" if left_out else ""
+        self.logger.error(
+            "internal error on %s: %s%s: %s%s",
+            where[:100],
+            type(exc).__name__,
+            place,
+            repr(str(exc)[:200]),
+            more,
+        )
 
 
 # --- reading -------------------------------------------------------------------------------
@@ -511,9 +547,15 @@ def create_app(
         status = exc.code or 500
         return json_error(status, exc.description or exc.name, code="http_error", status=status)
 
+    @app.errorhandler(BadJson)
+    def bad_json(exc: BadJson) -> Any:
+        return json_error(400, str(exc), code=exc.code, **exc.params)
+
+    crash_log = CrashLog(app.logger)
+
     @app.errorhandler(Exception)
-    def crash(exc: Exception) -> Any:  # pragma: no cover - a bug, reported without a traceback
-        app.logger.exception("unexpected error")
+    def crash(exc: Exception) -> Any:  # a bug, reported without a traceback
+        crash_log.report(exc, f"{request.method} {request.path}")
         return json_error(
             500,
             f"The companion hit an internal error ({type(exc).__name__}); the game is safe.",

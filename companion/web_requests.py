@@ -11,7 +11,9 @@ helpers live here, below both, so that neither route module imports the other:
   4xx status. ``error`` is the English sentence (scripts and logs read it); ``code`` and
   ``params`` let the page write the same refusal in its own language (``msg`` in
   web/static/i18n.js, where every code has an English and a French sentence).
-- `json_body` is the request's JSON object, or ``{}`` for anything else.
+- `json_body` is the request's JSON object (``{}`` for no body or another JSON value),
+  decoded within bounds (`companion.json_bounds`: depth, number length; the size is
+  bounded before); a body out of bounds or not JSON is a 400 with its code.
 - `control` guards a control: the PIN in ``X-Table-Pin``, or the page's login with
   its CSRF token; only under this machine's own names; throttled.
 """
@@ -23,10 +25,11 @@ import hmac
 from collections.abc import Callable
 from typing import Any
 
-from flask import Response, current_app, jsonify, request, session
+from flask import Response, current_app, g, jsonify, request, session
 from limits.strategies import MovingWindowRateLimiter
 
 from companion.access import HostSession, host_allowed
+from companion.json_bounds import parse as parse_json
 from companion.ports import TableRuntime
 
 
@@ -48,8 +51,19 @@ def json_error(status: int, message: str, /, code: str | None = None, **params: 
 
 
 def json_body() -> dict[str, Any]:
-    body = request.get_json(silent=True)
-    return body if isinstance(body, dict) else {}
+    """The request's JSON object: ``{}`` for no body or a JSON value that is not an object.
+
+    Every body goes through the one bounded parser (`companion.json_bounds`), whatever its
+    ``Content-Type``: one that is not JSON within the bounds raises `BadJson`, which the app
+    answers 400 with its code (`companion.web.create_app`)."""
+    cached: dict[str, Any] | None = g.get("json_body")
+    if cached is not None:
+        return cached
+    data = request.get_data(cache=True)
+    body = parse_json(data) if data.strip() else {}
+    obj: dict[str, Any] = body if isinstance(body, dict) else {}
+    g.json_body = obj
+    return obj
 
 
 def client_address() -> str:

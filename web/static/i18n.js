@@ -137,6 +137,9 @@ window.I18N = {
       mock_only: "This control only exists in mock mode.",
       http_error: "The companion refused this request (HTTP {status}).",
       internal_error: "The companion hit an internal error ({error_type}); the game is safe.",
+      json_invalid: "The companion could not read this request (it is not valid JSON).",
+      json_too_deep: "The request nests deeper than {max} levels; nothing was changed.",
+      json_number_too_long: "A number in the request is longer than {max} digits; nothing was changed.",
       // the edition library's refusals (/edition); an edition's own problems stay in English beside them
       bad_edition_name: "“{name}” is not an edition name: use 1 to 40 lower-case letters, digits and dashes (e.g. my-box).",
       edition_name_taken: "There is already an edition named {edition}; pick another name.",
@@ -360,6 +363,9 @@ window.I18N = {
       mock_only: "Cette commande n'existe qu'en mode simulé.",
       http_error: "Le compagnon a refusé cette demande (HTTP {status}).",
       internal_error: "Le compagnon a rencontré une erreur interne ({error_type}) ; la partie ne risque rien.",
+      json_invalid: "Le compagnon n'a pas pu lire cette demande (ce n'est pas du JSON valide).",
+      json_too_deep: "La demande est imbriquée sur plus de {max} niveaux ; rien n'a été modifié.",
+      json_number_too_long: "Un nombre de la demande a plus de {max} chiffres ; rien n'a été modifié.",
       // les refus de la bibliothèque d'éditions (/edition) ; les problèmes d'une édition restent en anglais à côté
       bad_edition_name: "« {name} » n'est pas un nom d'édition : utilisez de 1 à 40 lettres minuscules, chiffres et tirets (par exemple ma-boite).",
       edition_name_taken: "Une édition s'appelle déjà {edition} ; choisissez un autre nom.",
