@@ -50,6 +50,7 @@ from companion.web_requests import (
     check_pin,
     client_address,
     control,
+    csrf_refusal,
     foreign_host,
     host_session,
     json_body,
@@ -316,7 +317,14 @@ def login() -> Any:
 
 @api.post("/logout")
 def logout() -> Any:
-    table_runtime().access.sessions.close(session.get("sid"))
+    """End the page's login. Like every control it needs the login's CSRF token: a page on
+    another port of this host (the same site for the cookie) could log the host out."""
+    host = host_session()
+    if host is not None:
+        refused = csrf_refusal(host)
+        if refused is not None:
+            return refused
+        table_runtime().access.sessions.close(session.get("sid"))
     session.clear()
     return jsonify({"ok": True})
 

@@ -124,11 +124,19 @@ def _authorise() -> Response | None:
         return check_pin(given)
     host = host_session()
     if host is not None:
-        token = request.headers.get("X-CSRF-Token", "")
-        if token and hmac.compare_digest(token, host.csrf):
-            return None
-        return json_error(403, "Missing or stale CSRF token; reload the page.", code="csrf_stale")
+        return csrf_refusal(host)
     return json_error(401, NEED_PIN, code="login_needed")
+
+
+def csrf_refusal(host: HostSession) -> Response | None:
+    """None if the request carries ``host``'s CSRF token in ``X-CSRF-Token``, else the refusal.
+
+    SameSite=Strict cookies still come with requests from another port of the same host
+    (the same site): only the token, which such a page cannot read, tells the host's page."""
+    token = request.headers.get("X-CSRF-Token", "")
+    if token and hmac.compare_digest(token, host.csrf):
+        return None
+    return json_error(403, "Missing or stale CSRF token; reload the page.", code="csrf_stale")
 
 
 def control(

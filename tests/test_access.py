@@ -241,7 +241,7 @@ def test_logout_revokes_a_copied_session_cookie(env: Any) -> None:
     thief = client(app, "10.5.5.5")
     thief.set_cookie("session", cookie.value)
     assert thief.post("/api/undo", headers={"X-CSRF-Token": token}).status_code == 200
-    host.post("/api/logout")
+    host.post("/api/logout", headers={"X-CSRF-Token": token})
     stolen = thief.post("/api/undo", headers={"X-CSRF-Token": token})
     assert stolen.status_code == 401 and "log in" in stolen.get_json()["error"]
 

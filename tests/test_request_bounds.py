@@ -100,3 +100,20 @@ def test_an_internal_error_is_one_short_log_line_at_most_every_few_seconds(
     assert len(lines) == 1, [r.getMessage()[:100] for r in lines]
     assert lines[0].exc_info is None and len(lines[0].getMessage()) < 500
     assert "RuntimeError" in lines[0].getMessage() and "GET /api/state" in lines[0].getMessage()
+
+
+# --- logout ---------------------------------------------------------------------------------------
+
+
+def test_logout_needs_the_logins_csrf_token(env: Any) -> None:
+    """The audit: a page on another port of the same host (the same site for a SameSite
+    cookie) logged the host out with a bare POST."""
+    http, _ = env
+    csrf = http.post("/api/login", json={"pin": "2468"}).get_json()["csrf"]
+    for headers in ({}, {"X-CSRF-Token": "forged"}):
+        answer = http.post("/api/logout", headers=headers)
+        assert answer.status_code == 403 and answer.get_json()["code"] == "csrf_stale"
+        assert http.get("/api/session").get_json()["host"], "still logged in"
+    assert http.post("/api/logout", headers={"X-CSRF-Token": csrf}).status_code == 200
+    assert not http.get("/api/session").get_json()["host"]
+    assert http.post("/api/logout").status_code == 200, "no login: nothing to end"

@@ -168,7 +168,7 @@ def test_login_gives_a_csrf_token_that_controls_require(env: Any) -> None:
     ok = http.post("/api/reader/tap", json={"tag": choice}, headers={"X-CSRF-Token": token})
     assert ok.status_code == 200 and ok.get_json()["outcome"]["accepted"]
     assert http.get("/api/session").get_json()["host"] is True
-    http.post("/api/logout")
+    http.post("/api/logout", headers={"X-CSRF-Token": token})
     assert http.get("/api/session").get_json()["host"] is False
     after = http.post("/api/undo", headers={"X-CSRF-Token": token})
     assert after.status_code == 401
