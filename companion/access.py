@@ -15,12 +15,22 @@ rule for the config file and ``--pin``).
   working through a lockout: it stops logins, not hosts.
 - **Sessions live on the server**: the page's cookie holds only a random id. Logout
   revokes it (a copied cookie stops working), and every session ends
-  `SESSION_SECONDS` after its login.
+  `SESSION_SECONDS` after its login. They are kept in ``<data>/sessions.json`` (0600,
+  written atomically) so that a restart, clean or a crash, does not log the host out
+  mid-game: the file holds a digest of each id with the PIN, never the id, so it lets no
+  one in, and a changed PIN ends every session.
+- **Every deadline and limit is on the monotonic clock**, which no clock change moves; the
+  wall clock serves only to carry a session's end across a restart.
+- The cookie's signing key is kept in ``<data>/secret.key`` (0600, written atomically); an
+  empty or short one (a crash while writing it, by older versions) is replaced at start.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import hmac
+import json
 import os
 import re
 import secrets
@@ -29,7 +39,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 #: The one rule for a table PIN, wherever it comes from (config, ``--pin``, the pin file).
 PIN_RULE = re.compile(r"[0-9]{4,8}")
@@ -73,15 +82,42 @@ def stored_pin(data_dir: Path) -> str:
     if kept is not None:
         return kept
     pin = f"{secrets.randbelow(10**6):06d}"
-    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-    temp = path.with_name("pin.new")
+    write_private(path, (pin + "\n").encode("ascii"))
+    return pin
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Write ``path`` whole or not at all, readable by the owner only (0600): a temporary file
+    beside it, flushed to disk, then renamed over it. A crash leaves the old file or the new."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    temp = path.with_name(path.name + ".new")
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="ascii") as out:
-        out.write(pin + "\n")
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
         out.flush()
         os.fsync(out.fileno())
     os.replace(temp, path)
-    return pin
+
+
+#: Bytes of the cookie-signing key.
+KEY_BYTES = 32
+
+
+def session_key(data_dir: Path) -> bytes:
+    """The key that signs the page's cookie, drawn once per data directory and kept there.
+
+    A key file that is missing, empty or shorter than `KEY_BYTES` (older versions created
+    it empty, then wrote it: a crash between left every login a 500) is drawn anew."""
+    path = data_dir / "secret.key"
+    try:
+        key = path.read_bytes()
+    except FileNotFoundError:
+        key = b""
+    if len(key) >= KEY_BYTES:
+        return key
+    key = secrets.token_bytes(KEY_BYTES)
+    write_private(path, key)
+    return key
 
 
 def table_pin(configured: str, given: str | None, data_dir: Path) -> str:
@@ -99,18 +135,15 @@ def table_pin(configured: str, given: str | None, data_dir: Path) -> str:
 
 
 class PinGuard:
-    """Counts wrong PINs per address and for the whole table; `reset` is the host's way back in."""
+    """Counts wrong PINs per address and for the whole table; `reset` is the host's way back in.
 
-    def __init__(self) -> None:
-        # imported here: `companion.app` (and with it every command) need not load it
-        from limits import parse
-        from limits.storage import MemoryStorage
-        from limits.strategies import MovingWindowRateLimiter
+    On the monotonic clock (`companion.rate`): a wall clock stepped back keeps no lockout."""
 
-        self._storage = MemoryStorage()
-        self._limiter = MovingWindowRateLimiter(self._storage)
-        self._table: Any = parse(f"{TABLE_GUESSES_PER_HOUR}/hour")
-        self._address: Any = parse(f"{ADDRESS_GUESSES_PER_MINUTE}/minute")
+    def __init__(self, clock: Callable[[], float] | None = None) -> None:
+        from companion.rate import SlidingWindow
+
+        self._table = SlidingWindow(TABLE_GUESSES_PER_HOUR, 3600, clock)
+        self._address = SlidingWindow(ADDRESS_GUESSES_PER_MINUTE, 60, clock)
         self._lock = threading.Lock()
 
     def refusal(self, address: str) -> str | None:
@@ -123,13 +156,13 @@ class PinGuard:
 
         The code lets the page say it in its own language (``pin_locked_table``: the whole
         table's guesses are used up; ``pin_locked_address``: this device's)."""
-        if not self._limiter.test(self._table, "table"):
+        if not self._table.test("table"):
             return (
                 "pin_locked_table",
                 "Too many wrong PINs at this table; PIN logins are paused for up to an hour. "
                 "The host can hold Confirm on the table for 5 seconds to allow them again.",
             )
-        if not self._limiter.test(self._address, "address", address):
+        if not self._address.test(address):
             return "pin_locked_address", "Too many wrong PINs from this device; wait a minute and try again."
         return None
 
@@ -145,30 +178,73 @@ class PinGuard:
                 return lockout
             if hmac.compare_digest(given.encode(), pin.encode()):
                 return None
-            self._limiter.hit(self._table, "table")
-            self._limiter.hit(self._address, "address", address)
+            self._table.hit("table")
+            self._address.hit(address)
             return "wrong_pin", "Wrong table PIN."
 
     def reset(self) -> None:
         """Forget every wrong guess (the host held Confirm at the table)."""
         with self._lock:
-            self._storage.reset()
+            self._table.reset()
+            self._address.reset()
 
 
 @dataclass
 class HostSession:
     csrf: str
+    #: When it ends, on the monotonic clock.
     expires: float
+    #: When it ends, on the wall clock: only to carry it across a restart.
+    until: float
 
 
 class Sessions:
-    """Host logins kept on the server: the cookie carries only the id."""
+    """Host logins kept on the server: the cookie carries only the id.
 
-    def __init__(self, clock: Callable[[], float] = time.time, lifetime: float = SESSION_SECONDS) -> None:
+    With a ``path``, they are kept there too (see the module's docstring), keyed by a digest
+    of the id with the PIN. ``clock`` is monotonic (every expiry); ``wall`` only dates the
+    kept file's entries, and a session read back lasts no longer than `SESSION_SECONDS`
+    from then, whatever the wall clock says."""
+
+    def __init__(
+        self,
+        pin: str = "",
+        path: Path | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        lifetime: float = SESSION_SECONDS,
+        wall: Callable[[], float] = time.time,
+    ) -> None:
         self._sessions: dict[str, HostSession] = {}
         self._lock = threading.Lock()
-        self.clock = clock
-        self.lifetime = lifetime
+        self.pin, self.path, self.clock, self.lifetime, self.wall = pin, path, clock, lifetime, wall
+        self._load()
+
+    def _key(self, sid: str) -> str:
+        return hashlib.sha256(f"{self.pin}\0{sid}".encode()).hexdigest()
+
+    def _load(self) -> None:
+        """The sessions kept in ``path`` that have not ended (a damaged file: none)."""
+        if self.path is None:
+            return
+        try:
+            kept = json.loads(self.path.read_text(encoding="utf-8"))["sessions"]
+            now, wall = self.clock(), self.wall()
+            for entry in kept[:MAX_SESSIONS]:
+                key, csrf, until = entry["key"], entry["csrf"], float(entry["until"])
+                left = min(until - wall, self.lifetime)
+                if isinstance(key, str) and isinstance(csrf, str) and left > 0:
+                    self._sessions[key] = HostSession(csrf, now + left, until)
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            self._sessions.clear()  # logged out, nothing worse: the host logs in again
+
+    def _save(self) -> None:
+        """Keep the sessions in ``path`` (called under the lock). A disk that refuses keeps
+        them in memory only: a restart would then log the host out, as before."""
+        if self.path is None:
+            return
+        kept = [{"key": k, "csrf": s.csrf, "until": s.until} for k, s in self._sessions.items()]
+        with contextlib.suppress(OSError):
+            write_private(self.path, json.dumps({"sessions": kept}).encode("utf-8"))
 
     def open(self) -> tuple[str, HostSession]:
         """A new login: its id (for the cookie) and its CSRF token."""
@@ -178,30 +254,41 @@ class Sessions:
             self._sessions = {k: s for k, s in self._sessions.items() if s.expires > now}
             while len(self._sessions) >= MAX_SESSIONS:
                 del self._sessions[next(iter(self._sessions))]
-            session = self._sessions[sid] = HostSession(secrets.token_urlsafe(24), now + self.lifetime)
+            session = HostSession(secrets.token_urlsafe(24), now + self.lifetime, self.wall() + self.lifetime)
+            self._sessions[self._key(sid)] = session
+            self._save()
         return sid, session
 
     def get(self, sid: object) -> HostSession | None:
         """The live session ``sid`` names, or None (unknown, revoked or expired)."""
-        if not isinstance(sid, str):
+        if not isinstance(sid, str) or len(sid) > 100:
             return None
+        key = self._key(sid)
         with self._lock:
-            session = self._sessions.get(sid)
+            session = self._sessions.get(key)
             if session is not None and session.expires <= self.clock():
-                del self._sessions[sid]
+                del self._sessions[key]
+                self._save()
                 return None
             return session
+
+    def count(self) -> int:
+        """Sessions not yet ended (some may have expired since)."""
+        with self._lock:
+            return len(self._sessions)
 
     def close(self, sid: object) -> None:
         """Logout: the id stops working, wherever the cookie was copied to."""
         if isinstance(sid, str):
             with self._lock:
-                self._sessions.pop(sid, None)
+                if self._sessions.pop(self._key(sid), None) is not None:
+                    self._save()
 
     def close_all(self) -> None:
         """Everyone logs in again (the PIN changed)."""
         with self._lock:
             self._sessions.clear()
+            self._save()
 
 
 @dataclass
@@ -213,8 +300,10 @@ class Access:
     sessions: Sessions
 
     @classmethod
-    def for_pin(cls, pin: str) -> Access:
-        return cls(pin, PinGuard(), Sessions())
+    def for_pin(cls, pin: str, data_dir: Path | None = None) -> Access:
+        """The access for ``pin``; with ``data_dir``, sessions are kept there across restarts."""
+        path = None if data_dir is None else data_dir / "sessions.json"
+        return cls(pin, PinGuard(), Sessions(pin, path))
 
 
 def host_name(host_header: str) -> str:

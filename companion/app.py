@@ -14,7 +14,6 @@ import functools
 import logging
 import os
 import random
-import secrets
 import sys
 import threading
 import time
@@ -23,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.access import Access, table_pin
+from companion.access import Access, session_key, table_pin
 from companion.config import Config, colour_problem
 from companion.editions import EditionNotFound
 from companion.engine import EditionError
@@ -159,7 +158,7 @@ class Runtime:
     access: Access = field(init=False)
 
     def __post_init__(self) -> None:
-        self.access = Access.for_pin(self.pin)
+        self.access = Access.for_pin(self.pin, self.store.path.parent)
 
     def log(self, message: str) -> None:
         """A line for the console or the journal: names typed by players cannot move the cursor."""
@@ -176,11 +175,7 @@ class Runtime:
     @functools.cached_property
     def secret_key(self) -> bytes:
         """The session-signing key, made once per data directory and kept private to it."""
-        path = self.store.path.parent / "secret.key"
-        if not path.exists():
-            path.touch(mode=0o600)
-            path.write_bytes(secrets.token_bytes(32))
-        return path.read_bytes()
+        return session_key(self.store.path.parent)
 
     def join_url(self, request_host: str = "") -> str:
         """The address phones should open: the one this page was reached by, if a phone

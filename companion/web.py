@@ -35,9 +35,6 @@ from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Flask, Response, current_app, jsonify, request, session
-from limits import parse as parse_limit
-from limits.storage import MemoryStorage
-from limits.strategies import MovingWindowRateLimiter
 from werkzeug.exceptions import HTTPException
 
 from companion.access import host_allowed, own_names
@@ -46,6 +43,7 @@ from companion.edition_web import library_api
 from companion.engine.tokens import BENEFITS, COLUMNS
 from companion.json_bounds import BadJson
 from companion.ports import GameSetupError, TableRuntime
+from companion.rate import SlidingWindow
 from companion.web_requests import (
     check_pin,
     client_address,
@@ -520,8 +518,7 @@ def create_app(
         HEARTBEAT=heartbeat,
         STREAM_INTERVAL=stream_interval,
         BOOT=secrets.token_hex(4),
-        LIMITER=MovingWindowRateLimiter(MemoryStorage()),
-        CONTROLS=parse_limit(f"{table_settings.controls_per_minute}/minute"),
+        CONTROLS=SlidingWindow(table_settings.controls_per_minute, 60),  # per address
         STREAMS=StreamSlots(table_settings.live_pages, table_settings.live_pages_per_address),
         HOST_NAMES=own_names(hostname if hostname is not None else socket.gethostname()),
         SECRET_KEY=runtime.secret_key,

@@ -26,11 +26,11 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import Response, current_app, g, jsonify, request, session
-from limits.strategies import MovingWindowRateLimiter
 
 from companion.access import HostSession, host_allowed
 from companion.json_bounds import parse as parse_json
 from companion.ports import TableRuntime
+from companion.rate import SlidingWindow
 
 
 def table_runtime() -> TableRuntime:
@@ -70,8 +70,8 @@ def client_address() -> str:
     return request.remote_addr or "unknown"
 
 
-def _limiter() -> MovingWindowRateLimiter:
-    limiter: MovingWindowRateLimiter = current_app.config["LIMITER"]
+def _limiter() -> SlidingWindow:
+    limiter: SlidingWindow = current_app.config["CONTROLS"]
     return limiter
 
 
@@ -117,7 +117,7 @@ def _authorise() -> Response | None:
     foreign = foreign_host()
     if foreign is not None:
         return foreign
-    if not _limiter().hit(current_app.config["CONTROLS"], "controls", client_address()):
+    if not _limiter().hit(client_address()):
         return json_error(429, "Too many requests; slow down.", code="rate_limited")
     given = request.headers.get("X-Table-Pin")
     if given:

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from companion.access import TABLE_GUESSES_PER_HOUR, host_allowed, own_names, stored_pin, table_pin
 from companion.app import build_runtime, new_game
 from companion.cli import main
-from companion.config import ButtonSettings, Config, ConfigError, parse_config
+from companion.config import ButtonSettings, Config, ConfigError, TableSettings, parse_config
 from companion.hardware.ring import RingLayout, render, view_of
 from companion.hardware.ring_pin import START, pin_frame, pin_seconds, read_pin
 from companion.store import Store
@@ -250,7 +250,7 @@ def test_sessions_expire_on_the_server(env: Any) -> None:
     app, rt = env
     host = client(app)
     token = host.post("/api/login", json={"pin": "2468"}).get_json()["csrf"]
-    rt.access.sessions.clock = lambda: time.time() + 13 * 3600
+    rt.access.sessions.clock = lambda: time.monotonic() + 13 * 3600
     assert host.post("/api/undo", headers={"X-CSRF-Token": token}).status_code == 401
     assert host.get("/api/session").get_json()["host"] is False
 
@@ -459,3 +459,118 @@ def test_companion_run_shows_the_pin_and_how_to_recover_it(tmp_path: Path) -> No
         assert "companion pin" in line and "holding Confirm" in line
     finally:
         rt.stop()
+
+
+# --- clocks, the session key and restarts (issue 16) ---------------------------------------------
+
+
+def test_a_wall_clock_stepped_back_keeps_no_lockout(monkeypatch: Any) -> None:
+    """The guessing limits counted by the wall clock: stepped back an hour, a lockout lasted an hour more."""
+    from companion.access import ADDRESS_GUESSES_PER_MINUTE, PinGuard
+
+    wall, steady = [time.time()], [1000.0]
+    monkeypatch.setattr(time, "time", lambda: wall[0])
+    monkeypatch.setattr(time, "monotonic", lambda: steady[0])
+    guard = PinGuard()
+    for _ in range(ADDRESS_GUESSES_PER_MINUTE):
+        assert guard.check("10.1.1.1", "0000", "2468") == ("wrong_pin", "Wrong table PIN.")
+    assert guard.lockout("10.1.1.1") is not None
+    wall[0] -= 3600  # NTP, or a Pi without a real-time clock at boot
+    steady[0] += 61  # a minute later
+    assert guard.lockout("10.1.1.1") is None
+    assert guard.check("10.1.1.1", "2468", "2468") is None
+
+
+def test_the_controls_limit_ends_by_the_monotonic_clock(tmp_path: Path, monkeypatch: Any) -> None:
+    wall, steady = [time.time()], [1000.0]
+    monkeypatch.setattr(time, "time", lambda: wall[0])
+    monkeypatch.setattr(time, "monotonic", lambda: steady[0])
+    config = Config(table=TableSettings(controls_per_minute=2), buttons=ButtonSettings(bounce=0.0))
+    rt = make_runtime(tmp_path, config=config)
+    app = create_app(rt)
+    http = client(app)
+    assert [http.post("/api/undo", headers=PIN).status_code for _ in range(3)][2] == 429
+    wall[0] -= 3600
+    steady[0] += 61
+    assert http.post("/api/undo", headers=PIN).status_code != 429
+    rt.stop()
+
+
+def _runtime(data: Path, pin: str = "2468") -> Any:
+    return build_runtime(Config(), data, mock=True, pin=pin, say=lambda _: None)
+
+
+@pytest.mark.parametrize("kept", [b"", b"short"])
+def test_an_empty_or_short_session_key_is_replaced_at_start(tmp_path: Path, kept: bytes) -> None:
+    """The audit: an empty secret.key (the old code created it, then wrote it) made every login a 500."""
+    _runtime(tmp_path).stop()  # a data directory with a game
+    key = tmp_path / "secret.key"
+    key.write_bytes(kept)
+    rt = _runtime(tmp_path)
+    app = create_app(rt)
+    assert client(app).post("/api/login", json={"pin": "2468"}).status_code == 200
+    assert len(key.read_bytes()) == 32 and stat.S_IMODE(key.stat().st_mode) == 0o600
+    assert not list(tmp_path.glob("*.new")), "written through a temporary file, renamed"
+    rt.stop()
+    assert _runtime(tmp_path).secret_key == key.read_bytes(), "kept once whole"
+
+
+def test_a_host_stays_logged_in_across_a_restart_until_logout(tmp_path: Path) -> None:
+    """Issue 16: a restart, clean or a crash, logged every host out mid-game."""
+    rt = _runtime(tmp_path)
+    host = client(create_app(rt))
+    csrf = host.post("/api/login", json={"pin": "2468"}).get_json()["csrf"]
+    cookie = host.get_cookie("session")
+    assert cookie is not None
+    rt.stop()
+    kept = tmp_path / "sessions.json"
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    assert csrf in kept.read_text() and "sid" not in kept.read_text()
+
+    rt = _runtime(tmp_path)  # the restart: a new process would read the same files
+    again = client(create_app(rt))
+    again.set_cookie("session", cookie.value)
+    assert again.get("/api/session").get_json() == {**again.get("/api/session").get_json(), "host": True}
+    assert again.get("/api/session").get_json()["csrf"] == csrf
+    assert again.post("/api/undo", headers={"X-CSRF-Token": csrf}).status_code == 200
+    assert again.post("/api/logout", headers={"X-CSRF-Token": csrf}).status_code == 200
+    rt.stop()
+
+    rt = _runtime(tmp_path)
+    after = client(create_app(rt))
+    after.set_cookie("session", cookie.value)
+    assert after.post("/api/undo", headers={"X-CSRF-Token": csrf}).status_code == 401, "logout ends it"
+    rt.stop()
+
+
+def test_a_kept_session_still_ends_on_time_or_with_a_new_pin(tmp_path: Path) -> None:
+    import json
+
+    rt = _runtime(tmp_path)
+    host = client(create_app(rt))
+    csrf = host.post("/api/login", json={"pin": "2468"}).get_json()["csrf"]
+    cookie = host.get_cookie("session")
+    assert cookie is not None
+    rt.stop()
+    kept = tmp_path / "sessions.json"
+    saved = kept.read_text()
+
+    rt = _runtime(tmp_path, pin="97531")  # the PIN was changed: every login ends
+    other = client(create_app(rt))
+    other.set_cookie("session", cookie.value)
+    assert other.post("/api/undo", headers={"X-CSRF-Token": csrf}).status_code == 401
+    rt.stop()
+
+    ended = json.loads(saved)
+    ended["sessions"][0]["until"] = time.time() - 1  # its 12 hours passed while the companion was off
+    kept.write_text(json.dumps(ended))
+    rt = _runtime(tmp_path)
+    late = client(create_app(rt))
+    late.set_cookie("session", cookie.value)
+    assert late.post("/api/undo", headers={"X-CSRF-Token": csrf}).status_code == 401
+    rt.stop()
+
+    kept.write_text("{damaged")  # a damaged file logs the hosts out, nothing worse
+    rt = _runtime(tmp_path)
+    assert client(create_app(rt)).post("/api/login", json={"pin": "2468"}).status_code == 200
+    rt.stop()
