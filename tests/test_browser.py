@@ -120,7 +120,7 @@ def test_a_refused_host_page_returns_to_the_login_form_saying_why(server: Any, b
     page = browser.new_page(viewport={"width": 360, "height": 800})
     page.goto(base + "/")
     log_in_as_host(page)
-    rt.access.sessions.close_all()  # as after a logout elsewhere, an expiry or a restart
+    rt.access.sessions.close_all()  # as after a logout elsewhere, an expiry or a new PIN
     page.click("#undo")
     page.wait_for_selector("#login", state="visible")
     assert not page.locator("#controls").is_visible()

@@ -376,7 +376,7 @@ function refused(data, response) {
   return { accepted: false, code: data.code, params: data.params || {}, message: data.error || response.statusText };
 }
 
-// The host's login ended (logout elsewhere, expiry, a restart, a new PIN): back to the login
+// The host's login ended (logout elsewhere, expiry, a new PIN, a damaged sessions file): back to the login
 // form, with the reason kept beside it until the next login (not a message that flashes by).
 function loggedOut(why) {
   csrf = null;
