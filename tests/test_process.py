@@ -144,3 +144,48 @@ def test_a_port_in_use_for_the_whole_window_exits_with_a_status_systemd_restarts
     assert main([*args, "--port", str(port), "--pin", "2468"]) == EXIT_USAGE
     out, err = capsys.readouterr()
     assert "is in use" not in out and f"cannot serve on port {port}" in err
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
+def test_a_host_stays_logged_in_when_companion_run_is_killed_and_restarted(tmp_path: Path) -> None:
+    """Issue 16: a restart, clean or a crash, logged every host out mid-game."""
+    import http.client
+
+    from powercut import PIN
+
+    config = tmp_path / "config.toml"
+    config.write_text('[table]\nhost = "127.0.0.1"\n')
+    data = tmp_path / "data"
+    port = free_port()
+
+    def send(path: str, headers: dict[str, str]) -> tuple[int, dict[str, object], str]:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        try:
+            body = json.dumps({"pin": PIN}) if path == "/api/login" else "{}"
+            conn.request("POST" if path != "/api/session" else "GET", path, body, headers)
+            response = conn.getresponse()
+            return response.status, json.loads(response.read()), response.getheader("Set-Cookie") or ""
+        finally:
+            conn.close()
+
+    proc = start(data, config, port)
+    try:
+        _, answer, cookie = send("/api/login", {"Content-Type": "application/json"})
+        host = {"Cookie": cookie.split(";", 1)[0], "X-CSRF-Token": str(answer["csrf"])}
+    finally:
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+    proc = start(data, config, port)
+    try:
+        assert send("/api/session", host)[1]["host"] is True
+        assert send("/api/undo", host)[0] == 200
+        assert send("/api/logout", host)[0] == 200
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(10)
+    proc = start(data, config, port)
+    try:
+        assert send("/api/session", host)[1]["host"] is False, "the logout is kept too"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(10)
