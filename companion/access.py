@@ -40,6 +40,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from companion.rate import SlidingWindow
+
 #: The one rule for a table PIN, wherever it comes from (config, ``--pin``, the pin file).
 PIN_RULE = re.compile(r"[0-9]{4,8}")
 #: Wrong PINs allowed from one address per minute.
@@ -140,8 +142,6 @@ class PinGuard:
     On the monotonic clock (`companion.rate`): a wall clock stepped back keeps no lockout."""
 
     def __init__(self, clock: Callable[[], float] | None = None) -> None:
-        from companion.rate import SlidingWindow
-
         self._table = SlidingWindow(TABLE_GUESSES_PER_HOUR, 3600, clock)
         self._address = SlidingWindow(ADDRESS_GUESSES_PER_MINUTE, 60, clock)
         self._lock = threading.Lock()

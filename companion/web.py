@@ -44,6 +44,7 @@ from companion.engine.tokens import BENEFITS, COLUMNS
 from companion.json_bounds import BadJson
 from companion.ports import GameSetupError, TableRuntime
 from companion.rate import SlidingWindow
+from companion.text import printable
 from companion.web_requests import (
     check_pin,
     client_address,
@@ -105,7 +106,8 @@ class StreamSlots:
 
 class CrashLog:
     """Internal errors in the log: one line each (the error and where it was raised), at most
-    one line every `CRASH_LOG_EVERY` seconds, then how many were left out.
+    one line every ``every`` seconds, then how many were left out. What a client chose (the
+    path, the error's text) is cut short and its control characters escaped.
 
     A traceback per request let one client write 535 KiB/s to the journal (issue 16)."""
 
@@ -127,7 +129,7 @@ class CrashLog:
         more = f" ({left_out} more since the last line)" if left_out else ""
         self.logger.error(
             "internal error on %s: %s%s: %s%s",
-            where[:100],
+            printable(where[:100]),
             type(exc).__name__,
             place,
             repr(str(exc)[:200]),

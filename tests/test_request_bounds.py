@@ -102,6 +102,17 @@ def test_an_internal_error_is_one_short_log_line_at_most_every_few_seconds(
     assert "RuntimeError" in lines[0].getMessage() and "GET /api/state" in lines[0].getMessage()
 
 
+def test_a_path_in_the_crash_line_cannot_forge_log_lines(caplog: Any) -> None:
+    from companion.web import CrashLog
+
+    log = CrashLog(logging.getLogger("test-crash"), every=0.0)
+    with caplog.at_level(logging.ERROR):
+        log.report(ValueError("a\nb"), "GET /x\nERROR forged line")
+        log.report(ValueError("second"), "GET /y")
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 2 and all("\n" not in line for line in lines), lines
+
+
 # --- logout ---------------------------------------------------------------------------------------
 
 
