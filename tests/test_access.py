@@ -574,3 +574,17 @@ def test_a_kept_session_still_ends_on_time_or_with_a_new_pin(tmp_path: Path) -> 
     rt = _runtime(tmp_path)
     assert client(create_app(rt)).post("/api/login", json={"pin": "2468"}).status_code == 200
     rt.stop()
+
+
+def test_the_limiter_remembers_a_bounded_number_of_addresses() -> None:
+    """A guess from each of 20,000 addresses must not grow memory without end."""
+    from companion.rate import SlidingWindow
+
+    steady = [0.0]
+    window = SlidingWindow(2, 60, clock=lambda: steady[0], max_keys=100)
+    for n in range(20_000):
+        assert window.hit(f"10.{n // 65536}.{n // 256 % 256}.{n % 256}")
+    assert len(window._hits) <= 100
+    assert window.hit("a") and window.hit("a") and not window.hit("a"), "each address keeps its own count"
+    steady[0] += 60.5
+    assert window.test("a") and window.hit("a")
