@@ -15,8 +15,9 @@ from __future__ import annotations
 import io
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify
+from flask import Blueprint, Response, current_app, jsonify, request
 
+from companion.access import host_allowed
 from companion.bgstats import play, play_url
 from companion.past import (
     History,
@@ -44,9 +45,10 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 1)
 
 
-def _game_json(game: PastGame, names: dict[str, str]) -> dict[str, Any]:
+def _game_json(game: PastGame, names: dict[str, str], merged: dict[str, str]) -> dict[str, Any]:
     return {
         "id": game.id,
+        "bgstats": play_url(play(game, merged)),
         "started": game.started.isoformat(),
         "ended": game.ended.isoformat() if game.ended else None,
         "minutes": game.minutes,
@@ -76,13 +78,16 @@ def history_json(history: History) -> dict[str, Any]:
     """What the history page draws: games newest first, each player's figures and rating."""
     names = display_names(history.games, history.aliases)
     stats = player_stats(history.games, history.aliases)
+    merged = {player: name for player, name in history.aliases.values()}
     return {
-        "games": [_game_json(g, names) for g in reversed(history.games)],
+        "games": [_game_json(g, names, merged) for g in reversed(history.games)],
         "players": [
             {
                 "key": s.key,
                 "name": s.name,
                 "spellings": s.spellings,
+                # the spellings the host merged into this player (each can be separated again)
+                "merged": [n for n in s.spellings if player_key(n) in history.aliases],
                 "games": s.games,
                 "wins": s.wins,
                 "average": _round(s.average),
@@ -153,17 +158,29 @@ def bgstats(game: str) -> Any:
     return jsonify({"url": url, "play": data})
 
 
+def game_address(game_id: int) -> str:
+    """This game on the history page, at the address phones at the table can open."""
+    runtime = table_runtime()
+    known = host_allowed(request.host, current_app.config["HOST_NAMES"])
+    base = runtime.join_url(request.host) if known else runtime.join_url()
+    return f"{base.rstrip('/')}/history#game-{game_id}"
+
+
 @history_api.get("/api/bgstats/<game>/qr.svg")
 def bgstats_qr(game: str) -> Response:
-    """The BG Stats link as a QR code, for a phone other than the one showing the page."""
+    """A QR code for the phone that has BG Stats: this game's card on the history page, whose
+    "Log in BG Stats" link is the createPlay link.
+
+    Not the createPlay link itself: with its JSON it is 1.5-2 kB, a version 25-31 code (up to
+    141 modules a side) that a phone cannot read off another phone's screen; this address
+    makes a small one, and a phone at the table reaches the companion like the join code."""
     import segno
 
     found = _finished(game)
     if isinstance(found, Response):
         return found
     drawing = io.BytesIO()
-    # the link is long: the lowest error correction keeps the code as coarse as it can be
-    segno.make(_bgstats_url(found)[1], error="l").save(drawing, kind="svg", scale=3, light="#fff")
+    segno.make(game_address(found.id), error="m").save(drawing, kind="svg", scale=5, light="#fff")
     return Response(drawing.getvalue(), mimetype="image/svg+xml")
 
 

@@ -3,6 +3,7 @@ two spellings, openskill ratings and the BG Stats play of a finished game."""
 
 from __future__ import annotations
 
+import io
 import json
 import random
 import re
@@ -12,6 +13,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+import segno
 
 from companion.bgstats import BGG_ID, CREATE_PLAY, SOURCE_NAME, play, play_url
 from companion.editions import load_edition
@@ -199,8 +201,13 @@ def test_the_bgstats_route_answers_finished_games_only(tmp_path: Path) -> None:
         answer = http.get(f"/api/bgstats/{game_id}").get_json()
         check_play(answer["play"], board, game_id)
         assert decode(answer["url"]) == answer["play"]
-        qr = http.get(f"/api/bgstats/{game_id}/qr.svg")
+        # the QR code leads a phone at the table to this game's card on the history page
+        qr = http.get(f"/api/bgstats/{game_id}/qr.svg", base_url="http://192.168.1.20:8080")
         assert qr.status_code == 200 and qr.mimetype == "image/svg+xml"
+        drawing = io.BytesIO()
+        address = f"http://192.168.1.20:8080/history#game-{game_id}"
+        segno.make(address, error="m").save(drawing, kind="svg", scale=5, light="#fff")
+        assert qr.get_data() == drawing.getvalue()
         refused = http.get(f"/api/bgstats/{rt.table.game_id}")  # the game on the table is not over
         assert refused.status_code == 404 and refused.get_json()["code"] == "no_finished_game"
     finally:

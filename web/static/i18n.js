@@ -45,7 +45,7 @@ window.I18N = {
     edition_link: "Your box: transcribe and edit your own edition →",
     // after the game: BG Stats, the history page, player ratings
     bgstats_title: "Log this play", bgstats_link: "Log in BG Stats",
-    bgstats_note: "Opens BG Stats on a phone that has it (from there it can post to BoardGameGeek), or scan the code with that phone:",
+    bgstats_note: "Opens BG Stats on a phone that has it (from there it can post to BoardGameGeek). From another phone: scan this code, then tap “Log in BG Stats”.",
     bgstats_qr_alt: "QR code of the BG Stats link", history_link: "Game history and player ratings →",
     h_title: "Game history", h_back: "← The game on the table", h_players: "Players", h_games: "Finished games",
     h_chart: "Scores over time", h_none: "No finished game yet: the history starts when a game ends.",
@@ -291,7 +291,7 @@ window.I18N = {
     edition_link: "Votre boîte : transcrire et modifier votre propre édition →",
     // après la partie : BG Stats, l'historique, le classement des joueurs
     bgstats_title: "Enregistrer cette partie", bgstats_link: "Enregistrer dans BG Stats",
-    bgstats_note: "Ouvre BG Stats sur un téléphone qui l'a (il peut ensuite la publier sur BoardGameGeek), ou scannez le code avec ce téléphone :",
+    bgstats_note: "Ouvre BG Stats sur un téléphone qui l'a (il peut ensuite la publier sur BoardGameGeek). Depuis un autre téléphone : scannez ce code, puis touchez « Enregistrer dans BG Stats ».",
     bgstats_qr_alt: "Code QR du lien BG Stats", history_link: "Historique des parties et classement des joueurs →",
     h_title: "Historique des parties", h_back: "← La partie sur la table", h_players: "Joueurs", h_games: "Parties terminées",
     h_chart: "Les scores au fil des parties", h_none: "Aucune partie terminée pour l'instant : l'historique commence à la fin d'une partie.",
