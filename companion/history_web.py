@@ -5,9 +5,9 @@ Reading is open on the LAN like the live page (``GET /history``, ``/api/history`
 host's decision, so ``POST /api/players/merge`` and ``/unmerge`` are controls: the
 table PIN, like every control (`companion.web_requests.control`).
 
-Everything is derived from the stored games on each request (`companion.past`): a
-family's few hundred games replay in well under a second on a Pi (see
-``benchmarks/bench_history.py``), so there is no second copy of any score to drift.
+Everything is derived from the stored games (`companion.past`), so there is no second
+copy of any score to drift: each finished game is replayed once per process and kept in
+memory until its log changes (``benchmarks/bench_history.py`` times both cases).
 """
 
 from __future__ import annotations
@@ -22,16 +22,20 @@ from companion.bgstats import play, play_url
 from companion.past import (
     History,
     PastGame,
+    Replays,
     display_names,
     load_history,
-    past_game,
     player_key,
     player_stats,
+    with_aliases,
 )
 from companion.store import DiskFull, StoreError
 from companion.web_requests import control, json_body, json_error, table_runtime
 
 history_api = Blueprint("history", __name__)
+#: The newest games whose BG Stats link the history lists: a play is logged soon after it
+#: ends, and each link is 1-2 kB (500 games' links would make the page's answer 1 MB).
+BGSTATS_RECENT = 20
 
 
 @history_api.get("/history")
@@ -45,10 +49,10 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 1)
 
 
-def _game_json(game: PastGame, names: dict[str, str], merged: dict[str, str]) -> dict[str, Any]:
+def _game_json(game: PastGame, names: dict[str, str], merged: dict[str, str] | None) -> dict[str, Any]:
     return {
         "id": game.id,
-        "bgstats": play_url(play(game, merged)),
+        "bgstats": None if merged is None else play_url(play(game, merged)),
         "started": game.started.isoformat(),
         "ended": game.ended.isoformat() if game.ended else None,
         "minutes": game.minutes,
@@ -80,7 +84,10 @@ def history_json(history: History) -> dict[str, Any]:
     stats = player_stats(history.games, history.aliases)
     merged = {player: name for player, name in history.aliases.values()}
     return {
-        "games": [_game_json(g, names, merged) for g in reversed(history.games)],
+        "games": [
+            _game_json(g, names, merged if n < BGSTATS_RECENT else None)
+            for n, g in enumerate(reversed(history.games))
+        ],
         "players": [
             {
                 "key": s.key,
@@ -106,9 +113,15 @@ def history_json(history: History) -> dict[str, Any]:
     }
 
 
+def _replays() -> Replays:
+    """This app's finished games already replayed (`companion.past.Replays`)."""
+    replays: Replays = current_app.config.setdefault("REPLAYS", Replays())
+    return replays
+
+
 def _history() -> History | Response:
     try:
-        return load_history(table_runtime().store)
+        return load_history(table_runtime().store, _replays())
     except StoreError as exc:
         return json_error(503, f"The games cannot be read: {exc}", code="not_saved", detail=str(exc))
 
@@ -136,10 +149,10 @@ def _finished(game: str) -> PastGame | Response:
     game_id = int(game)
     try:
         row = next((r for r in store.finished_games() if r[0] == game_id), None)
-        found = past_game(store, *row, aliases) if row is not None else None
+        found = _replays().get(store, *row) if row is not None else None
     except (StoreError, ValueError) as exc:
         return json_error(503, f"The game cannot be read: {exc}", code="not_saved", detail=str(exc))
-    return refusal if found is None else found
+    return refusal if found is None else with_aliases(found, aliases)
 
 
 def _bgstats_url(game: PastGame) -> tuple[dict[str, Any], str]:

@@ -14,8 +14,9 @@ nobody to be ranked against, so it does not rate.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from companion.engine import Board
@@ -92,10 +93,9 @@ def _when(text: str) -> datetime:
     return datetime.fromisoformat(text)
 
 
-def past_game(
-    store: Store, game_id: int, created: str, last: str | None, aliases: Aliases
-) -> PastGame | None:
-    """Replay one stored game; None if replaying it does not end the game (a stale flag)."""
+def past_game(store: Store, game_id: int, created: str, last: str | None) -> PastGame | None:
+    """Replay one stored game; None if replaying it does not end the game (a stale flag).
+    Players are keyed by their spelling (`player_key`); `with_aliases` applies merges."""
     stored = store.load(game_id)
     board = Board(stored.setup)
     for event in stored.events:
@@ -106,14 +106,10 @@ def past_game(
     won = set(winners(standings))
     places = ranks(standings)
     colours = list(stored.meta.get("colours") or [])
-    keys: list[str] = []
-    for s in standings:  # "Ann" and "ann" at one table are two people, whatever their key says
-        key = resolve(s.name, aliases)
-        keys.append(key if key not in keys else f"{key} #{len(keys) + 1}")
     players = tuple(
         PastPlayer(
             name=s.name,
-            key=keys[seat],
+            key=player_key(s.name),
             score=s.total,
             track=s.track,
             crystals=s.crystals,
@@ -136,6 +132,16 @@ def past_game(
     )
 
 
+def with_aliases(game: PastGame, aliases: Aliases) -> PastGame:
+    """The game with each seat keyed by the player it counts for, after the host's merges."""
+    keys: list[str] = []
+    for p in game.players:  # "Ann" and "ann" at one table are two people, whatever their key says
+        key = resolve(p.name, aliases)
+        keys.append(key if key not in keys else f"{key} #{len(keys) + 1}")
+    players = tuple(replace(p, key=k) for p, k in zip(game.players, keys, strict=True))
+    return replace(game, players=players)
+
+
 @dataclass
 class History:
     """Every finished game (oldest first) and what the store could not read."""
@@ -145,18 +151,40 @@ class History:
     aliases: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
-def load_history(store: Store) -> History:
-    """Every finished game of the store, replayed; a damaged game is listed, not fatal."""
+class Replays:
+    """Finished games already replayed, by id and event count: a finished game's log only
+    grows (an undo is an event too), so a game whose count is unchanged is the same game.
+    Memory only: the event log stays the one place anything is stored."""
+
+    def __init__(self) -> None:
+        self._games: dict[int, tuple[int, str | None, PastGame | None]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, store: Store, game_id: int, created: str, last: str | None, count: int) -> PastGame | None:
+        with self._lock:
+            known = self._games.get(game_id)
+        if known is not None and known[:2] == (count, last):
+            return known[2]
+        game = past_game(store, game_id, created, last)
+        with self._lock:
+            self._games[game_id] = (count, last, game)
+        return game
+
+
+def load_history(store: Store, replays: Replays | None = None) -> History:
+    """Every finished game of the store, replayed (or taken from ``replays``), with the
+    host's merges applied; a damaged game is listed, not fatal."""
     aliases = store.aliases()
     history = History(aliases=aliases)
-    for game_id, created, last in store.finished_games():
+    cache = replays if replays is not None else Replays()
+    for game_id, created, last, count in store.finished_games():
         try:
-            game = past_game(store, game_id, created, last, aliases)
+            game = cache.get(store, game_id, created, last, count)
         except (StoreError, ValueError):
             history.unreadable.append(game_id)
             continue
         if game is not None:
-            history.games.append(game)
+            history.games.append(with_aliases(game, aliases))
     return history
 
 

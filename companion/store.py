@@ -423,13 +423,14 @@ class Store:
             "LEFT JOIN events e ON e.game_id = g.id GROUP BY g.id ORDER BY g.id DESC"
         )
 
-    def finished_games(self) -> list[tuple[int, str, str | None]]:
-        """(id, created, time of its last event) of every finished game, oldest first: what
-        the history page replays (the scores themselves are never stored, only the events)."""
+    def finished_games(self) -> list[tuple[int, str, str | None, int]]:
+        """(id, created, time of its last event, event count) of every finished game, oldest
+        first: what the history page replays (scores are never stored, only the events)."""
         return [
-            (int(row[0]), str(row[1]), row[2])
+            (int(row[0]), str(row[1]), row[2], int(row[3]))
             for row in self._read(
-                "SELECT g.id, g.created, MAX(e.at) FROM games g LEFT JOIN events e ON e.game_id = g.id "
+                "SELECT g.id, g.created, MAX(e.at), COUNT(e.seq) FROM games g "
+                "LEFT JOIN events e ON e.game_id = g.id "
                 "WHERE g.finished = 1 GROUP BY g.id ORDER BY g.created, g.id"
             )
         ]

@@ -17,9 +17,9 @@ import segno
 
 from companion.bgstats import BGG_ID, CREATE_PLAY, SOURCE_NAME, play, play_url
 from companion.editions import load_edition
-from companion.engine import Board
+from companion.engine import Board, Undo
 from companion.engine.scoring import Standing
-from companion.past import PastGame, PastPlayer, load_history, player_stats, ranks, rate
+from companion.past import PastGame, PastPlayer, Replays, load_history, player_stats, ranks, rate
 from companion.record import write_record
 from companion.simulate import play_game, random_setup
 from companion.store import Store
@@ -88,6 +88,20 @@ def test_finished_games_are_replayed_from_their_events(tmp_path: Path) -> None:
             assert (p.rank == 1) == p.winner
         assert game.start_player == board.setup.watch_stack[0]
         assert game.minutes is not None and game.minutes >= 1
+
+
+def test_a_finished_game_is_replayed_once_until_its_log_changes(tmp_path: Path, monkeypatch: Any) -> None:
+    store = Store(tmp_path)
+    game_id, board = finished_game(store, ["Ann", "Ben"], 3)
+    replays = Replays()
+    loads: list[int] = []
+    real_load = store.load
+    monkeypatch.setattr(store, "load", lambda game: loads.append(game) or real_load(game))
+    first = load_history(store, replays)
+    assert load_history(store, replays).games == first.games and loads == [game_id]
+    # an undo after the end is one more event: the game is replayed again, and no longer over
+    store.write_events(game_id, len(board.moves) + 1, [Undo()], finished=True)
+    assert load_history(store, replays).games == [] and loads == [game_id, game_id]
 
 
 def test_per_player_figures_count_every_game_they_played(tmp_path: Path) -> None:

@@ -110,7 +110,7 @@ function renderGames(d) {
     const facts = [when(g.started), g.minutes ? t("h_minutes", { n: g.minutes }) : "", t("h_edition", { e: g.edition })].filter(Boolean).join(" · ");
     return `<li class="game" id="game-${g.id}" data-game="${g.id}"><h3>${esc(t("h_game", { id: g.id }))}</h3><p class="when">${esc(facts)}</p>` +
       `<table><tr><th scope="col">${esc(t("h_rank"))}</th><th scope="col">${esc(t("h_player"))}</th><th scope="col">${esc(t("h_score"))}</th></tr>${rows}</table>` +
-      `<p><a class="bgstats-game" href="${esc(g.bgstats)}" rel="noopener">${esc(t("h_bgstats"))}</a></p></li>`;
+      (g.bgstats ? `<p><a class="bgstats-game" href="${esc(g.bgstats)}" rel="noopener">${esc(t("h_bgstats"))}</a></p>` : "") + "</li>";
   }).join("");
 }
 
