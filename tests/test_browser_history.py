@@ -19,6 +19,7 @@ from companion.past import ranks
 
 from browser_support import ARGS, ARTIFACTS, chromium, playwright, post, served, watched_page
 from test_history import finished_game
+from test_page_family import axe, axe_script
 
 playwright()  # skips this module where there is no Chromium
 
@@ -149,3 +150,34 @@ def test_the_host_merges_two_spellings_on_the_history_page(server: Any, browser:
     page.click("[data-unmerge='Annie']")
     page.locator(".pstat[data-key='annie']").wait_for()
     assert errors == []
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_axe_finds_no_serious_or_critical_violation_on_the_history_page(
+    server: Any, browser: Any, lang: str
+) -> None:
+    """Players, chart, games (a merged spelling among them), the host's merge form and a
+    refusal, in the light and the dark colour scheme, at 360 px."""
+    base, rt = server
+    script = axe_script()
+    finished_game(rt.store, ["Annie", "Ben"], 14)
+    finished_game(rt.store, ["Ann", "Cy", "Ben"], 15)
+    post(base, "/api/players/merge", {"name": "Annie", "into": "Ann"})
+    # bypass_csp: only so that axe-core can be injected; the page's own code runs under its CSP anyway
+    page = browser.new_page(viewport=PHONE, bypass_csp=True)
+    page.add_init_script(f"localStorage.setItem('lang', '{lang}')")
+    page.goto(base + "/history")
+    page.wait_for_selector(".game")
+    page.fill("#hpin", "0000")
+    page.click("#hlogin button")
+    page.wait_for_selector("#said.bad")
+    problems: list[str] = []
+    for scheme in ("light", "dark"):
+        page.emulate_media(color_scheme=scheme)
+        problems.extend(f"{scheme}: {p}" for p in axe(page, script))
+        page.screenshot(path=str(ARTIFACTS / f"axe-history-{lang}-{scheme}.png"), full_page=True)
+    page.fill("#hpin", "2468")
+    page.click("#hlogin button")
+    page.wait_for_selector("#merge:not([hidden])")
+    problems.extend(f"host: {p}" for p in axe(page, script))
+    assert problems == [], "\n".join(problems)
