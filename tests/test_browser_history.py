@@ -114,6 +114,14 @@ def test_the_end_screen_reaches_bg_stats_and_the_history_at_360_px(server: Any, 
     assert game.locator(".bgstats-game").inner_text() == "Enregistrer dans BG Stats"
     no_sideways_scroll(phone)
     phone.screenshot(path=str(ARTIFACTS / "phone-360-history-fr.png"), full_page=True)
+    # the end screen's QR code brings another phone to this game, its BG Stats link in view
+    other = watched_page(browser, f"{base}/history#game-{rt.table.game_id}", errors, viewport=PHONE)
+    asked = other.locator(f"#game-{rt.table.game_id}.asked")
+    asked.wait_for()
+    assert asked.locator(".bgstats-game").get_attribute("href") == url
+    desktop = watched_page(browser, base + "/history", errors, viewport={"width": 1280, "height": 900})
+    desktop.wait_for_selector(".game")
+    desktop.screenshot(path=str(ARTIFACTS / "desktop-1280-history.png"), full_page=True)
     assert errors == []
 
 

@@ -93,7 +93,7 @@ function renderChart(d) {
   });
   svg.innerHTML = out;
   svg.setAttribute("aria-label", `${t("h_chart")}: ${summary.join("; ")}`);
-  $("hchart-legend").innerHTML = d.players.map((p, k) => `<li><svg width="34" height="10" aria-hidden="true"><line x1="0" y1="5" x2="34" y2="5" stroke="${PALETTE[k % PALETTE.length]}" stroke-width="3" stroke-dasharray="${DASHES[k % 4]}"/></svg> ${MARKS[k % 4]} ${esc(p.name)}</li>`).join("");
+  $("hchart-legend").innerHTML = d.players.map((p, k) => `<li><svg width="34" height="10" aria-hidden="true"><line x1="0" y1="5" x2="34" y2="5" stroke="${PALETTE[k % PALETTE.length]}" stroke-width="3" stroke-dasharray="${DASHES[k % 4]}"/></svg> ${marker(d, p.key)}${esc(p.name)}</li>`).join("");
 }
 
 // Each player is marked as in the chart (its colour and mark), whatever colour they played.
