@@ -295,3 +295,22 @@ def test_a_merge_that_cannot_be_is_refused_and_changes_nothing(
         assert refused.get_json()["code"] == "not_merged"
     finally:
         rt.stop()
+
+
+def test_a_damaged_game_is_listed_as_unreadable_and_the_others_still_count(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    damaged, _ = finished_game(store, ["Ann", "Ben"], 16)
+    kept, _ = finished_game(store, ["Ann", "Cy"], 17)
+    store._write([("UPDATE events SET event = '{not json' WHERE game_id = ? AND seq = 3", (damaged,))])
+    history = load_history(store)
+    assert history.unreadable == [damaged]
+    assert [g.id for g in history.games] == [kept]
+
+
+def test_merging_into_a_player_others_were_merged_into_moves_them_too(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    store.merge_player("sam", "samuel", "Samuel")
+    store.merge_player("samuel", "sammy", "Sammy")  # no chain: Sam follows Samuel
+    assert store.aliases() == {"sam": ("sammy", "Sammy"), "samuel": ("sammy", "Sammy")}
+    assert store.unmerge_player("samuel") and not store.unmerge_player("samuel")
+    assert store.aliases() == {"sam": ("sammy", "Sammy")}
