@@ -3,18 +3,21 @@
 Families log their plays in BG Stats (and through it on BoardGameGeek). BG Stats opens
 a link of the form ``https://app.bgstatsapp.com/createPlay.html?data=<url-encoded JSON>``
 and shows its import dialog, where games and players are matched once and remembered.
-Nothing is sent from the companion: the page shows the link (and a QR code of it) and a
-phone with BG Stats opens it.
+Nothing is sent from the companion: the page shows the link, a phone with BG Stats opens
+it (and another phone reaches it through a QR code, `companion.history_web.bgstats_qr`).
 
 The fields, as documented by BG Stats ("Push plays to BG Stats from other apps or
 websites", https://www.bgstatsapp.com/support/push-plays-to-bg-stats-from-other-apps-or-websites/,
-checked 2026-11-24): ``sourceName`` (the sending app), ``sourcePlayId`` (recognises a play
-pushed twice), ``playDate`` ("YYYY-MM-DD HH:MM:SS", e.g. "2020-10-23 19:16:58"),
-``durationMin``, ``game`` {``name``, ``bggId``, ``highestWins``, ``noPoints``,
-``sourceGameId``}, ``players`` [{``name``, ``score``, ``winner``, ``rank``, ``startPlayer``,
-``sourcePlayerId``, ``role``}], ``board``, ``location`` and ``comments``. BG Stats suggests
-matches from the BGG id, the names and these source ids, and remembers the user's choices
-per source id, so the ids must stay stable from one game to the next.
+read 2026-11-24): the link's form (also ``bgstats://app.bgstatsapp.com/...``); an example
+play with ``board``, ``durationMin``, ``comments``, ``game`` {``bggId``, ``highestWins``,
+``name``, ``noPoints``, ``sourceGameId``}, ``location``, ``playDate`` ("2020-10-23 19:16:58",
+so "YYYY-MM-DD HH:MM:SS") and ``players`` [{``startPlayer``, ``name``, ``rank``, ``role``,
+``score``, ``sourcePlayerId``, ``winner``}]; BG Stats suggests matches from the game's BGG id,
+its name and the player names, and saves the user's matches for the next import. The part
+of the page that was readable here stops before ``sourceName`` and ``sourcePlayId``: those
+two are as the issue gives them (the sending app, and the play's id so that a repeat is
+recognised) and as other apps that push plays to BG Stats send them. ``board`` is read as
+the board or mode played (BG Stats' own board/scenario field): "Base", or "Solo".
 """
 
 from __future__ import annotations

@@ -32,7 +32,7 @@ PIN = {"X-Table-Pin": "2468"}
 PLAY_FIELDS = {"sourceName", "sourcePlayId", "playDate", "durationMin", "game", "players", "board"}
 PLAY_FIELDS |= {"comments", "location"}
 GAME_FIELDS = {"name", "bggId", "highestWins", "noPoints", "sourceGameId"}
-PLAYER_FIELDS = {"name", "score", "winner", "rank", "startPlayer", "sourcePlayerId", "role", "team", "color"}
+PLAYER_FIELDS = {"name", "score", "winner", "rank", "startPlayer", "sourcePlayerId", "role"}
 
 
 def finished_game(store: Store, names: list[str], seed: int) -> tuple[int, Board]:
