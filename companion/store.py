@@ -65,6 +65,11 @@ CREATE TABLE IF NOT EXISTS tags (
     edition TEXT NOT NULL,
     at      TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS player_aliases (
+    alias   TEXT PRIMARY KEY,        -- a spelling's key (companion.past.player_key), merged by the host
+    player  TEXT NOT NULL,           -- the key of the player it is merged into
+    name    TEXT NOT NULL            -- that player's name as the host wrote it
+);
 """
 
 
@@ -417,6 +422,48 @@ class Store:
             "SELECT g.id, g.created, g.finished, COUNT(e.seq) FROM games g "
             "LEFT JOIN events e ON e.game_id = g.id GROUP BY g.id ORDER BY g.id DESC"
         )
+
+    def finished_games(self) -> list[tuple[int, str, str | None, int]]:
+        """(id, created, time of its last event, event count) of every finished game, oldest
+        first: what the history page replays (scores are never stored, only the events)."""
+        return [
+            (int(row[0]), str(row[1]), row[2], int(row[3]))
+            for row in self._read(
+                "SELECT g.id, g.created, MAX(e.at), COUNT(e.seq) FROM games g "
+                "LEFT JOIN events e ON e.game_id = g.id "
+                "WHERE g.finished = 1 GROUP BY g.id ORDER BY g.created, g.id"
+            )
+        ]
+
+    # --- player merges: the host's decision that two spellings are one player ---------
+
+    def aliases(self) -> dict[str, tuple[str, str]]:
+        """Every merged spelling's key -> (the key of the player it joins, that player's name)."""
+        return {
+            str(a): (str(p), str(n))
+            for a, p, n in self._read("SELECT alias, player, name FROM player_aliases")
+        }
+
+    def merge_player(self, alias: str, player: str, name: str) -> None:
+        """Merge the spelling ``alias`` (a key) into ``player`` (a key, shown as ``name``), in
+        one transaction: spellings already merged into ``alias`` follow it, so no chain forms."""
+        self._write(
+            [
+                ("UPDATE player_aliases SET player = ?, name = ? WHERE player = ?", (player, name, alias)),
+                (
+                    "INSERT OR REPLACE INTO player_aliases (alias, player, name) VALUES (?, ?, ?)",
+                    (alias, player, name),
+                ),
+            ]
+        )
+
+    def unmerge_player(self, alias: str) -> bool:
+        """Undo a merge: ``alias`` is a player of its own again. False if it was not merged."""
+        known = self._read("SELECT 1 FROM player_aliases WHERE alias = ?", (alias,))
+        if not known:
+            return False
+        self._write([("DELETE FROM player_aliases WHERE alias = ?", (alias,))])
+        return True
 
     def export(self, game_id: int) -> str:
         """The game as a ``trekking/1`` record (setup line plus every stored event)."""

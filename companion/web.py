@@ -41,6 +41,7 @@ from companion.access import host_allowed, own_names
 from companion.config import colour_problem
 from companion.edition_web import library_api
 from companion.engine.tokens import BENEFITS, COLUMNS
+from companion.history_web import history_api
 from companion.json_bounds import BadJson
 from companion.ports import GameSetupError, TableRuntime
 from companion.rate import SlidingWindow
@@ -532,6 +533,7 @@ def create_app(
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.register_blueprint(api)
     app.register_blueprint(library_api)  # the owner's editions (a module of its own)
+    app.register_blueprint(history_api)  # after the game: history, ratings, BG Stats
 
     @app.get("/")
     def index() -> Any:

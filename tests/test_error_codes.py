@@ -22,7 +22,7 @@ from tests_support import api_app, client_from, make_runtime
 
 ROOT = Path(__file__).resolve().parents[1]
 PIN = {"X-Table-Pin": "2468"}
-SERVER = ("web.py", "web_requests.py", "access.py", "app.py", "enroll.py", "json_bounds.py")
+SERVER = ("web.py", "web_requests.py", "access.py", "app.py", "enroll.py", "json_bounds.py", "history_web.py")
 HARDWARE = ("hardware/health.py", "hardware/reader.py", "hardware/ring.py", "hardware/buttons.py")
 CODE = r'\b(?:code|mock_code)(?:: str)?\s*=\s*"([a-z_0-9]+)"'
 

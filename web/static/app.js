@@ -279,6 +279,25 @@ function renderEnd(s) {
   $("breakdown").innerHTML = `<tr><th scope="col">${t("player")}</th><th scope="col">${t("track")}</th><th scope="col">${t("crystals")}</th><th scope="col">${t("trek_points")}</th><th scope="col">${t("total")}</th></tr>` +
     rows.map((p) => `<tr><td>${dot(p.colour)}${esc(p.name)}</td><td>${p.track}</td><td>${p.crystals}</td><td>${p.trek_points} <small>(${esc(t("treks_of"))}: ${p.treks.join(", ")})</small></td><td><b>${p.total}</b></td></tr>`).join("");
   renderChart(s);
+  renderBgStats(s);
+}
+
+// The finished game as a BG Stats play (/api/bgstats): its link, and a QR code of it for the
+// phone that has BG Stats. Asked once per game and event count (an undo changes the play).
+let bgstatsShown = "";
+async function renderBgStats(s) {
+  const key = `${s.game}/${s.events}`;
+  if (bgstatsShown === key) return;
+  bgstatsShown = key;
+  $("bgstats").hidden = true;
+  try {
+    const response = await fetch(`/api/bgstats/${encodeURIComponent(s.game)}`);
+    if (!response.ok || bgstatsShown !== key) return;  // not finished after all, or a newer game
+    const play = await response.json();
+    $("bgstats-link").href = play.url;
+    $("bgstats-qr").src = `/api/bgstats/${encodeURIComponent(s.game)}/qr.svg?e=${s.events}`;
+    $("bgstats").hidden = false;
+  } catch (e) { bgstatsShown = ""; /* the next snapshot tries again */ }
 }
 
 // Each player's line has its own dash pattern and end marker as well as its colour,

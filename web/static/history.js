@@ -1,0 +1,179 @@
+// The history page: finished games, each player's figures and rating, scores over time, and
+// the host's merge of two spellings. Everything comes from /api/history (derived from the
+// event log on the companion); the words from i18n.js, in English or French.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+let lang = localStorage.getItem("lang") || ((navigator.language || "en").startsWith("fr") ? "fr" : "en");
+let data = null;
+let csrf = null;
+let lastSaid = null;
+
+function t(key, vars) { return i18nFill(lang, I18N[lang][key] ?? I18N.en[key] ?? key, vars); }
+function esc(s) {
+  return String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
+}
+function num(n) { return n === null || n === undefined ? "—" : new Intl.NumberFormat(lang, { maximumFractionDigits: 1 }).format(n); }
+function when(iso) { return new Intl.DateTimeFormat(lang, { dateStyle: "medium", timeStyle: "short" }).format(new Date(iso)); }
+
+// A refusal or an answer of the server in the page's language: its code and params, the
+// English sentence only for a code this page does not know.
+function say(answer) {
+  lastSaid = answer;
+  const el = $("said");
+  if (!answer) { el.textContent = ""; el.className = "last"; return; }
+  const words = I18N[lang].msg;
+  const text = answer.code && words[answer.code] !== undefined ? i18nFill(lang, words[answer.code], answer.params || {}) : answer.message;
+  el.textContent = (answer.ok ? "" : "✗ ") + (text || "");
+  el.className = "last " + (answer.ok ? "ok" : "bad");
+}
+
+function translate() {
+  document.documentElement.lang = lang;
+  document.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
+  $("lang").textContent = lang === "en" ? "FR" : "EN";
+  $("lang").setAttribute("aria-label", `${t("language")}: ${$("lang").textContent}`);
+  document.title = `${t("h_title")} · ${t("title")}`;
+  if (data) render(data);
+  if (lastSaid) say(lastSaid);
+}
+
+function render(d) {
+  data = d;
+  $("empty").hidden = d.games.length > 0;
+  $("unreadable").hidden = !d.unreadable.length;
+  $("unreadable").textContent = d.unreadable.length ? t("h_unreadable", { n: d.unreadable.length }) : "";
+  renderPlayers(d);
+  renderChart(d);
+  renderGames(d);
+  renderMerge(d);
+}
+
+function renderPlayers(d) {
+  $("pstats").innerHTML = d.players.map((p) => {
+    const figures = [
+      ["h_played", p.games], ["h_wins", p.wins], ["h_avg", num(p.average)], ["h_best", p.best],
+      ["h_longest", p.longest_trek], ["h_trek_avg", num(p.average_trek_points)], ["h_crystals", num(p.average_crystals)],
+    ].map(([k, v]) => `<dt>${esc(t(k))}</dt><dd>${esc(v)}</dd>`).join("");
+    const others = p.spellings.filter((n) => n !== p.name);
+    const rating = p.rating === null ? esc(t("h_unrated")) : `${esc(t("h_rating"))} ${esc(num(p.rating))}`;
+    return `<li class="pstat" data-key="${esc(p.key)}"><div class="top"><span class="name">${esc(p.name)}</span><span class="rating">${rating}</span></div>` +
+      `<dl>${figures}</dl>` + (others.length ? `<p class="also">${esc(t("h_also", { names: others.join(", ") }))}</p>` : "") + "</li>";
+  }).join("");
+}
+
+// Each player's scores game after game, oldest game on the left. Each line has its own dash
+// and marker as well as its colour, each point a title, and the picture an English or French
+// summary, so it reads without colour and with a screen reader.
+const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#7F7F00", "#888888"];
+const DASHES = ["", "8 4", "2 4", "10 3 2 3"];
+const MARKS = ["●", "■", "▲", "◆"];
+function renderChart(d) {
+  const games = [...d.games].reverse();  // oldest first
+  const svg = $("hchart");
+  if (games.length === 0) { svg.innerHTML = ""; $("hchart-legend").innerHTML = ""; return; }
+  const scores = games.flatMap((g) => g.players.map((p) => p.score));
+  const max = Math.max(1, ...scores), min = Math.min(0, ...scores);
+  const x = (i) => 40 + (games.length === 1 ? 135 : (i / (games.length - 1)) * 270);
+  const y = (v) => 145 - ((v - min) / (max - min)) * 130;
+  let out = `<line x1="40" y1="15" x2="40" y2="145" stroke="currentColor"/><line x1="40" y1="145" x2="310" y2="145" stroke="currentColor"/>`;
+  for (const v of [min, Math.round((min + max) / 2), max]) out += `<text x="35" y="${(y(v) + 4).toFixed(1)}" font-size="10" text-anchor="end" fill="currentColor">${v}</text>`;
+  out += `<text x="175" y="163" font-size="10" text-anchor="middle" fill="currentColor">${esc(t("h_games_axis"))} (${games.length})</text>`;
+  out += `<text x="8" y="80" font-size="10" text-anchor="middle" fill="currentColor" transform="rotate(-90 8 80)">${esc(t("chart_y"))}</text>`;
+  const summary = [];
+  d.players.forEach((player, k) => {
+    const points = [];
+    games.forEach((g, i) => { const seat = g.players.find((p) => p.key === player.key); if (seat) points.push([i, seat.score, g.id]); });
+    const colour = PALETTE[k % PALETTE.length];
+    out += `<polyline points="${points.map(([i, v]) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ")}" fill="none" stroke="${colour}" stroke-width="2.5" stroke-dasharray="${DASHES[k % 4]}"/>`;
+    for (const [i, v, id] of points) {
+      out += `<text x="${x(i).toFixed(1)}" y="${(y(v) + 4).toFixed(1)}" font-size="10" text-anchor="middle" fill="${colour}"><title>${esc(player.name)} · ${esc(t("h_game", { id }))}: ${v}</title>${MARKS[k % 4]}</text>`;
+    }
+    summary.push(`${player.name} ${points.map((q) => q[1]).join(", ")}`);
+  });
+  svg.innerHTML = out;
+  svg.setAttribute("aria-label", `${t("h_chart")}: ${summary.join("; ")}`);
+  $("hchart-legend").innerHTML = d.players.map((p, k) => `<li><svg width="34" height="10" aria-hidden="true"><line x1="0" y1="5" x2="34" y2="5" stroke="${PALETTE[k % PALETTE.length]}" stroke-width="3" stroke-dasharray="${DASHES[k % 4]}"/></svg> ${marker(d, p.key)}${esc(p.name)}</li>`).join("");
+}
+
+// Each player is marked as in the chart (its colour and mark), whatever colour they played.
+function marker(d, key) {
+  const k = d.players.findIndex((p) => p.key === key);
+  return `<span class="mark" style="color:${PALETTE[k % PALETTE.length]}" aria-hidden="true">${MARKS[k % 4]}</span> `;
+}
+
+function renderGames(d) {
+  $("games").innerHTML = d.games.map((g) => {
+    const rows = [...g.players].sort((a, b) => a.rank - b.rank).map((p) =>
+      `<tr><td>${p.rank}</td><td>${marker(d, p.key)}${esc(p.name)}` +
+      `${p.player !== p.name ? ` <small>(${esc(p.player)})</small>` : ""}${p.winner ? ` <span class="win">★ ${esc(t("h_winner"))}</span>` : ""}</td><td><b>${p.score}</b></td></tr>`).join("");
+    const facts = [when(g.started), g.minutes ? t("h_minutes", { n: g.minutes }) : "", t("h_edition", { e: g.edition })].filter(Boolean).join(" · ");
+    return `<li class="game" id="game-${g.id}" data-game="${g.id}"><h3>${esc(t("h_game", { id: g.id }))}</h3><p class="when">${esc(facts)}</p>` +
+      `<table><tr><th scope="col">${esc(t("h_rank"))}</th><th scope="col">${esc(t("h_player"))}</th><th scope="col">${esc(t("h_score"))}</th></tr>${rows}</table>` +
+      (g.bgstats ? `<p><a class="bgstats-game" href="${esc(g.bgstats)}" rel="noopener">${esc(t("h_bgstats"))}</a></p>` : "") + "</li>";
+  }).join("");
+}
+
+function renderMerge(d) {
+  $("hlogin").hidden = !!csrf;
+  $("merge").hidden = !csrf;
+  const spellings = [...new Set(d.games.flatMap((g) => g.players.map((p) => p.name)))].sort((a, b) => a.localeCompare(b, lang));
+  fill($("merge-name"), spellings.map((n) => [n, n]));
+  fill($("merge-into"), d.players.map((p) => [p.name, p.name]));
+  $("merged").innerHTML = csrf ? d.players.flatMap((p) => p.merged.map((n) =>
+    `<li><button type="button" data-unmerge="${esc(n)}">${esc(t("h_unmerge", { name: `${n} (${p.name})` }))}</button></li>`)).join("") : "";
+}
+
+function fill(select, values) {
+  const current = select.value;
+  select.innerHTML = values.map(([v, label]) => `<option value="${esc(v)}">${esc(label)}</option>`).join("");
+  if (values.some(([v]) => v === current)) select.value = current;
+}
+
+async function load() {
+  try {
+    const response = await fetch("/api/history");
+    const body = await response.json();
+    if (!response.ok) { say({ ok: false, code: body.code, params: body.params, message: body.error }); return; }
+    render(body);
+    // a phone that scanned the end screen's code lands on its game, the BG Stats link in view
+    const asked = location.hash && document.getElementById(location.hash.slice(1));
+    if (asked && !asked.classList.contains("asked")) { asked.classList.add("asked"); asked.scrollIntoView({ block: "start" }); }
+  } catch (e) { say({ ok: false, message: t("unreachable") }); }
+}
+
+async function control(path, body) {
+  let response;
+  try {
+    response = await fetch(path, { method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf || "" }, body: JSON.stringify(body) });
+  } catch (e) { say({ ok: false, message: t("unreachable") }); return; }
+  const answer = await response.json().catch(() => ({ error: response.statusText }));
+  if (response.status === 401 || answer.code === "csrf_stale") { csrf = null; if (data) renderMerge(data); }
+  say({ ok: response.ok, code: answer.code, params: answer.params, message: answer.error || answer.message });
+  if (response.ok) await load();
+}
+
+async function start() {
+  $("lang").onclick = () => { lang = lang === "en" ? "fr" : "en"; localStorage.setItem("lang", lang); translate(); };
+  $("hlogin").onsubmit = async (ev) => {
+    ev.preventDefault();
+    try {
+      const response = await fetch("/api/login", { method: "POST", credentials: "same-origin",
+        headers: { "Content-Type": "application/json" }, body: JSON.stringify({ pin: $("hpin").value }) });
+      const answer = await response.json().catch(() => ({ error: response.statusText }));
+      if (response.ok) { csrf = answer.csrf; $("hpin").value = ""; say({ ok: true, message: t("logged_in") }); if (data) renderMerge(data); }
+      else say({ ok: false, code: answer.code, params: answer.params, message: answer.error });
+    } catch (e) { say({ ok: false, message: t("unreachable") }); }
+  };
+  $("merge").onsubmit = (ev) => { ev.preventDefault(); control("/api/players/merge", { name: $("merge-name").value, into: $("merge-into").value }); };
+  $("merged").onclick = (ev) => { const b = ev.target.closest("[data-unmerge]"); if (b) control("/api/players/unmerge", { name: b.dataset.unmerge }); };
+  try {
+    const who = await (await fetch("/api/session", { credentials: "same-origin" })).json();
+    if (who.host) csrf = who.csrf;
+  } catch (e) { /* reading needs no login */ }
+  translate();
+  await load();
+}
+
+start();
