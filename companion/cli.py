@@ -1,9 +1,9 @@
 """The ``companion`` command line.
 
 Every user-facing failure is a one-line message on stderr and exit status 2 —
-never a traceback: a family at the table cannot act on one. The one exception is a
-fault that may pass by itself, a port still in use after a minute of retries: exit
-status 3, which the systemd unit restarts (status 2 it does not).
+never a traceback: a family at the table cannot act on one. The exceptions are faults
+that may pass by themselves, a port still in use or a disk still full after a minute
+of retries: exit status 3, which the systemd unit restarts (status 2 it does not).
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ from companion.editions import EditionNotFound, read_edition_text
 from companion.engine import EditionError
 
 EXIT_USAGE = 2
-#: A fault that may pass (the port still in use after `companion.app.BIND_RETRY_SECONDS`):
+#: A fault that may pass (the port still in use after `companion.app.BIND_RETRY_SECONDS`, the disk
+#: still full after `companion.app.DISK_RETRY_SECONDS`):
 #: the systemd unit restarts on it, unlike on EXIT_USAGE.
 EXIT_RETRY = 3
 
@@ -147,12 +148,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         PortBusy,
         _print_ring,
         build_runtime,
+        build_when_space,
         describe_expect,
         keyboard,
         serve_when_free,
     )
     from companion.config import ConfigError, load_config
-    from companion.store import StoreError
+    from companion.store import DiskFull, StoreError
 
     try:
         config = load_config(args.config)
@@ -165,7 +167,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 0
     mock = _mock(args)
     try:
-        runtime = build_runtime(config, _data_dir(args), mock, args.pin, claim=True)
+        runtime = build_when_space(lambda: build_runtime(config, _data_dir(args), mock, args.pin, claim=True))
+    except DiskFull as exc:  # not damage: the data is kept, and systemd tries again
+        print(
+            f"companion: {exc} Exiting with status {EXIT_RETRY} (systemd starts it again).", file=sys.stderr
+        )
+        return EXIT_RETRY
     except (StoreError, RuntimeError, EditionError, EditionNotFound, ValueError) as exc:
         return _fail(str(exc))
     if mock:

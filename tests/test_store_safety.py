@@ -463,12 +463,17 @@ def test_an_existing_open_data_directory_is_made_private(tmp_path: Path) -> None
 
 
 def test_a_damaged_stored_event_is_a_clear_message_not_a_traceback(tmp_path: Path) -> None:
+    """Unreadable JSON (its checksum fails): set aside with a word, never a traceback (the
+    checksums' own tests are in test_store_checksums.py)."""
     rt = make_runtime(tmp_path)
     play_turn(rt, random.Random(16))
     rt.store._db.execute("UPDATE events SET event = '{\"type\": ' WHERE seq = 1")
     rt.stop()
-    with pytest.raises(StoreError, match="cannot read game"):
-        build_runtime(Config(buttons=FAST_BUTTONS), tmp_path, mock=True, pin="2468", say=lambda _: None)
+    said: list[str] = []
+    rt = build_runtime(Config(buttons=FAST_BUTTONS), tmp_path, mock=True, pin="2468", say=said.append)
+    assert [(n.code, n.params["kept"]) for n in rt.store.damage] == [("store_event_damaged", 0)]
+    assert any("saved event 1 is damaged" in line for line in said)
+    rt.stop()
 
 
 # --- undo, pending takes, new games -----------------------------------------------------------------

@@ -184,7 +184,14 @@ window.I18N = {
     // a hardware part that is down: its cause ("code") and its fix ("code.fix"), from /api/state
     hw: {
       line: "⚠ {part}: {message}. {fix}",
-      "part.reader": "reader", "part.ring": "ring", "part.buttons": "buttons",
+      "part.reader": "reader", "part.ring": "ring", "part.buttons": "buttons", "part.store": "game log",
+      store_ack: "Seen: hide this message",
+      store_event_damaged: "game {game}'s saved event {next} is damaged (its checksum does not match): the game resumes after event {kept}, and {withheld|that event is|the {withheld} events from there on are} set aside, not deleted; a copy of the store is kept at {copy}",
+      "store_event_damaged.fix": "check the standings against the table and replay any missing moves; keep the copy (it holds the damaged rows as they were) and check the SD card or disk: damage often means it is failing. Then press Seen (host)",
+      store_events_missing: "game {game}'s last saved events are missing from the store (its checksums say so): the game resumes after event {kept}; a copy of the store is kept at {copy}",
+      "store_events_missing.fix": "check the standings against the table and replay any missing moves; keep the copy (it holds the damaged rows as they were) and check the SD card or disk: damage often means it is failing. Then press Seen (host)",
+      store_setup_damaged: "game {game}'s setup (players, watch stack, edition) is damaged (its checksum does not match), so it was not resumed and a new game was started; {withheld|its event is|its {withheld} events are} kept; a copy of the store is kept at {copy}",
+      "store_setup_damaged.fix": "check the standings against the table and replay any missing moves; keep the copy (it holds the damaged rows as they were) and check the SD card or disk: damage often means it is failing. Then press Seen (host)",
       buttons_no_pin_library: "gpiozero found no pin library that works here ({detail})",
       "buttons_no_pin_library.fix": "install lgpio (sudo systemd/install-pi.sh does) and give the service user /dev/gpiochip0 (group gpio: sudo usermod -aG gpio trekking)",
       driver_missing: "a driver is not installed ({detail})",
@@ -407,7 +414,14 @@ window.I18N = {
     // une pièce en panne : sa cause (« code ») et le remède (« code.fix »), d'après /api/state
     hw: {
       line: "⚠ {part} : {message}. {fix}",
-      "part.reader": "lecteur", "part.ring": "anneau", "part.buttons": "boutons",
+      "part.reader": "lecteur", "part.ring": "anneau", "part.buttons": "boutons", "part.store": "journal de partie",
+      store_ack: "Vu : masquer ce message",
+      store_event_damaged: "l'événement enregistré n° {next} de la partie {game} est abîmé (sa somme de contrôle ne correspond pas) : la partie reprend après l'événement {kept}, et {withheld|cet événement est mis|les {withheld} événements à partir de là sont mis} de côté, pas effacés ; une copie du stockage est gardée dans {copy}",
+      "store_event_damaged.fix": "comparez le classement avec la table et rejouez les coups manquants ; gardez la copie (elle contient les lignes abîmées telles qu'elles étaient) et vérifiez la carte SD ou le disque : un dommage annonce souvent une panne. Puis appuyez sur Vu (hôte)",
+      store_events_missing: "les derniers événements enregistrés de la partie {game} manquent (ses sommes de contrôle le montrent) : la partie reprend après l'événement {kept} ; une copie du stockage est gardée dans {copy}",
+      "store_events_missing.fix": "comparez le classement avec la table et rejouez les coups manquants ; gardez la copie (elle contient les lignes abîmées telles qu'elles étaient) et vérifiez la carte SD ou le disque : un dommage annonce souvent une panne. Puis appuyez sur Vu (hôte)",
+      store_setup_damaged: "la mise en place de la partie {game} (joueurs, pile des montres, édition) est abîmée (sa somme de contrôle ne correspond pas) : elle n'a pas été reprise et une nouvelle partie a commencé ; {withheld|son événement est gardé|ses {withheld} événements sont gardés} ; une copie du stockage est gardée dans {copy}",
+      "store_setup_damaged.fix": "comparez le classement avec la table et rejouez les coups manquants ; gardez la copie (elle contient les lignes abîmées telles qu'elles étaient) et vérifiez la carte SD ou le disque : un dommage annonce souvent une panne. Puis appuyez sur Vu (hôte)",
       buttons_no_pin_library: "gpiozero ne trouve ici aucune bibliothèque de broches qui fonctionne ({detail})",
       "buttons_no_pin_library.fix": "installez lgpio (sudo systemd/install-pi.sh le fait) et donnez /dev/gpiochip0 à l'utilisateur du service (groupe gpio : sudo usermod -aG gpio trekking)",
       driver_missing: "un pilote n'est pas installé ({detail})",
