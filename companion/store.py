@@ -147,6 +147,14 @@ def event_sum(previous: str, game_id: int, seq: int, event: str, at: str) -> str
     return _digest([previous, game_id, seq, event, at])
 
 
+#: The page's code for each kind of damage (`Damage.kind`): its sentence in web/static/i18n.js.
+DAMAGE_CODES = {
+    "event": "store_event_damaged",
+    "missing": "store_events_missing",
+    "setup": "store_setup_damaged",
+}
+
+
 @dataclass(frozen=True)
 class Damage:
     """What a game's checksums found wrong when it was loaded.
@@ -166,9 +174,7 @@ class Damage:
 
     @property
     def code(self) -> str:
-        return {"event": "store_event_damaged", "missing": "store_events_missing"}.get(
-            self.kind, "store_setup_damaged"
-        )
+        return DAMAGE_CODES[self.kind]
 
 
 class GameDamaged(StoreError):

@@ -21,9 +21,10 @@ import pytest
 from companion.app import Runtime, build_runtime
 from companion.config import Config
 from companion.engine import Board, ChooseItinerary, Take
-from companion.store import SCHEMA_VERSION, Store
+from companion.store import DAMAGE_CODES, SCHEMA_VERSION, Store
 from companion.web import create_app
 
+from test_error_codes import ROOT, words
 from tests_support import FAST_BUTTONS, make_runtime, play_turn
 
 
@@ -251,3 +252,14 @@ def test_a_store_without_checksums_is_upgraded_once_says_so_and_is_guarded_from_
     rt = start(old)
     assert [s["code"] for s in state(rt)["store"]] == ["store_event_damaged"]
     rt.stop()
+
+
+def test_every_damage_has_its_sentence_and_fix_in_english_and_french_and_in_the_api() -> None:
+    codes = set(DAMAGE_CODES.values())
+    for language, keys in words("hw").items():
+        wanted = codes | {c + ".fix" for c in codes} | {"part.store", "store_ack"}
+        assert wanted - keys == set(), (language, wanted - keys)
+    spec = json.loads((ROOT / "companion" / "openapi.json").read_text(encoding="utf-8"))
+    answer = spec["paths"]["/api/state"]["get"]["responses"]["200"]["content"]["application/json"]
+    assert set(answer["schema"]["properties"]["store"]["items"]["properties"]["code"]["enum"]) == codes
+    assert "post" in spec["paths"]["/api/store/acknowledge"]
