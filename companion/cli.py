@@ -275,7 +275,15 @@ def cmd_export(args: argparse.Namespace) -> int:
             if newest is None:
                 return _fail(f"there is no game in {_data_dir(args)} yet")
             game = newest[0]
+        damage = store.load(game).damage
         sys.stdout.write(store.export(game))
+        if damage is not None:  # never a shortened record without a word
+            print(
+                f"companion: warning: game {game} is damaged after event {damage.kept} (its checksums "
+                f"do not match): the record holds its first {damage.kept} events only. `companion run` "
+                "sets the rest aside and keeps a copy of the store.",
+                file=sys.stderr,
+            )
     except StoreError as exc:
         return _fail(str(exc))
     return 0

@@ -55,6 +55,9 @@ def test_sqlite_full_at_open_exits_3_saying_the_disk_is_full_and_keeps_the_data(
     assert run(tmp_path) == EXIT_RETRY
     assert_says_disk_full(capsys.readouterr().err)
     assert (tmp_path / "companion.sqlite3").read_bytes() == before
+    unit = (Path(__file__).resolve().parents[1] / "systemd" / "trekking-companion.service").read_text()
+    prevented = next(line for line in unit.splitlines() if line.startswith("RestartPreventExitStatus="))
+    assert str(EXIT_RETRY) not in prevented.split("=", 1)[1].split(), "systemd restarts it"
 
 
 def test_sqlite_full_on_a_pragma_is_a_full_disk_too(

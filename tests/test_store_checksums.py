@@ -263,3 +263,17 @@ def test_every_damage_has_its_sentence_and_fix_in_english_and_french_and_in_the_
     answer = spec["paths"]["/api/state"]["get"]["responses"]["200"]["content"]["application/json"]
     assert set(answer["schema"]["properties"]["store"]["items"]["properties"]["code"]["enum"]) == codes
     assert "post" in spec["paths"]["/api/store/acknowledge"]
+
+
+def test_export_of_a_damaged_game_says_the_record_is_short(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from companion.cli import main
+
+    stored = played(tmp_path, turns=20)
+    with sqlite3.connect(tmp_path / "companion.sqlite3") as db:
+        db.execute("DELETE FROM events WHERE seq = 5")
+    assert main(["export", "--data-dir", str(tmp_path)]) == 0
+    out, err = capsys.readouterr()
+    assert len(out.splitlines()) == 1 + 4 and len(stored) > 5
+    assert "game 1 is damaged after event 4" in err and "first 4 events only" in err
