@@ -14,18 +14,32 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion import __version__
 from companion.edition_cli import load_named
 from companion.editions import EditionNotFound, read_edition_text
 from companion.engine import EditionError
 
+if TYPE_CHECKING:  # imported where used: `companion --help` need not load SQLite
+    from companion.store import Store
+
 EXIT_USAGE = 2
 #: A fault that may pass (the port still in use after `companion.app.BIND_RETRY_SECONDS`, the disk
 #: still full after `companion.app.DISK_RETRY_SECONDS`):
 #: the systemd unit restarts on it, unlike on EXIT_USAGE.
 EXIT_RETRY = 3
+
+
+def open_store(args: argparse.Namespace) -> Store:
+    """The data directory's `companion.store.Store`; an upgrade it made at opening (checksums
+    computed for an older store) is said once, on stderr, whichever command opened it first."""
+    from companion.store import Store
+
+    store = Store(_data_dir(args))
+    if store.upgraded:
+        print(f"companion: {store.upgraded}", file=sys.stderr)
+    return store
 
 
 def _fail(message: str) -> int:
@@ -206,11 +220,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_new(args: argparse.Namespace) -> int:
     from companion.app import GameSetupError, new_game
     from companion.config import ConfigError, colour_problem, load_config
-    from companion.store import Store, StoreError
+    from companion.store import StoreError
 
     try:
         config = load_config(args.config)
-        store = Store(_data_dir(args))
+        store = open_store(args)
         store.refuse_if_running()
         colours = [c.strip() for c in args.colours.split(",")] if args.colours else None
         problems = [colour_problem(c) for c in colours or ()]
@@ -265,10 +279,10 @@ def cmd_pin(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from companion.store import Store, StoreError
+    from companion.store import StoreError
 
     try:
-        store = Store(_data_dir(args))
+        store = open_store(args)
         game = args.game
         if game is None:
             newest = next(iter(store.games()), None)
@@ -290,10 +304,10 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    from companion.store import Store, StoreError
+    from companion.store import StoreError
 
     try:
-        store = Store(_data_dir(args))
+        store = open_store(args)
     except StoreError as exc:
         return _fail(str(exc))
     for game, created, finished, events in store.games():
@@ -304,11 +318,11 @@ def cmd_games(args: argparse.Namespace) -> int:
 def cmd_enroll(args: argparse.Namespace) -> int:
     from companion.config import ConfigError, load_config
     from companion.enroll import Enroller
-    from companion.store import Store, StoreError
+    from companion.store import StoreError
 
     try:
         config = load_config(args.config)
-        store = Store(_data_dir(args))
+        store = open_store(args)
         edition = load_named(_data_dir(args), args.edition)
     except (ConfigError, StoreError, EditionNotFound, EditionError) as exc:
         return _fail(str(exc))

@@ -277,3 +277,16 @@ def test_export_of_a_damaged_game_says_the_record_is_short(
     out, err = capsys.readouterr()
     assert len(out.splitlines()) == 1 + 4 and len(stored) > 5
     assert "game 1 is damaged after event 4" in err and "first 4 events only" in err
+
+
+def test_the_upgrade_is_said_by_whichever_command_opens_the_store_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from companion.cli import main
+
+    played(tmp_path / "new", turns=6)
+    legacy_copy(tmp_path / "new", tmp_path / "old")
+    assert main(["games", "--data-dir", str(tmp_path / "old")]) == 0
+    assert "was upgraded: checksums now guard its 1 game" in capsys.readouterr().err
+    assert main(["games", "--data-dir", str(tmp_path / "old")]) == 0
+    assert "upgraded" not in capsys.readouterr().err, "once"
