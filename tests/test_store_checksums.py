@@ -290,3 +290,44 @@ def test_the_upgrade_is_said_by_whichever_command_opens_the_store_first(
     assert "was upgraded: checksums now guard its 1 game" in capsys.readouterr().err
     assert main(["games", "--data-dir", str(tmp_path / "old")]) == 0
     assert "upgraded" not in capsys.readouterr().err, "once"
+
+
+def test_companion_run_says_so_on_its_console_and_its_page(tmp_path: Path) -> None:
+    """The same through `companion run` as a process: its stdout (the journal under systemd)
+    and its /api/state."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    import urllib.error
+
+    from powercut import call, free_port
+
+    data = tmp_path / "data"
+    stored = played(data, turns=20)
+    seq = take_seq(stored, Take, 4)
+    text = dict(stored)[seq]
+    change_one_byte(data / "companion.sqlite3", seq, text[text.index('"card": "') + 11], "9")
+    port, console = free_port(), tmp_path / "console.txt"
+    with console.open("w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "companion", "run", "--mock", "--data-dir", str(data), "--port", str(port),
+             "--pin", "2468"],
+            stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    shown = call(port, "/api/state", timeout=2)
+                    break
+                except (urllib.error.URLError, ConnectionError, TimeoutError):
+                    assert proc.poll() is None and time.monotonic() < deadline, console.read_text()
+                    time.sleep(0.1)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(10)
+    assert [(s["code"], s["params"]["next"]) for s in shown["store"]] == [("store_event_damaged", seq)]
+    said = console.read_text()
+    assert f"Warning: the game store is damaged: game 1's saved event {seq} is damaged" in said, said
+    assert "Traceback" not in said
