@@ -152,6 +152,7 @@ DAMAGE_CODES = {
     "event": "store_event_damaged",
     "missing": "store_events_missing",
     "setup": "store_setup_damaged",
+    "journal": "store_journal_damaged",  # the WAL (`companion.wal`), found before opening
 }
 
 
@@ -199,13 +200,19 @@ class DamageNotice:
     def message(self) -> str:
         """The English sentence (console, journal; the page words the code in its language)."""
         p = self.params
-        n, kept, copy = p.get("withheld", 0), p.get("kept", 0), p.get("copy", "")
+        n, kept, copy = p.get("withheld", p.get("dropped", 0)), p.get("kept", 0), p.get("copy", "")
         if self.code == "store_event_damaged":
             aside = "that event is" if n == 1 else f"the {n} events from there on are"
             return (
                 f"game {self.game}'s saved event {kept + 1} is damaged (its checksum does not match): "
                 f"the game resumes after event {kept}, and {aside} set aside, not deleted; a copy of "
                 f"the store is kept at {copy}"
+            )
+        if self.code == "store_journal_damaged":
+            return (
+                f"the game store's journal was damaged: {n} saved change{'s' if n != 1 else ''} "
+                f"after the damage could not be read, so the latest moves may be missing; a copy of "
+                f"the damaged journal is kept at {copy}"
             )
         if self.code == "store_events_missing":
             return (
@@ -308,9 +315,9 @@ class Store:
                 os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
             for suffix in ("", "-wal", "-shm"):
                 _private(self.path.with_name(self.path.name + suffix))
-            damaged = check_wal(self.path)
-            if damaged is not None:
-                self.warnings.append(damaged)
+            journal = check_wal(self.path)
+            if journal is not None:
+                self.warnings.append(str(journal))
             self._connect()
             problems = [row[0] for row in self._db.execute("PRAGMA quick_check(5)")]
             if problems != ["ok"]:
@@ -318,6 +325,12 @@ class Store:
             self._db.executescript(SCHEMA)
             self._identity = self._file_identity()
             self._migrate()
+            if journal is not None:  # shown like the rows' damage, until the host has seen it
+                self._record_damage(
+                    self._current(),
+                    "store_journal_damaged",
+                    {"dropped": journal.dropped, "copy": str(journal.kept)},
+                )
             self.damage = self._damage_notices()
         except (OSError, sqlite3.Error) as exc:
             if disk_full(exc):  # a full disk is no damage: the data is fine, space is needed
@@ -643,11 +656,7 @@ class Store:
         at = _now()
 
         def record() -> int:
-            notice = self._db.execute(
-                "INSERT INTO damage (at, game_id, code, params) VALUES (?, ?, ?, ?)",
-                (at, damage.game, damage.code, json.dumps(params)),
-            ).lastrowid
-            assert notice is not None
+            notice = self._record_damage(damage.game, damage.code, params, at)
             if damage.kind != "setup":
                 self._db.execute(
                     "INSERT INTO set_aside (damage, game_id, seq, event, at, sum) SELECT ?, game_id, seq, "
@@ -664,6 +673,22 @@ class Store:
         found = DamageNotice(self._transaction(record), at, damage.game, damage.code, params)
         self.damage.append(found)
         return found
+
+    def _record_damage(self, game: int, code: str, params: dict[str, Any], at: str = "") -> int:
+        """Keep a damage notice (shown until acknowledged); inside a transaction or as one."""
+        sql = "INSERT INTO damage (at, game_id, code, params) VALUES (?, ?, ?, ?)"
+        args = (at or _now(), game, code, json.dumps(params))
+        if self._db.in_transaction:
+            notice = self._db.execute(sql, args).lastrowid
+        else:
+            notice = self._transaction(lambda: self._db.execute(sql, args).lastrowid)
+        assert notice is not None
+        return notice
+
+    def _current(self) -> int:
+        """`current_game` before the lock exists (at opening): 0 for none."""
+        row = self._db.execute("SELECT game_id FROM current WHERE one = 1").fetchone()
+        return int(row[0]) if row else 0
 
     def _damage_notices(self) -> list[DamageNotice]:
         rows = self._db.execute(

@@ -423,6 +423,15 @@ def test_a_damaged_wal_is_announced_on_the_console_and_the_page(tmp_path: Path) 
     assert (
         again.table.last.code == "store_damaged" and "kept at" in again.table.state_json()["last"]["message"]
     )
+    # and a status line that stays, at every start, until the host has seen it (issue 16 item 6)
+    kept = next(copy.glob("companion.sqlite3-wal.damaged-*"))
+    for _ in range(2):
+        found = [(d.code, d.params["copy"]) for d in again.store.damage]
+        assert found == [("store_journal_damaged", str(kept))]
+        assert again.store.damage[0].to_json()["params"]["dropped"] >= 1
+        again.stop()
+        again = build_runtime(Config(buttons=FAST_BUTTONS), copy, mock=True, pin="2468", say=said.append)
+    assert again.store.acknowledge() == 1 and again.store.damage == []
     again.stop()
 
 
