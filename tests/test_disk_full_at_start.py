@@ -122,3 +122,37 @@ def test_the_start_waits_for_space_and_goes_on_once_there_is_some(tmp_path: Path
 
     assert app.build_when_space(build, said.append, retry_for=10.0, every=0.0) == "runtime"
     assert "Trying again every" in said[0] and said[-1].startswith("There is space")
+
+
+def test_a_full_disk_while_setting_damage_aside_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The copy of a damaged store is written first: if the disk is full, nothing is moved,
+    no half copy stays, and the start says the disk is full (exit 3), not more damage."""
+    import sqlite3 as sql
+
+    from companion import store as store_module
+
+    rt = make_runtime(tmp_path)
+    rt.tap(rt.table.expect()["choices"][0])  # type: ignore[index]
+    rt.stop()
+    with sql.connect(tmp_path / "companion.sqlite3") as db:
+        db.execute("UPDATE events SET at = 'changed' WHERE seq = 1")
+        before = db.execute("SELECT * FROM events ORDER BY seq").fetchall()
+
+    real = store_module._private
+
+    def no_space(path: Path) -> None:  # the copy's last step: as if its last page found no room
+        if ".damaged-" in path.name:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        real(path)
+
+    monkeypatch.setattr(store_module, "_private", no_space)
+    assert run(tmp_path) == EXIT_RETRY
+    err = capsys.readouterr().err
+    assert "is full, so the damaged store cannot be copied aside" in err and "Free some space" in err
+    assert "move companion.sqlite3" not in err and f"status {EXIT_RETRY}" in err
+    with sql.connect(tmp_path / "companion.sqlite3") as db:
+        assert db.execute("SELECT * FROM events ORDER BY seq").fetchall() == before
+        assert db.execute("SELECT COUNT(*) FROM set_aside").fetchone()[0] == 0
+    assert not list(tmp_path.glob("companion.sqlite3.damaged-*"))
