@@ -46,7 +46,7 @@ from companion.lan import addresses, is_local_only, lan_ip
 from companion.library import EditionLibrary, edition_setup_value
 from companion.ports import GameSetupError
 from companion.record import RECORD_FORMAT, RecordError
-from companion.store import Store, StoreError
+from companion.store import DiskFull, GameDamaged, Store, StoredGame, StoreError, disk_full, full_message
 from companion.table import CUE_ACCEPT, CUE_REJECT, Outcome, Table
 from companion.text import printable, strip_controls
 
@@ -303,6 +303,97 @@ class Runtime:
         self.store.close()
 
 
+def _open_game(
+    store: Store,
+    config: Config,
+    data_dir: Path,
+    mock: bool,
+    pin: str | None,
+    say: Callable[[str], None],
+    claim: bool,
+) -> tuple[str, StoredGame]:
+    """`build_runtime`'s first half: claim the store, the PIN, and the game to resume, its
+    rows checked against their checksums (damage is set aside and said, see `report_damage`)."""
+    if claim:
+        store.claim()
+    the_pin = table_pin(config.table.pin, pin, data_dir)
+    for warning in store.warnings:
+        say(f"Warning: {printable(warning)}")
+    if store.upgraded:
+        say(printable(store.upgraded[0].upper() + store.upgraded[1:]))
+    game_id = store.current_game()
+    stored: StoredGame | None = None
+    if game_id is not None:
+        try:
+            stored = store.load(game_id)
+        except GameDamaged as exc:  # its players or edition changed: not resumed, kept
+            store.set_aside(exc.damage)
+        except (RecordError, EditionError, EditionNotFound) as exc:
+            # An old game naming an edition file that is gone (or a path, which is no
+            # longer read): keep it on disk, say why, and start a new one.
+            store.mark_finished(game_id, True)
+            why = printable(str(exc))
+            say(f"Game {game_id} cannot be resumed ({why}); it is kept (companion export {game_id}).")
+    if stored is not None and stored.damage is not None:
+        store.set_aside(stored.damage)  # the events before it are kept: the game goes on from there
+    report_damage(store, say)
+    if stored is None:
+        # first names that read the same in English and French (the page may be either)
+        game_id = new_game(store, list(FIRST_PLAYERS), config, mock=mock)
+        say(f"No game in progress: started game {game_id} for {' and '.join(FIRST_PLAYERS)} "
+            "(start another from the page's Host menu).")  # fmt: skip
+        stored = store.load(game_id)
+    return the_pin, stored
+
+
+def report_damage(store: Store, say: Callable[[str], None]) -> None:
+    """Say each damage the checksums found and the host has not acknowledged yet, at every
+    start: on the console (the journal under systemd), as the page shows it (``store`` in
+    ``/api/state``) until a host acknowledges it."""
+    for notice in store.damage:
+        say(
+            f"Warning: the game store is damaged: {printable(notice.message)}. What to do: "
+            f"{notice.fix} (the page shows this until then)."
+        )
+
+
+#: A full disk at start is retried this long, every `DISK_RETRY_EVERY` seconds, while the owner
+#: frees space; then `companion run` exits with status 3, which systemd restarts.
+DISK_RETRY_SECONDS = 60.0
+DISK_RETRY_EVERY = 5.0
+
+
+def build_when_space(
+    build: Callable[[], Runtime],
+    say: Callable[[str], None] = print,
+    retry_for: float | None = None,
+    every: float | None = None,
+) -> Runtime:
+    """``build()``, tried again while the disk is full (said once, with what to do); raises
+    the last `DiskFull` when there is still no space after ``retry_for`` seconds."""
+    retry_for = DISK_RETRY_SECONDS if retry_for is None else retry_for
+    every = DISK_RETRY_EVERY if every is None else every
+    deadline = time.monotonic() + retry_for
+    waited = False
+    while True:
+        try:
+            runtime = build()
+        except DiskFull as exc:
+            if time.monotonic() >= deadline:
+                raise
+            if not waited:
+                say(
+                    f"{str(exc)[0].upper()}{str(exc)[1:]} Trying again every {every:.0f} s "
+                    f"for {retry_for:.0f} s."
+                )
+            waited = True
+            time.sleep(every)
+            continue
+        if waited:
+            say("There is space on the disk again: starting.")
+        return runtime
+
+
 def build_runtime(
     config: Config,
     data_dir: Path,
@@ -316,38 +407,21 @@ def build_runtime(
 
     ``claim`` (`companion run`) marks the store as in use, so that a second `run` or a
     `companion new` beside it refuses with a clear message instead of changing a game
-    this table would never show."""
+    this table would never show.
+
+    A full disk (SQLite's or the system's word for it) is a `DiskFull`, never "damaged": the
+    data is fine and the caller waits for space (`build_when_space`)."""
     store = Store(data_dir)
-    if claim:
-        try:
-            store.claim()
-        except StoreError:
-            store.close()
-            raise
     try:
-        the_pin = table_pin(config.table.pin, pin, data_dir)
-    except ValueError:
+        the_pin, stored = _open_game(store, config, data_dir, mock, pin, say, claim)
+    except OSError as exc:  # the PIN file, the lock file: written in the data directory
+        store.close()
+        if disk_full(exc):
+            raise DiskFull(full_message(data_dir, "the companion cannot start; nothing was lost")) from None
+        raise StoreError(f"cannot use the data directory {data_dir}: {exc}") from None
+    except BaseException:
         store.close()
         raise
-    for warning in store.warnings:
-        say(f"Warning: {printable(warning)}")
-    game_id = store.current_game()
-    stored = None
-    if game_id is not None:
-        try:
-            stored = store.load(game_id)
-        except (RecordError, EditionError, EditionNotFound) as exc:
-            # An old game naming an edition file that is gone (or a path, which is no
-            # longer read): keep it on disk, say why, and start a new one.
-            store.mark_finished(game_id, True)
-            why = printable(str(exc))
-            say(f"Game {game_id} cannot be resumed ({why}); it is kept (companion export {game_id}).")
-    if stored is None:
-        # first names that read the same in English and French (the page may be either)
-        game_id = new_game(store, list(FIRST_PLAYERS), config, mock=mock)
-        say(f"No game in progress: started game {game_id} for {' and '.join(FIRST_PLAYERS)} "
-            "(start another from the page's Host menu).")  # fmt: skip
-        stored = store.load(game_id)
     table = Table(store, stored, log=lambda message: say(printable(message)), turn=config.table.turn)
     if store.warnings:  # the page shows it too: the owner must hear that moves may be missing
         table.last = Outcome(False, f"Warning: {' '.join(store.warnings)}", CUE_REJECT, "store_damaged")

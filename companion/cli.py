@@ -1,9 +1,9 @@
 """The ``companion`` command line.
 
 Every user-facing failure is a one-line message on stderr and exit status 2 —
-never a traceback: a family at the table cannot act on one. The one exception is a
-fault that may pass by itself, a port still in use after a minute of retries: exit
-status 3, which the systemd unit restarts (status 2 it does not).
+never a traceback: a family at the table cannot act on one. The exceptions are faults
+that may pass by themselves, a port still in use or a disk still full after a minute
+of retries: exit status 3, which the systemd unit restarts (status 2 it does not).
 """
 
 from __future__ import annotations
@@ -14,17 +14,32 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion import __version__
 from companion.edition_cli import load_named
 from companion.editions import EditionNotFound, read_edition_text
 from companion.engine import EditionError
 
+if TYPE_CHECKING:  # imported where used: `companion --help` need not load SQLite
+    from companion.store import Store
+
 EXIT_USAGE = 2
-#: A fault that may pass (the port still in use after `companion.app.BIND_RETRY_SECONDS`):
+#: A fault that may pass (the port still in use after `companion.app.BIND_RETRY_SECONDS`, the disk
+#: still full after `companion.app.DISK_RETRY_SECONDS`):
 #: the systemd unit restarts on it, unlike on EXIT_USAGE.
 EXIT_RETRY = 3
+
+
+def open_store(args: argparse.Namespace) -> Store:
+    """The data directory's `companion.store.Store`; an upgrade it made at opening (checksums
+    computed for an older store) is said once, on stderr, whichever command opened it first."""
+    from companion.store import Store
+
+    store = Store(_data_dir(args))
+    if store.upgraded:
+        print(f"companion: {store.upgraded}", file=sys.stderr)
+    return store
 
 
 def _fail(message: str) -> int:
@@ -147,12 +162,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         PortBusy,
         _print_ring,
         build_runtime,
+        build_when_space,
         describe_expect,
         keyboard,
         serve_when_free,
     )
     from companion.config import ConfigError, load_config
-    from companion.store import StoreError
+    from companion.store import DiskFull, StoreError
 
     try:
         config = load_config(args.config)
@@ -165,7 +181,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 0
     mock = _mock(args)
     try:
-        runtime = build_runtime(config, _data_dir(args), mock, args.pin, claim=True)
+        runtime = build_when_space(lambda: build_runtime(config, _data_dir(args), mock, args.pin, claim=True))
+    except DiskFull as exc:  # not damage: the data is kept, and systemd tries again
+        print(
+            f"companion: {exc} Exiting with status {EXIT_RETRY} (systemd starts it again).", file=sys.stderr
+        )
+        return EXIT_RETRY
     except (StoreError, RuntimeError, EditionError, EditionNotFound, ValueError) as exc:
         return _fail(str(exc))
     if mock:
@@ -199,11 +220,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_new(args: argparse.Namespace) -> int:
     from companion.app import GameSetupError, new_game
     from companion.config import ConfigError, colour_problem, load_config
-    from companion.store import Store, StoreError
+    from companion.store import StoreError
 
     try:
         config = load_config(args.config)
-        store = Store(_data_dir(args))
+        store = open_store(args)
         store.refuse_if_running()
         colours = [c.strip() for c in args.colours.split(",")] if args.colours else None
         problems = [colour_problem(c) for c in colours or ()]
@@ -258,27 +279,35 @@ def cmd_pin(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from companion.store import Store, StoreError
+    from companion.store import StoreError
 
     try:
-        store = Store(_data_dir(args))
+        store = open_store(args)
         game = args.game
         if game is None:
             newest = next(iter(store.games()), None)
             if newest is None:
                 return _fail(f"there is no game in {_data_dir(args)} yet")
             game = newest[0]
+        damage = store.load(game).damage
         sys.stdout.write(store.export(game))
+        if damage is not None:  # never a shortened record without a word
+            print(
+                f"companion: warning: game {game} is damaged after event {damage.kept} (its checksums "
+                f"do not match): the record holds its first {damage.kept} events only. `companion run` "
+                "sets the rest aside and keeps a copy of the store.",
+                file=sys.stderr,
+            )
     except StoreError as exc:
         return _fail(str(exc))
     return 0
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    from companion.store import Store, StoreError
+    from companion.store import StoreError
 
     try:
-        store = Store(_data_dir(args))
+        store = open_store(args)
     except StoreError as exc:
         return _fail(str(exc))
     for game, created, finished, events in store.games():
@@ -289,11 +318,11 @@ def cmd_games(args: argparse.Namespace) -> int:
 def cmd_enroll(args: argparse.Namespace) -> int:
     from companion.config import ConfigError, load_config
     from companion.enroll import Enroller
-    from companion.store import Store, StoreError
+    from companion.store import StoreError
 
     try:
         config = load_config(args.config)
-        store = Store(_data_dir(args))
+        store = open_store(args)
         edition = load_named(_data_dir(args), args.edition)
     except (ConfigError, StoreError, EditionNotFound, EditionError) as exc:
         return _fail(str(exc))

@@ -14,23 +14,33 @@ disk, a database deleted or replaced while running, or a damaged file is a
 The data directory is private (0700) and the database 0600: it holds names and
 the session key.
 
+Every stored row carries a checksum, computed inside the transaction that writes it:
+a game's setup line has one, and each event's covers the event, its place and the
+checksum before it (a chain), so a changed byte, a deleted or a reordered row is found
+when the game is loaded. The table then keeps the events before the first damaged one,
+sets the rest aside in the same file (`set_aside`, with a copy of the whole database
+beside it) and shows the damage until the host acknowledges it: the standings never
+change without a word. Databases written before checksums are upgraded once at opening.
+
 Tag enrolments (RFID UID -> card id) live here too, so a tagged deck keeps
 working across games and editions.
 """
 
 from __future__ import annotations
 
+import errno
 import fcntl
+import hashlib
 import json
 import os
 import sqlite3
 import stat
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from companion.engine import Event, Setup, event_to_json, parse_event
 from companion.record import RECORD_FORMAT, parse_setup
@@ -42,13 +52,16 @@ CREATE TABLE IF NOT EXISTS games (
     created  TEXT NOT NULL,
     setup    TEXT NOT NULL,          -- the record's setup line (JSON)
     meta     TEXT NOT NULL,          -- the table's own settings: colours, mock dealer seed (JSON)
-    finished INTEGER NOT NULL DEFAULT 0
+    finished INTEGER NOT NULL DEFAULT 0,
+    sum      TEXT,                   -- checksum of id, created, setup and meta: the chain's start
+    head     TEXT                    -- checksum of the last event stored (sum while none is)
 );
 CREATE TABLE IF NOT EXISTS events (
     game_id INTEGER NOT NULL REFERENCES games(id),
     seq     INTEGER NOT NULL,        -- 1, 2, 3... within the game
     event   TEXT NOT NULL,           -- the record's event line (JSON)
     at      TEXT NOT NULL,
+    sum     TEXT,                    -- checksum of this row and the previous row's checksum
     PRIMARY KEY (game_id, seq)
 );
 CREATE TABLE IF NOT EXISTS current (
@@ -58,6 +71,22 @@ CREATE TABLE IF NOT EXISTS current (
 CREATE TABLE IF NOT EXISTS pending (
     game_id INTEGER PRIMARY KEY,     -- a take being prepared (card tapped, not confirmed)
     take    TEXT NOT NULL            -- its JSON, so a restart resumes it
+);
+CREATE TABLE IF NOT EXISTS set_aside (
+    damage  INTEGER NOT NULL,        -- the damage record that moved it here
+    game_id INTEGER NOT NULL,        -- an events row from the first damaged one on, as it was
+    seq     INTEGER NOT NULL,
+    event   TEXT NOT NULL,
+    at      TEXT NOT NULL,
+    sum     TEXT
+);
+CREATE TABLE IF NOT EXISTS damage (
+    id      INTEGER PRIMARY KEY,     -- damage found in a game's rows, shown until acknowledged
+    at      TEXT NOT NULL,
+    game_id INTEGER NOT NULL,
+    code    TEXT NOT NULL,           -- store_event_damaged, store_events_missing, store_setup_damaged
+    params  TEXT NOT NULL,           -- its facts (JSON), for the page's sentence
+    acknowledged INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS tags (
     uid     TEXT PRIMARY KEY,        -- the tag's UID as the reader reports it
@@ -82,6 +111,146 @@ class DiskFull(StoreError):
 
 
 SQLITE_FULL = 13
+#: The schema's version (``PRAGMA user_version``): 1 added the checksums.
+SCHEMA_VERSION = 1
+
+T = TypeVar("T")
+
+
+def disk_full(exc: BaseException) -> bool:
+    """Whether ``exc`` says the disk is full (SQLite's SQLITE_FULL, or ENOSPC from the system):
+    a fault that passes once space is freed, not damage."""
+    if isinstance(exc, OSError):
+        return exc.errno in (errno.ENOSPC, errno.EDQUOT)
+    if isinstance(exc, sqlite3.Error):
+        return getattr(exc, "sqlite_errorcode", None) == SQLITE_FULL or "disk is full" in str(exc)
+    return False
+
+
+def full_message(folder: Path, doing: str) -> str:
+    return (
+        f"the disk holding {folder} is full, so {doing}. Free some space on it (delete files you do "
+        "not need) or move the data directory to a bigger disk, then try again."
+    )
+
+
+def _digest(parts: list[Any]) -> str:
+    """A row's checksum: SHA-256 of its fields (as stored) in a JSON list, 128 bits in hex.
+
+    It finds damage, it does not stop forgery: whoever can write the file can recompute it."""
+    text = json.dumps(parts, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def game_sum(game_id: int, created: str, setup: str, meta: str) -> str:
+    """The checksum of a game's row: the start of its events' chain."""
+    return _digest(["game", game_id, created, setup, meta])
+
+
+def event_sum(previous: str, game_id: int, seq: int, event: str, at: str) -> str:
+    """The checksum of an event row, chained to the one before it (``previous``)."""
+    return _digest([previous, game_id, seq, event, at])
+
+
+#: The page's code for each kind of damage (`Damage.kind`): its sentence in web/static/i18n.js.
+DAMAGE_CODES = {
+    "event": "store_event_damaged",
+    "missing": "store_events_missing",
+    "setup": "store_setup_damaged",
+    "journal": "store_journal_damaged",  # the WAL (`companion.wal`), found before opening
+}
+
+
+@dataclass(frozen=True)
+class Damage:
+    """What a game's checksums found wrong when it was loaded.
+
+    ``kind``: "event" (a row changed, missing or out of place: it and every row after it
+    are set aside), "missing" (rows missing at the end of the log), "setup" (the game's
+    setup line changed: the game is not resumed)."""
+
+    game: int
+    kind: str
+    #: The events before the damage: checked, and kept.
+    kept: int
+    #: Rows stored from the first damaged one on (set aside, not deleted).
+    withheld: int
+    #: The checksum of the last kept event (the game's own for none): the chain's new head.
+    head: str
+
+    @property
+    def code(self) -> str:
+        return DAMAGE_CODES[self.kind]
+
+
+class GameDamaged(StoreError):
+    """A game's setup line fails its checksum: the game cannot be resumed as it was played."""
+
+    def __init__(self, message: str, damage: Damage) -> None:
+        super().__init__(message)
+        self.damage = damage
+
+
+@dataclass(frozen=True)
+class DamageNotice:
+    """Damage found and dealt with, shown (page, console) until the host acknowledges it."""
+
+    id: int
+    at: str
+    game: int
+    code: str
+    params: dict[str, Any]
+
+    @property
+    def message(self) -> str:
+        """The English sentence (console, journal; the page words the code in its language)."""
+        p = self.params
+        n, kept, copy = p.get("withheld", p.get("dropped", 0)), p.get("kept", 0), p.get("copy", "")
+        if self.code == "store_event_damaged":
+            aside = "that event is" if n == 1 else f"the {n} events from there on are"
+            return (
+                f"game {self.game}'s saved event {kept + 1} is damaged (its checksum does not match): "
+                f"the game resumes after event {kept}, and {aside} set aside, not deleted; a copy of "
+                f"the store is kept at {copy}"
+            )
+        if self.code == "store_journal_damaged":
+            return (
+                f"the game store's journal was damaged: {n} saved change{'s' if n != 1 else ''} "
+                f"after the damage could not be read, so the latest moves may be missing; a copy of "
+                f"the damaged journal is kept at {copy}"
+            )
+        if self.code == "store_events_missing":
+            return (
+                f"game {self.game}'s last saved events are missing from the store (its checksums say "
+                f"so): the game resumes after event {kept}; a copy of the store is kept at {copy}"
+            )
+        return (
+            f"game {self.game}'s setup (players, watch stack, edition) is damaged (its checksum does "
+            f"not match), so it was not resumed and a new game was started; "
+            f"{'its event is' if n == 1 else f'its {n} events are'} kept; a copy of the store is kept "
+            f"at {copy}"
+        )
+
+    @property
+    def fix(self) -> str:
+        return (
+            "check the standings against the table and replay any missing moves; keep the copy (it "
+            "holds the damaged rows as they were) and check the SD card or disk: damage often means "
+            "it is failing. Then press Seen (host)"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """For ``/api/state``: like a hardware part's status, for the page's status line."""
+        return {
+            "part": "store",
+            "ok": False,
+            "id": self.id,
+            "at": self.at,
+            "code": self.code,
+            "params": {"game": self.game, "next": self.params.get("kept", 0) + 1, **self.params},
+            "message": self.message,
+            "fix": self.fix,
+        }
 
 
 @dataclass(frozen=True)
@@ -95,6 +264,8 @@ class StoredGame:
     events: tuple[Event, ...]
     #: A take being prepared when the game was last saved (card tapped, crystals counted).
     pending: dict[str, Any] | None = None
+    #: Damage its checksums found: ``events`` stops before it (None: every row checks).
+    damage: Damage | None = None
 
 
 def _now() -> str:
@@ -137,6 +308,11 @@ class Store:
         #: Things that happened while running that the owner should hear of (nothing was lost).
         self.notices: list[str] = []
         self._runner: int | None = None
+        #: Said once at opening when the store was upgraded (checksums computed), else None.
+        self.upgraded: str | None = None
+        #: Damage found in games' rows and not yet acknowledged by the host (oldest first).
+        self.damage: list[DamageNotice] = []
+        self._lock = threading.Lock()
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             _private_dir(self.path.parent)
@@ -144,27 +320,77 @@ class Store:
                 os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
             for suffix in ("", "-wal", "-shm"):
                 _private(self.path.with_name(self.path.name + suffix))
-            damaged = check_wal(self.path)
-            if damaged is not None:
-                self.warnings.append(damaged)
+            journal = check_wal(self.path)
+            if journal is not None:
+                self.warnings.append(str(journal))
             self._connect()
             problems = [row[0] for row in self._db.execute("PRAGMA quick_check(5)")]
             if problems != ["ok"]:
                 raise sqlite3.DatabaseError("; ".join(problems))
             self._db.executescript(SCHEMA)
             self._identity = self._file_identity()
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(
-                f"the game store {self.path} is damaged ({exc}). Stop the companion, move "
-                f"{self.path.name} (and any -wal file beside it) to another folder and keep it "
-                "(`sqlite3 FILE .recover` may save its games), then start again with an empty store."
-            ) from None
+            self._migrate()
+            if journal is not None:  # shown like the rows' damage, until the host has seen it
+                self._record_damage(
+                    self._current(),
+                    "store_journal_damaged",
+                    {"dropped": journal.dropped, "copy": str(journal.kept)},
+                )
+            self.damage = self._damage_notices()
         except (OSError, sqlite3.Error) as exc:
+            if disk_full(exc):  # a full disk is no damage: the data is fine, space is needed
+                raise DiskFull(
+                    full_message(self.path.parent, "the game store cannot be opened; nothing was lost")
+                ) from None
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise StoreError(
+                    f"the game store {self.path} is damaged ({exc}). Stop the companion, move "
+                    f"{self.path.name} (and any -wal file beside it) to another folder and keep it "
+                    "(`sqlite3 FILE .recover` may save its games), then start again with an empty store."
+                ) from None
             raise StoreError(
                 f"cannot open the game store {self.path}: {exc}. Check the --data-dir folder exists "
                 "and is writable, or move a damaged companion.sqlite3 aside."
             ) from None
-        self._lock = threading.Lock()
+
+    def _migrate(self) -> None:
+        """Bring a store written by an older companion to `SCHEMA_VERSION`, once, in one
+        transaction: version 1 adds the checksums and computes them for the rows there
+        (damage done before the upgrade cannot be told; from now on it is)."""
+        (version,) = self._db.execute("PRAGMA user_version").fetchone()
+        if version >= SCHEMA_VERSION:
+            return
+
+        def upgrade() -> tuple[int, int]:
+            for table, column in (("games", "sum"), ("games", "head"), ("events", "sum")):
+                names = [row[1] for row in self._db.execute(f"PRAGMA table_info({table})")]
+                if column not in names:
+                    self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")
+            games = self._db.execute("SELECT id, created, setup, meta FROM games").fetchall()
+            events = 0
+            for game_id, created, setup, meta in games:
+                head = game_sum(game_id, created, setup, meta)
+                self._db.execute("UPDATE games SET sum = ? WHERE id = ?", (head, game_id))
+                rows = self._db.execute(
+                    "SELECT seq, event, at FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
+                ).fetchall()
+                for seq, event, at in rows:
+                    head = event_sum(head, game_id, seq, event, at)
+                    self._db.execute(
+                        "UPDATE events SET sum = ? WHERE game_id = ? AND seq = ?", (head, game_id, seq)
+                    )
+                self._db.execute("UPDATE games SET head = ? WHERE id = ?", (head, game_id))
+                events += len(rows)
+            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            return len(games), events
+
+        games, events = self._transaction(upgrade)
+        if games:
+            self.upgraded = (
+                f"the game store {self.path} was upgraded: checksums now guard its {games} "
+                f"game{'s' if games != 1 else ''} and {events} saved event{'s' if events != 1 else ''} "
+                "(computed once, from the rows as they are: damage done before today cannot be told)."
+            )
 
     def close(self) -> None:
         self._db.close()
@@ -224,48 +450,58 @@ class Store:
 
         ``durable=False`` skips the fsync (``synchronous=NORMAL`` for this commit): it survives
         a crash of the companion but perhaps not a power cut, and costs no SD-card flush."""
+
+        def run() -> int | None:
+            last: int | None = None
+            for sql, args in statements:
+                rowid = self._db.execute(sql, args).lastrowid
+                last = rowid if last is None else last
+            return last
+
+        return self._transaction(run, durable)
+
+    def _transaction(self, work: Callable[[], T], durable: bool = True) -> T:
+        """Run ``work`` (statements on ``self._db``) as one transaction, and return what it
+        returns; on any failure nothing of it is stored and the error says what to do."""
         with self._lock:
             self._check_file()
-            last: int | None = None
             if not durable:
                 self._db.execute("PRAGMA synchronous=NORMAL")
             try:
                 self._db.execute("BEGIN IMMEDIATE")
-                for sql, args in statements:
-                    rowid = self._db.execute(sql, args).lastrowid
-                    last = rowid if last is None else last
+                result = work()
                 self._db.execute("COMMIT")
             except sqlite3.Error as exc:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
-                if getattr(exc, "sqlite_errorcode", None) == SQLITE_FULL or "full" in str(exc):
+                if disk_full(exc) or "full" in str(exc):
                     raise DiskFull(
-                        f"the disk holding {self.path.parent} is full, so nothing was saved and nothing "
-                        "changed. Free some space on it (delete files you do not need) or move the data "
-                        "directory to a bigger disk, then try again."
+                        full_message(self.path.parent, "nothing was saved and nothing changed")
                     ) from None
                 raise StoreError(f"could not save to {self.path} ({exc}); nothing changed") from None
             finally:
                 if not durable:
                     self._db.execute("PRAGMA synchronous=FULL")
-            return last
+            return result
 
     # --- games ------------------------------------------------------------------------
 
     def new_game(self, setup_json: dict[str, Any], meta: dict[str, Any]) -> int:
-        """Store a new game (its setup line and the table's settings), make it the game on
-        the table, and return its id."""
-        game = self._write(
-            [
-                (
-                    "INSERT INTO games (created, setup, meta) VALUES (?, ?, ?)",
-                    (_now(), json.dumps(setup_json), json.dumps(meta)),
-                ),
-                ("INSERT OR REPLACE INTO current (one, game_id) VALUES (1, last_insert_rowid())", ()),
-            ]
-        )
-        assert game is not None
-        return game
+        """Store a new game (its setup line and the table's settings, with their checksum),
+        make it the game on the table, and return its id."""
+        created, setup, settings = _now(), json.dumps(setup_json), json.dumps(meta)
+
+        def insert() -> int:
+            game = self._db.execute(
+                "INSERT INTO games (created, setup, meta) VALUES (?, ?, ?)", (created, setup, settings)
+            ).lastrowid
+            assert game is not None
+            start = game_sum(game, created, setup, settings)
+            self._db.execute("UPDATE games SET sum = ?, head = ? WHERE id = ?", (start, start, game))
+            self._db.execute("INSERT OR REPLACE INTO current (one, game_id) VALUES (1, ?)", (game,))
+            return game
+
+        return self._transaction(insert)
 
     def append(self, game_id: int, seq: int, event: Event) -> None:
         """Durably add the ``seq``-th accepted event (raises if that seq exists)."""
@@ -282,17 +518,29 @@ class Store:
         """Add ``events`` as seq ``first_seq``, ``first_seq + 1``... and the game's finished
         flag and pending take, in one transaction: all of it is stored or none."""
         at = _now()
-        statements: list[tuple[str, tuple[Any, ...]]] = [
-            (
-                "INSERT INTO events (game_id, seq, event, at) VALUES (?, ?, ?, ?)",
-                (game_id, first_seq + n, json.dumps(event_to_json(event)), at),
-            )
-            for n, event in enumerate(events)
-        ]
+        texts = [json.dumps(event_to_json(event)) for event in events]
+        statements: list[tuple[str, tuple[Any, ...]]] = []
         if finished is not None:
             statements.append(("UPDATE games SET finished = ? WHERE id = ?", (int(finished), game_id)))
         statements += self._pending_statements(game_id, pending)
-        self._write(statements)
+
+        def write() -> None:
+            # The chain goes on from the game's head, read inside this transaction (no other
+            # writer can come between) and moved on with the rows.
+            found = self._db.execute("SELECT head FROM games WHERE id = ?", (game_id,)).fetchone()
+            head = str(found[0]) if found and found[0] is not None else ""
+            for n, text in enumerate(texts):
+                head = event_sum(head, game_id, first_seq + n, text, at)
+                self._db.execute(
+                    "INSERT INTO events (game_id, seq, event, at, sum) VALUES (?, ?, ?, ?, ?)",
+                    (game_id, first_seq + n, text, at, head),
+                )
+            if texts:
+                self._db.execute("UPDATE games SET head = ? WHERE id = ?", (head, game_id))
+            for sql, args in statements:
+                self._db.execute(sql, args)
+
+        self._transaction(write)
 
     def save_pending(self, game_id: int, pending: dict[str, Any] | None) -> None:
         """Keep (or clear) the take being prepared, so a restart resumes it.
@@ -325,18 +573,43 @@ class Store:
             return self._db.execute(sql, args).fetchall()
 
     def load(self, game_id: int) -> StoredGame:
+        """A stored game, its events checked against their checksums: ``events`` stops before
+        the first damaged row, and ``damage`` says what was found (see `set_aside`). A damaged
+        setup line raises `GameDamaged`."""
         try:
-            rows = self._read("SELECT id, created, setup, meta, finished FROM games WHERE id = ?", (game_id,))
+            rows = self._read(
+                "SELECT id, created, setup, meta, finished, sum, head FROM games WHERE id = ?", (game_id,)
+            )
             if not rows:
                 raise StoreError(f"there is no game {game_id} in {self.path}")
             row = rows[0]
-            setup_json = json.loads(row[2])
-            events = tuple(
-                parse_event(json.loads(text))
-                for (text,) in self._read(
-                    "SELECT event FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
-                )
+            stored = self._read(
+                "SELECT seq, event, at, sum FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
             )
+            start = game_sum(row[0], row[1], row[2], row[3])
+            if row[5] != start:
+                damage = Damage(game_id, "setup", 0, len(stored), start)
+                raise GameDamaged(
+                    f"game {game_id}'s setup in {self.path} is damaged (its checksum does not match)", damage
+                )
+            setup_json = json.loads(row[2])
+            events: list[Event] = []
+            head, damage_found = start, None
+            for seq, text, at, checksum in stored:
+                expected = event_sum(head, game_id, seq, text, at)
+                event = None
+                if seq == len(events) + 1 and checksum == expected:
+                    try:
+                        event = parse_event(json.loads(text))
+                    except ValueError:  # its checksum holds: a faulty program wrote it so
+                        event = None
+                if event is None:
+                    damage_found = Damage(game_id, "event", len(events), len(stored) - len(events), head)
+                    break
+                events.append(event)
+                head = expected
+            if damage_found is None and row[6] != head:  # rows missing after the last one here
+                damage_found = Damage(game_id, "missing", len(events), 0, head)
             found = self._read("SELECT take FROM pending WHERE game_id = ?", (game_id,))
             pending = found[0] if found else None
         except (sqlite3.DatabaseError, ValueError) as exc:  # a damaged page or a damaged row
@@ -351,9 +624,91 @@ class Store:
             setup_json,
             json.loads(row[3]),
             bool(row[4]),
-            events,
-            None if pending is None else json.loads(pending[0]),
+            tuple(events),
+            None if pending is None or damage_found is not None else json.loads(pending[0]),
+            damage_found,
         )
+
+    # --- damage found by the checksums -------------------------------------------------
+
+    def set_aside(self, damage: Damage) -> DamageNotice:
+        """Deal with ``damage`` so that the game goes on from its last good event, losing nothing.
+
+        First a copy of the whole database is kept beside it (``companion.sqlite3.damaged-…``,
+        the damaged rows as they were); then, in one transaction, the rows from the first
+        damaged one on move to the ``set_aside`` table of the same file (nothing is deleted),
+        the chain's head is set to the last good event, any take being prepared is dropped,
+        and a damage record is written, which the page and the console show at every start
+        until the host acknowledges it (`acknowledge`)."""
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
+        copy = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
+        try:
+            with self._lock:
+                target = sqlite3.connect(copy)
+                try:
+                    self._db.backup(target)
+                finally:
+                    target.close()
+            _private(copy)
+        except (OSError, sqlite3.Error) as exc:
+            copy.unlink(missing_ok=True)
+            if disk_full(exc):
+                raise DiskFull(
+                    full_message(self.path.parent, "the damaged store cannot be copied aside")
+                ) from None
+            raise StoreError(f"cannot copy the damaged store to {copy} ({exc}); nothing changed") from None
+        params = {"kept": damage.kept, "withheld": damage.withheld, "copy": str(copy)}
+        at = _now()
+
+        def record() -> int:
+            notice = self._record_damage(damage.game, damage.code, params, at)
+            if damage.kind != "setup":
+                self._db.execute(
+                    "INSERT INTO set_aside (damage, game_id, seq, event, at, sum) SELECT ?, game_id, seq, "
+                    "event, at, sum FROM events WHERE game_id = ? AND seq > ?",
+                    (notice, damage.game, damage.kept),
+                )
+                self._db.execute(
+                    "DELETE FROM events WHERE game_id = ? AND seq > ?", (damage.game, damage.kept)
+                )
+                self._db.execute("UPDATE games SET head = ? WHERE id = ?", (damage.head, damage.game))
+                self._db.execute("DELETE FROM pending WHERE game_id = ?", (damage.game,))
+            return notice
+
+        found = DamageNotice(self._transaction(record), at, damage.game, damage.code, params)
+        self.damage.append(found)
+        return found
+
+    def _record_damage(self, game: int, code: str, params: dict[str, Any], at: str = "") -> int:
+        """Keep a damage notice (shown until acknowledged); inside a transaction or as one."""
+        sql = "INSERT INTO damage (at, game_id, code, params) VALUES (?, ?, ?, ?)"
+        args = (at or _now(), game, code, json.dumps(params))
+        if self._db.in_transaction:
+            notice = self._db.execute(sql, args).lastrowid
+        else:
+            notice = self._transaction(lambda: self._db.execute(sql, args).lastrowid)
+        assert notice is not None
+        return notice
+
+    def _current(self) -> int:
+        """`current_game` before the lock exists (at opening): 0 for none."""
+        row = self._db.execute("SELECT game_id FROM current WHERE one = 1").fetchone()
+        return int(row[0]) if row else 0
+
+    def _damage_notices(self) -> list[DamageNotice]:
+        rows = self._db.execute(
+            "SELECT id, at, game_id, code, params FROM damage WHERE acknowledged = 0 ORDER BY id"
+        ).fetchall()
+        return [DamageNotice(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
+
+    def acknowledge(self) -> int:
+        """The host has seen the damage shown: stop showing it. Returns how many notices."""
+        shown = [notice.id for notice in self.damage]
+        if shown:
+            self._write([(f"UPDATE damage SET acknowledged = 1 WHERE id IN ({','.join('?' * len(shown))})",
+                          tuple(shown))])  # fmt: skip
+            self.damage = [notice for notice in self.damage if notice.id not in shown]
+        return len(shown)
 
     def latest_unfinished(self) -> int | None:
         rows = self._read("SELECT id FROM games WHERE finished = 0 ORDER BY id DESC LIMIT 1")

@@ -104,10 +104,33 @@ def lost_commits(wal: bytes, page_size: int = 0) -> WalReading:
     return WalReading(good, len(commits), written, not header_ok and frames > 0)
 
 
-def check_wal(database: Path) -> str | None:
+class WalDamage(NamedTuple):
+    """A damaged WAL found before opening: what SQLite drops, and where the copy is."""
+
+    #: Committed transactions SQLite drops (saved changes the owner may miss).
+    dropped: int
+    #: Frames read before the damage (0 with a damaged header).
+    good: int
+    #: Whether the damage is in the log's header (SQLite then ignores the whole log).
+    header: bool
+    #: The copy of the damaged log, kept beside it.
+    kept: Path
+
+    def __str__(self) -> str:
+        changes = f"{self.dropped} saved change{'s' if self.dropped != 1 else ''}"
+        where = "its header" if self.header else f"its first {self.good} pages"
+        wal = self.kept.with_name(self.kept.name.split(".damaged-")[0])
+        return (
+            f"the game store's journal {wal} is damaged after {where}: {changes} after that cannot be "
+            f"read, so the game resumes from an earlier point and the latest moves may be missing. A "
+            f"copy of the damaged journal is kept at {self.kept}; keep it, it holds those moves."
+        )
+
+
+def check_wal(database: Path) -> WalDamage | None:
     """Before opening ``database``: if its WAL holds completely written transactions SQLite
-    would drop, copy the WAL aside and return what to tell the owner; else None (a torn
-    last commit is a normal crash: it was never acknowledged)."""
+    would drop, copy the WAL aside and return what was found (its ``str`` is the sentence
+    for the owner); else None (a torn last commit is a normal crash: never acknowledged)."""
     wal = database.with_name(database.name + "-wal")
     try:
         data = wal.read_bytes()
@@ -125,10 +148,4 @@ def check_wal(database: Path) -> str | None:
     kept = wal.with_name(f"{wal.name}.damaged-{stamp}")
     shutil.copyfile(wal, kept)
     kept.chmod(0o600)
-    changes = f"{reading.dropped} saved change{'s' if reading.dropped != 1 else ''}"
-    where = "its header" if reading.header else f"its first {reading.good} pages"
-    return (
-        f"the game store's journal {wal} is damaged after {where}: {changes} after that cannot be "
-        f"read, so the game resumes from an earlier point and the latest moves may be missing. A "
-        f"copy of the damaged journal is kept at {kept}; keep it, it holds those moves."
-    )
+    return WalDamage(reading.dropped, reading.good, reading.header, kept)

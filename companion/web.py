@@ -146,13 +146,16 @@ def state() -> Any:
     """The table's state; ``?page=1`` adds what the page draws. Also the polling fallback."""
     runtime = table_runtime()
     table = runtime.table
-    # Each hardware part, so the page (and a host) can see a ring or reader that is down.
+    # Each hardware part, so the page (and a host) can see a ring or reader that is down; and
+    # damage the store's checksums found, shown the same way until a host acknowledges it.
     hardware = runtime.health.as_json()
+    store = [notice.to_json() for notice in runtime.store.damage]
     if request.args.get("page"):  # computed once per change however many pages poll
         # the parts' status changes apart from the game: appended to the shared snapshot's text
         text = table.page_text()[1]
-        return Response(f'{text[:-1]},"hardware":{json.dumps(hardware)}}}', mimetype="application/json")
-    return jsonify({**table.state_json(), "hardware": hardware})
+        extra = f',"hardware":{json.dumps(hardware)},"store":{json.dumps(store)}'
+        return Response(f"{text[:-1]}{extra}}}", mimetype="application/json")
+    return jsonify({**table.state_json(), "hardware": hardware, "store": store})
 
 
 def _sse(event_id: str, data: str) -> str:
@@ -390,6 +393,21 @@ def game_new() -> Any:
             return json_error(507, f"Not saved: {exc}", code="disk_full")
         return json_error(503, f"Not saved: {exc}", code="not_saved", detail=str(exc))
     return jsonify({"game": game, "state": runtime.table.state_json()})
+
+
+@api.post("/store/acknowledge")
+@control()
+def store_acknowledge() -> Any:
+    """The host has read the store's damage notices (``store`` in the state): stop showing them."""
+    from companion.store import DiskFull, StoreError
+
+    try:
+        done = table_runtime().store.acknowledge()
+    except StoreError as exc:
+        if isinstance(exc, DiskFull):
+            return json_error(507, f"Not saved: {exc}", code="disk_full")
+        return json_error(503, f"Not saved: {exc}", code="not_saved", detail=str(exc))
+    return jsonify({"acknowledged": done})
 
 
 @api.post("/undo")

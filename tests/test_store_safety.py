@@ -423,6 +423,15 @@ def test_a_damaged_wal_is_announced_on_the_console_and_the_page(tmp_path: Path) 
     assert (
         again.table.last.code == "store_damaged" and "kept at" in again.table.state_json()["last"]["message"]
     )
+    # and a status line that stays, at every start, until the host has seen it (issue 16 item 6)
+    kept = next(copy.glob("companion.sqlite3-wal.damaged-*"))
+    for _ in range(2):
+        found = [(d.code, d.params["copy"]) for d in again.store.damage]
+        assert found == [("store_journal_damaged", str(kept))]
+        assert again.store.damage[0].to_json()["params"]["dropped"] >= 1
+        again.stop()
+        again = build_runtime(Config(buttons=FAST_BUTTONS), copy, mock=True, pin="2468", say=said.append)
+    assert again.store.acknowledge() == 1 and again.store.damage == []
     again.stop()
 
 
@@ -463,12 +472,17 @@ def test_an_existing_open_data_directory_is_made_private(tmp_path: Path) -> None
 
 
 def test_a_damaged_stored_event_is_a_clear_message_not_a_traceback(tmp_path: Path) -> None:
+    """Unreadable JSON (its checksum fails): set aside with a word, never a traceback (the
+    checksums' own tests are in test_store_checksums.py)."""
     rt = make_runtime(tmp_path)
     play_turn(rt, random.Random(16))
     rt.store._db.execute("UPDATE events SET event = '{\"type\": ' WHERE seq = 1")
     rt.stop()
-    with pytest.raises(StoreError, match="cannot read game"):
-        build_runtime(Config(buttons=FAST_BUTTONS), tmp_path, mock=True, pin="2468", say=lambda _: None)
+    said: list[str] = []
+    rt = build_runtime(Config(buttons=FAST_BUTTONS), tmp_path, mock=True, pin="2468", say=said.append)
+    assert [(n.code, n.params["kept"]) for n in rt.store.damage] == [("store_event_damaged", 0)]
+    assert any("saved event 1 is damaged" in line for line in said)
+    rt.stop()
 
 
 # --- undo, pending takes, new games -----------------------------------------------------------------

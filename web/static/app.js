@@ -330,6 +330,7 @@ function renderChart(s) {
 // --- host controls ----------------------------------------------------------------------------
 
 function renderHost(s) {
+  showHardware();  // a host may acknowledge the store's damage: the button follows the login
   $("controls").hidden = !csrf;
   $("login").hidden = !!csrf;
   if (!csrf) return;
@@ -569,10 +570,13 @@ function connect() {
 }
 
 // --- hardware status: a part that is down, its likely cause and the fix (from /api/state) -------
+// The store's damage notices (checksums that failed at start) share the line, until a host
+// acknowledges them.
 
 async function renderHardware() {
   try {
-    const down = ((await (await fetch("/api/state")).json()).hardware || []).filter((p) => !p.ok);
+    const state = await (await fetch("/api/state")).json();
+    const down = (state.hardware || []).filter((p) => !p.ok).concat(state.store || []);
     $("hardware").hidden = down.length === 0;
     hardwareDown = down;
     showHardware();
@@ -582,17 +586,24 @@ async function renderHardware() {
 // Each part that is down in the page's language: its cause and fix from the fault's code and
 // params (device, pin, the driver's own words); the English message and fix for an unknown code.
 let hardwareDown = [];
+let hardwareShown = "";
 function showHardware() {
   const words = I18N[lang].hw;
-  $("hardware").innerHTML = hardwareDown.map((p) => {
+  let html = hardwareDown.map((p) => {
     const params = { ...(p.params || {}) };
     params.part = words["part." + p.part] || p.part;
-    const fill = (text) => Object.entries(params).reduce((s, [k, v]) => s.split("{" + k + "}").join(String(v)), text);
+    const fill = (text) => i18nFill(lang, text, params);
     const known = p.code && words[p.code] !== undefined && words[p.code + ".fix"] !== undefined;
     const cause = known ? fill(words[p.code]) : p.message;
     const fix = known ? fill(words[p.code + ".fix"]) : p.fix;
     return esc(words.line.replace("{part}", () => params.part).replace("{message}", () => cause).replace("{fix}", () => fix));
   }).join("<br>");
+  const damage = hardwareDown.some((p) => p.part === "store");
+  if (damage && csrf) html += ` <button type="button" id="store-ack">${esc(words.store_ack)}</button>`;
+  if (html === hardwareShown) return;  // a status line re-written unchanged would be announced again
+  hardwareShown = html;
+  $("hardware").innerHTML = html;
+  if ($("store-ack")) $("store-ack").onclick = async () => { if (await call("/api/store/acknowledge")) renderHardware(); };
 }
 
 async function start() {
