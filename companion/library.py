@@ -417,10 +417,10 @@ class EditionLibrary:
         if not isinstance(chosen, str) or SLUG.fullmatch(chosen) is None:
             chosen = "imported"
         if self.exists(chosen) and name is None:
-            stem, n = chosen, 2
-            while self.exists(f"{stem}-{n}"):
+            n = 2
+            while self.exists(copy_name(chosen, n)):
                 n += 1
-            chosen = f"{stem[:30]}-{n}"
+            chosen = copy_name(chosen, n)
         elif self.exists(chosen):
             raise LibraryError(
                 f"there is already an edition named {chosen!r}; pick another name",
@@ -469,6 +469,16 @@ class EditionLibrary:
                     raise LibraryError(message, code="edition_incomplete_base", **facts)
                 raise LibraryError(message, code="edition_incomplete", **facts)
         atomic_write(self.folder / DEFAULT_FILE, name + "\n")
+
+
+def copy_name(stem: str, n: int) -> str:
+    """The name of the ``n``-th copy of an imported edition named ``stem``: ``<stem>-<n>``,
+    the stem cut so that the whole stays a slug (at most 40 characters).
+
+    Why one function: the check that a name is free and the save must use the same name.
+    When the check tried the whole stem and the save the cut one, a third import of an
+    edition with a long name found ``<whole stem>-2`` free and overwrote the second copy."""
+    return f"{stem[:30].rstrip('-')}-{n}"
 
 
 def mine_name(edition_name: str) -> str:
