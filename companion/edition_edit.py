@@ -18,8 +18,8 @@ formula is exported behind a single quote and read back without it (`defuse`, `r
 from __future__ import annotations
 
 import csv
-import io
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
@@ -545,14 +545,15 @@ def cards_to_csv(obj: dict[str, Any]) -> str:
 
 def cards_from_csv(text: str) -> list[dict[str, Any]]:
     """The cards of a CSV file, in order; `CsvError` with every problem (line, column)."""
-    rows = _records(text)
-    if not rows or [h.strip().lower() for h in rows[0][1]] != list(CARD_COLUMNS):
-        got = ",".join(rows[0][1]) if rows else "an empty file"
+    rows = _records(text, CARD_COLUMNS)
+    header = next(rows, None)
+    if header is None or [h.strip().lower() for h in header[1]] != list(CARD_COLUMNS):
+        got = ",".join(header[1]) if header else "an empty file"
         raise CsvError([CsvProblem(1, "header", f"must be {','.join(CARD_COLUMNS)}, not {got[:60]!r}")])
     problems: list[CsvProblem] = []
     cards: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
-    for line, row in rows[1:]:
+    for line, row in rows:
         if not any(cell.strip() for cell in row):
             continue
         if len(row) != len(CARD_COLUMNS):
@@ -579,18 +580,73 @@ def cards_from_csv(text: str) -> list[dict[str, Any]]:
     return cards
 
 
-def _records(text: str) -> list[tuple[int, list[str]]]:
-    """The CSV's records, each with the file line it starts on (a quoted cell may span lines)."""
-    reader = csv.reader(io.StringIO(text.lstrip("\ufeff"), newline=""))
-    records: list[tuple[int, list[str]]] = []
+#: The most records a CSV may hold after its header: a box has 108 cards (36 per Day) and 24
+#: itineraries, so this leaves room for blank lines and more than one box, and no more.
+MAX_CSV_ROWS = 1000
+#: The longest cell read: five times the longest title or note (`MAX_TEXT`), so that a
+#: cell too long to be a field is still reported with the others (its line and column),
+#: and one row stays small.
+MAX_CSV_FIELD = 5 * MAX_TEXT
+#: The most characters one record may take in the file (seven cells at their longest, in
+#: quotes). It bounds a record of a million commas, which is a million short cells.
+MAX_CSV_RECORD = 7 * (MAX_CSV_FIELD + 3)
+
+
+#: One line of the file with its end ("\n", "\r\n" or "\r", kept as `csv.reader` wants them).
+_LINE = re.compile(r"[^\r\n]*(?:\r\n?|\n)|[^\r\n]+\Z")
+
+
+class _Lines:
+    """The file's lines for `csv.reader`, one at a time, refusing a record too long to be a
+    card's or an itinerary's before the reader builds it (``record`` is reset per record)."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = (found.group() for found in _LINE.finditer(text))  # no copy of the text
+        self.line = 0
+        self.record = 0
+
+    def __iter__(self) -> _Lines:
+        return self
+
+    def __next__(self) -> str:
+        line = next(self.lines)
+        self.line += 1
+        self.record += len(line)
+        if self.record > MAX_CSV_RECORD:
+            raise CsvError(
+                [CsvProblem(self.line, "*", f"a record longer than {MAX_CSV_RECORD} characters; no card is")]
+            )
+        return line
+
+
+def _records(text: str, columns: tuple[str, ...]) -> Iterator[tuple[int, list[str]]]:
+    """The CSV's records, each with the file line it starts on (a quoted cell may span lines).
+
+    Read one at a time, and refused (a `CsvError` naming the line) as soon as the file holds
+    more records than a box has (`MAX_CSV_ROWS`), a cell longer than any field
+    (`MAX_CSV_FIELD`) or a record longer than any card's: a 12 MB file of 3 million rows
+    once took 1.7 GB, which a Pi Zero 2 W (512 MB) does not have. ``columns`` names the
+    cells in errors."""
+    lines = _Lines(text[1:] if text.startswith("\ufeff") else text)
+    reader = csv.reader(lines)
     start = 1
     try:
-        for row in reader:
-            records.append((start, row))
+        for count, row in enumerate(reader):
+            if count > MAX_CSV_ROWS:
+                raise CsvError(
+                    [CsvProblem(start, "*", f"more than {MAX_CSV_ROWS} rows; an edition has far fewer")]
+                )
+            for index, cell in enumerate(row):
+                if len(cell) > MAX_CSV_FIELD:
+                    name = columns[index] if index < len(columns) else f"#{index + 1}"
+                    raise CsvError(
+                        [CsvProblem(start, name, f"a cell longer than {MAX_CSV_FIELD} characters")]
+                    )
+            yield start, row
             start = reader.line_num + 1
+            lines.record = 0
     except csv.Error as exc:
         raise CsvError([CsvProblem(reader.line_num, "*", f"not readable as CSV: {exc}")]) from None
-    return records
 
 
 def _space_text(space: Any) -> str:
@@ -606,12 +662,13 @@ def itineraries_to_csv(obj: dict[str, Any]) -> str:
 
 
 def itineraries_from_csv(text: str) -> list[dict[str, Any]]:
-    rows = _records(text)
-    if not rows or [h.strip().lower() for h in rows[0][1]] != list(ITINERARY_COLUMNS):
+    rows = _records(text, ITINERARY_COLUMNS)
+    header = next(rows, None)
+    if header is None or [h.strip().lower() for h in header[1]] != list(ITINERARY_COLUMNS):
         raise CsvError([CsvProblem(1, "header", f"must be {','.join(ITINERARY_COLUMNS)}")])
     problems: list[CsvProblem] = []
     items: list[dict[str, Any]] = []
-    for line, row in rows[1:]:
+    for line, row in rows:
         if not any(cell.strip() for cell in row):
             continue
         if len(row) != len(ITINERARY_COLUMNS):

@@ -14,7 +14,16 @@ import re
 from pathlib import Path
 from typing import Any
 
-from companion.edition_edit import cards_from_csv, itineraries_from_csv
+import pytest
+
+from companion.edition_edit import (
+    MAX_CSV_FIELD,
+    MAX_CSV_RECORD,
+    MAX_CSV_ROWS,
+    CsvError,
+    cards_from_csv,
+    itineraries_from_csv,
+)
 from companion.editions import shipped_edition
 from companion.engine.edition import edition_to_json
 from companion.library import EditionLibrary, copy_name
@@ -116,3 +125,53 @@ def test_a_title_that_starts_with_a_quote_is_kept_as_typed() -> None:
     cards = cards_from_csv(header + "A,I,1,'Tis the season,1,,'quoted'\nB,I,2,'''=x,1,,\n")
     assert [c["title"] for c in cards] == ["'Tis the season", "''=x"]
     assert cards[0]["note"] == "'quoted'"
+
+
+# --- item 4: a hostile CSV is refused before it is built ------------------------------------------
+
+CARD_HEADER = "id,day,year,title,hours,gains,note\n"
+
+
+def test_a_csv_with_more_rows_than_a_box_is_refused_at_the_first_row_too_many() -> None:
+    rows = "".join(f"C{n},I,{n},,1,,\n" for n in range(MAX_CSV_ROWS + 1))
+    with pytest.raises(CsvError) as caught:
+        cards_from_csv(CARD_HEADER + rows)
+    assert [str(p) for p in caught.value.problems] == [
+        f"line {MAX_CSV_ROWS + 2}, column *: more than {MAX_CSV_ROWS} rows; an edition has far fewer"
+    ]
+    assert len(cards_from_csv(CARD_HEADER + rows.rsplit("C", 1)[0])) == MAX_CSV_ROWS, "the maximum is kept"
+    with pytest.raises(CsvError, match=f"line {MAX_CSV_ROWS + 2}, column \\*: more than"):
+        itineraries_from_csv("id,person,event,innovation,progress,rows\n" + "\n" * (MAX_CSV_ROWS + 1))
+
+
+def test_three_million_short_rows_are_one_problem_not_three_million() -> None:
+    """The audit's file: each row a problem, all of them kept (1.7 GB) before the row bound."""
+    with pytest.raises(CsvError) as caught:
+        cards_from_csv(CARD_HEADER + "a,1\n" * 3_000_000)
+    assert [str(p) for p in caught.value.problems] == [
+        f"line {MAX_CSV_ROWS + 2}, column *: more than {MAX_CSV_ROWS} rows; an edition has far fewer"
+    ]
+
+
+def test_a_cell_longer_than_any_field_is_refused_with_its_line_and_column() -> None:
+    long_title = CARD_HEADER + "A,I,1,ok,1,,\nB,I,2," + "t" * (MAX_CSV_FIELD + 1) + ",1,,\n"
+    with pytest.raises(CsvError) as caught:
+        cards_from_csv(long_title)
+    assert [str(p) for p in caught.value.problems] == [
+        f"line 3, column title: a cell longer than {MAX_CSV_FIELD} characters"
+    ]
+    commas = CARD_HEADER + "A" + "," * 1_000_000 + "\n"
+    with pytest.raises(CsvError, match=f"line 2, column \\*: a record longer than {MAX_CSV_RECORD}"):
+        cards_from_csv(commas)
+
+
+def test_the_cli_names_the_line_of_a_csv_too_long(tmp_path: Path, capsys: Any) -> None:
+    from companion.cli import main
+
+    src = tmp_path / "rows.csv"
+    src.write_text(CARD_HEADER + "I01,I,1,,1,,\n" * 5000)
+    out = tmp_path / "never.json"
+    assert main(["edition", "import", str(src), "--base", "reference", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{src}: line {MAX_CSV_ROWS + 2}, column *: more than {MAX_CSV_ROWS} rows" in err
+    assert not out.exists()
