@@ -98,6 +98,17 @@ class EditionInfo:
         }
 
 
+def write_refused(exc: OSError) -> LibraryError:
+    """The refusal of a write the disk refused (full, read-only): `atomic_write` left the
+    old file as it was, so the sentence says nothing changed and what to do."""
+    return LibraryError(
+        f"The edition was not saved ({exc.strerror}); it is unchanged. "
+        "Free space on the companion and retry.",
+        code="edition_not_saved",
+        detail=str(exc.strerror),
+    )
+
+
 def check_slug(name: str) -> str:
     """``name`` if it can name an owner's edition file; LibraryError otherwise."""
     if not isinstance(name, str) or SLUG.fullmatch(name) is None:

@@ -50,6 +50,8 @@ from companion.web_requests import (
     host_session,
     json_body,
     json_error,
+    not_saved,
+    store_refused,
     table_runtime,
 )
 
@@ -307,7 +309,7 @@ def whoami() -> Any:
 def game_new() -> Any:
     from companion.editions import EditionNotFound
     from companion.engine import EditionError
-    from companion.store import DiskFull, StoreError
+    from companion.store import StoreError
 
     body = json_body()
     players = body.get("players")
@@ -341,9 +343,7 @@ def game_new() -> Any:
     except EditionError as exc:
         return json_error(400, str(exc), code="edition_invalid", edition=edition[:40], detail=str(exc))
     except StoreError as exc:
-        if isinstance(exc, DiskFull):
-            return json_error(507, f"Not saved: {exc}", code="disk_full")
-        return json_error(503, f"Not saved: {exc}", code="not_saved", detail=str(exc))
+        return store_refused(exc)
     return jsonify({"game": game, "state": runtime.table.state_json()})
 
 
@@ -418,7 +418,9 @@ def enroll() -> Any:
     except EnrolRefused as exc:
         return json_error(400, str(exc), code=exc.code, **exc.params)
     except DiskFull as exc:
-        return json_error(507, f"Not saved: {exc}", code="disk_full")
+        return store_refused(exc)
+    except OSError as exc:  # the owner's edition file (the values typed) was not written
+        return not_saved(exc)
     except (ValueError, StoreError, EditionNotFound) as exc:
         # the English detail stays beside the code: the page words the refusal without it
         return json_error(400, str(exc), code="enrol_refused", detail=str(exc))
