@@ -336,6 +336,10 @@ def build_runtime(
         raise
     for warning in store.warnings:
         say(f"Warning: {printable(warning)}")
+    orphans = EditionLibrary(data_dir).clean_orphans()
+    if orphans:
+        say(f"Removed {len(orphans)} temporary file(s) of an edition save that never finished: "
+            f"{printable(', '.join(orphans))} (each edition is as it was before that save).")  # fmt: skip
     game_id = store.current_game()
     stored = None
     if game_id is not None:

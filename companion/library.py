@@ -9,7 +9,8 @@ which file and which line is wrong instead of answering 500.
 
 Every write is validated by the engine's own `parse_edition` (what
 ``companion edition check`` runs), then written atomically (temporary file,
-fsync, ``os.replace``), so a pulled plug leaves the old edition or the new one.
+fsync, ``os.replace``), so a pulled plug leaves the old edition or the new one (and
+perhaps the temporary file, which `EditionLibrary.clean_orphans` removes at the next start).
 
 An owner's edition under way may have no History cards yet (a *draft*): it is
 saved and listed, but a game cannot use it until it has cards.
@@ -23,8 +24,10 @@ import fcntl
 import json
 import os
 import re
+import stat
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +48,11 @@ MAX_EDITION_BYTES = 1 << 20
 BOX_CARDS_PER_DAY = 36
 BOX_ITINERARIES = 24
 DEFAULT_FILE = "default-edition"
+#: The temporary file `atomic_write` makes beside an edition or the default's file in the
+#: library: ``.<file name>.<mkstemp's random part>.tmp``. Nothing else in the folder is removed.
+_TEMPORARY = re.compile(r"\.(?:[a-z0-9-]{1,40}\.json|default-edition)\.[A-Za-z0-9_]{1,16}\.tmp")
+#: A temporary file this old (seconds) is no live write's: a save takes milliseconds.
+ORPHAN_AGE = 60.0
 _STUB_CARD = {"id": "__draft__", "year": 0, "day": 1, "hours": 1, "gains": []}
 
 
@@ -346,6 +354,32 @@ class EditionLibrary:
             ) from None
 
     # --- writing ---------------------------------------------------------------------
+
+    def clean_orphans(self, now: float | None = None) -> list[str]:
+        """Remove the temporary files of saves that never finished; return their names.
+
+        A save killed between writing its temporary file and renaming it (``kill -9``, a
+        pulled plug) leaves ``.<name>.json.<random>.tmp`` behind for good; the companion
+        cleans them at start. Only the library's own temporary files (their name says so)
+        and only those older than `ORPHAN_AGE`, under the library's lock: a save under way
+        in another process (the CLI while the table runs) is young and keeps its file."""
+        if not self.folder.is_dir():
+            return []
+        removed: list[str] = []
+        with self.editing():
+            now = time.time() if now is None else now
+            for entry in os.scandir(self.folder):
+                if _TEMPORARY.fullmatch(entry.name) is None:
+                    continue
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                    if not stat.S_ISREG(info.st_mode) or now - info.st_mtime < ORPHAN_AGE:
+                        continue
+                    os.unlink(entry.path)
+                except OSError:  # gone meanwhile, or a read-only disk: nothing to do about it
+                    continue
+                removed.append(entry.name)
+        return sorted(removed)
 
     def save(self, name: str, obj: dict[str, Any]) -> Edition | None:
         """Validate and write an owner's edition (the companion names the file)."""

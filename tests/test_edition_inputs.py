@@ -10,7 +10,12 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +31,7 @@ from companion.edition_edit import (
 )
 from companion.editions import shipped_edition
 from companion.engine.edition import edition_to_json
-from companion.library import EditionLibrary, copy_name
+from companion.library import ORPHAN_AGE, EditionLibrary, copy_name
 
 from tests_support import api_client
 
@@ -175,3 +180,81 @@ def test_the_cli_names_the_line_of_a_csv_too_long(tmp_path: Path, capsys: Any) -
     err = capsys.readouterr().err
     assert f"{src}: line {MAX_CSV_ROWS + 2}, column *: more than {MAX_CSV_ROWS} rows" in err
     assert not out.exists()
+
+
+# --- item 10: a save killed half-way leaves no file for good -------------------------------------
+
+#: A child that saves an edition and stops for good between writing the temporary file and
+#: renaming it (its fsync never returns), so the test can kill it -9 right there.
+KILLED_SAVE = """
+import os, sys, time
+from companion.library import EditionLibrary
+import companion.library
+library = EditionLibrary(sys.argv[1])
+obj = library.raw("my-box")
+def stuck(fd):
+    print("writing", flush=True)
+    time.sleep(600)
+companion.library.os.fsync = stuck
+library.save("my-box", {**obj, "title": "never saved"})
+"""
+
+
+def test_a_save_killed_mid_write_leaves_a_temporary_file_the_next_start_removes(tmp_path: Path) -> None:
+    from companion.app import build_runtime
+    from companion.config import Config
+
+    library = EditionLibrary(tmp_path)
+    library.create("my-box")
+    saved = library.raw("my-box")
+    child = subprocess.Popen(
+        [sys.executable, "-c", KILLED_SAVE, str(tmp_path)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+    )
+    assert child.stdout is not None and child.stdout.readline() == "writing\n"
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    folder = tmp_path / "editions"
+    orphans = [p for p in folder.iterdir() if p.name.endswith(".tmp")]
+    assert len(orphans) == 1 and orphans[0].name.startswith(".my-box.json."), orphans
+    assert library.raw("my-box") == saved, "the edition is the old one"
+    said: list[str] = []
+    rt = build_runtime(Config(), tmp_path, mock=True, pin="2468", say=said.append)
+    rt.stop()
+    assert orphans[0].exists(), "a minute-young temporary file may be a live save's: kept"
+    old = time.time() - 2 * ORPHAN_AGE
+    os.utime(orphans[0], (old, old))
+    rt = build_runtime(Config(), tmp_path, mock=True, pin="2468", say=said.append)
+    rt.stop()
+    assert not orphans[0].exists()
+    assert sorted(p.name for p in folder.iterdir()) == ["my-box.json"]
+    assert any(orphans[0].name in line and "never finished" in line for line in said), said
+
+
+def test_only_the_librarys_own_old_temporary_files_are_removed(tmp_path: Path) -> None:
+    library = EditionLibrary(tmp_path)
+    library.create("my-box")
+    folder = tmp_path / "editions"
+    names = {
+        ".my-box.json.k2j_9x.tmp": True,  # an edition's save that never finished
+        ".default-edition.ab12cd.tmp": True,  # the default's
+        ".my-box.json.fresh1.tmp": False,  # young: perhaps a save under way elsewhere
+        "notes.tmp": False,  # not the library's
+        ".my-box.json.k2j_9x.tmp.keep": False,
+        "my-box.json": False,
+    }
+    now = time.time()
+    for name in names:
+        if name != "my-box.json":
+            (folder / name).write_text("x")
+        age = 0 if "fresh" in name else 3 * ORPHAN_AGE
+        os.utime(folder / name, (now - age, now - age))
+    (folder / ".other.json.lnk123.tmp").symlink_to(folder / "my-box.json")
+    os.utime(folder / ".other.json.lnk123.tmp", (now - 600, now - 600), follow_symlinks=False)
+    assert library.clean_orphans(now) == sorted(n for n, gone in names.items() if gone)
+    left = {p.name for p in folder.iterdir()}
+    assert left == {n for n, gone in names.items() if not gone} | {".other.json.lnk123.tmp"}
+    assert library.raw("my-box")["name"] == "my-box"
+    assert EditionLibrary(tmp_path / "none").clean_orphans() == [] and not (tmp_path / "none").exists()
