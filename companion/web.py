@@ -42,6 +42,7 @@ from companion.config import colour_problem
 from companion.edition_web import library_api
 from companion.engine.tokens import BENEFITS, COLUMNS
 from companion.ports import GameSetupError, TableRuntime
+from companion.text import name_key
 from companion.web_requests import (
     check_pin,
     client_address,
@@ -371,7 +372,10 @@ def correct_itinerary() -> Any:
     player, itinerary = body.get("player"), body.get("itinerary")
     if not isinstance(player, str) or not isinstance(itinerary, str):
         return json_error(400, 'Send {"player": "<name>", "itinerary": "<id>"}.', code="itinerary_fields")
-    return _answer(table_runtime().table.correct_itinerary(player, itinerary))
+    table = table_runtime().table
+    # the name as the game keeps it: a script may send "Zoé" decomposed, or in another case
+    player = next((name for name in table.board.names if name_key(name) == name_key(player)), player)
+    return _answer(table.correct_itinerary(player, itinerary))
 
 
 @api.post("/enroll")
