@@ -366,9 +366,9 @@ class EditionLibrary:
         if not self.folder.is_dir():
             return []
         removed: list[str] = []
-        with self.editing():
+        with self.editing(), os.scandir(self.folder) as entries:
             now = time.time() if now is None else now
-            for entry in os.scandir(self.folder):
+            for entry in entries:
                 if _TEMPORARY.fullmatch(entry.name) is None:
                     continue
                 try:

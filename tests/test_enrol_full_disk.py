@@ -67,16 +67,17 @@ def test_enrolling_on_a_full_store_says_the_disk_is_full(env: Any, monkeypatch: 
     assert answer.status_code == 507 and answer.get_json()["code"] == "disk_full"
 
 
-class FullOnDelete:
-    """The store's SQLite connection, refusing every DELETE as a full disk does (SQLITE_FULL)."""
+class RefusesDelete:
+    """The store's SQLite connection, refusing every DELETE as a full disk (SQLITE_FULL) or a
+    disk remounted read-only (SQLITE_READONLY) does."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
+    def __init__(self, db: sqlite3.Connection, message: str, code: int) -> None:
+        self.db, self.message, self.code = db, message, code
 
     def execute(self, sql: str, args: Any = ()) -> Any:
         if sql.startswith("DELETE"):
-            error = sqlite3.OperationalError("database or disk is full")
-            error.sqlite_errorcode = 13  # type: ignore[attr-defined]
+            error = sqlite3.OperationalError(self.message)
+            error.sqlite_errorcode = self.code  # type: ignore[attr-defined]
             raise error
         return self.db.execute(sql, args)
 
@@ -84,19 +85,28 @@ class FullOnDelete:
         return getattr(self.db, name)
 
 
-def test_unbinding_on_a_full_disk_is_a_507_and_keeps_the_tag(env: Any) -> None:
+@pytest.mark.parametrize(
+    ("message", "sqlite_code", "status", "code", "words"),
+    [
+        ("database or disk is full", 13, 507, "disk_full", "Free some space"),
+        ("attempt to write a readonly database", 8, 503, "not_saved", "readonly"),
+    ],
+)
+def test_unbinding_on_a_refusing_disk_says_why_and_keeps_the_tag(
+    env: Any, message: str, sqlite_code: int, status: int, code: str, words: str
+) -> None:
     http, rt = env
     rt.store.enroll("04AA", "I07", "reference")
     real = rt.store._db
-    rt.store._db = FullOnDelete(real)  # type: ignore[assignment]
+    rt.store._db = RefusesDelete(real, message, sqlite_code)  # type: ignore[assignment]
     try:
         answer = http.delete("/api/library/tags/04AA", headers=PIN)
     finally:
         rt.store._db = real
-    assert answer.status_code == 507, answer.get_json()
-    assert answer.get_json()["code"] == "disk_full" and "Free some space" in answer.get_json()["error"]
+    assert answer.status_code == status, answer.get_json()
+    assert answer.get_json()["code"] == code and words in answer.get_json()["error"]
     assert rt.store.tags() == {"04AA": "I07"}
-    assert http.delete("/api/library/tags/04AA", headers=PIN).status_code == 200, "space again: it goes"
+    assert http.delete("/api/library/tags/04AA", headers=PIN).status_code == 200, "the disk is back: it goes"
     assert rt.store.tags() == {}
 
 
