@@ -1,6 +1,6 @@
-"""Memory and time under the audit's hostile inputs (issue 12, items 9 and 1).
+"""Memory and time under the audit's hostile inputs (issue 12, items 9 and 1; issue 16, item 4).
 
-Run: ``.venv/bin/python benchmarks/bench_hostile_inputs.py [--tree PATH] [--cap-mb 1500]``
+Run: ``.venv/bin/python benchmarks/bench_hostile_inputs.py [--tree PATH] [--cap-mb 1500] [--only TEXT]``
 
 Each attack runs `companion` in a fresh process (``python -m companion ...`` from
 ``--tree``, this checkout by default, so an older checkout can be measured the
@@ -107,7 +107,23 @@ def attacks(folder: Path) -> list[tuple[str, list[str]]]:
             "itinerary columns of 10 spaces (the new bound), played",
             ["replay", write("widest.jsonl", _setup(_edition(10)) + "\n" + take)],
         ),
+        (  # issue 16, item 4: every row a problem to report, all of them kept before
+            "edition import: a 12 MB CSV of 3 million rows",
+            _csv_import(write("rows.csv", CARD_HEADER + "a,1\n" * 3_000_000), folder),
+        ),
+        (
+            "edition import: a CSV with a 10 MB title",
+            _csv_import(write("long.csv", CARD_HEADER + "A,I,1," + "t" * 10_000_000 + ",1,,\n"), folder),
+        ),
     ]
+
+
+CARD_HEADER = "id,day,year,title,hours,gains,note\n"
+
+
+def _csv_import(path: str, folder: Path) -> list[str]:
+    """`companion edition import` of a cards CSV into a new edition file in ``folder``."""
+    return ["edition", "import", path, "--base", "reference", "--out", str(folder / "out.json")]
 
 
 def run(tree: Path, args: list[str], cap: int, timeout: float) -> tuple[float, float, str]:
@@ -128,7 +144,9 @@ def run(tree: Path, args: list[str], cap: int, timeout: float) -> tuple[float, f
     assert proc.stderr is not None
     os.set_blocking(proc.stderr.fileno(), False)
     deadline = start + timeout
+    tail = b""  # the end of stderr, drained as it comes: a full pipe would stop the child
     while True:
+        tail = (tail + (proc.stderr.read() or b""))[-4096:]
         pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
         if pid:
             break
@@ -138,7 +156,7 @@ def run(tree: Path, args: list[str], cap: int, timeout: float) -> tuple[float, f
             return usage.ru_maxrss / 1024, time.perf_counter() - start, f"still running after {timeout:.0f} s"
         time.sleep(0.02)
     seconds = time.perf_counter() - start
-    err = (proc.stderr.read() or b"").decode(errors="replace").strip().splitlines()
+    err = (tail + (proc.stderr.read() or b"")).decode(errors="replace").strip().splitlines()
     if os.WIFSIGNALED(status):
         ended = f"killed by signal {os.WTERMSIG(status)}"
     else:
@@ -155,6 +173,7 @@ def main() -> None:
     parser.add_argument(
         "--timeout", type=float, default=20.0, help="seconds before an attack counts as a hang"
     )
+    parser.add_argument("--only", default="", help="run only the attacks whose name holds this text")
     options = parser.parse_args()
     print(
         f"checkout: {options.tree}; cap {options.cap_mb} MB of address space, timeout {options.timeout:.0f} s"
@@ -162,6 +181,8 @@ def main() -> None:
     print(f"{'attack':<55} {'peak RSS':>9} {'time':>7}  outcome")
     with tempfile.TemporaryDirectory() as folder:
         for name, args in attacks(Path(folder)):
+            if options.only not in name:
+                continue
             rss, seconds, ended = run(options.tree, args, options.cap_mb * 1024 * 1024, options.timeout)
             print(f"{name:<55} {rss:>6.0f} MB {seconds:>6.2f}s  {ended}")
 

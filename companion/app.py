@@ -48,7 +48,7 @@ from companion.ports import GameSetupError
 from companion.record import RECORD_FORMAT, RecordError
 from companion.store import DiskFull, GameDamaged, Store, StoredGame, StoreError, disk_full, full_message
 from companion.table import CUE_ACCEPT, CUE_REJECT, Outcome, Table
-from companion.text import printable, strip_controls
+from companion.text import name_key, player_name, printable, visible
 
 DEFAULT_DATA_DIR = Path(os.environ.get("COMPANION_DATA_DIR", Path.home() / ".local/share/trekking-companion"))
 
@@ -78,7 +78,15 @@ def new_game(
     when None). An owner's edition is copied into the game's setup line, so the
     game resumes and exports exactly even if the owner later edits or deletes it.
     """
-    names = [strip_controls(p).strip() for p in players if strip_controls(p).strip()]
+    # every entry point (the page, the API, `companion new`, the first game) comes here
+    names = [name for name in map(player_name, players) if name]
+    blank = [name for name in names if not visible(name)]
+    if blank:
+        raise GameSetupError(
+            "a player's name needs a letter, digit or sign that shows; "
+            f"{' '.join(f'U+{ord(char):04X}' for char in blank[0][:8])} shows nothing",
+            code="name_invisible",
+        )
     long = [n for n in names if len(n) > NAME_LENGTH]
     if long:
         raise GameSetupError(
@@ -93,7 +101,8 @@ def new_game(
             code="player_count",
             n=len(names),
         )
-    if len(set(names)) != len(names):
+    keys = [name_key(name) for name in names]
+    if len(set(keys)) != len(keys):  # "Zoé" twice, "ann" and "Ann": the page would show one name twice
         raise GameSetupError("two players share a name; give each a different one", code="duplicate_names")
     palette = list(colours or config.palette)
     for colour in palette[: len(names)]:
@@ -321,6 +330,10 @@ def _open_game(
         say(f"Warning: {printable(warning)}")
     if store.upgraded:
         say(printable(store.upgraded[0].upper() + store.upgraded[1:]))
+    orphans = EditionLibrary(data_dir).clean_orphans()
+    if orphans:
+        say(f"Removed {len(orphans)} temporary file(s) of an edition save that never finished: "
+            f"{printable(', '.join(orphans))} (each edition is as it was before that save).")  # fmt: skip
     game_id = store.current_game()
     stored: StoredGame | None = None
     if game_id is not None:

@@ -292,7 +292,11 @@ def cmd_tags(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     try:
         if args.unbind:
-            if not store.unenroll(args.unbind):
+            try:
+                freed = store.unenroll(args.unbind)
+            except StoreError as exc:  # a full disk: the tag stays bound
+                return _fail(str(exc))
+            if not freed:
                 return _fail(f"tag {args.unbind} is not bound to any card")
             print(f"Tag {args.unbind} is free again.")
             return 0

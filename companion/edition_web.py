@@ -42,7 +42,7 @@ from companion.json_bounds import BadJson
 from companion.json_bounds import check as check_json
 from companion.library import EditionLibrary, LibraryError, validate
 from companion.store import DiskFull, StoreError
-from companion.web_requests import control, json_body, json_error, table_runtime
+from companion.web_requests import control, json_body, json_error, not_saved, store_refused, table_runtime
 
 library_api = Blueprint("library", __name__)
 
@@ -130,14 +130,14 @@ def _write(action: Callable[[], dict[str, Any]], refused: tuple[type[Exception],
     """Run ``action`` (a change to the library) and answer what it returns.
 
     ``refused`` are the errors that are the request's fault: answered by `_refused`,
-    saying what is wrong. A disk that refuses the write is answered by `_not_saved`.
+    saying what is wrong. A disk that refuses the write is answered by `not_saved`.
     """
     try:
         answer = action()
     except refused as exc:
         return _refused(exc)
     except OSError as exc:
-        return _not_saved(exc)
+        return not_saved(exc)
     return jsonify(answer)
 
 
@@ -161,17 +161,6 @@ def _edit(name: str, change: Any, tag: Any = None) -> Response:
         return {"progress": progress(obj), **extra}
 
     return _write(edited, (EditionNotFound, EditionError, LibraryError, FieldError, StoreError))
-
-
-def _not_saved(exc: OSError) -> Response:
-    """The disk refused the write (full, read-only): nothing changed; say what to do."""
-    return json_error(
-        507,
-        f"The edition was not saved ({exc.strerror}); it is unchanged. "
-        "Free space on the companion and retry.",
-        code="edition_not_saved",
-        detail=str(exc.strerror),
-    )
 
 
 def _text(value: Any, limit: int = 300) -> str:
@@ -440,7 +429,11 @@ def last_tag() -> Any:
 @control()
 def unbind(uid: str) -> Any:
     runtime = table_runtime()
-    if not runtime.store.unenroll(uid):
+    try:
+        freed = runtime.store.unenroll(uid)
+    except StoreError as exc:  # a full disk: the tag is still bound, and the page says why
+        return store_refused(exc)
+    if not freed:
         return json_error(
             404, f"Tag {uid[:40]} is not bound to any card.", code="tag_not_bound", tag=uid[:40]
         )

@@ -99,8 +99,15 @@ class Enroller:
             if number is not None and 1 <= number <= min(9, len(matches)):
                 card = matches[number - 1][0]
                 break
-        if card in self.edition.card_index and not self._confirm_values(card):
-            return False
+        try:
+            if card in self.edition.card_index and not self._confirm_values(card):
+                return False
+        except OSError as exc:  # the disk refused the owner's file: the old one is intact
+            self.say(
+                f"Not saved: {self.own_file} could not be written ({exc.strerror}), so tag {uid} is "
+                "not enrolled. Free some space on the companion and enrol it again."
+            )
+            return True
         try:
             self.store.enroll(uid, card, self.edition.name)
         except StoreError as exc:

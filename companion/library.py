@@ -9,7 +9,8 @@ which file and which line is wrong instead of answering 500.
 
 Every write is validated by the engine's own `parse_edition` (what
 ``companion edition check`` runs), then written atomically (temporary file,
-fsync, ``os.replace``), so a pulled plug leaves the old edition or the new one.
+fsync, ``os.replace``), so a pulled plug leaves the old edition or the new one (and
+perhaps the temporary file, which `EditionLibrary.clean_orphans` removes at the next start).
 
 An owner's edition under way may have no History cards yet (a *draft*): it is
 saved and listed, but a game cannot use it until it has cards.
@@ -23,8 +24,10 @@ import fcntl
 import json
 import os
 import re
+import stat
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +48,11 @@ MAX_EDITION_BYTES = 1 << 20
 BOX_CARDS_PER_DAY = 36
 BOX_ITINERARIES = 24
 DEFAULT_FILE = "default-edition"
+#: The temporary file `atomic_write` makes beside an edition or the default's file in the
+#: library: ``.<file name>.<mkstemp's random part>.tmp``. Nothing else in the folder is removed.
+_TEMPORARY = re.compile(r"\.(?:[a-z0-9-]{1,40}\.json|default-edition)\.[A-Za-z0-9_]{1,16}\.tmp")
+#: A temporary file this old (seconds) is no live write's: a save takes milliseconds.
+ORPHAN_AGE = 60.0
 _STUB_CARD = {"id": "__draft__", "year": 0, "day": 1, "hours": 1, "gains": []}
 
 
@@ -96,6 +104,17 @@ class EditionInfo:
             "problem": self.problem,
             "from_base": self.from_base,
         }
+
+
+def write_refused(exc: OSError) -> LibraryError:
+    """The refusal of a write the disk refused (full, read-only): `atomic_write` left the
+    old file as it was, so the sentence says nothing changed and what to do."""
+    return LibraryError(
+        f"The edition was not saved ({exc.strerror}); it is unchanged. "
+        "Free space on the companion and retry.",
+        code="edition_not_saved",
+        detail=str(exc.strerror),
+    )
 
 
 def check_slug(name: str) -> str:
@@ -336,6 +355,32 @@ class EditionLibrary:
 
     # --- writing ---------------------------------------------------------------------
 
+    def clean_orphans(self, now: float | None = None) -> list[str]:
+        """Remove the temporary files of saves that never finished; return their names.
+
+        A save killed between writing its temporary file and renaming it (``kill -9``, a
+        pulled plug) leaves ``.<name>.json.<random>.tmp`` behind for good; the companion
+        cleans them at start. Only the library's own temporary files (their name says so)
+        and only those older than `ORPHAN_AGE`, under the library's lock: a save under way
+        in another process (the CLI while the table runs) is young and keeps its file."""
+        if not self.folder.is_dir():
+            return []
+        removed: list[str] = []
+        with self.editing(), os.scandir(self.folder) as entries:
+            now = time.time() if now is None else now
+            for entry in entries:
+                if _TEMPORARY.fullmatch(entry.name) is None:
+                    continue
+                try:
+                    info = entry.stat(follow_symlinks=False)
+                    if not stat.S_ISREG(info.st_mode) or now - info.st_mtime < ORPHAN_AGE:
+                        continue
+                    os.unlink(entry.path)
+                except OSError:  # gone meanwhile, or a read-only disk: nothing to do about it
+                    continue
+                removed.append(entry.name)
+        return sorted(removed)
+
     def save(self, name: str, obj: dict[str, Any]) -> Edition | None:
         """Validate and write an owner's edition (the companion names the file)."""
         if name in shipped_names():
@@ -417,10 +462,10 @@ class EditionLibrary:
         if not isinstance(chosen, str) or SLUG.fullmatch(chosen) is None:
             chosen = "imported"
         if self.exists(chosen) and name is None:
-            stem, n = chosen, 2
-            while self.exists(f"{stem}-{n}"):
+            n = 2
+            while self.exists(copy_name(chosen, n)):
                 n += 1
-            chosen = f"{stem[:30]}-{n}"
+            chosen = copy_name(chosen, n)
         elif self.exists(chosen):
             raise LibraryError(
                 f"there is already an edition named {chosen!r}; pick another name",
@@ -469,6 +514,16 @@ class EditionLibrary:
                     raise LibraryError(message, code="edition_incomplete_base", **facts)
                 raise LibraryError(message, code="edition_incomplete", **facts)
         atomic_write(self.folder / DEFAULT_FILE, name + "\n")
+
+
+def copy_name(stem: str, n: int) -> str:
+    """The name of the ``n``-th copy of an imported edition named ``stem``: ``<stem>-<n>``,
+    the stem cut so that the whole stays a slug (at most 40 characters).
+
+    Why one function: the check that a name is free and the save must use the same name.
+    When the check tried the whole stem and the save the cut one, a third import of an
+    edition with a long name found ``<whole stem>-2`` free and overwrote the second copy."""
+    return f"{stem[:30].rstrip('-')}-{n}"
 
 
 def mine_name(edition_name: str) -> str:

@@ -858,5 +858,9 @@ class Store:
         )
 
     def unenroll(self, uid: str) -> bool:
-        with self._lock:
-            return self._db.execute("DELETE FROM tags WHERE uid = ?", (uid,)).rowcount > 0
+        """Free a tag; False when it was bound to nothing. A write like any other (one
+        transaction), so a full disk is a `DiskFull` that says what to do, not a raw error."""
+        if uid not in self.tags():
+            return False
+        self._write([("DELETE FROM tags WHERE uid = ?", (uid,))])
+        return True

@@ -5,6 +5,12 @@ characters in them (an ANSI escape, a carriage return, a right-to-left override)
 would move the console's cursor, recolour the journal or garble a line, so they
 are removed where names enter (`strip_controls`) and shown as visible escapes on
 the console (`printable`), which also covers names stored before this rule.
+
+Every new game's names go through `player_name` (controls removed, one Unicode
+spelling: NFC), must have a visible character (`visible`; a Hangul filler alone is
+a blank name) and are told apart by `name_key`, so "Zoé" typed with a composed é
+and with e + a combining accent, "ann" and "Ann", or "Ann" and "Ann" + a filler,
+are one player's name twice, not two players the table and the page cannot tell apart.
 """
 
 from __future__ import annotations
@@ -32,3 +38,34 @@ def printable(text: str) -> str:
     if not any(_unsafe(char) for char in text):
         return text
     return "".join(char.encode("unicode_escape").decode("ascii") if _unsafe(char) else char for char in text)
+
+
+#: Characters that draw nothing although Unicode calls them letters or symbols: the Hangul
+#: fillers (U+115F, U+1160, U+3164, U+FFA0), the Khmer inherent vowels shown as nothing
+#: (U+17B4, U+17B5) and the blank Braille pattern (U+2800). (The default-ignorable format
+#: characters are removed with the controls; spaces and lone marks are not visible either.)
+_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u17b4\u17b5\u2800")
+#: The categories of a character that draws something: letters, digits, punctuation, symbols.
+_VISIBLE = ("L", "N", "P", "S")
+
+
+def player_name(text: str) -> str:
+    """A player's name as kept: controls removed, composed (NFC), spaces trimmed.
+
+    Why NFC: "é" can be typed as one character or as "e" and a combining accent; both
+    look the same and must be the same name in the game log, the standings and the API."""
+    return unicodedata.normalize("NFC", strip_controls(text)).strip()
+
+
+def visible(name: str) -> bool:
+    """Whether ``name`` draws anything: a name of fillers or spaces only is a blank on the page."""
+    return any(char not in _BLANK and unicodedata.category(char)[0] in _VISIBLE for char in name)
+
+
+def name_key(name: str) -> str:
+    """What two names are compared by: the same key is the same name to the people at the table.
+
+    Compatibility forms folded (NFKC: a full-width A, U+FF21, is "A"), case folded, characters
+    that draw nothing dropped and runs of spaces made one."""
+    folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+    return " ".join("".join(char for char in folded if char not in _BLANK).split())

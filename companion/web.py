@@ -45,7 +45,7 @@ from companion.history_web import history_api
 from companion.json_bounds import BadJson
 from companion.ports import GameSetupError, TableRuntime
 from companion.rate import SlidingWindow
-from companion.text import printable
+from companion.text import name_key, printable
 from companion.web_requests import (
     check_pin,
     client_address,
@@ -55,6 +55,8 @@ from companion.web_requests import (
     host_session,
     json_body,
     json_error,
+    not_saved,
+    store_refused,
     table_runtime,
 )
 
@@ -355,7 +357,7 @@ def whoami() -> Any:
 def game_new() -> Any:
     from companion.editions import EditionNotFound
     from companion.engine import EditionError
-    from companion.store import DiskFull, StoreError
+    from companion.store import StoreError
 
     body = json_body()
     players = body.get("players")
@@ -389,9 +391,7 @@ def game_new() -> Any:
     except EditionError as exc:
         return json_error(400, str(exc), code="edition_invalid", edition=edition[:40], detail=str(exc))
     except StoreError as exc:
-        if isinstance(exc, DiskFull):
-            return json_error(507, f"Not saved: {exc}", code="disk_full")
-        return json_error(503, f"Not saved: {exc}", code="not_saved", detail=str(exc))
+        return store_refused(exc)
     return jsonify({"game": game, "state": runtime.table.state_json()})
 
 
@@ -434,7 +434,10 @@ def correct_itinerary() -> Any:
     player, itinerary = body.get("player"), body.get("itinerary")
     if not isinstance(player, str) or not isinstance(itinerary, str):
         return json_error(400, 'Send {"player": "<name>", "itinerary": "<id>"}.', code="itinerary_fields")
-    return _answer(table_runtime().table.correct_itinerary(player, itinerary))
+    table = table_runtime().table
+    # the name as the game keeps it: a script may send "Zoé" decomposed, or in another case
+    player = next((name for name in table.board.names if name_key(name) == name_key(player)), player)
+    return _answer(table.correct_itinerary(player, itinerary))
 
 
 @api.post("/enroll")
@@ -481,7 +484,9 @@ def enroll() -> Any:
     except EnrolRefused as exc:
         return json_error(400, str(exc), code=exc.code, **exc.params)
     except DiskFull as exc:
-        return json_error(507, f"Not saved: {exc}", code="disk_full")
+        return store_refused(exc)
+    except OSError as exc:  # the owner's edition file (the values typed) was not written
+        return not_saved(exc)
     except (ValueError, StoreError, EditionNotFound) as exc:
         # the English detail stays beside the code: the page words the refusal without it
         return json_error(400, str(exc), code="enrol_refused", detail=str(exc))

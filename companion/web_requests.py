@@ -29,8 +29,10 @@ from flask import Response, current_app, g, jsonify, request, session
 
 from companion.access import HostSession, host_allowed
 from companion.json_bounds import parse as parse_json
+from companion.library import write_refused
 from companion.ports import TableRuntime
 from companion.rate import SlidingWindow
+from companion.store import DiskFull, StoreError
 
 
 def table_runtime() -> TableRuntime:
@@ -48,6 +50,22 @@ def json_error(status: int, message: str, /, code: str | None = None, **params: 
     response = jsonify(body)
     response.status_code = status
     return response
+
+
+def not_saved(exc: OSError) -> Response:
+    """An owner's edition file the disk refused to write (full, read-only): nothing changed
+    (`companion.library.atomic_write` leaves the old file and no temporary one); a 507 that
+    says what to do, for the edition page's changes and the table page's enrolment alike."""
+    refused = write_refused(exc)
+    return json_error(507, str(refused), code=refused.code, **refused.params)
+
+
+def store_refused(exc: StoreError) -> Response:
+    """The game store refused a write: a full disk (507, with what to do) or another
+    failure (503, with the store's own sentence); either way nothing of it was stored."""
+    if isinstance(exc, DiskFull):
+        return json_error(507, f"Not saved: {exc}", code="disk_full")
+    return json_error(503, f"Not saved: {exc}", code="not_saved", detail=str(exc))
 
 
 def json_body() -> dict[str, Any]:
