@@ -1,6 +1,6 @@
-"""Memory and time under the audit's hostile inputs (issue 12, items 9 and 1).
+"""Memory and time under the audit's hostile inputs (issue 12, items 9 and 1; issue 16, item 11c).
 
-Run: ``.venv/bin/python benchmarks/bench_hostile_inputs.py [--tree PATH] [--cap-mb 1500]``
+Run: ``.venv/bin/python benchmarks/bench_hostile_inputs.py [--tree PATH] [--cap-mb 1500] [--only TEXT]``
 
 Each attack runs `companion` in a fresh process (``python -m companion ...`` from
 ``--tree``, this checkout by default, so an older checkout can be measured the
@@ -57,12 +57,28 @@ def _setup(edition: Any, players: tuple[str, ...] = ("Ann",)) -> str:
     return json.dumps(head)
 
 
+#: Attacks that are slow by nature (a big file read to its end) get this many times the timeout.
+SLOW = 10
+
+
 def attacks(folder: Path) -> list[tuple[str, list[str]]]:
-    """(name, companion arguments) of each attack; files are written to ``folder``."""
+    """(name, companion arguments) of each attack; files are written to ``folder``.
+
+    A name starting with "big:" is a large file read to the end: its timeout is `SLOW` times longer."""
 
     def write(name: str, text: str) -> str:
         path = folder / name
         path.write_text(text)
+        return str(path)
+
+    def undos(name: str, count: int) -> str:
+        """A record of ``count`` undo lines, each rejected (nothing to undo): 16 bytes a line."""
+        path = folder / name
+        with path.open("w") as out:
+            out.write(_setup(_edition()) + "\n")
+            block = '{"type":"undo"}\n' * 10_000
+            for _ in range(count // 10_000):
+                out.write(block)
         return str(path)
 
     fifo = folder / "pipe"
@@ -107,6 +123,8 @@ def attacks(folder: Path) -> list[tuple[str, list[str]]]:
             "itinerary columns of 10 spaces (the new bound), played",
             ["replay", write("widest.jsonl", _setup(_edition(10)) + "\n" + take)],
         ),
+        ("big: 2,000,000 undo lines (32 MB), --json", ["replay", undos("undos.jsonl", 2_000_000), "--json"]),
+        ("big: 2,000,000 undo lines (32 MB), readable", ["replay", str(folder / "undos.jsonl")]),
     ]
 
 
@@ -155,6 +173,7 @@ def main() -> None:
     parser.add_argument(
         "--timeout", type=float, default=20.0, help="seconds before an attack counts as a hang"
     )
+    parser.add_argument("--only", default="", help="run only the attacks whose name holds this text")
     options = parser.parse_args()
     print(
         f"checkout: {options.tree}; cap {options.cap_mb} MB of address space, timeout {options.timeout:.0f} s"
@@ -162,7 +181,10 @@ def main() -> None:
     print(f"{'attack':<55} {'peak RSS':>9} {'time':>7}  outcome")
     with tempfile.TemporaryDirectory() as folder:
         for name, args in attacks(Path(folder)):
-            rss, seconds, ended = run(options.tree, args, options.cap_mb * 1024 * 1024, options.timeout)
+            if options.only not in name:
+                continue
+            timeout = options.timeout * (SLOW if name.startswith("big:") else 1)
+            rss, seconds, ended = run(options.tree, args, options.cap_mb * 1024 * 1024, timeout)
             print(f"{name:<55} {rss:>6.0f} MB {seconds:>6.2f}s  {ended}")
 
 
