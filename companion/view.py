@@ -89,7 +89,7 @@ def event_log(board: Board, stored: Sequence[Event], dealt: bool = False) -> lis
     The board's moves are only what is still in effect: an undone take would silently
     vanish from the log, and a host who tapped Undo could not see what it took back. So
     the stored log is replayed: a person's undo keeps the entry it took back (marked
-    ``undone``, its Day's end no longer standing) and adds an ``undo`` entry naming it.
+    ``undone``, its Day's end no longer standing) and adds an ``undo`` entry naming it (``event``).
     A correction's own undos (`Undo.correction`) leave no trace: the entries they take
     back are replaced by the corrected ones, as before. ``dealt``: the reveals are the
     mock dealer's, which go with the take an undo takes back, not a separate entry."""
@@ -114,7 +114,7 @@ def event_log(board: Board, stored: Sequence[Event], dealt: bool = False) -> lis
         if dealt and undone["kind"] == "reveal":
             continue
         gone = {k: undone[k] for k in ("kind", "player", "card", "title", "year", "itinerary") if k in undone}
-        log.append({"n": n, "day": fresh.day, "kind": "undo", "undone": gone})
+        log.append({"n": n, "day": fresh.day, "kind": "undo", "event": gone})
     return log
 
 

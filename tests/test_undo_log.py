@@ -39,7 +39,8 @@ def test_an_undone_take_stays_in_the_log_with_an_undo_entry_naming_it(tmp_path: 
     assert len(log) == before + 1  # the take's own entry stays; one undo entry, not one per dealer reveal
     undo = log[-1]
     assert undo["kind"] == "undo"
-    assert undo["undone"] == {k: take[k] for k in ("kind", "player", "card", "title", "year")}
+    assert "undone" not in undo  # the undo itself stands
+    assert undo["event"] == {k: take[k] for k in ("kind", "player", "card", "title", "year")}
     taken_back = next(e for e in log if e["n"] == take["n"])
     assert taken_back["undone"] is True and "day_end" not in taken_back
     assert not any(e.get("undone") is True for e in log if e["kind"] == "itinerary")

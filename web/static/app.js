@@ -263,7 +263,7 @@ function logText(e) {
   if (e.kind === "reveal") return esc(t("log_reveal", { c: e.title, y: year(e.year) }));
   if (e.kind === "undo") {
     // What the undo took back, so a tap on Undo never makes a take vanish without a word.
-    const u = e.undone || {};
+    const u = e.event || {};
     const c = u.card === "ancestor" ? t("ancestor") : u.title;
     if (u.kind === "take") return dot(colourOf(u.player)) + esc(t("log_undo_take", { p: u.player, c, y: year(u.year) }));
     if (u.kind === "itinerary") return dot(colourOf(u.player)) + esc(t("log_undo_itin", { p: u.player, i: u.itinerary }));
