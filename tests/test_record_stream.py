@@ -180,3 +180,15 @@ def test_blanks_around_an_object_do_not_count_towards_its_megabyte() -> None:
         (3, r.BAD_EVENT),
         (4, r.UNKNOWN_CARD),
     ]
+
+
+def test_the_megabyte_bound_is_exact_when_the_line_is_read_in_pieces() -> None:
+    """Blanks in front push the line past the first read: its content is measured all the same."""
+    exact = b'{"type": "take", "card": "' + b"y" * (MAX_LINE - 28) + b'"}'
+    over = exact[:-2] + b'y"}'
+    assert (len(exact), len(over)) == (MAX_LINE, MAX_LINE + 1)
+    pad = b" \t" * 40
+    assert rejected(pad + exact + pad, pad + over, pad + b"#" + over) == [
+        (2, r.UNKNOWN_CARD),
+        (3, r.BAD_EVENT),
+    ]
