@@ -64,6 +64,11 @@ def test_a_double_tap_on_undo_takes_back_one_take_and_the_log_says_so(server: An
     assert len(held) == 1, "the second tap sent a second undo"
     assert phone.locator("#undo").is_disabled()
     assert phone.locator("#undo").get_attribute("aria-busy") == "true"
+    for other in ("#now-undo", "#mock [data-button=undo]"):  # every Undo of the page waits with it
+        assert (
+            phone.locator(other).is_disabled() and phone.locator(other).get_attribute("aria-busy") == "true"
+        )
+    assert not phone.locator("#now-confirm").get_attribute("aria-busy")  # other controls do not
     phone.locator("#undo").click(force=True)  # and a third, later: still on its way, still ignored
     phone.wait_for_timeout(200)
     assert len(held) == 1
@@ -90,4 +95,41 @@ def test_a_double_tap_on_undo_takes_back_one_take_and_the_log_says_so(server: An
     assert "annulé" in phone.locator("#log li.undone", has_text=f"{last.player} a pris {title}").inner_text()
     phone.screenshot(path=str(ARTIFACTS / "phone-360-undo-log-fr.png"), full_page=True)
     phone.locator("#log").screenshot(path=str(ARTIFACTS / "phone-360-undo-log-only-fr.png"))
+    assert errors == []
+
+
+def holding(held: list[Any]) -> Any:
+    """A route handler keeping each request, unanswered, in ``held`` (Playwright passes only the
+    route to a one-argument handler)."""
+    return lambda route: held.append(route)
+
+
+def test_every_control_sends_once_while_its_answer_is_on_its_way(server: Any, browser: Any) -> None:
+    """The virtual reader, the buttons, a correction and a new game: a double tap sends one request."""
+    base, _ = server
+    errors: list[str] = []
+    phone = watched_page(browser, base + "/", errors, viewport={"width": 360, "height": 780})
+    phone.wait_for_selector("#players .player")
+    log_in_as_host(phone)
+    phone.on("dialog", lambda dialog: dialog.accept())  # "replace the game in play?"
+    phone.click("#wild >> xpath=.. >> summary")
+    phone.click("#newgame >> xpath=.. >> summary")
+    controls = [
+        ("#quick button >> nth=0", "/api/reader/tap"),
+        ("#mock [data-button=crystal]", "/api/buttons/crystal"),
+        ("#mock [data-button=confirm]", "/api/buttons/confirm"),
+        ("#wild button[type=submit]", "/api/correct/wild"),
+        ("#newgame button[type=submit]", "/api/game/new"),
+    ]
+    for selector, path in controls:
+        held: list[Any] = []
+        phone.route("**" + path, holding(held))
+        phone.locator(selector).dblclick()
+        phone.wait_for_timeout(300)
+        assert len(held) == 1, (path, len(held))
+        waiting = phone.locator(f"[data-call='{path}']")
+        assert all(waiting.nth(i).is_disabled() for i in range(waiting.count())), path
+        held[0].continue_()
+        phone.locator(f"[data-call='{path}'][aria-busy]").first.wait_for(state="detached")  # answered
+        phone.unroute("**" + path)
     assert errors == []
