@@ -21,6 +21,7 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import IO, Any, BinaryIO
 
 from companion.editions import EditionNotFound, load_edition, shipped_edition
@@ -90,7 +91,7 @@ class Rejections:
     __slots__ = ("_codes", "_lines", "messages")
 
     def __init__(self) -> None:
-        self._lines = array("I")  # 4 bytes a line number: a 64 MB record has fewer than 2**26 lines
+        self._lines = array("I")  # 4 bytes a line number: a 64 MB record has at most 2**26 lines
         self._codes = bytearray()
         self.messages: list[str] = []
 
@@ -151,18 +152,13 @@ class Replay:
         out.write(head[:-2])
         entries = (f'{{"line": {n}, "code": {_JSON_CODE[c]}}}' for n, c in self.rejected.pairs())
         separator = ""
-        while chunk := ", ".join(_take(entries, 10_000)):
+        while chunk := ", ".join(islice(entries, 10_000)):
             out.write(separator + chunk)
             separator = ", "
         out.write("]}")
 
 
 _JSON_CODE = {code: json.dumps(code) for code in CODES}
-
-
-def _take(items: Iterator[str], count: int) -> Iterator[str]:
-    for _, item in zip(range(count), items, strict=False):
-        yield item
 
 
 def record_lines(stream: BinaryIO, limit: int | None = None) -> Iterator[tuple[int, bytes | None]]:
