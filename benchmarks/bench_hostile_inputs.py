@@ -1,4 +1,4 @@
-"""Memory and time under the audit's hostile inputs (issue 12, items 9 and 1; issue 16, item 4).
+"""Memory and time under the audit's hostile inputs (issue 12, items 9 and 1; issue 16, items 4 and 11c).
 
 Run: ``.venv/bin/python benchmarks/bench_hostile_inputs.py [--tree PATH] [--cap-mb 1500] [--only TEXT]``
 
@@ -57,12 +57,28 @@ def _setup(edition: Any, players: tuple[str, ...] = ("Ann",)) -> str:
     return json.dumps(head)
 
 
+#: Attacks that are slow by nature (a big file read to its end) get this many times the timeout.
+SLOW = 10
+
+
 def attacks(folder: Path) -> list[tuple[str, list[str]]]:
-    """(name, companion arguments) of each attack; files are written to ``folder``."""
+    """(name, companion arguments) of each attack; files are written to ``folder``.
+
+    A name starting with "big:" is a large file read to the end: its timeout is `SLOW` times longer."""
 
     def write(name: str, text: str) -> str:
         path = folder / name
         path.write_text(text)
+        return str(path)
+
+    def undos(name: str, count: int) -> str:
+        """A record of ``count`` undo lines, each rejected (nothing to undo): 16 bytes a line."""
+        path = folder / name
+        with path.open("w") as out:
+            out.write(_setup(_edition()) + "\n")
+            block = '{"type":"undo"}\n' * 10_000
+            for _ in range(count // 10_000):
+                out.write(block)
         return str(path)
 
     fifo = folder / "pipe"
@@ -115,6 +131,8 @@ def attacks(folder: Path) -> list[tuple[str, list[str]]]:
             "edition import: a CSV with a 10 MB title",
             _csv_import(write("long.csv", CARD_HEADER + "A,I,1," + "t" * 10_000_000 + ",1,,\n"), folder),
         ),
+        ("big: 2,000,000 undo lines (32 MB), --json", ["replay", undos("undos.jsonl", 2_000_000), "--json"]),
+        ("big: 2,000,000 undo lines (32 MB), readable", ["replay", str(folder / "undos.jsonl")]),
     ]
 
 
@@ -183,7 +201,8 @@ def main() -> None:
         for name, args in attacks(Path(folder)):
             if options.only not in name:
                 continue
-            rss, seconds, ended = run(options.tree, args, options.cap_mb * 1024 * 1024, options.timeout)
+            timeout = options.timeout * (SLOW if name.startswith("big:") else 1)
+            rss, seconds, ended = run(options.tree, args, options.cap_mb * 1024 * 1024, timeout)
             print(f"{name:<55} {rss:>6.0f} MB {seconds:>6.2f}s  {ended}")
 
 

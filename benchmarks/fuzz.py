@@ -25,6 +25,7 @@ needs nothing outside the repository; ``--seed`` makes it repeatable.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import random
 import shutil
@@ -38,7 +39,7 @@ with atheris.instrument_imports(include=["companion"]):
     from companion.config import ConfigError, parse_config
     from companion.editions import load_edition, read_edition_text
     from companion.engine.edition import EditionError
-    from companion.record import RecordError, replay_text, write_record
+    from companion.record import RecordError, replay_stream, replay_text, write_record
     from companion.simulate import play_game, random_setup
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,7 +52,7 @@ def _text(data: bytes) -> str:
 
 def fuzz_record(data: bytes) -> None:
     try:
-        replay = replay_text(_text(data))
+        replay = replay_stream(io.BytesIO(data))  # the bytes as `companion replay` reads them
     except RecordError as exc:
         assert str(exc) and "\n" not in str(exc), f"a record error is one line: {exc!r}"
         return
@@ -61,7 +62,7 @@ def fuzz_record(data: bytes) -> None:
     board = replay.board
     exported = write_record(board.setup, board.moves, inline_edition=True)
     again = replay_text(exported)
-    assert not again.rejected, f"the exported record replays with rejections: {again.rejected[:2]}"
+    assert not again.rejected, f"the exported record replays with rejections: {list(again.rejected)[:2]}"
     assert [s.to_json() for s in again.board.standings()] == standings, "export changed the standings"
 
 

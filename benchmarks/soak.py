@@ -266,7 +266,7 @@ def check_store(data: Path, acknowledged: dict[int, int]) -> list[str]:
             stored = sum(1 for line in record.splitlines()[1:] if line.strip())
             replayed = replay_text(record)
             if replayed.rejected or stored != events or not replayed.board.finished:
-                rejected = replayed.rejected[:2]
+                rejected = list(replayed.rejected)[:2]
                 problems.append(f"game {game}: {stored} stored, {events} acknowledged, {rejected}")
     finally:
         store.close()

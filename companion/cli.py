@@ -48,28 +48,28 @@ def _fail(message: str) -> int:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from companion.files import RECORD_LIMIT, read_stream, read_text_file
-    from companion.record import RecordError, format_standings, replay_text
+    from companion.files import RECORD_LIMIT, open_regular
+    from companion.record import RecordError, format_standings, replay_stream
 
+    # Read as bytes, line by line, the same way from a file and from standard input: a
+    # line that is not UTF-8 is one bad event (bad_event) on both, never the whole record.
     try:
         if args.record == "-":
-            text = read_stream(sys.stdin, RECORD_LIMIT)
+            result = replay_stream(sys.stdin.buffer, RECORD_LIMIT)
         else:
-            text = read_text_file(args.record, RECORD_LIMIT)
+            with open_regular(args.record, RECORD_LIMIT) as stream:
+                result = replay_stream(stream, RECORD_LIMIT)
     except OSError as exc:
         return _fail(f"cannot read {args.record}: {exc.strerror}")
-    except UnicodeDecodeError:
-        return _fail(f"{args.record} is not a UTF-8 text file")
+    except RecordError as exc:
+        return _fail(f"{args.record}: {exc}")
     # The readable output prints any name: what the terminal cannot show (a lone
     # surrogate, say) is escaped instead of ending the program with a traceback.
     if hasattr(sys.stdout, "reconfigure"):
         sys.stdout.reconfigure(errors="backslashreplace")
-    try:
-        result = replay_text(text)
-    except RecordError as exc:
-        return _fail(f"{args.record}: {exc}")
     if args.json:
-        print(json.dumps(result.to_json()))
+        result.write_json(sys.stdout)
+        sys.stdout.write("\n")
     else:
         print(format_standings(result))
     return 0

@@ -13,7 +13,7 @@ import errno
 import os
 import stat
 from pathlib import Path
-from typing import TextIO
+from typing import BinaryIO
 
 #: An edition file (the contract's limit): the reference edition is about 60 KB.
 EDITION_LIMIT = 16 * 1024 * 1024
@@ -33,9 +33,16 @@ class NotUtf8(FileRefused):
         self.line = line
 
 
-def read_text_file(path: str | Path, limit: int, follow_links: bool = True) -> str:
-    """The UTF-8 text of the regular file ``path`` of at most ``limit`` bytes.
+def too_large(limit: int) -> FileRefused:
+    """The refusal of a file or stream over ``limit`` bytes."""
+    return FileRefused(0, f"larger than {limit // (1024 * 1024)} MB")
 
+
+def open_regular(path: str | Path, limit: int, follow_links: bool = True) -> BinaryIO:
+    """The regular file ``path`` opened for reading in binary, if it is at most ``limit`` bytes now.
+
+    For a reader that streams it (a record is replayed line by line, in bounded memory):
+    such a reader must still count what it reads, as the file may grow meanwhile.
     ``follow_links=False`` refuses a symbolic link too (files the companion itself
     names, where a link can only be someone's trick)."""
     flags = os.O_RDONLY | os.O_NONBLOCK | (0 if follow_links else os.O_NOFOLLOW)
@@ -50,27 +57,25 @@ def read_text_file(path: str | Path, limit: int, follow_links: bool = True) -> s
         if not stat.S_ISREG(info.st_mode):
             raise FileRefused(0, "not a regular file (a device, a pipe or a folder cannot be read)")
         if info.st_size > limit:
-            raise FileRefused(0, f"larger than {limit // (1024 * 1024)} MB")
-        chunks: list[bytes] = []
-        size = 0
-        while chunk := os.read(fd, 1 << 20):  # a file growing while read is still cut off
+            raise too_large(limit)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
+def read_text_file(path: str | Path, limit: int, follow_links: bool = True) -> str:
+    """The UTF-8 text of the regular file ``path`` of at most ``limit`` bytes (see `open_regular`)."""
+    chunks: list[bytes] = []
+    size = 0
+    with open_regular(path, limit, follow_links) as file:
+        while chunk := file.read(1 << 20):  # a file growing while read is still cut off
             size += len(chunk)
             if size > limit:
-                raise FileRefused(0, f"larger than {limit // (1024 * 1024)} MB")
+                raise too_large(limit)
             chunks.append(chunk)
-    finally:
-        os.close(fd)
     data = b"".join(chunks)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise NotUtf8(data[: exc.start].count(b"\n") + 1) from None
-
-
-def read_stream(stream: TextIO, limit: int) -> str:
-    """Standard input as text, refusing more than ``limit`` characters (``- < /dev/zero``)."""
-    read = stream.read
-    text: str = read(limit + 1)
-    if len(text) > limit:
-        raise FileRefused(0, f"larger than {limit // (1024 * 1024)} MB")
-    return text

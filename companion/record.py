@@ -1,18 +1,28 @@
 """Game records (``trekking/1``, JSON Lines) and replaying them through the engine.
 
 A record is a setup line followed by events. Reading never stops at a bad event:
-the engine rejects it (``bad_event`` for one that is not even readable) and the
-replay goes on, exactly as at the table. Only a record that cannot be read at all
-— no setup line, an unknown edition, an inline edition that fails validation —
-raises `RecordError`.
+the engine rejects it (``bad_event`` for one that is not even readable, invalid
+UTF-8 included) and the replay goes on, exactly as at the table. Only a record
+that cannot be read at all — no setup line, an unknown edition, an inline edition
+that fails validation — raises `RecordError`.
+
+A record is replayed as it is read, line by line, in bounded memory: a 64 MB
+record of two million lines must not need gigabytes on a Pi. No line is kept
+after it is played (an undo pops the engine's move stack, so the stack never
+outgrows a game), and the rejections are kept compactly (`Rejections`): the
+contract's output lists every one, so none may be dropped.
 """
 
 from __future__ import annotations
 
+import io
 import json
+from array import array
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from itertools import islice
+from typing import IO, Any, BinaryIO
 
 from companion.editions import EditionNotFound, load_edition, shipped_edition
 from companion.engine import (
@@ -29,7 +39,9 @@ from companion.engine import (
     parse_event,
 )
 from companion.engine.edition import edition_to_json
+from companion.engine.rejections import CODES, Rejection
 from companion.engine.scoring import explain_tie_break
+from companion.files import too_large
 from companion.text import printable
 
 RECORD_FORMAT = "trekking/1"
@@ -38,6 +50,12 @@ RECORD_FORMAT = "trekking/1"
 MAX_DEPTH = 100
 #: In bytes of UTF-8, as the line is on disk (an "é" is two).
 MAX_LINE = 1024 * 1024
+#: Rejections kept with their sentence for the readable output; later ones keep line and code.
+MESSAGES_KEPT = 1000
+#: JSON's own whitespace around a line's object (U+2028 and kin are content, not blanks).
+_BLANK = b" \t\r"
+#: How much of an overlong line is read at a time while it is skipped.
+_PIECE = 1 << 16
 
 
 class RecordError(ValueError):
@@ -54,9 +72,54 @@ class RecordLine:
 
 @dataclass(frozen=True, slots=True)
 class RejectedLine:
+    """A rejected line; ``message`` is ``None`` past the first `MESSAGES_KEPT` rejections."""
+
     line: int
     code: str
-    message: str
+    message: str | None
+
+
+class Rejections:
+    """Every rejected line of a replay, in order: its number and code, a few bytes each.
+
+    The contract's output lists every rejection, so none is dropped; but a hostile
+    record can hold millions (two million undo lines with nothing to undo), and a list
+    of objects would cost hundreds of bytes each. Line numbers go into an array of
+    machine integers and codes into a byte each; the English sentences, which only the
+    readable output prints, are kept for the first `MESSAGES_KEPT`."""
+
+    __slots__ = ("_codes", "_lines", "messages")
+
+    def __init__(self) -> None:
+        self._lines = array("I")  # 4 bytes a line number: a 64 MB record has at most 2**26 lines
+        self._codes = bytearray()
+        self.messages: list[str] = []
+
+    def add(self, line: int, rejection: Rejection) -> None:
+        self._lines.append(line)
+        self._codes.append(_CODE_INDEX[rejection.code])
+        if len(self.messages) < MESSAGES_KEPT:
+            self.messages.append(rejection.message)
+
+    def __len__(self) -> int:
+        return len(self._codes)
+
+    def __iter__(self) -> Iterator[RejectedLine]:
+        messages = self.messages
+        kept = len(messages)
+        for i, (line, code) in enumerate(zip(self._lines, self._codes, strict=True)):
+            yield RejectedLine(line, CODES[code], messages[i] if i < kept else None)
+
+    def pairs(self) -> Iterator[tuple[int, str]]:
+        """(line, code) of each rejection, in order."""
+        return ((line, CODES[code]) for line, code in zip(self._lines, self._codes, strict=True))
+
+    def counts(self) -> Counter[str]:
+        """How many rejections each code has."""
+        return Counter(CODES[code] for code in self._codes)
+
+
+_CODE_INDEX = {code: i for i, code in enumerate(CODES)}
 
 
 @dataclass
@@ -64,41 +127,125 @@ class Replay:
     """The outcome of a replay: the game as it ended and every rejection."""
 
     board: Board
-    rejected: list[RejectedLine] = field(default_factory=list)
+    rejected: Rejections = field(default_factory=Rejections)
 
     def to_json(self) -> dict[str, Any]:
         """The contract's output object."""
+        return {**self._head(), "rejected": [{"line": n, "code": c} for n, c in self.rejected.pairs()]}
+
+    def _head(self) -> dict[str, Any]:
         board = self.board
         return {
             "finished": board.finished,
             "day": board.day,
             "players": [s.to_json() for s in board.standings()],
             "winners": board.winners(),
-            "rejected": [{"line": r.line, "code": r.code} for r in self.rejected],
         }
 
+    def write_json(self, out: IO[str]) -> None:
+        """Write ``json.dumps(self.to_json())`` to ``out`` without building it whole.
 
-def record_lines(text: str) -> list[str]:
-    """The lines of a record: split at ``\n`` only (a ``\r`` before it is dropped).
+        Two million rejections would make a list of two million dicts and a 60 MB string;
+        written in slices, the output costs no more memory than a few thousand entries."""
+        head = json.dumps({**self._head(), "rejected": []})
+        assert head.endswith("[]}")  # "rejected" is the last key, as in the contract
+        out.write(head[:-2])
+        entries = (f'{{"line": {n}, "code": {_JSON_CODE[c]}}}' for n, c in self.rejected.pairs())
+        separator = ""
+        while chunk := ", ".join(islice(entries, 10_000)):
+            out.write(separator + chunk)
+            separator = ", "
+        out.write("]}")
 
-    Not `str.splitlines`: it also breaks at U+2028, U+2029, U+0085 and a lone ``\r``,
-    which JSON allows inside a string (a player's name), so a valid setup line would
-    come apart and stop being JSON."""
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+_JSON_CODE = {code: json.dumps(code) for code in CODES}
 
 
-def _meaningful(lines: Iterable[str]) -> Iterator[tuple[int, str]]:
-    for number, text in enumerate(lines, start=1):
-        stripped = text.strip(" \t\r")  # JSON's own whitespace; U+2028 and kin are content
-        if stripped and not stripped.startswith("#"):
-            yield number, stripped
+def record_lines(stream: BinaryIO, limit: int | None = None) -> Iterator[tuple[int, bytes | None]]:
+    """The meaningful lines of a record read from ``stream``, as they are read: each with its
+    1-based number and its bytes stripped of JSON whitespace, or ``None`` for a line longer
+    than `MAX_LINE` (the contract counts it as not JSON). Blank lines and comments are skipped.
+
+    Lines end at ``\n`` only (a ``\r`` before it is dropped): not `bytes.splitlines`, which
+    also breaks at a lone ``\r``, part of a line by the contract. Bytes, not text: one line
+    that is not UTF-8 is one bad line, not an unreadable record (it is decoded by
+    `decode_line`). ``limit``: more bytes than that raise `companion.files.FileRefused`."""
+    read = stream.readline
+    total = 0
+
+    def readline(size: int) -> bytes:
+        nonlocal total
+        piece = read(size)
+        total += len(piece)
+        if limit is not None and total > limit:
+            raise too_large(limit)
+        return piece
+
+    number = 0
+    while raw := readline(MAX_LINE + 2):  # a line of MAX_LINE bytes, "\r\n" included
+        number += 1
+        if len(raw) == MAX_LINE + 2 and not raw.endswith(b"\n"):
+            content = _long_line(raw, readline)
+        else:
+            content = raw.strip(_BLANK + b"\n")
+        if content is None or (content and not content.startswith(b"#")):
+            yield number, content
+
+
+def _long_line(head: bytes, readline: Callable[[int], bytes]) -> bytes | None:
+    """The rest of a line that did not fit in `MAX_LINE` + 2 bytes, read in pieces: its content
+    without the blanks around it when that is within `MAX_LINE` (a blank or a comment line
+    gives ``b""`` / the ``#``), else ``None``. Memory stays bounded whatever the line's length:
+    content beyond the bound is not kept, nor blanks beyond it after the content."""
+    content = bytearray()
+    end = 0  # the content's length without its trailing blanks
+    gap = False  # blanks over MAX_LINE were dropped after the content: any more content is too much
+    too_long = comment = False
+    piece = head
+    while True:
+        body = piece[:-1] if piece.endswith(b"\n") else piece
+        if not (too_long or comment):
+            if not content:
+                body = body.lstrip(_BLANK)
+                comment = body.startswith(b"#")
+            stripped = body.rstrip(_BLANK)
+            if stripped and gap:
+                too_long = True
+            elif stripped:
+                content += body
+                end = len(content) - (len(body) - len(stripped))
+                too_long = end > MAX_LINE
+            elif not gap:
+                content += body
+            if too_long:
+                content.clear()
+            elif len(content) - end > MAX_LINE:
+                del content[end:]
+                gap = True
+        if piece.endswith(b"\n") or not piece:
+            break
+        piece = readline(_PIECE)
+    if comment:
+        return b"#"
+    return None if too_long else bytes(content[:end])
 
 
 class NotJson(ValueError):
     """A line the contract counts as not JSON; the message says why."""
+
+
+def decode_line(content: bytes | None) -> Any:
+    """Decode one line from `record_lines`: UTF-8 text, then `load_line`.
+
+    JSON text is UTF-8 (RFC 8259), so a line that is not is not JSON: ``bad_event`` for an
+    event, the same from a file as from standard input."""
+    if content is None:
+        raise NotJson("the line is longer than 1 MB")
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NotJson(f"the line is not UTF-8 text (byte 0x{content[exc.start]:02x})") from None
+    return load_line(text)
 
 
 def load_line(line: str) -> Any:
@@ -111,16 +258,21 @@ def load_line(line: str) -> Any:
     ):
         raise NotJson("the line is longer than 1 MB")
     try:
-        obj = json.loads(line)
+        obj = _decode(line)
     except json.JSONDecodeError as exc:
         raise NotJson(f"the line is not valid JSON ({exc.msg})") from None
     except RecursionError:
         raise NotJson(f"the line nests deeper than {MAX_DEPTH} levels") from None
     except ValueError as exc:  # "Exceeds the limit (4300 digits) for integer string conversion"
         raise NotJson(f"the line is not usable JSON ({exc})") from None
-    if _depth(obj) > MAX_DEPTH:
+    # Nesting deeper than MAX_DEPTH needs more opening brackets than that: most lines are
+    # not walked at all (a replay of millions of lines spends its time here otherwise).
+    if line.count("[") + line.count("{") > MAX_DEPTH and _depth(obj) > MAX_DEPTH:
         raise NotJson(f"the line nests deeper than {MAX_DEPTH} levels")
     return obj
+
+
+_decode = json.JSONDecoder().decode
 
 
 def _depth(obj: Any) -> int:
@@ -186,43 +338,46 @@ def parse_setup(obj: Any, editions: Callable[[str], Edition] = shipped_edition) 
         raise RecordError(f"the setup is not valid: {exc}") from None
 
 
-def parse_record(text: str) -> tuple[Setup, list[RecordLine]]:
-    """Split a record into its setup and its event lines."""
-    lines = _meaningful(record_lines(text))
-    first = next(lines, None)
-    if first is None:
-        raise RecordError("the record is empty: it needs a setup line")
-    try:
-        setup_obj = load_line(first[1])
-    except NotJson as exc:
-        raise RecordError(f"line {first[0]}: the setup line: {exc}") from None
-    setup = parse_setup(setup_obj, editions=load_edition)
-    events: list[RecordLine] = []
-    for number, raw in lines:
+def parse_events(lines: Iterable[tuple[int, bytes | None]]) -> Iterator[RecordLine]:
+    """The events of `record_lines`' lines, one at a time (one that is not JSON is `Malformed`)."""
+    for number, content in lines:
         try:
-            obj = load_line(raw)
+            obj = decode_line(content)
         except NotJson as exc:
-            events.append(RecordLine(number, Malformed(None, str(exc))))
+            yield RecordLine(number, Malformed(None, str(exc)))
             continue
-        events.append(RecordLine(number, parse_event(obj)))
-    return setup, events
+        yield RecordLine(number, parse_event(obj))
 
 
 def replay_events(setup: Setup, events: Iterable[RecordLine]) -> Replay:
     """Feed events to a fresh game, collecting rejections."""
     result = Replay(Board(setup))
     push = result.board.push
+    add = result.rejected.add
     for item in events:
         rejection = push(item.event)
         if rejection is not None:
-            result.rejected.append(RejectedLine(item.line, rejection.code, rejection.message))
+            add(item.line, rejection)
     return result
+
+
+def replay_stream(stream: BinaryIO, limit: int | None = None) -> Replay:
+    """Replay a record as it is read from ``stream`` (binary), at most ``limit`` bytes of it."""
+    lines = record_lines(stream, limit)
+    first = next(lines, None)
+    if first is None:
+        raise RecordError("the record is empty: it needs a setup line")
+    try:
+        setup_obj = decode_line(first[1])
+    except NotJson as exc:
+        raise RecordError(f"line {first[0]}: the setup line: {exc}") from None
+    setup = parse_setup(setup_obj, editions=load_edition)
+    return replay_events(setup, parse_events(lines))
 
 
 def replay_text(text: str) -> Replay:
     """Replay a whole record given as text."""
-    setup, events = parse_record(text)
-    return replay_events(setup, events)
+    return replay_stream(io.BytesIO(text.encode("utf-8", "surrogatepass")))
 
 
 def write_record(setup: Setup, events: Iterable[Event], inline_edition: bool = False) -> str:
@@ -260,9 +415,18 @@ def format_standings(replay: Replay) -> str:
         )
     if board.finished:
         lines += ["", explain_tie_break(rows)]
-    if replay.rejected:
-        lines += ["", f"Rejected events ({len(replay.rejected)}):"]
-        lines += [f"  line {r.line}: {r.code}: {r.message}" for r in replay.rejected]
+    rejected = replay.rejected
+    if rejected:
+        lines += ["", f"Rejected events ({len(rejected)}):"]
+        for item in rejected:
+            if item.message is None:  # a hostile record's millions: counted, not listed
+                counts = ", ".join(f"{code} {n}" for code, n in rejected.counts().items())
+                lines.append(
+                    f"  ... {len(rejected) - MESSAGES_KEPT} more; all {len(rejected)} by code: {counts} "
+                    "(--json lists each line)"
+                )
+                break
+            lines.append(f"  line {item.line}: {item.code}: {item.message}")
     # Names and rejected values come from the record: an ANSI escape or a carriage return
     # in them would recolour or overwrite the terminal, so they print as visible escapes.
     return "\n".join(printable(line) for line in lines)

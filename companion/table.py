@@ -585,9 +585,23 @@ class Table:
 
     # --- corrections from the host's page ----------------------------------------------------
 
-    def undo(self) -> Outcome:
-        """The page's Undo: the same as holding the Undo button."""
+    def undo(self, seen: tuple[str, int] | None = None) -> Outcome:
+        """The page's Undo: the same as holding the Undo button.
+
+        ``seen``: the (process, version) of the table the page showed when Undo was
+        tapped. If the table changed since (another undo, a take, a restart), the undo
+        is refused and nothing changes: a repeated tap, from this phone or another, must
+        not take back a second take that its person never saw. The refusal is the
+        page's alone (the table's version and last message stay as they are)."""
         with self.lock:
+            if seen is not None and seen != (PROCESS, self.version):
+                return _say(
+                    False,
+                    "Not undone: the table changed since your page showed it. "
+                    "Look at it again, and tap Undo if you still mean it.",
+                    CUE_REJECT,
+                    "undo_stale",
+                )
             return self._emit(self._undo())
 
     def correct_wild(self, wild: list[str]) -> Outcome:
@@ -698,7 +712,7 @@ class Table:
         written: list[Event] = []
         for _ in original:
             board.push(Undo())
-            written.append(Undo())
+            written.append(Undo(correction=True))  # steps of the correction, not a person's undo
         for event in [replacement, *original[1:]]:  # the log's own reveals are replayed as they were
             rejection = board.push(event)
             if rejection is not None:
@@ -954,7 +968,8 @@ class Table:
 
         with self.lock:
             colours = [self.colour(seat) for seat in range(len(self.board.names))]
-            return {**self.state_json(), **page_state(self.board, colours)}
+            page = page_state(self.board, colours, self.stored, dealt=self.dealer is not None)
+            return {**self.state_json(), **page}
 
     def page_text(self) -> tuple[int, str]:
         """`page_json` as compact JSON with its version, computed once per version

@@ -9,10 +9,11 @@ event log is the truth, so nothing is stored twice and nothing can drift.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.engine import Board, ChooseItinerary, Event, Reveal, Take, explain_tie_break
+from companion.engine import Board, ChooseItinerary, Event, Reveal, Take, Undo, explain_tie_break
 from companion.engine.tokens import ANCESTOR, COLUMNS, DAY_NAMES
 
 
@@ -32,44 +33,89 @@ def year_text(year: int) -> str:
 def history(board: Board) -> History:
     """Replay ``board``'s accepted events and collect what the page shows."""
     fresh = Board(board.setup)
-    edition = board.edition
     names = board.names
     result = History(treks=[[] for _ in names])
     result.totals.append([s.total for s in fresh.standings()])
     for n, event in enumerate(board.moves, start=1):
         who = fresh.turn
-        day = fresh.day
-        year = fresh.trek_year[who] if who >= 0 else 0
-        if fresh.push(event) is not None:  # pragma: no cover - moves were all accepted once
+        entry = _push(fresh, event, n)
+        if entry is None:  # pragma: no cover - moves were all accepted once
             continue
-        entry: dict[str, Any] = {"n": n, "day": day, "kind": _kind(event)}
         if isinstance(event, Take):
-            entry["player"] = names[who]
             treks = result.treks[who]
+            card = {"id": entry["card"], "title": entry["title"], "year": entry["year"]}
             if event.card == ANCESTOR:
-                card = {"id": ANCESTOR, "title": "Ancestor", "year": year, "ancestor": True}
-            else:
-                info = edition.card(event.card)
-                card = {"id": info.id, "title": info.title, "year": info.year}
-            if event.card != ANCESTOR and fresh.trek_len[who] == 1:  # this card started a trek
+                card["ancestor"] = True
+            elif fresh.trek_len[who] == 1:  # this card started a trek
                 treks.append([])
             treks[-1].append(card)
-            entry["card"] = card["id"]
-            entry["title"] = card["title"]
-            entry["year"] = card["year"]
-            entry["crystals"] = event.crystals
-            entry["hour"] = fresh.hour[who] if fresh.day == day else 12
-        elif isinstance(event, ChooseItinerary):
-            entry["player"] = event.player
-            entry["itinerary"] = event.itinerary
-        elif isinstance(event, Reveal):
-            info = edition.card(event.card)
-            entry.update(card=info.id, title=info.title, year=info.year)
-        if fresh.day != day or fresh.finished:
-            entry["day_end"] = DAY_NAMES[day - 1]
         result.log.append(entry)
         result.totals.append([s.total for s in fresh.standings()])
     return result
+
+
+def _push(fresh: Board, event: Event, n: int) -> dict[str, Any] | None:
+    """Push ``event`` on ``fresh`` and describe it for the log (None if it was refused)."""
+    edition = fresh.edition
+    who = fresh.turn
+    day = fresh.day
+    year = fresh.trek_year[who] if who >= 0 else 0
+    if fresh.push(event) is not None:
+        return None
+    entry: dict[str, Any] = {"n": n, "day": day, "kind": _kind(event)}
+    if isinstance(event, Take):
+        entry["player"] = fresh.names[who]
+        if event.card == ANCESTOR:
+            entry.update(card=ANCESTOR, title="Ancestor", year=year)
+        else:
+            info = edition.card(event.card)
+            entry.update(card=info.id, title=info.title, year=info.year)
+        entry["crystals"] = event.crystals
+        entry["hour"] = fresh.hour[who] if fresh.day == day else 12
+    elif isinstance(event, ChooseItinerary):
+        entry["player"] = event.player
+        entry["itinerary"] = event.itinerary
+    elif isinstance(event, Reveal):
+        info = edition.card(event.card)
+        entry.update(card=info.id, title=info.title, year=info.year)
+    if fresh.day != day or fresh.finished:
+        entry["day_end"] = DAY_NAMES[day - 1]
+    return entry
+
+
+def event_log(board: Board, stored: Sequence[Event], dealt: bool = False) -> list[dict[str, Any]]:
+    """The page's log of everything stored, undos included, oldest first.
+
+    The board's moves are only what is still in effect: an undone take would silently
+    vanish from the log, and a host who tapped Undo could not see what it took back. So
+    the stored log is replayed: a person's undo keeps the entry it took back (marked
+    ``undone``, its Day's end no longer standing) and adds an ``undo`` entry naming it (``event``).
+    A correction's own undos (`Undo.correction`) leave no trace: the entries they take
+    back are replaced by the corrected ones, as before. ``dealt``: the reveals are the
+    mock dealer's, which go with the take an undo takes back, not a separate entry."""
+    fresh = Board(board.setup)
+    log: list[dict[str, Any]] = []
+    in_effect: list[dict[str, Any]] = []  # the entry of each move on the board's stack
+    for n, event in enumerate(stored, start=1):
+        if type(event) is not Undo:
+            entry = _push(fresh, event, n)
+            if entry is not None:
+                log.append(entry)
+                in_effect.append(entry)
+            continue
+        if fresh.push(event) is not None:  # nothing to undo: nothing happened
+            continue
+        undone = in_effect.pop()
+        if event.correction:
+            del log[next(i for i in range(len(log) - 1, -1, -1) if log[i] is undone)]
+            continue
+        undone["undone"] = True
+        undone.pop("day_end", None)
+        if dealt and undone["kind"] == "reveal":
+            continue
+        gone = {k: undone[k] for k in ("kind", "player", "card", "title", "year", "itinerary") if k in undone}
+        log.append({"n": n, "day": fresh.day, "kind": "undo", "event": gone})
+    return log
 
 
 def _kind(event: Event) -> str:
@@ -96,9 +142,15 @@ def itinerary_view(board: Board, seat: int) -> dict[str, Any] | None:
     return {"id": it.id, "columns": columns, "rows": rows}
 
 
-def page_state(board: Board, colours: list[str]) -> dict[str, Any]:
-    """Everything the page draws, besides the table's own fields (expect, pending, last)."""
+def page_state(
+    board: Board, colours: list[str], stored: Sequence[Event] | None = None, dealt: bool = False
+) -> dict[str, Any]:
+    """Everything the page draws, besides the table's own fields (expect, pending, last).
+
+    ``stored``: the table's whole stored log, undos included, for the event log (see
+    `event_log`); without it the log lists the moves in effect."""
     past = history(board)
+    log = past.log if stored is None else event_log(board, stored, dealt)
     edition = board.edition
     standings = board.standings()
     order = sorted(range(len(board.names)), key=lambda i: (board.hour[i], -board.seq[i]))
@@ -143,8 +195,8 @@ def page_state(board: Board, colours: list[str]) -> dict[str, Any]:
         # every watch by hour, then stack (the top one first): the page's Clock stacks them so
         "stack": [board.names[i] for i in order],
         "row_cards": row,
-        "log": past.log[-60:],
-        "log_length": len(past.log),
+        "log": log[-60:],
+        "log_length": len(log),
         "chart": past.totals,
         "ancestor": None if edition.ancestor is None else {
             "hours": edition.ancestor.hours, "gains": list(edition.ancestor.gains)},

@@ -413,7 +413,19 @@ def store_acknowledge() -> Any:
 @api.post("/undo")
 @control()
 def undo() -> Any:
-    return _answer(table_runtime().table.undo())
+    # Optional: the page names the table it showed ({"process", "version"} of its snapshot),
+    # and an undo of a table that changed since is refused (Table.undo).
+    body = json_body()
+    if "version" not in body:
+        return _answer(table_runtime().table.undo())
+    version, process = body.get("version"), body.get("process")
+    if type(version) is not int or not isinstance(process, str):
+        return json_error(
+            400,
+            "version must be the whole number and process the text of the snapshot the page showed.",
+            code="bad_undo_version",
+        )
+    return _answer(table_runtime().table.undo((process, version)))
 
 
 @api.post("/correct/wild")

@@ -100,7 +100,7 @@ def test_reveal_mode_deals_from_reveals_in_dealing_order() -> None:
     board = result.board
     ids = [board.edition.cards[c].id for c in board.row]
     assert ids == ["d1c5", "d1c4", "d1c3", "d1c2", "d1c1", "d1c0"]
-    assert result.rejected == []
+    assert len(result.rejected) == 0
 
 
 def test_reveal_mode_a_take_leaves_the_deck_top_waiting_for_a_reveal() -> None:
@@ -108,7 +108,7 @@ def test_reveal_mode_a_take_leaves_the_deck_top_waiting_for_a_reveal() -> None:
     text = _record(*reveals, {"type": "take", "card": "d1c1"}, {"type": "take", "card": "d1c4"},
                    {"type": "reveal", "card": "d1c6"}, {"type": "reveal", "card": "d1c7"})  # fmt: skip
     result = replay_text(text)
-    assert result.rejected == []
+    assert len(result.rejected) == 0
     board = result.board
     # After two takes the two newest positions waited; reveals fill the older (higher) one first.
     ids = [board.edition.cards[c].id if c >= 0 else None for c in board.row]
@@ -205,7 +205,8 @@ def test_cli_reads_stdin_and_prints_a_readable_table(
 ) -> None:
     import io
 
-    monkeypatch.setattr(sys, "stdin", io.StringIO(_record({"type": "take", "card": "zzz"}, decks=True)))
+    record = _record({"type": "take", "card": "zzz"}, decks=True)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(record.encode())))
     assert main(["replay", "-"]) == 0
     out = capsys.readouterr().out
     assert "Ann" in out and "line 2: unknown_card" in out and "zzz" in out

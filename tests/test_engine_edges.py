@@ -16,7 +16,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.cli import main as cli_main
-from companion.engine import Board, ChooseItinerary, Reveal, Take, make_setup, parse_edition, parse_event
+from companion.engine import (
+    Board,
+    ChooseItinerary,
+    Reveal,
+    Take,
+    apply,
+    make_setup,
+    parse_edition,
+    parse_event,
+)
 from companion.engine import rejections as r
 from companion.engine.edition import MAX_CARDS, MAX_COLUMN_SPACES, MAX_ITINERARIES, EditionError
 from companion.engine.itinerary import ItineraryTable, place_tokens
@@ -24,7 +33,7 @@ from companion.engine.state import SetupError
 from companion.engine.tokens import WILD_CODE
 from companion.record import RecordError, replay_text
 
-from builders import board, card, edition, filler
+from builders import board, card, edition, filler, first_card
 
 ITINERARY = {"id": "A", "columns": {"person": [None, 2], "event": [1]}, "rows": [3]}
 
@@ -310,7 +319,7 @@ def test_an_empty_row_with_no_ancestor_left_ends_the_day_instead_of_stalling() -
 
 @settings(max_examples=200, deadline=None)
 @given(
-    sizes=st.lists(st.integers(1, 7), min_size=3, max_size=3),
+    sizes=st.lists(st.integers(0, 7), min_size=3, max_size=3),  # 0: a Day that starts with nothing
     hours=st.lists(st.integers(1, 4), min_size=21, max_size=21),
     copies=st.integers(0, 2),
     players=st.integers(1, 4),
@@ -320,12 +329,12 @@ def test_property_a_game_on_short_decks_never_stalls(
     sizes: list[int], hours: list[int], copies: int, players: int, picks: list[int]
 ) -> None:
     cards = [
-        card(f"d{d}c{i}", 1000 * d + i, hours[7 * (d - 1) + i], (), d)
-        for d in (1, 2, 3)
-        for i in range(sizes[d - 1])
+        card(f"d{d}c{i}", 1000 * d + i, hours[7 * (d - 1) + i], (), d) for d in (1, 2, 3) for i in range(7)
     ]
     names = ["Ann", "Ben", "Cy", "Dee"][:players]
-    b = board(edition(cards, ancestors={str(n): copies for n in (2, 3, 4)}), names)
+    days = ((1, "I"), (2, "II"), (3, "III"))
+    decks = {name: [f"d{d}c{i}" for i in range(sizes[d - 1])] for d, name in days}
+    b = board(edition(cards, ancestors={str(n): copies for n in (2, 3, 4)}), names, decks=decks)
     for pick in picks:
         if b.finished:
             break
@@ -338,3 +347,78 @@ def test_property_a_game_on_short_decks_never_stalls(
         assert b.snapshot() == before
         assert b.push(take) is None
     assert b.finished
+
+
+def _empty_day_board(decks: dict[str, list[str]], copies: int = 0) -> Board:
+    """Two players, 12-hour cards (one take each ends their Day), the given decks."""
+    cards = [card(f"d{d}{i}", 1000 * d + i, 12, (), d) for d in (1, 2, 3) for i in range(3)]
+    return board(edition(cards, ancestors={"2": copies}), ["Ann", "Ben"], decks=decks)
+
+
+def test_a_day_that_starts_with_an_empty_deck_ends_at_once() -> None:
+    """Rule 11 applies whenever a Day begins, not only after a take: an empty deck deals an
+    empty row, and with no Ancestor to take the game would wait for a take forever."""
+    b = _empty_day_board({"I": [], "II": ["d20", "d21"], "III": ["d30", "d31"]})
+    assert (b.day, b.hour, b.finished) == (2, [0, 0], False)  # Day I had nothing: Day II is dealt
+    assert b.moves == [] and b.push(parse_event({"type": "undo"})).code == r.NOTHING_TO_UNDO  # type: ignore[union-attr]
+    nothing = _empty_day_board({})
+    assert nothing.finished and nothing.day == 3 and nothing.winners() == ["Ann", "Ben"]
+    assert nothing.push(Take("d10")).code == r.GAME_OVER  # type: ignore[union-attr]
+
+
+def test_an_empty_day_between_two_days_is_skipped_and_undo_brings_the_first_back() -> None:
+    b = _empty_day_board({"I": ["d10", "d11"], "II": [], "III": ["d30", "d31"]})
+    assert b.push(Take("d11")) is None
+    before = b.snapshot()
+    assert b.push(Take("d10")) is None  # both watches at 12: Day II begins empty and ends too
+    assert (b.day, b.hour, b.finished) == (3, [0, 0], False) and b.row[5] >= 0
+    b.pop()
+    assert b.snapshot() == before  # push and pop stay inverse across both Days
+    assert b.push(Take("d10")) is None and b.push(Take("d31")) is None and b.push(Take("d30")) is None
+    assert b.finished
+    b.pop()
+    assert not b.finished and b.day == 3
+
+
+def test_an_empty_last_day_ends_the_game_when_the_one_before_ends() -> None:
+    b = _empty_day_board({"I": ["d10", "d11"], "II": ["d20", "d21"], "III": []})
+    for cid in ("d11", "d10", "d21"):
+        assert b.push(Take(cid)) is None
+    before = b.snapshot()
+    assert b.push(Take("d20")) is None and b.finished and b.winners()
+    b.pop()
+    assert b.snapshot() == before and not b.finished
+
+
+def test_an_empty_day_goes_on_while_the_player_to_move_can_take_an_ancestor() -> None:
+    b = _empty_day_board({"I": ["d10", "d11"], "II": [], "III": ["d30"]}, copies=1)
+    assert b.push(Take("d11")) is None and b.push(Take("d10")) is None
+    assert b.day == 2 and [o.card for o in b.take_options()] == ["ancestor"]  # an Ancestor is left
+    mover = b.turn
+    assert b.push(Take("ancestor")) is None  # the last copy: the other player can take nothing
+    assert b.day == 3 and b.turn != -1 and b.hour == [0, 0], "Day II ended with no copy left"
+    assert b.trek_lengths(mover) == (2,)
+
+
+def test_a_record_whose_middle_day_is_empty_finishes() -> None:
+    ed = inline(itineraries=[])
+    ed["cards"] = [card(f"c{d}{i}", 1000 * d + i, 12, (), d) for d in (1, 2, 3) for i in range(2)]
+    ed["ancestors"] = {"2": 0}
+    setup = {
+        "type": "setup", "players": ["Ann", "Ben"], "watch_stack": ["Ann", "Ben"], "edition": ed,
+        "decks": {"I": ["c10", "c11"], "II": [], "III": ["c30", "c31"]},
+    }  # fmt: skip
+    takes = [{"type": "take", "card": c} for c in ("c11", "c10", "c31", "c30")]
+    out = replay_text(record(*takes, setup=setup)).to_json()
+    assert out["rejected"] == [] and out["finished"] and out["day"] == 3
+
+
+def test_apply_on_a_later_day_refills_from_that_days_deck() -> None:
+    """`apply` (the pure form) rebuilds a board from a snapshot: on Day II it must draw from
+    Day II's deck, as `Board.push` does."""
+    cards = [card(f"d{d}{i}", 1000 * d + i, 12 if d == 1 else 1, (), d) for d in (1, 2, 3) for i in range(8)]
+    b = board(edition(cards), ["Ann"])
+    assert b.push(Take(first_card(b))) is None and b.day == 2
+    state, take = b.snapshot(), Take(first_card(b))
+    assert b.push(take) is None
+    assert apply(b.setup, state, take) == b.snapshot()

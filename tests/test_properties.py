@@ -30,6 +30,7 @@ from companion.engine import (
     parse_edition,
     parse_event,
 )
+from companion.engine.state import EMPTY
 from companion.engine.tokens import BENEFITS, COLUMNS
 from companion.record import RecordError, replay_text
 
@@ -102,7 +103,10 @@ class GameMachine(RuleBasedStateMachine):
         stack = data.draw(st.permutations(names))
         decks = {}
         for day, name in ((1, "I"), (2, "II"), (3, "III")):
-            decks[name] = data.draw(st.permutations([c.id for c in ed.day_cards(day)]))
+            deck = data.draw(st.permutations([c.id for c in ed.day_cards(day)]))
+            # Mostly whole decks; sometimes a short or an empty one (a Day with nothing to take).
+            keep = data.draw(st.sampled_from([len(deck)] * 4 + [0, 1, 2]))
+            decks[name] = deck[:keep]
         self.board = Board(make_setup(ed, names, stack, decks))
         self.copies = ed.ancestor_copies(players)
         self.history = []
@@ -220,6 +224,17 @@ class GameMachine(RuleBasedStateMachine):
             assert b.hour[mover] == min(b.hour) < 12
             tied = [i for i, h in enumerate(b.hour) if h == b.hour[mover]]
             assert max(tied, key=lambda i: b.seq[i]) == mover, "the top watch of the stack moves"
+
+    @invariant()
+    def the_game_never_waits_for_a_take_nobody_can_make(self) -> None:
+        """Rule 11 whenever a Day begins, after a take and after an undo: unless the game is
+        over, the row holds a card (or one still to be revealed) or the player to move can
+        take an Ancestor."""
+        b = self.board
+        if b.finished:
+            return
+        ancestor = b.edition.ancestor is not None and b.ancestors_left > 0 and b.trek_len[b.turn] > 0
+        assert ancestor or any(c != EMPTY for c in b.row), "nothing to take: the game stalled"
 
     @invariant()
     def replay_gives_the_same_state(self) -> None:

@@ -166,6 +166,8 @@ class Board:
         self.ancestors_left = edition.ancestor_copies(n)
         self.next_seq = n
         self._reorder()
+        if self._stalled():  # a Day I deck with nothing in it: on to Day II (or the end)
+            self._end_day()
         self._stack: list[tuple[Event, tuple[Any, ...]]] = []
 
     # --- moves -----------------------------------------------------------------------
@@ -375,7 +377,9 @@ class Board:
 
         Neither rulebook covers it (a real Day deck outlasts a Day); the team's rule,
         also in docs: the Day ends at once, as if every watch had reached 12, with no
-        Punctuality Bonus. Without it the game would wait forever for a take."""
+        Punctuality Bonus. Without it the game would wait forever for a take. It is
+        checked after a take and whenever a Day begins (an empty deck deals an empty
+        row), so no state the board can be in, undo included, is stalled."""
         if any(card != EMPTY for card in self.row):
             return False
         return self.ancestors_left <= 0 or self.edition.ancestor is None or not self.trek_len[self.turn]
@@ -410,6 +414,10 @@ class Board:
         self.fills = [0] * n
         self._deal(self.day)
         self._reorder()
+        if self._stalled():
+            # The new Day starts with nothing to take: it ends at once too. Its own record
+            # is not needed: undoing the take restores everything from this Day's record.
+            self._end_day()
         return record
 
     def _deal(self, day: int) -> None:
@@ -663,6 +671,7 @@ class Board:
         """A board in ``state`` with an empty move stack."""
         board = cls(setup)
         board.day, board.finished = state.day, state.finished
+        board._deal(state.day)  # that Day's deck for the refills; its row and drawn are set below
         for i, p in enumerate(state.players):
             board.hour[i], board.seq[i], board.track[i], board.crystals[i] = (
                 p.hour,

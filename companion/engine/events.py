@@ -51,7 +51,14 @@ class Reveal(NamedTuple):
 
 
 class Undo(NamedTuple):
-    """Take back the last accepted event."""
+    """Take back the last accepted event.
+
+    ``correction``: the table's own undo while it rewrites the log for a host's correction
+    (undo back to an event, the corrected one, the later ones again), not a person's. The
+    rules ignore it; the page's event log lists a person's undo but not these steps. In a
+    record it is an extra field, which the contract says readers ignore."""
+
+    correction: bool = False
 
 
 class Malformed(NamedTuple):
@@ -96,7 +103,7 @@ def parse_event(obj: Any) -> Event:
             return Malformed(kind, 'a reveal needs "card" (a card id)')
         return Reveal(card)
     if kind == "undo":
-        return Undo()
+        return Undo(obj.get("correction") is True)
     if kind is None:
         return Malformed(None, 'the event has no "type"')
     return Malformed(str(kind), f"unknown event type {kind!r}; use take, itinerary, reveal or undo")
@@ -139,5 +146,5 @@ def event_to_json(event: Event) -> dict[str, Any]:
     if isinstance(event, Reveal):
         return {"type": "reveal", "card": event.card}
     if isinstance(event, Undo):
-        return {"type": "undo"}
+        return {"type": "undo", "correction": True} if event.correction else {"type": "undo"}
     raise ValueError(f"a malformed event has no record form: {event.reason}")

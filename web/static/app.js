@@ -11,6 +11,14 @@ let state = null;
 let csrf = null;
 let pollTimer = null;
 let retryTimer = null;
+// The newest table version this page has shown (a snapshot, or a control's answer, whose
+// outcome is on screen): an undo names it, and the companion refuses an undo of a table
+// that changed since, so a second phone's repeat cannot take back two takes.
+let shown = { process: null, version: -1 };
+function saw(s) {
+  if (s && typeof s.version === "number" && (s.process !== shown.process || s.version > shown.version)) shown = { process: s.process, version: s.version };
+}
+function seen() { return shown.process === null ? {} : { ...shown }; }
 
 function t(key, vars) {
   return i18nFill(lang, I18N[lang][key] ?? I18N.en[key] ?? key, vars);
@@ -81,6 +89,7 @@ function render(s) {
   // stream sends nothing more until the next change.
   if (state && s !== state && s.process === state.process && s.version < state.version) return;
   state = s;
+  saw(s);
   $("day").textContent = `${t("day")} ${DAYS[s.day - 1]}`;
   renderBanner(s);
   renderLast(s.last);
@@ -90,6 +99,7 @@ function render(s) {
   renderLog(s);
   renderEnd(s);
   renderHost(s);
+  showBusy();
 }
 
 function renderBanner(s) {
@@ -127,7 +137,7 @@ function renderBanner(s) {
     const mover = s.players.find((q) => q.name === s.turn) || {};
     const canCrystal = s.pending ? s.pending.crystals < s.pending.max_crystals
       : s.turn_style === "quick" ? !!(mover.itinerary && mover.crystals > s.armed) : false;
-    $("now-crystal").disabled = !canCrystal;
+    $("now-crystal").dataset.off = canCrystal ? "" : "1";  // `showBusy` adds the busy state to it
     $("now-confirm").hidden = !s.pending;
   }
 }
@@ -235,7 +245,7 @@ function renderRow(s) {
       : `<span>${pos.hidden ? t("hidden") : t("empty")}</span>`;
     const pick = c && state.mock && csrf && s.expect && s.expect.kind === "take" && s.expect.choices.includes(c.id);
     const tag = pick ? "button" : "div";
-    return `<li class="${pos.position === 0 ? "deck" : ""}${pick ? " pick" : ""}${pos.hidden && !s.finished ? " waiting" : ""}"><${tag} ${pick ? `type="button" ` : ""}class="cell" data-card="${c ? esc(c.id) : ""}" title="${c ? esc(c.note) : ""}">
+    return `<li class="${pos.position === 0 ? "deck" : ""}${pick ? " pick" : ""}${pos.hidden && !s.finished ? " waiting" : ""}"><${tag} ${pick ? `type="button" data-call="/api/reader/tap" ` : ""}class="cell" data-card="${c ? esc(c.id) : ""}" title="${c ? esc(c.note) : ""}">
       <small>${pos.position === 0 ? t("deck_top") : t("position", { n: pos.position })}</small>${body}
       <span class="bonus">${t("bonus")}: ${gains(pos.bonus) || "—"}</span>${pick ? `<span class="tap-hint">${t("tap_to_take")}</span>` : ""}</${tag}></li>`;
   });
@@ -251,6 +261,14 @@ function logText(e) {
   }
   if (e.kind === "itinerary") return dot(colourOf(e.player)) + esc(t("log_itin", { p: e.player, i: e.itinerary }));
   if (e.kind === "reveal") return esc(t("log_reveal", { c: e.title, y: year(e.year) }));
+  if (e.kind === "undo") {
+    // What the undo took back, so a tap on Undo never makes a take vanish without a word.
+    const u = e.event || {};
+    const c = u.card === "ancestor" ? t("ancestor") : u.title;
+    if (u.kind === "take") return dot(colourOf(u.player)) + esc(t("log_undo_take", { p: u.player, c, y: year(u.year) }));
+    if (u.kind === "itinerary") return dot(colourOf(u.player)) + esc(t("log_undo_itin", { p: u.player, i: u.itinerary }));
+    if (u.kind === "reveal") return esc(t("log_undo_reveal", { c, y: year(u.year) }));
+  }
   return "";
 }
 
@@ -260,7 +278,9 @@ function renderLog(s) {
   for (let i = log.length - 1; i >= 0; i--) {
     const e = log[i];
     if (e.day_end) items.push(`<li class="dayend">${esc(t("log_dayend", { d: e.day_end }))}</li>`);
-    items.push(`<li class="${i === log.length - 1 ? "latest" : ""}">${logText(e)}</li>`);
+    const classes = [i === log.length - 1 ? "latest" : "", e.kind === "undo" ? "undo" : "", e.undone ? "undone" : ""];
+    const note = e.undone ? ` <small>(${esc(t("log_undone"))})</small>` : "";
+    items.push(`<li class="${classes.filter(Boolean).join(" ")}">${logText(e)}${note}</li>`);
   }
   $("log").innerHTML = items.join("");
 }
@@ -338,7 +358,7 @@ function renderHost(s) {
   const choices = s.expect ? s.expect.choices : [];
   $("choices").innerHTML = choices.map((c) => `<option value="${esc(c)}">`).join("");
   $("quick").innerHTML = (s.expect && s.expect.kind !== "reveal" ? choices.slice(0, 30) : [])
-    .map((c) => `<button type="button" data-tap="${esc(c)}">${esc(s.expect.kind === "itinerary" ? itineraryLabel(c) : cardTitle(c))}</button>`).join("");
+    .map((c) => `<button type="button" data-tap="${esc(c)}" data-call="/api/reader/tap">${esc(s.expect.kind === "itinerary" ? itineraryLabel(c) : cardTitle(c))}</button>`).join("");
   fillSelect($("wild1"), COLUMNS.map((c) => [c, t(LEGEND[c])]));
   fillSelect($("wild2"), [["", t("none")], ...COLUMNS.map((c) => [c, t(LEGEND[c])])]);
   fillSelect($("itin-player"), s.players.map((p) => [p.name, p.name]));
@@ -363,7 +383,36 @@ function fillSelect(select, values) {
   }
 }
 
+// Controls waiting for the companion's answer, by what they do: a second tap on Undo while
+// the first is on its way would take back the take before it too (and a second Confirm,
+// Crystal or new game would do twice what was meant). Every control doing the same thing
+// (both Undo buttons, the reader's form, quick taps and row cells) is disabled and
+// aria-busy until the answer comes, and `call` ignores it meanwhile.
+const busy = new Set();
+function busyGroup(path) { return path === "/api/undo" || path === "/api/buttons/undo" ? "undo" : path; }
+function showBusy() {
+  document.querySelectorAll("[data-call]").forEach((el) => {
+    const waiting = busy.has(busyGroup(el.dataset.call));
+    el.disabled = waiting || el.dataset.off === "1";
+    if (waiting) el.setAttribute("aria-busy", "true");
+    else el.removeAttribute("aria-busy");
+  });
+}
+
 async function call(path, body) {
+  const group = busyGroup(path);
+  if (busy.has(group)) return null;  // a repeat while the first is on its way: ignored
+  busy.add(group);
+  showBusy();
+  try {
+    return await send(path, body);
+  } finally {
+    busy.delete(group);
+    showBusy();
+  }
+}
+
+async function send(path, body) {
   let response;
   try {
     response = await fetch(path, {
@@ -384,7 +433,7 @@ async function call(path, body) {
     else if (data.code === "csrf_stale") loggedOut(message(refusal));
     return null;
   }
-  if (data.state) fetchState();
+  if (data.state) { saw(data.state); fetchState(); }
   if (data.outcome) renderLast(data.outcome);
   else if (data.message) renderLast({ accepted: true, code: data.code, params: data.params, message: data.message });
   return data;
@@ -441,13 +490,12 @@ function setupHost() {
   document.querySelectorAll("[data-button]").forEach((b) => { b.onclick = () => call("/api/buttons/" + b.dataset.button); });
   $("quick").onclick = (ev) => { const b = ev.target.closest("[data-tap]"); if (b) call("/api/reader/tap", { tag: b.dataset.tap }); };
   $("row").onclick = (ev) => { const cell = ev.target.closest("li.pick .cell"); if (cell && csrf) call("/api/reader/tap", { tag: cell.dataset.card }); };
-  $("undo").onclick = () => call("/api/undo");
+  $("undo").onclick = () => call("/api/undo", seen());
   $("wild").onsubmit = (ev) => { ev.preventDefault(); call("/api/correct/wild", { wild: [$("wild1").value, $("wild2").value].filter(Boolean) }); };
   $("itin").onsubmit = (ev) => { ev.preventDefault(); call("/api/correct/itinerary", { player: $("itin-player").value, itinerary: $("itin-id").value }); };
   $("newgame").onsubmit = async (ev) => {
     ev.preventDefault();
-    const start = $("newgame").querySelector("button[type=submit]");
-    if (start.disabled) return;  // a double click starts one game
+    if (busy.has("/api/game/new")) return;  // a double click starts one game
     const players = [], colours = [];
     const seats = [];
     document.querySelectorAll("#seats .seat").forEach((l) => {
@@ -461,8 +509,7 @@ function setupHost() {
     if (players.length < 1 || players.length > 4) { renderLast({ accepted: false, message: t("seats_count") }); return; }
     if (new Set(players).size !== players.length) { renderLast({ accepted: false, message: t("seats_unique") }); return; }
     if (state && !state.finished && state.events > 0 && !window.confirm(t("replace_game"))) return;
-    start.disabled = true;
-    try { await call("/api/game/new", { players, colours, edition: $("edition").value }); } finally { start.disabled = false; }
+    await call("/api/game/new", { players, colours, edition: $("edition").value });
   };
   const palette = ["#0072B2", "#E69F00", "#009E73", "#CC79A7"];
   let saved = [];
