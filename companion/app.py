@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import random
 import secrets
 import sys
@@ -30,7 +29,7 @@ from companion.engine import EditionError
 from companion.engine.board import plural
 from companion.hardware.buttons import Buttons, MockButtons
 from companion.hardware.health import PARTS, Health
-from companion.hardware.reader import ReaderLoop, TagDebouncer, TagResolver, open_mfrc522
+from companion.hardware.reader import ReaderLoop, TagDebouncer, open_mfrc522
 from companion.hardware.ring import (
     RGB,
     RingDriver,
@@ -49,9 +48,8 @@ from companion.ports import GameSetupError
 from companion.record import RECORD_FORMAT, RecordError
 from companion.store import Store, StoreError
 from companion.table import CUE_ACCEPT, CUE_REJECT, Outcome, Table
+from companion.tags import TagResolver
 from companion.text import printable, strip_controls
-
-DEFAULT_DATA_DIR = Path(os.environ.get("COMPANION_DATA_DIR", Path.home() / ".local/share/trekking-companion"))
 
 log = logging.getLogger("companion")
 
@@ -419,7 +417,7 @@ def attach_reader(
     return runtime.reader
 
 
-def _print_ring(runtime: Runtime, colour: bool = True) -> Callable[[Table, Outcome], None]:
+def print_ring(runtime: Runtime, colour: bool = True) -> Callable[[Table, Outcome], None]:
     """The ring on the console after each input: in colour on a terminal; where the output
     goes to a pipe or a log (no terminal to draw colours), what the table waits for instead."""
 

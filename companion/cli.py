@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from companion import __version__
+from companion.data_dir import data_dir
 from companion.edition_cli import load_named
 from companion.editions import EditionNotFound, read_edition_text
 from companion.engine import EditionError
@@ -88,7 +89,7 @@ def cmd_edition_check(args: argparse.Namespace) -> int:
 
 def cmd_edition_show(args: argparse.Namespace) -> int:
     try:
-        edition = load_named(_data_dir(args), args.name)
+        edition = load_named(data_dir(args), args.name)
     except (EditionNotFound, EditionError) as exc:
         return _fail(str(exc))
     print(f"{edition.name}: {edition.title}")
@@ -107,7 +108,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.bot not in BOTS:
         return _fail(f"unknown bot {args.bot!r}; choose {', '.join(BOTS)}")
     try:
-        edition = load_named(_data_dir(args), args.edition)
+        edition = load_named(data_dir(args), args.edition)
         summary = simulate(
             games=args.games, players=args.players, seed=args.seed, bot=args.bot, edition=edition
         )
@@ -118,12 +119,6 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     else:
         print(format_summary(summary))
     return 0
-
-
-def _data_dir(args: argparse.Namespace) -> Path:
-    from companion.app import DEFAULT_DATA_DIR
-
-    return Path(args.data_dir) if args.data_dir else DEFAULT_DATA_DIR
 
 
 def _mock(args: argparse.Namespace, say: Any = print) -> bool:
@@ -145,10 +140,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     from companion.app import (
         KEYS_HELP,
         PortBusy,
-        _print_ring,
         build_runtime,
         describe_expect,
         keyboard,
+        print_ring,
         serve_when_free,
     )
     from companion.config import ConfigError, load_config
@@ -165,11 +160,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 0
     mock = _mock(args)
     try:
-        runtime = build_runtime(config, _data_dir(args), mock, args.pin, claim=True)
+        runtime = build_runtime(config, data_dir(args), mock, args.pin, claim=True)
     except (StoreError, RuntimeError, EditionError, EditionNotFound, ValueError) as exc:
         return _fail(str(exc))
     if mock:
-        runtime.table.listeners.append(_print_ring(runtime, colour=sys.stdout.isatty()))
+        runtime.table.listeners.append(print_ring(runtime, colour=sys.stdout.isatty()))
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
@@ -203,7 +198,7 @@ def cmd_new(args: argparse.Namespace) -> int:
 
     try:
         config = load_config(args.config)
-        store = Store(_data_dir(args))
+        store = Store(data_dir(args))
         store.refuse_if_running()
         colours = [c.strip() for c in args.colours.split(",")] if args.colours else None
         problems = [colour_problem(c) for c in colours or ()]
@@ -232,7 +227,7 @@ def cmd_pin(args: argparse.Namespace) -> int:
     from companion.access import kept_pin, table_pin
     from companion.config import ConfigError, load_config
 
-    data = _data_dir(args)
+    data = data_dir(args)
     try:
         config = load_config(args.config)
         if config.table.pin:
@@ -261,12 +256,12 @@ def cmd_export(args: argparse.Namespace) -> int:
     from companion.store import Store, StoreError
 
     try:
-        store = Store(_data_dir(args))
+        store = Store(data_dir(args))
         game = args.game
         if game is None:
             newest = next(iter(store.games()), None)
             if newest is None:
-                return _fail(f"there is no game in {_data_dir(args)} yet")
+                return _fail(f"there is no game in {data_dir(args)} yet")
             game = newest[0]
         sys.stdout.write(store.export(game))
     except StoreError as exc:
@@ -278,7 +273,7 @@ def cmd_games(args: argparse.Namespace) -> int:
     from companion.store import Store, StoreError
 
     try:
-        store = Store(_data_dir(args))
+        store = Store(data_dir(args))
     except StoreError as exc:
         return _fail(str(exc))
     for game, created, finished, events in store.games():
@@ -293,13 +288,13 @@ def cmd_enroll(args: argparse.Namespace) -> int:
 
     try:
         config = load_config(args.config)
-        store = Store(_data_dir(args))
-        edition = load_named(_data_dir(args), args.edition)
+        store = Store(data_dir(args))
+        edition = load_named(data_dir(args), args.edition)
     except (ConfigError, StoreError, EditionNotFound, EditionError) as exc:
         return _fail(str(exc))
     from companion.library import EditionLibrary, mine_name
 
-    own = Path(args.out) if args.out else EditionLibrary(_data_dir(args)).path(mine_name(edition.name))
+    own = Path(args.out) if args.out else EditionLibrary(data_dir(args)).path(mine_name(edition.name))
 
     def ask(prompt: str) -> str | None:
         try:
@@ -437,7 +432,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from companion.doctor import Doctor
 
     ask = input if sys.stdin is not None and sys.stdin.isatty() else None
-    doctor = Doctor(args.config, _data_dir(args), ask=ask, wait=args.wait)
+    doctor = Doctor(args.config, data_dir(args), ask=ask, wait=args.wait)
     return 0 if doctor.run() else 1
 
 

@@ -1,7 +1,7 @@
 """Stickers that carry their card: write ``trek:<card id>`` onto blank tags.
 
 A tag that holds its card's id in its memory is recognised by any companion
-with no enrolment (`TagResolver` reads ``trek:`` texts). The two kinds sold as
+with no enrolment (`companion.tags.TagResolver` reads ``trek:`` texts). The two kinds sold as
 stickers are handled, through the ``mfrc522`` driver object's low-level calls
 (``MFRC522_ToCard`` and friends), because its own write returns no status and
 it knows neither 7-byte UIDs nor NTAG memory:
@@ -26,7 +26,14 @@ from typing import Any
 
 from companion.engine import Edition
 from companion.engine.tokens import ANCESTOR
-from companion.hardware.reader import TEXT_PREFIX
+from companion.tags import TEXT_PREFIX
+
+#: BCM GPIO -> physical pin, for the mfrc522 package, which numbers pins the BOARD way.
+BCM_TO_BOARD = {
+    2: 3, 3: 5, 4: 7, 5: 29, 6: 31, 7: 26, 8: 24, 9: 21, 10: 19, 11: 23, 12: 32, 13: 33, 14: 8,
+    15: 10, 16: 36, 17: 11, 18: 12, 19: 35, 20: 38, 21: 40, 22: 15, 23: 16, 24: 18, 25: 22,
+    26: 37, 27: 13,
+}  # fmt: skip
 
 CLASSIC, NTAG = "MIFARE Classic 1K", "NTAG21x"
 KEY_A = [0xFF] * 6  # the transport key of blank Classic stickers
@@ -332,8 +339,6 @@ def read_text(chip: Any) -> str | None:
 
 def open_pi_chip(rst_pin: int) -> Any:
     """The MFRC522 driver object on SPI0/CE0 (Pi-only imports, as in `companion.hardware.reader`)."""
-    from companion.hardware.reader import BCM_TO_BOARD
-
     try:
         from mfrc522 import MFRC522
     except (ImportError, RuntimeError) as exc:
