@@ -26,7 +26,7 @@ from companion.access import Access, table_pin
 from companion.config import Config, colour_problem
 from companion.editions import EditionNotFound
 from companion.engine import EditionError
-from companion.engine.board import plural
+from companion.engine.words import plural
 from companion.hardware.buttons import Buttons, MockButtons
 from companion.hardware.health import PARTS, Health
 from companion.hardware.reader import ReaderLoop, TagDebouncer, open_mfrc522

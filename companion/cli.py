@@ -21,6 +21,7 @@ from companion.data_dir import data_dir
 from companion.edition_cli import load_named
 from companion.editions import EditionNotFound, read_edition_text
 from companion.engine import EditionError
+from companion.engine.words import year_text
 
 EXIT_USAGE = 2
 #: A fault that may pass (the port still in use after `companion.app.BIND_RETRY_SECONDS`):
@@ -96,7 +97,7 @@ def cmd_edition_show(args: argparse.Namespace) -> int:
     if edition.provenance:
         print(edition.provenance)
     for card in edition.cards:
-        year = f"{-card.year} BCE" if card.year < 0 else str(card.year)
+        year = year_text(card.year)
         print(f"  {card.id:<6} {year:>10}  {card.hours}h  {', '.join(card.gains) or '-':<40} {card.title}")
     return 0
 

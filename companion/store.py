@@ -309,10 +309,6 @@ class Store:
     def mark_finished(self, game_id: int, finished: bool) -> None:
         self._write([("UPDATE games SET finished = ? WHERE id = ?", (int(finished), game_id))])
 
-    def set_current(self, game_id: int) -> None:
-        """Make ``game_id`` the game on the table (what a restart resumes)."""
-        self._write([("INSERT OR REPLACE INTO current (one, game_id) VALUES (1, ?)", (game_id,))])
-
     def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
         """Every row of a query. Under the lock: on the connection shared by all threads, a
         read in the middle of another thread's transaction would see rows not yet committed."""

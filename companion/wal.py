@@ -19,6 +19,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
+from companion.engine.words import plural
+
 WAL_HEADER = 32
 FRAME_HEADER = 24
 MAGIC_LE, MAGIC_BE = 0x377F0682, 0x377F0683
@@ -125,7 +127,7 @@ def check_wal(database: Path) -> str | None:
     kept = wal.with_name(f"{wal.name}.damaged-{stamp}")
     shutil.copyfile(wal, kept)
     kept.chmod(0o600)
-    changes = f"{reading.dropped} saved change{'s' if reading.dropped != 1 else ''}"
+    changes = plural(reading.dropped, "saved change")
     where = "its header" if reading.header else f"its first {reading.good} pages"
     return (
         f"the game store's journal {wal} is damaged after {where}: {changes} after that cannot be "

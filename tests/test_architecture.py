@@ -14,6 +14,7 @@ time is still a circle to a reader). The checks:
 from __future__ import annotations
 
 import ast
+import itertools
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -205,3 +206,59 @@ def test_imports_and_private_names_are_read_from_the_source(
     read(module, known)
     assert module.imports == imports
     assert module.private == reached
+
+
+# One year formatter and one plural helper (issue 17, item 4): companion.engine.words.
+
+WORDS = "companion.engine.words"
+
+
+def hand_made_words(module: Module) -> list[str]:
+    """Where a module writes a BCE year or an English plural itself: an f-string with
+    " BCE" after a value, or ``"s" if n != 1`` (a noun's plural; a verb's "wins" is not one)."""
+    found = []
+    for node in ast.walk(ast.parse(module.path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.JoinedStr):
+            parts = node.values
+            for before, after in itertools.pairwise(parts):
+                if (
+                    isinstance(before, ast.FormattedValue)
+                    and isinstance(after, ast.Constant)
+                    and str(after.value).startswith(" BCE")
+                ):
+                    found.append(f"{node.lineno}: a BCE year")
+        if (
+            isinstance(node, ast.IfExp)
+            and isinstance(node.body, ast.Constant)
+            and node.body.value == "s"
+            and isinstance(node.test, ast.Compare)
+            and isinstance(node.test.ops[0], ast.NotEq)
+        ):
+            found.append(f"{node.lineno}: a plural")
+    return found
+
+
+def test_years_and_plurals_are_written_by_one_helper() -> None:
+    wrong = [
+        f"{name}:{where}"
+        for name, module in modules().items()
+        if name != WORDS
+        for where in hand_made_words(module)
+    ]
+    assert not wrong, wrong
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ('y = f"{-year} BCE" if year < 0 else str(year)\n', ["1: a BCE year"]),
+        ("s = f\"{n} crystal{'s' if n != 1 else ''}\"\n", ["1: a plural"]),
+        ("s = f\"win{'s' if len(won) == 1 else ''}\"\n", []),
+        ("s = f\"{year_text(y)} BCE-like, {plural(n, 'hour')}\"\n", ["1: a BCE year"]),
+        ('s = "490 BCE"\n', []),
+    ],
+)
+def test_hand_made_years_and_plurals_are_found(tmp_path: Path, source: str, found: list[str]) -> None:
+    path = tmp_path / "probe.py"
+    path.write_text(source)
+    assert hand_made_words(Module("companion.probe", path)) == found

@@ -26,6 +26,7 @@ from typing import Any
 
 from companion.engine import Edition
 from companion.engine.tokens import ANCESTOR
+from companion.engine.words import year_text
 from companion.tags import TEXT_PREFIX
 
 #: BCM GPIO -> physical pin, for the mfrc522 package, which numbers pins the BOARD way.
@@ -42,7 +43,7 @@ CLASSIC_TRAILER = 11
 TEXT_BYTES = 16 * len(CLASSIC_BLOCKS)
 NTAG_FIRST_PAGE = 4
 REQA, ANTICOLL_1, ANTICOLL_2, SELECT_1, SELECT_2 = 0x26, 0x93, 0x95, 0x93, 0x95
-READ, CLASSIC_WRITE, NTAG_WRITE, AUTH_A = 0x30, 0xA0, 0xA2, 0x60
+READ, CLASSIC_WRITE, NTAG_WRITE = 0x30, 0xA0, 0xA2
 ACK = 0x0A
 
 
@@ -241,8 +242,7 @@ def label(edition: Edition, item: str) -> str:
     """How the writer names what goes on the next sticker."""
     if item in edition.card_index:
         card = edition.card(item)
-        year = f"{-card.year} BCE" if card.year < 0 else str(card.year)
-        return f"{year} {card.title} ({card.id})"
+        return f"{year_text(card.year)} {card.title} ({card.id})"
     return "an Ancestor card" if item == ANCESTOR else f"Itinerary {item}"
 
 
