@@ -107,7 +107,7 @@ def test_the_first_run_says_what_it_installs_while_it_installs(tmp_path: Path) -
     (tmp_path / "pyproject.toml").write_text("")
     fake_pip = "\n".join([
         "#!/bin/sh",
-        'case "$*" in *"-e ."*) ;; *) echo "Successfully installed pip-25"; exit 0 ;; esac',
+        'case "$*" in *"-e .[dev]"*) ;; *) echo "Successfully installed pip-25"; exit 0 ;; esac',
         'echo "Collecting flask>=3.0 (from trekking-companion==0.1.0)"',
         'echo "  Downloading flask-3.1.3-py3-none-any.whl (103 kB)"',
         'echo "Building wheels for collected packages: spidev"',

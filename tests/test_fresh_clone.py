@@ -123,7 +123,7 @@ def test_scripts_companion_run_serves_the_page_from_a_fresh_clone_without_the_te
         "('companion', 'flask', 'pytest', 'mypy', 'ruff', 'playwright', 'hypothesis') if u.find_spec(m)))"
     ).split()
     assert found == ["companion", "flask"], found
-    assert (copy / ".venv" / ".installed-stamp").exists() and not (copy / ".venv" / ".dev-stamp").exists()
+    assert (copy / ".venv" / ".runtime-stamp").exists() and not (copy / ".venv" / ".installed-stamp").exists()
     assert ask("import companion; print(companion.__file__)").startswith(str(copy))  # the clone's, editable
 
 
@@ -158,7 +158,7 @@ def test_the_companion_installs_the_runtime_and_the_tests_the_tools_in_either_or
     python, calls = _fake_python(tmp_path)
     for level, expected in zip(order, installs, strict=True):
         calls.write_text("")
-        args = [] if level == "run" else ["dev"]
+        args = ["run"] if level == "run" else []
         out = subprocess.run(
             ["bash", str(repo / "scripts" / "bootstrap"), *args],
             capture_output=True, text=True, env={"PATH": "/usr/bin:/bin", "PYTHON": str(python)},
@@ -170,7 +170,7 @@ def test_the_companion_installs_the_runtime_and_the_tests_the_tools_in_either_or
     os.utime(repo / "pyproject.toml", (later, later))
     calls.write_text("")
     subprocess.run(
-        ["bash", str(repo / "scripts" / "bootstrap")],
+        ["bash", str(repo / "scripts" / "bootstrap"), "run"],
         check=True, capture_output=True, env={"PATH": "/usr/bin:/bin", "PYTHON": str(python)},
     )  # fmt: skip
     assert "-m pip install -e ." in calls.read_text().splitlines()
