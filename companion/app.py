@@ -215,7 +215,7 @@ class Runtime:
                 False, why, CUE_REJECT, "unknown_tag", params={"tag": seen.strip(), "why": kind}
             )
             with self.table.lock:
-                return self.table._emit(outcome)
+                return self.table.emit(outcome)
         return self.table.tap(ref)
 
     def press(self, name: str) -> Outcome:

@@ -836,6 +836,11 @@ class Table:
         assert rejection is not None
         return Outcome(False, rejection.message, CUE_REJECT, rejection.code, params=dict(rejection.params))
 
+    def emit(self, outcome: Outcome) -> Outcome:
+        """Show listeners (ring, console, pages) an outcome the table's own inputs did not make:
+        the runtime's refusal of a tag no card answers to. The caller holds `lock`."""
+        return self._emit(outcome)
+
     def _emit(self, outcome: Outcome) -> Outcome:
         self.last = outcome
         self.version += 1
