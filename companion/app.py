@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import random
 import sys
 import threading
@@ -26,10 +25,10 @@ from companion.access import Access, session_key, table_pin
 from companion.config import Config, colour_problem
 from companion.editions import EditionNotFound
 from companion.engine import EditionError
-from companion.engine.board import plural
+from companion.engine.words import plural
 from companion.hardware.buttons import Buttons, MockButtons
 from companion.hardware.health import PARTS, Health
-from companion.hardware.reader import ReaderLoop, TagDebouncer, TagResolver, open_mfrc522
+from companion.hardware.reader import ReaderLoop, TagDebouncer, open_mfrc522
 from companion.hardware.ring import (
     RGB,
     RingDriver,
@@ -48,9 +47,8 @@ from companion.ports import GameSetupError
 from companion.record import RECORD_FORMAT, RecordError
 from companion.store import DiskFull, GameDamaged, Store, StoredGame, StoreError, disk_full, full_message
 from companion.table import CUE_ACCEPT, CUE_REJECT, Outcome, Table
+from companion.tags import TagResolver
 from companion.text import name_key, player_name, printable, visible
-
-DEFAULT_DATA_DIR = Path(os.environ.get("COMPANION_DATA_DIR", Path.home() / ".local/share/trekking-companion"))
 
 log = logging.getLogger("companion")
 
@@ -221,7 +219,7 @@ class Runtime:
                 False, why, CUE_REJECT, "unknown_tag", params={"tag": seen.strip(), "why": kind}
             )
             with self.table.lock:
-                return self.table._emit(outcome)
+                return self.table.emit(outcome)
         return self.table.tap(ref)
 
     def press(self, name: str) -> Outcome:
@@ -501,7 +499,7 @@ def attach_reader(
     return runtime.reader
 
 
-def _print_ring(runtime: Runtime, colour: bool = True) -> Callable[[Table, Outcome], None]:
+def print_ring(runtime: Runtime, colour: bool = True) -> Callable[[Table, Outcome], None]:
     """The ring on the console after each input: in colour on a terminal; where the output
     goes to a pipe or a log (no terminal to draw colours), what the table waits for instead."""
 

@@ -17,9 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from companion import __version__
+from companion.data_dir import data_dir
 from companion.edition_cli import load_named
 from companion.editions import EditionNotFound, read_edition_text
 from companion.engine import EditionError
+from companion.engine.words import year_text
 
 if TYPE_CHECKING:  # imported where used: `companion --help` need not load SQLite
     from companion.store import Store
@@ -36,7 +38,7 @@ def open_store(args: argparse.Namespace) -> Store:
     computed for an older store) is said once, on stderr, whichever command opened it first."""
     from companion.store import Store
 
-    store = Store(_data_dir(args))
+    store = Store(data_dir(args))
     if store.upgraded:
         print(f"companion: {store.upgraded}", file=sys.stderr)
     return store
@@ -103,14 +105,14 @@ def cmd_edition_check(args: argparse.Namespace) -> int:
 
 def cmd_edition_show(args: argparse.Namespace) -> int:
     try:
-        edition = load_named(_data_dir(args), args.name)
+        edition = load_named(data_dir(args), args.name)
     except (EditionNotFound, EditionError) as exc:
         return _fail(str(exc))
     print(f"{edition.name}: {edition.title}")
     if edition.provenance:
         print(edition.provenance)
     for card in edition.cards:
-        year = f"{-card.year} BCE" if card.year < 0 else str(card.year)
+        year = year_text(card.year)
         print(f"  {card.id:<6} {year:>10}  {card.hours}h  {', '.join(card.gains) or '-':<40} {card.title}")
     return 0
 
@@ -122,7 +124,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if args.bot not in BOTS:
         return _fail(f"unknown bot {args.bot!r}; choose {', '.join(BOTS)}")
     try:
-        edition = load_named(_data_dir(args), args.edition)
+        edition = load_named(data_dir(args), args.edition)
         summary = simulate(
             games=args.games, players=args.players, seed=args.seed, bot=args.bot, edition=edition
         )
@@ -133,12 +135,6 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     else:
         print(format_summary(summary))
     return 0
-
-
-def _data_dir(args: argparse.Namespace) -> Path:
-    from companion.app import DEFAULT_DATA_DIR
-
-    return Path(args.data_dir) if args.data_dir else DEFAULT_DATA_DIR
 
 
 def _mock(args: argparse.Namespace, say: Any = print) -> bool:
@@ -160,11 +156,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     from companion.app import (
         KEYS_HELP,
         PortBusy,
-        _print_ring,
         build_runtime,
         build_when_space,
         describe_expect,
         keyboard,
+        print_ring,
         serve_when_free,
     )
     from companion.config import ConfigError, load_config
@@ -181,7 +177,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 0
     mock = _mock(args)
     try:
-        runtime = build_when_space(lambda: build_runtime(config, _data_dir(args), mock, args.pin, claim=True))
+        runtime = build_when_space(lambda: build_runtime(config, data_dir(args), mock, args.pin, claim=True))
     except DiskFull as exc:  # not damage: the data is kept, and systemd tries again
         print(
             f"companion: {exc} Exiting with status {EXIT_RETRY} (systemd starts it again).", file=sys.stderr
@@ -190,7 +186,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except (StoreError, RuntimeError, EditionError, EditionNotFound, ValueError) as exc:
         return _fail(str(exc))
     if mock:
-        runtime.table.listeners.append(_print_ring(runtime, colour=sys.stdout.isatty()))
+        runtime.table.listeners.append(print_ring(runtime, colour=sys.stdout.isatty()))
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
@@ -253,7 +249,7 @@ def cmd_pin(args: argparse.Namespace) -> int:
     from companion.access import kept_pin, table_pin
     from companion.config import ConfigError, load_config
 
-    data = _data_dir(args)
+    data = data_dir(args)
     try:
         config = load_config(args.config)
         if config.table.pin:
@@ -287,7 +283,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         if game is None:
             newest = next(iter(store.games()), None)
             if newest is None:
-                return _fail(f"there is no game in {_data_dir(args)} yet")
+                return _fail(f"there is no game in {data_dir(args)} yet")
             game = newest[0]
         damage = store.load(game).damage
         sys.stdout.write(store.export(game))
@@ -323,12 +319,12 @@ def cmd_enroll(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config)
         store = open_store(args)
-        edition = load_named(_data_dir(args), args.edition)
+        edition = load_named(data_dir(args), args.edition)
     except (ConfigError, StoreError, EditionNotFound, EditionError) as exc:
         return _fail(str(exc))
     from companion.library import EditionLibrary, mine_name
 
-    own = Path(args.out) if args.out else EditionLibrary(_data_dir(args)).path(mine_name(edition.name))
+    own = Path(args.out) if args.out else EditionLibrary(data_dir(args)).path(mine_name(edition.name))
 
     def ask(prompt: str) -> str | None:
         try:
@@ -466,7 +462,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from companion.doctor import Doctor
 
     ask = input if sys.stdin is not None and sys.stdin.isatty() else None
-    doctor = Doctor(args.config, _data_dir(args), ask=ask, wait=args.wait)
+    doctor = Doctor(args.config, data_dir(args), ask=ask, wait=args.wait)
     return 0 if doctor.run() else 1
 
 

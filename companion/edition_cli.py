@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from companion.data_dir import data_dir
 from companion.edition_edit import (
     CsvError,
     FieldError,
@@ -43,9 +44,7 @@ def _fail(message: str) -> int:
 
 
 def _library(args: argparse.Namespace) -> EditionLibrary:
-    from companion.cli import _data_dir
-
-    return EditionLibrary(_data_dir(args))
+    return EditionLibrary(data_dir(args))
 
 
 def _edition_object(args: argparse.Namespace, name: str) -> dict[str, Any]:
@@ -252,7 +251,7 @@ def cmd_delete(args: argparse.Namespace) -> int:
 def cmd_stickers(args: argparse.Namespace) -> int:
     """Write trek:<card id> onto blank stickers, in Date Index order, checking each."""
     from companion.config import ConfigError, load_config
-    from companion.stickers import Link, date_index, open_pi_chip, whole_box, write_deck
+    from companion.hardware.stickers import Link, date_index, open_pi_chip, whole_box, write_deck
 
     try:
         config = load_config(args.config)
@@ -283,11 +282,10 @@ def cmd_stickers(args: argparse.Namespace) -> int:
 
 def cmd_tags(args: argparse.Namespace) -> int:
     """List the tags bound to cards, or unbind one (to bind it again with enroll or the page)."""
-    from companion.cli import _data_dir
     from companion.store import Store, StoreError
 
     try:
-        store = Store(_data_dir(args))
+        store = Store(data_dir(args))
     except StoreError as exc:
         return _fail(str(exc))
     try:

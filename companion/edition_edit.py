@@ -25,6 +25,7 @@ from typing import Any, NoReturn
 
 from companion.engine.edition import MAX_COLUMN_SPACES
 from companion.engine.tokens import BENEFITS, COLUMNS, CRYSTAL, DAYS, HOURS_PER_DAY
+from companion.engine.words import year_text
 
 ROMAN = {1: "I", 2: "II", 3: "III"}
 #: The longest title or note, and the longest id, a card may have.
@@ -441,11 +442,11 @@ def card_warnings(obj: dict[str, Any], card: dict[str, Any]) -> list[str]:
     for check in card_checks(obj, card):
         if check["code"] == "year_outside_day":
             said.append(
-                f"{show_year(check['year'])} is outside Day {check['day']}'s years "
-                f"({show_year(check['low'])} to {show_year(check['high'])}): check the year and the Day"
+                f"{year_text(check['year'])} is outside Day {check['day']}'s years "
+                f"({year_text(check['low'])} to {year_text(check['high'])}): check the year and the Day"
             )
         else:
-            said.append(f"looks like {check['id']} ({check['title']}, {show_year(check['year'])})")
+            said.append(f"looks like {check['id']} ({check['title']}, {year_text(check['year'])})")
     return said
 
 
@@ -466,10 +467,6 @@ def card_checks(obj: dict[str, Any], card: dict[str, Any]) -> list[dict[str, Any
                 {"code": "looks_like", "id": other.get("id"), "title": other.get("title"), "year": year}
             )
     return found
-
-
-def show_year(year: int) -> str:
-    return f"{-year} BCE" if year < 0 else str(year)
 
 
 def progress(obj: dict[str, Any]) -> dict[str, Any]:

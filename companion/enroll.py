@@ -21,6 +21,7 @@ from companion.editions import EditionNotFound, read_edition_file, read_edition_
 from companion.engine import Edition, EditionError
 from companion.engine.edition import edition_to_json
 from companion.engine.tokens import ANCESTOR, BENEFITS
+from companion.engine.words import year_text
 from companion.library import EditionLibrary, atomic_write
 from companion.store import Store, StoreError
 
@@ -34,7 +35,7 @@ def find(edition: Edition, query: str) -> list[tuple[str, str]]:
     if not q:
         return found
     for card in edition.cards:
-        year = f"{-card.year} BCE" if card.year < 0 else str(card.year)
+        year = year_text(card.year)
         if q == card.id.lower() or q in card.title.lower() or q in (year.lower(), str(card.year)):
             found.append(
                 (card.id, f"{card.id}  {year:>10}  {card.title}  ({card.hours} h: {', '.join(card.gains)})")

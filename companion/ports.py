@@ -14,9 +14,9 @@ from typing import Protocol
 from companion.access import Access
 from companion.config import Config
 from companion.hardware.health import Health
-from companion.hardware.reader import TagResolver
 from companion.store import Store
 from companion.table import Outcome, Table
+from companion.tags import TagResolver
 
 
 class GameSetupError(ValueError):

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from companion.engine import Event, Setup, event_to_json, parse_event
+from companion.engine.words import plural
 from companion.record import RECORD_FORMAT, parse_setup
 from companion.wal import check_wal
 
@@ -215,7 +216,7 @@ class DamageNotice:
             )
         if self.code == "store_journal_damaged":
             return (
-                f"the game store's journal was damaged: {n} saved change{'s' if n != 1 else ''} "
+                f"the game store's journal was damaged: {plural(n, 'saved change')} "
                 f"after the damage could not be read, so the latest moves may be missing; a copy of "
                 f"the damaged journal is kept at {copy}"
             )
@@ -561,10 +562,6 @@ class Store:
 
     def mark_finished(self, game_id: int, finished: bool) -> None:
         self._write([("UPDATE games SET finished = ? WHERE id = ?", (int(finished), game_id))])
-
-    def set_current(self, game_id: int) -> None:
-        """Make ``game_id`` the game on the table (what a restart resumes)."""
-        self._write([("INSERT OR REPLACE INTO current (one, game_id) VALUES (1, ?)", (game_id,))])
 
     def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
         """Every row of a query. Under the lock: on the connection shared by all threads, a

@@ -40,10 +40,10 @@ from typing import Any
 
 from companion.config import DEFAULT_PALETTE, colour_problem
 from companion.engine import Board, ChooseItinerary, Event, Reveal, Take, Undo
-from companion.engine.board import plural
 from companion.engine.rejections import Rejection
 from companion.engine.state import HIDDEN
 from companion.engine.tokens import ANCESTOR, DAY_NAMES
+from companion.engine.words import plural, year_text
 from companion.store import DiskFull, Store, StoredGame, StoreError
 
 #: This process, named in every snapshot. Versions count up only within one process (a
@@ -329,7 +329,7 @@ class Table:
                 day = DAY_NAMES[board.day - 1]
                 return _say(
                     False,
-                    f"{card.title} ({_year(card.year)}) is still in the Day {day} deck: it can be taken "
+                    f"{card.title} ({year_text(card.year)}) is still in the Day {day} deck: it can be taken "
                     "once it is revealed on top of the deck. Take a card of the Departures Row.",
                     CUE_REJECT,
                     "card_not_available",
@@ -339,7 +339,7 @@ class Table:
                 )
             return self._commit(
                 Reveal(ref),
-                f"Revealed {card.title} ({_year(card.year)}).",
+                f"Revealed {card.title} ({year_text(card.year)}).",
                 "revealed",
                 **self._card_params(ref),
             )
@@ -491,7 +491,7 @@ class Table:
             return failed
         return _say(
             True,
-            f"{name} will spend {armed + 1} of {held} crystal{'s' if held != 1 else ''} on the card "
+            f"{name} will spend {armed + 1} of {plural(held, 'crystal')} on the card "
             "they tap next (Undo puts them back).",
             CUE_PREVIEW,
             "armed",
@@ -810,7 +810,8 @@ class Table:
         for event in events:
             if isinstance(event, Reveal) and self.dealer is not None:
                 info = self.board.edition.card(event.card)
-                self.log(f"dealer reveals {event.card}: {info.title} ({_year(info.year)}), {info.hours} h")
+                year = year_text(info.year)
+                self.log(f"dealer reveals {event.card}: {info.title} ({year}), {info.hours} h")
         return None
 
     def _set_pending(self, pending: Pending | None) -> Outcome | None:
@@ -848,6 +849,11 @@ class Table:
     def _reject(self, rejection: Rejection | None) -> Outcome:
         assert rejection is not None
         return Outcome(False, rejection.message, CUE_REJECT, rejection.code, params=dict(rejection.params))
+
+    def emit(self, outcome: Outcome) -> Outcome:
+        """Show listeners (ring, console, pages) an outcome the table's own inputs did not make:
+        the runtime's refusal of a tag no card answers to. The caller holds `lock`."""
+        return self._emit(outcome)
 
     def _emit(self, outcome: Outcome) -> Outcome:
         self.last = outcome
@@ -895,7 +901,7 @@ class Table:
         if card == ANCESTOR:
             return "an Ancestor"
         info = self.board.edition.card(card)
-        return f"{info.title} ({_year(info.year)})"
+        return f"{info.title} ({year_text(info.year)})"
 
     def _itinerary_player(self) -> str | None:
         """The next player, in stack order (top first), still without an Itinerary today."""
@@ -989,10 +995,6 @@ class Table:
         """A player's colour; a stored one that is not "#rrggbb" (older games) falls back to the palette."""
         colour = self.colours[seat] if seat < len(self.colours) else ""
         return colour if colour_problem(colour) is None else DEFAULT_PALETTE[seat % len(DEFAULT_PALETTE)]
-
-
-def _year(year: int) -> str:
-    return f"{-year} BCE" if year < 0 else str(year)
 
 
 def event_to_text(event: Event | None) -> str:

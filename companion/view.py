@@ -26,10 +26,6 @@ class History:
     totals: list[list[int]] = field(default_factory=list)
 
 
-def year_text(year: int) -> str:
-    return f"{-year} BCE" if year < 0 else str(year)
-
-
 def history(board: Board) -> History:
     """Replay ``board``'s accepted events and collect what the page shows."""
     fresh = Board(board.setup)

@@ -19,6 +19,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
+from companion.engine.words import plural
+
 WAL_HEADER = 32
 FRAME_HEADER = 24
 MAGIC_LE, MAGIC_BE = 0x377F0682, 0x377F0683
@@ -117,7 +119,7 @@ class WalDamage(NamedTuple):
     kept: Path
 
     def __str__(self) -> str:
-        changes = f"{self.dropped} saved change{'s' if self.dropped != 1 else ''}"
+        changes = plural(self.dropped, "saved change")
         where = "its header" if self.header else f"its first {self.good} pages"
         wal = self.kept.with_name(self.kept.name.split(".damaged-")[0])
         return (

@@ -10,6 +10,32 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
+#: The long tests, marked ``slow`` here rather than in each file: ``scripts/test -m "not slow"``
+#: is the quick loop while working, and CI (``scripts/test``) still runs them all. A file name
+#: marks the whole file, "file::test" one test. Measured one file at a time with
+#: ``pytest tests/FILE.py --durations=5`` (wall seconds on a shared 2-core machine in the
+#: comments); a file over about 20 s belongs here.
+SLOW = {
+    "test_fuzz.py",  # 28 s: atheris, coverage-guided, on three parsers
+    "test_powercut.py",  # 7 s: SIGKILLs a running daemon, tears the WAL, restarts
+    "test_schemathesis.py",  # 10 s: fuzzes the whole API from its OpenAPI description
+    "test_wheel.py",  # 8 s: builds the wheel and installs it into a fresh environment
+    "test_soak.py",  # 5 s: whole games through a daemon with live pages attached
+    "test_browser_edition.py",  # 132 s, 94 of them the whole box transcribed through the page
+    "test_page_family.py",  # 130 s: whole games in a browser, axe in both languages
+    "test_browser.py",  # 25 s: the page in a browser through whole games
+    "test_fresh_clone.py::test_the_contract_tests_pass_in_a_copy_with_nothing_beside_it",
+    # 30 s: a fresh environment, the runtime installed, the page answering
+    "test_fresh_clone.py::test_scripts_companion_run_serves_the_page_from_a_fresh_clone_without_the_test_tools",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        name = item.path.name
+        if name in SLOW or f"{name}::{getattr(item, 'originalname', item.name)}" in SLOW:
+            item.add_marker(pytest.mark.slow)
+
 
 @pytest.fixture
 def chip() -> Iterator[Any]:

@@ -9,7 +9,7 @@ import pytest
 
 from companion.config import Config, ConfigError, RingSettings, load_config, parse_config
 from companion.editions import load_edition
-from companion.hardware.reader import ReaderLoop, TagDebouncer, TagResolver
+from companion.hardware.reader import ReaderLoop, TagDebouncer
 from companion.hardware.ring import (
     GOLD,
     MARKER,
@@ -22,6 +22,7 @@ from companion.hardware.ring import (
     brightness_now,
     render,
 )
+from companion.tags import TagResolver
 
 BLUE, ORANGE, GREEN = (0, 114, 178), (230, 159, 0), (0, 158, 115)
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from companion.editions import shipped_edition
-from companion.hardware.reader import TagResolver
-from companion.stickers import (
+from companion.hardware.stickers import (
     CLASSIC,
     NTAG,
     Link,
@@ -18,6 +17,7 @@ from companion.stickers import (
     write_deck,
     write_sticker,
 )
+from companion.tags import TagResolver
 
 from fake_mfrc522 import Chip, Tag
 
@@ -161,7 +161,7 @@ def test_the_cli_writes_from_a_given_card_to_the_end(chip: Chip, capsys: Any) ->
 
 
 def test_the_whole_box_adds_itineraries_and_each_ancestor_copy(chip: Chip) -> None:
-    from companion.stickers import whole_box
+    from companion.hardware.stickers import whole_box
 
     order = whole_box(EDITION)
     assert order[:108] == date_index(EDITION)

@@ -229,16 +229,16 @@ def test_at_a_real_table_the_take_prompts_the_reveal_of_the_new_deck_top(tmp_pat
 
 
 def test_the_console_ring_sends_no_colour_codes_into_a_pipe(tmp_path: Path) -> None:
-    from companion.app import _print_ring
+    from companion.app import print_ring
 
     said: list[str] = []
     rt = make_runtime(tmp_path)
     rt.say = said.append
-    rt.table.listeners.append(_print_ring(rt, colour=False))
+    rt.table.listeners.append(print_ring(rt, colour=False))
     rt.tap(rt.table.expect()["choices"][0])
     assert said and all("\x1b[" not in line for line in said)
     assert said[-1].startswith("Waiting for ")
-    rt.table.listeners[-1] = _print_ring(rt, colour=True)
+    rt.table.listeners[-1] = print_ring(rt, colour=True)
     rt.tap(rt.table.expect()["choices"][0])
     assert "\x1b[" in said[-1], "a terminal still gets the coloured ring"
     rt.stop()

@@ -18,8 +18,6 @@ from pathlib import Path
 
 from companion.engine.edition import Edition, EditionError, Problem, parse_edition
 
-DEFAULT_EDITION = "reference"
-
 
 class EditionNotFound(LookupError):
     """No shipped edition has that name and no file has that path.

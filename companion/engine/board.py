@@ -60,6 +60,7 @@ from companion.engine.tokens import (
     ROW_SIZE,
     STARTING_CRYSTALS,
 )
+from companion.engine.words import plural, year_text
 
 # Undo records start with their kind.
 _TAKE, _ITINERARY, _REVEAL = 0, 1, 2
@@ -744,11 +745,4 @@ def _card_params(card: Any) -> dict[str, Any]:
 
 
 def _card_name(card: Any) -> str:
-    year = f"{-card.year} BCE" if card.year < 0 else str(card.year)
-    return f"{card.title} ({card.id}, {year})"
-
-
-def plural(n: int, word: str) -> str:
-    """``n`` and ``word`` in English, plural unless ``n`` is 1 ("1 crystal", "0 crystals"): the
-    English messages of the engine and the table (the page words counts from a code and params)."""
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+    return f"{card.title} ({card.id}, {year_text(card.year)})"

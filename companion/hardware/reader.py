@@ -1,4 +1,4 @@
-"""The RFID reader: a polling loop with debounce, and how a tag becomes a card.
+"""The RFID reader: a polling loop with debounce, and the MFRC522 it polls.
 
 The loop asks the reader for the tag in its field every ``poll_interval`` seconds
 and sleeps in between: ``SimpleMFRC522.read()`` spins a core at 100 %, so the Pi
@@ -7,10 +7,9 @@ readings into taps: a tag held on the reader counts once, a reading that flicker
 out for less than the debounce window is the same tag still there, and the same
 tag counts again only after it has been away for the whole window.
 
-`TagResolver` maps what the reader saw to a card id: an enrolled tag (the
-store's tag table), a card id written into the tag's text (``trek:I07``, so a
-tagged deck works on any companion), or, for the keyboard and the page in mock
-mode, a card id, itinerary id or the start of a card's title.
+What a tag stands for is not the reader's business: `companion.tags.TagResolver`
+maps what it saw to a card. Reading a sticker's text is `companion.hardware.stickers`'
+(the chip's low-level exchanges, shared with writing them).
 """
 
 from __future__ import annotations
@@ -18,14 +17,12 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.engine import Edition
-from companion.engine.tokens import ANCESTOR
-
-TEXT_PREFIX = "trek:"
+from companion.hardware.stickers import BCM_TO_BOARD
+from companion.hardware.stickers import read_text as read_sticker_text
 
 
 @dataclass
@@ -82,45 +79,6 @@ class ReaderLoop:
         self._stop.set()
 
 
-class TagResolver:
-    """What a tag, or a typed reference, stands for."""
-
-    def __init__(self, edition: Edition, tags: Mapping[str, str]) -> None:
-        self.edition = edition
-        self.tags = dict(tags)
-
-    def resolve(self, seen: str) -> tuple[str | None, str]:
-        """(card/itinerary id or "ancestor", "") or (None, why not)."""
-        text = seen.strip()
-        if text in self.tags:
-            return self.tags[text], ""
-        if text.lower().startswith(TEXT_PREFIX):
-            text = text[len(TEXT_PREFIX) :].strip()
-        ed = self.edition
-        if text == ANCESTOR or text in ed.card_index or text in ed.itinerary_index:
-            return text, ""
-        lowered = text.lower()
-        if len(lowered) >= 3:
-            matches = [c for c in ed.cards if c.title.lower().startswith(lowered)]
-            if len(matches) == 1:
-                return matches[0].id, ""
-            if len(matches) > 1:
-                names = ", ".join(f"{c.id} ({c.title})" for c in matches[:5])
-                return None, f"{seen!r} matches several cards: {names}. Type more of the title or the id."
-        return None, (
-            f"Unknown tag {seen!r}. Enrol it on the page (Host, then Enrol a tag: the tag is filled in, "
-            "pick its card), then tap it again."
-        )
-
-
-#: BCM GPIO -> physical pin, for the mfrc522 package, which numbers pins the BOARD way.
-BCM_TO_BOARD = {
-    2: 3, 3: 5, 4: 7, 5: 29, 6: 31, 7: 26, 8: 24, 9: 21, 10: 19, 11: 23, 12: 32, 13: 33, 14: 8,
-    15: 10, 16: 36, 17: 11, 18: 12, 19: 35, 20: 38, 21: 40, 22: 15, 23: 16, 24: 18, 25: 22,
-    26: 37, 27: 13,
-}  # fmt: skip
-
-
 #: What the MFRC522's VersionReg (0x37) holds: 0x91/0x92 genuine NXP chips, 0x88 and
 #: 0x12 common clones. 0x00 or 0xFF is no chip at all (a floating or shorted MISO).
 VERSION_REG = 0x37
@@ -170,8 +128,6 @@ class PiReader:
         # MIFARE Classic (SimpleMFRC522's blocks 8-10) or NTAG21x (NDEF text): both kinds
         # of sticker `companion edition stickers` writes; it retries the wake-up that a tag
         # which just answered anticollision ignores (ISO 14443-3: READY -> IDLE).
-        from companion.stickers import read_text as read_sticker_text
-
         return read_sticker_text(self.simple.READER)
 
     def close(self) -> None:

@@ -1,7 +1,7 @@
 """Stickers that carry their card: write ``trek:<card id>`` onto blank tags.
 
 A tag that holds its card's id in its memory is recognised by any companion
-with no enrolment (`TagResolver` reads ``trek:`` texts). The two kinds sold as
+with no enrolment (`companion.tags.TagResolver` reads ``trek:`` texts). The two kinds sold as
 stickers are handled, through the ``mfrc522`` driver object's low-level calls
 (``MFRC522_ToCard`` and friends), because its own write returns no status and
 it knows neither 7-byte UIDs nor NTAG memory:
@@ -26,7 +26,15 @@ from typing import Any
 
 from companion.engine import Edition
 from companion.engine.tokens import ANCESTOR
-from companion.hardware.reader import TEXT_PREFIX
+from companion.engine.words import year_text
+from companion.tags import TEXT_PREFIX
+
+#: BCM GPIO -> physical pin, for the mfrc522 package, which numbers pins the BOARD way.
+BCM_TO_BOARD = {
+    2: 3, 3: 5, 4: 7, 5: 29, 6: 31, 7: 26, 8: 24, 9: 21, 10: 19, 11: 23, 12: 32, 13: 33, 14: 8,
+    15: 10, 16: 36, 17: 11, 18: 12, 19: 35, 20: 38, 21: 40, 22: 15, 23: 16, 24: 18, 25: 22,
+    26: 37, 27: 13,
+}  # fmt: skip
 
 CLASSIC, NTAG = "MIFARE Classic 1K", "NTAG21x"
 KEY_A = [0xFF] * 6  # the transport key of blank Classic stickers
@@ -35,7 +43,7 @@ CLASSIC_TRAILER = 11
 TEXT_BYTES = 16 * len(CLASSIC_BLOCKS)
 NTAG_FIRST_PAGE = 4
 REQA, ANTICOLL_1, ANTICOLL_2, SELECT_1, SELECT_2 = 0x26, 0x93, 0x95, 0x93, 0x95
-READ, CLASSIC_WRITE, NTAG_WRITE, AUTH_A = 0x30, 0xA0, 0xA2, 0x60
+READ, CLASSIC_WRITE, NTAG_WRITE = 0x30, 0xA0, 0xA2
 ACK = 0x0A
 
 
@@ -234,8 +242,7 @@ def label(edition: Edition, item: str) -> str:
     """How the writer names what goes on the next sticker."""
     if item in edition.card_index:
         card = edition.card(item)
-        year = f"{-card.year} BCE" if card.year < 0 else str(card.year)
-        return f"{year} {card.title} ({card.id})"
+        return f"{year_text(card.year)} {card.title} ({card.id})"
     return "an Ancestor card" if item == ANCESTOR else f"Itinerary {item}"
 
 
@@ -332,8 +339,6 @@ def read_text(chip: Any) -> str | None:
 
 def open_pi_chip(rst_pin: int) -> Any:
     """The MFRC522 driver object on SPI0/CE0 (Pi-only imports, as in `companion.hardware.reader`)."""
-    from companion.hardware.reader import BCM_TO_BOARD
-
     try:
         from mfrc522 import MFRC522
     except (ImportError, RuntimeError) as exc:

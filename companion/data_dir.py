@@ -1,0 +1,21 @@
+"""Which data directory a command works in.
+
+Every command that opens the table's data (run, new, pin, export, games, enroll, the
+edition library and its tags) takes ``--data-dir``; the default follows
+``COMPANION_DATA_DIR`` (the Pi's ``trekking-companion`` wrapper sets it) and is the
+user's ``~/.local/share/trekking-companion`` otherwise. It lives apart from `cli` so
+that `edition_cli` needs no import back into the command that imports it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+DEFAULT_DATA_DIR = Path(os.environ.get("COMPANION_DATA_DIR", Path.home() / ".local/share/trekking-companion"))
+
+
+def data_dir(args: argparse.Namespace) -> Path:
+    """The command's ``--data-dir``, or the default."""
+    return Path(args.data_dir) if args.data_dir else DEFAULT_DATA_DIR

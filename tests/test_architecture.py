@@ -1,0 +1,301 @@
+"""The package's shape, read from the source (issue 17): import arrows point one way.
+
+Every module under ``companion/`` is parsed with `ast` (nothing is imported, so a
+lazy import inside a function counts like one at the top: a circle closed at run
+time is still a circle to a reader). The checks:
+
+- no import cycle between the package's modules;
+- the rules core (`companion.engine`) imports only itself and the standard library;
+- the table layer (the live table, its store, its hardware) never imports the web layer;
+- no module imports another's private name (``from x import _name``) or reaches one
+  through an imported module (``x._name``).
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "companion"
+
+#: Layers by module name prefix. The web layer serves the page; the table layer must
+#: work with no page at all (a replay, the console, the doctor), so it never imports it.
+WEB = ("companion.web", "companion.web_requests", "companion.edition_web", "companion.http_server")
+TABLE = ("companion.table", "companion.store", "companion.hardware", "companion.tags", "companion.enroll")
+
+
+@dataclass
+class Module:
+    name: str
+    path: Path
+    imports: set[str] = field(default_factory=set)  # every module named by an import, dotted
+    private: list[str] = field(default_factory=list)  # "line: what" for each private name reached
+    defines: set[str] = field(default_factory=set)  # private names it defines (functions, attributes)
+    reaches: list[tuple[int, str]] = field(default_factory=list)  # (line, _name) of ``obj._name``
+
+
+def private_uses(module: Module, known: dict[str, Module]) -> list[str]:
+    """``obj._name`` where ``_name`` belongs to another of the package's modules (a method or
+    attribute only it defines): ``runtime.table._emit``. A module's own privates, used by its
+    own functions, and other libraries' (a named tuple's ``_replace``) are not counted."""
+    elsewhere = set().union(*(m.defines for n, m in known.items() if n != module.name))
+    return [
+        f"{line}: ._{name[1:]}"
+        for line, name in module.reaches
+        if name in elsewhere and name not in module.defines
+    ]
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def modules() -> dict[str, Module]:
+    found = {module_name(p): Module(module_name(p), p) for p in sorted(PACKAGE.rglob("*.py"))}
+    for module in found.values():
+        read(module, found)
+    return found
+
+
+def target(module: Module, node: ast.ImportFrom) -> str:
+    """The absolute module a ``from ... import`` names (relative imports resolved)."""
+    if node.level == 0:
+        return node.module or ""
+    package = module.name.split(".")
+    if module.path.name != "__init__.py":
+        package.pop()
+    base = package[: len(package) - (node.level - 1)]
+    return ".".join([*base, node.module] if node.module else base)
+
+
+def read(module: Module, known: dict[str, Module]) -> None:
+    tree = ast.parse(module.path.read_text(encoding="utf-8"), str(module.path))
+    aliases: dict[str, str] = {}  # local name -> companion module, for x._name
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                module.imports.add(alias.name)
+                if alias.name in known:
+                    aliases[alias.asname or alias.name] = alias.name
+        elif isinstance(node, ast.ImportFrom):
+            source = target(module, node)
+            for alias in node.names:
+                whole = f"{source}.{alias.name}"
+                if whole in known:  # ``from companion.hardware import reader``: the submodule
+                    module.imports.add(whole)
+                    aliases[alias.asname or alias.name] = whole
+                else:
+                    module.imports.add(source)
+                    if private(alias.name) and source.startswith("companion") and source != module.name:
+                        module.private.append(f"{node.lineno}: from {source} import {alias.name}")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and private(node.name):
+            module.defines.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and private(node.id):
+            module.defines.add(node.id)  # a class attribute or dataclass field (``_stop: Event``)
+        elif isinstance(node, ast.Attribute) and private(node.attr):
+            if isinstance(node.value, ast.Name) and node.value.id in aliases:
+                module.private.append(f"{node.lineno}: {aliases[node.value.id]}.{node.attr}")
+            elif isinstance(node.value, ast.Name) and node.value.id in {"self", "cls"}:
+                if isinstance(node.ctx, ast.Store):
+                    module.defines.add(node.attr)  # self._x = ...
+            else:
+                module.reaches.append((node.lineno, node.attr))
+
+
+def private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def inside(name: str, prefixes: tuple[str, ...] | str) -> bool:
+    prefixes = (prefixes,) if isinstance(prefixes, str) else prefixes
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def own_imports(module: Module, known: dict[str, Module]) -> Iterator[str]:
+    """The package's modules this one imports (a package's ``__init__`` counts as a module)."""
+    for name in module.imports:
+        if name in known and name != module.name:
+            yield name
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every circle, as its set of modules (each strongly connected group, sorted): modules
+    that each reach the others through imports. ``graphlib`` names only the first one."""
+
+    def reach(start: str) -> set[str]:
+        seen: set[str] = set()
+        todo = list(graph.get(start, ()))
+        while todo:
+            name = todo.pop()
+            if name not in seen:
+                seen.add(name)
+                todo.extend(graph.get(name, ()))
+        return seen
+
+    reached = {name: reach(name) for name in graph}
+    groups = {
+        tuple(sorted(other for other in reached[name] if name in reached[other]))
+        for name in graph
+        if name in reached[name]
+    }
+    return sorted(list(group) for group in groups)
+
+
+def test_the_package_has_no_import_cycle() -> None:
+    known = modules()
+    graph = {name: set(own_imports(module, known)) for name, module in known.items()}
+    found = cycles(graph)
+    assert not found, "import cycles: " + "; ".join(" <-> ".join(group) for group in found)
+
+
+def test_the_rules_core_imports_only_itself_and_the_standard_library() -> None:
+    stdlib = sys.stdlib_module_names | {"__future__"}
+    wrong = [
+        f"{name} imports {imported}"
+        for name, module in modules().items()
+        if inside(name, "companion.engine")
+        for imported in sorted(module.imports)
+        if not inside(imported, "companion.engine") and imported.split(".")[0] not in stdlib
+    ]
+    assert not wrong, wrong
+
+
+def test_the_table_layer_never_imports_the_web_layer() -> None:
+    wrong = [
+        f"{name} imports {imported}"
+        for name, module in modules().items()
+        if inside(name, TABLE)
+        for imported in sorted(module.imports)
+        if inside(imported, WEB) or imported.split(".")[0] in {"flask", "waitress"}
+    ]
+    assert not wrong, wrong
+
+
+def test_no_module_reaches_another_modules_private_names() -> None:
+    known = modules()
+    wrong = [f"{name}:{where}" for name, module in known.items() for where in module.private]
+    wrong += [f"{name}:{where}" for name, module in known.items() for where in private_uses(module, known)]
+    assert not wrong, wrong
+
+
+def test_a_private_method_of_another_module_is_found(tmp_path: Path) -> None:
+    (tmp_path / "table.py").write_text("class Table:\n    def _emit(self):\n        self._seen = 1\n")
+    (tmp_path / "app.py").write_text(
+        "def tap(runtime, row):\n    runtime.table._emit()\n    row._replace(a=1)\n    return runtime._own\n"
+        "class Runtime:\n    def __init__(self):\n        self._own = 1\n"
+    )
+    known = {
+        name: Module(name, tmp_path / f"{name.split('.')[1]}.py")
+        for name in ("companion.table", "companion.app")
+    }
+    for module in known.values():
+        read(module, known)
+    assert private_uses(known["companion.app"], known) == ["2: ._emit"]
+    assert private_uses(known["companion.table"], known) == []
+
+
+# The checks themselves, on made-up graphs and sources: a check that cannot fail proves nothing.
+
+
+def test_a_cycle_is_found_and_a_chain_is_not() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": set()}) == []
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"e"}, "e": {"d", "a"}}) == [
+        ["a", "b", "c"],
+        ["d", "e"],
+    ]
+
+
+@pytest.mark.parametrize(
+    ("source", "imports", "reached"),
+    [
+        (
+            "from companion.other import _hidden\n",
+            {"companion.other"},
+            ["1: from companion.other import _hidden"],
+        ),
+        ("import companion.other\n\ndef f():\n    return companion.other._x\n", {"companion.other"}, []),
+        ("from companion import other\nother._x\n", {"companion.other"}, ["2: companion.other._x"]),
+        ("def f():\n    from .other import thing\n", {"companion.other"}, []),
+        ("from companion import __version__\n", {"companion"}, []),
+    ],
+)
+def test_imports_and_private_names_are_read_from_the_source(
+    tmp_path: Path, source: str, imports: set[str], reached: list[str]
+) -> None:
+    path = PACKAGE / "probe.py"  # named inside the package for module_name; read from tmp_path
+    written = tmp_path / "probe.py"
+    written.write_text(source)
+    module = Module("companion.probe", path)
+    module.path = written
+    known = {"companion": Module("companion", PACKAGE / "__init__.py")}
+    known["companion.other"] = Module("companion.other", PACKAGE / "other.py")
+    known["companion.probe"] = module
+    read(module, known)
+    assert module.imports == imports
+    assert module.private == reached
+
+
+# One year formatter and one plural helper (issue 17, item 4): companion.engine.words.
+
+WORDS = "companion.engine.words"
+
+
+def hand_made_words(module: Module) -> list[str]:
+    """Where a module writes a BCE year or an English plural itself: an f-string with
+    " BCE" after a value, or ``"s" if n != 1`` (a noun's plural; a verb's "wins" is not one)."""
+    found = []
+    for node in ast.walk(ast.parse(module.path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.JoinedStr):
+            parts = node.values
+            for before, after in itertools.pairwise(parts):
+                if (
+                    isinstance(before, ast.FormattedValue)
+                    and isinstance(after, ast.Constant)
+                    and str(after.value).startswith(" BCE")
+                ):
+                    found.append(f"{node.lineno}: a BCE year")
+        if (
+            isinstance(node, ast.IfExp)
+            and isinstance(node.body, ast.Constant)
+            and node.body.value == "s"
+            and isinstance(node.test, ast.Compare)
+            and isinstance(node.test.ops[0], ast.NotEq)
+        ):
+            found.append(f"{node.lineno}: a plural")
+    return found
+
+
+def test_years_and_plurals_are_written_by_one_helper() -> None:
+    wrong = [
+        f"{name}:{where}"
+        for name, module in modules().items()
+        if name != WORDS
+        for where in hand_made_words(module)
+    ]
+    assert not wrong, wrong
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ('y = f"{-year} BCE" if year < 0 else str(year)\n', ["1: a BCE year"]),
+        ("s = f\"{n} crystal{'s' if n != 1 else ''}\"\n", ["1: a plural"]),
+        ("s = f\"win{'s' if len(won) == 1 else ''}\"\n", []),
+        ("s = f\"{year_text(y)} BCE-like, {plural(n, 'hour')}\"\n", ["1: a BCE year"]),
+        ('s = "490 BCE"\n', []),
+    ],
+)
+def test_hand_made_years_and_plurals_are_found(tmp_path: Path, source: str, found: list[str]) -> None:
+    path = tmp_path / "probe.py"
+    path.write_text(source)
+    assert hand_made_words(Module("companion.probe", path)) == found
