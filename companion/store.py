@@ -388,8 +388,8 @@ class Store:
         games, events = self._transaction(upgrade)
         if games:
             self.upgraded = (
-                f"the game store {self.path} was upgraded: checksums now guard its {games} "
-                f"game{'s' if games != 1 else ''} and {events} saved event{'s' if events != 1 else ''} "
+                f"the game store {self.path} was upgraded: checksums now guard its "
+                f"{plural(games, 'game')} and {plural(events, 'saved event')} "
                 "(computed once, from the rows as they are: damage done before today cannot be told)."
             )
 
