@@ -90,6 +90,7 @@ function render(s) {
   renderLog(s);
   renderEnd(s);
   renderHost(s);
+  if (window.renderCoach) window.renderCoach(s);  // coach.js
 }
 
 function renderBanner(s) {
