@@ -26,13 +26,11 @@ import os
 import random
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from typing import Any
 
-from companion.bots import random_bot
-from companion.engine import Board, Edition, GameState, Setup, Take
+from companion.bots import greedy_bot, random_bot
+from companion.engine import Board, Edition, Event, GameState, Setup, Take
 from companion.engine.scoring import winners
 from companion.engine.state import HIDDEN
 from companion.engine.tokens import DAYS
@@ -256,6 +254,22 @@ def evaluate(
     return advice(board, rollouts(board, candidates(board), per_candidate, seed, deadline, clock))
 
 
+def coach_bot(per_candidate: int = 30) -> Callable[[Board, random.Random], Event]:
+    """A bot that takes the coach's best card (with its crystal spend): for simulated games
+    against the other bots (``benchmarks/bench_coach_quality.py``). Itineraries are chosen
+    as the greedy bot chooses them, so only the card choice is the coach's."""
+
+    def bot(board: Board, rng: random.Random) -> Event:
+        if board.itinerary[board.turn] < 0 and board.has_itineraries:
+            return greedy_bot(board, rng)
+        best = evaluate(board, per_candidate, seed=rng.randrange(1 << 30)).best
+        if best is None:
+            return greedy_bot(board, rng)
+        return Take(best.card, None, best.spend, ())
+
+    return bot
+
+
 # --- worker processes ------------------------------------------------------------------------
 
 _EDITION: Edition | None = None
@@ -304,6 +318,10 @@ class CoachPool:
     table's process has threads, which a plain fork would copy in whatever state)."""
 
     def __init__(self, edition: Edition, workers: int | None = None) -> None:
+        # imported here: the table's start-up (on a Zero) need not load them while the coach is off
+        from concurrent.futures import ProcessPoolExecutor
+        from multiprocessing import get_context
+
         self.edition = edition
         self.workers = workers or max(1, (os.cpu_count() or 2) - 1)
         self.pool = ProcessPoolExecutor(

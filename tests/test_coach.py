@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from test_properties import editions
 
 from companion.bots import random_bot
-from companion.coach import CoachPool, candidates, evaluate, redeal
+from companion.coach import CoachPool, candidates, coach_bot, evaluate, redeal
 from companion.editions import load_edition
 from companion.engine import Board, Reveal, Take, Undo, make_setup, parse_edition
 from companion.engine.state import HIDDEN, shuffled_setup
@@ -185,3 +185,12 @@ def test_worker_processes_give_an_answer_with_every_card() -> None:
     assert advice.best is not None and advice.best.card == "gold"
     assert {c.card for c in advice.cards} == {o.card for o in gold.take_options()}
     assert advice.rollouts == 20 * len(candidates(gold))
+
+
+def test_the_coach_bot_plays_a_whole_game_legally() -> None:
+    game = _gold_board()
+    bot = coach_bot(2)
+    rng = random.Random(1)
+    while not game.finished:
+        assert game.push(bot(game, rng)) is None
+    assert game.winners()
