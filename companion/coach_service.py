@@ -123,16 +123,22 @@ class CoachService:
     def _run(self, stopping: threading.Event) -> None:
         pool: Pool | None = None
         edition = None
+        done: tuple[Table, int] | None = None  # the position answered last
         try:
             while not stopping.is_set():
-                self.changed.wait()
+                # woken by the table's listener; and once a second, for a table that changed
+                # without an input (a new game started from the page, a restart's resume)
+                self.changed.wait(1.0)
                 self.changed.clear()
                 if stopping.is_set():
                     break
                 table = self.current()
+                if done is not None and done[0] is table and done[1] == table.seq:
+                    continue
                 with table.lock:  # a copy of the position: a few tuples, the lock held briefly
                     seq, board = table.seq, table.board
                     setup, state, finished = board.setup, board.snapshot(), board.finished
+                done = (table, seq)
                 if finished:
                     self._redraw(table)
                     continue

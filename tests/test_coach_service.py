@@ -90,3 +90,16 @@ def test_an_answer_for_another_position_is_never_shown_and_publishing_redraws_pa
         assert table.version == before + 1
         assert http.get("/api/state").get_json()["coach"]["status"] == "ready"
         coach.on = False
+
+
+def test_a_new_game_from_the_page_gets_its_answer_without_an_input(tmp_path: Path) -> None:
+    with api_client(tmp_path) as (http, rt):
+        rt.coach.workers, rt.coach.seconds, rt.coach.per_candidate = 0, None, 2
+        rt.coach.switch(True)
+        game = http.post("/api/game/new", json={"players": ["Zoe", "Yan"], "seed": 5}, headers=PIN)
+        assert game.status_code == 200  # the new table: nobody has tapped anything yet
+        state = _wait_for(lambda: _ready(http), timeout=20)
+        assert state["coach"]["events"] == rt.table.seq and state["turn"] in ("Zoe", "Yan")
+        assert [p["name"] for p in state["coach"]["players"]] == ["Zoe", "Yan"]
+        assert state["coach"]["cards"] == []  # Itineraries come first: only everyone's chances
+        rt.coach.switch(False)
