@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_page_family import axe, axe_script
 
 from browser_support import ARGS, ARTIFACTS, chromium, log_in_as_host, playwright, served, watched_page
 from tests_support import play_turn
@@ -54,7 +55,9 @@ def test_the_host_turns_the_coach_on_and_its_hint_follows_the_game(tmp_path: Pat
         while rt.table.expect()["kind"] != "take":  # the Itineraries of Day I
             play_turn(rt, rng)
         errors: list[str] = []
-        page = watched_page(browser, base + "/", errors, viewport={"width": 360, "height": 780})
+        # bypass_csp: only so that axe-core can be injected (as in test_page_family)
+        phone = {"width": 360, "height": 780}
+        page = watched_page(browser, base + "/", errors, viewport=phone, bypass_csp=True)
         page.set_default_timeout(60000)  # waits, not measures: worker processes start on a loaded machine
         page.wait_for_selector("#players .player")
         log_in_as_host(page)
@@ -71,6 +74,7 @@ def test_the_host_turns_the_coach_on_and_its_hint_follows_the_game(tmp_path: Pat
         assert abs(sum(shown["players"]) - 100) <= 2  # each rounded to a whole per cent
         assert shown["wide"] <= 360
         page.locator("#coach").screenshot(path=str(ARTIFACTS / "coach-360-en.png"))
+        assert axe(page, axe_script()) == []  # the coach's card and switch: no serious problem
 
         # the player to move takes the coach's best card from the page: the next answer follows
         mover, best = rt.table.board.player_to_move, shown["cards"][0]["card"]
