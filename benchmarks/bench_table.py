@@ -6,6 +6,8 @@ Run: ``.venv/bin/python benchmarks/bench_table.py [--games N] [--idle SECONDS]``
   appended to SQLite (WAL, synchronous=FULL: an fsync per event) and a new ring
   frame is rendered and shown on the simulated ring. Confirm -> frame likewise.
   Reported as p50/p99 in milliseconds over whole games.
+  ``--coach``: the same with the host's coach on (its worker processes answering after
+  every change, the taps back to back: its worst case), to show a take is no slower.
 - idle CPU: the reader loop polling an empty reader at the configured interval,
   alone, and with the ring animating at its frame rate (what a Pi does between turns).
 """
@@ -32,7 +34,7 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def latency(games: int, seed: int) -> dict[str, float]:
+def latency(games: int, seed: int, coach: bool = False) -> dict[str, float]:
     taps: list[float] = []
     stored: list[float] = []  # taps that appended an event (an fsync) before the frame
     confirms: list[float] = []
@@ -44,6 +46,9 @@ def latency(games: int, seed: int) -> dict[str, float]:
             new_game(store, ["Ann", "Ben", "Cy", "Dee"], config, seed=seed + g, mock=True)
             store.close()
             rt = build_runtime(config, Path(tmp), mock=True, pin="0000", say=lambda _: None)
+            if coach:
+                rt.coach.switch(True)
+                time.sleep(5.0)  # its worker processes start (not part of any take)
             while not rt.table.board.finished:
                 expect = rt.table.expect()
                 assert expect is not None
@@ -102,9 +107,10 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=5)
     parser.add_argument("--idle", type=float, default=10.0, help="seconds of idle to measure")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--coach", action="store_true", help="with the host's coach on")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    result = latency(args.games, args.seed)
+    result: dict[str, float | bool] = {"coach": args.coach, **latency(args.games, args.seed, args.coach)}
     result["idle_cpu_reader_loop_percent"] = idle_cpu(args.idle, with_ring=False)
     result["idle_cpu_reader_and_ring_percent"] = idle_cpu(args.idle, with_ring=True)
     if args.json:
