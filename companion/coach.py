@@ -22,6 +22,7 @@ a time budget bounds the answer time on a slow board.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import time
@@ -37,6 +38,8 @@ from companion.engine.tokens import DAYS
 
 #: A candidate move: (card id, crystals spent).
 Candidate = tuple[str, int]
+#: The worker processes' niceness: below the table's priority.
+NICE = 10
 #: A game that has not ended after this many moves in a rollout is a bug, not a long game.
 MAX_ROLLOUT_MOVES = 2000
 
@@ -277,8 +280,12 @@ _EDITION: Edition | None = None
 
 def _start_worker(edition: Edition) -> None:
     """A worker process's start: keep the edition (sent once, not with every position)
-    and build its itinerary memos before the first question."""
+    and build its itinerary memos before the first question. Workers run at a lower
+    priority (nice 10), so that on a busy board the table's own process is never kept waiting
+    for a core by the coach."""
     global _EDITION
+    with contextlib.suppress(AttributeError, OSError):  # no nice() here: the coach still answers
+        os.nice(NICE)
     edition.rules.complete()
     _EDITION = edition
 
