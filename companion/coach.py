@@ -241,7 +241,7 @@ def advice(board: Board, tally: Tally) -> Advice:
     cards = sorted(best.values(), key=lambda c: (c.win, c.score), reverse=True)
     total = sum(tally.player_wins) or 1.0
     players = tuple((name, w / total) for name, w in zip(board.names, tally.player_wins, strict=True))
-    return Advice(board.player_to_move, tuple(cards), players, tally.rollouts or int(total))
+    return Advice(board.player_to_move, tuple(cards), players, tally.rollouts or round(total))
 
 
 def evaluate(
