@@ -8,6 +8,7 @@ the table's version (live pages redraw); off again, the snapshot says so.
 from __future__ import annotations
 
 import random
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -102,4 +103,42 @@ def test_a_new_game_from_the_page_gets_its_answer_without_an_input(tmp_path: Pat
         assert state["coach"]["events"] == rt.table.seq and state["turn"] in ("Zoe", "Yan")
         assert [p["name"] for p in state["coach"]["players"]] == ["Zoe", "Yan"]
         assert state["coach"]["cards"] == []  # Itineraries come first: only everyone's chances
+        rt.coach.switch(False)
+
+
+def test_the_table_takes_cards_while_the_coach_thinks_and_its_late_answer_is_not_shown(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """The coach's thread holds no lock of the table while it computes: a take goes through
+    meanwhile, and the answer it then finishes (for the position before that take) is not
+    put in the snapshot; the next answer is for the position after it."""
+    from companion import coach_service
+    from companion.coach import evaluate
+
+    thinking, release = threading.Event(), threading.Event()
+    calls: list[int] = []
+
+    def slow(board: Any, per_candidate: int, seconds: float | None) -> Any:
+        calls.append(board.next_seq)
+        if len(calls) == 1:  # the first answer waits until the test has taken a card
+            thinking.set()
+            assert release.wait(30)
+        return evaluate(board, 1, None, seed=1)
+
+    monkeypatch.setattr(coach_service, "evaluate", slow)
+    with api_client(tmp_path) as (http, rt):
+        rt.coach.workers = 0
+        rng = random.Random(3)
+        _to_a_take(rt, rng)
+        rt.coach.switch(True)
+        assert thinking.wait(30)
+        assert rt.table.lock.acquire(timeout=5)  # free while the coach thinks
+        rt.table.lock.release()
+        before = rt.table.seq
+        play_turn(rt, rng)  # a take, answered at once
+        assert rt.table.seq > before
+        release.set()
+        state = _wait_for(lambda: _ready(http))
+        assert state["coach"]["events"] == rt.table.seq > before
+        assert len(calls) >= 2
         rt.coach.switch(False)
