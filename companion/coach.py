@@ -5,7 +5,8 @@ with as many as the card allows) is tried: the take is played on a copy of the
 board, then the game is played out to its end by the random bot for everyone,
 many times over. A card's estimated win probability is the share of its rollouts
 the player won (a shared victory counts as a share), its expected score the mean
-final total. Every player's win probability is pooled over all rollouts.
+final total. Every player's win probability is the one after the best card (what the
+page shows first), so the mover's own chance there is that card's.
 
 **Only what the table knows.** Cards not seen yet (the rest of today's deck, the
 later Days' decks, a Departures Row position waiting for its reveal) are dealt
@@ -46,22 +47,23 @@ MAX_ROLLOUT_MOVES = 2000
 
 @dataclass
 class Tally:
-    """Rollout results, summed: per candidate (wins, score total, rollouts), and each
-    player's wins over every rollout. Tallies from several processes add up."""
+    """Rollout results, summed: per candidate, the mover's wins, score total and rollouts,
+    and every player's wins (``player_wins[candidate][player]``; one row when there is no
+    candidate). Tallies from several processes add up."""
 
     candidates: list[Candidate]
     players: int
     wins: list[float] = field(default_factory=list)
     scores: list[float] = field(default_factory=list)
     counts: list[int] = field(default_factory=list)
-    player_wins: list[float] = field(default_factory=list)
+    player_wins: list[list[float]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         n = len(self.candidates)
         self.wins = self.wins or [0.0] * n
         self.scores = self.scores or [0.0] * n
         self.counts = self.counts or [0] * n
-        self.player_wins = self.player_wins or [0.0] * self.players
+        self.player_wins = self.player_wins or [[0.0] * self.players for _ in range(max(1, n))]
 
     @property
     def rollouts(self) -> int:
@@ -72,8 +74,9 @@ class Tally:
             self.wins[i] += other.wins[i]
             self.scores[i] += other.scores[i]
             self.counts[i] += other.counts[i]
-        for p in range(self.players):
-            self.player_wins[p] += other.player_wins[p]
+        for mine, theirs in zip(self.player_wins, other.player_wins, strict=True):
+            for p in range(self.players):
+                mine[p] += theirs[p]
 
 
 @dataclass(frozen=True)
@@ -212,9 +215,10 @@ def rollouts(
             standings = game.standings()
             won = winners(standings)
             share = 1.0 / len(won)
+            everyone = tally.player_wins[i]
             for p, row in enumerate(standings):
                 if row.name in won:
-                    tally.player_wins[p] += share
+                    everyone[p] += share
             if move is not None:
                 me = board.turn
                 tally.counts[i] += 1
@@ -239,8 +243,11 @@ def advice(board: Board, tally: Tally) -> Advice:
         if known is None or (estimate.win, estimate.score) > (known.win, known.score):
             best[card] = estimate
     cards = sorted(best.values(), key=lambda c: (c.win, c.score), reverse=True)
-    total = sum(tally.player_wins) or 1.0
-    players = tuple((name, w / total) for name, w in zip(board.names, tally.player_wins, strict=True))
+    # everyone's chances if the player to move takes the best card (as it is shown first);
+    # with no card to take yet, from the position as it is
+    row = tally.player_wins[tally.candidates.index((cards[0].card, cards[0].spend)) if cards else 0]
+    total = sum(row) or 1.0
+    players = tuple((name, w / total) for name, w in zip(board.names, row, strict=True))
     return Advice(board.player_to_move, tuple(cards), players, tally.rollouts or round(total))
 
 

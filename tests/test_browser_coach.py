@@ -1,7 +1,8 @@
 """The coach on the page (issue 18, item 4), in Chromium at 360 px: the host turns it on,
 the player to move sees each available card's estimated chance and expected score (best
 first) and everyone's chances; a take from the page brings the answer for the new position.
-Screenshots in test-artifacts/ (coach-360-en.png, coach-360-fr.png).
+Screenshots in test-artifacts/ (coach-360-en.png, coach-360-fr.png as a phone shows them;
+``-card.png``: the whole card, the header and the live panel hidden).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from tests_support import play_turn
 
 sync_api = playwright()
 
+#: For a screenshot of the whole coach card: the sticky header and the live panel hidden.
+UNCOVERED = "header, #now { visibility: hidden !important; }"
 #: The coach's answer for the position now on the table, drawn on the page.
 READY = "(v) => state && state.coach && state.coach.status === 'ready' && state.coach.events >= v"
 
@@ -74,6 +77,8 @@ def test_the_host_turns_the_coach_on_and_its_hint_follows_the_game(tmp_path: Pat
         assert abs(sum(shown["players"]) - 100) <= 2  # each rounded to a whole per cent
         assert shown["wide"] <= 360
         page.locator("#coach").screenshot(path=str(ARTIFACTS / "coach-360-en.png"))
+        # the whole card, without the sticky header and the live panel laid over it
+        page.locator("#coach").screenshot(path=str(ARTIFACTS / "coach-360-en-card.png"), style=UNCOVERED)
         assert axe(page, axe_script()) == []  # the coach's card and switch: no serious problem
 
         # the player to move takes the coach's best card from the page: the next answer follows
@@ -93,6 +98,7 @@ def test_the_host_turns_the_coach_on_and_its_hint_follows_the_game(tmp_path: Pat
         assert page.locator("#coach h2").inner_text() == "Coach (estimations)"
         assert "Chance de victoire" in page.locator("#coach-body").inner_text()
         page.locator("#coach").screenshot(path=str(ARTIFACTS / "coach-360-fr.png"))
+        page.locator("#coach").screenshot(path=str(ARTIFACTS / "coach-360-fr-card.png"), style=UNCOVERED)
         assert _shown(page)["wide"] <= 360
         page.uncheck("#coach-switch")
         page.wait_for_function("() => state && state.coach && state.coach.on === false")

@@ -118,6 +118,8 @@ def test_the_coach_is_deterministic_with_a_seed_and_lists_only_cards_that_can_be
         assert board.check(Take(c.card, None, c.spend, ())) is None
         assert 0 <= c.win <= 1 and c.rollouts == 8
     assert abs(sum(w for _, w in first.players) - 1) < 1e-9
+    mover = dict(first.players)[board.names[board.turn]]
+    assert first.best is not None and abs(mover - first.best.win) < 1e-9  # everyone's, after the best card
     assert [n for n, _ in first.players] == list(board.names)
     wins = [c.win for c in first.cards]
     assert wins == sorted(wins, reverse=True)

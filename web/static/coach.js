@@ -1,6 +1,6 @@
 // The coach (issue 18): the host's switch, and for the player to move each available card's
 // estimated chance of winning and expected final score, best first, with every player's
-// chance. It reads `coach` in the snapshot (see /api/openapi.json, POST /api/coach), which
+// chance if that player takes the best card. It reads `coach` in the snapshot (see /api/openapi.json, POST /api/coach), which
 // carries an answer only for the position on the table now, never an older one.
 "use strict";
 
@@ -37,7 +37,8 @@ window.renderCoach = function (s) {
       `<table class="coach-cards">` +
       `<tr><th scope="col">${esc(t("coach_card"))}</th><th scope="col">${esc(t("coach_win"))}</th><th scope="col">${esc(t("coach_score"))}</th></tr>${rows}</table>`;
   }
-  out += `<h3>${esc(t("coach_players"))}</h3><ul class="coach-players">` + coach.players.map((p) =>
+  const heading = coach.cards.length ? t("coach_players_best", { p: coach.player }) : t("coach_players");
+  out += `<h3>${esc(heading)}</h3><ul class="coach-players">` + coach.players.map((p) =>
     `<li><span class="name">${dot(colourOf(p.name))}${esc(p.name)}</span>` +
     `<span class="bar" aria-hidden="true"><span style="width:${Math.max(0, Math.min(100, p.win))}%;background:${esc(colourOf(p.name))}"></span></span>` +
     `<span class="pct">${coachPercent(p.win)}</span></li>`).join("") + "</ul>";

@@ -49,6 +49,7 @@ window.I18N = {
     coach_for: "For {p}, each card taken now ({n|{n} simulated game|{n} simulated games} each):",
     coach_card: "Card", coach_win: "Win chance", coach_score: "Expected score",
     coach_best: "best", coach_spend: "spending {n|{n} crystal|{n} crystals}", coach_players: "Everyone's chance of winning",
+    coach_players_best: "Everyone's chance of winning if {p} takes the best card",
     msg: {
       disk_full: "Not saved: the companion's disk is full, so nothing changed. Free some space on it or move the data directory to a bigger disk, then try again.",
       store_damaged: "Warning: the game's journal was damaged; a copy was kept. Moves made just before may be missing.",
@@ -279,6 +280,7 @@ window.I18N = {
     coach_for: "Pour {p}, chaque carte prise maintenant ({n|{n} partie simulée|{n} parties simulées} pour chacune) :",
     coach_card: "Carte", coach_win: "Chance de victoire", coach_score: "Score attendu",
     coach_best: "la meilleure", coach_spend: "en dépensant {n|{n} cristal|{n} cristaux}", coach_players: "La chance de victoire de chacun",
+    coach_players_best: "La chance de victoire de chacun si {p} prend la meilleure carte",
     msg: {
       disk_full: "Non enregistré : le disque du compagnon est plein, rien n'a changé. Libérez de la place ou déplacez le dossier de données sur un disque plus grand, puis réessayez.",
       store_damaged: "Attention : le journal de la partie était abîmé ; une copie a été gardée. Les derniers coups joués peuvent manquer.",
