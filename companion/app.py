@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.access import Access, session_key, table_pin
+from companion.coach_service import CoachService
 from companion.config import Config, colour_problem
 from companion.editions import EditionNotFound
 from companion.engine import EditionError
@@ -163,9 +164,14 @@ class Runtime:
     games_lock: threading.Lock = field(default_factory=threading.Lock)
     #: The PIN, its guessing limits and the host sessions (`companion.access`).
     access: Access = field(init=False)
+    #: The host's coach (off until switched on; `companion.coach_service`).
+    coach: CoachService = field(init=False)
 
     def __post_init__(self) -> None:
         self.access = Access.for_pin(self.pin, self.store.path.parent)
+        self.coach = CoachService(lambda: self.table, say=self.say)
+        self.table.listeners.append(self.coach.notify)
+        self.table.annotations["coach"] = self.coach.view
 
     def log(self, message: str) -> None:
         """A line for the console or the journal: names typed by players cannot move the cursor."""
@@ -263,6 +269,7 @@ class Runtime:
         old = self.table
         table = Table(self.store, self.store.load(game_id), log=self.log, turn=self.config.table.turn)
         table.listeners.extend(old.listeners)
+        table.annotations.update(old.annotations)
         table.version = old.version + 1
         self.table = table
         self.driver.table = table
@@ -300,6 +307,7 @@ class Runtime:
             self.threads.append(thread)
 
     def stop(self) -> None:
+        self.coach.stop()
         self.driver.stop()
         if self.reader is not None:
             self.reader.stop()

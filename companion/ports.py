@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from companion.access import Access
+from companion.coach_service import CoachService
 from companion.config import Config
 from companion.hardware.health import Health
 from companion.store import Store
@@ -46,6 +47,8 @@ class TableRuntime(Protocol):
     resolver: TagResolver
     #: While the host transcribes an edition, taps go to it first (`companion.edition_web`).
     capture: Callable[[str], bool] | None
+    #: The host's coach switch (`companion.coach_service`), off by default.
+    coach: CoachService
 
     @property
     def secret_key(self) -> bytes: ...

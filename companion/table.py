@@ -212,6 +212,9 @@ class Table:
                     **welcome,
                 )
         self.listeners: list[Listener] = []
+        #: Parts of the snapshot made beside the table (the coach), by key; each is called
+        #: under the table's lock and must only read.
+        self.annotations: dict[str, Callable[[Table], Any]] = {}
         self.lock = threading.RLock()
         #: Bumped on every input; live pages wait on `changed` and resend when it moves.
         #: `changed` has its own lock, so that pages waking up after a change never
@@ -966,6 +969,7 @@ class Table:
                 "mock": bool(self.meta.get("mock")),
                 "turn_style": self.turn_style,
                 "armed": self.armed_crystals(),
+                **{key: annotate(self) for key, annotate in self.annotations.items()},
             }
 
     def page_json(self) -> dict[str, Any]:

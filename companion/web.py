@@ -428,6 +428,18 @@ def undo() -> Any:
     return _answer(table_runtime().table.undo((process, version)))
 
 
+@api.post("/coach")
+@control()
+def coach() -> Any:
+    """The host turns the coach on or off; it is remembered until the companion stops."""
+    on = json_body().get("on")
+    if not isinstance(on, bool):
+        return json_error(400, 'Send {"on": true} or {"on": false}.', code="coach_switch")
+    runtime = table_runtime()
+    runtime.coach.switch(on)
+    return jsonify({"state": runtime.table.state_json()})
+
+
 @api.post("/correct/wild")
 @control()
 def correct_wild() -> Any:

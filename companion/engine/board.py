@@ -199,6 +199,50 @@ class Board:
         self._stack.append((event, result))  # type: ignore[arg-type]
         return None
 
+    def push_unrecorded(self, event: Event) -> Rejection | None:
+        """`push` without the undo record: the same checks and the same new state, but
+        `pop` cannot take it back and `moves` does not list it.
+
+        The coach's rollouts play thousands of throw-away games a second and never
+        undo; copying the row and the player's figures into a record for each take is
+        a fifth of a take's time. A take, an Itinerary choice and a reveal are
+        applied; an undo has nothing to take back here and is refused like one on an
+        empty board (a property test checks every result against `push`)."""
+        kind = type(event)
+        if kind is Take:
+            result = self._take(event, False)  # type: ignore[arg-type]
+            return result if type(result) is Rejection else None
+        if kind is Undo:
+            return _nothing_to_undo()
+        stack, self._stack = self._stack, []
+        try:
+            return self.push(event)
+        finally:
+            self._stack = stack
+
+    def fork(self, setup: Setup) -> Board:
+        """This position on another `Setup` of the same game (its decks dealt again, say),
+        with an empty move stack: what a rollout starts from.
+
+        Only the lists a take changes are copied, so forking is much cheaper than
+        `from_snapshot`; ``setup`` must have the same edition and players."""
+        board = Board.__new__(Board)
+        board.setup = setup
+        board.edition, board.tables, board.card_index = self.edition, self.tables, self.card_index
+        board.names, board.has_itineraries = self.names, self.has_itineraries
+        board.day, board.finished, board.turn = self.day, self.finished, self.turn
+        board.hour, board.seq, board.order = self.hour[:], self.seq[:], self.order[:]
+        board.track, board.crystals = self.track[:], self.crystals[:]
+        board.itinerary, board.used, board.fills = self.itinerary[:], self.used[:], self.fills[:]
+        board.treks = [t[:] for t in self.treks]
+        board.trek_len, board.trek_year = self.trek_len[:], self.trek_year[:]
+        board.row, board.drawn, board.revealed = self.row[:], self.drawn, self.revealed
+        board.deck = None if setup.decks is None else setup.decks[self.day - 1]
+        board.deck_size = setup.day_sizes[self.day - 1]
+        board.ancestors_left, board.next_seq = self.ancestors_left, self.next_seq
+        board._stack = []
+        return board
+
     def pop(self) -> Event:
         """Take back the last accepted event and return it (IndexError if none)."""
         event, record = self._stack.pop()
@@ -222,8 +266,9 @@ class Board:
 
     # --- taking a card ---------------------------------------------------------------------
 
-    def _take(self, event: Take) -> tuple[Any, ...] | Rejection:
-        """Check and apply a take; returns its undo record or the rejection.
+    def _take(self, event: Take, keep: bool = True) -> tuple[Any, ...] | Rejection:
+        """Check and apply a take; returns its undo record (an empty tuple when not
+        ``keep``: `push_unrecorded`) or the rejection.
 
         The simulator's hot path: locals instead of attribute lookups, tables
         compiled per edition, and no text formatted unless it rejects.
@@ -307,7 +352,7 @@ class Board:
         record = (
             _TAKE, who, old_hour, self.seq[who], old_track, held, self.fills[who], len(treks),
             trek_len, trek_year, tuple(row), self.drawn, self.ancestors_left, seq, None,
-        )  # fmt: skip
+        ) if keep else ()  # fmt: skip
 
         # 2. the watch: never past 12; the bonus only for landing exactly on it
         arrival = old_hour + hours - spent
@@ -366,10 +411,13 @@ class Board:
         order[who] = arrival * _HOUR_WEIGHT - seq
         first = min(order)
         if first > _LAST_HOUR:
-            return (*record[:-1], self._end_day())
+            day_end = self._end_day()
+            return (*record[:-1], day_end) if keep else record
         self.turn = order.index(first)
-        if self._stalled():
-            return (*record[:-1], self._end_day())
+        # a row can only be all empty once the deck is spent: most takes skip the check
+        if self.drawn >= self.deck_size and self._stalled():
+            day_end = self._end_day()
+            return (*record[:-1], day_end) if keep else record
         return record
 
     def _stalled(self) -> bool:

@@ -80,6 +80,17 @@ class ItineraryTable:
             self.steps.extend([None] * (states * _CODES))
         return self.steps
 
+    def complete(self) -> None:
+        """Fill the whole transition memo now: every (progress, token) step is then one
+        lookup, with no first-time computation in the middle of a rollout. The coach
+        does this once per edition (its rollouts visit most states); the live table and
+        `replay` keep the lazy memo, which costs nothing for itineraries never played."""
+        steps = self.memo()
+        for progress in range(len(steps) // _CODES):
+            for code in range(_CODES):  # every progress number is a state (mixed radix)
+                if steps[progress * _CODES + code] is None:
+                    self.step(progress, code)
+
     def encode(self, fills: Sequence[int]) -> int:
         """The progress number of columns covered ``fills`` deep."""
         return sum(f * r for f, r in zip(fills, self.radix, strict=True))

@@ -9,7 +9,7 @@ integers when the edition is loaded.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from companion.engine.itinerary import ItineraryTable
 from companion.engine.tokens import BENEFIT_CODE, DAYS, ROW_SIZE
@@ -27,6 +27,16 @@ class RuleTables:
     take: tuple[tuple[int, int, tuple[tuple[int, ...], ...]], ...]
     ids: tuple[str, ...]
     itineraries: tuple[ItineraryTable, ...]
+    #: [True] once `complete` has run (a box: the tables themselves are frozen).
+    completed: list[bool] = field(default_factory=lambda: [False], compare=False, repr=False)
+
+    def complete(self) -> None:
+        """Build every itinerary's whole transition memo, once per edition
+        (`ItineraryTable.complete`); later calls cost nothing."""
+        if not self.completed[0]:
+            for table in self.itineraries:
+                table.complete()
+            self.completed[0] = True
 
 
 def build_tables(

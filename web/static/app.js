@@ -100,6 +100,7 @@ function render(s) {
   renderEnd(s);
   renderHost(s);
   showBusy();
+  if (window.renderCoach) window.renderCoach(s);  // coach.js
 }
 
 function renderBanner(s) {

@@ -1,0 +1,182 @@
+"""The coach's speed: rollouts per second per core, a full answer's time, a Zero's estimate.
+
+Run: ``.venv/bin/python benchmarks/bench_coach.py [--seconds S] [--workers W] [--budget B]``
+
+Positions: seeded random games of 3 and 4 players stopped after 0, 20 and 40 takes (a
+Day's start, mid-game, Day III), the player to move about to take a card.
+
+- *Rollouts per second per core*, one process: from each position, the unseen cards
+  dealt again and the game played to its end by the random bot, two ways: the
+  undo-recorded path (`Board.from_snapshot` + `Board.push`, what a coach written on the
+  engine's usual API would do; ``--baseline-only`` runs just this one, so it can be run
+  against an older checkout with ``PYTHONPATH``) and the coach's fast path
+  (`Board.fork` + `Board.push_unrecorded`, memos built up front), as `companion.coach`
+  runs them.
+- *Answer time*: a full coach evaluation through `CoachPool` (worker processes) with a
+  time budget, from the median position: wall time and rollouts done.
+- *Zero estimate*: the per-core rate divided by an assumed slowdown (``--zero-ratio``,
+  default 11.8: the issue's own "about 3,300 random rollouts/s per core here, about
+  280/s on a Zero", i.e. a 1 GHz Cortex-A53 core running this pure-Python code about
+  12x slower than one core of this PC). Not measured on a Zero: an assumption, printed.
+
+Tests never time anything; this script is where the coach's speed is measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import statistics
+import sys
+import time
+from typing import Any
+
+from companion.bots import random_bot
+from companion.editions import load_edition
+from companion.engine import Board, GameState, Setup, winners
+from companion.engine.state import shuffled_setup
+from companion.simulate import random_setup
+
+#: One core of this PC over one Cortex-A53 core at 1 GHz (the issue's 3,300 / 280).
+ZERO_RATIO = 11.8
+
+
+def positions(seed: int) -> list[tuple[Setup, GameState]]:
+    """Seeded positions: 3 and 4 players, after 0, 20 and 40 takes."""
+    edition = load_edition("reference")
+    rng = random.Random(seed)
+    found = []
+    for game in range(8):
+        setup = random_setup(edition, ["Ann", "Ben", "Cy", "Dee"][: 3 + game % 2], rng)
+        board = Board(setup)
+        for stop in (0, 20, 40):
+            while board.next_seq - len(setup.players) < stop or board.needs_itinerary():
+                board.push(random_bot(board, rng))
+            found.append((setup, board.snapshot()))
+    return found
+
+
+def rate(rollout: Any, places: list[Any], seconds: float) -> float:
+    """Rollouts per second over ``places``, round-robin, for about ``seconds``."""
+    done, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for place in places:
+            rollout(place)
+            done += 1
+    return done / (time.perf_counter() - start)
+
+
+def baseline_rate(places: list[tuple[Setup, GameState]], seconds: float, seed: int) -> float:
+    """The undo-recorded path: decks shuffled again (as a redeal costs), a board from the
+    snapshot, `push` to the end, the winners; only the engine's usual API, so it runs on
+    an older checkout too."""
+    rng = random.Random(seed)
+
+    def rollout(place: tuple[Setup, GameState]) -> None:
+        setup, state = place
+        decks = shuffled_setup(setup.edition, setup.players, setup.watch_stack, rng)
+        board = Board.from_snapshot(setup, state)
+        board.setup = decks  # refills now draw from the shuffled decks (the same cost)
+        board.deck = decks.decks[state.day - 1]  # type: ignore[index]
+        while not board.finished:
+            board.push(random_bot(board, rng))
+        winners(board.standings())
+
+    return rate(rollout, places, seconds)
+
+
+def fast_rate(places: list[tuple[Setup, GameState]], seconds: float, seed: int) -> float:
+    """The coach's path as it runs: `companion.coach.rollouts` for every candidate take of a
+    position, a few rounds at a time (redeal, fork, `push_unrecorded`, tally)."""
+    from companion.coach import candidates, rollouts
+
+    boards = [Board.from_snapshot(*place) for place in places]
+    rng = random.Random(seed)
+    done, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for board in boards:
+            done += rollouts(board, candidates(board), 3, rng.randrange(1 << 30)).rollouts
+    return done / (time.perf_counter() - start)
+
+
+def answer(place: tuple[Setup, GameState], workers: int, budget: float) -> dict[str, Any]:
+    """One full evaluation through the worker processes with a time budget (pool warm)."""
+    from companion.coach import CoachPool
+
+    board = Board.from_snapshot(*place)
+    pool = CoachPool(board.edition, workers)
+    try:
+        pool.evaluate(board, 4, None, seed=0)  # start the workers and build their memos
+        times, counts = [], []
+        for k in range(5):
+            start = time.perf_counter()
+            advice = pool.evaluate(board, 100_000, budget, seed=k)
+            times.append(time.perf_counter() - start)
+            counts.append(advice.rollouts)
+    finally:
+        pool.close()
+    return {
+        "workers": workers,
+        "budget_s": budget,
+        "answer_s_median": round(statistics.median(times), 3),
+        "answer_s_max": round(max(times), 3),
+        "rollouts_median": statistics.median(counts),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=5.0, help="time per rate measurement")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--budget", type=float, default=0.8, help="the coach's time budget, seconds")
+    parser.add_argument("--zero-ratio", type=float, default=ZERO_RATIO)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--baseline-only", action="store_true")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    places = positions(args.seed)
+    baseline = [baseline_rate(places, args.seconds, args.seed + k) for k in range(args.repeat)]
+    result: dict[str, Any] = {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "positions": len(places),
+        "baseline_rollouts_per_s_per_core": round(statistics.median(baseline)),
+    }
+    if not args.baseline_only:
+        fast = [fast_rate(places, args.seconds, args.seed + k) for k in range(args.repeat)]
+        per_core = statistics.median(fast)
+        result["fast_rollouts_per_s_per_core"] = round(per_core)
+        result["zero_ratio_assumed"] = args.zero_ratio
+        result["zero_rollouts_per_s_per_core_estimate"] = round(per_core / args.zero_ratio)
+        result["zero_rollouts_in_budget_estimate_3_workers"] = round(
+            3 * args.budget * per_core / args.zero_ratio
+        )
+        result["answer"] = answer(places[len(places) // 2], args.workers, args.budget)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(f"coach rollouts, {len(places)} positions (Python {result['python']}, {result['machine']}):")
+    base = result["baseline_rollouts_per_s_per_core"]
+    print(f"  undo-recorded path (from_snapshot + push): {base} rollouts/s/core")
+    if not args.baseline_only:
+        fast = result["fast_rollouts_per_s_per_core"]
+        print(f"  coach fast path (fork + push_unrecorded):  {fast} rollouts/s/core")
+        a = result["answer"]
+        print(
+            f"  full answer, {a['workers']} worker processes, budget {a['budget_s']} s: median "
+            f"{a['answer_s_median']} s (max {a['answer_s_max']} s), {a['rollouts_median']} rollouts"
+        )
+        print(
+            f"  Pi Zero 2 W estimate: {result['zero_rollouts_per_s_per_core_estimate']} rollouts/s/core, "
+            f"{result['zero_rollouts_in_budget_estimate_3_workers']} rollouts in a {args.budget} s "
+            f"budget on 3 workers (ASSUMPTION, not measured: a 1 GHz Cortex-A53 core is "
+            f"{args.zero_ratio}x slower than one core here, the issue's 3,300 -> 280 figures)"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,364 @@
+"""The coach: each available card's chances, by Monte Carlo rollouts from the position.
+
+For the player to move, every card they may take now (with no crystal spent, and
+with as many as the card allows) is tried: the take is played on a copy of the
+board, then the game is played out to its end by the random bot for everyone,
+many times over. A card's estimated win probability is the share of its rollouts
+the player won (a shared victory counts as a share), its expected score the mean
+final total. Every player's win probability is the one after the best card (what the
+page shows first), so the mover's own chance there is that card's.
+
+**Only what the table knows.** Cards not seen yet (the rest of today's deck, the
+later Days' decks, a Departures Row position waiting for its reveal) are dealt
+again, at random, for each rollout, from the edition's cards of that Day that
+have not been seen; the real order (a record's decks, the mock dealer's shuffle)
+is never read.
+
+Rollouts use the engine's fast path (`Board.fork`, `Board.push_unrecorded`:
+no undo records) and every itinerary's memo built up front. `CoachPool` spreads
+the rollouts over worker processes; `evaluate` is the same work in this process
+(tests, the coach bot). A rollout budget makes results reproducible with a seed;
+a time budget bounds the answer time on a slow board.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from companion.bots import greedy_bot, random_bot
+from companion.engine import Board, Edition, Event, GameState, Setup, Take
+from companion.engine.scoring import winners
+from companion.engine.state import HIDDEN
+from companion.engine.tokens import DAYS
+
+#: A candidate move: (card id, crystals spent).
+Candidate = tuple[str, int]
+#: The worker processes' niceness: below the table's priority.
+NICE = 10
+#: A game that has not ended after this many moves in a rollout is a bug, not a long game.
+MAX_ROLLOUT_MOVES = 2000
+
+
+@dataclass
+class Tally:
+    """Rollout results, summed: per candidate, the mover's wins, score total and rollouts,
+    and every player's wins (``player_wins[candidate][player]``; one row when there is no
+    candidate). Tallies from several processes add up."""
+
+    candidates: list[Candidate]
+    players: int
+    wins: list[float] = field(default_factory=list)
+    scores: list[float] = field(default_factory=list)
+    counts: list[int] = field(default_factory=list)
+    player_wins: list[list[float]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        n = len(self.candidates)
+        self.wins = self.wins or [0.0] * n
+        self.scores = self.scores or [0.0] * n
+        self.counts = self.counts or [0] * n
+        self.player_wins = self.player_wins or [[0.0] * self.players for _ in range(max(1, n))]
+
+    @property
+    def rollouts(self) -> int:
+        return sum(self.counts)
+
+    def add(self, other: Tally) -> None:
+        for i in range(len(self.candidates)):
+            self.wins[i] += other.wins[i]
+            self.scores[i] += other.scores[i]
+            self.counts[i] += other.counts[i]
+        for mine, theirs in zip(self.player_wins, other.player_wins, strict=True):
+            for p in range(self.players):
+                mine[p] += theirs[p]
+
+
+@dataclass(frozen=True)
+class CardAdvice:
+    """One card's estimate: win probability (0-1), mean final score, how many rollouts."""
+
+    card: str
+    spend: int
+    win: float
+    score: float
+    rollouts: int
+
+
+@dataclass(frozen=True)
+class Advice:
+    """The coach's answer for one position: cards best first, every player's chances."""
+
+    player: str | None
+    cards: tuple[CardAdvice, ...]
+    players: tuple[tuple[str, float], ...]
+    rollouts: int
+
+    @property
+    def best(self) -> CardAdvice | None:
+        return self.cards[0] if self.cards else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "player": self.player,
+            "cards": [
+                {
+                    "card": c.card,
+                    "spend": c.spend,
+                    "win": round(100 * c.win, 1),
+                    "score": round(c.score, 1),
+                    "rollouts": c.rollouts,
+                }
+                for c in self.cards
+            ],
+            "players": [{"name": n, "win": round(100 * w, 1)} for n, w in self.players],
+            "rollouts": self.rollouts,
+        }
+
+
+def candidates(board: Board) -> list[Candidate]:
+    """The moves the coach compares: each takeable card with no crystal spent and, when
+    the player may spend some on it, with the most the card allows."""
+    found: list[Candidate] = []
+    for option in board.take_options():
+        found.append((option.card, 0))
+        if option.max_crystals > 0:
+            found.append((option.card, option.max_crystals))
+    return found
+
+
+def redeal(board: Board, rng: random.Random) -> tuple[Setup, list[int]]:
+    """A `Setup` for one rollout: what the table has seen kept, every unseen card dealt
+    again at random (the rest of today's deck, later Days); and the cards that go to row
+    positions still waiting for their reveal, oldest position first."""
+    setup = board.setup
+    tables = board.tables
+    day = board.day
+    rand = rng.random
+    if setup.decks is None:
+        revealed = board.revealed
+        unseen = [i for i in tables.day_cards[day - 1] if not revealed >> i & 1]
+    else:
+        dealt = set(setup.decks[day - 1][: board.drawn])
+        unseen = [i for i in tables.day_cards[day - 1] if i not in dealt]
+    unseen.sort(key=lambda _: rand())
+    hidden = sum(1 for c in board.row if c == HIDDEN)
+    rest = unseen[hidden : hidden + max(0, setup.day_sizes[day - 1] - board.drawn)]
+    today = (0,) * board.drawn + tuple(rest)  # the drawn part is never read again
+    decks: list[tuple[int, ...]] = []
+    for d in range(1, DAYS + 1):
+        if d < day:
+            decks.append(())
+        elif d == day:
+            decks.append(today)
+        else:
+            decks.append(
+                tuple(sorted(tables.day_cards[d - 1], key=lambda _: rand())[: setup.day_sizes[d - 1]])
+            )
+    redealt = Setup(
+        edition=setup.edition,
+        players=setup.players,
+        watch_stack=setup.watch_stack,
+        decks=tuple(decks),
+        player_index=setup.player_index,
+        day_sizes=tuple(len(deck) for deck in decks),
+    )
+    return redealt, unseen[:hidden]
+
+
+def _fill_hidden(board: Board, cards: Sequence[int]) -> None:
+    """Put the redealt cards into the row positions still waiting for a reveal, oldest first
+    (the order reveals fill them, `Board.waiting_position`)."""
+    k = 0
+    row = board.row
+    for position in range(len(row) - 1, -1, -1):
+        if row[position] == HIDDEN:
+            row[position] = cards[k]
+            k += 1
+
+
+def rollouts(
+    board: Board,
+    moves: list[Candidate],
+    count: int,
+    seed: int | None = None,
+    deadline: float | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> Tally:
+    """Up to ``count`` rollouts per candidate, round-robin, stopping early at ``deadline``
+    (a ``clock`` time). With no candidate (no card can be taken now: an Itinerary to
+    choose first), the rollouts start from the position as it is."""
+    rng = random.Random(seed)
+    edition = board.edition
+    edition.rules.complete()
+    n = len(board.names)
+    tally = Tally(list(moves), n)
+    starts: list[Candidate | None] = list(moves) or [None]
+    for _ in range(count):
+        for i, move in enumerate(starts):
+            setup, hidden = redeal(board, rng)
+            game = board.fork(setup)
+            if hidden:
+                _fill_hidden(game, hidden)
+            if move is not None:
+                game.push_unrecorded(Take(move[0], None, move[1], ()))
+            push = game.push_unrecorded
+            for _ in range(MAX_ROLLOUT_MOVES):
+                if game.finished:
+                    break
+                push(random_bot(game, rng))
+            standings = game.standings()
+            won = winners(standings)
+            share = 1.0 / len(won)
+            everyone = tally.player_wins[i]
+            for p, row in enumerate(standings):
+                if row.name in won:
+                    everyone[p] += share
+            if move is not None:
+                me = board.turn
+                tally.counts[i] += 1
+                tally.scores[i] += standings[me].total
+                if standings[me].name in won:
+                    tally.wins[i] += share
+        if deadline is not None and clock() >= deadline:
+            break
+    return tally
+
+
+def advice(board: Board, tally: Tally) -> Advice:
+    """Tallies as an answer: each card's best spend, best card first."""
+    best: dict[str, CardAdvice] = {}
+    for (card, spend), wins, score, count in zip(
+        tally.candidates, tally.wins, tally.scores, tally.counts, strict=True
+    ):
+        if not count:
+            continue
+        estimate = CardAdvice(card, spend, wins / count, score / count, count)
+        known = best.get(card)
+        if known is None or (estimate.win, estimate.score) > (known.win, known.score):
+            best[card] = estimate
+    cards = sorted(best.values(), key=lambda c: (c.win, c.score), reverse=True)
+    # everyone's chances if the player to move takes the best card (as it is shown first);
+    # with no card to take yet, from the position as it is
+    row = tally.player_wins[tally.candidates.index((cards[0].card, cards[0].spend)) if cards else 0]
+    total = sum(row) or 1.0
+    players = tuple((name, w / total) for name, w in zip(board.names, row, strict=True))
+    return Advice(board.player_to_move, tuple(cards), players, tally.rollouts or round(total))
+
+
+def evaluate(
+    board: Board,
+    per_candidate: int = 100,
+    seconds: float | None = None,
+    seed: int | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> Advice:
+    """The coach's answer in this process: ``per_candidate`` rollouts for each candidate,
+    or fewer if ``seconds`` run out first. Deterministic for a seed and no time limit."""
+    deadline = None if seconds is None else clock() + seconds
+    return advice(board, rollouts(board, candidates(board), per_candidate, seed, deadline, clock))
+
+
+def coach_bot(per_candidate: int = 30) -> Callable[[Board, random.Random], Event]:
+    """A bot that takes the coach's best card (with its crystal spend): for simulated games
+    against the other bots (``benchmarks/bench_coach_quality.py``). Itineraries are chosen
+    as the greedy bot chooses them, so only the card choice is the coach's."""
+
+    def bot(board: Board, rng: random.Random) -> Event:
+        if board.itinerary[board.turn] < 0 and board.has_itineraries:
+            return greedy_bot(board, rng)
+        best = evaluate(board, per_candidate, seed=rng.randrange(1 << 30)).best
+        if best is None:
+            return greedy_bot(board, rng)
+        return Take(best.card, None, best.spend, ())
+
+    return bot
+
+
+# --- worker processes ------------------------------------------------------------------------
+
+_EDITION: Edition | None = None
+
+
+def _start_worker(edition: Edition) -> None:
+    """A worker process's start: keep the edition (sent once, not with every position)
+    and build its itinerary memos before the first question. Workers run at a lower
+    priority (nice 10), so that on a busy board the table's own process is never kept waiting
+    for a core by the coach."""
+    global _EDITION
+    with contextlib.suppress(AttributeError, OSError):  # no nice() here: the coach still answers
+        os.nice(NICE)
+    edition.rules.complete()
+    _EDITION = edition
+
+
+def _work(
+    players: tuple[str, ...],
+    stack: tuple[str, ...],
+    decks: tuple[tuple[int, ...], ...] | None,
+    state: GameState,
+    moves: list[Candidate],
+    count: int,
+    seed: int,
+    seconds: float | None,
+) -> Tally:
+    assert _EDITION is not None
+    setup = Setup(
+        edition=_EDITION,
+        players=players,
+        watch_stack=stack,
+        decks=decks,
+        player_index={n: i for i, n in enumerate(players)},
+        day_sizes=_day_sizes(_EDITION, decks),
+    )
+    board = Board.from_snapshot(setup, state)
+    deadline = None if seconds is None else time.perf_counter() + seconds
+    return rollouts(board, moves, count, seed, deadline)
+
+
+def _day_sizes(edition: Edition, decks: tuple[tuple[int, ...], ...] | None) -> tuple[int, ...]:
+    if decks is not None:
+        return tuple(len(d) for d in decks)
+    return tuple(len(cards) for cards in edition.rules.day_cards)
+
+
+class CoachPool:
+    """Worker processes for the coach, started once for an edition (`forkserver`: the
+    table's process has threads, which a plain fork would copy in whatever state)."""
+
+    def __init__(self, edition: Edition, workers: int | None = None) -> None:
+        # imported here: the table's start-up (on a Zero) need not load them while the coach is off
+        from concurrent.futures import ProcessPoolExecutor
+        from multiprocessing import get_context
+
+        self.edition = edition
+        self.workers = workers or max(1, (os.cpu_count() or 2) - 1)
+        self.pool = ProcessPoolExecutor(
+            self.workers,
+            mp_context=get_context("forkserver"),
+            initializer=_start_worker,
+            initargs=(edition,),
+        )
+
+    def evaluate(
+        self, board: Board, per_candidate: int, seconds: float | None, seed: int | None = None
+    ) -> Advice:
+        """Split the rollouts over the workers (each its own seed) and add their tallies."""
+        moves = candidates(board)
+        base = seed if seed is not None else random.randrange(1 << 30)
+        share = -(-per_candidate // self.workers)
+        setup = board.setup
+        position = (setup.players, setup.watch_stack, setup.decks, board.snapshot(), moves)
+        jobs = [self.pool.submit(_work, *position, share, base + k, seconds) for k in range(self.workers)]
+        total = Tally(list(moves), len(board.names))
+        for job in jobs:
+            total.add(job.result())
+        return advice(board, total)
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)

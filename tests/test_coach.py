@@ -1,0 +1,198 @@
+"""The coach (`companion.coach`) and the engine's fast path its rollouts use.
+
+- `Board.push_unrecorded` gives exactly what `Board.push` gives, over random games on
+  random editions (Hypothesis), and `Board.fork` is the same position;
+- `Board.from_snapshot` on a later Day refills from that Day's deck;
+- the coach is deterministic with a seed, ranks a clearly winning card first, lists
+  only cards the player may take, never reads the real order of unseen cards, and its
+  players' win probabilities add up to 1.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_properties import editions
+
+from companion.bots import random_bot
+from companion.coach import CoachPool, candidates, coach_bot, evaluate, redeal
+from companion.editions import load_edition
+from companion.engine import Board, Reveal, Take, Undo, make_setup, parse_edition
+from companion.engine.state import HIDDEN, shuffled_setup
+from companion.simulate import random_setup
+
+from builders import board, card, edition, filler
+
+
+def _random_event(board: Board, rng: random.Random) -> Any:
+    """Mostly the random bot's legal move; sometimes a take that may well be refused, or a reveal."""
+    roll = rng.random()
+    cards = board.edition.cards
+    if board.setup.reveals and board.waiting_position() >= 0 and roll < 0.8:
+        day = [c.id for i, c in enumerate(cards) if c.day == board.day and not board.revealed >> i & 1]
+        return Reveal(rng.choice(day) if day and rng.random() < 0.9 else rng.choice(cards).id)
+    if roll < 0.15:
+        return Take(rng.choice([*(c.id for c in cards), "ancestor", "nope"]), None, rng.randint(0, 3), ())
+    if roll < 0.18:
+        return Take(rng.choice(cards).id, rng.choice([*board.names, "Zed"]), 0, ())
+    return random_bot(board, rng)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(editions(), st.integers(1, 4), st.integers(0, 2**32 - 1), st.booleans())
+def test_push_unrecorded_gives_exactly_what_push_gives(
+    obj: dict[str, Any], players: int, seed: int, reveals: bool
+) -> None:
+    ed = parse_edition(obj)
+    names = ["Ann", "Ben", "Cy", "Dee"][:players]
+    if ed.itineraries and len(ed.itineraries) < 3 * players:
+        return
+    rng = random.Random(seed)
+    setup = make_setup(ed, names) if reveals else shuffled_setup(ed, names, names, rng)
+    recorded, fast = Board(setup), Board(setup)
+    for _ in range(400):
+        if recorded.finished:
+            break
+        try:
+            event = _random_event(recorded, rng)
+        except RuntimeError:  # a stuck game (too few cards for a Day): nothing more to compare
+            break
+        expected, got = recorded.push(event), fast.push_unrecorded(event)
+        assert (expected and expected.code) == (got and got.code), event
+        assert fast.snapshot() == recorded.snapshot(), event
+        assert fast.fork(setup).snapshot() == recorded.snapshot()
+    assert fast.moves == [] and fast.push_unrecorded(Undo()) is not None
+    assert recorded.finished == fast.finished
+
+
+def test_from_snapshot_on_a_later_day_refills_from_that_days_deck() -> None:
+    ed = load_edition("reference")
+    rng = random.Random(3)
+    board = Board(random_setup(ed, ["Ann", "Ben", "Cy"], rng))
+    while board.day < 2:
+        board.push(random_bot(board, rng))
+    copy = Board.from_snapshot(board.setup, board.snapshot())
+    for _ in range(12):
+        event = random_bot(board, rng)
+        assert board.push(event) is None
+        assert copy.push(event) is None
+    assert copy.snapshot() == board.snapshot()
+
+
+# --- the coach ---------------------------------------------------------------------------------
+
+
+def _gold_board() -> Board:
+    """Two players, no itineraries, six cards a Day (no refills): "gold" gives 8 crystals."""
+    day1 = [card("gold", 1500, 3, ["crystal"] * 8), *filler("a", 5, 1, 1600)]
+    ed = edition([*day1, *filler("b", 6, 2, 1700), *filler("c", 6, 3, 1800)], ancestors={"2": 0})
+    return board(ed, ["Ann", "Ben"])
+
+
+def test_a_clearly_winning_card_gets_the_highest_estimate() -> None:
+    gold = _gold_board()
+    advice = evaluate(gold, per_candidate=60, seed=1)
+    assert advice.player == gold.player_to_move
+    best = advice.best
+    assert best is not None and best.card == "gold"
+    others = [c for c in advice.cards if c.card != "gold"]
+    assert others and all(best.win > c.win and best.score > c.score for c in others)
+
+
+def test_the_coach_is_deterministic_with_a_seed_and_lists_only_cards_that_can_be_taken() -> None:
+    ed = load_edition("reference")
+    rng = random.Random(5)
+    board = Board(random_setup(ed, ["Ann", "Ben", "Cy"], rng))
+    for _ in range(14):
+        board.push(random_bot(board, rng))
+    while board.needs_itinerary():
+        board.push(random_bot(board, rng))
+    first, again = evaluate(board, 8, seed=7), evaluate(board, 8, seed=7)
+    assert first == again
+    takeable = {o.card for o in board.take_options()}
+    assert {c.card for c in first.cards} == takeable
+    for c in first.cards:
+        assert board.check(Take(c.card, None, c.spend, ())) is None
+        assert 0 <= c.win <= 1 and c.rollouts == 8
+    assert abs(sum(w for _, w in first.players) - 1) < 1e-9
+    mover = dict(first.players)[board.names[board.turn]]
+    assert first.best is not None and abs(mover - first.best.win) < 1e-9  # everyone's, after the best card
+    assert [n for n, _ in first.players] == list(board.names)
+    wins = [c.win for c in first.cards]
+    assert wins == sorted(wins, reverse=True)
+
+
+def test_the_coach_never_reads_the_real_order_of_unseen_cards() -> None:
+    """Two games alike in everything the table has seen, their unseen cards in another
+    order: the same seed gives the same advice."""
+    ed = load_edition("reference")
+    names = ["Ann", "Ben"]
+    rng = random.Random(11)
+    setup = random_setup(ed, names, rng)
+    board = Board(setup)
+    for _ in range(9):
+        board.push(random_bot(board, rng))
+    while board.needs_itinerary():
+        board.push(random_bot(board, rng))
+    day = board.day - 1
+    decks = list(setup.decks or ())
+    seen = decks[day][: board.drawn]
+    unseen = list(decks[day][board.drawn :])
+    decks[day] = seen + tuple(reversed(unseen))
+    decks[2] = tuple(reversed(decks[2]))
+    other = Board.from_snapshot(
+        make_setup(ed, names, list(setup.watch_stack), {
+            d: [ed.cards[i].id for i in deck] for d, deck in zip(("I", "II", "III"), decks, strict=True)
+        }),
+        board.snapshot(),
+    )  # fmt: skip
+    assert evaluate(board, 5, seed=3) == evaluate(other, 5, seed=3)
+
+
+def test_a_redeal_keeps_what_was_seen_and_deals_only_unseen_cards() -> None:
+    ed = load_edition("reference")
+    setup = make_setup(ed, ["Ann", "Ben"])  # the live table's form: cards revealed one by one
+    board = Board(setup)
+    rng = random.Random(2)
+    day_one = [i for i, c in enumerate(ed.cards) if c.day == 1]
+    for card_index in rng.sample(day_one, 4):  # four of the six row positions revealed
+        assert board.push(Reveal(ed.cards[card_index].id)) is None
+    dealt, hidden = redeal(board, rng)
+    assert dealt.decks is not None
+    deck = dealt.decks[0][board.drawn :]
+    assert len(hidden) == sum(1 for c in board.row if c == HIDDEN) == 2
+    shown = {c for c in board.row if c >= 0}
+    assert not shown & set(deck) and not shown & set(hidden) and not set(hidden) & set(deck)
+    assert len(deck) + board.drawn == len(day_one)
+    assert sorted(dealt.decks[1]) == [i for i, c in enumerate(ed.cards) if c.day == 2]
+
+
+def test_candidates_try_each_card_with_and_without_crystals() -> None:
+    gold = _gold_board()
+    moves = candidates(gold)
+    assert ("gold", 0) in moves and ("gold", 1) in moves  # 1 crystal held, gold costs 3 hours
+    assert {m[0] for m in moves} == {o.card for o in gold.take_options()}
+
+
+def test_worker_processes_give_an_answer_with_every_card() -> None:
+    gold = _gold_board()
+    pool = CoachPool(gold.edition, workers=2)
+    try:
+        advice = pool.evaluate(gold, 20, None, seed=4)
+    finally:
+        pool.close()
+    assert advice.best is not None and advice.best.card == "gold"
+    assert {c.card for c in advice.cards} == {o.card for o in gold.take_options()}
+    assert advice.rollouts == 20 * len(candidates(gold))
+
+
+def test_the_coach_bot_plays_a_whole_game_legally() -> None:
+    game = _gold_board()
+    bot = coach_bot(2)
+    rng = random.Random(1)
+    while not game.finished:
+        assert game.push(bot(game, rng)) is None
+    assert game.winners()
