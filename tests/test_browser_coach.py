@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_page_family import axe, axe_script
 
 from browser_support import ARGS, ARTIFACTS, chromium, log_in_as_host, playwright, served, watched_page
+from test_page_family import axe, axe_script
 from tests_support import play_turn
 
 sync_api = playwright()
