@@ -23,7 +23,7 @@ from typing import Any
 
 from companion.access import Access, session_key, table_pin
 from companion.config import Config, colour_problem
-from companion.editions import EditionNotFound
+from companion.editions import EditionLibrary, EditionNotFound, edition_setup_value
 from companion.engine import EditionError
 from companion.engine.words import plural
 from companion.hardware.buttons import Buttons, MockButtons
@@ -42,7 +42,6 @@ from companion.hardware.ring import (
 from companion.hardware.ring_pin import pin_frame
 from companion.hardware.supervise import SupervisedButtons, SupervisedReader
 from companion.lan import addresses, is_local_only, lan_ip
-from companion.library import EditionLibrary, edition_setup_value
 from companion.ports import GameSetupError
 from companion.record import RECORD_FORMAT, RecordError
 from companion.store import DiskFull, GameDamaged, Store, StoredGame, StoreError, disk_full, full_message

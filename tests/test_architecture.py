@@ -26,7 +26,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "companion"
 
 #: Layers by module name prefix. The web layer serves the page; the table layer must
 #: work with no page at all (a replay, the console, the doctor), so it never imports it.
-WEB = ("companion.web", "companion.web_requests", "companion.edition_web", "companion.http_server")
+WEB = ("companion.web", "companion.web_requests", "companion.editions.web", "companion.http_server")
 TABLE = ("companion.table", "companion.store", "companion.hardware", "companion.tags", "companion.enroll")
 
 

@@ -16,15 +16,14 @@ from typing import Any
 
 import pytest
 
-from companion.edition_edit import FieldError, put_card, set_ancestor, set_playmat
-from companion.library import EditionLibrary, LibraryError
+from companion.editions import EditionLibrary, FieldError, LibraryError, put_card, set_ancestor, set_playmat
 
 from test_error_codes import CODE, ROOT, refused, words
 from tests_support import api_client
 
 PIN = {"X-Table-Pin": "2468"}
 #: The modules whose refusals the edition page shows.
-LIBRARY = ("library.py", "edition_edit.py", "edition_web.py", "editions/__init__.py")
+LIBRARY = ("editions/library.py", "editions/edit.py", "editions/web.py", "editions/shipped.py")
 
 
 def library_codes() -> set[str]:
@@ -241,7 +240,7 @@ def test_bad_request_shapes_and_an_unbound_tag_carry_their_code(env: Any) -> Non
 
 
 def test_a_full_disk_is_said_with_its_code_and_changes_nothing(env: Any, monkeypatch: Any) -> None:
-    import companion.library
+    import companion.editions.library
 
     http, _ = env
     http.post("/api/library", json={"name": "my-box"}, headers=PIN)
@@ -249,7 +248,7 @@ def test_a_full_disk_is_said_with_its_code_and_changes_nothing(env: Any, monkeyp
     def full(*_: Any) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(companion.library.os, "replace", full)
+    monkeypatch.setattr(companion.editions.library.os, "replace", full)
     answer = refused(
         http.put(
             "/api/library/my-box/cards", json={"day": 1, "year": 1, "hours": 1, "gains": []}, headers=PIN

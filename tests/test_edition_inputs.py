@@ -21,17 +21,10 @@ from typing import Any
 
 import pytest
 
-from companion.edition_edit import (
-    MAX_CSV_FIELD,
-    MAX_CSV_RECORD,
-    MAX_CSV_ROWS,
-    CsvError,
-    cards_from_csv,
-    itineraries_from_csv,
-)
-from companion.editions import shipped_edition
+from companion.editions import CsvError, EditionLibrary, cards_from_csv, itineraries_from_csv, shipped_edition
+from companion.editions.edit import MAX_CSV_FIELD, MAX_CSV_RECORD, MAX_CSV_ROWS
+from companion.editions.library import ORPHAN_AGE, copy_name
 from companion.engine.edition import edition_to_json
-from companion.library import ORPHAN_AGE, EditionLibrary, copy_name
 
 from tests_support import api_client
 
@@ -188,14 +181,14 @@ def test_the_cli_names_the_line_of_a_csv_too_long(tmp_path: Path, capsys: Any) -
 #: renaming it (its fsync never returns), so the test can kill it -9 right there.
 KILLED_SAVE = """
 import os, sys, time
-from companion.library import EditionLibrary
-import companion.library
+from companion.editions import EditionLibrary
+import companion.editions.library
 library = EditionLibrary(sys.argv[1])
 obj = library.raw("my-box")
 def stuck(fd):
     print("writing", flush=True)
     time.sleep(600)
-companion.library.os.fsync = stuck
+companion.editions.library.os.fsync = stuck
 library.save("my-box", {**obj, "title": "never saved"})
 """
 

@@ -33,8 +33,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.edition_edit import BASE_PARTS, base_counts, describe_parts, from_base, mark_from_base
-from companion.editions import EditionNotFound, read_edition_text, shipped_edition, shipped_names
+from companion.editions.edit import BASE_PARTS, base_counts, describe_parts, from_base, mark_from_base
+from companion.editions.shipped import (
+    EditionNotFound,
+    load_edition,
+    read_edition_text,
+    shipped_edition,
+    shipped_names,
+)
 from companion.engine import Edition, EditionError
 from companion.engine.edition import Problem, edition_to_json
 from companion.engine.tokens import DAYS
@@ -89,7 +95,7 @@ class EditionInfo:
     itineraries: int
     complete: bool
     problem: str = ""
-    #: What still holds the base edition's values (`companion.edition_edit.from_base`).
+    #: What still holds the base edition's values (`companion.editions.edit.from_base`).
     from_base: list[str] = dataclasses.field(default_factory=list)
     #: Why it cannot be used (``problem`` is its message): raised again when it is asked for.
     error: EditionNotFound | EditionError | None = dataclasses.field(default=None, compare=False, repr=False)
@@ -546,3 +552,11 @@ def edition_setup_value(library: EditionLibrary | None, name: str) -> tuple[Edit
         )
     edition = library.load(name)
     return edition, edition_to_json(edition)
+
+
+def load_named(data_dir: Path, name: str) -> Edition:
+    """A playable edition for a command: by name from the library (shipped and the owner's in
+    ``data_dir``), or, the command line only, an edition file by path."""
+    if "/" in name or name.endswith(".json"):
+        return load_edition(name)
+    return EditionLibrary(data_dir).load(name)

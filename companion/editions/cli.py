@@ -1,7 +1,7 @@
 """`companion edition ...`: the owner's editions from the command line.
 
 Every value of an edition can be changed here as on the page; each change goes
-through `companion.edition_edit` and is saved by the library (validated by the
+through `companion.editions.edit` and is saved by the library (validated by the
 engine, written atomically). Problems are one line each on stderr, exit 2.
 """
 
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.data_dir import data_dir
-from companion.edition_edit import (
+from companion.editions.edit import (
     CsvError,
     FieldError,
     card_warnings,
@@ -30,10 +30,10 @@ from companion.edition_edit import (
     set_ancestor,
     set_playmat,
 )
-from companion.editions import EditionNotFound, load_edition, read_edition_file, shipped_names
-from companion.engine import Edition, EditionError
+from companion.editions.library import EditionLibrary, LibraryError, atomic_write, load_named, validate
+from companion.editions.shipped import EditionNotFound, load_edition, read_edition_file, shipped_names
+from companion.engine import EditionError
 from companion.engine.edition import edition_to_json
-from companion.library import EditionLibrary, LibraryError, atomic_write, validate
 
 EXIT_USAGE = 2
 
@@ -52,14 +52,6 @@ def _edition_object(args: argparse.Namespace, name: str) -> dict[str, Any]:
     if "/" in name or name.endswith(".json"):
         return edition_to_json(load_edition(name))
     return _library(args).raw(name)
-
-
-def load_named(data_dir: Path, name: str) -> Edition:
-    """A playable edition for a command: by name from the library (shipped and the owner's in
-    ``data_dir``), or, the command line only, an edition file by path."""
-    if "/" in name or name.endswith(".json"):
-        return load_edition(name)
-    return EditionLibrary(data_dir).load(name)
 
 
 def _errors(exc: Exception) -> int:
