@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from companion.editions import CsvError, EditionLibrary, cards_from_csv, itineraries_from_csv, shipped_edition
-from companion.editions.edit import MAX_CSV_FIELD, MAX_CSV_RECORD, MAX_CSV_ROWS
+from companion.editions.csv_forms import MAX_CSV_FIELD, MAX_CSV_RECORD, MAX_CSV_ROWS
 from companion.editions.library import ORPHAN_AGE, copy_name
 from companion.engine.edition import edition_to_json
 

@@ -17,17 +17,19 @@ modules inside can be rearranged without touching their callers.
 
 from __future__ import annotations
 
+from companion.editions.csv_forms import (
+    CsvError,
+    cards_from_csv,
+    cards_to_csv,
+    itineraries_from_csv,
+    itineraries_to_csv,
+)
 from companion.editions.edit import (
     BASE_PARTS,
-    CsvError,
     FieldError,
     card_checks,
     card_warnings,
-    cards_from_csv,
-    cards_to_csv,
     from_base,
-    itineraries_from_csv,
-    itineraries_to_csv,
     mark_from_base,
     progress,
     put_card,

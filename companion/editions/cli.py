@@ -15,14 +15,16 @@ from pathlib import Path
 from typing import Any
 
 from companion.data_dir import data_dir
-from companion.editions.edit import (
+from companion.editions.csv_forms import (
     CsvError,
-    FieldError,
-    card_warnings,
     cards_from_csv,
     cards_to_csv,
     itineraries_from_csv,
     itineraries_to_csv,
+)
+from companion.editions.edit import (
+    FieldError,
+    card_warnings,
     mark_from_base,
     put_card,
     put_itinerary,

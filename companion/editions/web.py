@@ -22,12 +22,11 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
+from companion.editions.csv_forms import cards_to_csv, itineraries_to_csv
 from companion.editions.edit import (
     FieldError,
     card_checks,
     card_warnings,
-    cards_to_csv,
-    itineraries_to_csv,
     progress,
     put_card,
     put_itinerary,
