@@ -16,7 +16,17 @@ from typing import Any
 
 import pytest
 
-from companion.editions import EditionLibrary, FieldError, LibraryError, put_card, set_ancestor, set_playmat
+from companion.editions import (
+    EditionLibrary,
+    EditionNotFound,
+    FieldError,
+    LibraryError,
+    put_card,
+    set_ancestor,
+    set_playmat,
+    shipped_edition,
+)
+from companion.engine import EditionError
 
 from test_error_codes import CODE, ROOT, refused, words
 from tests_support import api_client
@@ -108,6 +118,92 @@ def test_each_field_refusal_has_its_code_and_facts(change: Any, code: str, param
     with pytest.raises(FieldError) as refused:
         change({"cards": []})
     assert refused.value.code == code and params.items() <= refused.value.params.items(), refused.value.params
+
+
+def test_a_refusal_made_in_two_places_is_the_same_in_both(tmp_path: Path) -> None:
+    """The library's file checks, its read-only and name-taken refusals and the unknown edition
+    are each raised from more than one place: each place gives the same code, params and English."""
+    lib = EditionLibrary(tmp_path)
+    lib.create("my-box")
+    lib.path("array").write_text("[1]\n")
+    lib.path("broken").write_text("{\n")
+    taken = "there is already an edition named 'my-box'; pick another name"
+    read_only = "'reference' is a shipped edition and cannot be changed; make a copy under a new name"
+    at = {"line": 2, "column": 1}
+    known = "reference, array, broken, my-box"
+    cases: list[tuple[Any, type[Exception], str, dict[str, Any], str]] = [
+        (
+            lambda: lib.raw("array"),
+            EditionError,
+            "edition_not_object",
+            {},
+            "array.json: line 1: error: must be",
+        ),
+        (
+            lambda: lib.import_text("[1]"),
+            EditionError,
+            "edition_not_object",
+            {},
+            "import: line 1: error: must be",
+        ),
+        (
+            lambda: lib.raw("broken"),
+            EditionError,
+            "edition_not_json",
+            at,
+            "line 2, column 1: error: not valid JSON",
+        ),
+        (
+            lambda: lib.import_text("{\n"),
+            EditionError,
+            "edition_not_json",
+            at,
+            "import: line 2, column 1: error: not valid",
+        ),
+        (
+            lambda: lib.save("reference", {}),
+            LibraryError,
+            "shipped_read_only",
+            {"edition": "reference"},
+            read_only,
+        ),
+        (
+            lambda: lib.editable("reference"),
+            LibraryError,
+            "shipped_read_only",
+            {"edition": "reference"},
+            read_only,
+        ),
+        (lambda: lib.create("my-box"), LibraryError, "edition_name_taken", {"edition": "my-box"}, taken),
+        (
+            lambda: lib.import_text(lib.path("my-box").read_text(), "my-box"),
+            LibraryError,
+            "edition_name_taken",
+            {"edition": "my-box"},
+            taken,
+        ),
+        (
+            lambda: shipped_edition("no-box"),
+            EditionNotFound,
+            "unknown_edition",
+            {"edition": "no-box"},
+            "unknown edition 'no-box'; the companion ships: reference",
+        ),
+        (
+            lambda: lib.load("no/box"),
+            EditionNotFound,
+            "unknown_edition",
+            {"known": known},
+            "unknown edition 'no/box'; choose one of: reference, array, broken, my-box (an edition file is",
+        ),
+    ]
+    for action, kind, code, params, said in cases:
+        with pytest.raises(kind) as refused:
+            action()
+        got = refused.value
+        assert getattr(got, "code", None) == code, got
+        assert params.items() <= getattr(got, "params", {}).items(), getattr(got, "params", {})
+        assert said in str(got), str(got)
 
 
 # --- what the API sends --------------------------------------------------------------------------

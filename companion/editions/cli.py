@@ -33,7 +33,13 @@ from companion.editions.edit import (
     set_playmat,
 )
 from companion.editions.library import EditionLibrary, LibraryError, atomic_write, load_named, validate
-from companion.editions.shipped import EditionNotFound, load_edition, read_edition_file, shipped_names
+from companion.editions.shipped import (
+    EditionNotFound,
+    is_path,
+    load_edition,
+    read_edition_file,
+    shipped_names,
+)
 from companion.engine import EditionError
 from companion.engine.edition import edition_to_json
 
@@ -51,7 +57,7 @@ def _library(args: argparse.Namespace) -> EditionLibrary:
 
 def _edition_object(args: argparse.Namespace, name: str) -> dict[str, Any]:
     """An edition's JSON object by library name, or (the command line may) by file path."""
-    if "/" in name or name.endswith(".json"):
+    if is_path(name):
         return edition_to_json(load_edition(name))
     return _library(args).raw(name)
 

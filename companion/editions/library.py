@@ -36,10 +36,12 @@ from typing import Any
 from companion.editions.edit import BASE_PARTS, base_counts, describe_parts, from_base, mark_from_base
 from companion.editions.shipped import (
     EditionNotFound,
+    is_path,
     load_edition,
     read_edition_text,
     shipped_edition,
     shipped_names,
+    unknown_edition,
 )
 from companion.engine import Edition, EditionError
 from companion.engine.edition import Problem, edition_to_json
@@ -121,6 +123,43 @@ def write_refused(exc: OSError) -> LibraryError:
         code="edition_not_saved",
         detail=str(exc.strerror),
     )
+
+
+def shipped_read_only(name: str) -> LibraryError:
+    """The refusal to change a shipped edition (saving it, or opening it to change)."""
+    return LibraryError(
+        f"{name!r} is a shipped edition and cannot be changed; make a copy under a new name",
+        code="shipped_read_only",
+        edition=name,
+    )
+
+
+def name_taken(name: str) -> LibraryError:
+    """The refusal of a new edition (created or imported) under a name already in use."""
+    return LibraryError(
+        f"there is already an edition named {name!r}; pick another name",
+        code="edition_name_taken",
+        edition=name,
+    )
+
+
+def json_object(text: str, source: str) -> dict[str, Any]:
+    """An owner's edition text as its JSON object (a file in the library, or one imported):
+    `EditionFileError` naming the line and column when it is no JSON object at all."""
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EditionFileError(
+            Problem(f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}"),
+            source,
+            code="edition_not_json",
+            line=exc.lineno,
+            column=exc.colno,
+            detail=exc.msg,
+        ) from None
+    if not isinstance(obj, dict):
+        raise EditionFileError(Problem("line 1", "must be a JSON object"), source, code="edition_not_object")
+    return obj
 
 
 def check_slug(name: str) -> str:
@@ -259,34 +298,13 @@ class EditionLibrary:
         if name in shipped_names():
             return edition_to_json(shipped_edition(name))
         path = self._owned_path(name)
-        text = self._read(path)
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            where = f"line {exc.lineno}, column {exc.colno}"
-            raise EditionFileError(
-                Problem(where, f"not valid JSON: {exc.msg}"),
-                str(path),
-                code="edition_not_json",
-                line=exc.lineno,
-                column=exc.colno,
-                detail=exc.msg,
-            ) from None
-        if not isinstance(obj, dict):
-            raise EditionFileError(
-                Problem("line 1", "must be a JSON object"), str(path), code="edition_not_object"
-            )
-        return obj
+        return json_object(self._read(path), str(path))
 
     def editable(self, name: str) -> dict[str, Any]:
         """The JSON object of an owner's edition to change: refused (path and line) when the
         file is not a valid edition now, since a change could not be saved anyway."""
         if name in shipped_names():
-            raise LibraryError(
-                f"{name!r} is a shipped edition and cannot be changed; make a copy under a new name",
-                code="shipped_read_only",
-                edition=name,
-            )
+            raise shipped_read_only(name)
         obj = self.raw(name)
         validate(obj, str(self.path(name)), name)
         return obj
@@ -331,13 +349,7 @@ class EditionLibrary:
 
     def _unknown(self, name: str) -> EditionNotFound:
         hint = " (an edition file is imported first: companion edition import FILE)" if "/" in name else ""
-        known = ", ".join(self.names())
-        return EditionNotFound(
-            f"unknown edition {str(name)[:40]!r}; choose one of: {known}{hint}",
-            code="unknown_edition",
-            edition=str(name)[:40],
-            known=known,
-        )
+        return unknown_edition(name, ", ".join(self.names()), "choose one of", hint)
 
     @staticmethod
     def _read(path: Path) -> str:
@@ -390,11 +402,7 @@ class EditionLibrary:
     def save(self, name: str, obj: dict[str, Any]) -> Edition | None:
         """Validate and write an owner's edition (the companion names the file)."""
         if name in shipped_names():
-            raise LibraryError(
-                f"{name!r} is a shipped edition and cannot be changed; make a copy under a new name",
-                code="shipped_read_only",
-                edition=name,
-            )
+            raise shipped_read_only(name)
         path = self.path(name)
         obj = {**obj, "name": name}
         edition = validate(obj, str(path), name)
@@ -417,11 +425,7 @@ class EditionLibrary:
     def _create(self, name: str, base: str, with_cards: bool) -> dict[str, Any]:
         check_slug(name)
         if self.exists(name):
-            raise LibraryError(
-                f"there is already an edition named {name!r}; pick another name",
-                code="edition_name_taken",
-                edition=name,
-            )
+            raise name_taken(name)
         base_obj = self.raw(base)
         obj = dict(base_obj)
         obj["name"] = name
@@ -449,21 +453,7 @@ class EditionLibrary:
             return self._import_text(text, name)
 
     def _import_text(self, text: str, name: str | None) -> str:
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise EditionFileError(
-                Problem(f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}"),
-                "import",
-                code="edition_not_json",
-                line=exc.lineno,
-                column=exc.colno,
-                detail=exc.msg,
-            ) from None
-        if not isinstance(obj, dict):
-            raise EditionFileError(
-                Problem("line 1", "must be a JSON object"), "import", code="edition_not_object"
-            )
+        obj = json_object(text, "import")
         chosen = name or obj.get("name")
         if not isinstance(chosen, str) or SLUG.fullmatch(chosen) is None:
             chosen = "imported"
@@ -473,11 +463,7 @@ class EditionLibrary:
                 n += 1
             chosen = copy_name(chosen, n)
         elif self.exists(chosen):
-            raise LibraryError(
-                f"there is already an edition named {chosen!r}; pick another name",
-                code="edition_name_taken",
-                edition=chosen,
-            )
+            raise name_taken(chosen)
         self.save(chosen, obj)
         return chosen
 
@@ -544,12 +530,8 @@ def mine_name(edition_name: str) -> str:
 def edition_setup_value(library: EditionLibrary | None, name: str) -> tuple[Edition, str | dict[str, Any]]:
     """The edition a new game uses and what its setup line keeps: a shipped edition's
     name, or a full copy of an owner's edition (so the game resumes even if the file goes)."""
-    if name in shipped_names():
+    if library is None or name in shipped_names():  # without a library, only a shipped one
         return shipped_edition(name), name
-    if library is None:
-        raise EditionNotFound(
-            f"unknown edition {str(name)[:40]!r}; the companion ships: {', '.join(shipped_names())}"
-        )
     edition = library.load(name)
     return edition, edition_to_json(edition)
 
@@ -557,6 +539,6 @@ def edition_setup_value(library: EditionLibrary | None, name: str) -> tuple[Edit
 def load_named(data_dir: Path, name: str) -> Edition:
     """A playable edition for a command: by name from the library (shipped and the owner's in
     ``data_dir``), or, the command line only, an edition file by path."""
-    if "/" in name or name.endswith(".json"):
+    if is_path(name):
         return load_edition(name)
     return EditionLibrary(data_dir).load(name)

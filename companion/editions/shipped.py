@@ -85,9 +85,15 @@ def read_edition_file(path: Path) -> str:
         raise EditionNotFound(f"cannot read edition file {path}: {exc.strerror}") from None
 
 
+def is_path(name_or_path: str) -> bool:
+    """Whether the command line named an edition file rather than an edition: only there is
+    a path taken (the table and the page choose by name)."""
+    return "/" in name_or_path or name_or_path.endswith(".json")
+
+
 def load_edition(name_or_path: str) -> Edition:
     """Load a shipped edition by name, or an edition file by path (command line only)."""
-    if "/" in name_or_path or name_or_path.endswith(".json"):
+    if is_path(name_or_path):
         path = Path(name_or_path)
         return read_edition_text(read_edition_file(path), str(path), path.stem)
     return shipped_edition(name_or_path)
@@ -96,14 +102,19 @@ def load_edition(name_or_path: str) -> Edition:
 def shipped_edition(name: str) -> Edition:
     """A shipped edition by name; never a file from outside the package."""
     if name not in shipped_names():
-        known = ", ".join(shipped_names())
-        raise EditionNotFound(
-            f"unknown edition {str(name)[:40]!r}; the companion ships: {known}",
-            code="unknown_edition",
-            edition=str(name)[:40],
-            known=known,
-        )
+        raise unknown_edition(name, ", ".join(shipped_names()), "the companion ships")
     return _shipped(name)
+
+
+def unknown_edition(name: str, known: str, choose: str, hint: str = "") -> EditionNotFound:
+    """The refusal of an edition name that names none: shipped ones only, or the library's
+    (``choose`` says which ``known`` lists); the page words it from ``edition`` and ``known``."""
+    return EditionNotFound(
+        f"unknown edition {str(name)[:40]!r}; {choose}: {known}{hint}",
+        code="unknown_edition",
+        edition=str(name)[:40],
+        known=known,
+    )
 
 
 @functools.cache
