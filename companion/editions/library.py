@@ -145,7 +145,8 @@ def name_taken(name: str) -> LibraryError:
 
 def json_object(text: str, source: str) -> dict[str, Any]:
     """An owner's edition text as its JSON object (a file in the library, or one imported):
-    `EditionFileError` naming the line and column when it is no JSON object at all."""
+    `EditionFileError` naming the line and column when it is no JSON object at all, an
+    `EditionError` when Python's decoder cannot take it."""
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -157,6 +158,10 @@ def json_object(text: str, source: str) -> dict[str, Any]:
             column=exc.colno,
             detail=exc.msg,
         ) from None
+    except (ValueError, RecursionError) as exc:  # a 5,000-digit number, nesting thousands deep
+        # Valid JSON that Python's decoder will not take: one problem, as `read_edition_text`
+        # says it, where it was a traceback (the CLI) or an answer 500 (the page's list).
+        raise EditionError([Problem("file", f"not usable JSON: {exc}")], source) from None
     if not isinstance(obj, dict):
         raise EditionFileError(Problem("line 1", "must be a JSON object"), source, code="edition_not_object")
     return obj
