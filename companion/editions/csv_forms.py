@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from companion.editions.edit import MAX_TEXT, ROMAN, FieldError, card_errors, make_card, make_itinerary
+from companion.editions.edit import MAX_TEXT, ROMAN, FieldError, card_errors, checked_card, make_itinerary
 from companion.engine.tokens import COLUMNS, CRYSTAL
 
 CARD_COLUMNS = ("id", "day", "year", "title", "hours", "gains", "note")
@@ -119,7 +119,7 @@ def cards_from_csv(text: str) -> list[dict[str, Any]]:
         errors = card_errors(fields)
         problems += [CsvProblem(line, e.column, e.message) for e in errors]
         if not errors and card_id.strip():
-            cards.append(make_card(fields, card_id))
+            cards.append(checked_card(fields, card_id))
     if problems:
         raise CsvError(problems)
     if not cards:
