@@ -342,7 +342,7 @@ def test_bad_request_shapes_and_an_unbound_tag_carry_their_code(env: Any) -> Non
 
 
 def test_a_full_disk_is_said_with_its_code_and_changes_nothing(env: Any, monkeypatch: Any) -> None:
-    import companion.editions.library
+    import companion.editions.writes
 
     http, _ = env
     http.post("/api/library", json={"name": "my-box"}, headers=PIN)
@@ -350,7 +350,7 @@ def test_a_full_disk_is_said_with_its_code_and_changes_nothing(env: Any, monkeyp
     def full(*_: Any) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(companion.editions.library.os, "replace", full)
+    monkeypatch.setattr(companion.editions.writes.os, "replace", full)
     answer = refused(
         http.put(
             "/api/library/my-box/cards", json={"day": 1, "year": 1, "hours": 1, "gains": []}, headers=PIN

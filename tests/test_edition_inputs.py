@@ -23,7 +23,8 @@ import pytest
 
 from companion.editions import CsvError, EditionLibrary, cards_from_csv, itineraries_from_csv, shipped_edition
 from companion.editions.csv_forms import MAX_CSV_FIELD, MAX_CSV_RECORD, MAX_CSV_ROWS
-from companion.editions.library import ORPHAN_AGE, copy_name
+from companion.editions.library import copy_name
+from companion.editions.writes import ORPHAN_AGE
 from companion.engine.edition import edition_to_json
 
 from tests_support import api_client
@@ -182,13 +183,13 @@ def test_the_cli_names_the_line_of_a_csv_too_long(tmp_path: Path, capsys: Any) -
 KILLED_SAVE = """
 import os, sys, time
 from companion.editions import EditionLibrary
-import companion.editions.library
+import companion.editions.writes
 library = EditionLibrary(sys.argv[1])
 obj = library.raw("my-box")
 def stuck(fd):
     print("writing", flush=True)
     time.sleep(600)
-companion.editions.library.os.fsync = stuck
+companion.editions.writes.os.fsync = stuck
 library.save("my-box", {**obj, "title": "never saved"})
 """
 

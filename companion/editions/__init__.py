@@ -2,8 +2,8 @@
 
 - `shipped`: the editions inside the package (``reference.json``), loaded by name; on the
   command line only, an edition file by path.
-- `library`: the owner's editions in ``<data-dir>/editions/``, by name only, validated and
-  written atomically, and the default a new game uses.
+- `library`: the owner's editions in ``<data-dir>/editions/``, by name only, validated, and
+  the default a new game uses; `writes`: how it writes (atomically, one writer at a time).
 - `edit`: one change at a time to an edition's JSON object (a card, an itinerary, the
   playmat, the Ancestor) and what is still the base edition's.
 - `csv_forms`: the cards and the itineraries as CSV, read and written.
@@ -43,7 +43,6 @@ from companion.editions.edit import (
 from companion.editions.library import (
     EditionLibrary,
     LibraryError,
-    atomic_write,
     edition_setup_value,
     is_complete,
     load_named,
@@ -59,6 +58,7 @@ from companion.editions.shipped import (
     shipped_edition,
     shipped_names,
 )
+from companion.editions.writes import atomic_write
 
 __all__ = [
     "BASE_PARTS",

@@ -32,7 +32,7 @@ from companion.editions.edit import (
     set_ancestor,
     set_playmat,
 )
-from companion.editions.library import EditionLibrary, LibraryError, atomic_write, load_named, validate
+from companion.editions.library import EditionLibrary, LibraryError, load_named, validate
 from companion.editions.shipped import (
     EditionNotFound,
     is_path,
@@ -40,6 +40,7 @@ from companion.editions.shipped import (
     read_edition_file,
     shipped_names,
 )
+from companion.editions.writes import atomic_write
 from companion.engine import EditionError
 from companion.engine.edition import edition_to_json
 

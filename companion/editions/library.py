@@ -18,17 +18,11 @@ saved and listed, but a game cannot use it until it has cards.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import fcntl
 import json
-import os
 import re
-import stat
-import tempfile
-import threading
 import time
-from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,6 +37,7 @@ from companion.editions.shipped import (
     shipped_names,
     unknown_edition,
 )
+from companion.editions.writes import atomic_write, folder_lock, remove_orphans
 from companion.engine import Edition, EditionError
 from companion.engine.edition import Problem, edition_to_json
 from companion.engine.tokens import DAYS
@@ -56,11 +51,6 @@ MAX_EDITION_BYTES = 1 << 20
 BOX_CARDS_PER_DAY = 36
 BOX_ITINERARIES = 24
 DEFAULT_FILE = "default-edition"
-#: The temporary file `atomic_write` makes beside an edition or the default's file in the
-#: library: ``.<file name>.<mkstemp's random part>.tmp``. Nothing else in the folder is removed.
-_TEMPORARY = re.compile(r"\.(?:[a-z0-9-]{1,40}\.json|default-edition)\.[A-Za-z0-9_]{1,16}\.tmp")
-#: A temporary file this old (seconds) is no live write's: a save takes milliseconds.
-ORPHAN_AGE = 60.0
 _STUB_CARD = {"id": "__draft__", "year": 0, "day": 1, "hours": 1, "gains": []}
 
 
@@ -200,79 +190,18 @@ def is_complete(edition: Edition | None) -> bool:
     )
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` so that ``path`` holds the old content or the new, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # a name of its own for each writer: two writers never share (or rename) one temporary file
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    tmp = Path(name)
-    try:
-        with open(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except OSError:
-        tmp.unlink(missing_ok=True)  # a full disk: the old file stays as it was
-        raise
-    try:
-        folder = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(folder)
-        finally:
-            os.close(folder)
-    except OSError:  # pragma: no cover - a filesystem without directory fsync
-        pass
-
-
-class _FolderLock:
-    """One writer at a time in a library folder: a re-entrant lock for the threads of this
-    process (the page's requests), and ``flock`` on the folder for other processes (the CLI
-    while the table runs), taken by the outermost holder only."""
-
-    def __init__(self) -> None:
-        self.lock = threading.RLock()
-        self.depth = 0
-        self.fd: int | None = None
-
-    @contextlib.contextmanager
-    def held(self, folder: Path) -> Iterator[None]:
-        with self.lock:
-            if self.depth == 0:
-                folder.mkdir(parents=True, exist_ok=True)
-                fd = os.open(folder, os.O_RDONLY)
-                with contextlib.suppress(OSError):  # a filesystem without flock: threads still wait
-                    fcntl.flock(fd, fcntl.LOCK_EX)
-                self.fd = fd
-            self.depth += 1
-            try:
-                yield
-            finally:
-                self.depth -= 1
-                if self.depth == 0 and self.fd is not None:
-                    os.close(self.fd)  # closing releases the flock
-                    self.fd = None
-
-
-_FOLDER_LOCKS: dict[str, _FolderLock] = {}
-_FOLDER_LOCKS_GUARD = threading.Lock()
-
-
 class EditionLibrary:
     """Shipped editions plus the owner's in ``<data-dir>/editions/``."""
 
     def __init__(self, data_dir: str | Path) -> None:
         self.folder = Path(data_dir) / "editions"
 
-    def editing(self) -> contextlib.AbstractContextManager[None]:
+    def editing(self) -> AbstractContextManager[None]:
         """Hold while reading, changing and writing back an owner's edition (or creating one):
         every request and command builds its own `EditionLibrary`, so the lock is kept per
         folder. Without it, two changes at once (the page's Save and its "next sticker saves")
         each read the file and the second write loses the first one's card."""
-        key = os.path.abspath(self.folder)
-        with _FOLDER_LOCKS_GUARD:
-            lock = _FOLDER_LOCKS.setdefault(key, _FolderLock())
-        return lock.held(self.folder)
+        return folder_lock(self.folder)
 
     # --- reading ---------------------------------------------------------------------
 
@@ -384,25 +313,12 @@ class EditionLibrary:
         A save killed between writing its temporary file and renaming it (``kill -9``, a
         pulled plug) leaves ``.<name>.json.<random>.tmp`` behind for good; the companion
         cleans them at start. Only the library's own temporary files (their name says so)
-        and only those older than `ORPHAN_AGE`, under the library's lock: a save under way
+        and only those older than `writes.ORPHAN_AGE`, under the library's lock: a save under way
         in another process (the CLI while the table runs) is young and keeps its file."""
         if not self.folder.is_dir():
             return []
-        removed: list[str] = []
-        with self.editing(), os.scandir(self.folder) as entries:
-            now = time.time() if now is None else now
-            for entry in entries:
-                if _TEMPORARY.fullmatch(entry.name) is None:
-                    continue
-                try:
-                    info = entry.stat(follow_symlinks=False)
-                    if not stat.S_ISREG(info.st_mode) or now - info.st_mtime < ORPHAN_AGE:
-                        continue
-                    os.unlink(entry.path)
-                except OSError:  # gone meanwhile, or a read-only disk: nothing to do about it
-                    continue
-                removed.append(entry.name)
-        return sorted(removed)
+        with self.editing():
+            return remove_orphans(self.folder, time.time() if now is None else now)
 
     def save(self, name: str, obj: dict[str, Any]) -> Edition | None:
         """Validate and write an owner's edition (the companion names the file)."""
