@@ -24,7 +24,7 @@ from typing import Any
 from companion.access import Access, session_key, table_pin
 from companion.coach_service import CoachService
 from companion.config import Config, colour_problem
-from companion.editions import EditionNotFound
+from companion.editions import EditionLibrary, EditionNotFound, edition_setup_value
 from companion.engine import EditionError
 from companion.engine.words import plural
 from companion.hardware.buttons import Buttons, MockButtons
@@ -43,7 +43,6 @@ from companion.hardware.ring import (
 from companion.hardware.ring_pin import pin_frame
 from companion.hardware.supervise import SupervisedButtons, SupervisedReader
 from companion.lan import addresses, is_local_only, lan_ip
-from companion.library import EditionLibrary, edition_setup_value
 from companion.ports import GameSetupError
 from companion.record import RECORD_FORMAT, RecordError
 from companion.store import DiskFull, GameDamaged, Store, StoredGame, StoreError, disk_full, full_message
@@ -182,7 +181,7 @@ class Runtime:
     #: On a Pi: keeps trying to open buttons that failed to open.
     button_keeper: SupervisedButtons | None = None
     #: While the host transcribes an edition, taps go to it instead of the game
-    #: (`companion.edition_web`); it returns True when it took the tap.
+    #: (`companion.editions.web`); it returns True when it took the tap.
     capture: Callable[[str], bool] | None = None
 
     @functools.cached_property

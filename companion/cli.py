@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from companion import __version__
 from companion.data_dir import data_dir
-from companion.edition_cli import load_named
-from companion.editions import EditionNotFound, read_edition_text
+from companion.editions import EditionNotFound, load_named, read_edition_text
 from companion.engine import EditionError
 from companion.engine.words import year_text
 
@@ -322,7 +321,7 @@ def cmd_enroll(args: argparse.Namespace) -> int:
         edition = load_named(data_dir(args), args.edition)
     except (ConfigError, StoreError, EditionNotFound, EditionError) as exc:
         return _fail(str(exc))
-    from companion.library import EditionLibrary, mine_name
+    from companion.editions import EditionLibrary, mine_name
 
     own = Path(args.out) if args.out else EditionLibrary(data_dir(args)).path(mine_name(edition.name))
 
@@ -391,7 +390,7 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("name", metavar="NAME_OR_PATH", nargs="?", default="reference")
     show.add_argument("--data-dir", help="where the owner's editions are kept")
     show.set_defaults(func=cmd_edition_show)
-    from companion.edition_cli import add_commands
+    from companion.editions.cli import add_commands
 
     add_commands(edition_sub)
 

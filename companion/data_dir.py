@@ -4,7 +4,7 @@ Every command that opens the table's data (run, new, pin, export, games, enroll,
 edition library and its tags) takes ``--data-dir``; the default follows
 ``COMPANION_DATA_DIR`` (the Pi's ``trekking-companion`` wrapper sets it) and is the
 user's ``~/.local/share/trekking-companion`` otherwise. It lives apart from `cli` so
-that `edition_cli` needs no import back into the command that imports it.
+that `editions.cli` needs no import back into the command that imports it.
 """
 
 from __future__ import annotations

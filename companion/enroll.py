@@ -16,13 +16,22 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
-from companion.edition_edit import BASE_PARTS, mark_from_base, transcribed, whole_number
-from companion.editions import EditionNotFound, read_edition_file, read_edition_text, shipped_names
+from companion.editions import (
+    BASE_PARTS,
+    EditionLibrary,
+    EditionNotFound,
+    atomic_write,
+    mark_from_base,
+    read_edition_file,
+    read_edition_text,
+    shipped_names,
+    transcribed,
+    whole_number,
+)
 from companion.engine import Edition, EditionError
 from companion.engine.edition import edition_to_json
 from companion.engine.tokens import ANCESTOR, BENEFITS
 from companion.engine.words import year_text
-from companion.library import EditionLibrary, atomic_write
 from companion.store import Store, StoreError
 
 Ask = Callable[[str], str | None]  # a prompt in, a line out (None: no more input)

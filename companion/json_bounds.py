@@ -8,7 +8,7 @@ decoded, in one linear pass over its skeleton (strings blanked out), so neither 
 decoder's recursion nor its integer conversion ever sees what is out of bounds.
 
 No Flask here: `companion.web_requests` parses every request body with `parse`, and
-`companion.edition_web` checks an imported edition's text with `check`.
+`companion.editions.web` checks an imported edition's text with `check`.
 """
 
 from __future__ import annotations

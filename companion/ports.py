@@ -45,7 +45,7 @@ class TableRuntime(Protocol):
     unknown_tag: str | None
     #: How a tag becomes a card; enrolment refreshes its table of tags.
     resolver: TagResolver
-    #: While the host transcribes an edition, taps go to it first (`companion.edition_web`).
+    #: While the host transcribes an edition, taps go to it first (`companion.editions.web`).
     capture: Callable[[str], bool] | None
     #: The host's coach switch (`companion.coach_service`), off by default.
     coach: CoachService

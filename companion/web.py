@@ -39,7 +39,7 @@ from werkzeug.exceptions import HTTPException
 
 from companion.access import host_allowed, own_names
 from companion.config import colour_problem
-from companion.edition_web import library_api
+from companion.editions.web import library_api
 from companion.engine.tokens import BENEFITS, COLUMNS
 from companion.history_web import history_api
 from companion.json_bounds import BadJson
@@ -287,7 +287,7 @@ def cards() -> Any:
 
 @api.get("/editions")
 def editions() -> Any:
-    from companion.library import EditionLibrary
+    from companion.editions import EditionLibrary
 
     library = EditionLibrary(table_runtime().store.path.parent)
     return jsonify({"editions": library.names(), "default": library.default()})
@@ -384,7 +384,7 @@ def game_new() -> Any:
     except GameSetupError as exc:
         return json_error(400, str(exc), code=exc.code, **exc.params)
     except EditionNotFound as exc:
-        from companion.library import EditionLibrary
+        from companion.editions import EditionLibrary
 
         known = ", ".join(EditionLibrary(runtime.store.path.parent).names())
         return json_error(400, str(exc), code="unknown_edition", edition=edition[:40], known=known)
@@ -498,7 +498,7 @@ def enroll() -> Any:
         values = (hours, list(gains))
     runtime = table_runtime()
     edition = runtime.table.board.edition
-    from companion.library import EditionLibrary, mine_name
+    from companion.editions import EditionLibrary, mine_name
 
     library = EditionLibrary(runtime.store.path.parent)
     own = library.path(mine_name(edition.name))

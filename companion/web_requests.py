@@ -1,6 +1,6 @@
 """What every HTTP route needs from the request it serves: the runtime, the body, errors, the PIN.
 
-`companion.web` (the table's page and API) and `companion.edition_web` (the owner's
+`companion.web` (the table's page and API) and `companion.editions.web` (the owner's
 edition library) both guard their controls and answer errors the same way. These
 helpers live here, below both, so that neither route module imports the other:
 `companion.web` only registers the library's blueprint.
@@ -28,8 +28,8 @@ from typing import Any
 from flask import Response, current_app, g, jsonify, request, session
 
 from companion.access import HostSession, host_allowed
+from companion.editions import write_refused
 from companion.json_bounds import parse as parse_json
-from companion.library import write_refused
 from companion.ports import TableRuntime
 from companion.rate import SlidingWindow
 from companion.store import DiskFull, StoreError
@@ -54,7 +54,7 @@ def json_error(status: int, message: str, /, code: str | None = None, **params: 
 
 def not_saved(exc: OSError) -> Response:
     """An owner's edition file the disk refused to write (full, read-only): nothing changed
-    (`companion.library.atomic_write` leaves the old file and no temporary one); a 507 that
+    (`companion.editions.atomic_write` leaves the old file and no temporary one); a 507 that
     says what to do, for the edition page's changes and the table page's enrolment alike."""
     refused = write_refused(exc)
     return json_error(507, str(refused), code=refused.code, **refused.params)

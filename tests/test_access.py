@@ -378,7 +378,7 @@ def test_names_stored_before_the_rule_reach_the_console_escaped(tmp_path: Path) 
 def test_the_web_layer_does_not_import_the_app() -> None:
     """Arrows point down: app wires web; web knows the runtime only through companion.ports."""
     root = Path(__file__).resolve().parents[1] / "companion"
-    for module in ("web.py", "web_requests.py", "edition_web.py", "ports.py", "access.py", "http_server.py"):
+    for module in ("web.py", "web_requests.py", "editions/web.py", "ports.py", "access.py", "http_server.py"):
         imported = _imports(root / module)
         assert "companion.app" not in imported and "companion.cli" not in imported, module
 
@@ -394,11 +394,11 @@ def _imports(module: Path) -> set[str]:
 def test_the_edition_routes_do_not_import_the_table_page() -> None:
     """Arrows point down: web registers the library's routes; both share companion.web_requests."""
     root = Path(__file__).resolve().parents[1] / "companion"
-    for module in ("edition_web.py", "web_requests.py"):
+    for module in ("editions/web.py", "web_requests.py"):
         imported = _imports(root / module)
         assert not {"companion.web", "companion.app"} & imported, module
         assert not any(name.startswith("companion.web.") for name in imported), module
-    assert "companion.web_requests" in _imports(root / "edition_web.py")
+    assert "companion.web_requests" in _imports(root / "editions/web.py")
 
 
 def test_a_ring_failure_blames_the_drop_in_only_when_the_device_is_refused(tmp_path: Path) -> None:

@@ -8,7 +8,10 @@ time is still a circle to a reader). The checks:
 - the rules core (`companion.engine`) imports only itself and the standard library;
 - the table layer (the live table, its store, its hardware) never imports the web layer;
 - no module imports another's private name (``from x import _name``) or reaches one
-  through an imported module (``x._name``).
+  through an imported module (``x._name``);
+- the editions package is entered through what it exports: other modules import
+  `companion.editions` and its ``__all__`` names, the CLI its `cli`, the web layer its `web`
+  (Flask, which the rest of the package never imports).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "companion"
 
 #: Layers by module name prefix. The web layer serves the page; the table layer must
 #: work with no page at all (a replay, the console, the doctor), so it never imports it.
-WEB = ("companion.web", "companion.web_requests", "companion.edition_web", "companion.http_server")
+WEB = ("companion.web", "companion.web_requests", "companion.editions.web", "companion.http_server")
 TABLE = ("companion.table", "companion.store", "companion.hardware", "companion.tags", "companion.enroll")
 
 
@@ -38,6 +41,7 @@ class Module:
     private: list[str] = field(default_factory=list)  # "line: what" for each private name reached
     defines: set[str] = field(default_factory=set)  # private names it defines (functions, attributes)
     reaches: list[tuple[int, str]] = field(default_factory=list)  # (line, _name) of ``obj._name``
+    names: list[tuple[int, str, str]] = field(default_factory=list)  # (line, module, name) of each ``from``
 
 
 def private_uses(module: Module, known: dict[str, Module]) -> list[str]:
@@ -89,6 +93,7 @@ def read(module: Module, known: dict[str, Module]) -> None:
         elif isinstance(node, ast.ImportFrom):
             source = target(module, node)
             for alias in node.names:
+                module.names.append((node.lineno, source, alias.name))
                 whole = f"{source}.{alias.name}"
                 if whole in known:  # ``from companion.hardware import reader``: the submodule
                     module.imports.add(whole)
@@ -299,3 +304,108 @@ def test_hand_made_years_and_plurals_are_found(tmp_path: Path, source: str, foun
     path = tmp_path / "probe.py"
     path.write_text(source)
     assert hand_made_words(Module("companion.probe", path)) == found
+
+
+# Editions in one package (issue 17, item 3): entered through what it exports.
+
+EDITIONS = "companion.editions"
+#: The package's modules that are entry points of their own, and who may import each: the
+#: ``companion edition`` commands, and the page's routes (Flask) for the web layer only.
+EDITION_ENTRIES = {"companion.editions.cli": ("companion.cli",), "companion.editions.web": WEB}
+
+
+def exported(package: Path) -> set[str]:
+    """The names a package's ``__init__`` lists in ``__all__``."""
+    for node in ast.parse((package / "__init__.py").read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
+            return set(ast.literal_eval(node.value))
+    return set()
+
+
+def edition_reaches(module: Module, exports: set[str]) -> list[str]:
+    """Where a module outside the editions package reaches past what it exports: one of its
+    inner modules, an entry point it is not meant to import, or a name not in ``__all__``."""
+    if inside(module.name, EDITIONS):
+        return []
+    found = [
+        f"imports {name}"
+        for name in sorted(module.imports)
+        if inside(name, EDITIONS)
+        and name != EDITIONS
+        and not inside(module.name, EDITION_ENTRIES.get(name, ()))
+    ]
+    found += [
+        f"{line}: from {EDITIONS} import {name}"
+        for line, source, name in module.names
+        if source == EDITIONS and name not in exports and f"{EDITIONS}.{name}" not in EDITION_ENTRIES
+    ]
+    return found
+
+
+def test_other_modules_use_only_what_the_editions_package_exports() -> None:
+    exports = exported(PACKAGE / "editions")
+    assert {"EditionLibrary", "shipped_edition", "put_card", "cards_to_csv"} <= exports
+    wrong = [
+        f"{name}: {where}" for name, module in modules().items() for where in edition_reaches(module, exports)
+    ]
+    assert not wrong, wrong
+
+
+def test_only_the_edition_routes_in_the_editions_package_import_the_web_layer() -> None:
+    wrong = [
+        f"{name} imports {imported}"
+        for name, module in modules().items()
+        if inside(name, EDITIONS) and name != "companion.editions.web"
+        for imported in sorted(module.imports)
+        if inside(imported, WEB) or imported.split(".")[0] in {"flask", "waitress", "werkzeug"}
+    ]
+    assert not wrong, wrong
+
+
+@pytest.mark.parametrize(
+    ("name", "source", "found"),
+    [
+        ("companion.record", "from companion.editions import shipped_edition\n", []),
+        (
+            "companion.record",
+            "from companion.editions import _shipped\n",
+            ["1: from companion.editions import _shipped"],
+        ),
+        (
+            "companion.record",
+            "from companion.editions.library import EditionLibrary\n",
+            ["imports companion.editions.library"],
+        ),
+        ("companion.record", "import companion.editions.edit\n", ["imports companion.editions.edit"]),
+        ("companion.cli", "def f():\n    from companion.editions.cli import add_commands\n", []),
+        (
+            "companion.app",
+            "from companion.editions.cli import add_commands\n",
+            ["imports companion.editions.cli"],
+        ),
+        ("companion.web", "from companion.editions.web import library_api\n", []),
+        ("companion.enroll", "from companion.editions import web\n", ["imports companion.editions.web"]),
+        ("companion.editions.cli", "from companion.editions.library import validate\n", []),
+    ],
+)
+def test_reaching_into_the_editions_package_is_found(
+    tmp_path: Path, name: str, source: str, found: list[str]
+) -> None:
+    written = tmp_path / "probe.py"
+    written.write_text(source)
+    module = Module(name, written)
+    known = {
+        n: Module(n, PACKAGE / "editions" / f"{n.rsplit('.', 1)[1]}.py")
+        for n in (
+            "companion.editions.cli",
+            "companion.editions.web",
+            "companion.editions.library",
+            "companion.editions.edit",
+        )
+    }
+    known[EDITIONS] = Module(EDITIONS, PACKAGE / "editions" / "__init__.py")
+    known[name] = module
+    read(module, known)
+    assert edition_reaches(module, {"shipped_edition"}) == found

@@ -28,9 +28,8 @@ from typing import Any
 
 import pytest
 
-from companion.editions import shipped_edition
+from companion.editions import EditionLibrary, is_complete, shipped_edition
 from companion.engine.edition import edition_to_json
-from companion.library import EditionLibrary, is_complete
 
 from browser_support import ARTIFACTS, chromium, playwright, post, served, watched_page
 from transcription_pace import BUDGET_MINUTES, minutes
@@ -484,7 +483,7 @@ def test_an_itinerary_deeper_than_six_rows_is_shown_and_saved_whole(server: Any,
     """The grid showed 6 rows while an edition may hold columns of up to MAX_COLUMN_SPACES:
     a deeper itinerary loaded on the page was cut on save. Now the grid grows to the engine's
     bound, so one typed deeper than 6 and one loaded 10 deep are saved whole."""
-    from companion.edition_edit import put_itinerary
+    from companion.editions import put_itinerary
     from companion.engine.edition import MAX_COLUMN_SPACES
 
     base, rt = server

@@ -16,15 +16,30 @@ from typing import Any
 
 import pytest
 
-from companion.edition_edit import FieldError, put_card, set_ancestor, set_playmat
-from companion.library import EditionLibrary, LibraryError
+from companion.editions import (
+    EditionLibrary,
+    EditionNotFound,
+    FieldError,
+    LibraryError,
+    put_card,
+    set_ancestor,
+    set_playmat,
+    shipped_edition,
+)
+from companion.engine import EditionError
 
 from test_error_codes import CODE, ROOT, refused, words
 from tests_support import api_client
 
 PIN = {"X-Table-Pin": "2468"}
 #: The modules whose refusals the edition page shows.
-LIBRARY = ("library.py", "edition_edit.py", "edition_web.py", "editions/__init__.py")
+LIBRARY = (
+    "editions/library.py",
+    "editions/edit.py",
+    "editions/csv_forms.py",
+    "editions/web.py",
+    "editions/shipped.py",
+)
 
 
 def library_codes() -> set[str]:
@@ -103,6 +118,92 @@ def test_each_field_refusal_has_its_code_and_facts(change: Any, code: str, param
     with pytest.raises(FieldError) as refused:
         change({"cards": []})
     assert refused.value.code == code and params.items() <= refused.value.params.items(), refused.value.params
+
+
+def test_a_refusal_made_in_two_places_is_the_same_in_both(tmp_path: Path) -> None:
+    """The library's file checks, its read-only and name-taken refusals and the unknown edition
+    are each raised from more than one place: each place gives the same code, params and English."""
+    lib = EditionLibrary(tmp_path)
+    lib.create("my-box")
+    lib.path("array").write_text("[1]\n")
+    lib.path("broken").write_text("{\n")
+    taken = "there is already an edition named 'my-box'; pick another name"
+    read_only = "'reference' is a shipped edition and cannot be changed; make a copy under a new name"
+    at = {"line": 2, "column": 1}
+    known = "reference, array, broken, my-box"
+    cases: list[tuple[Any, type[Exception], str, dict[str, Any], str]] = [
+        (
+            lambda: lib.raw("array"),
+            EditionError,
+            "edition_not_object",
+            {},
+            "array.json: line 1: error: must be",
+        ),
+        (
+            lambda: lib.import_text("[1]"),
+            EditionError,
+            "edition_not_object",
+            {},
+            "import: line 1: error: must be",
+        ),
+        (
+            lambda: lib.raw("broken"),
+            EditionError,
+            "edition_not_json",
+            at,
+            "line 2, column 1: error: not valid JSON",
+        ),
+        (
+            lambda: lib.import_text("{\n"),
+            EditionError,
+            "edition_not_json",
+            at,
+            "import: line 2, column 1: error: not valid",
+        ),
+        (
+            lambda: lib.save("reference", {}),
+            LibraryError,
+            "shipped_read_only",
+            {"edition": "reference"},
+            read_only,
+        ),
+        (
+            lambda: lib.editable("reference"),
+            LibraryError,
+            "shipped_read_only",
+            {"edition": "reference"},
+            read_only,
+        ),
+        (lambda: lib.create("my-box"), LibraryError, "edition_name_taken", {"edition": "my-box"}, taken),
+        (
+            lambda: lib.import_text(lib.path("my-box").read_text(), "my-box"),
+            LibraryError,
+            "edition_name_taken",
+            {"edition": "my-box"},
+            taken,
+        ),
+        (
+            lambda: shipped_edition("no-box"),
+            EditionNotFound,
+            "unknown_edition",
+            {"edition": "no-box"},
+            "unknown edition 'no-box'; the companion ships: reference",
+        ),
+        (
+            lambda: lib.load("no/box"),
+            EditionNotFound,
+            "unknown_edition",
+            {"known": known},
+            "unknown edition 'no/box'; choose one of: reference, array, broken, my-box (an edition file is",
+        ),
+    ]
+    for action, kind, code, params, said in cases:
+        with pytest.raises(kind) as refused:
+            action()
+        got = refused.value
+        assert getattr(got, "code", None) == code, got
+        assert params.items() <= getattr(got, "params", {}).items(), getattr(got, "params", {})
+        assert said in str(got), str(got)
 
 
 # --- what the API sends --------------------------------------------------------------------------
@@ -241,7 +342,7 @@ def test_bad_request_shapes_and_an_unbound_tag_carry_their_code(env: Any) -> Non
 
 
 def test_a_full_disk_is_said_with_its_code_and_changes_nothing(env: Any, monkeypatch: Any) -> None:
-    import companion.library
+    import companion.editions.writes
 
     http, _ = env
     http.post("/api/library", json={"name": "my-box"}, headers=PIN)
@@ -249,7 +350,7 @@ def test_a_full_disk_is_said_with_its_code_and_changes_nothing(env: Any, monkeyp
     def full(*_: Any) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(companion.library.os, "replace", full)
+    monkeypatch.setattr(companion.editions.writes.os, "replace", full)
     answer = refused(
         http.put(
             "/api/library/my-box/cards", json={"day": 1, "year": 1, "hours": 1, "gains": []}, headers=PIN

@@ -21,17 +21,11 @@ from typing import Any
 
 import pytest
 
-from companion.edition_edit import (
-    MAX_CSV_FIELD,
-    MAX_CSV_RECORD,
-    MAX_CSV_ROWS,
-    CsvError,
-    cards_from_csv,
-    itineraries_from_csv,
-)
-from companion.editions import shipped_edition
+from companion.editions import CsvError, EditionLibrary, cards_from_csv, itineraries_from_csv, shipped_edition
+from companion.editions.csv_forms import MAX_CSV_FIELD, MAX_CSV_RECORD, MAX_CSV_ROWS
+from companion.editions.library import copy_name
+from companion.editions.writes import ORPHAN_AGE
 from companion.engine.edition import edition_to_json
-from companion.library import ORPHAN_AGE, EditionLibrary, copy_name
 
 from tests_support import api_client
 
@@ -188,14 +182,14 @@ def test_the_cli_names_the_line_of_a_csv_too_long(tmp_path: Path, capsys: Any) -
 #: renaming it (its fsync never returns), so the test can kill it -9 right there.
 KILLED_SAVE = """
 import os, sys, time
-from companion.library import EditionLibrary
-import companion.library
+from companion.editions import EditionLibrary
+import companion.editions.writes
 library = EditionLibrary(sys.argv[1])
 obj = library.raw("my-box")
 def stuck(fd):
     print("writing", flush=True)
     time.sleep(600)
-companion.library.os.fsync = stuck
+companion.editions.writes.os.fsync = stuck
 library.save("my-box", {**obj, "title": "never saved"})
 """
 
@@ -258,3 +252,43 @@ def test_only_the_librarys_own_old_temporary_files_are_removed(tmp_path: Path) -
     assert left == {n for n, gone in names.items() if not gone} | {".other.json.lnk123.tmp"}
     assert library.raw("my-box")["name"] == "my-box"
     assert EditionLibrary(tmp_path / "none").clean_orphans() == [] and not (tmp_path / "none").exists()
+
+
+# --- an owner's file that the JSON decoder cannot take is a problem, not a traceback -------------
+
+#: Text Python's decoder refuses with a RecursionError or a ValueError of its own, not a
+#: JSONDecodeError: an owner's file edited by hand (or by another program) may hold either.
+UNUSABLE = {"deep": "[" * 100_000, "huge": '{"treks": [' + "9" * 5000 + "]}"}
+
+
+@pytest.mark.parametrize("name", sorted(UNUSABLE))
+def test_an_owners_file_json_cannot_decode_is_one_problem_everywhere(
+    tmp_path: Path, capsys: Any, name: str
+) -> None:
+    from companion.cli import main
+
+    library = EditionLibrary(tmp_path)
+    library.folder.mkdir(parents=True)
+    library.path(name).write_text(UNUSABLE[name], encoding="utf-8")
+    info = library.info(name)
+    assert not info.complete and "not usable JSON" in info.problem, info
+    said = f"{library.path(name)}: file: error: not usable JSON"
+    for command in (["export", name], ["list"], ["card", name, "--day", "I", "--year", "1", "--hours", "1"]):
+        code = main(["edition", *command, "--data-dir", str(tmp_path)])
+        out, err = capsys.readouterr()
+        if command[0] == "list":
+            assert code == 0 and f"PROBLEM: {said}" in out
+        else:
+            assert code == 2 and err.startswith(f"companion: {said}")
+            assert "Traceback" not in err
+    with api_client(tmp_path) as (http, rt):
+        own = EditionLibrary(rt.store.path.parent)
+        own.folder.mkdir(parents=True, exist_ok=True)
+        own.path(name).write_text(UNUSABLE[name], encoding="utf-8")
+        listed = http.get("/api/library", headers=PIN)
+        assert listed.status_code == 200
+        problem = next(e["problem"] for e in listed.get_json()["editions"] if e["name"] == name)
+        assert "not usable JSON" in problem
+        shown = http.get(f"/api/library/{name}", headers=PIN)
+        assert shown.status_code == 400 and shown.get_json()["code"] == "edition_problems"
+        assert shown.get_json()["params"]["where"] == "file"

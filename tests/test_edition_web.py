@@ -7,8 +7,7 @@ from typing import Any
 
 import pytest
 
-from companion.edition_edit import cards_to_csv, from_base, transcribed
-from companion.library import EditionLibrary
+from companion.editions import EditionLibrary, cards_to_csv, from_base, transcribed
 
 from tests_support import api_client
 
@@ -201,7 +200,7 @@ def test_a_hand_edited_edition_with_wrong_shapes_is_shown_with_its_problems(env:
 
 
 def test_a_failed_write_changes_nothing_and_says_so(env: Any, monkeypatch: Any) -> None:
-    import companion.library
+    import companion.editions.writes
 
     http, rt = env
     http.post("/api/library", json={"name": "my-box"}, headers=PIN)
@@ -211,7 +210,7 @@ def test_a_failed_write_changes_nothing_and_says_so(env: Any, monkeypatch: Any) 
     def full(*_: Any) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(companion.library.os, "replace", full)
+    monkeypatch.setattr(companion.editions.writes.os, "replace", full)
     answer = put(http, "/api/library/my-box/cards", {"day": 1, "year": 1, "hours": 1, "gains": []})
     assert answer.status_code == 507 and "No space left" in answer.get_json()["error"]
     assert path.read_text() == before
@@ -235,7 +234,7 @@ def test_the_real_reader_gives_the_transcription_the_uid_not_the_stickers_text(e
 def test_the_library_routes_refuse_bad_requests_and_survive_a_failed_write(
     env: Any, monkeypatch: Any
 ) -> None:
-    import companion.library
+    import companion.editions.writes
 
     http, rt = env
     unknown_base = http.post("/api/library", json={"name": "my-box", "base": "no-such"}, headers=PIN)
@@ -253,7 +252,7 @@ def test_the_library_routes_refuse_bad_requests_and_survive_a_failed_write(
     def full(*_: Any) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(companion.library.os, "replace", full)
+    monkeypatch.setattr(companion.editions.writes.os, "replace", full)
     for answer in (
         http.post("/api/library", json={"name": "other", "copy": True}, headers=PIN),
         http.post("/api/library/import", json={"text": shared, "name": "shared"}, headers=PIN),
@@ -267,7 +266,7 @@ def test_the_library_routes_refuse_bad_requests_and_survive_a_failed_write(
 
 
 def test_a_failed_save_binds_no_sticker_and_keeps_the_old_binding(env: Any, monkeypatch: Any) -> None:
-    import companion.library
+    import companion.editions.writes
 
     http, rt = env
     http.post("/api/library", json={"name": "my-box"}, headers=PIN)
@@ -285,7 +284,7 @@ def test_a_failed_save_binds_no_sticker_and_keeps_the_old_binding(env: Any, monk
     def full(*_: Any) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(companion.library.os, "replace", full)
+    monkeypatch.setattr(companion.editions.writes.os, "replace", full)
     for tag in ("OLD", "NEW"):
         answer = put(http, "/api/library/my-box/cards", {**card, "year": 2, "tag": tag})
         assert answer.status_code == 507, answer.get_json()

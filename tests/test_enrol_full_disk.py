@@ -30,12 +30,12 @@ def env(tmp_path: Path) -> Any:
 
 def refuse_writes(monkeypatch: Any, code: int) -> None:
     """Every edition file write fails as a full (ENOSPC) or read-only (EROFS) disk makes it fail."""
-    import companion.library
+    import companion.editions.writes
 
     def refused(*_: Any) -> None:
         raise OSError(code, os.strerror(code))
 
-    monkeypatch.setattr(companion.library.os, "replace", refused)
+    monkeypatch.setattr(companion.editions.writes.os, "replace", refused)
 
 
 @pytest.mark.parametrize("code", [errno.ENOSPC, errno.EROFS])

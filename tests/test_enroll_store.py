@@ -87,8 +87,7 @@ def test_store_export_is_a_record_that_replays(tmp_path: Path) -> None:
 def test_an_enrolment_saves_over_what_the_page_changed_meanwhile(tmp_path: Path) -> None:
     """`companion enroll` is a long session: a correction it saves keeps what the edition page
     (or another command) changed in the owner's edition since the session began."""
-    from companion.edition_edit import put_card
-    from companion.library import EditionLibrary
+    from companion.editions import EditionLibrary, put_card
 
     library = EditionLibrary(tmp_path)
     library.create("my-box", "reference", with_cards=True)

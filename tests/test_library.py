@@ -15,8 +15,11 @@ from hypothesis import strategies as st
 from companion.app import build_runtime, new_game
 from companion.cli import main
 from companion.config import Config
-from companion.edition_edit import (
+from companion.editions import (
     CsvError,
+    EditionLibrary,
+    EditionNotFound,
+    LibraryError,
     cards_from_csv,
     cards_to_csv,
     from_base,
@@ -26,13 +29,12 @@ from companion.edition_edit import (
     remove,
     set_ancestor,
     set_playmat,
+    shipped_edition,
     transcribed,
 )
-from companion.editions import EditionNotFound, shipped_edition
 from companion.engine import EditionError
 from companion.engine.edition import edition_to_json, parse_edition
 from companion.engine.tokens import BENEFITS
-from companion.library import EditionLibrary, LibraryError
 from companion.store import Store
 from companion.web import create_app
 

@@ -1,114 +1,98 @@
-"""Editions the companion ships, and loading an edition file by name or path.
+"""Editions: the game's numbers as data, everything about them in one package.
 
-A name (``reference``) resolves to ``<name>.json`` in this package. The command
-line also reads an edition file the user names (``companion edition check``,
-``simulate --edition FILE``): anything that looks like a path is read from disk,
-but only a regular file of sane size. The table and the page never take a path:
-they choose editions by name through `companion.library`, and records name a
-shipped edition (`shipped_edition`) or carry one inline.
+- `shipped`: the editions inside the package (``reference.json``), loaded by name; on the
+  command line only, an edition file by path.
+- `library`: the owner's editions in ``<data-dir>/editions/``, by name only, validated, and
+  the default a new game uses; `writes`: how it writes (atomically, one writer at a time).
+- `edit`: one change at a time to an edition's JSON object (a card, an itinerary, the
+  playmat, the Ancestor) and what is still the base edition's.
+- `csv_forms`: the cards and the itineraries as CSV, read and written.
+- `cli`: ``companion edition ...``; `web`: the page's library and transcription routes
+  (Flask: only the web app factory imports it).
+
+This module names what the rest of the companion uses; `tests/test_architecture.py`
+keeps other modules to these names (and `cli`, `web` to their one importer each), so the
+modules inside can be rearranged without touching their callers.
 """
 
 from __future__ import annotations
 
-import functools
-import json
-import re
-from importlib import resources
-from pathlib import Path
+from companion.editions.csv_forms import (
+    CsvError,
+    cards_from_csv,
+    cards_to_csv,
+    itineraries_from_csv,
+    itineraries_to_csv,
+)
+from companion.editions.edit import (
+    BASE_PARTS,
+    FieldError,
+    card_checks,
+    card_warnings,
+    from_base,
+    mark_from_base,
+    progress,
+    put_card,
+    put_itinerary,
+    remove,
+    set_ancestor,
+    set_playmat,
+    transcribed,
+    whole_number,
+)
+from companion.editions.library import (
+    EditionLibrary,
+    LibraryError,
+    edition_setup_value,
+    is_complete,
+    load_named,
+    mine_name,
+    validate,
+    write_refused,
+)
+from companion.editions.shipped import (
+    EditionNotFound,
+    load_edition,
+    read_edition_file,
+    read_edition_text,
+    shipped_edition,
+    shipped_names,
+)
+from companion.editions.writes import atomic_write
 
-from companion.engine.edition import Edition, EditionError, Problem, parse_edition
-
-
-class EditionNotFound(LookupError):
-    """No shipped edition has that name and no file has that path.
-
-    ``code`` and ``params`` (when the raise site gives them) name the refusal for a page,
-    which words it in its language; the message stays the English for the CLI and scripts."""
-
-    def __init__(self, message: str, /, code: str | None = None, **params: object) -> None:
-        super().__init__(message)
-        self.code = code
-        self.params = params
-
-
-def shipped_names() -> list[str]:
-    """Names of the editions inside the package."""
-    folder = resources.files(__package__)
-    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json"))
-
-
-def read_edition_text(text: str, source: str, default_name: str) -> Edition:
-    """Parse an edition file's text; JSON syntax errors are reported with line and column."""
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno}, column {exc.colno}"
-        raise EditionError([Problem(where, f"not valid JSON: {exc.msg}")], source) from None
-    except (ValueError, RecursionError) as exc:  # a 5,000-digit number, nesting thousands deep
-        raise EditionError([Problem("file", f"not usable JSON: {exc}")], source) from None
-    try:
-        return parse_edition(obj, default_name=default_name)
-    except EditionError as exc:
-        raise EditionError([_with_line(text, p) for p in exc.problems], source) from None
-
-
-def _with_line(text: str, problem: Problem) -> Problem:
-    """Add the file line to a problem about a card or itinerary (found by its id).
-
-    JSON parsing keeps no positions, but every card and itinerary names its id,
-    and an owner fixing a file wants the line their editor shows.
-    """
-    found = re.search(r"\((?P<id>[^()]+)\)", problem.location)
-    if found is not None:
-        needle = re.compile(r'"id"\s*:\s*' + re.escape(json.dumps(found.group("id"))))
-    else:  # a top-level setting: the line where its key is written
-        key = re.match(r"[A-Za-z_]+", problem.location)
-        if key is None:
-            return problem
-        needle = re.compile(re.escape(json.dumps(key.group(0))) + r"\s*:")
-    for number, line in enumerate(text.splitlines(), start=1):
-        if needle.search(line):
-            return Problem(f"line {number}: {problem.location}", problem.message, problem.warning)
-    return problem
-
-
-def read_edition_file(path: Path) -> str:
-    """The text of an edition file the user named: a regular file of sane size, UTF-8.
-
-    ``/dev/zero`` or a pipe would otherwise be read forever (`companion.files`); errors name the path.
-    """
-    from companion.files import EDITION_LIMIT, read_text_file
-
-    try:
-        return read_text_file(path, EDITION_LIMIT)
-    except OSError as exc:
-        raise EditionNotFound(f"cannot read edition file {path}: {exc.strerror}") from None
-
-
-def load_edition(name_or_path: str) -> Edition:
-    """Load a shipped edition by name, or an edition file by path (command line only)."""
-    if "/" in name_or_path or name_or_path.endswith(".json"):
-        path = Path(name_or_path)
-        return read_edition_text(read_edition_file(path), str(path), path.stem)
-    return shipped_edition(name_or_path)
-
-
-def shipped_edition(name: str) -> Edition:
-    """A shipped edition by name; never a file from outside the package."""
-    if name not in shipped_names():
-        known = ", ".join(shipped_names())
-        raise EditionNotFound(
-            f"unknown edition {str(name)[:40]!r}; the companion ships: {known}",
-            code="unknown_edition",
-            edition=str(name)[:40],
-            known=known,
-        )
-    return _shipped(name)
-
-
-@functools.cache
-def _shipped(name: str) -> Edition:
-    """A shipped edition, parsed once per process: the files are part of the package,
-    and the edition's compiled tables (with their memoized itinerary steps) are shared."""
-    text = resources.files(__package__).joinpath(f"{name}.json").read_text(encoding="utf-8")
-    return read_edition_text(text, f"{name}.json", name)
+__all__ = [
+    "BASE_PARTS",
+    "CsvError",
+    "EditionLibrary",
+    "EditionNotFound",
+    "FieldError",
+    "LibraryError",
+    "atomic_write",
+    "card_checks",
+    "card_warnings",
+    "cards_from_csv",
+    "cards_to_csv",
+    "edition_setup_value",
+    "from_base",
+    "is_complete",
+    "itineraries_from_csv",
+    "itineraries_to_csv",
+    "load_edition",
+    "load_named",
+    "mark_from_base",
+    "mine_name",
+    "progress",
+    "put_card",
+    "put_itinerary",
+    "read_edition_file",
+    "read_edition_text",
+    "remove",
+    "set_ancestor",
+    "set_playmat",
+    "shipped_edition",
+    "shipped_names",
+    "transcribed",
+    "validate",
+    "whole_number",
+    "write_refused",
+]

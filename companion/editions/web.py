@@ -3,7 +3,7 @@
 Every route needs the table PIN (the page's login or ``X-Table-Pin``), like every
 control in `companion.web`: both are guarded by `companion.web_requests.control`, and
 neither route module imports the other. Editions are named, never given as paths; every
-change goes through `companion.edition_edit` and is saved by the library
+change goes through `companion.editions.edit` and is saved by the library
 (validated by the engine's `parse_edition`, written atomically), and a broken
 file is answered 400 with its path and line.
 
@@ -22,12 +22,11 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
-from companion.edition_edit import (
+from companion.editions.csv_forms import cards_to_csv, itineraries_to_csv
+from companion.editions.edit import (
     FieldError,
     card_checks,
     card_warnings,
-    cards_to_csv,
-    itineraries_to_csv,
     progress,
     put_card,
     put_itinerary,
@@ -35,12 +34,12 @@ from companion.edition_edit import (
     set_ancestor,
     set_playmat,
 )
-from companion.editions import EditionNotFound
+from companion.editions.library import EditionLibrary, LibraryError, validate
+from companion.editions.shipped import EditionNotFound
 from companion.engine import EditionError
 from companion.engine.tokens import ANCESTOR
 from companion.json_bounds import BadJson
 from companion.json_bounds import check as check_json
-from companion.library import EditionLibrary, LibraryError, validate
 from companion.store import DiskFull, StoreError
 from companion.web_requests import control, json_body, json_error, not_saved, store_refused, table_runtime
 

@@ -1,7 +1,7 @@
 """`companion edition ...`: the owner's editions from the command line.
 
 Every value of an edition can be changed here as on the page; each change goes
-through `companion.edition_edit` and is saved by the library (validated by the
+through `companion.editions.edit` and is saved by the library (validated by the
 engine, written atomically). Problems are one line each on stderr, exit 2.
 """
 
@@ -15,14 +15,16 @@ from pathlib import Path
 from typing import Any
 
 from companion.data_dir import data_dir
-from companion.edition_edit import (
+from companion.editions.csv_forms import (
     CsvError,
-    FieldError,
-    card_warnings,
     cards_from_csv,
     cards_to_csv,
     itineraries_from_csv,
     itineraries_to_csv,
+)
+from companion.editions.edit import (
+    FieldError,
+    card_warnings,
     mark_from_base,
     put_card,
     put_itinerary,
@@ -30,10 +32,17 @@ from companion.edition_edit import (
     set_ancestor,
     set_playmat,
 )
-from companion.editions import EditionNotFound, load_edition, read_edition_file, shipped_names
-from companion.engine import Edition, EditionError
+from companion.editions.library import EditionLibrary, LibraryError, load_named, validate
+from companion.editions.shipped import (
+    EditionNotFound,
+    is_path,
+    load_edition,
+    read_edition_file,
+    shipped_names,
+)
+from companion.editions.writes import atomic_write
+from companion.engine import EditionError
 from companion.engine.edition import edition_to_json
-from companion.library import EditionLibrary, LibraryError, atomic_write, validate
 
 EXIT_USAGE = 2
 
@@ -49,17 +58,9 @@ def _library(args: argparse.Namespace) -> EditionLibrary:
 
 def _edition_object(args: argparse.Namespace, name: str) -> dict[str, Any]:
     """An edition's JSON object by library name, or (the command line may) by file path."""
-    if "/" in name or name.endswith(".json"):
+    if is_path(name):
         return edition_to_json(load_edition(name))
     return _library(args).raw(name)
-
-
-def load_named(data_dir: Path, name: str) -> Edition:
-    """A playable edition for a command: by name from the library (shipped and the owner's in
-    ``data_dir``), or, the command line only, an edition file by path."""
-    if "/" in name or name.endswith(".json"):
-        return load_edition(name)
-    return EditionLibrary(data_dir).load(name)
 
 
 def _errors(exc: Exception) -> int:

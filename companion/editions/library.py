@@ -18,23 +18,26 @@ saved and listed, but a game cannot use it until it has cards.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import fcntl
 import json
-import os
 import re
-import stat
-import tempfile
-import threading
 import time
-from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.edition_edit import BASE_PARTS, base_counts, describe_parts, from_base, mark_from_base
-from companion.editions import EditionNotFound, read_edition_text, shipped_edition, shipped_names
+from companion.editions.edit import BASE_PARTS, base_counts, describe_parts, from_base, mark_from_base
+from companion.editions.shipped import (
+    EditionNotFound,
+    is_path,
+    load_edition,
+    read_edition_text,
+    shipped_edition,
+    shipped_names,
+    unknown_edition,
+)
+from companion.editions.writes import atomic_write, folder_lock, remove_orphans
 from companion.engine import Edition, EditionError
 from companion.engine.edition import Problem, edition_to_json
 from companion.engine.tokens import DAYS
@@ -48,11 +51,6 @@ MAX_EDITION_BYTES = 1 << 20
 BOX_CARDS_PER_DAY = 36
 BOX_ITINERARIES = 24
 DEFAULT_FILE = "default-edition"
-#: The temporary file `atomic_write` makes beside an edition or the default's file in the
-#: library: ``.<file name>.<mkstemp's random part>.tmp``. Nothing else in the folder is removed.
-_TEMPORARY = re.compile(r"\.(?:[a-z0-9-]{1,40}\.json|default-edition)\.[A-Za-z0-9_]{1,16}\.tmp")
-#: A temporary file this old (seconds) is no live write's: a save takes milliseconds.
-ORPHAN_AGE = 60.0
 _STUB_CARD = {"id": "__draft__", "year": 0, "day": 1, "hours": 1, "gains": []}
 
 
@@ -89,7 +87,7 @@ class EditionInfo:
     itineraries: int
     complete: bool
     problem: str = ""
-    #: What still holds the base edition's values (`companion.edition_edit.from_base`).
+    #: What still holds the base edition's values (`companion.editions.edit.from_base`).
     from_base: list[str] = dataclasses.field(default_factory=list)
     #: Why it cannot be used (``problem`` is its message): raised again when it is asked for.
     error: EditionNotFound | EditionError | None = dataclasses.field(default=None, compare=False, repr=False)
@@ -115,6 +113,48 @@ def write_refused(exc: OSError) -> LibraryError:
         code="edition_not_saved",
         detail=str(exc.strerror),
     )
+
+
+def shipped_read_only(name: str) -> LibraryError:
+    """The refusal to change a shipped edition (saving it, or opening it to change)."""
+    return LibraryError(
+        f"{name!r} is a shipped edition and cannot be changed; make a copy under a new name",
+        code="shipped_read_only",
+        edition=name,
+    )
+
+
+def name_taken(name: str) -> LibraryError:
+    """The refusal of a new edition (created or imported) under a name already in use."""
+    return LibraryError(
+        f"there is already an edition named {name!r}; pick another name",
+        code="edition_name_taken",
+        edition=name,
+    )
+
+
+def json_object(text: str, source: str) -> dict[str, Any]:
+    """An owner's edition text as its JSON object (a file in the library, or one imported):
+    `EditionFileError` naming the line and column when it is no JSON object at all, an
+    `EditionError` when Python's decoder cannot take it."""
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EditionFileError(
+            Problem(f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}"),
+            source,
+            code="edition_not_json",
+            line=exc.lineno,
+            column=exc.colno,
+            detail=exc.msg,
+        ) from None
+    except (ValueError, RecursionError) as exc:  # a 5,000-digit number, nesting thousands deep
+        # Valid JSON that Python's decoder will not take: one problem, as `read_edition_text`
+        # says it, where it was a traceback (the CLI) or an answer 500 (the page's list).
+        raise EditionError([Problem("file", f"not usable JSON: {exc}")], source) from None
+    if not isinstance(obj, dict):
+        raise EditionFileError(Problem("line 1", "must be a JSON object"), source, code="edition_not_object")
+    return obj
 
 
 def check_slug(name: str) -> str:
@@ -150,79 +190,18 @@ def is_complete(edition: Edition | None) -> bool:
     )
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` so that ``path`` holds the old content or the new, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # a name of its own for each writer: two writers never share (or rename) one temporary file
-    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    tmp = Path(name)
-    try:
-        with open(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(tmp, path)
-    except OSError:
-        tmp.unlink(missing_ok=True)  # a full disk: the old file stays as it was
-        raise
-    try:
-        folder = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(folder)
-        finally:
-            os.close(folder)
-    except OSError:  # pragma: no cover - a filesystem without directory fsync
-        pass
-
-
-class _FolderLock:
-    """One writer at a time in a library folder: a re-entrant lock for the threads of this
-    process (the page's requests), and ``flock`` on the folder for other processes (the CLI
-    while the table runs), taken by the outermost holder only."""
-
-    def __init__(self) -> None:
-        self.lock = threading.RLock()
-        self.depth = 0
-        self.fd: int | None = None
-
-    @contextlib.contextmanager
-    def held(self, folder: Path) -> Iterator[None]:
-        with self.lock:
-            if self.depth == 0:
-                folder.mkdir(parents=True, exist_ok=True)
-                fd = os.open(folder, os.O_RDONLY)
-                with contextlib.suppress(OSError):  # a filesystem without flock: threads still wait
-                    fcntl.flock(fd, fcntl.LOCK_EX)
-                self.fd = fd
-            self.depth += 1
-            try:
-                yield
-            finally:
-                self.depth -= 1
-                if self.depth == 0 and self.fd is not None:
-                    os.close(self.fd)  # closing releases the flock
-                    self.fd = None
-
-
-_FOLDER_LOCKS: dict[str, _FolderLock] = {}
-_FOLDER_LOCKS_GUARD = threading.Lock()
-
-
 class EditionLibrary:
     """Shipped editions plus the owner's in ``<data-dir>/editions/``."""
 
     def __init__(self, data_dir: str | Path) -> None:
         self.folder = Path(data_dir) / "editions"
 
-    def editing(self) -> contextlib.AbstractContextManager[None]:
+    def editing(self) -> AbstractContextManager[None]:
         """Hold while reading, changing and writing back an owner's edition (or creating one):
         every request and command builds its own `EditionLibrary`, so the lock is kept per
         folder. Without it, two changes at once (the page's Save and its "next sticker saves")
         each read the file and the second write loses the first one's card."""
-        key = os.path.abspath(self.folder)
-        with _FOLDER_LOCKS_GUARD:
-            lock = _FOLDER_LOCKS.setdefault(key, _FolderLock())
-        return lock.held(self.folder)
+        return folder_lock(self.folder)
 
     # --- reading ---------------------------------------------------------------------
 
@@ -253,34 +232,13 @@ class EditionLibrary:
         if name in shipped_names():
             return edition_to_json(shipped_edition(name))
         path = self._owned_path(name)
-        text = self._read(path)
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            where = f"line {exc.lineno}, column {exc.colno}"
-            raise EditionFileError(
-                Problem(where, f"not valid JSON: {exc.msg}"),
-                str(path),
-                code="edition_not_json",
-                line=exc.lineno,
-                column=exc.colno,
-                detail=exc.msg,
-            ) from None
-        if not isinstance(obj, dict):
-            raise EditionFileError(
-                Problem("line 1", "must be a JSON object"), str(path), code="edition_not_object"
-            )
-        return obj
+        return json_object(self._read(path), str(path))
 
     def editable(self, name: str) -> dict[str, Any]:
         """The JSON object of an owner's edition to change: refused (path and line) when the
         file is not a valid edition now, since a change could not be saved anyway."""
         if name in shipped_names():
-            raise LibraryError(
-                f"{name!r} is a shipped edition and cannot be changed; make a copy under a new name",
-                code="shipped_read_only",
-                edition=name,
-            )
+            raise shipped_read_only(name)
         obj = self.raw(name)
         validate(obj, str(self.path(name)), name)
         return obj
@@ -325,13 +283,7 @@ class EditionLibrary:
 
     def _unknown(self, name: str) -> EditionNotFound:
         hint = " (an edition file is imported first: companion edition import FILE)" if "/" in name else ""
-        known = ", ".join(self.names())
-        return EditionNotFound(
-            f"unknown edition {str(name)[:40]!r}; choose one of: {known}{hint}",
-            code="unknown_edition",
-            edition=str(name)[:40],
-            known=known,
-        )
+        return unknown_edition(name, ", ".join(self.names()), "choose one of", hint)
 
     @staticmethod
     def _read(path: Path) -> str:
@@ -361,34 +313,17 @@ class EditionLibrary:
         A save killed between writing its temporary file and renaming it (``kill -9``, a
         pulled plug) leaves ``.<name>.json.<random>.tmp`` behind for good; the companion
         cleans them at start. Only the library's own temporary files (their name says so)
-        and only those older than `ORPHAN_AGE`, under the library's lock: a save under way
+        and only those older than `writes.ORPHAN_AGE`, under the library's lock: a save under way
         in another process (the CLI while the table runs) is young and keeps its file."""
         if not self.folder.is_dir():
             return []
-        removed: list[str] = []
-        with self.editing(), os.scandir(self.folder) as entries:
-            now = time.time() if now is None else now
-            for entry in entries:
-                if _TEMPORARY.fullmatch(entry.name) is None:
-                    continue
-                try:
-                    info = entry.stat(follow_symlinks=False)
-                    if not stat.S_ISREG(info.st_mode) or now - info.st_mtime < ORPHAN_AGE:
-                        continue
-                    os.unlink(entry.path)
-                except OSError:  # gone meanwhile, or a read-only disk: nothing to do about it
-                    continue
-                removed.append(entry.name)
-        return sorted(removed)
+        with self.editing():
+            return remove_orphans(self.folder, time.time() if now is None else now)
 
     def save(self, name: str, obj: dict[str, Any]) -> Edition | None:
         """Validate and write an owner's edition (the companion names the file)."""
         if name in shipped_names():
-            raise LibraryError(
-                f"{name!r} is a shipped edition and cannot be changed; make a copy under a new name",
-                code="shipped_read_only",
-                edition=name,
-            )
+            raise shipped_read_only(name)
         path = self.path(name)
         obj = {**obj, "name": name}
         edition = validate(obj, str(path), name)
@@ -411,11 +346,7 @@ class EditionLibrary:
     def _create(self, name: str, base: str, with_cards: bool) -> dict[str, Any]:
         check_slug(name)
         if self.exists(name):
-            raise LibraryError(
-                f"there is already an edition named {name!r}; pick another name",
-                code="edition_name_taken",
-                edition=name,
-            )
+            raise name_taken(name)
         base_obj = self.raw(base)
         obj = dict(base_obj)
         obj["name"] = name
@@ -443,21 +374,7 @@ class EditionLibrary:
             return self._import_text(text, name)
 
     def _import_text(self, text: str, name: str | None) -> str:
-        try:
-            obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise EditionFileError(
-                Problem(f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}"),
-                "import",
-                code="edition_not_json",
-                line=exc.lineno,
-                column=exc.colno,
-                detail=exc.msg,
-            ) from None
-        if not isinstance(obj, dict):
-            raise EditionFileError(
-                Problem("line 1", "must be a JSON object"), "import", code="edition_not_object"
-            )
+        obj = json_object(text, "import")
         chosen = name or obj.get("name")
         if not isinstance(chosen, str) or SLUG.fullmatch(chosen) is None:
             chosen = "imported"
@@ -467,11 +384,7 @@ class EditionLibrary:
                 n += 1
             chosen = copy_name(chosen, n)
         elif self.exists(chosen):
-            raise LibraryError(
-                f"there is already an edition named {chosen!r}; pick another name",
-                code="edition_name_taken",
-                edition=chosen,
-            )
+            raise name_taken(chosen)
         self.save(chosen, obj)
         return chosen
 
@@ -538,11 +451,15 @@ def mine_name(edition_name: str) -> str:
 def edition_setup_value(library: EditionLibrary | None, name: str) -> tuple[Edition, str | dict[str, Any]]:
     """The edition a new game uses and what its setup line keeps: a shipped edition's
     name, or a full copy of an owner's edition (so the game resumes even if the file goes)."""
-    if name in shipped_names():
+    if library is None or name in shipped_names():  # without a library, only a shipped one
         return shipped_edition(name), name
-    if library is None:
-        raise EditionNotFound(
-            f"unknown edition {str(name)[:40]!r}; the companion ships: {', '.join(shipped_names())}"
-        )
     edition = library.load(name)
     return edition, edition_to_json(edition)
+
+
+def load_named(data_dir: Path, name: str) -> Edition:
+    """A playable edition for a command: by name from the library (shipped and the owner's in
+    ``data_dir``), or, the command line only, an edition file by path."""
+    if is_path(name):
+        return load_edition(name)
+    return EditionLibrary(data_dir).load(name)
