@@ -262,11 +262,13 @@ def test_every_message_code_has_a_sentence_in_english_and_french() -> None:
     import re
 
     from companion.engine.rejections import CODES
+    from companion.table.outcomes import OUTCOME_CODES
 
     root = Path(__file__).resolve().parents[1]
     table = sorted((root / "companion" / "table").glob("*.py"))  # the table package's modules
     source = "".join(p.read_text() for p in table) + (root / "companion" / "app.py").read_text()
     codes = set(CODES) | set(re.findall(r"CUE_[A-Z]+,\s*\"([a-z_]+)\"", source)) | {"took", "unknown_tag"}
+    codes |= set(OUTCOME_CODES)  # the table's codes, declared once (companion.table.outcomes)
     assert {"armed", "preview_capped", "no_wild", "in_deck"} - codes == {"in_deck"}, "the scan finds codes"
     js = (root / "web" / "static" / "i18n.js").read_text()
     english, french = js.split("\n  fr: {", 1)

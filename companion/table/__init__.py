@@ -2,8 +2,11 @@
 
 The package, module by module (each small enough to read at once):
 
-- `outcomes`: the `Outcome` of one input, the ring's cues, the outcome codes;
-- `turn`: the take being prepared (`Pending`) and the turn styles;
+- `outcomes`: the `Outcome` of one input, the ring's cues, every outcome code with its
+  params (`OUTCOME_CODES`);
+- `turn`: the quick/confirm turn as a small declared, pure state machine (idle,
+  crystals armed, a take pending its Confirm; `TRANSITIONS`), `Pending` and the turn styles;
+- `turn_words`: the turn's answers in English, and what a restart resumes of a turn;
 - `dealer`: mock mode's seeded dealer;
 - `commit`: the core every input ends in: stored first, then shown to listeners;
 - `history`: the host's corrections (rewriting the log);

@@ -32,7 +32,7 @@ from companion.table.outcomes import (
     rejected,
     say,
 )
-from companion.table.turn import Pending
+from companion.table.turn import Armed, Pending
 
 Listener = Callable[[Any, Outcome], None]
 
@@ -173,23 +173,17 @@ class CommittingTable:
             return {"armed": [self.armed[0], self.armed[1]]}
         return None
 
-    def set_pending(self, pending: Pending | None) -> Outcome | None:
-        """Change the take being prepared, on disk first (a restart resumes it)."""
-        try:
-            self.store.save_pending(self.game_id, self.kept(pending))
-        except StoreError as exc:
-            return self.store_failed(exc)
-        self.pending = pending
-        return None
-
-    def set_armed(self, armed: tuple[str, int] | None) -> Outcome | None:
-        """Change the crystals chosen before the tap, on disk first (not fsynced, like a
-        take being prepared: the next event's commit flushes it)."""
-        before, self.armed = self.armed, armed
+    def set_turn(self, state: Armed | Pending | None) -> Outcome | None:
+        """Change the turn's state (a take being prepared, crystals chosen before the tap, or
+        neither), on disk first: a restart resumes it. Not fsynced: the next event's commit
+        flushes it. On failure nothing changes and the outcome says why."""
+        before = self.pending, self.armed
+        self.pending = state if isinstance(state, Pending) else None
+        self.armed = (state.player, state.crystals) if isinstance(state, Armed) else None
         try:
             self.store.save_pending(self.game_id, self.kept(self.pending))
         except StoreError as exc:
-            self.armed = before
+            self.pending, self.armed = before
             return self.store_failed(exc)
         return None
 

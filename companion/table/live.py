@@ -31,17 +31,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any
 
 from companion.engine import ChooseItinerary, Event, Reveal, Take, Undo
 from companion.engine.tokens import ANCESTOR, DAY_NAMES
-from companion.engine.words import plural, year_text
+from companion.engine.words import year_text
 from companion.store import Store, StoredGame
 from companion.table.dealer import Dealer
 from companion.table.history import Corrections
 from companion.table.outcomes import (
     CUE_ACCEPT,
-    CUE_PREVIEW,
     CUE_REJECT,
     Outcome,
     event_params,
@@ -50,7 +48,23 @@ from companion.table.outcomes import (
     say,
 )
 from companion.table.snapshot import PROCESS, Snapshots, itinerary_player
-from companion.table.turn import TURN_STYLES, Pending
+from companion.table.turn import (
+    COMMIT,
+    PASS,
+    REJECT,
+    TURN_STYLES,
+    Armed,
+    Confirm,
+    Crystal,
+    OtherTap,
+    Pending,
+    TakeTap,
+    TurnInput,
+    TurnState,
+    UndoPress,
+    step,
+)
+from companion.table.turn_words import resume_turn, turn_outcome
 
 
 class Table(Corrections, Snapshots):
@@ -76,34 +90,11 @@ class Table(Corrections, Snapshots):
         self.pending = None
         welcome = {"game": self.game_id, "players": ", ".join(self.board.names)}
         self.last = say(True, self.welcome(), CUE_ACCEPT, "welcome", **welcome)
-        if game.pending is not None and "armed" in game.pending:  # crystals chosen before a tap
-            self._resume_armed(game.pending["armed"], welcome)
-        elif game.pending is not None:  # a take was being prepared when the companion stopped
-            self.pending = Pending.from_json(game.pending, self.board)
-            if self.pending is not None:
-                p = self.pending
-                self.last = say(
-                    True,
-                    f"{self.welcome()} {p.player} was taking {self.label(p.card)} "
-                    f"({plural(p.crystals, 'crystal')} spent, landing at {p.landing}): "
-                    "press Confirm, Crystal, or hold Undo to cancel.",
-                    CUE_PREVIEW,
-                    "pending_resumed",
-                    **welcome,
-                    player=p.player,
-                    n=p.crystals,
-                    landing=p.landing,
-                    **self.card_params(p.card),
-                )
-            else:
-                self.last = say(
-                    True,
-                    f"{self.welcome()} The take being prepared before the restart no longer fits the "
-                    "game and was dropped; tap the card again.",
-                    CUE_ACCEPT,
-                    "pending_dropped",
-                    **welcome,
-                )
+        if game.pending is not None:  # a take being prepared, or crystals chosen, at the stop
+            state, said = resume_turn(game.pending, self.board, self.welcome(), welcome)
+            self.pending = state if isinstance(state, Pending) else None
+            self.armed = (state.player, state.crystals) if isinstance(state, Armed) else None
+            self.last = said or self.last
         self.listeners = []
         self.lock = threading.RLock()
         #: Bumped on every input; live pages wait on `changed` and resend when it moves.
@@ -154,19 +145,10 @@ class Table(Corrections, Snapshots):
             return say(
                 False, "The game is over. Hold Undo to take the last card back.", CUE_REJECT, "game_over"
             )
-        if self.pending is not None and ref == self.pending.card:
-            p = self.pending
-            if p.crystals < p.max_crystals:
-                text = f"{p.player}: press Confirm, or Crystal to spend one."
-            else:
-                text = f"{p.player}: press Confirm (no more crystals can be spent on this card)."
-            return say(
-                False, text, CUE_PREVIEW, "press_confirm", player=p.player, more=p.crystals < p.max_crystals
-            )
-        if self.pending is not None:  # tapping another card changes one's mind
-            failed = self.set_pending(None)
-            if failed is not None:
-                return failed
+        if self.pending is not None:  # the card being prepared again, or a change of mind
+            answer = self._drive(OtherTap(ref))
+            if answer is not None:
+                return answer
         if ref in edition.itinerary_index:
             waiting = itinerary_player(self.board)
             if waiting is None:
@@ -235,197 +217,54 @@ class Table(Corrections, Snapshots):
         if rejection is not None:
             return rejected(rejection)
         option = next(o for o in board.take_options() if o.card == card)
-        if self.turn_style == "quick":
-            armed = self.armed[1] if self.armed is not None and self.armed[0] == name else 0
-            self.armed = None
-            if armed <= option.max_crystals:
-                return self.commit_take(Take(card, name, armed, ()))
-            # more crystals chosen than this card allows: the most it allows, and the player decides
-            failed = self.set_pending(
-                Pending(
-                    name, card, option.hours, option.max_crystals, option.max_crystals, board.hour[board.turn]
-                )
-            )
+        tap = TakeTap(name, card, option.hours, option.max_crystals, board.hour[board.turn])
+        answer = self._drive(tap)
+        assert answer is not None, "a take is always the turn's to answer"
+        return answer
+
+    # --- the turn's state machine (companion.table.turn), driven ---------------------------
+
+    @property
+    def turn_state(self) -> TurnState:
+        """The turn's state: a take being prepared, crystals chosen before the tap, or neither."""
+        if self.pending is not None:
+            return self.pending
+        return Armed(*self.armed) if self.armed is not None else None
+
+    def _drive(self, event: TurnInput) -> Outcome | None:
+        """Feed ``event`` to the turn's machine and do what its step says; None when the
+        step passes the input on (nothing to answer yet)."""
+        before = self.turn_state
+        done = step(self.turn_style, before, event)
+        if done.action == REJECT:
+            return turn_outcome(done, before, self.board.edition)
+        if done.action == COMMIT:
+            assert done.take is not None
+            return self.commit_take(done.take)
+        if done.state != before:
+            failed = self.set_turn(done.state)
             if failed is not None:
                 return failed
-            assert self.pending is not None
-            return say(
-                True,
-                f"{name}: only {option.max_crystals} of the {armed} crystals can be spent on "
-                f"{self.label(card)} ({option.hours} h), landing at {self.pending.landing}. "
-                "Press Confirm, or Undo to cancel.",
-                CUE_PREVIEW,
-                "preview_capped",
-                player=name,
-                armed=armed,
-                max=option.max_crystals,
-                hours=option.hours,
-                landing=self.pending.landing,
-                **self.card_params(card),
-            )
-        if option.max_crystals == 0:
-            return self.commit_take(Take(card, name, 0, ()))
-        failed = self.set_pending(
-            Pending(name, card, option.hours, 0, option.max_crystals, board.hour[board.turn])
-        )
-        if failed is not None:
-            return failed
-        assert self.pending is not None
-        return say(
-            True,
-            f"{name}: {self.label(card)} costs {option.hours} h, landing at {self.pending.landing}. "
-            f"Press Crystal to spend one (up to {option.max_crystals}), then Confirm.",
-            CUE_PREVIEW,
-            "preview",
-            player=name,
-            hours=option.hours,
-            landing=self.pending.landing,
-            max=option.max_crystals,
-            **self.card_params(card),
-        )
-
-    def _resume_armed(self, stored: Any, welcome: dict[str, Any]) -> None:
-        """Quick turn: the crystals chosen before the restart stay chosen if the game still
-        allows them (the same player to move, with an Itinerary and that many crystals)."""
-        board = self.board
-        try:
-            player, n = str(stored[0]), int(stored[1])
-        except (TypeError, ValueError, IndexError, KeyError):
-            player, n = "", 0
-        name = board.player_to_move
-        fits = (
-            name is not None
-            and player == name
-            and 0 < n <= board.crystals[board.turn]
-            and not (board.has_itineraries and board.itinerary[board.turn] < 0)
-        )
-        if fits:
-            self.armed = (player, n)
-            self.last = say(
-                True,
-                f"{self.welcome()} {player} still spends {plural(n, 'crystal')} on the card "
-                "they tap next (chosen before the restart; hold Undo to put them back).",
-                CUE_PREVIEW,
-                "armed_resumed",
-                **welcome,
-                player=player,
-                n=n,
-            )
-        elif n > 0:
-            self.last = say(
-                True,
-                f"{self.welcome()} The {plural(n, 'crystal')} chosen before the restart no "
-                "longer fit the game and were put back; press Crystal again to spend some.",
-                CUE_ACCEPT,
-                "armed_dropped",
-                **welcome,
-                player=player,
-                n=n,
-            )
-
-    def _arm(self) -> Outcome:
-        """Quick turn: Crystal before the tap chooses one more crystal for the coming take."""
-        board = self.board
-        name = board.player_to_move
-        if name is None:
-            return say(False, "The game is over.", CUE_REJECT, "game_over")
-        if board.has_itineraries and board.itinerary[board.turn] < 0:
-            return say(
-                False,
-                f"{name} taps an Itinerary first; crystals are chosen just before taking a card.",
-                CUE_REJECT,
-                "itinerary_first",
-                player=name,
-            )
-        held = board.crystals[board.turn]
-        armed = self.armed[1] if self.armed is not None and self.armed[0] == name else 0
-        if armed >= held:
-            return say(
-                False,
-                f"No more crystals: {name} holds {held}.",
-                CUE_REJECT,
-                "too_many_crystals",
-                why="held",
-                player=name,
-                held=held,
-            )
-        failed = self.set_armed((name, armed + 1))
-        if failed is not None:
-            return failed
-        return say(
-            True,
-            f"{name} will spend {armed + 1} of {plural(held, 'crystal')} on the card "
-            "they tap next (Undo puts them back).",
-            CUE_PREVIEW,
-            "armed",
-            player=name,
-            n=armed + 1,
-            held=held,
-        )
+        return None if done.action == PASS else turn_outcome(done, before, self.board.edition)
 
     def _crystal(self) -> Outcome:
-        p = self.pending
-        if p is None:
-            if self.turn_style == "quick":
-                return self._arm()
-            return say(
-                False, "Tap a card first; Crystal then cuts its hour cost.", CUE_REJECT, "crystal_first"
-            )
-        if p.crystals >= p.max_crystals:
-            held = self.board.crystals[self.board.turn]
-            why = (
-                f"{p.player} holds {plural(held, 'crystal')}"
-                if held <= p.crystals
-                else "a card always costs at least 1 hour"
-            )
-            return say(
-                False,
-                f"No more crystals on this card: {why}.",
-                CUE_REJECT,
-                "too_many_crystals",
-                why="held" if held <= p.crystals else "min_cost",
-                player=p.player,
-                held=held,
-            )
-        failed = self.set_pending(
-            Pending(p.player, p.card, p.hours, p.crystals + 1, p.max_crystals, p.from_hour)
-        )
-        if failed is not None:
-            return failed
-        assert self.pending is not None
-        return say(
-            True,
-            f"{p.player} spends {p.crystals + 1}: landing at {self.pending.landing}.",
-            CUE_PREVIEW,
-            "crystal_spent",
-            player=p.player,
-            n=p.crystals + 1,
-            landing=self.pending.landing,
-        )
+        board = self.board
+        name = board.player_to_move
+        needs_itinerary = name is not None and board.has_itineraries and board.itinerary[board.turn] < 0
+        held = board.crystals[board.turn] if name is not None else 0
+        answer = self._drive(Crystal(name, held, needs_itinerary))
+        assert answer is not None, "Crystal is always the turn's to answer"
+        return answer
 
     def _confirm(self) -> Outcome:
-        p = self.pending
-        if p is None:
-            return say(False, "Nothing to confirm: tap the card you take.", CUE_REJECT, "nothing_to_confirm")
-        return self.commit_take(Take(p.card, p.player, p.crystals, ()))
+        answer = self._drive(Confirm())
+        assert answer is not None, "Confirm is always the turn's to answer"
+        return answer
 
     def _undo(self) -> Outcome:
-        if self.pending is not None:
-            failed = self.set_pending(None)
-            return failed or say(True, "Take cancelled.", CUE_ACCEPT, "take_cancelled")
-        if self.armed is not None:
-            player, n = self.armed
-            failed = self.set_armed(None)
-            if failed is not None:
-                return failed
-            return say(
-                True,
-                f"{player} keeps the {plural(n, 'crystal')} chosen.",
-                CUE_ACCEPT,
-                "armed_cleared",
-                player=player,
-                n=n,
-            )
+        answer = self._drive(UndoPress())
+        if answer is not None:  # a take being prepared cancelled, or crystals put back
+            return answer
         moves = self.board.moves
         if not moves:
             return self.commit(Undo(), "")  # the engine's own "nothing to undo"

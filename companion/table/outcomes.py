@@ -57,9 +57,76 @@ class Outcome:
         }
 
 
+@dataclass(frozen=True)
+class OutcomeCode:
+    """One outcome code the table makes: accepted or refused, its cue, the params it may carry."""
+
+    accepted: bool
+    cue: str
+    params: tuple[str, ...] = ()
+
+
+_CARD = ("card", "title", "year")
+_WELCOME = ("game", "players")
+
+#: Every code the table's own inputs answer with, declared once (the engine's refusals keep
+#: `companion.engine.rejections.CODES`; "took" may carry any of its params). The page's
+#: wording (`web/static/i18n.js`) has a sentence for each, in English and French.
+OUTCOME_CODES: dict[str, OutcomeCode] = {
+    "welcome": OutcomeCode(True, CUE_ACCEPT, _WELCOME),
+    "pending_resumed": OutcomeCode(True, CUE_PREVIEW, (*_WELCOME, "player", "n", "landing", *_CARD)),
+    "pending_dropped": OutcomeCode(True, CUE_ACCEPT, _WELCOME),
+    "armed_resumed": OutcomeCode(True, CUE_PREVIEW, (*_WELCOME, "player", "n")),
+    "armed_dropped": OutcomeCode(True, CUE_ACCEPT, (*_WELCOME, "player", "n")),
+    "no_button": OutcomeCode(False, CUE_REJECT, ("button",)),
+    "press_confirm": OutcomeCode(False, CUE_PREVIEW, ("player", "more")),
+    "itinerary_chosen": OutcomeCode(True, CUE_ACCEPT, ("player", "itinerary")),
+    "revealed": OutcomeCode(True, CUE_ACCEPT, _CARD),
+    "preview": OutcomeCode(True, CUE_PREVIEW, ("player", "hours", "landing", "max", *_CARD)),
+    "preview_capped": OutcomeCode(True, CUE_PREVIEW, ("player", "armed", "max", "hours", "landing", *_CARD)),
+    "armed": OutcomeCode(True, CUE_PREVIEW, ("player", "n", "held")),
+    "crystal_spent": OutcomeCode(True, CUE_PREVIEW, ("player", "n", "landing")),
+    "itinerary_first": OutcomeCode(False, CUE_REJECT, ("player",)),
+    "crystal_first": OutcomeCode(False, CUE_REJECT),
+    "nothing_to_confirm": OutcomeCode(False, CUE_REJECT),
+    "take_cancelled": OutcomeCode(True, CUE_ACCEPT),
+    "armed_cleared": OutcomeCode(True, CUE_ACCEPT, ("player", "n")),
+    "took": OutcomeCode(
+        True, CUE_ACCEPT, ("player", "crystals", *_CARD, "punctual", "winners", "day_over", "day", "reveal")
+    ),
+    "done": OutcomeCode(True, CUE_ACCEPT),
+    "undone": OutcomeCode(True, CUE_ACCEPT, ("kind", "player", "itinerary", *_CARD)),
+    "undo_stale": OutcomeCode(False, CUE_REJECT),
+    "no_take_yet": OutcomeCode(False, CUE_REJECT),
+    "no_wild": OutcomeCode(False, CUE_REJECT, ("player", *_CARD)),
+    "wild_moved": OutcomeCode(True, CUE_ACCEPT, ("player", *_CARD)),
+    "no_itinerary_today": OutcomeCode(False, CUE_REJECT, ("player",)),
+    "itinerary_corrected": OutcomeCode(True, CUE_ACCEPT, ("player", "itinerary")),
+    # the rules core's codes, when the table refuses before asking it (with the table's params)
+    "game_over": OutcomeCode(False, CUE_REJECT),
+    "too_many_crystals": OutcomeCode(False, CUE_REJECT, ("why", "player", "held")),
+    "itinerary_unavailable": OutcomeCode(False, CUE_REJECT, ("why", "day")),
+    "unknown_card": OutcomeCode(False, CUE_REJECT, ("why", "card", "edition")),
+    "card_not_available": OutcomeCode(False, CUE_REJECT, ("why", "day", *_CARD)),
+    DISK_FULL: OutcomeCode(False, CUE_REJECT, ("error",)),
+    STORE_ERROR: OutcomeCode(False, CUE_REJECT, ("error",)),
+    # made by the runtime around the table (a tag, a lost press, a damaged store at start)
+    "tag_captured": OutcomeCode(True, CUE_ACCEPT, ("tag",)),
+    "unknown_tag": OutcomeCode(False, CUE_REJECT, ("tag", "why")),
+    "press_lost": OutcomeCode(False, CUE_REJECT),
+    "store_damaged": OutcomeCode(False, CUE_REJECT),
+}
+
+
 def say(accepted: bool, message: str, cue: str, code: str, **params: Any) -> Outcome:
     """An outcome with its code and the facts of its sentence."""
     return Outcome(accepted, message, cue, code, params=params)
+
+
+def outcome(code: str, message: str, **params: Any) -> Outcome:
+    """An outcome of a declared code: whether it is accepted and its cue come from `OUTCOME_CODES`."""
+    declared = OUTCOME_CODES[code]
+    return Outcome(declared.accepted, message, declared.cue, code, params=params)
 
 
 def rejected(rejection: Rejection) -> Outcome:
