@@ -78,7 +78,7 @@ class Capture:
 
 
 def _library() -> EditionLibrary:
-    return EditionLibrary(table_runtime().store.path.parent)
+    return EditionLibrary(table_runtime().data_dir)
 
 
 def _capture() -> Capture:
@@ -172,21 +172,20 @@ def _bind(tag: Any, card: str, edition: str) -> dict[str, Any]:
     English sentence, or None) and ``binding`` (its facts, which the page words in its language)."""
     if not isinstance(tag, str) or not tag.strip() or len(tag) > 100:
         return {"bound": None, "binding": None}
-    store = table_runtime().store
+    runtime = table_runtime()
     uid = tag.strip()
-    before = store.tags().get(uid)
+    before = runtime.tags().get(uid)
     binding: dict[str, Any] = {"tag": uid, "card": card, "was": before}
     if before == card:
         return {"bound": f"Tag {uid} was already {card}.", "binding": binding}
     try:
-        store.rebind(uid, card, edition)
+        runtime.rebind_tag(uid, card, edition)  # taps resolve it at once
     except StoreError as exc:  # the edition is saved: say that the sticker is not bound
         code, params = refusal(exc)
         binding.update(error=code, params=params)
         kept = f"it is still {before}" if before else "it is bound to nothing"
         said = f"{card} is saved, but tag {uid} was not bound to it ({exc}); {kept}. Tap it and Save again."
         return {"bound": said, "binding": binding}
-    table_runtime().resolver.tags = store.tags()
     said = f"Tag {uid} is now {card}" + (f" (it was {before})." if before else ".")
     return {"bound": said, "binding": binding}
 
@@ -259,7 +258,7 @@ def show(name: str) -> Any:
     except EditionError as exc:
         problems = [f"{exc.source}: {p}" for p in exc.problems if not p.warning][:50]
     tags: dict[str, list[str]] = {}
-    for uid, card in table_runtime().store.tags().items():
+    for uid, card in table_runtime().tags().items():
         tags.setdefault(card, []).append(uid)
     return jsonify({"edition": obj, "progress": progress(obj), "tags": tags, "problems": problems})
 
@@ -421,7 +420,7 @@ def last_tag() -> Any:
     with capture.lock:
         capture.renew()
         seq, tag = capture.seq, capture.tag
-    bound = table_runtime().store.tags().get(tag) if tag else None
+    bound = table_runtime().tags().get(tag) if tag else None
     return jsonify({"seq": seq, "tag": tag, "bound_to": bound, "capturing": capture.edition})
 
 
@@ -430,12 +429,11 @@ def last_tag() -> Any:
 def unbind(uid: str) -> Any:
     runtime = table_runtime()
     try:
-        freed = runtime.store.unenroll(uid)
+        freed = runtime.unbind_tag(uid)
     except StoreError as exc:  # a full disk: the tag is still bound, and the page says why
         return store_refused(exc)
     if not freed:
         return json_error(
             404, f"Tag {uid[:40]} is not bound to any card.", code="tag_not_bound", tag=uid[:40]
         )
-    runtime.resolver.tags = runtime.store.tags()
     return jsonify({"unbound": uid})

@@ -24,7 +24,6 @@ from companion.past import (
     PastGame,
     Replays,
     display_names,
-    load_history,
     player_key,
     player_stats,
     with_aliases,
@@ -121,7 +120,7 @@ def _replays() -> Replays:
 
 def _history() -> History | Response:
     try:
-        return load_history(table_runtime().store, _replays())
+        return table_runtime().history(_replays())
     except StoreError as exc:
         return json_error(503, f"The games cannot be read: {exc}", code="not_saved", detail=str(exc))
 
@@ -136,8 +135,8 @@ def history() -> Any:
 
 def _finished(game: str) -> PastGame | Response:
     """The finished game numbered ``game`` (as the address has it), or the refusal."""
-    store = table_runtime().store
-    aliases = store.aliases()
+    runtime = table_runtime()
+    aliases = runtime.aliases()
     refusal = json_error(
         404,
         f"Game {game[:20]} is not a finished game of this table.",
@@ -148,15 +147,14 @@ def _finished(game: str) -> PastGame | Response:
         return refusal
     game_id = int(game)
     try:
-        row = next((r for r in store.finished_games() if r[0] == game_id), None)
-        found = _replays().get(store, *row) if row is not None else None
+        found = runtime.finished_game(game_id, _replays())
     except (StoreError, ValueError) as exc:
         return json_error(503, f"The game cannot be read: {exc}", code="not_saved", detail=str(exc))
     return refusal if found is None else with_aliases(found, aliases)
 
 
 def _bgstats_url(game: PastGame) -> tuple[dict[str, Any], str]:
-    merged = {player: name for player, name in table_runtime().store.aliases().values()}
+    merged = {player: name for player, name in table_runtime().aliases().values()}
     data = play(game, merged)
     return data, play_url(data)
 
@@ -223,7 +221,7 @@ def merge() -> Any:
     found = _history()
     if isinstance(found, Response):
         return found
-    store = table_runtime().store
+    runtime = table_runtime()
     aliases = found.aliases
     spellings = {player_key(p.name): p.key for g in found.games for p in g.players}
     for given in (name, into):
@@ -257,7 +255,7 @@ def merge() -> Any:
                 into=into[:40],
             )
     shown = display_names(found.games, aliases)[target]
-    failed = _saved(lambda: store.merge_player(moving, target, shown))
+    failed = _saved(lambda: runtime.merge_player(moving, target, shown))
     if failed is not None:
         return failed
     return jsonify(
@@ -276,9 +274,9 @@ def unmerge() -> Any:
     name = json_body().get("name")
     if not isinstance(name, str) or not name.strip():
         return json_error(400, 'Send {"name": "<a merged spelling>"}.', code="merge_fields")
-    store = table_runtime().store
+    runtime = table_runtime()
     result: list[bool] = []
-    failed = _saved(lambda: result.append(store.unmerge_player(player_key(name))))
+    failed = _saved(lambda: result.append(runtime.unmerge_player(player_key(name))))
     if failed is not None:
         return failed
     if not result[0]:

@@ -77,7 +77,7 @@ api = Blueprint("api", __name__, url_prefix="/api")
 
 
 def _answer(outcome: Any) -> Response:
-    return jsonify({"outcome": outcome.to_json(), "state": table_runtime().table.state_json()})
+    return jsonify({"outcome": outcome.to_json(), "state": table_runtime().state()})
 
 
 class StreamSlots:
@@ -147,17 +147,16 @@ class CrashLog:
 def state() -> Any:
     """The table's state; ``?page=1`` adds what the page draws. Also the polling fallback."""
     runtime = table_runtime()
-    table = runtime.table
     # Each hardware part, so the page (and a host) can see a ring or reader that is down; and
     # damage the store's checksums found, shown the same way until a host acknowledges it.
     hardware = runtime.health.as_json()
-    store = [notice.to_json() for notice in runtime.store.damage]
+    store = runtime.store_damage()
     if request.args.get("page"):  # computed once per change however many pages poll
         # the parts' status changes apart from the game: appended to the shared snapshot's text
-        text = table.page_text()[1]
+        text = runtime.page_text()[1]
         extra = f',"hardware":{json.dumps(hardware)},"store":{json.dumps(store)}'
         return Response(f"{text[:-1]}{extra}}}", mimetype="application/json")
-    return jsonify({**table.state_json(), "hardware": hardware, "store": store})
+    return jsonify({**runtime.state(), "hardware": hardware, "store": store})
 
 
 def _sse(event_id: str, data: str) -> str:
@@ -204,20 +203,20 @@ def events() -> Response:
             sent, sent_at = last, -interval
             quiet_since = time.monotonic()
             while not gone():
-                table = runtime.table
-                version = table.version
+                version = runtime.version()
                 if f"{boot}-{version}" != sent:
                     pause = sent_at + interval - time.monotonic()
                     if pause > 0:  # a snapshot just went out: send the latest one a moment later
                         time.sleep(pause)
                         continue
-                    version, data = table.page_text()
+                    version, data = runtime.page_text()
                     sent, sent_at = f"{boot}-{version}", time.monotonic()
                     quiet_since = sent_at
                     yield _sse(sent, data)
                 # wait in short steps, so a closed page frees its thread within a second
                 wait = min(1.0, max(0.0, quiet_since + heartbeat - time.monotonic()))
-                unchanged = table.wait_for_change(version, wait) == version and runtime.table is table
+                # a new game wakes this wait and bumps the version: it is sent at once
+                unchanged = runtime.wait_for_change(version, wait) == version
                 if unchanged and time.monotonic() - quiet_since >= heartbeat:
                     quiet_since = time.monotonic()
                     yield ": heartbeat\n\n"
@@ -271,7 +270,7 @@ def cards() -> Any:
     ``label`` (scripts) and what the page words in its language (kind, title, year, hours, gains)."""
     from companion.enroll import find
 
-    edition = table_runtime().table.board.edition
+    edition = table_runtime().edition()
     found: list[dict[str, Any]] = []
     for i, label in find(edition, request.args.get("q", "")):
         entry: dict[str, Any] = {"id": i, "label": label}
@@ -289,7 +288,7 @@ def cards() -> Any:
 def editions() -> Any:
     from companion.library import EditionLibrary
 
-    library = EditionLibrary(table_runtime().store.path.parent)
+    library = EditionLibrary(table_runtime().data_dir)
     return jsonify({"editions": library.names(), "default": library.default()})
 
 
@@ -386,13 +385,13 @@ def game_new() -> Any:
     except EditionNotFound as exc:
         from companion.library import EditionLibrary
 
-        known = ", ".join(EditionLibrary(runtime.store.path.parent).names())
+        known = ", ".join(EditionLibrary(runtime.data_dir).names())
         return json_error(400, str(exc), code="unknown_edition", edition=edition[:40], known=known)
     except EditionError as exc:
         return json_error(400, str(exc), code="edition_invalid", edition=edition[:40], detail=str(exc))
     except StoreError as exc:
         return store_refused(exc)
-    return jsonify({"game": game, "state": runtime.table.state_json()})
+    return jsonify({"game": game, "state": runtime.state()})
 
 
 @api.post("/store/acknowledge")
@@ -402,7 +401,7 @@ def store_acknowledge() -> Any:
     from companion.store import DiskFull, StoreError
 
     try:
-        done = table_runtime().store.acknowledge()
+        done = table_runtime().acknowledge_damage()
     except StoreError as exc:
         if isinstance(exc, DiskFull):
             return json_error(507, f"Not saved: {exc}", code="disk_full")
@@ -417,7 +416,7 @@ def undo() -> Any:
     # and an undo of a table that changed since is refused (Table.undo).
     body = json_body()
     if "version" not in body:
-        return _answer(table_runtime().table.undo())
+        return _answer(table_runtime().undo())
     version, process = body.get("version"), body.get("process")
     if type(version) is not int or not isinstance(process, str):
         return json_error(
@@ -425,7 +424,7 @@ def undo() -> Any:
             "version must be the whole number and process the text of the snapshot the page showed.",
             code="bad_undo_version",
         )
-    return _answer(table_runtime().table.undo((process, version)))
+    return _answer(table_runtime().undo((process, version)))
 
 
 @api.post("/correct/wild")
@@ -436,7 +435,7 @@ def correct_wild() -> Any:
         return json_error(
             400, f"Choose the column of each Wild token among {', '.join(COLUMNS)}.", code="wild_columns"
         )
-    return _answer(table_runtime().table.correct_wild(wild))
+    return _answer(table_runtime().correct_wild(wild))
 
 
 @api.post("/correct/itinerary")
@@ -446,17 +445,17 @@ def correct_itinerary() -> Any:
     player, itinerary = body.get("player"), body.get("itinerary")
     if not isinstance(player, str) or not isinstance(itinerary, str):
         return json_error(400, 'Send {"player": "<name>", "itinerary": "<id>"}.', code="itinerary_fields")
-    table = table_runtime().table
+    runtime = table_runtime()
     # the name as the game keeps it: a script may send "Zoé" decomposed, or in another case
-    player = next((name for name in table.board.names if name_key(name) == name_key(player)), player)
-    return _answer(table.correct_itinerary(player, itinerary))
+    player = next((name for name in runtime.player_names() if name_key(name) == name_key(player)), player)
+    return _answer(runtime.correct_itinerary(player, itinerary))
 
 
 @api.post("/enroll")
 @control()
 def enroll() -> Any:
     from companion.editions import EditionNotFound
-    from companion.enroll import EnrolRefused, enroll_tag
+    from companion.enroll import EnrolRefused
     from companion.store import DiskFull, StoreError
 
     body = json_body()
@@ -485,14 +484,14 @@ def enroll() -> Any:
             )
         values = (hours, list(gains))
     runtime = table_runtime()
-    edition = runtime.table.board.edition
+    edition = runtime.edition()
     from companion.library import EditionLibrary, mine_name
 
-    library = EditionLibrary(runtime.store.path.parent)
+    library = EditionLibrary(runtime.data_dir)
     own = library.path(mine_name(edition.name))
     try:
         # enroll_tag reads, changes and writes the owner's file under the library's lock
-        message, params = enroll_tag(runtime.store, edition, own, tag.strip(), card, values)
+        message, params = runtime.enroll(own, tag.strip(), card, values)
     except EnrolRefused as exc:
         return json_error(400, str(exc), code=exc.code, **exc.params)
     except DiskFull as exc:

@@ -75,10 +75,13 @@ class CommittingTable:
 
     # --- committing -------------------------------------------------------------------
 
-    def commit_take(self, take: Take) -> Outcome:
+    def commit_take(self, take: Take, hours: int | None = None) -> Outcome:
+        """Commit a take and say what it did (punctual, a Day's end, the winners). ``hours``:
+        its cost, as the tap that chose it found it (else looked up among the options)."""
         board = self.board
         day = board.day
-        hours = next((o.hours for o in board.take_options() if o.card == take.card), 0)
+        if hours is None:
+            hours = next((o.hours for o in board.take_options() if o.card == take.card), 0)
         punctual = board.hour[board.turn] + hours - take.crystals == 12
         label = self.label(take.card)
         outcome = self.commit(take, "")

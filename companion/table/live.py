@@ -96,6 +96,7 @@ class Table(Corrections, Snapshots):
             self.armed = (state.player, state.crystals) if isinstance(state, Armed) else None
             self.last = said or self.last
         self.listeners = []
+        self.annotations = {}
         self.lock = threading.RLock()
         #: Bumped on every input; live pages wait on `changed` and resend when it moves.
         #: `changed` has its own lock, so that pages waking up after a change never
@@ -240,7 +241,7 @@ class Table(Corrections, Snapshots):
             return turn_outcome(done, before, self.board.edition)
         if done.action == COMMIT:
             assert done.take is not None
-            return self.commit_take(done.take)
+            return self.commit_take(done.take, done.hours)
         if done.state != before:
             failed = self.set_turn(done.state)
             if failed is not None:

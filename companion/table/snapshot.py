@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from companion.config import DEFAULT_PALETTE, colour_problem
@@ -34,6 +35,9 @@ class Snapshots(CommittingTable):
 
     turn_style: str
     page_cache: tuple[int, str] | None
+    #: Extras of every state: name -> function of the table (a coach's advice, say). A
+    #: `companion.session.Session` shares one dict with each game it puts on the table.
+    annotations: dict[str, Callable[[Any], Any]]
 
     def expect(self) -> dict[str, Any] | None:
         """What the table waits for next, for the ring, the page and scripts."""
@@ -90,6 +94,7 @@ class Snapshots(CommittingTable):
                 "mock": bool(self.meta.get("mock")),
                 "turn_style": self.turn_style,
                 "armed": self.armed_crystals(),
+                **{name: extra(self) for name, extra in self.annotations.items()},
             }
 
     def page_json(self) -> dict[str, Any]:

@@ -136,6 +136,8 @@ class Step:
     code: str | None = None
     params: dict[str, Any] = field(default_factory=dict)
     take: Take | None = None
+    #: The committed take's hour cost, as the tap found it (the options are not scanned again).
+    hours: int | None = None
 
 
 def state_kind(state: TurnState) -> str:
@@ -159,13 +161,13 @@ def _take(style: str, state: TurnState, tap: TakeTap) -> Step:
     if style == "quick":
         armed = state.crystals if isinstance(state, Armed) and state.player == tap.player else 0
         if armed <= tap.max_crystals:
-            return Step(None, COMMIT, take=Take(tap.card, tap.player, armed, ()))
+            return Step(None, COMMIT, take=Take(tap.card, tap.player, armed, ()), hours=tap.hours)
         # more crystals chosen than this card allows: the most it allows, and the player decides
         capped = Pending(tap.player, tap.card, tap.hours, tap.max_crystals, tap.max_crystals, tap.from_hour)
         params = {"player": tap.player, "armed": armed, "max": tap.max_crystals, "hours": tap.hours}
         return Step(capped, SAVE, "preview_capped", {**params, "landing": capped.landing, "card": tap.card})
     if tap.max_crystals == 0:
-        return Step(None, COMMIT, take=Take(tap.card, tap.player, 0, ()))
+        return Step(None, COMMIT, take=Take(tap.card, tap.player, 0, ()), hours=tap.hours)
     pending = Pending(tap.player, tap.card, tap.hours, 0, tap.max_crystals, tap.from_hour)
     params = {"player": tap.player, "hours": tap.hours, "landing": pending.landing, "max": tap.max_crystals}
     return Step(pending, SAVE, "preview", {**params, "card": tap.card})
@@ -222,7 +224,7 @@ def _nothing_to_confirm(style: str, state: TurnState, press: Confirm) -> Step:
 
 def _confirm(style: str, state: TurnState, press: Confirm) -> Step:
     assert isinstance(state, Pending)
-    return Step(None, COMMIT, take=Take(state.card, state.player, state.crystals, ()))
+    return Step(None, COMMIT, take=Take(state.card, state.player, state.crystals, ()), hours=state.hours)
 
 
 def _cancel(style: str, state: TurnState, press: UndoPress) -> Step:
