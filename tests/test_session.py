@@ -122,6 +122,21 @@ def test_a_tag_carrying_its_card_in_its_text_is_resolved_from_the_text(tmp_path:
     rt.stop()
 
 
+def test_the_state_is_projected_once_per_change(tmp_path: Path, monkeypatch: Any) -> None:
+    rt = make_runtime(tmp_path)
+    projected: list[int] = []
+    standings = Board.standings
+    monkeypatch.setattr(Board, "standings", lambda board: projected.append(1) or standings(board))
+    first = rt.state()
+    assert rt.state() == first and rt.state() == first
+    assert len(projected) == 1, "asked three times, projected once"
+    rt.state()["turn"] = "nobody"  # a caller's change stays its own
+    assert rt.state() == first
+    assert rt.tap(rt.table.expect()["choices"][0]).accepted
+    assert rt.state()["version"] == first["version"] + 1 and len(projected) == 2, "a change: once more"
+    rt.stop()
+
+
 def test_a_table_alone_needs_no_session(tmp_path: Path) -> None:
     rt = make_runtime(tmp_path)
     table = Table(rt.store, rt.store.load(rt.table.game_id))

@@ -35,6 +35,8 @@ class Snapshots(CommittingTable):
 
     turn_style: str
     page_cache: tuple[int, str] | None
+    #: The state projected for the latest change, and what it was projected from.
+    state_cache: tuple[tuple[Any, ...], dict[str, Any]] | None = None
     #: Extras of every state: name -> function of the table (a coach's advice, say). A
     #: `companion.session.Session` shares one dict with each game it puts on the table.
     annotations: dict[str, Callable[[Any], Any]]
@@ -69,33 +71,55 @@ class Snapshots(CommittingTable):
         return armed[1] if armed is not None and armed[0] == self.board.player_to_move else 0
 
     def state_json(self) -> dict[str, Any]:
-        """``GET /api/state``: the contract's standings plus what the table needs."""
+        """``GET /api/state``: the contract's standings plus what the table needs.
+
+        Projected once per change (the version, with the log's length, the board, the
+        latest outcome, the turn's state and the extras: a change that bypassed `emit` is
+        still seen), however many pages, scripts and answers ask; each gets its own copy
+        of the top level."""
         with self.lock:
-            board = self.board
-            cards = board.edition.cards
-            return {
-                "game": self.game_id,
-                "finished": board.finished,
-                "day": board.day,
-                "players": [
-                    {**s.to_json(), "colour": self.colour(i)} for i, s in enumerate(board.standings())
-                ],
-                "winners": board.winners(),
-                "turn": board.player_to_move,
-                "row": [cards[c].id if c >= 0 else None for c in board.row],
-                "hidden": [c == HIDDEN for c in board.row],
-                "ancestors_left": board.ancestors_left,
-                "pending": None if self.pending is None else self.pending.to_json(),
-                "expect": self.expect(),
-                "last": self.last.to_json(),
-                "events": self.seq,
-                "version": self.version,
-                "process": PROCESS,
-                "mock": bool(self.meta.get("mock")),
-                "turn_style": self.turn_style,
-                "armed": self.armed_crystals(),
-                **{name: extra(self) for name, extra in self.annotations.items()},
-            }
+            moves, extras = len(self.board.moves), tuple(self.annotations)
+            key = (
+                self.version,
+                self.seq,
+                moves,
+                id(self.board),
+                id(self.last),
+                self.pending,
+                self.armed,
+                extras,
+            )
+            cached = self.state_cache
+            if cached is None or cached[0] != key:
+                cached = (key, self.project_state())
+                self.state_cache = cached
+            return dict(cached[1])
+
+    def project_state(self) -> dict[str, Any]:
+        """The state as JSON, projected from the table now (the caller holds the lock)."""
+        board = self.board
+        cards = board.edition.cards
+        return {
+            "game": self.game_id,
+            "finished": board.finished,
+            "day": board.day,
+            "players": [{**s.to_json(), "colour": self.colour(i)} for i, s in enumerate(board.standings())],
+            "winners": board.winners(),
+            "turn": board.player_to_move,
+            "row": [cards[c].id if c >= 0 else None for c in board.row],
+            "hidden": [c == HIDDEN for c in board.row],
+            "ancestors_left": board.ancestors_left,
+            "pending": None if self.pending is None else self.pending.to_json(),
+            "expect": self.expect(),
+            "last": self.last.to_json(),
+            "events": self.seq,
+            "version": self.version,
+            "process": PROCESS,
+            "mock": bool(self.meta.get("mock")),
+            "turn_style": self.turn_style,
+            "armed": self.armed_crystals(),
+            **{name: extra(self) for name, extra in self.annotations.items()},
+        }
 
     def page_json(self) -> dict[str, Any]:
         """The state plus what the live page draws (treks' cards, the log, the score chart)."""
