@@ -17,6 +17,9 @@
 - Undo (held) cancels a take being prepared, or takes back the last thing a person
   did (in mock mode a take goes back with the dealer's reveals it caused).
 
+How crystals are spent is not decided here: `Table` feeds each tap and press to the
+turn's state machine (`companion.table.turn`) and does what its step says.
+
 Every accepted event is appended to the store *before* listeners (ring, page)
 hear of it, together with whatever follows from it (the mock dealer's reveals, all
 the undos and replays of a correction) in one transaction: if the disk refuses,
