@@ -18,7 +18,6 @@ from companion.engine import Edition
 from companion.hardware.health import Health
 from companion.past import History, PastGame, Replays
 from companion.table import Outcome
-from companion.tags import TagResolver
 
 
 class GameSetupError(ValueError):
@@ -43,8 +42,6 @@ class TableRuntime(Protocol):
     health: Health
     #: The last tag the reader saw that maps to no card (for enrolling it from the page).
     unknown_tag: str | None
-    #: How a tag becomes a card; enrolment refreshes its table of tags.
-    resolver: TagResolver
     #: While the host transcribes an edition, taps go to it first (`companion.edition_web`).
     capture: Callable[[str], bool] | None
 
