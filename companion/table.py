@@ -43,8 +43,9 @@ from companion.engine import Board, ChooseItinerary, Event, Reveal, Take, Undo
 from companion.engine.rejections import Rejection
 from companion.engine.state import HIDDEN
 from companion.engine.tokens import ANCESTOR, DAY_NAMES
-from companion.engine.words import plural, year_text
+from companion.engine.words import year_text
 from companion.store import DiskFull, Store, StoredGame, StoreError
+from companion.wording import say, took_text
 
 #: This process, named in every snapshot. Versions count up only within one process (a
 #: new game continues its predecessor's count), so a page compares the versions of two
@@ -131,9 +132,10 @@ class Outcome:
         }
 
 
-def _say(accepted: bool, message: str, cue: str, code: str, **params: Any) -> Outcome:
-    """An outcome with its code and the facts of its sentence."""
-    return Outcome(accepted, message, cue, code, params=params)
+def _say(accepted: bool, cue: str, code: str, **params: Any) -> Outcome:
+    """An outcome with its code and the facts of its sentence; the English sentence
+    comes from the catalogue the page reads too (`companion.wording`)."""
+    return Outcome(accepted, say(code, **params), cue, code, params=params)
 
 
 class Dealer:
@@ -182,7 +184,7 @@ class Table:
         self.seq = len(game.events)
         self.pending: Pending | None = None
         welcome = {"game": self.game_id, "players": ", ".join(self.board.names)}
-        self.last: Outcome = _say(True, self._welcome(), CUE_ACCEPT, "welcome", **welcome)
+        self.last: Outcome = _say(True, CUE_ACCEPT, "welcome", **welcome)
         if game.pending is not None and "armed" in game.pending:  # crystals chosen before a tap
             self._resume_armed(game.pending["armed"], welcome)
         elif game.pending is not None:  # a take was being prepared when the companion stopped
@@ -191,9 +193,6 @@ class Table:
                 p = self.pending
                 self.last = _say(
                     True,
-                    f"{self._welcome()} {p.player} was taking {self._label(p.card)} "
-                    f"({plural(p.crystals, 'crystal')} spent, landing at {p.landing}): "
-                    "press Confirm, Crystal, or hold Undo to cancel.",
                     CUE_PREVIEW,
                     "pending_resumed",
                     **welcome,
@@ -205,8 +204,6 @@ class Table:
             else:
                 self.last = _say(
                     True,
-                    f"{self._welcome()} The take being prepared before the restart no longer fits the "
-                    "game and was dropped; tap the card again.",
                     CUE_ACCEPT,
                     "pending_dropped",
                     **welcome,
@@ -227,9 +224,6 @@ class Table:
                 failed = self._store(reveals)
                 if failed is not None:
                     self.last = failed
-
-    def _welcome(self) -> str:
-        return f"Game {self.game_id}: {', '.join(self.board.names)}."
 
     def _replay(self, warn: bool = False) -> Board:
         """A board with every stored event pushed: what a restart would show."""
@@ -259,7 +253,6 @@ class Table:
             else:
                 outcome = _say(
                     False,
-                    f"There is no {button!r} button; use crystal, confirm or undo.",
                     CUE_REJECT,
                     "no_button",
                     button=button,
@@ -270,17 +263,11 @@ class Table:
         board = self.board
         edition = board.edition
         if board.finished:
-            return _say(
-                False, "The game is over. Hold Undo to take the last card back.", CUE_REJECT, "game_over"
-            )
+            return _say(False, CUE_REJECT, "game_over")
         if self.pending is not None and ref == self.pending.card:
             p = self.pending
-            if p.crystals < p.max_crystals:
-                text = f"{p.player}: press Confirm, or Crystal to spend one."
-            else:
-                text = f"{p.player}: press Confirm (no more crystals can be spent on this card)."
             return _say(
-                False, text, CUE_PREVIEW, "press_confirm", player=p.player, more=p.crystals < p.max_crystals
+                False, CUE_PREVIEW, "press_confirm", player=p.player, more=p.crystals < p.max_crystals
             )
         if self.pending is not None:  # tapping another card changes one's mind
             failed = self._set_pending(None)
@@ -292,7 +279,6 @@ class Table:
                 day = DAY_NAMES[board.day - 1]
                 return _say(
                     False,
-                    f"Everyone already has an Itinerary for Day {day}.",
                     CUE_REJECT,
                     "itinerary_unavailable",
                     why="all_chosen",
@@ -300,7 +286,6 @@ class Table:
                 )
             return self._commit(
                 ChooseItinerary(waiting, ref),
-                f"{waiting} follows Itinerary {ref} today.",
                 "itinerary_chosen",
                 player=waiting,
                 itinerary=ref,
@@ -311,8 +296,6 @@ class Table:
         if index is None:
             return _say(
                 False,
-                f"{ref!r} is not a card of the {edition.name} edition. Enrol the tag on the page "
-                "(Host, then Enrol a tag) and tap it again.",
                 CUE_REJECT,
                 "unknown_card",
                 why="tag",
@@ -329,8 +312,6 @@ class Table:
                 day = DAY_NAMES[board.day - 1]
                 return _say(
                     False,
-                    f"{card.title} ({year_text(card.year)}) is still in the Day {day} deck: it can be taken "
-                    "once it is revealed on top of the deck. Take a card of the Departures Row.",
                     CUE_REJECT,
                     "card_not_available",
                     why="in_deck",
@@ -339,7 +320,6 @@ class Table:
                 )
             return self._commit(
                 Reveal(ref),
-                f"Revealed {card.title} ({year_text(card.year)}).",
                 "revealed",
                 **self._card_params(ref),
             )
@@ -368,9 +348,6 @@ class Table:
             assert self.pending is not None
             return _say(
                 True,
-                f"{name}: only {option.max_crystals} of the {armed} crystals can be spent on "
-                f"{self._label(card)} ({option.hours} h), landing at {self.pending.landing}. "
-                "Press Confirm, or Undo to cancel.",
                 CUE_PREVIEW,
                 "preview_capped",
                 player=name,
@@ -390,8 +367,6 @@ class Table:
         assert self.pending is not None
         return _say(
             True,
-            f"{name}: {self._label(card)} costs {option.hours} h, landing at {self.pending.landing}. "
-            f"Press Crystal to spend one (up to {option.max_crystals}), then Confirm.",
             CUE_PREVIEW,
             "preview",
             player=name,
@@ -420,8 +395,6 @@ class Table:
             self.armed = (player, n)
             self.last = _say(
                 True,
-                f"{self._welcome()} {player} still spends {plural(n, 'crystal')} on the card "
-                "they tap next (chosen before the restart; hold Undo to put them back).",
                 CUE_PREVIEW,
                 "armed_resumed",
                 **welcome,
@@ -431,8 +404,6 @@ class Table:
         elif n > 0:
             self.last = _say(
                 True,
-                f"{self._welcome()} The {plural(n, 'crystal')} chosen before the restart no "
-                "longer fit the game and were put back; press Crystal again to spend some.",
                 CUE_ACCEPT,
                 "armed_dropped",
                 **welcome,
@@ -465,11 +436,10 @@ class Table:
         board = self.board
         name = board.player_to_move
         if name is None:
-            return _say(False, "The game is over.", CUE_REJECT, "game_over")
+            return _say(False, CUE_REJECT, "game_over")
         if board.has_itineraries and board.itinerary[board.turn] < 0:
             return _say(
                 False,
-                f"{name} taps an Itinerary first; crystals are chosen just before taking a card.",
                 CUE_REJECT,
                 "itinerary_first",
                 player=name,
@@ -479,7 +449,6 @@ class Table:
         if armed >= held:
             return _say(
                 False,
-                f"No more crystals: {name} holds {held}.",
                 CUE_REJECT,
                 "too_many_crystals",
                 why="held",
@@ -491,8 +460,6 @@ class Table:
             return failed
         return _say(
             True,
-            f"{name} will spend {armed + 1} of {plural(held, 'crystal')} on the card "
-            "they tap next (Undo puts them back).",
             CUE_PREVIEW,
             "armed",
             player=name,
@@ -505,19 +472,11 @@ class Table:
         if p is None:
             if self.turn_style == "quick":
                 return self._arm()
-            return _say(
-                False, "Tap a card first; Crystal then cuts its hour cost.", CUE_REJECT, "crystal_first"
-            )
+            return _say(False, CUE_REJECT, "crystal_first")
         if p.crystals >= p.max_crystals:
             held = self.board.crystals[self.board.turn]
-            why = (
-                f"{p.player} holds {plural(held, 'crystal')}"
-                if held <= p.crystals
-                else "a card always costs at least 1 hour"
-            )
             return _say(
                 False,
-                f"No more crystals on this card: {why}.",
                 CUE_REJECT,
                 "too_many_crystals",
                 why="held" if held <= p.crystals else "min_cost",
@@ -532,7 +491,6 @@ class Table:
         assert self.pending is not None
         return _say(
             True,
-            f"{p.player} spends {p.crystals + 1}: landing at {self.pending.landing}.",
             CUE_PREVIEW,
             "crystal_spent",
             player=p.player,
@@ -543,13 +501,13 @@ class Table:
     def _confirm(self) -> Outcome:
         p = self.pending
         if p is None:
-            return _say(False, "Nothing to confirm: tap the card you take.", CUE_REJECT, "nothing_to_confirm")
+            return _say(False, CUE_REJECT, "nothing_to_confirm")
         return self._commit_take(Take(p.card, p.player, p.crystals, ()))
 
     def _undo(self) -> Outcome:
         if self.pending is not None:
             failed = self._set_pending(None)
-            return failed or _say(True, "Take cancelled.", CUE_ACCEPT, "take_cancelled")
+            return failed or _say(True, CUE_ACCEPT, "take_cancelled")
         if self.armed is not None:
             player, n = self.armed
             failed = self._set_armed(None)
@@ -557,7 +515,6 @@ class Table:
                 return failed
             return _say(
                 True,
-                f"{player} keeps the {plural(n, 'crystal')} chosen.",
                 CUE_ACCEPT,
                 "armed_cleared",
                 player=player,
@@ -565,7 +522,7 @@ class Table:
             )
         moves = self.board.moves
         if not moves:
-            return self._commit(Undo(), "")  # the engine's own "nothing to undo"
+            return self._commit(Undo())  # the engine's own "nothing to undo"
         # Undo takes back what a person did. In mock mode the dealer's reveals are not
         # anyone's doing: they go with the take (or Day's end) that asked for them.
         count = 1
@@ -573,7 +530,7 @@ class Table:
             while count <= len(moves) and isinstance(moves[-count], Reveal):
                 count += 1
             if count > len(moves):
-                return _say(False, "Nothing to undo yet: no one has played.", CUE_REJECT, "nothing_to_undo")
+                return _say(False, CUE_REJECT, "nothing_to_undo")
         undone = moves[-count]
         params = self._event_params(undone)  # before the undo: the card's facts are still on the board
         undos: list[Event] = []
@@ -581,7 +538,7 @@ class Table:
             self.board.push(Undo())
             undos.append(Undo())
         failed = self._store(undos, pending_after=None)
-        return failed or _say(True, f"Undone: {event_to_text(undone)}.", CUE_ACCEPT, "undone", **params)
+        return failed or _say(True, CUE_ACCEPT, "undone", **params)
 
     # --- corrections from the host's page ----------------------------------------------------
 
@@ -597,8 +554,6 @@ class Table:
             if seen is not None and seen != (PROCESS, self.version):
                 return _say(
                     False,
-                    "Not undone: the table changed since your page showed it. "
-                    "Look at it again, and tap Undo if you still mean it.",
                     CUE_REJECT,
                     "undo_stale",
                 )
@@ -610,16 +565,14 @@ class Table:
             moves = self.board.moves
             index = next((i for i in range(len(moves) - 1, -1, -1) if isinstance(moves[i], Take)), None)
             if index is None:
-                return self._emit(_say(False, "No card has been taken yet.", CUE_REJECT, "no_take_yet"))
+                return self._emit(_say(False, CUE_REJECT, "no_take_yet"))
             take = moves[index]
             assert isinstance(take, Take)
             wilds = self._wilds_of(index)
             if wilds == 0:
-                label = self._label(take.card)
                 return self._emit(
                     _say(
                         False,
-                        f"The latest take ({take.player or 'the player'}: {label}) placed no Wild token.",
                         CUE_REJECT,
                         "no_wild",
                         player=take.player,
@@ -630,7 +583,6 @@ class Table:
                 self._rewrite(
                     index,
                     take._replace(wild=tuple(wild)),
-                    "Wild tokens moved",
                     "wild_moved",
                     player=take.player,
                     **self._card_params(take.card),
@@ -666,11 +618,9 @@ class Table:
                 None,
             )  # fmt: skip
             if index is None:
-                who = player or "That player"
                 return self._emit(
                     _say(
                         False,
-                        f"{who} has not chosen an Itinerary today: tap one on the reader instead.",
                         CUE_REJECT,
                         "no_itinerary_today",
                         player=player,
@@ -681,7 +631,6 @@ class Table:
                 self._rewrite(
                     index,
                     replacement,
-                    f"{player} now follows Itinerary {itinerary}",
                     "itinerary_corrected",
                     player=player,
                     itinerary=itinerary,
@@ -699,7 +648,7 @@ class Table:
                 start = i + 1
         return start
 
-    def _rewrite(self, index: int, replacement: Event, done: str, code: str, **params: Any) -> Outcome:
+    def _rewrite(self, index: int, replacement: Event, code: str, **params: Any) -> Outcome:
         """Replace accepted event ``index`` and replay the ones after it.
 
         Everything goes through the log as it would at the table: undos back to
@@ -717,13 +666,13 @@ class Table:
             rejection = board.push(event)
             if rejection is not None:
                 self.board = self._replay()
-                why = f"That correction does not fit the game: {rejection.message}"
+                why = f"{say('correction_failed')} {rejection.message}"
                 return Outcome(
                     False, why, CUE_REJECT, rejection.code, params={**rejection.params, "correction": True}
                 )
             written.append(event)
         written += self._deal()
-        return self._store(written, pending_after=None) or _say(True, f"{done}.", CUE_ACCEPT, code, **params)
+        return self._store(written, pending_after=None) or _say(True, CUE_ACCEPT, code, **params)
 
     # --- committing -------------------------------------------------------------------
 
@@ -732,13 +681,10 @@ class Table:
         day = board.day
         hours = next((o.hours for o in board.take_options() if o.card == take.card), 0)
         punctual = board.hour[board.turn] + hours - take.crystals == 12
-        label = self._label(take.card)
-        outcome = self._commit(take, "")
+        outcome = self._commit(take)
         if not outcome.accepted:
             return outcome
         board = self.board
-        spent = f", {plural(take.crystals, 'crystal')} spent" if take.crystals else ""
-        message = f"{take.player} took {label}{spent}."
         params: dict[str, Any] = {
             "player": take.player,
             "crystals": take.crystals,
@@ -747,24 +693,19 @@ class Table:
         cue = CUE_ACCEPT
         if punctual:
             cue = CUE_BONUS
-            message += " Punctual: +3."
             params["punctual"] = True
         if board.finished:
             cue = CUE_WINNER
-            won = board.winners()
-            message += f" The game is over: {' and '.join(won)} win{'s' if len(won) == 1 else ''}!"
-            params["winners"] = won
+            params["winners"] = board.winners()
         elif board.day != day:
             cue = CUE_DAY_END
-            message += f" Day {DAY_NAMES[day - 1]} is over; Day {DAY_NAMES[board.day - 1]} begins."
             params["day_over"] = DAY_NAMES[day - 1]
             params["day"] = DAY_NAMES[board.day - 1]
         if board.waiting_position() >= 0 and not board.finished:
-            message += " Tap the new top card of the deck to reveal it."
             params["reveal"] = True
-        return Outcome(True, message, cue, "took", params=params)
+        return Outcome(True, took_text(params), cue, "took", params=params)
 
-    def _commit(self, event: Event, message: str, code: str = "done", **params: Any) -> Outcome:
+    def _commit(self, event: Event, code: str = "done", **params: Any) -> Outcome:
         """Push ``event``, let the mock dealer reveal what it asks for, store it all at once.
 
         A committed event ends any take being prepared (the take itself, or a choice
@@ -781,7 +722,7 @@ class Table:
         if failed is not None:
             self.armed = armed
             return failed
-        return _say(True, message or "Done.", CUE_ACCEPT, code, **params)
+        return _say(True, CUE_ACCEPT, code, **params)
 
     def _store(self, events: list[Event], pending_after: Pending | bool | None = False) -> Outcome | None:
         """Store ``events`` (already pushed on the board) in one transaction, with the
@@ -825,10 +766,9 @@ class Table:
 
     def _store_failed(self, exc: StoreError) -> Outcome:
         text = str(exc)
-        message = f"Not saved: {text[0].upper()}{text[1:]}"
         if isinstance(exc, DiskFull):
-            return _say(False, message, CUE_REJECT, "disk_full", error=text)
-        return _say(False, message, CUE_REJECT, "store_error", error=text)
+            return _say(False, CUE_REJECT, "disk_full", error=text)
+        return _say(False, CUE_REJECT, "store_error", error=text)
 
     def _deal(self) -> list[Event]:
         """Mock mode: the simulated dealer reveals every card the row is waiting for
@@ -896,12 +836,6 @@ class Table:
         if isinstance(event, Reveal):
             return {"kind": "reveal", **self._card_params(event.card)}
         return {"kind": "nothing"}
-
-    def _label(self, card: str) -> str:
-        if card == ANCESTOR:
-            return "an Ancestor"
-        info = self.board.edition.card(card)
-        return f"{info.title} ({year_text(info.year)})"
 
     def _itinerary_player(self) -> str | None:
         """The next player, in stack order (top first), still without an Itinerary today."""

@@ -1,0 +1,135 @@
+"""One wording layer: every sentence in one catalogue per language (web/static/i18n/*.json),
+read by the page and by `companion.wording` for the console, the API's English and the logs."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.engine.rejections import CODES
+from companion.engine.words import plural, year_text
+from companion.wording import catalogue, fill, plural_category, say, took_text
+
+from test_error_codes import hardware_codes, server_codes
+from tests_support import make_runtime, play_turn
+
+ROOT = Path(__file__).resolve().parents[1]
+CATALOGUES = ROOT / "web" / "static" / "i18n"
+#: ``{name}`` and the ``name`` of ``{name|one|other}``: the facts a sentence uses.
+PARAM = re.compile(r"\{(\w+)(?:\||\})")
+#: Params whose values are English (an OS error's text, a part's English name): a French
+#: sentence says the same without them, since a French page never shows English.
+ENGLISH_VALUES = {"detail", "error", "part"}
+
+
+def entries(lang: str) -> dict[str, str]:
+    """Every sentence of a catalogue, by block-qualified key ("msg/took", "hw/spi_off.fix", "title")."""
+    words = json.loads((CATALOGUES / f"{lang}.json").read_text(encoding="utf-8"))
+    flat: dict[str, str] = {}
+    for key, value in words.items():
+        if isinstance(value, dict):
+            flat.update({f"{key}/{k}": v for k, v in value.items()})
+        else:
+            flat[key] = value
+    return flat
+
+
+def table_codes() -> set[str]:
+    """The codes the table's outcomes name (``CUE_X, "code"``), as test_turn_and_messages finds them."""
+    source = (ROOT / "companion" / "table.py").read_text(encoding="utf-8")
+    return set(re.findall(r"CUE_[A-Z]+,\s*\"([a-z_]+)\"", source)) | {"took", "undone"}
+
+
+def test_both_catalogues_have_the_same_sentences_and_every_value_is_a_sentence() -> None:
+    english, french = entries("en"), entries("fr")
+    assert len(english) > 300
+    assert set(english) == set(french), set(english) ^ set(french)
+    for key in english:
+        assert isinstance(english[key], str) and english[key].strip(), key
+        assert isinstance(french[key], str) and french[key].strip(), key
+
+
+def test_each_english_sentence_uses_the_same_params_as_its_french_one() -> None:
+    english, french = entries("en"), entries("fr")
+    differ = {}
+    for key in english:
+        en, fr = set(PARAM.findall(english[key])), set(PARAM.findall(french[key]))
+        if fr - en or en - fr - ENGLISH_VALUES:
+            differ[key] = (en, fr)
+    assert differ == {}
+
+
+def test_every_code_python_emits_has_a_sentence() -> None:
+    words = catalogue("en")
+    for code in table_codes() | set(CODES) | server_codes():
+        assert code in words["msg"] or any(k.startswith(code + ".") for k in words["msg"]), code
+    for code in hardware_codes():
+        assert code in words["hw"] and f"{code}.fix" in words["hw"], code
+    assert {"preview", "armed", "no_wild", "store_error", "disk_full"} <= table_codes()
+
+
+def test_the_renderer_fills_params_and_picks_variants_as_the_catalogue_says() -> None:
+    template = catalogue("en")["msg"]["preview"]
+    facts = {"player": "Ann", "hours": 3, "landing": 7, "max": 2}
+    expected = template
+    for name, value in {**facts, "c": "The wheel (3500 BCE)"}.items():
+        expected = expected.replace("{" + name + "}", str(value))
+    assert say("preview", **facts, card="c1", title="The wheel", year=-3500) == expected
+    assert "{" not in expected and "3500 BCE" in expected
+    assert say("undone", kind="itinerary", player="Ann", itinerary="T2") == catalogue("en")["msg"][
+        "undone.itinerary"
+    ].replace("{player}", "Ann").replace("{itinerary}", "T2")
+    assert say("press_confirm", player="Ben", more=True).endswith("Crystal to spend one more.")
+    assert say("no_itinerary_today", player="").startswith("That player has not chosen")
+    assert say("spi_off.fix").startswith("sudo raspi-config")
+    assert say("card_not_available", "fr", why="revealed", card="ancestor") == "Ancêtre a déjà été révélée."
+
+
+def test_the_plural_rule_agrees_with_the_english_helper_and_with_cldr_french() -> None:
+    for n in range(6):
+        assert say("spent", n=n) == f"{plural(n, 'crystal')} spent"
+    assert [plural_category("fr", n) for n in (0, 1, 2, 5)] == ["one", "one", "other", "other"]
+    assert [plural_category("en", n) for n in (0, 1, 2)] == ["other", "one", "other"]
+    assert say("spent", "fr", n=0) == "0 cristal dépensé" and say("spent", "fr", n=2) == "2 cristaux dépensés"
+    assert fill("en", "{n|it|them} and {m|one|more}", {"n": 1}) == "it and {m|one|more}", "unknown stays"
+
+
+def test_a_card_is_written_with_the_year_helper() -> None:
+    for year in (-3500, 0, 79, 1492):
+        assert say("revealed", card="x", title="T", year=year) == f"Revealed T ({year_text(year)})."
+
+
+@pytest.mark.parametrize("turn", ["confirm", "quick"])
+def test_every_outcome_of_a_played_game_is_its_catalogue_sentence(tmp_path: Path, turn: str) -> None:
+    """The console's English is the catalogue's: for every outcome the table makes, its
+    message is the sentence its code and params render to (rejections of the rules
+    engine keep the engine's own English)."""
+    rt = make_runtime(tmp_path, "Ann,Ben,Cy", seed=3, turn=turn)
+    seen: list[Any] = []
+    rt.table.listeners.append(lambda _table, outcome: seen.append(outcome))
+    rng = random.Random(5)
+    try:
+        rt.press("confirm")  # nothing to confirm, or (quick) nothing pending either
+        rt.press("crystal")
+        for _ in range(40):
+            if rt.table.expect() is None:
+                break
+            play_turn(rt, rng)
+        rt.press("undo")
+        rt.press("undo")
+    finally:
+        rt.stop()
+    codes = set()
+    for outcome in seen:
+        if outcome.code in CODES and outcome.code not in table_codes():
+            continue
+        params = outcome.params
+        expected = took_text(params) if outcome.code == "took" else say(outcome.code, **params)
+        assert outcome.message == expected, outcome
+        codes.add(outcome.code)
+    assert {"took", "undone", "itinerary_chosen"} <= codes, codes
