@@ -123,7 +123,7 @@ def _history() -> History | Response:
     try:
         return load_history(table_runtime().store, _replays())
     except StoreError as exc:
-        return json_error(503, f"The games cannot be read: {exc}", code="not_saved", detail=str(exc))
+        return json_error(503, code="not_saved", detail=str(exc))
 
 
 @history_api.get("/api/history")
@@ -140,7 +140,6 @@ def _finished(game: str) -> PastGame | Response:
     aliases = store.aliases()
     refusal = json_error(
         404,
-        f"Game {game[:20]} is not a finished game of this table.",
         code="no_finished_game",
         game=game[:20],
     )
@@ -151,7 +150,7 @@ def _finished(game: str) -> PastGame | Response:
         row = next((r for r in store.finished_games() if r[0] == game_id), None)
         found = _replays().get(store, *row) if row is not None else None
     except (StoreError, ValueError) as exc:
-        return json_error(503, f"The game cannot be read: {exc}", code="not_saved", detail=str(exc))
+        return json_error(503, code="not_saved", detail=str(exc))
     return refusal if found is None else with_aliases(found, aliases)
 
 
@@ -203,10 +202,10 @@ def bgstats_qr(game: str) -> Response:
 def _saved(action: Any) -> Response | None:
     try:
         action()
-    except DiskFull as exc:
-        return json_error(507, f"Not saved: {exc}", code="disk_full")
+    except DiskFull:
+        return json_error(507, code="disk_full")
     except StoreError as exc:
-        return json_error(503, f"Not saved: {exc}", code="not_saved", detail=str(exc))
+        return json_error(503, code="not_saved", detail=str(exc))
     return None
 
 
@@ -217,9 +216,7 @@ def merge() -> Any:
     body = json_body()
     name, into = body.get("name"), body.get("into")
     if not isinstance(name, str) or not isinstance(into, str) or not name.strip() or not into.strip():
-        return json_error(
-            400, 'Send {"name": "<a spelling>", "into": "<the player it is>"}.', code="merge_fields"
-        )
+        return json_error(400, code="merge_fields")
     found = _history()
     if isinstance(found, Response):
         return found
@@ -230,7 +227,6 @@ def merge() -> Any:
         if player_key(given) not in spellings:
             return json_error(
                 400,
-                f"No finished game has a player named {given[:40]}.",
                 code="unknown_player",
                 name=given[:40],
             )
@@ -238,7 +234,6 @@ def merge() -> Any:
     if spellings[moving] == target:
         return json_error(
             400,
-            f"{name[:40]} and {into[:40]} are already one player.",
             code="same_player",
             name=name[:40],
             into=into[:40],
@@ -250,7 +245,6 @@ def merge() -> Any:
         if here & group and any(spellings[k] == target for k in here):
             return json_error(
                 400,
-                f"{name[:40]} and {into[:40]} played game {game.id} together, so they are two people.",
                 code="played_together",
                 game=game.id,
                 name=name[:40],
@@ -275,16 +269,14 @@ def unmerge() -> Any:
     """Undo a merge: the spelling ``name`` is a player of its own again."""
     name = json_body().get("name")
     if not isinstance(name, str) or not name.strip():
-        return json_error(400, 'Send {"name": "<a merged spelling>"}.', code="merge_fields")
+        return json_error(400, code="merge_fields")
     store = table_runtime().store
     result: list[bool] = []
     failed = _saved(lambda: result.append(store.unmerge_player(player_key(name))))
     if failed is not None:
         return failed
     if not result[0]:
-        return json_error(
-            400, f"{name[:40]} is not merged into another player.", code="not_merged", name=name[:40]
-        )
+        return json_error(400, code="not_merged", name=name[:40])
     return jsonify(
         {
             "message": f"{name.strip()} is a player of its own again.",

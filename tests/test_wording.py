@@ -16,7 +16,7 @@ from companion.engine.words import plural, year_text
 from companion.wording import catalogue, fill, plural_category, say, took_text
 
 from test_error_codes import hardware_codes, server_codes
-from tests_support import make_runtime, play_turn
+from tests_support import api_app, client_from, make_runtime, play_turn
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOGUES = ROOT / "web" / "static" / "i18n"
@@ -133,3 +133,27 @@ def test_every_outcome_of_a_played_game_is_its_catalogue_sentence(tmp_path: Path
         assert outcome.message == expected, outcome
         codes.add(outcome.code)
     assert {"took", "undone", "itinerary_chosen"} <= codes, codes
+
+
+def test_the_apis_english_error_is_the_catalogue_sentence_of_its_code(tmp_path: Path) -> None:
+    with api_app(tmp_path) as (app, _rt):
+        http = client_from(app)
+        pin = {"X-Table-Pin": "2468"}
+        answers = [
+            http.post("/api/login", json={"pin": "0000"}),
+            http.post("/api/game/new", json={"players": ["N" * 30]}, headers=pin),
+            http.post("/api/game/new", json={"players": ["Ann"], "edition": "atlantis"}, headers=pin),
+            http.post("/api/reader/tap", json={"tag": "ABC"}),
+            http.get("/api/bgstats/999"),
+        ]
+    for answer in answers:
+        body = answer.get_json()
+        expected = say(body["code"], **body.get("params", {}))
+        assert answer.status_code >= 400 and body["error"] == expected, body
+    assert [a.get_json()["code"] for a in answers] == [
+        "wrong_pin",
+        "name_too_long",
+        "unknown_edition",
+        "login_needed",
+        "no_finished_game",
+    ]
