@@ -13,6 +13,7 @@ import pytest
 
 from companion.engine.rejections import CODES
 from companion.engine.words import plural, year_text
+from companion.hardware.health import HardwareFault, diagnose
 from companion.wording import catalogue, fill, plural_category, say, took_text
 
 from test_error_codes import hardware_codes, server_codes
@@ -157,3 +158,26 @@ def test_the_apis_english_error_is_the_catalogue_sentence_of_its_code(tmp_path: 
         "login_needed",
         "no_finished_game",
     ]
+
+
+@pytest.mark.parametrize(
+    ("part", "exc"),
+    [
+        ("ring", PermissionError(13, "Permission denied", "/dev/pio0")),
+        ("buttons", PermissionError(13, "Permission denied", "/dev/gpiochip0")),
+        ("reader", FileNotFoundError(2, "No such file", "/dev/spidev0.0")),
+        ("reader", ImportError("No module named 'spidev'")),
+        ("buttons", ImportError("Unable to load any default pin factory")),
+        ("ring", OSError("ws2811_init failed with code -5 (mmap() failed)")),
+        ("ring", OSError("cannot open /dev/pio0 PIO")),
+        ("reader", OSError("timeout")),
+        ("buttons", OSError("timeout")),
+        ("ring", OSError("timeout")),
+        ("ring", HardwareFault("Blinka ...", "update", code="ring_board_unknown", pin="D18")),
+    ],
+)
+def test_a_hardware_fault_is_worded_by_the_catalogue(part: str, exc: BaseException) -> None:
+    """The console's and the journal's cause and fix are the page's English sentences."""
+    found = diagnose(part, exc)
+    assert found.message == say(found.code, **found.params) and "{" not in found.message
+    assert found.fix == say(f"{found.code}.fix", **found.params) and found.fix
