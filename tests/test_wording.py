@@ -14,6 +14,7 @@ import pytest
 from companion.engine.rejections import CODES
 from companion.engine.words import plural, year_text
 from companion.hardware.health import HardwareFault, diagnose
+from companion.store import DAMAGE_CODES, DamageNotice
 from companion.wording import catalogue, fill, plural_category, say, took_text
 
 from test_error_codes import hardware_codes, server_codes
@@ -181,3 +182,15 @@ def test_a_hardware_fault_is_worded_by_the_catalogue(part: str, exc: BaseExcepti
     found = diagnose(part, exc)
     assert found.message == say(found.code, **found.params) and "{" not in found.message
     assert found.fix == say(f"{found.code}.fix", **found.params) and found.fix
+
+
+@pytest.mark.parametrize("code", sorted(DAMAGE_CODES.values()))
+@pytest.mark.parametrize("count", [1, 3])
+def test_a_damage_notice_is_worded_by_the_catalogue(code: str, count: int) -> None:
+    facts = {"kept": 4, "withheld": count, "dropped": count, "copy": "/data/store.damaged-1"}
+    notice = DamageNotice(1, "2026-01-01T00:00:00", 7, code, facts)
+    page = notice.to_json()["params"]
+    assert notice.message == say(code, **page) and "{" not in notice.message
+    assert notice.fix == say(f"{code}.fix") and "Seen" in notice.fix
+    if code == "store_event_damaged":
+        assert ("that event is" if count == 1 else f"the {count} events from there on are") in notice.message
