@@ -31,6 +31,7 @@ from companion.past import (
 )
 from companion.store import DiskFull, StoreError
 from companion.web_requests import control, json_body, json_error, table_runtime
+from companion.wording import say
 
 history_api = Blueprint("history", __name__)
 #: The newest games whose BG Stats link the history lists: a play is logged soon after it
@@ -256,7 +257,7 @@ def merge() -> Any:
         return failed
     return jsonify(
         {
-            "message": f"{name.strip()} now counts as {shown}.",
+            "message": say("merged", name=name.strip()[:40], into=shown),
             "code": "merged",
             "params": {"name": name.strip()[:40], "into": shown},
         }
@@ -279,7 +280,7 @@ def unmerge() -> Any:
         return json_error(400, code="not_merged", name=name[:40])
     return jsonify(
         {
-            "message": f"{name.strip()} is a player of its own again.",
+            "message": say("unmerged", name=name.strip()[:40]),
             "code": "unmerged",
             "params": {"name": name.strip()[:40]},
         }

@@ -124,8 +124,10 @@ def test_every_outcome_of_a_played_game_is_its_catalogue_sentence(tmp_path: Path
             play_turn(rt, rng)
         rt.press("undo")
         rt.press("undo")
+        unknown = rt.tap("no-such-sticker-here")
     finally:
         rt.stop()
+    assert unknown.code == "unknown_tag" and unknown.message == say("unknown_tag", **unknown.params), unknown
     codes = set()
     for outcome in seen:
         if outcome.code in CODES and outcome.code not in table_codes():
