@@ -666,7 +666,7 @@ class Table:
             rejection = board.push(event)
             if rejection is not None:
                 self.board = self._replay()
-                why = f"{say('correction_failed')} {rejection.message}"
+                why = f"{say('correction_failed')} {say(rejection.code, **rejection.params)}"
                 return Outcome(
                     False, why, CUE_REJECT, rejection.code, params={**rejection.params, "correction": True}
                 )
@@ -788,7 +788,8 @@ class Table:
 
     def _reject(self, rejection: Rejection | None) -> Outcome:
         assert rejection is not None
-        return Outcome(False, rejection.message, CUE_REJECT, rejection.code, params=dict(rejection.params))
+        params = dict(rejection.params)
+        return Outcome(False, say(rejection.code, **params), CUE_REJECT, rejection.code, params=params)
 
     def emit(self, outcome: Outcome) -> Outcome:
         """Show listeners (ring, console, pages) an outcome the table's own inputs did not make:
