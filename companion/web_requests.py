@@ -10,7 +10,7 @@ helpers live here, below both, so that neither route module imports the other:
 - `json_error` is every refusal: ``{"error": "...", "code": "...", "params": {...}}`` with a
   4xx status. ``error`` is the English sentence (scripts and logs read it); ``code`` and
   ``params`` let the page write the same refusal in its own language (``msg`` in
-  web/static/i18n.js, where every code has an English and a French sentence).
+  the catalogues web/static/i18n/*.json, where every code has an English and a French sentence).
 - `json_body` is the request's JSON object (``{}`` for no body or another JSON value),
   decoded within bounds (`companion.json_bounds`: depth, number length; the size is
   bounded before); a body out of bounds or not JSON is a 400 with its code.

@@ -11,7 +11,7 @@ reported again when it comes back.
 can act on (the wiring.md section, the raspi-config option, the group to join).
 `diagnose` gives the same with a stable ``code`` and its ``params`` (device path, pin,
 the driver's own words): the console and journal keep the English sentences, the page
-writes the code in its own language (``hw`` in web/static/i18n.js).
+writes the code in its own language (``hw`` in the catalogues web/static/i18n/*.json).
 """
 
 from __future__ import annotations
