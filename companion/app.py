@@ -51,6 +51,7 @@ from companion.store import DiskFull, GameDamaged, Store, StoredGame, StoreError
 from companion.table import CUE_ACCEPT, CUE_REJECT, Outcome, Table
 from companion.tags import TagResolver
 from companion.text import name_key, player_name, printable, visible
+from companion.wording import say
 
 log = logging.getLogger("companion")
 
@@ -232,13 +233,8 @@ class Runtime:
         capture = self.capture
         if capture is None or not capture(seen.strip()):
             return None
-        return Outcome(
-            True,
-            f"Tag {seen.strip()} read for the edition being transcribed.",
-            CUE_ACCEPT,
-            "tag_captured",
-            params={"tag": seen.strip()},
-        )
+        captured = {"tag": seen.strip()}
+        return Outcome(True, say("tag_captured", **captured), CUE_ACCEPT, "tag_captured", params=captured)
 
     def resolve(self, seen: str) -> tuple[str | None, str]:
         """What a tag stands for: (reference, "") or (None, why not). A tag enrolled since
@@ -254,9 +250,8 @@ class Runtime:
         if ref is None:
             self.unknown_tag = seen.strip()  # the page's enrolment form offers it
             kind = "ambiguous" if "matches several" in why else "unknown"
-            outcome = Outcome(
-                False, why, CUE_REJECT, "unknown_tag", params={"tag": seen.strip(), "why": kind}
-            )
+            facts = {"tag": seen.strip(), "why": kind}
+            outcome = Outcome(False, say("unknown_tag", **facts), CUE_REJECT, "unknown_tag", params=facts)
             return self.session.emit(outcome)
         return self.table.tap(ref)
 
@@ -267,9 +262,7 @@ class Runtime:
             self.buttons.press(name)
             after = self.table.last
             return (
-                after
-                if after is not before
-                else Outcome(False, "The press was not registered.", CUE_REJECT, "press_lost")
+                after if after is not before else Outcome(False, say("press_lost"), CUE_REJECT, "press_lost")
             )
         return self.table.press(name)
 

@@ -217,9 +217,7 @@ def create() -> Any:
     body = json_body()
     name, base = body.get("name"), body.get("base", "reference")
     if not isinstance(name, str) or not isinstance(base, str):
-        return json_error(
-            400, 'Send {"name": "my-box", "base": "reference", "copy": false}.', code="create_fields"
-        )
+        return json_error(400, code="create_fields")
 
     def created() -> dict[str, Any]:
         obj = _library().create(name, base, with_cards=body.get("copy") is True)
@@ -234,13 +232,11 @@ def import_edition() -> Any:
     body = json_body()
     text, name = body.get("text"), body.get("name")
     if not isinstance(text, str) or (name is not None and not isinstance(name, str)):
-        return json_error(
-            400, 'Send {"text": "<the shared edition file>", "name": "optional-name"}.', code="import_fields"
-        )
+        return json_error(400, code="import_fields")
     try:  # the library's decoder has no bounds: a file nested deep or with a huge number is refused here
         check_json(text)
     except BadJson as exc:
-        return json_error(400, str(exc), code=exc.code, **exc.params)
+        return json_error(400, code=exc.code, **exc.params)
     return _write(lambda: {"name": _library().import_text(text, name or None)}, (EditionError, LibraryError))
 
 
@@ -300,7 +296,7 @@ def export(name: str) -> Any:
     elif kind == "json":
         body, mime, suffix = json.dumps(obj, indent=1, ensure_ascii=False) + "\n", "application/json", ".json"
     else:
-        return json_error(400, "format is json, csv or itineraries-csv.", code="export_format")
+        return json_error(400, code="export_format")
     response = Response(body, mimetype=mime)
     response.headers["Content-Disposition"] = f'attachment; filename="{name}{suffix}"'
     return response
@@ -317,14 +313,13 @@ def put_a_card(name: str) -> Any:
     if card_id is not None and not (isinstance(card_id, str) and 0 < len(card_id) <= 20):
         return json_error(
             400,
-            "id is the card's id (1-20 characters), or null for a new card.",
             code="card_id_field",
             max=20,
         )
     fields = {k: body.get(k, "") for k in ("day", "year", "hours", "gains")}
     fields["title"], fields["note"] = _text(body.get("title")).strip(), _text(body.get("note")).strip()
     if not isinstance(fields["gains"], list):
-        return json_error(400, "gains is a list of benefits in printed order.", code="gains_list")
+        return json_error(400, code="gains_list")
 
     def change(obj: dict[str, Any]) -> dict[str, Any]:
         card = put_card(obj, fields, card_id)
@@ -353,7 +348,6 @@ def put_an_itinerary(name: str) -> Any:
     if not isinstance(item_id, str) or (old_id is not None and not isinstance(old_id, str)):
         return json_error(
             400,
-            'Send {"id": "T07", "columns": {"person": [null, 3, "crystal"]}, "rows": [2, 5]}.',
             code="itinerary_shape",
         )
 
@@ -402,7 +396,6 @@ def transcribe() -> Any:
     if edition is not None and (not isinstance(edition, str) or not _library().exists(edition)):
         return json_error(
             400,
-            'Send {"edition": "<an owner\'s edition>"} to capture taps, or null to stop.',
             code="transcribe_edition",
         )
     capture = _capture()
@@ -433,7 +426,5 @@ def unbind(uid: str) -> Any:
     except StoreError as exc:  # a full disk: the tag is still bound, and the page says why
         return store_refused(exc)
     if not freed:
-        return json_error(
-            404, f"Tag {uid[:40]} is not bound to any card.", code="tag_not_bound", tag=uid[:40]
-        )
+        return json_error(404, code="tag_not_bound", tag=uid[:40])
     return jsonify({"unbound": uid})

@@ -30,6 +30,7 @@ from companion.past import (
 )
 from companion.store import DiskFull, StoreError
 from companion.web_requests import control, json_body, json_error, table_runtime
+from companion.wording import say
 
 history_api = Blueprint("history", __name__)
 #: The newest games whose BG Stats link the history lists: a play is logged soon after it
@@ -122,7 +123,7 @@ def _history() -> History | Response:
     try:
         return table_runtime().history(_replays())
     except StoreError as exc:
-        return json_error(503, f"The games cannot be read: {exc}", code="not_saved", detail=str(exc))
+        return json_error(503, code="not_saved", detail=str(exc))
 
 
 @history_api.get("/api/history")
@@ -139,7 +140,6 @@ def _finished(game: str) -> PastGame | Response:
     aliases = runtime.aliases()
     refusal = json_error(
         404,
-        f"Game {game[:20]} is not a finished game of this table.",
         code="no_finished_game",
         game=game[:20],
     )
@@ -149,7 +149,7 @@ def _finished(game: str) -> PastGame | Response:
     try:
         found = runtime.finished_game(game_id, _replays())
     except (StoreError, ValueError) as exc:
-        return json_error(503, f"The game cannot be read: {exc}", code="not_saved", detail=str(exc))
+        return json_error(503, code="not_saved", detail=str(exc))
     return refusal if found is None else with_aliases(found, aliases)
 
 
@@ -201,10 +201,10 @@ def bgstats_qr(game: str) -> Response:
 def _saved(action: Any) -> Response | None:
     try:
         action()
-    except DiskFull as exc:
-        return json_error(507, f"Not saved: {exc}", code="disk_full")
+    except DiskFull:
+        return json_error(507, code="disk_full")
     except StoreError as exc:
-        return json_error(503, f"Not saved: {exc}", code="not_saved", detail=str(exc))
+        return json_error(503, code="not_saved", detail=str(exc))
     return None
 
 
@@ -215,9 +215,7 @@ def merge() -> Any:
     body = json_body()
     name, into = body.get("name"), body.get("into")
     if not isinstance(name, str) or not isinstance(into, str) or not name.strip() or not into.strip():
-        return json_error(
-            400, 'Send {"name": "<a spelling>", "into": "<the player it is>"}.', code="merge_fields"
-        )
+        return json_error(400, code="merge_fields")
     found = _history()
     if isinstance(found, Response):
         return found
@@ -228,7 +226,6 @@ def merge() -> Any:
         if player_key(given) not in spellings:
             return json_error(
                 400,
-                f"No finished game has a player named {given[:40]}.",
                 code="unknown_player",
                 name=given[:40],
             )
@@ -236,7 +233,6 @@ def merge() -> Any:
     if spellings[moving] == target:
         return json_error(
             400,
-            f"{name[:40]} and {into[:40]} are already one player.",
             code="same_player",
             name=name[:40],
             into=into[:40],
@@ -248,7 +244,6 @@ def merge() -> Any:
         if here & group and any(spellings[k] == target for k in here):
             return json_error(
                 400,
-                f"{name[:40]} and {into[:40]} played game {game.id} together, so they are two people.",
                 code="played_together",
                 game=game.id,
                 name=name[:40],
@@ -260,7 +255,7 @@ def merge() -> Any:
         return failed
     return jsonify(
         {
-            "message": f"{name.strip()} now counts as {shown}.",
+            "message": say("merged", name=name.strip()[:40], into=shown),
             "code": "merged",
             "params": {"name": name.strip()[:40], "into": shown},
         }
@@ -273,19 +268,17 @@ def unmerge() -> Any:
     """Undo a merge: the spelling ``name`` is a player of its own again."""
     name = json_body().get("name")
     if not isinstance(name, str) or not name.strip():
-        return json_error(400, 'Send {"name": "<a merged spelling>"}.', code="merge_fields")
+        return json_error(400, code="merge_fields")
     runtime = table_runtime()
     result: list[bool] = []
     failed = _saved(lambda: result.append(runtime.unmerge_player(player_key(name))))
     if failed is not None:
         return failed
     if not result[0]:
-        return json_error(
-            400, f"{name[:40]} is not merged into another player.", code="not_merged", name=name[:40]
-        )
+        return json_error(400, code="not_merged", name=name[:40])
     return jsonify(
         {
-            "message": f"{name.strip()} is a player of its own again.",
+            "message": say("unmerged", name=name.strip()[:40]),
             "code": "unmerged",
             "params": {"name": name.strip()[:40]},
         }

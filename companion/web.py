@@ -181,7 +181,6 @@ def events() -> Response:
     if not slots.take(address):
         response = json_error(
             503,
-            "Too many live pages are open; this page will refresh every few seconds instead.",
             code="too_many_pages",
         )
         response.headers["Retry-After"] = "30"
@@ -307,7 +306,7 @@ def login() -> Any:
         return foreign
     pin = json_body().get("pin", "")
     if not isinstance(pin, str | int) or isinstance(pin, bool) or not str(pin):
-        return json_error(400, 'Send {"pin": "<the table PIN>"}.', code="pin_missing")
+        return json_error(400, code="pin_missing")
     denied = check_pin(str(pin))
     if denied is not None:
         return denied
@@ -363,32 +362,29 @@ def game_new() -> Any:
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         return json_error(
             400,
-            'Send {"players": ["Ann", "Ben"], "colours": [...], "edition": "reference"}.',
             code="players_missing",
         )
     colours = body.get("colours")
     if colours is not None and (not isinstance(colours, list) or any(colour_problem(c) for c in colours)):
-        return json_error(
-            400, 'Colours are "#rrggbb" texts with hexadecimal digits, one per player.', code="bad_colours"
-        )
+        return json_error(400, code="bad_colours")
     edition = body.get("edition", "reference")
     seed = body.get("seed")
     if not isinstance(edition, str) or (
         seed is not None and (not isinstance(seed, int) or isinstance(seed, bool))
     ):
-        return json_error(400, "edition is a name and seed a whole number.", code="bad_edition_or_seed")
+        return json_error(400, code="bad_edition_or_seed")
     runtime = table_runtime()
     try:
         game = runtime.start_game(players, colours, edition, seed)
     except GameSetupError as exc:
-        return json_error(400, str(exc), code=exc.code, **exc.params)
-    except EditionNotFound as exc:
+        return json_error(400, code=exc.code, **exc.params)
+    except EditionNotFound:
         from companion.library import EditionLibrary
 
         known = ", ".join(EditionLibrary(runtime.data_dir).names())
-        return json_error(400, str(exc), code="unknown_edition", edition=edition[:40], known=known)
+        return json_error(400, code="unknown_edition", edition=edition[:40], known=known)
     except EditionError as exc:
-        return json_error(400, str(exc), code="edition_invalid", edition=edition[:40], detail=str(exc))
+        return json_error(400, code="edition_invalid", edition=edition[:40], detail=str(exc))
     except StoreError as exc:
         return store_refused(exc)
     return jsonify({"game": game, "state": runtime.state()})
@@ -404,8 +400,8 @@ def store_acknowledge() -> Any:
         done = table_runtime().acknowledge_damage()
     except StoreError as exc:
         if isinstance(exc, DiskFull):
-            return json_error(507, f"Not saved: {exc}", code="disk_full")
-        return json_error(503, f"Not saved: {exc}", code="not_saved", detail=str(exc))
+            return json_error(507, code="disk_full")
+        return json_error(503, code="not_saved", detail=str(exc))
     return jsonify({"acknowledged": done})
 
 
@@ -421,7 +417,6 @@ def undo() -> Any:
     if type(version) is not int or not isinstance(process, str):
         return json_error(
             400,
-            "version must be the whole number and process the text of the snapshot the page showed.",
             code="bad_undo_version",
         )
     return _answer(table_runtime().undo((process, version)))
@@ -432,9 +427,7 @@ def undo() -> Any:
 def correct_wild() -> Any:
     wild = json_body().get("wild")
     if not isinstance(wild, list) or not wild or not all(w in COLUMNS for w in wild):
-        return json_error(
-            400, f"Choose the column of each Wild token among {', '.join(COLUMNS)}.", code="wild_columns"
-        )
+        return json_error(400, code="wild_columns")
     return _answer(table_runtime().correct_wild(wild))
 
 
@@ -444,7 +437,7 @@ def correct_itinerary() -> Any:
     body = json_body()
     player, itinerary = body.get("player"), body.get("itinerary")
     if not isinstance(player, str) or not isinstance(itinerary, str):
-        return json_error(400, 'Send {"player": "<name>", "itinerary": "<id>"}.', code="itinerary_fields")
+        return json_error(400, code="itinerary_fields")
     runtime = table_runtime()
     # the name as the game keeps it: a script may send "Zoé" decomposed, or in another case
     player = next((name for name in runtime.player_names() if name_key(name) == name_key(player)), player)
@@ -463,7 +456,6 @@ def enroll() -> Any:
     if not isinstance(tag, str) or not tag.strip() or not isinstance(card, str):
         return json_error(
             400,
-            'Send {"tag": "<uid>", "card": "<card id>", "hours": 3, "gains": ["person"]}.',
             code="enrol_fields",
         )
     values = None
@@ -478,7 +470,6 @@ def enroll() -> Any:
         ):
             return json_error(
                 400,
-                f"hours is 1-12 and gains a list of {', '.join(BENEFITS)}.",
                 code="enrol_values",
                 benefits=", ".join(BENEFITS),
             )
@@ -493,14 +484,14 @@ def enroll() -> Any:
         # enroll_tag reads, changes and writes the owner's file under the library's lock
         message, params = runtime.enroll(own, tag.strip(), card, values)
     except EnrolRefused as exc:
-        return json_error(400, str(exc), code=exc.code, **exc.params)
+        return json_error(400, code=exc.code, **exc.params)
     except DiskFull as exc:
         return store_refused(exc)
     except OSError as exc:  # the owner's edition file (the values typed) was not written
         return not_saved(exc)
     except (ValueError, StoreError, EditionNotFound) as exc:
         # the English detail stays beside the code: the page words the refusal without it
-        return json_error(400, str(exc), code="enrol_refused", detail=str(exc))
+        return json_error(400, code="enrol_refused", detail=str(exc))
     if runtime.unknown_tag == tag.strip():
         runtime.unknown_tag = None
     return jsonify({"message": message, "code": "enrolled", "params": params})
@@ -514,7 +505,7 @@ def enroll() -> Any:
 def tap() -> Any:
     body = json_body()
     if not isinstance(body.get("tag"), str) or not body["tag"].strip():
-        return json_error(400, 'Send {"tag": "<tag uid, card id or title>"}.', code="tag_missing")
+        return json_error(400, code="tag_missing")
     return _answer(table_runtime().tap(body["tag"]))
 
 
@@ -526,7 +517,6 @@ def press(name: str) -> Any:
     if name not in ("crystal", "confirm", "undo"):
         return json_error(
             404,
-            f"There is no {name!r} button; use crystal, confirm or undo.",
             code="no_button",
             button=name[:40],
         )
@@ -588,11 +578,11 @@ def create_app(
     @app.errorhandler(HTTPException)
     def httpjson_error(exc: HTTPException) -> Any:
         status = exc.code or 500
-        return json_error(status, exc.description or exc.name, code="http_error", status=status)
+        return json_error(status, code="http_error", status=status)
 
     @app.errorhandler(BadJson)
     def bad_json(exc: BadJson) -> Any:
-        return json_error(400, str(exc), code=exc.code, **exc.params)
+        return json_error(400, code=exc.code, **exc.params)
 
     crash_log = CrashLog(app.logger)
 
@@ -601,7 +591,6 @@ def create_app(
         crash_log.report(exc, f"{request.method} {request.path}")
         return json_error(
             500,
-            f"The companion hit an internal error ({type(exc).__name__}); the game is safe.",
             code="internal_error",
             error_type=type(exc).__name__,
         )

@@ -16,7 +16,7 @@ from typing import Any
 
 from companion.engine import Board, Event, Reveal, Take, Undo
 from companion.engine.tokens import DAY_NAMES
-from companion.engine.words import plural, year_text
+from companion.engine.words import year_text
 from companion.store import DiskFull, Store, StoreError
 from companion.table.dealer import Dealer
 from companion.table.outcomes import (
@@ -26,13 +26,13 @@ from companion.table.outcomes import (
     CUE_REJECT,
     CUE_WINNER,
     Outcome,
-    card_label,
     card_params,
     event_to_text,
     rejected,
     say,
 )
 from companion.table.turn import Armed, Pending
+from companion.wording import took_text
 
 Listener = Callable[[Any, Outcome], None]
 
@@ -61,9 +61,6 @@ class CommittingTable:
     changed: threading.Condition
     dealer: Dealer | None
 
-    def welcome(self) -> str:
-        return f"Game {self.game_id}: {', '.join(self.board.names)}."
-
     def replay(self, warn: bool = False) -> Board:
         """A board with every stored event pushed: what a restart would show."""
         board = Board(self.setup)
@@ -83,13 +80,10 @@ class CommittingTable:
         if hours is None:
             hours = next((o.hours for o in board.take_options() if o.card == take.card), 0)
         punctual = board.hour[board.turn] + hours - take.crystals == 12
-        label = self.label(take.card)
-        outcome = self.commit(take, "")
+        outcome = self.commit(take)
         if not outcome.accepted:
             return outcome
         board = self.board
-        spent = f", {plural(take.crystals, 'crystal')} spent" if take.crystals else ""
-        message = f"{take.player} took {label}{spent}."
         params: dict[str, Any] = {
             "player": take.player,
             "crystals": take.crystals,
@@ -98,24 +92,19 @@ class CommittingTable:
         cue = CUE_ACCEPT
         if punctual:
             cue = CUE_BONUS
-            message += " Punctual: +3."
             params["punctual"] = True
         if board.finished:
             cue = CUE_WINNER
-            won = board.winners()
-            message += f" The game is over: {' and '.join(won)} win{'s' if len(won) == 1 else ''}!"
-            params["winners"] = won
+            params["winners"] = board.winners()
         elif board.day != day:
             cue = CUE_DAY_END
-            message += f" Day {DAY_NAMES[day - 1]} is over; Day {DAY_NAMES[board.day - 1]} begins."
             params["day_over"] = DAY_NAMES[day - 1]
             params["day"] = DAY_NAMES[board.day - 1]
         if board.waiting_position() >= 0 and not board.finished:
-            message += " Tap the new top card of the deck to reveal it."
             params["reveal"] = True
-        return Outcome(True, message, cue, "took", params=params)
+        return Outcome(True, took_text(params), cue, "took", params=params)
 
-    def commit(self, event: Event, message: str, code: str = "done", **params: Any) -> Outcome:
+    def commit(self, event: Event, code: str = "done", **params: Any) -> Outcome:
         """Push ``event``, let the mock dealer reveal what it asks for, store it all at once.
 
         A committed event ends any take being prepared (the take itself, or a choice
@@ -132,7 +121,7 @@ class CommittingTable:
         if failed is not None:
             self.armed = armed
             return failed
-        return say(True, message or "Done.", CUE_ACCEPT, code, **params)
+        return say(True, CUE_ACCEPT, code, **params)
 
     def store_events(
         self, events: list[Event], pending_after: Pending | bool | None = False
@@ -192,10 +181,9 @@ class CommittingTable:
 
     def store_failed(self, exc: StoreError) -> Outcome:
         text = str(exc)
-        message = f"Not saved: {text[0].upper()}{text[1:]}"
         if isinstance(exc, DiskFull):
-            return say(False, message, CUE_REJECT, "disk_full", error=text)
-        return say(False, message, CUE_REJECT, "store_error", error=text)
+            return say(False, CUE_REJECT, "disk_full", error=text)
+        return say(False, CUE_REJECT, "store_error", error=text)
 
     def deal(self) -> list[Event]:
         """Mock mode: the simulated dealer reveals every card the row is waiting for
@@ -234,6 +222,3 @@ class CommittingTable:
 
     def card_params(self, card: str) -> dict[str, Any]:
         return card_params(self.board.edition, card)
-
-    def label(self, card: str) -> str:
-        return card_label(self.board.edition, card)

@@ -14,6 +14,7 @@ from companion.engine import Board, ChooseItinerary, Event, Take, Undo
 from companion.engine.tokens import ANCESTOR, WILD_CODE
 from companion.table.commit import CommittingTable
 from companion.table.outcomes import CUE_ACCEPT, CUE_REJECT, Outcome, say
+from companion.wording import say as sentence
 
 
 class Corrections(CommittingTable):
@@ -25,16 +26,14 @@ class Corrections(CommittingTable):
             moves = self.board.moves
             index = next((i for i in range(len(moves) - 1, -1, -1) if isinstance(moves[i], Take)), None)
             if index is None:
-                return self.emit(say(False, "No card has been taken yet.", CUE_REJECT, "no_take_yet"))
+                return self.emit(say(False, CUE_REJECT, "no_take_yet"))
             take = moves[index]
             assert isinstance(take, Take)
             wilds = self._wilds_of(index)
             if wilds == 0:
-                label = self.label(take.card)
                 return self.emit(
                     say(
                         False,
-                        f"The latest take ({take.player or 'the player'}: {label}) placed no Wild token.",
                         CUE_REJECT,
                         "no_wild",
                         player=take.player,
@@ -45,7 +44,6 @@ class Corrections(CommittingTable):
                 self._rewrite(
                     index,
                     take._replace(wild=tuple(wild)),
-                    "Wild tokens moved",
                     "wild_moved",
                     player=take.player,
                     **self.card_params(take.card),
@@ -79,11 +77,9 @@ class Corrections(CommittingTable):
                 None,
             )  # fmt: skip
             if index is None:
-                who = player or "That player"
                 return self.emit(
                     say(
                         False,
-                        f"{who} has not chosen an Itinerary today: tap one on the reader instead.",
                         CUE_REJECT,
                         "no_itinerary_today",
                         player=player,
@@ -94,7 +90,6 @@ class Corrections(CommittingTable):
                 self._rewrite(
                     index,
                     replacement,
-                    f"{player} now follows Itinerary {itinerary}",
                     "itinerary_corrected",
                     player=player,
                     itinerary=itinerary,
@@ -112,7 +107,7 @@ class Corrections(CommittingTable):
                 start = i + 1
         return start
 
-    def _rewrite(self, index: int, replacement: Event, done: str, code: str, **params: Any) -> Outcome:
+    def _rewrite(self, index: int, replacement: Event, code: str, **params: Any) -> Outcome:
         """Replace accepted event ``index`` and replay the ones after it.
 
         Everything goes through the log as it would at the table: undos back to
@@ -130,12 +125,10 @@ class Corrections(CommittingTable):
             rejection = board.push(event)
             if rejection is not None:
                 self.board = self.replay()
-                why = f"That correction does not fit the game: {rejection.message}"
+                why = f"{sentence('correction_failed')} {sentence(rejection.code, **rejection.params)}"
                 return Outcome(
                     False, why, CUE_REJECT, rejection.code, params={**rejection.params, "correction": True}
                 )
             written.append(event)
         written += self.deal()
-        return self.store_events(written, pending_after=None) or say(
-            True, f"{done}.", CUE_ACCEPT, code, **params
-        )
+        return self.store_events(written, pending_after=None) or say(True, CUE_ACCEPT, code, **params)

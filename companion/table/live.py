@@ -37,7 +37,6 @@ from collections.abc import Callable
 
 from companion.engine import ChooseItinerary, Event, Reveal, Take, Undo
 from companion.engine.tokens import ANCESTOR, DAY_NAMES
-from companion.engine.words import year_text
 from companion.store import Store, StoredGame
 from companion.table.dealer import Dealer
 from companion.table.history import Corrections
@@ -46,7 +45,6 @@ from companion.table.outcomes import (
     CUE_REJECT,
     Outcome,
     event_params,
-    event_to_text,
     rejected,
     say,
 )
@@ -92,9 +90,9 @@ class Table(Corrections, Snapshots):
         self.seq = len(game.events)
         self.pending = None
         welcome = {"game": self.game_id, "players": ", ".join(self.board.names)}
-        self.last = say(True, self.welcome(), CUE_ACCEPT, "welcome", **welcome)
+        self.last = say(True, CUE_ACCEPT, "welcome", **welcome)
         if game.pending is not None:  # a take being prepared, or crystals chosen, at the stop
-            state, said = resume_turn(game.pending, self.board, self.welcome(), welcome)
+            state, said = resume_turn(game.pending, self.board, welcome)
             self.pending = state if isinstance(state, Pending) else None
             self.armed = (state.player, state.crystals) if isinstance(state, Armed) else None
             self.last = said or self.last
@@ -135,7 +133,6 @@ class Table(Corrections, Snapshots):
             else:
                 outcome = say(
                     False,
-                    f"There is no {button!r} button; use crystal, confirm or undo.",
                     CUE_REJECT,
                     "no_button",
                     button=button,
@@ -146,9 +143,7 @@ class Table(Corrections, Snapshots):
         board = self.board
         edition = board.edition
         if board.finished:
-            return say(
-                False, "The game is over. Hold Undo to take the last card back.", CUE_REJECT, "game_over"
-            )
+            return say(False, CUE_REJECT, "game_over")
         if self.pending is not None:  # the card being prepared again, or a change of mind
             answer = self._drive(OtherTap(ref))
             if answer is not None:
@@ -159,7 +154,6 @@ class Table(Corrections, Snapshots):
                 day = DAY_NAMES[board.day - 1]
                 return say(
                     False,
-                    f"Everyone already has an Itinerary for Day {day}.",
                     CUE_REJECT,
                     "itinerary_unavailable",
                     why="all_chosen",
@@ -167,7 +161,6 @@ class Table(Corrections, Snapshots):
                 )
             return self.commit(
                 ChooseItinerary(waiting, ref),
-                f"{waiting} follows Itinerary {ref} today.",
                 "itinerary_chosen",
                 player=waiting,
                 itinerary=ref,
@@ -178,8 +171,6 @@ class Table(Corrections, Snapshots):
         if index is None:
             return say(
                 False,
-                f"{ref!r} is not a card of the {edition.name} edition. Enrol the tag on the page "
-                "(Host, then Enrol a tag) and tap it again.",
                 CUE_REJECT,
                 "unknown_card",
                 why="tag",
@@ -196,8 +187,6 @@ class Table(Corrections, Snapshots):
                 day = DAY_NAMES[board.day - 1]
                 return say(
                     False,
-                    f"{card.title} ({year_text(card.year)}) is still in the Day {day} deck: it can be taken "
-                    "once it is revealed on top of the deck. Take a card of the Departures Row.",
                     CUE_REJECT,
                     "card_not_available",
                     why="in_deck",
@@ -206,7 +195,6 @@ class Table(Corrections, Snapshots):
                 )
             return self.commit(
                 Reveal(ref),
-                f"Revealed {card.title} ({year_text(card.year)}).",
                 "revealed",
                 **self.card_params(ref),
             )
@@ -241,7 +229,7 @@ class Table(Corrections, Snapshots):
         before = self.turn_state
         done = step(self.turn_style, before, event)
         if done.action == REJECT:
-            return turn_outcome(done, before, self.board.edition)
+            return turn_outcome(done, self.board.edition)
         if done.action == COMMIT:
             assert done.take is not None
             return self.commit_take(done.take, done.hours)
@@ -249,7 +237,7 @@ class Table(Corrections, Snapshots):
             failed = self.set_turn(done.state)
             if failed is not None:
                 return failed
-        return None if done.action == PASS else turn_outcome(done, before, self.board.edition)
+        return None if done.action == PASS else turn_outcome(done, self.board.edition)
 
     def _crystal(self) -> Outcome:
         board = self.board
@@ -271,7 +259,7 @@ class Table(Corrections, Snapshots):
             return answer
         moves = self.board.moves
         if not moves:
-            return self.commit(Undo(), "")  # the engine's own "nothing to undo"
+            return self.commit(Undo())  # the engine's own "nothing to undo"
         # Undo takes back what a person did. In mock mode the dealer's reveals are not
         # anyone's doing: they go with the take (or Day's end) that asked for them.
         count = 1
@@ -279,7 +267,7 @@ class Table(Corrections, Snapshots):
             while count <= len(moves) and isinstance(moves[-count], Reveal):
                 count += 1
             if count > len(moves):
-                return say(False, "Nothing to undo yet: no one has played.", CUE_REJECT, "nothing_to_undo")
+                return say(False, CUE_REJECT, "nothing_to_undo")
         undone = moves[-count]
         params = event_params(
             self.board.edition, undone
@@ -289,7 +277,7 @@ class Table(Corrections, Snapshots):
             self.board.push(Undo())
             undos.append(Undo())
         failed = self.store_events(undos, pending_after=None)
-        return failed or say(True, f"Undone: {event_to_text(undone)}.", CUE_ACCEPT, "undone", **params)
+        return failed or say(True, CUE_ACCEPT, "undone", **params)
 
     # --- corrections from the host's page ----------------------------------------------------
 
@@ -305,8 +293,6 @@ class Table(Corrections, Snapshots):
             if seen is not None and seen != (PROCESS, self.version):
                 return say(
                     False,
-                    "Not undone: the table changed since your page showed it. "
-                    "Look at it again, and tap Undo if you still mean it.",
                     CUE_REJECT,
                     "undo_stale",
                 )

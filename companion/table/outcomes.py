@@ -17,7 +17,7 @@ from typing import Any
 from companion.engine import ChooseItinerary, Edition, Event, Reveal, Take
 from companion.engine.rejections import Rejection
 from companion.engine.tokens import ANCESTOR
-from companion.engine.words import year_text
+from companion.wording import say as sentence
 
 # Cues: what the ring and the page should make visible after an input.
 CUE_REJECT = "reject"
@@ -118,20 +118,23 @@ OUTCOME_CODES: dict[str, OutcomeCode] = {
 }
 
 
-def say(accepted: bool, message: str, cue: str, code: str, **params: Any) -> Outcome:
-    """An outcome with its code and the facts of its sentence."""
-    return Outcome(accepted, message, cue, code, params=params)
+def say(accepted: bool, cue: str, code: str, **params: Any) -> Outcome:
+    """An outcome with its code and the facts of its sentence; the English sentence
+    comes from the catalogue the page reads too (`companion.wording`)."""
+    return Outcome(accepted, sentence(code, **params), cue, code, params=params)
 
 
-def outcome(code: str, message: str, **params: Any) -> Outcome:
-    """An outcome of a declared code: whether it is accepted and its cue come from `OUTCOME_CODES`."""
+def outcome(code: str, **params: Any) -> Outcome:
+    """An outcome of a declared code: whether it is accepted and its cue come from
+    `OUTCOME_CODES`, its English sentence from the catalogue."""
     declared = OUTCOME_CODES[code]
-    return Outcome(declared.accepted, message, declared.cue, code, params=params)
+    return Outcome(declared.accepted, sentence(code, **params), declared.cue, code, params=params)
 
 
 def rejected(rejection: Rejection) -> Outcome:
     """The rules core's refusal as an outcome (its code and params unchanged)."""
-    return Outcome(False, rejection.message, CUE_REJECT, rejection.code, params=dict(rejection.params))
+    params = dict(rejection.params)
+    return Outcome(False, sentence(rejection.code, **params), CUE_REJECT, rejection.code, params=params)
 
 
 def card_params(edition: Edition, card: str) -> dict[str, Any]:
@@ -151,14 +154,6 @@ def event_params(edition: Edition, event: Event | None) -> dict[str, Any]:
     if isinstance(event, Reveal):
         return {"kind": "reveal", **card_params(edition, event.card)}
     return {"kind": "nothing"}
-
-
-def card_label(edition: Edition, card: str) -> str:
-    """A card as the English sentences name it: "Marathon (490 BCE)", "an Ancestor"."""
-    if card == ANCESTOR:
-        return "an Ancestor"
-    info = edition.card(card)
-    return f"{info.title} ({year_text(info.year)})"
 
 
 def event_to_text(event: Event | None) -> str:
