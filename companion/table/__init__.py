@@ -6,7 +6,7 @@ The package, module by module (each small enough to read at once):
   params (`OUTCOME_CODES`);
 - `turn`: the quick/confirm turn as a small declared, pure state machine (idle,
   crystals armed, a take pending its Confirm; `TRANSITIONS`), `Pending` and the turn styles;
-- `turn_words`: the turn's answers in English, and what a restart resumes of a turn;
+- `turn_words`: the turn's steps as outcomes, and what a restart resumes of a turn;
 - `dealer`: mock mode's seeded dealer;
 - `commit`: the core every input ends in: stored first, then shown to listeners;
 - `history`: the host's corrections (rewriting the log);
