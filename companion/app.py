@@ -25,7 +25,7 @@ from companion.access import Access, session_key, table_pin
 from companion.coach_service import CoachService
 from companion.config import Config, colour_problem
 from companion.editions import EditionLibrary, EditionNotFound, edition_setup_value
-from companion.engine import EditionError
+from companion.engine import Edition, EditionError
 from companion.engine.words import plural
 from companion.hardware.buttons import Buttons, MockButtons
 from companion.hardware.health import PARTS, Health
@@ -43,12 +43,15 @@ from companion.hardware.ring import (
 from companion.hardware.ring_pin import pin_frame
 from companion.hardware.supervise import SupervisedButtons, SupervisedReader
 from companion.lan import addresses, is_local_only, lan_ip
+from companion.past import History, PastGame, Replays, load_history
 from companion.ports import GameSetupError
 from companion.record import RECORD_FORMAT, RecordError
+from companion.session import Session
 from companion.store import DiskFull, GameDamaged, Store, StoredGame, StoreError, disk_full, full_message
 from companion.table import CUE_ACCEPT, CUE_REJECT, Outcome, Table
 from companion.tags import TagResolver
 from companion.text import name_key, player_name, printable, visible
+from companion.wording import say
 
 log = logging.getLogger("companion")
 
@@ -59,6 +62,19 @@ __all__ = ["GameSetupError", "Runtime", "build_runtime", "new_game"]
 NAME_LENGTH = 24
 #: The players of the game a fresh companion starts by itself: names read alike in English and French.
 FIRST_PLAYERS = ("Alex", "Sam")
+
+
+def _start(
+    store: Store,
+    config: Config,
+    mock: bool,
+    players: list[str],
+    colours: list[str] | None,
+    edition: str,
+    seed: int | None,
+) -> int:
+    """`new_game` as the session's starter: the table's settings bound, the page's choices free."""
+    return new_game(store, players, config, colours, edition, seed, mock)
 
 
 def new_game(
@@ -143,8 +159,8 @@ class Runtime:
     """Everything `companion run` starts, with the inputs the page and tests use."""
 
     config: Config
-    store: Store
-    table: Table
+    #: The current game and what outlives it (listeners, snapshot extras): `companion.session`.
+    session: Session
     mock: bool
     pin: str
     layout: RingLayout
@@ -160,7 +176,6 @@ class Runtime:
     listen: str = "0.0.0.0"
     #: The last tag the reader saw that maps to no card (for enrolling it from the page).
     unknown_tag: str | None = None
-    games_lock: threading.Lock = field(default_factory=threading.Lock)
     #: The PIN, its guessing limits and the host sessions (`companion.access`).
     access: Access = field(init=False)
     #: The host's coach (off until switched on; `companion.coach_service`).
@@ -169,8 +184,18 @@ class Runtime:
     def __post_init__(self) -> None:
         self.access = Access.for_pin(self.pin, self.store.path.parent)
         self.coach = CoachService(lambda: self.table, say=self.say)
-        self.table.listeners.append(self.coach.notify)
-        self.table.annotations["coach"] = self.coach.view
+        # on the session, so that both follow a new game started from the page
+        self.session.listen(self.coach.notify)
+        self.session.annotate("coach", self.coach.view)
+
+    @property
+    def store(self) -> Store:
+        return self.session.store
+
+    @property
+    def table(self) -> Table:
+        """The game on the table now (a new game from the page replaces it)."""
+        return self.session.table
 
     def log(self, message: str) -> None:
         """A line for the console or the journal: names typed by players cannot move the cursor."""
@@ -203,28 +228,37 @@ class Runtime:
         return addresses(self.port, self.listen, lan_ip())
 
     def tap(self, seen: str) -> Outcome:
-        """A tag (UID, card id or title) reached the reader."""
+        """A tag (UID, card id or title) reached the reader: the one route of every tap.
+
+        Capture (the host transcribing an edition takes the tag itself), else resolve once
+        (`companion.tags`) and hand the resolved reference to the table."""
+        return self.captured(seen) or self.tap_resolved(seen, *self.resolve(seen))
+
+    def captured(self, seen: str) -> Outcome | None:
+        """The tag taken by the edition being transcribed (the host's page asked for it), if so."""
         capture = self.capture
-        if capture is not None and capture(seen.strip()):
-            return Outcome(
-                True,
-                f"Tag {seen.strip()} read for the edition being transcribed.",
-                CUE_ACCEPT,
-                "tag_captured",
-                params={"tag": seen.strip()},
-            )
+        if capture is None or not capture(seen.strip()):
+            return None
+        captured = {"tag": seen.strip()}
+        return Outcome(True, say("tag_captured", **captured), CUE_ACCEPT, "tag_captured", params=captured)
+
+    def resolve(self, seen: str) -> tuple[str | None, str]:
+        """What a tag stands for: (reference, "") or (None, why not). A tag enrolled since
+        the start (`companion enroll` runs beside us) is found by reading the tags again."""
         ref, why = self.resolver.resolve(seen)
-        if ref is None:  # perhaps enrolled since start (companion enroll runs beside us)
+        if ref is None:
             self.resolver.tags = self.store.tags()
             ref, why = self.resolver.resolve(seen)
+        return ref, why
+
+    def tap_resolved(self, seen: str, ref: str | None, why: str) -> Outcome:
+        """A tag already resolved (``ref``, or None and ``why``) reaches the table."""
         if ref is None:
             self.unknown_tag = seen.strip()  # the page's enrolment form offers it
             kind = "ambiguous" if "matches several" in why else "unknown"
-            outcome = Outcome(
-                False, why, CUE_REJECT, "unknown_tag", params={"tag": seen.strip(), "why": kind}
-            )
-            with self.table.lock:
-                return self.table.emit(outcome)
+            facts = {"tag": seen.strip(), "why": kind}
+            outcome = Outcome(False, say("unknown_tag", **facts), CUE_REJECT, "unknown_tag", params=facts)
+            return self.session.emit(outcome)
         return self.table.tap(ref)
 
     def press(self, name: str) -> Outcome:
@@ -234,9 +268,7 @@ class Runtime:
             self.buttons.press(name)
             after = self.table.last
             return (
-                after
-                if after is not before
-                else Outcome(False, "The press was not registered.", CUE_REJECT, "press_lost")
+                after if after is not before else Outcome(False, say("press_lost"), CUE_REJECT, "press_lost")
             )
         return self.table.press(name)
 
@@ -254,29 +286,91 @@ class Runtime:
     def start_game(
         self, players: list[str], colours: list[str] | None, edition: str, seed: int | None
     ) -> int:
-        """A new game from the page, put on the table at once.
-
-        One at a time: two pages pressing Start together must not leave the table on
-        one game while the store's current game (what a restart resumes) is the other."""
-        with self.games_lock:
-            game = new_game(self.store, players, self.config, colours, edition, seed, self.mock)
-            self.switch_game(game)
-            return game
+        """A new game from the page, put on the table at once (one at a time: `Session`)."""
+        return self.session.start_game(players, colours, edition, seed)
 
     def switch_game(self, game_id: int) -> None:
         """Put another stored game on the table (a new game started from the page)."""
-        old = self.table
-        table = Table(self.store, self.store.load(game_id), log=self.log, turn=self.config.table.turn)
-        table.listeners.extend(old.listeners)
-        table.annotations.update(old.annotations)
-        table.version = old.version + 1
-        self.table = table
-        self.driver.table = table
-        self.resolver.edition = table.board.edition
+        table = self.session.switch(game_id)
         self.say(f"New game {game_id} started from the page: {', '.join(table.board.names)}.")
-        with old.lock:
-            old.version += 1  # wake live pages waiting on the old game
-        old.wake()
+
+    # --- the port's intents and answers (`companion.ports.TableRuntime`) ----------------------
+
+    @property
+    def data_dir(self) -> Path:
+        return self.store.path.parent
+
+    def state(self) -> dict[str, Any]:
+        return self.table.state_json()
+
+    def page_text(self) -> tuple[int, str]:
+        return self.table.page_text()
+
+    def version(self) -> int:
+        return self.table.version
+
+    def wait_for_change(self, version: int, timeout: float) -> int:
+        """A new game wakes the old table's waiters (`Session.switch`): they see it at once."""
+        return self.table.wait_for_change(version, timeout)
+
+    def edition(self) -> Edition:
+        return self.table.board.edition
+
+    def player_names(self) -> list[str]:
+        return list(self.table.board.names)
+
+    def undo(self, seen: tuple[str, int] | None = None) -> Outcome:
+        return self.table.undo(seen)
+
+    def correct_wild(self, wild: list[str]) -> Outcome:
+        return self.table.correct_wild(wild)
+
+    def correct_itinerary(self, player: str, itinerary: str) -> Outcome:
+        return self.table.correct_itinerary(player, itinerary)
+
+    def switch_coach(self, on: bool) -> None:
+        self.coach.switch(on)
+
+    def store_damage(self) -> list[dict[str, Any]]:
+        return [notice.to_json() for notice in self.store.damage]
+
+    def acknowledge_damage(self) -> int:
+        return self.store.acknowledge()
+
+    def tags(self) -> dict[str, str]:
+        return self.store.tags()
+
+    def rebind_tag(self, uid: str, card: str, edition: str) -> None:
+        self.store.rebind(uid, card, edition)
+        self.resolver.tags = self.store.tags()
+
+    def unbind_tag(self, uid: str) -> bool:
+        freed = self.store.unenroll(uid)
+        self.resolver.tags = self.store.tags()
+        return freed
+
+    def enroll(
+        self, own_file: Path, uid: str, card: str, values: tuple[int, list[str]] | None
+    ) -> tuple[str, dict[str, Any]]:
+        from companion.enroll import enroll_tag
+
+        return enroll_tag(self.store, self.edition(), own_file, uid, card, values)
+
+    def aliases(self) -> dict[str, tuple[str, str]]:
+        return self.store.aliases()
+
+    def history(self, replays: Replays) -> History:
+        return load_history(self.store, replays)
+
+    def finished_game(self, game_id: int, replays: Replays) -> PastGame | None:
+        row = next((r for r in self.store.finished_games() if r[0] == game_id), None)
+        return replays.get(self.store, *row) if row is not None else None
+
+    def merge_player(self, alias: str, player: str, name: str) -> None:
+        self.store.merge_player(alias, player, name)
+
+    def unmerge_player(self, alias: str) -> bool:
+        return self.store.unmerge_player(alias)
 
     def ring_frame(self, private: bool = False) -> list[RGB]:
         """The Clock as shown now (the driver's ring: a real one that failed is replaced).
@@ -456,8 +550,13 @@ def build_runtime(
         driver.failed = True
         driver.reopen()
     resolver = TagResolver(table.board.edition, store.tags())
+    starter = functools.partial(_start, store, config, mock)
+    session = Session(store, table, starter, turn=config.table.turn)
+    session.listen(driver.notify)  # the ring reads each change once, never polling the table
+    session.on_table.append(driver.notify)
+    session.on_table.append(lambda new: setattr(resolver, "edition", new.board.edition))
     buttons: Buttons | None = None
-    runtime = Runtime(config, store, table, mock, the_pin, layout, ring, driver, buttons, resolver, say=say,
+    runtime = Runtime(config, session, mock, the_pin, layout, ring, driver, buttons, resolver, say=say,
                       health=health)  # fmt: skip
     # Buttons press whatever game is on the table now (the page can start a new one).
     press, held = runtime.press_now, runtime.confirm_held
@@ -492,12 +591,15 @@ def attach_reader(
         capture = runtime.capture
         if capture is not None and capture(uid):  # transcribing: the page wants the UID itself
             return
-        ref, _ = runtime.resolver.resolve(uid)
+        ref, why = runtime.resolve(uid)
         if ref is None:  # not enrolled: maybe the tag carries its card id in its text
             text = read_text()
-            runtime.tap(text if text and runtime.resolver.resolve(text)[0] else uid)
-        else:
-            runtime.tap(uid)
+            if text:
+                from_text, why_text = runtime.resolve(text)
+                if from_text is not None:
+                    runtime.tap_resolved(text, from_text, why_text)
+                    return
+        runtime.tap_resolved(uid, ref, why)
 
     runtime.reader = ReaderLoop(
         read_uid, on_tag, settings.poll_interval, TagDebouncer(settings.debounce), clock=clock,

@@ -185,7 +185,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except (StoreError, RuntimeError, EditionError, EditionNotFound, ValueError) as exc:
         return _fail(str(exc))
     if mock:
-        runtime.table.listeners.append(print_ring(runtime, colour=sys.stdout.isatty()))
+        runtime.session.listen(print_ring(runtime, colour=sys.stdout.isatty()))
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:

@@ -24,13 +24,13 @@ from companion.past import (
     PastGame,
     Replays,
     display_names,
-    load_history,
     player_key,
     player_stats,
     with_aliases,
 )
 from companion.store import DiskFull, StoreError
 from companion.web_requests import control, json_body, json_error, table_runtime
+from companion.wording import say
 
 history_api = Blueprint("history", __name__)
 #: The newest games whose BG Stats link the history lists: a play is logged soon after it
@@ -121,9 +121,9 @@ def _replays() -> Replays:
 
 def _history() -> History | Response:
     try:
-        return load_history(table_runtime().store, _replays())
+        return table_runtime().history(_replays())
     except StoreError as exc:
-        return json_error(503, f"The games cannot be read: {exc}", code="not_saved", detail=str(exc))
+        return json_error(503, code="not_saved", detail=str(exc))
 
 
 @history_api.get("/api/history")
@@ -136,11 +136,10 @@ def history() -> Any:
 
 def _finished(game: str) -> PastGame | Response:
     """The finished game numbered ``game`` (as the address has it), or the refusal."""
-    store = table_runtime().store
-    aliases = store.aliases()
+    runtime = table_runtime()
+    aliases = runtime.aliases()
     refusal = json_error(
         404,
-        f"Game {game[:20]} is not a finished game of this table.",
         code="no_finished_game",
         game=game[:20],
     )
@@ -148,15 +147,14 @@ def _finished(game: str) -> PastGame | Response:
         return refusal
     game_id = int(game)
     try:
-        row = next((r for r in store.finished_games() if r[0] == game_id), None)
-        found = _replays().get(store, *row) if row is not None else None
+        found = runtime.finished_game(game_id, _replays())
     except (StoreError, ValueError) as exc:
-        return json_error(503, f"The game cannot be read: {exc}", code="not_saved", detail=str(exc))
+        return json_error(503, code="not_saved", detail=str(exc))
     return refusal if found is None else with_aliases(found, aliases)
 
 
 def _bgstats_url(game: PastGame) -> tuple[dict[str, Any], str]:
-    merged = {player: name for player, name in table_runtime().store.aliases().values()}
+    merged = {player: name for player, name in table_runtime().aliases().values()}
     data = play(game, merged)
     return data, play_url(data)
 
@@ -203,10 +201,10 @@ def bgstats_qr(game: str) -> Response:
 def _saved(action: Any) -> Response | None:
     try:
         action()
-    except DiskFull as exc:
-        return json_error(507, f"Not saved: {exc}", code="disk_full")
+    except DiskFull:
+        return json_error(507, code="disk_full")
     except StoreError as exc:
-        return json_error(503, f"Not saved: {exc}", code="not_saved", detail=str(exc))
+        return json_error(503, code="not_saved", detail=str(exc))
     return None
 
 
@@ -217,20 +215,17 @@ def merge() -> Any:
     body = json_body()
     name, into = body.get("name"), body.get("into")
     if not isinstance(name, str) or not isinstance(into, str) or not name.strip() or not into.strip():
-        return json_error(
-            400, 'Send {"name": "<a spelling>", "into": "<the player it is>"}.', code="merge_fields"
-        )
+        return json_error(400, code="merge_fields")
     found = _history()
     if isinstance(found, Response):
         return found
-    store = table_runtime().store
+    runtime = table_runtime()
     aliases = found.aliases
     spellings = {player_key(p.name): p.key for g in found.games for p in g.players}
     for given in (name, into):
         if player_key(given) not in spellings:
             return json_error(
                 400,
-                f"No finished game has a player named {given[:40]}.",
                 code="unknown_player",
                 name=given[:40],
             )
@@ -238,7 +233,6 @@ def merge() -> Any:
     if spellings[moving] == target:
         return json_error(
             400,
-            f"{name[:40]} and {into[:40]} are already one player.",
             code="same_player",
             name=name[:40],
             into=into[:40],
@@ -250,19 +244,18 @@ def merge() -> Any:
         if here & group and any(spellings[k] == target for k in here):
             return json_error(
                 400,
-                f"{name[:40]} and {into[:40]} played game {game.id} together, so they are two people.",
                 code="played_together",
                 game=game.id,
                 name=name[:40],
                 into=into[:40],
             )
     shown = display_names(found.games, aliases)[target]
-    failed = _saved(lambda: store.merge_player(moving, target, shown))
+    failed = _saved(lambda: runtime.merge_player(moving, target, shown))
     if failed is not None:
         return failed
     return jsonify(
         {
-            "message": f"{name.strip()} now counts as {shown}.",
+            "message": say("merged", name=name.strip()[:40], into=shown),
             "code": "merged",
             "params": {"name": name.strip()[:40], "into": shown},
         }
@@ -275,19 +268,17 @@ def unmerge() -> Any:
     """Undo a merge: the spelling ``name`` is a player of its own again."""
     name = json_body().get("name")
     if not isinstance(name, str) or not name.strip():
-        return json_error(400, 'Send {"name": "<a merged spelling>"}.', code="merge_fields")
-    store = table_runtime().store
+        return json_error(400, code="merge_fields")
+    runtime = table_runtime()
     result: list[bool] = []
-    failed = _saved(lambda: result.append(store.unmerge_player(player_key(name))))
+    failed = _saved(lambda: result.append(runtime.unmerge_player(player_key(name))))
     if failed is not None:
         return failed
     if not result[0]:
-        return json_error(
-            400, f"{name[:40]} is not merged into another player.", code="not_merged", name=name[:40]
-        )
+        return json_error(400, code="not_merged", name=name[:40])
     return jsonify(
         {
-            "message": f"{name.strip()} is a player of its own again.",
+            "message": say("unmerged", name=name.strip()[:40]),
             "code": "unmerged",
             "params": {"name": name.strip()[:40]},
         }

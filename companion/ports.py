@@ -9,15 +9,15 @@ So the arrows point down: the app knows the web, the web knows only this module
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from pathlib import Path
+from typing import Any, Protocol
 
 from companion.access import Access
-from companion.coach_service import CoachService
 from companion.config import Config
+from companion.engine import Edition
 from companion.hardware.health import Health
-from companion.store import Store
-from companion.table import Outcome, Table
-from companion.tags import TagResolver
+from companion.past import History, PastGame, Replays
+from companion.table import Outcome
 
 
 class GameSetupError(ValueError):
@@ -32,23 +32,18 @@ class GameSetupError(ValueError):
 
 
 class TableRuntime(Protocol):
-    """The running table as the page and its API see it."""
+    """The running table as the page and its API see it: intents and answers, never the
+    `Table` or the `Store` themselves (`tests/test_architecture.py` checks the web layer)."""
 
     config: Config
-    store: Store
-    table: Table
     mock: bool
     access: Access
     #: Each hardware part's status (`companion.hardware.health`), shown on the page.
     health: Health
     #: The last tag the reader saw that maps to no card (for enrolling it from the page).
     unknown_tag: str | None
-    #: How a tag becomes a card; enrolment refreshes its table of tags.
-    resolver: TagResolver
     #: While the host transcribes an edition, taps go to it first (`companion.editions.web`).
     capture: Callable[[str], bool] | None
-    #: The host's coach switch (`companion.coach_service`), off by default.
-    coach: CoachService
 
     @property
     def secret_key(self) -> bytes: ...
@@ -67,3 +62,85 @@ class TableRuntime(Protocol):
         """Store a new game and put it on the table; raises `GameSetupError` (or an edition
         error) with a message for people."""
         ...
+
+    @property
+    def data_dir(self) -> Path:
+        """Where this table keeps its games, editions and sessions."""
+        ...
+
+    # --- the game on the table -------------------------------------------------------------
+
+    def state(self) -> dict[str, Any]:
+        """``GET /api/state``: the standings and what the table waits for."""
+        ...
+
+    def page_text(self) -> tuple[int, str]:
+        """The page's snapshot as JSON text with its version, projected once per change."""
+        ...
+
+    def version(self) -> int:
+        """The version of the table's latest change (it counts up across new games)."""
+        ...
+
+    def wait_for_change(self, version: int, timeout: float) -> int:
+        """Block until the table's version differs from ``version`` (or the timeout); return it."""
+        ...
+
+    def edition(self) -> Edition:
+        """The edition of the game on the table."""
+        ...
+
+    def player_names(self) -> list[str]:
+        """The players of the game on the table, as the game keeps their names."""
+        ...
+
+    def undo(self, seen: tuple[str, int] | None = None) -> Outcome:
+        """The page's Undo; ``seen``: the (process, version) of the snapshot it showed."""
+        ...
+
+    def correct_wild(self, wild: list[str]) -> Outcome: ...
+
+    def switch_coach(self, on: bool) -> None:
+        """The host's coach switch (`companion.coach_service`): off by default, remembered
+        until the companion stops."""
+        ...
+
+    def correct_itinerary(self, player: str, itinerary: str) -> Outcome: ...
+
+    # --- what the store keeps besides the game ------------------------------------------------
+
+    def store_damage(self) -> list[dict[str, Any]]:
+        """The damage the store's checksums found, until a host acknowledges it."""
+        ...
+
+    def acknowledge_damage(self) -> int: ...
+
+    def tags(self) -> dict[str, str]:
+        """Every enrolled tag: UID -> card id."""
+        ...
+
+    def rebind_tag(self, uid: str, card: str, edition: str) -> None:
+        """Bind a tag to a card (moved from another); taps resolve it at once."""
+        ...
+
+    def unbind_tag(self, uid: str) -> bool:
+        """Free a tag; False if it was bound to nothing."""
+        ...
+
+    def enroll(
+        self, own_file: Path, uid: str, card: str, values: tuple[int, list[str]] | None
+    ) -> tuple[str, dict[str, Any]]:
+        """Enrol one tag for a card of the game's edition (`companion.enroll.enroll_tag`)."""
+        ...
+
+    def aliases(self) -> dict[str, tuple[str, str]]: ...
+
+    def history(self, replays: Replays) -> History:
+        """Every finished game, replayed once per process (`companion.past`)."""
+        ...
+
+    def finished_game(self, game_id: int, replays: Replays) -> PastGame | None: ...
+
+    def merge_player(self, alias: str, player: str, name: str) -> None: ...
+
+    def unmerge_player(self, alias: str) -> bool: ...

@@ -46,6 +46,7 @@ from companion.engine import Event, Setup, event_to_json, parse_event
 from companion.engine.words import plural
 from companion.record import RECORD_FORMAT, parse_setup
 from companion.wal import check_wal
+from companion.wording import say
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -153,7 +154,7 @@ def event_sum(previous: str, game_id: int, seq: int, event: str, at: str) -> str
     return _digest([previous, game_id, seq, event, at])
 
 
-#: The page's code for each kind of damage (`Damage.kind`): its sentence in web/static/i18n.js.
+#: The code of each kind of damage (`Damage.kind`): its sentence in the catalogues (web/static/i18n/).
 DAMAGE_CODES = {
     "event": "store_event_damaged",
     "missing": "store_events_missing",
@@ -203,42 +204,18 @@ class DamageNotice:
     params: dict[str, Any]
 
     @property
+    def _facts(self) -> dict[str, Any]:
+        """The params of its sentence, as the page gets them (the damaged event is ``next``)."""
+        return {"game": self.game, "next": self.params.get("kept", 0) + 1, **self.params}
+
+    @property
     def message(self) -> str:
-        """The English sentence (console, journal; the page words the code in its language)."""
-        p = self.params
-        n, kept, copy = p.get("withheld", p.get("dropped", 0)), p.get("kept", 0), p.get("copy", "")
-        if self.code == "store_event_damaged":
-            aside = "that event is" if n == 1 else f"the {n} events from there on are"
-            return (
-                f"game {self.game}'s saved event {kept + 1} is damaged (its checksum does not match): "
-                f"the game resumes after event {kept}, and {aside} set aside, not deleted; a copy of "
-                f"the store is kept at {copy}"
-            )
-        if self.code == "store_journal_damaged":
-            return (
-                f"the game store's journal was damaged: {plural(n, 'saved change')} "
-                f"after the damage could not be read, so the latest moves may be missing; a copy of "
-                f"the damaged journal is kept at {copy}"
-            )
-        if self.code == "store_events_missing":
-            return (
-                f"game {self.game}'s last saved events are missing from the store (its checksums say "
-                f"so): the game resumes after event {kept}; a copy of the store is kept at {copy}"
-            )
-        return (
-            f"game {self.game}'s setup (players, watch stack, edition) is damaged (its checksum does "
-            f"not match), so it was not resumed and a new game was started; "
-            f"{'its event is' if n == 1 else f'its {n} events are'} kept; a copy of the store is kept "
-            f"at {copy}"
-        )
+        """The English sentence (console, journal), the catalogue's, which the page words too."""
+        return say(self.code, **self._facts)
 
     @property
     def fix(self) -> str:
-        return (
-            "check the standings against the table and replay any missing moves; keep the copy (it "
-            "holds the damaged rows as they were) and check the SD card or disk: damage often means "
-            "it is failing. Then press Seen (host)"
-        )
+        return say(f"{self.code}.fix", **self._facts)
 
     def to_json(self) -> dict[str, Any]:
         """For ``/api/state``: like a hardware part's status, for the page's status line."""
@@ -248,7 +225,7 @@ class DamageNotice:
             "id": self.id,
             "at": self.at,
             "code": self.code,
-            "params": {"game": self.game, "next": self.params.get("kept", 0) + 1, **self.params},
+            "params": self._facts,
             "message": self.message,
             "fix": self.fix,
         }

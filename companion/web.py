@@ -77,7 +77,7 @@ api = Blueprint("api", __name__, url_prefix="/api")
 
 
 def _answer(outcome: Any) -> Response:
-    return jsonify({"outcome": outcome.to_json(), "state": table_runtime().table.state_json()})
+    return jsonify({"outcome": outcome.to_json(), "state": table_runtime().state()})
 
 
 class StreamSlots:
@@ -147,17 +147,16 @@ class CrashLog:
 def state() -> Any:
     """The table's state; ``?page=1`` adds what the page draws. Also the polling fallback."""
     runtime = table_runtime()
-    table = runtime.table
     # Each hardware part, so the page (and a host) can see a ring or reader that is down; and
     # damage the store's checksums found, shown the same way until a host acknowledges it.
     hardware = runtime.health.as_json()
-    store = [notice.to_json() for notice in runtime.store.damage]
+    store = runtime.store_damage()
     if request.args.get("page"):  # computed once per change however many pages poll
         # the parts' status changes apart from the game: appended to the shared snapshot's text
-        text = table.page_text()[1]
+        text = runtime.page_text()[1]
         extra = f',"hardware":{json.dumps(hardware)},"store":{json.dumps(store)}'
         return Response(f"{text[:-1]}{extra}}}", mimetype="application/json")
-    return jsonify({**table.state_json(), "hardware": hardware, "store": store})
+    return jsonify({**runtime.state(), "hardware": hardware, "store": store})
 
 
 def _sse(event_id: str, data: str) -> str:
@@ -182,7 +181,6 @@ def events() -> Response:
     if not slots.take(address):
         response = json_error(
             503,
-            "Too many live pages are open; this page will refresh every few seconds instead.",
             code="too_many_pages",
         )
         response.headers["Retry-After"] = "30"
@@ -204,20 +202,20 @@ def events() -> Response:
             sent, sent_at = last, -interval
             quiet_since = time.monotonic()
             while not gone():
-                table = runtime.table
-                version = table.version
+                version = runtime.version()
                 if f"{boot}-{version}" != sent:
                     pause = sent_at + interval - time.monotonic()
                     if pause > 0:  # a snapshot just went out: send the latest one a moment later
                         time.sleep(pause)
                         continue
-                    version, data = table.page_text()
+                    version, data = runtime.page_text()
                     sent, sent_at = f"{boot}-{version}", time.monotonic()
                     quiet_since = sent_at
                     yield _sse(sent, data)
                 # wait in short steps, so a closed page frees its thread within a second
                 wait = min(1.0, max(0.0, quiet_since + heartbeat - time.monotonic()))
-                unchanged = table.wait_for_change(version, wait) == version and runtime.table is table
+                # a new game wakes this wait and bumps the version: it is sent at once
+                unchanged = runtime.wait_for_change(version, wait) == version
                 if unchanged and time.monotonic() - quiet_since >= heartbeat:
                     quiet_since = time.monotonic()
                     yield ": heartbeat\n\n"
@@ -271,7 +269,7 @@ def cards() -> Any:
     ``label`` (scripts) and what the page words in its language (kind, title, year, hours, gains)."""
     from companion.enroll import find
 
-    edition = table_runtime().table.board.edition
+    edition = table_runtime().edition()
     found: list[dict[str, Any]] = []
     for i, label in find(edition, request.args.get("q", "")):
         entry: dict[str, Any] = {"id": i, "label": label}
@@ -289,7 +287,7 @@ def cards() -> Any:
 def editions() -> Any:
     from companion.editions import EditionLibrary
 
-    library = EditionLibrary(table_runtime().store.path.parent)
+    library = EditionLibrary(table_runtime().data_dir)
     return jsonify({"editions": library.names(), "default": library.default()})
 
 
@@ -308,7 +306,7 @@ def login() -> Any:
         return foreign
     pin = json_body().get("pin", "")
     if not isinstance(pin, str | int) or isinstance(pin, bool) or not str(pin):
-        return json_error(400, 'Send {"pin": "<the table PIN>"}.', code="pin_missing")
+        return json_error(400, code="pin_missing")
     denied = check_pin(str(pin))
     if denied is not None:
         return denied
@@ -364,35 +362,32 @@ def game_new() -> Any:
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         return json_error(
             400,
-            'Send {"players": ["Ann", "Ben"], "colours": [...], "edition": "reference"}.',
             code="players_missing",
         )
     colours = body.get("colours")
     if colours is not None and (not isinstance(colours, list) or any(colour_problem(c) for c in colours)):
-        return json_error(
-            400, 'Colours are "#rrggbb" texts with hexadecimal digits, one per player.', code="bad_colours"
-        )
+        return json_error(400, code="bad_colours")
     edition = body.get("edition", "reference")
     seed = body.get("seed")
     if not isinstance(edition, str) or (
         seed is not None and (not isinstance(seed, int) or isinstance(seed, bool))
     ):
-        return json_error(400, "edition is a name and seed a whole number.", code="bad_edition_or_seed")
+        return json_error(400, code="bad_edition_or_seed")
     runtime = table_runtime()
     try:
         game = runtime.start_game(players, colours, edition, seed)
     except GameSetupError as exc:
-        return json_error(400, str(exc), code=exc.code, **exc.params)
-    except EditionNotFound as exc:
+        return json_error(400, code=exc.code, **exc.params)
+    except EditionNotFound:
         from companion.editions import EditionLibrary
 
-        known = ", ".join(EditionLibrary(runtime.store.path.parent).names())
-        return json_error(400, str(exc), code="unknown_edition", edition=edition[:40], known=known)
+        known = ", ".join(EditionLibrary(runtime.data_dir).names())
+        return json_error(400, code="unknown_edition", edition=edition[:40], known=known)
     except EditionError as exc:
-        return json_error(400, str(exc), code="edition_invalid", edition=edition[:40], detail=str(exc))
+        return json_error(400, code="edition_invalid", edition=edition[:40], detail=str(exc))
     except StoreError as exc:
         return store_refused(exc)
-    return jsonify({"game": game, "state": runtime.table.state_json()})
+    return jsonify({"game": game, "state": runtime.state()})
 
 
 @api.post("/store/acknowledge")
@@ -402,11 +397,11 @@ def store_acknowledge() -> Any:
     from companion.store import DiskFull, StoreError
 
     try:
-        done = table_runtime().store.acknowledge()
+        done = table_runtime().acknowledge_damage()
     except StoreError as exc:
         if isinstance(exc, DiskFull):
-            return json_error(507, f"Not saved: {exc}", code="disk_full")
-        return json_error(503, f"Not saved: {exc}", code="not_saved", detail=str(exc))
+            return json_error(507, code="disk_full")
+        return json_error(503, code="not_saved", detail=str(exc))
     return jsonify({"acknowledged": done})
 
 
@@ -417,15 +412,14 @@ def undo() -> Any:
     # and an undo of a table that changed since is refused (Table.undo).
     body = json_body()
     if "version" not in body:
-        return _answer(table_runtime().table.undo())
+        return _answer(table_runtime().undo())
     version, process = body.get("version"), body.get("process")
     if type(version) is not int or not isinstance(process, str):
         return json_error(
             400,
-            "version must be the whole number and process the text of the snapshot the page showed.",
             code="bad_undo_version",
         )
-    return _answer(table_runtime().table.undo((process, version)))
+    return _answer(table_runtime().undo((process, version)))
 
 
 @api.post("/coach")
@@ -434,10 +428,10 @@ def coach() -> Any:
     """The host turns the coach on or off; it is remembered until the companion stops."""
     on = json_body().get("on")
     if not isinstance(on, bool):
-        return json_error(400, 'Send {"on": true} or {"on": false}.', code="coach_switch")
+        return json_error(400, code="coach_switch")
     runtime = table_runtime()
-    runtime.coach.switch(on)
-    return jsonify({"state": runtime.table.state_json()})
+    runtime.switch_coach(on)
+    return jsonify({"state": runtime.state()})
 
 
 @api.post("/correct/wild")
@@ -445,10 +439,8 @@ def coach() -> Any:
 def correct_wild() -> Any:
     wild = json_body().get("wild")
     if not isinstance(wild, list) or not wild or not all(w in COLUMNS for w in wild):
-        return json_error(
-            400, f"Choose the column of each Wild token among {', '.join(COLUMNS)}.", code="wild_columns"
-        )
-    return _answer(table_runtime().table.correct_wild(wild))
+        return json_error(400, code="wild_columns")
+    return _answer(table_runtime().correct_wild(wild))
 
 
 @api.post("/correct/itinerary")
@@ -457,18 +449,18 @@ def correct_itinerary() -> Any:
     body = json_body()
     player, itinerary = body.get("player"), body.get("itinerary")
     if not isinstance(player, str) or not isinstance(itinerary, str):
-        return json_error(400, 'Send {"player": "<name>", "itinerary": "<id>"}.', code="itinerary_fields")
-    table = table_runtime().table
+        return json_error(400, code="itinerary_fields")
+    runtime = table_runtime()
     # the name as the game keeps it: a script may send "Zoé" decomposed, or in another case
-    player = next((name for name in table.board.names if name_key(name) == name_key(player)), player)
-    return _answer(table.correct_itinerary(player, itinerary))
+    player = next((name for name in runtime.player_names() if name_key(name) == name_key(player)), player)
+    return _answer(runtime.correct_itinerary(player, itinerary))
 
 
 @api.post("/enroll")
 @control()
 def enroll() -> Any:
     from companion.editions import EditionNotFound
-    from companion.enroll import EnrolRefused, enroll_tag
+    from companion.enroll import EnrolRefused
     from companion.store import DiskFull, StoreError
 
     body = json_body()
@@ -476,7 +468,6 @@ def enroll() -> Any:
     if not isinstance(tag, str) or not tag.strip() or not isinstance(card, str):
         return json_error(
             400,
-            'Send {"tag": "<uid>", "card": "<card id>", "hours": 3, "gains": ["person"]}.',
             code="enrol_fields",
         )
     values = None
@@ -491,29 +482,28 @@ def enroll() -> Any:
         ):
             return json_error(
                 400,
-                f"hours is 1-12 and gains a list of {', '.join(BENEFITS)}.",
                 code="enrol_values",
                 benefits=", ".join(BENEFITS),
             )
         values = (hours, list(gains))
     runtime = table_runtime()
-    edition = runtime.table.board.edition
+    edition = runtime.edition()
     from companion.editions import EditionLibrary, mine_name
 
-    library = EditionLibrary(runtime.store.path.parent)
+    library = EditionLibrary(runtime.data_dir)
     own = library.path(mine_name(edition.name))
     try:
         # enroll_tag reads, changes and writes the owner's file under the library's lock
-        message, params = enroll_tag(runtime.store, edition, own, tag.strip(), card, values)
+        message, params = runtime.enroll(own, tag.strip(), card, values)
     except EnrolRefused as exc:
-        return json_error(400, str(exc), code=exc.code, **exc.params)
+        return json_error(400, code=exc.code, **exc.params)
     except DiskFull as exc:
         return store_refused(exc)
     except OSError as exc:  # the owner's edition file (the values typed) was not written
         return not_saved(exc)
     except (ValueError, StoreError, EditionNotFound) as exc:
         # the English detail stays beside the code: the page words the refusal without it
-        return json_error(400, str(exc), code="enrol_refused", detail=str(exc))
+        return json_error(400, code="enrol_refused", detail=str(exc))
     if runtime.unknown_tag == tag.strip():
         runtime.unknown_tag = None
     return jsonify({"message": message, "code": "enrolled", "params": params})
@@ -527,7 +517,7 @@ def enroll() -> Any:
 def tap() -> Any:
     body = json_body()
     if not isinstance(body.get("tag"), str) or not body["tag"].strip():
-        return json_error(400, 'Send {"tag": "<tag uid, card id or title>"}.', code="tag_missing")
+        return json_error(400, code="tag_missing")
     return _answer(table_runtime().tap(body["tag"]))
 
 
@@ -539,7 +529,6 @@ def press(name: str) -> Any:
     if name not in ("crystal", "confirm", "undo"):
         return json_error(
             404,
-            f"There is no {name!r} button; use crystal, confirm or undo.",
             code="no_button",
             button=name[:40],
         )
@@ -601,11 +590,11 @@ def create_app(
     @app.errorhandler(HTTPException)
     def httpjson_error(exc: HTTPException) -> Any:
         status = exc.code or 500
-        return json_error(status, exc.description or exc.name, code="http_error", status=status)
+        return json_error(status, code="http_error", status=status)
 
     @app.errorhandler(BadJson)
     def bad_json(exc: BadJson) -> Any:
-        return json_error(400, str(exc), code=exc.code, **exc.params)
+        return json_error(400, code=exc.code, **exc.params)
 
     crash_log = CrashLog(app.logger)
 
@@ -614,7 +603,6 @@ def create_app(
         crash_log.report(exc, f"{request.method} {request.path}")
         return json_error(
             500,
-            f"The companion hit an internal error ({type(exc).__name__}); the game is safe.",
             code="internal_error",
             error_type=type(exc).__name__,
         )

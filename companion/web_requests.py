@@ -10,7 +10,7 @@ helpers live here, below both, so that neither route module imports the other:
 - `json_error` is every refusal: ``{"error": "...", "code": "...", "params": {...}}`` with a
   4xx status. ``error`` is the English sentence (scripts and logs read it); ``code`` and
   ``params`` let the page write the same refusal in its own language (``msg`` in
-  web/static/i18n.js, where every code has an English and a French sentence).
+  the catalogues web/static/i18n/*.json, where every code has an English and a French sentence).
 - `json_body` is the request's JSON object (``{}`` for no body or another JSON value),
   decoded within bounds (`companion.json_bounds`: depth, number length; the size is
   bounded before); a body out of bounds or not JSON is a 400 with its code.
@@ -33,6 +33,7 @@ from companion.json_bounds import parse as parse_json
 from companion.ports import TableRuntime
 from companion.rate import SlidingWindow
 from companion.store import DiskFull, StoreError
+from companion.wording import say
 
 
 def table_runtime() -> TableRuntime:
@@ -40,13 +41,12 @@ def table_runtime() -> TableRuntime:
     return runtime
 
 
-def json_error(status: int, message: str, /, code: str | None = None, **params: object) -> Response:
-    """A refusal: the English ``message``, and its ``code`` and ``params`` for the page's language."""
-    body: dict[str, object] = {"error": message}
-    if code is not None:
-        body["code"] = code
-        if params:
-            body["params"] = params
+def json_error(status: int, /, code: str, **params: Any) -> Response:
+    """A refusal: its ``code`` and ``params`` for the page's language, and ``error``, the same
+    sentence in English from the catalogue (scripts, logs and tests read it)."""
+    body: dict[str, object] = {"error": say(code, **params), "code": code}
+    if params:
+        body["params"] = params
     response = jsonify(body)
     response.status_code = status
     return response
@@ -57,15 +57,15 @@ def not_saved(exc: OSError) -> Response:
     (`companion.editions.atomic_write` leaves the old file and no temporary one); a 507 that
     says what to do, for the edition page's changes and the table page's enrolment alike."""
     refused = write_refused(exc)
-    return json_error(507, str(refused), code=refused.code, **refused.params)
+    return json_error(507, code=refused.code, **refused.params)
 
 
 def store_refused(exc: StoreError) -> Response:
     """The game store refused a write: a full disk (507, with what to do) or another
     failure (503, with the store's own sentence); either way nothing of it was stored."""
     if isinstance(exc, DiskFull):
-        return json_error(507, f"Not saved: {exc}", code="disk_full")
-    return json_error(503, f"Not saved: {exc}", code="not_saved", detail=str(exc))
+        return json_error(507, code="disk_full")
+    return json_error(503, code="not_saved", detail=str(exc))
 
 
 def json_body() -> dict[str, Any]:
@@ -99,10 +99,10 @@ def check_pin(given: str) -> Response | None:
     refused = access.guard.check(client_address(), given, access.pin)
     if refused is None:
         return None
-    code, refusal = refused
+    code, _english = refused  # the catalogue words it, in English and French
     if code == "wrong_pin":
-        return json_error(403, refusal, code="wrong_pin")
-    return json_error(429, refusal, code=code)  # a lockout: the PIN was not checked
+        return json_error(403, code="wrong_pin")
+    return json_error(429, code=code)  # a lockout: the PIN was not checked
 
 
 def host_session() -> HostSession | None:
@@ -117,8 +117,6 @@ def foreign_host() -> Response | None:
     url = table_runtime().join_url()
     return json_error(
         403,
-        "Controls answer only at this companion's own address (its name, its .local name or its IP "
-        f"address); open {url} instead.",
         code="foreign_host",
         url=url,
     )
@@ -136,14 +134,14 @@ def _authorise() -> Response | None:
     if foreign is not None:
         return foreign
     if not _limiter().hit(client_address()):
-        return json_error(429, "Too many requests; slow down.", code="rate_limited")
+        return json_error(429, code="rate_limited")
     given = request.headers.get("X-Table-Pin")
     if given:
         return check_pin(given)
     host = host_session()
     if host is not None:
         return csrf_refusal(host)
-    return json_error(401, NEED_PIN, code="login_needed")
+    return json_error(401, code="login_needed")
 
 
 def csrf_refusal(host: HostSession) -> Response | None:
@@ -154,7 +152,7 @@ def csrf_refusal(host: HostSession) -> Response | None:
     token = request.headers.get("X-CSRF-Token", "")
     if token and hmac.compare_digest(token, host.csrf):
         return None
-    return json_error(403, "Missing or stale CSRF token; reload the page.", code="csrf_stale")
+    return json_error(403, code="csrf_stale")
 
 
 def control(
@@ -170,7 +168,7 @@ def control(
             if denied is not None:
                 return denied
             if mock_only and not table_runtime().mock:
-                return json_error(409, mock_only, code=mock_code)
+                return json_error(409, code=mock_code)
             return view(*args, **kwargs)
 
         return guarded

@@ -7,6 +7,8 @@ time is still a circle to a reader). The checks:
 - no import cycle between the package's modules;
 - the rules core (`companion.engine`) imports only itself and the standard library;
 - the table layer (the live table, its store, its hardware) never imports the web layer;
+- the web layer reaches the running table only through its port (`TableRuntime`), never
+  ``runtime.table`` or ``runtime.store``;
 - no module imports another's private name (``from x import _name``) or reaches one
   through an imported module (``x._name``);
 - the editions package is entered through what it exports: other modules import
@@ -30,7 +32,14 @@ PACKAGE = Path(__file__).resolve().parents[1] / "companion"
 #: Layers by module name prefix. The web layer serves the page; the table layer must
 #: work with no page at all (a replay, the console, the doctor), so it never imports it.
 WEB = ("companion.web", "companion.web_requests", "companion.editions.web", "companion.http_server")
-TABLE = ("companion.table", "companion.store", "companion.hardware", "companion.tags", "companion.enroll")
+TABLE = (
+    "companion.table",
+    "companion.session",
+    "companion.store",
+    "companion.hardware",
+    "companion.tags",
+    "companion.enroll",
+)
 
 
 @dataclass
@@ -409,3 +418,53 @@ def test_reaching_into_the_editions_package_is_found(
     known[name] = module
     read(module, known)
     assert edition_reaches(module, {"shipped_edition"}) == found
+
+
+#: The web layer's modules that serve the running table (they all reach it through
+#: `companion.web_requests.table_runtime()`, typed `companion.ports.TableRuntime`).
+WEB_PAGES = (*WEB, "companion.history_web")
+#: What the web layer must never take from the runtime: the live table and its store.
+INSIDES = {"table", "store"}
+
+
+def runtime_insides(path: Path) -> list[str]:
+    """``runtime.table``, ``table_runtime().store`` ...: the web layer reaching past the port
+    into the `Table` or the `Store` (``runtime`` being any name the runtime is kept in)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute) or node.attr not in INSIDES:
+            continue
+        value = node.value
+        is_call = (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Name)
+            and value.func.id == "table_runtime"
+        )
+        if is_call or (isinstance(value, ast.Name) and "runtime" in value.id):
+            found.append(f"{node.lineno}: .{node.attr}")
+    return found
+
+
+def test_the_web_layer_sees_the_table_only_through_its_port() -> None:
+    wrong = [
+        f"{name}:{where}"
+        for name, module in modules().items()
+        if inside(name, WEB_PAGES)
+        for where in runtime_insides(module.path)
+    ]
+    assert not wrong, wrong
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ("def f():\n    return table_runtime().table.state_json()\n", ["2: .table"]),
+        ("def f(runtime):\n    store = runtime.store\n", ["2: .store"]),
+        ("def f(rt):\n    return table_runtime().state(), rt.table\n", []),
+    ],
+)
+def test_a_web_module_reaching_the_table_is_found(tmp_path: Path, source: str, found: list[str]) -> None:
+    path = tmp_path / "probe.py"
+    path.write_text(source)
+    assert runtime_insides(path) == found

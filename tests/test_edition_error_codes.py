@@ -1,5 +1,5 @@
 """The edition page's refusals reach it as a code and params, with a sentence for each in
-English and in French (``msg`` in web/static/i18n.js, shared with the table's page).
+English and in French (``msg`` in web/static/i18n/*.json, shared with the table's page).
 
 Every refusal of ``/api/library*`` keeps its English ``error`` (the CLI, scripts and API
 clients read it) beside its ``code`` and ``params``; an invalid edition's own problems stay
@@ -66,16 +66,12 @@ def test_the_api_description_lists_the_library_codes() -> None:
 
 def test_the_french_sentences_name_the_same_facts_as_the_english() -> None:
     """A French sentence that dropped ``{edition}`` or ``{value}`` would hide what is wrong."""
-    js = (ROOT / "web" / "static" / "i18n.js").read_text(encoding="utf-8")
-    english, french = js.split("\n  fr: {", 1)
-
-    def sentence(part: str, code: str) -> str:
-        found = re.search(rf'\n\s*{code}: "([^"]*)"', part)
-        assert found is not None, code
-        return found.group(1)
-
+    catalogue = {
+        lang: json.loads((ROOT / "web" / "static" / "i18n" / f"{lang}.json").read_text("utf-8"))["msg"]
+        for lang in ("en", "fr")
+    }
     for code in library_codes():
-        en, fr = sentence(english, code), sentence(french, code)
+        en, fr = catalogue["en"][code], catalogue["fr"][code]
         assert set(re.findall(r"\{(\w+)\}", en)) == set(re.findall(r"\{(\w+)\}", fr)), code
 
 

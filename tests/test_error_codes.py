@@ -1,5 +1,5 @@
 """The server's refusals and the hardware faults reach the page as a code and params,
-and the page has a sentence for each in English and in French (web/static/i18n.js).
+and the page has a sentence for each in English and in French (web/static/i18n/*.json).
 
 A French page must never show an English sentence: HTTP errors keep their English
 ``error`` (scripts and tests read it) beside a ``code``; a part that is down keeps its
@@ -44,15 +44,11 @@ def hardware_codes() -> set[str]:
 
 
 def words(block: str) -> dict[str, set[str]]:
-    """The keys of ``block`` ("msg" or "hw") of each language in i18n.js."""
-    js = (ROOT / "web" / "static" / "i18n.js").read_text(encoding="utf-8")
-    english, french = js.split("\n  fr: {", 1)
-    found = {}
-    for name, part in (("en", english), ("fr", french)):
-        start = part.index(f"    {block}: {{")
-        body = part[start : part.index("\n    }", start)]
-        found[name] = {a or b for a, b in re.findall(r"(?:\"([a-z_.0-9]+)\"|\b([a-z_0-9]+)):\s*\"", body)}
-    return found
+    """The keys of ``block`` ("msg" or "hw") of each language's catalogue (web/static/i18n/)."""
+    return {
+        name: set(json.loads((ROOT / "web" / "static" / "i18n" / f"{name}.json").read_text("utf-8"))[block])
+        for name in ("en", "fr")
+    }
 
 
 def test_every_server_error_code_has_a_sentence_in_english_and_french() -> None:

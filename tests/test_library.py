@@ -71,7 +71,7 @@ def test_new_game_from_the_page_refuses_any_path_with_the_same_answer(tmp_path: 
     answer = http.post("/api/game/new", json={"players": ["A", "B"], "edition": edition}, headers=PIN)
     assert answer.status_code == 400
     message = answer.get_json()["error"]
-    assert message.startswith("unknown edition"), message
+    assert message.startswith("There is no edition"), message
     assert "exist" not in message and "JSON" not in message, "no oracle about files on the server"
     rt.stop()
 

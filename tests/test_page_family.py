@@ -667,8 +667,9 @@ def test_counts_are_worded_in_the_singular_and_the_plural(server: Any, browser: 
                 said = page.evaluate(script.replace("N", str(n)))
                 if part not in said or re.search(r"\((s|aux|x|e|es)\)", said):
                     wrong.append(f"{lang} n={n}: {said!r} lacks {part!r}")
-    js = (ROOT / "web" / "static" / "i18n.js").read_text(encoding="utf-8")
-    wrong += [f"i18n.js: {m}" for m in re.findall(r"\w+\((?:s|aux|x|es)\)", js)]
+    for catalogue in sorted((ROOT / "web" / "static" / "i18n").glob("*.json")):
+        text = catalogue.read_text(encoding="utf-8")
+        wrong += [f"{catalogue.name}: {m}" for m in re.findall(r"\w+\((?:s|aux|x|es)\)", text)]
     assert not wrong, "\n".join(wrong)
 
 

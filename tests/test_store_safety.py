@@ -502,7 +502,8 @@ def test_undo_takes_back_a_confirmed_take_with_the_dealers_reveal(tmp_path: Path
         assert rt.press("confirm").accepted
     assert isinstance(table.board.moves[-1], Reveal)  # the dealer showed the new deck top
     out = rt.press("undo")
-    assert out.accepted and f"took {card}" in out.message, out
+    title = table.board.edition.card(card).title
+    assert out.accepted and out.message.startswith(f"Undone: {out.params['player']} took {title} ("), out
     assert table.board.snapshot() == before
     again = rt.press("undo")  # the next undo goes further back, it does not loop on the reveal
     assert again.accepted and "reveal" not in again.message

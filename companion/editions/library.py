@@ -58,7 +58,7 @@ class LibraryError(ValueError):
     """A request the library refuses; the message says what to do (in English, for the CLI).
 
     ``code`` and ``params`` name the refusal for the edition page, which words it in its
-    language (``msg`` in web/static/i18n.js has a sentence per code in English and French)."""
+    language (``msg`` in web/static/i18n/*.json: a sentence per code in English and French)."""
 
     def __init__(self, message: str, /, *, code: str, **params: object) -> None:
         super().__init__(message)

@@ -77,7 +77,7 @@ class Capture:
 
 
 def _library() -> EditionLibrary:
-    return EditionLibrary(table_runtime().store.path.parent)
+    return EditionLibrary(table_runtime().data_dir)
 
 
 def _capture() -> Capture:
@@ -171,21 +171,20 @@ def _bind(tag: Any, card: str, edition: str) -> dict[str, Any]:
     English sentence, or None) and ``binding`` (its facts, which the page words in its language)."""
     if not isinstance(tag, str) or not tag.strip() or len(tag) > 100:
         return {"bound": None, "binding": None}
-    store = table_runtime().store
+    runtime = table_runtime()
     uid = tag.strip()
-    before = store.tags().get(uid)
+    before = runtime.tags().get(uid)
     binding: dict[str, Any] = {"tag": uid, "card": card, "was": before}
     if before == card:
         return {"bound": f"Tag {uid} was already {card}.", "binding": binding}
     try:
-        store.rebind(uid, card, edition)
+        runtime.rebind_tag(uid, card, edition)  # taps resolve it at once
     except StoreError as exc:  # the edition is saved: say that the sticker is not bound
         code, params = refusal(exc)
         binding.update(error=code, params=params)
         kept = f"it is still {before}" if before else "it is bound to nothing"
         said = f"{card} is saved, but tag {uid} was not bound to it ({exc}); {kept}. Tap it and Save again."
         return {"bound": said, "binding": binding}
-    table_runtime().resolver.tags = store.tags()
     said = f"Tag {uid} is now {card}" + (f" (it was {before})." if before else ".")
     return {"bound": said, "binding": binding}
 
@@ -217,9 +216,7 @@ def create() -> Any:
     body = json_body()
     name, base = body.get("name"), body.get("base", "reference")
     if not isinstance(name, str) or not isinstance(base, str):
-        return json_error(
-            400, 'Send {"name": "my-box", "base": "reference", "copy": false}.', code="create_fields"
-        )
+        return json_error(400, code="create_fields")
 
     def created() -> dict[str, Any]:
         obj = _library().create(name, base, with_cards=body.get("copy") is True)
@@ -234,13 +231,11 @@ def import_edition() -> Any:
     body = json_body()
     text, name = body.get("text"), body.get("name")
     if not isinstance(text, str) or (name is not None and not isinstance(name, str)):
-        return json_error(
-            400, 'Send {"text": "<the shared edition file>", "name": "optional-name"}.', code="import_fields"
-        )
+        return json_error(400, code="import_fields")
     try:  # the library's decoder has no bounds: a file nested deep or with a huge number is refused here
         check_json(text)
     except BadJson as exc:
-        return json_error(400, str(exc), code=exc.code, **exc.params)
+        return json_error(400, code=exc.code, **exc.params)
     return _write(lambda: {"name": _library().import_text(text, name or None)}, (EditionError, LibraryError))
 
 
@@ -258,7 +253,7 @@ def show(name: str) -> Any:
     except EditionError as exc:
         problems = [f"{exc.source}: {p}" for p in exc.problems if not p.warning][:50]
     tags: dict[str, list[str]] = {}
-    for uid, card in table_runtime().store.tags().items():
+    for uid, card in table_runtime().tags().items():
         tags.setdefault(card, []).append(uid)
     return jsonify({"edition": obj, "progress": progress(obj), "tags": tags, "problems": problems})
 
@@ -300,7 +295,7 @@ def export(name: str) -> Any:
     elif kind == "json":
         body, mime, suffix = json.dumps(obj, indent=1, ensure_ascii=False) + "\n", "application/json", ".json"
     else:
-        return json_error(400, "format is json, csv or itineraries-csv.", code="export_format")
+        return json_error(400, code="export_format")
     response = Response(body, mimetype=mime)
     response.headers["Content-Disposition"] = f'attachment; filename="{name}{suffix}"'
     return response
@@ -317,14 +312,13 @@ def put_a_card(name: str) -> Any:
     if card_id is not None and not (isinstance(card_id, str) and 0 < len(card_id) <= 20):
         return json_error(
             400,
-            "id is the card's id (1-20 characters), or null for a new card.",
             code="card_id_field",
             max=20,
         )
     fields = {k: body.get(k, "") for k in ("day", "year", "hours", "gains")}
     fields["title"], fields["note"] = _text(body.get("title")).strip(), _text(body.get("note")).strip()
     if not isinstance(fields["gains"], list):
-        return json_error(400, "gains is a list of benefits in printed order.", code="gains_list")
+        return json_error(400, code="gains_list")
 
     def change(obj: dict[str, Any]) -> dict[str, Any]:
         card = put_card(obj, fields, card_id)
@@ -353,7 +347,6 @@ def put_an_itinerary(name: str) -> Any:
     if not isinstance(item_id, str) or (old_id is not None and not isinstance(old_id, str)):
         return json_error(
             400,
-            'Send {"id": "T07", "columns": {"person": [null, 3, "crystal"]}, "rows": [2, 5]}.',
             code="itinerary_shape",
         )
 
@@ -402,7 +395,6 @@ def transcribe() -> Any:
     if edition is not None and (not isinstance(edition, str) or not _library().exists(edition)):
         return json_error(
             400,
-            'Send {"edition": "<an owner\'s edition>"} to capture taps, or null to stop.',
             code="transcribe_edition",
         )
     capture = _capture()
@@ -420,7 +412,7 @@ def last_tag() -> Any:
     with capture.lock:
         capture.renew()
         seq, tag = capture.seq, capture.tag
-    bound = table_runtime().store.tags().get(tag) if tag else None
+    bound = table_runtime().tags().get(tag) if tag else None
     return jsonify({"seq": seq, "tag": tag, "bound_to": bound, "capturing": capture.edition})
 
 
@@ -429,12 +421,9 @@ def last_tag() -> Any:
 def unbind(uid: str) -> Any:
     runtime = table_runtime()
     try:
-        freed = runtime.store.unenroll(uid)
+        freed = runtime.unbind_tag(uid)
     except StoreError as exc:  # a full disk: the tag is still bound, and the page says why
         return store_refused(exc)
     if not freed:
-        return json_error(
-            404, f"Tag {uid[:40]} is not bound to any card.", code="tag_not_bound", tag=uid[:40]
-        )
-    runtime.resolver.tags = runtime.store.tags()
+        return json_error(404, code="tag_not_bound", tag=uid[:40])
     return jsonify({"unbound": uid})

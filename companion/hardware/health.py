@@ -11,7 +11,7 @@ reported again when it comes back.
 can act on (the wiring.md section, the raspi-config option, the group to join).
 `diagnose` gives the same with a stable ``code`` and its ``params`` (device path, pin,
 the driver's own words): the console and journal keep the English sentences, the page
-writes the code in its own language (``hw`` in web/static/i18n.js).
+writes the code in its own language (``hw`` in the catalogues web/static/i18n/*.json).
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
+
+from companion.wording import say, template
 
 PARTS = ("reader", "ring", "buttons")
 
@@ -113,10 +115,15 @@ def explain(part: str, exc: BaseException) -> tuple[str, str]:
 def diagnose(part: str, exc: BaseException) -> Diagnosis:
     """The likely cause, the fix, and their code and params, for what a part's driver raised."""
     if isinstance(exc, HardwareFault):
-        return Diagnosis(str(exc), exc.fix, exc.code, {"part": part, **exc.params})
+        params: dict[str, Any] = {"part": part, **exc.params}
+        if exc.code == "part_failed" or template(exc.code) is None:  # a fault the catalogue does not name
+            return Diagnosis(str(exc), exc.fix, exc.code, params)
+        return Diagnosis(say(exc.code, **params), say(f"{exc.code}.fix", **params), exc.code, params)
     text = f"{type(exc).__name__}: {exc}"
     found = _explain_text(part, exc, text)
-    return found._replace(params={"part": part, "detail": text, **found.params})
+    found_params: dict[str, Any] = {"part": part, "detail": text, **found.params}
+    message, fix = say(found.code, **found_params), say(f"{found.code}.fix", **found_params)
+    return Diagnosis(message, fix, found.code, found_params)
 
 
 def _explain_text(part: str, exc: BaseException, text: str) -> Diagnosis:
@@ -124,18 +131,12 @@ def _explain_text(part: str, exc: BaseException, text: str) -> Diagnosis:
     lowered = text.lower()
     if part == "buttons" and "pin factory" in lowered:  # gpiozero's BadPinFactory (an ImportError)
         return _found(
-            f"gpiozero found no pin library that works here ({text})",
-            "install lgpio (sudo systemd/install-pi.sh does) and give the service user /dev/gpiochip0 "
-            "(group gpio: sudo usermod -aG gpio trekking)",
             code="buttons_no_pin_library",
         )
     if isinstance(exc, ImportError) or "platform library" in lowered or "no module named" in lowered:
-        return _found(f"a driver is not installed ({text})", REINSTALL, code="driver_missing")
+        return _found(code="driver_missing")
     if part == "reader" and isinstance(exc, FileNotFoundError):  # spidev: no /dev/spidev0.0
         return _found(
-            f"SPI is off: /dev/spidev0.0 does not exist ({text})",
-            "sudo raspi-config nonint do_spi 0 (Interface Options > SPI), then reboot "
-            "(wiring.md, section Enable SPI)",
             code="spi_off",
             device="/dev/spidev0.0",
         )
@@ -143,44 +144,27 @@ def _explain_text(part: str, exc: BaseException, text: str) -> Diagnosis:
         device = {"device": str(getattr(exc, "filename", None) or "")}
         if part == "ring":
             return _found(
-                f"the ring's driver may not open its device ({text})",
-                "Pi 4 and older: add the root drop-in of the systemd unit (wiring.md, section Raspberry Pi "
-                "4 and earlier vs Raspberry Pi 5); Pi 5: give the gpio group /dev/pio0 (install-pi.sh does)",
                 code="ring_device_refused",
                 **device,
             )
         return _found(
-            f"the service user may not open the {part}'s device ({text})",
-            "add the user to the spi and gpio groups: sudo usermod -aG spi,gpio trekking, "
-            "then sudo systemctl restart trekking-companion",
             code="device_refused",
             **device,
         )
     if part == "ring" and ("ws2811" in lowered or "mmap" in lowered or "/dev/mem" in lowered):
         return _found(
-            f"rpi_ws281x cannot reach the PWM hardware ({text})",
-            "it needs root: add the root drop-in of the systemd unit and dtparam=audio=off "
-            "(wiring.md, section Raspberry Pi 4 and earlier vs Raspberry Pi 5)",
             code="ring_pwm_unreachable",
         )
     if part == "ring" and "pio" in lowered:
         return _found(
-            f"the Pi 5's PIO block is not available ({text})",
-            "sudo apt full-upgrade and reboot (PIO needs a recent kernel), then check ls -l /dev/pio0",
             code="ring_pio_unavailable",
         )
-    where = {
-        "reader": "wiring.md, section Pin table (MFRC522) and Test checklist step 3",
-        "ring": "wiring.md, sections Pin table and The level shifter, Test checklist step 4",
-        "buttons": "wiring.md, section Pin table (buttons) and Test checklist step 5",
-    }.get(part, "wiring.md")
     failed = {"reader": "reader_failed", "ring": "ring_failed", "buttons": "buttons_failed"}.get(
         part, "part_failed"
     )
-    return _found(
-        f"the {part} failed ({text})", f"check the wiring ({where}); then run companion doctor", code=failed
-    )
+    return _found(code=failed)
 
 
-def _found(message: str, fix: str, code: str, **params: object) -> Diagnosis:
-    return Diagnosis(message, fix, code, params)
+def _found(code: str, **params: object) -> Diagnosis:
+    """A fault found by its code; `diagnose` words it from the catalogue with every param."""
+    return Diagnosis("", "", code, params)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -297,12 +297,28 @@ class RingDriver:
     next_open: float = 0.0
     unconfirmed: bool = False
 
+    #: What the ring shows of the game, read from the table when it changed (`notify`) and
+    #: drawn from here at every frame: the frames never wait for the table's lock.
+    view: ClockView | None = None
+    #: When the cue of `view` was given (the table's latest outcome): its age grows per frame.
+    view_at: float = 0.0
+
+    def notify(self, table: Any, outcome: Any = None) -> None:
+        """A listener of the table (and of a new game put on it): read what the ring shows
+        now, once per change. Called with the table's lock held (listeners are)."""
+        with table.lock:
+            self.table = table
+            self.view, self.view_at = view_of(table, table.last.at), table.last.at
+
     def game_frame(self, now: float | None = None) -> list[RGB]:
         """The game's picture at ``now``, whatever overlay is shown."""
         now = self.clock() if now is None else now
-        with self.table.lock:
-            view = view_of(self.table, now)
-        return render(view, self.layout, now)
+        view = self.view
+        if view is None:
+            self.notify(self.table)
+            view = self.view
+            assert view is not None
+        return render(replace(view, cue_age=now - self.view_at), self.layout, now)
 
     def draw(self) -> list[RGB]:
         """Render and show one frame now (only pushed to the LEDs when it changed)."""

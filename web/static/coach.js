@@ -2,17 +2,19 @@
 // estimated chance of winning and expected final score, best first, with every player's
 // chance if that player takes the best card. It reads `coach` in the snapshot (see /api/openapi.json, POST /api/coach), which
 // carries an answer only for the position on the table now, never an older one.
-"use strict";
+import { call } from "./api.js";
+import { lang, t } from "./i18n.js";
+import { $, cardTitle, colourOf, dot, esc, register } from "./page.js";
 
 function coachPercent(x) {
-  return new Intl.NumberFormat(lang, { style: "percent", maximumFractionDigits: 0 }).format(x / 100);
+  return new Intl.NumberFormat(lang(), { style: "percent", maximumFractionDigits: 0 }).format(x / 100);
 }
 
 function coachScore(x) {
-  return new Intl.NumberFormat(lang, { maximumFractionDigits: 1 }).format(x);
+  return new Intl.NumberFormat(lang(), { maximumFractionDigits: 1 }).format(x);
 }
 
-window.renderCoach = function (s) {
+export function renderCoach(s) {
   const coach = s.coach || { on: false };
   const box = $("coach-switch");
   if (box && document.activeElement !== box) box.checked = !!coach.on;
@@ -43,9 +45,9 @@ window.renderCoach = function (s) {
     `<span class="bar" aria-hidden="true"><span style="width:${Math.max(0, Math.min(100, p.win))}%;background:${esc(colourOf(p.name))}"></span></span>` +
     `<span class="pct">${coachPercent(p.win)}</span></li>`).join("") + "</ul>";
   body.innerHTML = out;
-};
+}
 
-(function setupCoach() {
+export function setupCoach() {
   const box = $("coach-switch");
   if (!box) return;
   box.onchange = async () => {
@@ -53,4 +55,4 @@ window.renderCoach = function (s) {
     const answer = await call("/api/coach", { on });
     if (!answer) box.checked = !on;  // refused: the switch shows what the table does (call() redraws on success)
   };
-})();
+}

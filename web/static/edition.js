@@ -2,23 +2,19 @@
 // Host only (the table PIN). Every change is one request that the companion
 // validates with the engine and saves atomically; the reader's taps are captured
 // for the edition while this page is open. No build step, no library.
-"use strict";
+import { CATALOGUES, fill, lang, t } from "./i18n.js";
+
 (() => {
   const $ = (id) => document.getElementById(id);
   // English or French, as the table's page chose (its setting is shared through localStorage).
-  const FR = (localStorage.getItem("lang") || ((navigator.language || "en").startsWith("fr") ? "fr" : "en")) === "fr";
-  const L = (en, fr) => (FR ? fr : en);
+  const FR = lang() === "fr";
   const BENEFITS = ["person", "event", "innovation", "progress", "wild", "crystal"];
-  const SHORT = FR
-    ? { person: "Perso.", event: "Événem.", innovation: "Innov.", progress: "Progrès", wild: "Joker", crystal: "Cristal" }
-    : { person: "Person", event: "Event", innovation: "Innov.", progress: "Progress", wild: "Wild", crystal: "Crystal" };
+  const SHORT = Object.fromEntries(BENEFITS.map((k) => [k, t(`ed_short.${k}`)]));
   const ROMAN = { 1: "I", 2: "II", 3: "III" };
   const COLS = ["person", "event", "innovation", "progress", "rows"];
-  const FULL = FR
-    ? { person: "Personnage", event: "Événement", innovation: "Innovation", progress: "Progrès", rows: "récompense de rangée" }
-    : { person: "Person", event: "Event", innovation: "Innovation", progress: "Progress", rows: "row reward" };
+  const FULL = Object.fromEntries(["person", "event", "innovation", "progress", "rows"].map((k) => [k, t(`ed_full.${k}`)]));
   // a column's heading (narrow: six share a phone's width) and its name in sentences
-  const colName = (k) => (k === "rows" ? L("row reward", "rangée") : SHORT[k]);
+  const colName = (k) => (k === "rows" ? t("ed_row_reward") : SHORT[k]);
   // The grid shows 6 rows (printed cards have 2-6) and grows, one empty row below the
   // deepest, up to the engine's bound (MAX_COLUMN_SPACES): an itinerary loaded or typed
   // deeper than 6 is shown and saved whole, never cut.
@@ -42,10 +38,10 @@
   }
   function say(id, text, kind) { const el = $(id); el.textContent = text; el.className = "msg " + (kind || ""); }
   // A refusal of the companion in the page's language: its `code` and `params` worded by
-  // i18n.js's `msg` (the same sentences as the table's page, one per code in English and
+  // the catalogue's `msg` (the same sentences as the table's page, one per code in English and
   // French); an invalid edition's own problems (the engine's English, naming ids and lines)
   // follow its sentence. The English `error` only for a code this page does not know.
-  const MSG = (window.I18N && window.I18N[FR ? "fr" : "en"].msg) || {};
+  const MSG = CATALOGUES[lang()].msg;
   function problems(e) {
     const d = e && e.data && typeof e.data === "object" ? e.data : {};
     const listed = d.problems && d.problems.length ? d.problems.join("; ") : "";
@@ -54,7 +50,7 @@
     const p = { ...(d.params || {}) };
     if (p.column !== undefined) p.column = MSG["column." + p.column] ?? p.column;
     if (p.from_base && typeof p.from_base === "object") p.from_base = baseWords(p.from_base).join(", ");
-    const said = window.i18nFill(FR ? "fr" : "en", text, p);
+    const said = fill(lang(), text, p);
     return d.code === "edition_problems" && listed ? `${said} ${listed}` : said;
   }
   function btn(label, on, extra) { const b = document.createElement("button"); b.type = "button"; b.textContent = label; b.addEventListener("click", on); if (extra) b.dataset.v = extra; return b; }
@@ -63,21 +59,21 @@
     const b = r.binding;
     if (!b) return "";
     if (b.error) { // the edition is saved; the sticker could not be bound (a full disk): it is as it was
-      const why = b.error === "disk_full" ? L("the companion's disk is full", "le disque du compagnon est plein") : (b.params && b.params.detail) || b.error;
-      const kept = b.was ? L(`it is still ${b.was}`, `elle est toujours ${b.was}`) : L("it is bound to nothing", "elle n'est liée à rien");
-      return " " + L(`${b.card} is saved, but tag ${b.tag} was not bound to it (${why}); ${kept}. Tap it and Save again.`, `${b.card} est enregistrée, mais la pastille ${b.tag} n'y a pas été liée (${why}) ; ${kept}. Posez-la et enregistrez à nouveau.`);
+      const why = b.error === "disk_full" ? t("ed_the_companion_s_disk") : (b.params && b.params.detail) || b.error;
+      const kept = b.was ? t("ed_it_is_still", { was: b.was }) : t("ed_it_is_bound_to");
+      return " " + t("ed_is_saved_but_tag", { card: b.card, tag: b.tag, why, kept });
     }
-    if (b.was === b.card) return " " + L(`Tag ${b.tag} was already ${b.card}.`, `La pastille ${b.tag} était déjà ${b.card}.`);
-    const was = b.was ? L(` (it was ${b.was})`, ` (elle était ${b.was})`) : "";
-    const card = b.card === "ancestor" ? L(b.card, "l'Ancêtre") : b.card;
-    return " " + L(`Tag ${b.tag} is now ${card}${was}.`, `La pastille ${b.tag} est maintenant ${card}${was}.`);
+    if (b.was === b.card) return " " + t("ed_tag_was_already", { tag: b.tag, card: b.card });
+    const was = b.was ? t("ed_it_was", { was: b.was }) : "";
+    const card = b.card === "ancestor" ? t("ed_the_ancestor_tag") : b.card;
+    return " " + t("ed_tag_is_now", { tag: b.tag, card, was });
   }
   // A likely mistake in a saved card (the answer's `checks`: not a refusal), in the page's language.
   function checkWords(c) {
-    if (c.code === "year_outside_day") return L(`${showYear(c.year)} is outside Day ${c.day}'s years (${showYear(c.low)} to ${showYear(c.high)}): check the year and the Day`, `${showYear(c.year)} est hors des années du Jour ${c.day} (${showYear(c.low)} à ${showYear(c.high)}) : vérifiez l'année et le Jour`);
-    return L(`looks like ${c.id} (${c.title}, ${showYear(c.year)})`, `ressemble à ${c.id} (${c.title}, ${showYear(c.year)})`);
+    if (c.code === "year_outside_day") return t("ed_is_outside_day_s", { year: showYear(c.year), day: c.day, low: showYear(c.low), high: showYear(c.high) });
+    return t("ed_looks_like", { id: c.id, title: c.title, year: showYear(c.year) });
   }
-  const showYear = (y) => (y < 0 ? `${-y} ${L("BCE", "av. J.-C.")}` : `${y}`);
+  const showYear = (y) => (y < 0 ? `${-y} ${t("ed_bce")}` : `${y}`);
 
   // --- session -------------------------------------------------------------------------
   async function start() {
@@ -103,7 +99,7 @@
     readOnly = new Set(list.editions.filter((e) => e.shipped).map((e) => e.name));
     for (const e of list.editions) {
       const o = document.createElement("option"); o.value = e.name;
-      o.textContent = e.name + (e.shipped ? L(" (shipped, read-only)", " (fournie, lecture seule)") : e.complete ? " ✓" : L(" (draft)", " (brouillon)")) + (e.name === list.default ? " ★" : "");
+      o.textContent = e.name + (e.shipped ? t("ed_shipped_read_only") : e.complete ? " ✓" : t("ed_draft")) + (e.name === list.default ? " ★" : "");
       sel.append(o);
     }
     const pick = choose || (owned.length ? owned[owned.length - 1].name : list.default);
@@ -125,24 +121,24 @@
       // From now on the reader's taps come to this page: only taps after this one count.
       seq = (await api("POST", "/api/library/transcribe", { edition: readOnly.has(n) ? null : n })).seq;
       clearCard(); clearIt(); drawMat(); drawAnc(); showProgress(got.progress);
-      if (readOnly.has(n)) { $("tag-status").textContent = L(`${n} ships with the companion and cannot be changed: create your own (New…), with its cards copied if you like.`, `${n} est fournie avec le compagnon et ne peut pas être modifiée : créez la vôtre (Nouvelle…), en copiant ses cartes si vous voulez.`); $("tag-status").className = "status bound"; }
-      if (got.problems && got.problems.length) $("progress").textContent += L(" · This file needs fixing first: ", " · Ce fichier doit d'abord être corrigé : ") + got.problems.join("; ");
+      if (readOnly.has(n)) { $("tag-status").textContent = t("ed_ships_with_the_companion", { n }); $("tag-status").className = "status bound"; }
+      if (got.problems && got.problems.length) $("progress").textContent += t("ed_this_file_needs_fixing") + got.problems.join("; ");
     } catch (e) { ed = null; $("progress").textContent = problems(e); }
   }
   // What still holds the base edition's values (`from_base` of progress, or of a refusal), in words.
   function baseWords(fb) {
-    const names = { ancestor: L("the Ancestor", "l'Ancêtre"), playmat: L("the playmat", "le tapis de jeu"), treks: L("the trek table", "la table des treks") };
+    const names = { ancestor: t("ed_the_ancestor"), playmat: t("ed_the_playmat"), treks: t("ed_the_trek_table") };
     const left = (fb.parts || []).map((x) => names[x] || x);
-    if (fb.cards) left.push(fb.cards === 1 ? L("1 card", "1 carte") : L(`${fb.cards} cards`, `${fb.cards} cartes`));
-    if (fb.itineraries) left.push(fb.itineraries === 1 ? L("1 itinerary", "1 itinéraire") : L(`${fb.itineraries} itineraries`, `${fb.itineraries} itinéraires`));
+    if (fb.cards) left.push(fb.cards === 1 ? t("ed_1_card") : t("ed_cards", { cards: fb.cards }));
+    if (fb.itineraries) left.push(fb.itineraries === 1 ? t("ed_1_itinerary") : t("ed_itineraries", { itineraries: fb.itineraries }));
     return left;
   }
   function showProgress(p) {
-    const days = Object.entries(p.days).map(([d, n]) => `${L("Day", "Jour")} ${d}: ${n}/${p.of.day}`).join(" · ");
-    $("progress").textContent = `${days} · ${L("Itineraries", "Itinéraires")}: ${p.itineraries}/${p.of.itineraries}`;
+    const days = Object.entries(p.days).map(([d, n]) => `${t("ed_day")} ${d}: ${n}/${p.of.day}`).join(" · ");
+    $("progress").textContent = `${days} · ${t("ed_itineraries2")}: ${p.itineraries}/${p.of.itineraries}`;
     // parts copied from the base edition (the reference's are the team's values, not the box's)
     const left = baseWords(p.from_base || { parts: [], cards: 0, itineraries: 0 });
-    if (left.length) $("progress").textContent += " · " + L("Not entered yet (still the base edition's values): ", "Pas encore saisi (valeurs de l'édition de base) : ") + left.join(", ");
+    if (left.length) $("progress").textContent += " · " + t("ed_not_entered_yet_still") + left.join(", ");
   }
 
   // --- tabs --------------------------------------------------------------------------
@@ -177,40 +173,40 @@
     const target = bound === "ancestor" || (!knownCard && !knownIt && currentTab() === "anc") ? "anc" : knownIt || (!knownCard && currentTab() === "its") ? "its" : "cards";
     const note = await saveBeforeNext(tag, target); // the form this tap would replace
     if (note === null) return;
-    const elsewhere = bound ? L(` It is bound to ${bound}; Save moves it here.`, ` Elle est liée à ${bound} ; Enregistrer la déplace ici.`) : "";
+    const elsewhere = bound ? t("ed_it_is_bound_to2", { bound }) : "";
     if (target === "anc") {
       showTab("anc"); anc.tag = bound === "ancestor" ? null : tag; anc.last = tag;
-      say("anc-msg", note + (bound === "ancestor" ? L(`Tag ${tag} is the Ancestor.`, `Pastille ${tag} : c'est l'Ancêtre.`) : L(`Tag ${tag}: Save binds it to the Ancestor (or tap the next Ancestor's sticker).${elsewhere}`, `Pastille ${tag} : Enregistrer la lie à l'Ancêtre (ou touchez la pastille de l'Ancêtre suivant).${elsewhere}`)), bound ? "warn" : "");
+      say("anc-msg", note + (bound === "ancestor" ? t("ed_tag_is_the_ancestor", { tag }) : t("ed_tag_save_binds_it", { tag, elsewhere })), bound ? "warn" : "");
       return;
     }
     if (target === "its") {
       showTab("its");
-      if (knownIt) { loadIt(knownIt); say("it-msg", note + L(`Tag ${tag} is ${knownIt.id}: edit it, or tap another sticker.`, `Pastille ${tag} : c'est ${knownIt.id}, à modifier, ou touchez une autre pastille.`), "warn"); }
-      else { clearIt(); say("it-msg", note + L(`Tag ${tag}: a new itinerary.${elsewhere}`, `Pastille ${tag} : un nouvel itinéraire.${elsewhere}`), bound ? "warn" : ""); }
+      if (knownIt) { loadIt(knownIt); say("it-msg", note + t("ed_tag_is_edit_it", { tag, id: knownIt.id }), "warn"); }
+      else { clearIt(); say("it-msg", note + t("ed_tag_a_new_itinerary", { tag, elsewhere }), bound ? "warn" : ""); }
       it.tag = tag;
       return;
     }
     showTab("cards");
     const st = $("tag-status");
-    if (knownCard) { loadCard(knownCard); card.tag = tag; st.textContent = L(`Tag ${tag} is ${knownCard.id} (${knownCard.title}): edit it, or Unbind.`, `Pastille ${tag} : c'est ${knownCard.id} (${knownCard.title}), à modifier, ou Délier.`); st.className = "status bound"; return; }
+    if (knownCard) { loadCard(knownCard); card.tag = tag; st.textContent = t("ed_tag_is_edit_it2", { tag, id: knownCard.id, title: knownCard.title }); st.className = "status bound"; return; }
     clearCard(true); card.tag = tag;
-    if (bound) { st.textContent = L(`Tag ${tag} is bound to ${bound}. Save binds it to this card instead.`, `Pastille ${tag} liée à ${bound}. Enregistrer la lie plutôt à cette carte.`); st.className = "status bound"; }
-    else { st.textContent = L(`Tag ${tag}: a new Day ${ROMAN[card.day]} card.`, `Pastille ${tag} : une nouvelle carte du Jour ${ROMAN[card.day]}.`); st.className = "status"; }
+    if (bound) { st.textContent = t("ed_tag_is_bound_to", { tag, bound }); st.className = "status bound"; }
+    else { st.textContent = t("ed_tag_a_new_day", { tag, day: ROMAN[card.day] }); st.className = "status"; }
   }
   async function saveBeforeNext(tag, target) {
     if (target === "cards" && card.dirty) {
       showTab("cards");
       const missing = missingOfCard();
       if (missing) {
-        say("card-msg", L(`Not saved yet: ${missing}. Finish it and Save (or New card to drop it), then tap ${tag} again.`, `Pas encore enregistrée : ${missing}. Complétez-la puis Enregistrer (ou Nouvelle carte pour l'abandonner), puis touchez ${tag} à nouveau.`), "err");
+        say("card-msg", t("ed_not_saved_yet_finish", { missing, tag }), "err");
         // The top line is where eyes go after a tap; the message below says what to do.
-        $("tag-status").textContent = (card.tag ? L(`Tag ${card.tag}: `, `Pastille ${card.tag} : `) : "") + L(`this card still needs ${missing} (see below).`, `il manque ${missing} à cette carte (voir plus bas).`);
+        $("tag-status").textContent = (card.tag ? t("ed_tag", { tag: card.tag }) : "") + t("ed_this_card_still_needs", { missing });
         $("tag-status").className = "status bound"; return null;
       }
       const own = card.tag === tag; // its own sticker again: saved, and nothing else to open
       if (!(await saveCard())) {
-        say("card-msg", $("card-msg").textContent + L(` Not saved: fix it and Save, then tap ${tag} again.`, ` Pas enregistrée : corrigez puis Enregistrer, puis touchez ${tag} à nouveau.`), "err");
-        $("tag-status").textContent = L("This card was not saved (see below).", "Cette carte n'a pas été enregistrée (voir plus bas)."); $("tag-status").className = "status bound"; return null;
+        say("card-msg", $("card-msg").textContent + t("ed_not_saved_fix_it", { tag }), "err");
+        $("tag-status").textContent = t("ed_this_card_was_not"); $("tag-status").className = "status bound"; return null;
       }
       return own ? null : ""; // the saved message stays in its own line
     }
@@ -218,17 +214,17 @@
     // tapped saves the Ancestor and binds the one before, so the copies cost a tap each.
     if (target === "anc" && anc.tag && currentTab() === "anc") {
       const own = anc.tag === tag;
-      if (!(await saveAnc())) { say("anc-msg", $("anc-msg").textContent + L(` Not saved: fix it and Save, then tap ${tag} again.`, ` Pas enregistré : corrigez puis Enregistrer, puis touchez ${tag} à nouveau.`), "err"); return null; }
+      if (!(await saveAnc())) { say("anc-msg", $("anc-msg").textContent + t("ed_not_saved_fix_it2", { tag }), "err"); return null; }
       return own ? null : $("anc-msg").textContent + " ";
     }
     if (target === "its" && it.dirty) {
       showTab("its");
       const missing = missingOfIt();
-      if (missing) { say("it-msg", L(`Not saved yet: ${missing}. Finish it and Save (or New to drop it), then tap ${tag} again.`, `Pas encore enregistré : ${missing}. Complétez-le puis Enregistrer (ou Nouveau pour l'abandonner), puis touchez ${tag} à nouveau.`), "err"); $("it-msg").scrollIntoView({ block: "nearest" }); return null; }
+      if (missing) { say("it-msg", t("ed_not_saved_yet_finish2", { missing, tag }), "err"); $("it-msg").scrollIntoView({ block: "nearest" }); return null; }
       const own = it.tag === tag;
-      if (!(await saveIt())) { say("it-msg", $("it-msg").textContent + L(` Not saved: fix it and Save, then tap ${tag} again.`, ` Pas enregistré : corrigez puis Enregistrer, puis touchez ${tag} à nouveau.`), "err"); $("it-msg").scrollIntoView({ block: "nearest" }); return null; }
+      if (!(await saveIt())) { say("it-msg", $("it-msg").textContent + t("ed_not_saved_fix_it2", { tag }), "err"); $("it-msg").scrollIntoView({ block: "nearest" }); return null; }
       // The itinerary tab has one message line: the new sticker's words follow the saved ones.
-      return own ? null : $("it-msg").textContent.replace(L(" Tap the next itinerary.", " Touchez l'itinéraire suivant."), "") + " ";
+      return own ? null : $("it-msg").textContent.replace(t("ed_tap_the_next_itinerary"), "") + " ";
     }
     return "";
   }
@@ -279,7 +275,7 @@
     for (const b of $("hours").children) b.classList.toggle("on", +b.dataset.v === card.hours);
     $("gains-out").innerHTML = "";
     for (const g of card.gains) { const s = document.createElement("span"); s.textContent = SHORT[g]; $("gains-out").append(s); }
-    $("save-card").textContent = card.id ? L(`Save ${card.id}`, `Enregistrer ${card.id}`) : L("Save new card", "Enregistrer la carte");
+    $("save-card").textContent = card.id ? t("ed_save", { id: card.id }) : t("ed_save_new_card");
     const list = $("card-list"); list.textContent = "";
     for (const c of (ed && ed.cards || []).filter((c) => c.day === card.day)) {
       const li = document.createElement("li"); li.textContent = `${c.id} ${showYear(c.year)} ${c.title} · ${c.hours} h ${c.gains.join(" ")}`;
@@ -299,14 +295,14 @@
   // What a card on screen still lacks before it can be saved, in words ("" when nothing).
   function missingOfCard() {
     const lack = [];
-    if (year() === null) lack.push(L("the year", "l'année"));
-    if (card.hours === null) lack.push(L("the hours", "les heures"));
-    return lack.join(L(" and ", " et "));
+    if (year() === null) lack.push(t("ed_the_year"));
+    if (card.hours === null) lack.push(t("ed_the_hours"));
+    return lack.join(t("ed_and"));
   }
   $("save-card").addEventListener("click", () => saveCard());
   // Saves the card on screen (binding its sticker); true when it was saved.
   async function saveCard() {
-    if (missingOfCard()) { say("card-msg", L("Type the year and tap the hours first.", "Tapez l'année et touchez les heures d'abord."), "err"); return false; }
+    if (missingOfCard()) { say("card-msg", t("ed_type_the_year_and"), "err"); return false; }
     const body = { id: card.id, day: ROMAN[card.day], year: year(), hours: card.hours, gains: card.gains, title: $("title").value, note: $("note").value };
     if (card.tag) body.tag = card.tag;
     try {
@@ -314,24 +310,24 @@
       const i = ed.cards.findIndex((c) => c.id === r.card.id);
       if (i >= 0) ed.cards[i] = r.card; else ed.cards.push(r.card);
       showProgress(r.progress);
-      const text = L(`Saved ${r.card.id} (${showYear(r.card.year)}).`, `${r.card.id} enregistrée (${showYear(r.card.year)}).`) + boundWords(r) + L(" Tap the next card.", " Carte suivante.");
+      const text = t("ed_saved", { id: r.card.id, year: showYear(r.card.year) }) + boundWords(r) + t("ed_tap_the_next_card");
       const checks = (r.checks || []).map(checkWords);
-      say("card-msg", checks.length ? text + L(" Check: ", " À vérifier : ") + checks.join("; ") : text, checks.length ? "warn" : "ok");
-      $("tag-status").textContent = L("Tap the next card's sticker.", "Touchez la pastille de la carte suivante."); $("tag-status").className = "status";
+      say("card-msg", checks.length ? text + t("ed_check") + checks.join("; ") : text, checks.length ? "warn" : "ok");
+      $("tag-status").textContent = t("ed_tap_the_next_card2"); $("tag-status").className = "status";
       clearCard();
       return true;
     } catch (e) { say("card-msg", problems(e), "err"); return false; }
   }
   $("remove-card").addEventListener("click", async () => {
-    if (!card.id || !confirm(L(`Remove ${card.id}?`, `Supprimer ${card.id} ?`))) return;
-    try { const r = await api("DELETE", `/api/library/${encodeURIComponent(name)}/cards/${encodeURIComponent(card.id)}`); ed.cards = ed.cards.filter((c) => c.id !== card.id); showProgress(r.progress); say("card-msg", L(`Removed ${card.id}.`, `${card.id} supprimée.`), "ok"); clearCard(); }
+    if (!card.id || !confirm(t("ed_remove", { id: card.id }))) return;
+    try { const r = await api("DELETE", `/api/library/${encodeURIComponent(name)}/cards/${encodeURIComponent(card.id)}`); ed.cards = ed.cards.filter((c) => c.id !== card.id); showProgress(r.progress); say("card-msg", t("ed_removed", { id: card.id }), "ok"); clearCard(); }
     catch (e) { say("card-msg", problems(e), "err"); }
   });
   // Unbind tag, on each tab: frees the sticker tapped last there (a next save does not bind it).
   async function unbindTag(form, msg) {
     const tag = form.tag || form.last;
-    if (!tag) { say(msg, L("Tap the sticker to unbind first.", "Touchez d'abord la pastille à délier."), "err"); return; }
-    try { await api("DELETE", `/api/library/tags/${encodeURIComponent(tag)}`); form.tag = null; form.last = null; say(msg, L(`Tag ${tag} is free again.`, `La pastille ${tag} est de nouveau libre.`), "ok"); }
+    if (!tag) { say(msg, t("ed_tap_the_sticker_to"), "err"); return; }
+    try { await api("DELETE", `/api/library/tags/${encodeURIComponent(tag)}`); form.tag = null; form.last = null; say(msg, t("ed_tag_is_free_again", { tag }), "ok"); }
     catch (e) { say(msg, problems(e), "err"); }
   }
   $("unbind").addEventListener("click", () => unbindTag(card, "card-msg"));
@@ -341,7 +337,7 @@
   // --- itineraries ---------------------------------------------------------------------
   const SPACE_CYCLE = [undefined, null, "crystal", 1, 2, 3, 4, 5, 6, 7];
   const spaceText = (v) => (v === undefined ? "·" : v === null ? "○" : v === "crystal" ? "◆" : String(v));
-  for (const [label, v] of [[L("○ plain", "○ vide"), null], ["◆", "crystal"], ["1", 1], ["2", 2], ["3", 3], ["4", 4], ["5", 5], ["6", 6], ["7", 7], ["8", 8], [L("⏎ end", "⏎ fin"), "end"], ["⌫", "back"]]) {
+  for (const [label, v] of [[t("ed_plain"), null], ["◆", "crystal"], ["1", 1], ["2", 2], ["3", 3], ["4", 4], ["5", 5], ["6", 6], ["7", 7], ["8", 8], [t("ed_end"), "end"], ["⌫", "back"]]) {
     $("palette").append(btn(label, () => palette(v), String(v)));
   }
   function palette(v) {
@@ -402,7 +398,7 @@
       g.append(b);
     }
     const pick = $("it-pick"); pick.textContent = "";
-    pick.append(new Option(L(`${(ed && ed.itineraries || []).length} saved: edit…`, `${(ed && ed.itineraries || []).length} enregistrés : modifier…`), ""));
+    pick.append(new Option(t("ed_saved_edit", { itineraries: (ed && ed.itineraries || []).length }), ""));
     for (const x of (ed && ed.itineraries || [])) pick.append(new Option(x.id, x.id));
   }
   function nextItId() { const used = new Set((ed.itineraries || []).map((x) => x.id)); let n = 1; while (used.has(`T${String(n).padStart(2, "0")}`)) n++; return `T${String(n).padStart(2, "0")}`; }
@@ -422,16 +418,16 @@
   // nothing). Save itself sends any grid: the engine's checks are the real ones.
   function missingOfIt() {
     const lack = [];
-    if (!$("it-id").value.trim()) lack.push(L("its id", "son numéro"));
-    if (![0, 1, 2, 3].some((c) => depthOf(c) > 0)) lack.push(L("its spaces", "ses cases"));
-    if (!depthOf(4)) lack.push(L("its row rewards", "les récompenses de ses rangées"));
-    if (unfilled()) lack.push(L(`the outlined spaces of ${unfilled()}`, `les cases encadrées de ${unfilled()}`));
-    return lack.join(L(" and ", " et "));
+    if (!$("it-id").value.trim()) lack.push(t("ed_its_id"));
+    if (![0, 1, 2, 3].some((c) => depthOf(c) > 0)) lack.push(t("ed_its_spaces"));
+    if (!depthOf(4)) lack.push(t("ed_its_row_rewards"));
+    if (unfilled()) lack.push(t("ed_the_outlined_spaces_of", { unfilled: unfilled() }));
+    return lack.join(t("ed_and"));
   }
   $("save-it").addEventListener("click", () => saveIt());
   // Saves the itinerary on screen (binding its sticker); true when it was saved.
   async function saveIt() {
-    if (unfilled()) { say("it-msg", L(`Fill the outlined spaces of ${unfilled()}, or ⏎ end the column shorter.`, `Remplissez les cases encadrées de ${unfilled()}, ou ⏎ fin pour raccourcir la colonne.`), "err"); return false; }
+    if (unfilled()) { say("it-msg", t("ed_fill_the_outlined_spaces", { unfilled: unfilled() }), "err"); return false; }
     const columns = {}; COLS.slice(0, 4).forEach((k, c) => { const col = columnOf(c); if (col.length) columns[k] = col; });
     const body = { id: $("it-id").value.trim(), columns, rows: columnOf(4) };
     if (it.old) body.old_id = it.old;
@@ -440,12 +436,12 @@
       const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/itineraries`, body);
       const i = ed.itineraries.findIndex((x) => x.id === (it.old || r.itinerary.id));
       if (i >= 0) ed.itineraries[i] = r.itinerary; else ed.itineraries.push(r.itinerary);
-      showProgress(r.progress); say("it-msg", L(`Saved ${r.itinerary.id}.`, `${r.itinerary.id} enregistré.`) + boundWords(r) + L(" Tap the next itinerary.", " Touchez l'itinéraire suivant."), "ok"); clearIt();
+      showProgress(r.progress); say("it-msg", t("ed_saved2", { id: r.itinerary.id }) + boundWords(r) + t("ed_tap_the_next_itinerary"), "ok"); clearIt();
       return true;
     } catch (e) { say("it-msg", problems(e), "err"); return false; }
   }
   $("remove-it").addEventListener("click", async () => {
-    if (!it.old || !confirm(L(`Remove ${it.old}?`, `Supprimer ${it.old} ?`))) return;
+    if (!it.old || !confirm(t("ed_remove2", { old: it.old }))) return;
     try { const r = await api("DELETE", `/api/library/${encodeURIComponent(name)}/itineraries/${encodeURIComponent(it.old)}`); ed.itineraries = ed.itineraries.filter((x) => x.id !== it.old); showProgress(r.progress); clearIt(); }
     catch (e) { say("it-msg", problems(e), "err"); }
   });
@@ -461,16 +457,16 @@
     const box = $("slots"); box.textContent = "";
     slots.forEach((s, i) => {
       const row = document.createElement("div"); row.className = "slot";
-      const label = document.createElement("b"); label.textContent = `${L("Position", "Case")} ${i}`;
+      const label = document.createElement("b"); label.textContent = `${t("ed_position")} ${i}`;
       const shown = document.createElement("span"); shown.className = "chips";
       const tokens = document.createElement("div"); tokens.className = "tokens";
-      const draw = () => { shown.textContent = slots[i].map((g) => SHORT[g]).join(" + ") || L("(none)", "(aucun)"); shown.classList.toggle("kept", fresh.has(i)); };
+      const draw = () => { shown.textContent = slots[i].map((g) => SHORT[g]).join(" + ") || t("ed_none"); shown.classList.toggle("kept", fresh.has(i)); };
       const afresh = () => { if (fresh.delete(i)) slots[i] = []; };
       for (const g of BENEFITS) tokens.append(btn(SHORT[g], () => { afresh(); slots[i].push(g); draw(); }, g));
       row.append(label, shown, btn("⌫", () => { if (!fresh.has(i)) slots[i].pop(); afresh(); draw(); }, "back"), tokens); box.append(row); draw();
     });
     const treks = $("treks"); treks.textContent = "";
-    for (let i = 0; i < 10; i++) { const inp = document.createElement("input"); inp.inputMode = "numeric"; inp.value = (ed.treks || [])[i] ?? ""; inp.setAttribute("aria-label", i ? L(`${i + 1} cards`, `${i + 1} cartes`) : L("1 card", "1 carte")); inp.placeholder = `${i + 1}`; treks.append(inp); }
+    for (let i = 0; i < 10; i++) { const inp = document.createElement("input"); inp.inputMode = "numeric"; inp.value = (ed.treks || [])[i] ?? ""; inp.setAttribute("aria-label", i ? t("ed_cards2", { i: i + 1 }) : t("ed_1_card")); inp.placeholder = `${i + 1}`; treks.append(inp); }
     // Typing replaces a field's number (they hold the base's values), and the keyboard's
     // Next goes to the following field: the trek table is typed with no taps in between.
     const fields = [...treks.children, $("beyond")];
@@ -485,7 +481,7 @@
   }
   $("save-mat").addEventListener("click", async () => {
     const treks = [...$("treks").children].map((i) => i.value.trim());
-    try { const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/playmat`, { slots, treks, trek_beyond: $("beyond").value.trim() }); ed.slots = slots; ed.treks = treks.map(Number); showProgress(r.progress); say("mat-msg", L("Saved the playmat and the trek table.", "Plateau et table des treks enregistrés."), "ok"); }
+    try { const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/playmat`, { slots, treks, trek_beyond: $("beyond").value.trim() }); ed.slots = slots; ed.treks = treks.map(Number); showProgress(r.progress); say("mat-msg", t("ed_saved_the_playmat_and"), "ok"); }
     catch (e) { say("mat-msg", problems(e), "err"); }
   });
 
@@ -494,7 +490,7 @@
     if (!ed) return;
     if (reset !== false && ed.ancestor && anc.loaded !== name) { anc.hours = ed.ancestor.hours; anc.gains = [...ed.ancestor.gains]; anc.loaded = name; const a = ed.ancestors || {}; $("anc-2").value = a["2"] ?? ""; $("anc-3").value = a["3"] ?? ""; $("anc-4").value = a["4"] ?? ""; }
     for (const b of $("anc-hours").children) b.classList.toggle("on", +b.dataset.v === anc.hours);
-    $("anc-gains").textContent = anc.gains.map((g) => SHORT[g]).join(" + ") || L("(no benefit)", "(aucun bénéfice)");
+    $("anc-gains").textContent = anc.gains.map((g) => SHORT[g]).join(" + ") || t("ed_no_benefit");
   }
   $("save-anc").addEventListener("click", () => saveAnc());
   // Saves the Ancestor (binding the sticker tapped last); true when it was saved.
@@ -502,7 +498,7 @@
     const copies = { 2: $("anc-2").value.trim(), 3: $("anc-3").value.trim(), 4: $("anc-4").value.trim() };
     const body = { hours: anc.hours, gains: anc.gains, copies };
     if (anc.tag) body.tag = anc.tag;
-    try { const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/ancestor`, body); ed.ancestor = { hours: anc.hours, gains: [...anc.gains] }; showProgress(r.progress); say("anc-msg", L("Saved the Ancestor.", "Ancêtre enregistré.") + boundWords(r), "ok"); anc.tag = null; return true; }
+    try { const r = await api("PUT", `/api/library/${encodeURIComponent(name)}/ancestor`, body); ed.ancestor = { hours: anc.hours, gains: [...anc.gains] }; showProgress(r.progress); say("anc-msg", t("ed_saved_the_ancestor") + boundWords(r), "ok"); anc.tag = null; return true; }
     catch (e) { say("anc-msg", problems(e), "err"); return false; }
   }
 
@@ -519,48 +515,29 @@
   $("dl-its").addEventListener("click", () => download("itineraries-csv", "-itineraries.csv"));
   $("import-file").addEventListener("change", async () => {
     const f = $("import-file").files[0]; if (!f) return;
-    try { const r = await api("POST", "/api/library/import", { text: await f.text() }); say("share-msg", L(`Imported as ${r.name}.`, `Importée sous le nom ${r.name}.`), "ok"); await listEditions(r.name); }
+    try { const r = await api("POST", "/api/library/import", { text: await f.text() }); say("share-msg", t("ed_imported_as", { name: r.name }), "ok"); await listEditions(r.name); }
     catch (e) { say("share-msg", problems(e), "err"); }
   });
   $("make-default").addEventListener("click", async () => {
-    try { await api("POST", `/api/library/${encodeURIComponent(name)}/default`); say("share-msg", L(`New games now use ${name}.`, `Les nouvelles parties utilisent ${name}.`), "ok"); }
+    try { await api("POST", `/api/library/${encodeURIComponent(name)}/default`); say("share-msg", t("ed_new_games_now_use", { name }), "ok"); }
     catch (e) { say("share-msg", problems(e), "err"); }
   });
   $("delete-ed").addEventListener("click", async () => {
-    if (!confirm(L(`Delete the edition ${name}? Games already played keep their copy.`, `Supprimer l'édition ${name} ? Les parties déjà jouées gardent leur copie.`))) return;
+    if (!confirm(t("ed_delete_the_edition_games", { name }))) return;
     try { await api("DELETE", `/api/library/${encodeURIComponent(name)}`); await listEditions(); }
     catch (e) { say("share-msg", problems(e), "err"); }
   });
   window.addEventListener("pagehide", () => { if (csrf) navigator.sendBeacon && fetch("/api/library/transcribe", { method: "POST", keepalive: true, headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf }, body: JSON.stringify({ edition: null }) }); });
 
   // The page's fixed words in French (the English ones are in edition.html).
-  const WORDS = {
-    "← Table": "← Table de jeu", "Your box": "Votre boîte", "Table PIN": "Code de la table", "Log in": "Connexion",
-    "Edition": "Édition", "New…": "Nouvelle…", "copy the reference cards": "copier les cartes de référence",
-    "Create": "Créer", "Cards": "Cartes", "Itineraries": "Itinéraires", "Playmat": "Tapis", "Ancestor": "Ancêtre",
-    "Share": "Partager", "Tap a card's sticker on the reader.": "Touchez le lecteur avec la pastille d'une carte.",
-    "Tap": "Poser", "Hours": "Heures", "Benefits, in printed order": "Bénéfices, dans l'ordre imprimé",
-    "Save": "Enregistrer", "New card": "Nouvelle carte", "Remove": "Supprimer", "Unbind tag": "Délier la pastille",
-    "Cards of this Day": "Cartes de ce Jour", "Id on the card": "Numéro sur la carte", "New": "Nouveau",
-    "Departures Row: the benefit under each position (0 is the deck's top card)": "Rangée Rencontres historiques : le bénéfice sous chaque case (0 est la carte du dessus de la pioche)",
-    "Trek table: points for 1 to 10 cards": "Table des treks : points pour 1 à 10 cartes",
-    "Each card past 10": "Chaque carte au-delà de 10",
-    "A position's first tap, a benefit or ⌫, replaces what it shows (grey: as the edition holds it).": "La première touche d'une case, un bénéfice ou ⌫, remplace ce qu'elle montre (en gris : tel que dans l'édition).", "Benefits": "Bénéfices", "Copies in play": "Exemplaires en jeu",
-    "2 players": "2 joueurs", "Save (binds the last tag)": "Enregistrer (lie la dernière pastille)",
-    "Download edition (.json)": "Télécharger l'édition (.json)", "Cards (.csv)": "Cartes (.csv)",
-    "Itineraries (.csv)": "Itinéraires (.csv)", "Import a shared edition": "Importer une édition partagée",
-    "Use for new games": "Utiliser pour les nouvelles parties", "Delete this edition": "Supprimer cette édition",
-    "Title (optional)": "Titre (facultatif)", "Note (optional)": "Note (facultative)",
-    "tag (mock reader)": "pastille (lecteur simulé)", "Tag (mock reader)": "Pastille (lecteur simulé)",
-    "Day": "Jour", "Year": "Année", "Title": "Titre", "Note": "Note", "Edit an itinerary": "Modifier un itinéraire",
-    "New edition name": "Nom de la nouvelle édition",
-    "The next card's sticker saves this one too, once it has its year and hours.": "La pastille de la carte suivante enregistre aussi celle-ci, dès qu'elle a son année et ses heures.",
-    "A column is taken as deep as the one to its left: there the cursor moves on to the next column. Deeper: tap its bottom space; shorter: ⏎ end.": "Une colonne est supposée aussi profonde que celle à sa gauche : là, le curseur passe à la colonne suivante. Plus profonde : touchez sa case du bas ; moins : ⏎ fin.",
-    "The next itinerary's sticker saves this one too, once it has its spaces and row rewards.": "La pastille de l'itinéraire suivant enregistre aussi celui-ci, dès qu'il a ses cases et ses récompenses de rangée.",
-  };
+  // The page's own text (edition.html is written in English): each text, placeholder and
+  // label that is an English sentence of the catalogue (keys "edp_…") is put in the page's language.
+  const PAGE_WORDS = Object.keys(CATALOGUES.en).filter((k) => k.startsWith("edp_"));
+  const WORDS = Object.fromEntries(PAGE_WORDS.map((k) => [CATALOGUES.en[k], t(k)]));
+
   if (FR) {
     document.documentElement.lang = "fr";
-    $("bce").textContent = "av. J.-C.";
+    $("bce").textContent = t("bce");
     const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let n = walk.nextNode(); n; n = walk.nextNode()) {
       const key = n.nodeValue.trim();

@@ -1,20 +1,16 @@
 // The history page: finished games, each player's figures and rating, scores over time, and
 // the host's merge of two spellings. Everything comes from /api/history (derived from the
-// event log on the companion); the words from i18n.js, in English or French.
-"use strict";
+// event log on the companion); the words from the catalogues (i18n.js), in English or French.
+import { lang, message, number as num, setLang, t, when } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
-let lang = localStorage.getItem("lang") || ((navigator.language || "en").startsWith("fr") ? "fr" : "en");
 let data = null;
 let csrf = null;
 let lastSaid = null;
 
-function t(key, vars) { return i18nFill(lang, I18N[lang][key] ?? I18N.en[key] ?? key, vars); }
 function esc(s) {
   return String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 }
-function num(n) { return n === null || n === undefined ? "—" : new Intl.NumberFormat(lang, { maximumFractionDigits: 1 }).format(n); }
-function when(iso) { return new Intl.DateTimeFormat(lang, { dateStyle: "medium", timeStyle: "short" }).format(new Date(iso)); }
 
 // A refusal or an answer of the server in the page's language: its code and params, the
 // English sentence only for a code this page does not know.
@@ -22,16 +18,15 @@ function say(answer) {
   lastSaid = answer;
   const el = $("said");
   if (!answer) { el.textContent = ""; el.className = "last"; return; }
-  const words = I18N[lang].msg;
-  const text = answer.code && words[answer.code] !== undefined ? i18nFill(lang, words[answer.code], answer.params || {}) : answer.message;
+  const text = message({ accepted: answer.ok, code: answer.code, params: answer.params || {}, message: answer.message });
   el.textContent = (answer.ok ? "" : "✗ ") + (text || "");
   el.className = "last " + (answer.ok ? "ok" : "bad");
 }
 
 function translate() {
-  document.documentElement.lang = lang;
+  document.documentElement.lang = lang();
   document.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
-  $("lang").textContent = lang === "en" ? "FR" : "EN";
+  $("lang").textContent = lang() === "en" ? "FR" : "EN";
   $("lang").setAttribute("aria-label", `${t("language")}: ${$("lang").textContent}`);
   document.title = `${t("h_title")} · ${t("title")}`;
   if (data) render(data);
@@ -117,7 +112,7 @@ function renderGames(d) {
 function renderMerge(d) {
   $("hlogin").hidden = !!csrf;
   $("merge").hidden = !csrf;
-  const spellings = [...new Set(d.games.flatMap((g) => g.players.map((p) => p.name)))].sort((a, b) => a.localeCompare(b, lang));
+  const spellings = [...new Set(d.games.flatMap((g) => g.players.map((p) => p.name)))].sort((a, b) => a.localeCompare(b, lang()));
   fill($("merge-name"), spellings.map((n) => [n, n]));
   fill($("merge-into"), d.players.map((p) => [p.name, p.name]));
   $("merged").innerHTML = csrf ? d.players.flatMap((p) => p.merged.map((n) =>
@@ -155,7 +150,7 @@ async function control(path, body) {
 }
 
 async function start() {
-  $("lang").onclick = () => { lang = lang === "en" ? "fr" : "en"; localStorage.setItem("lang", lang); translate(); };
+  $("lang").onclick = () => { setLang(lang() === "en" ? "fr" : "en"); localStorage.setItem("lang", lang()); translate(); };
   $("hlogin").onsubmit = async (ev) => {
     ev.preventDefault();
     try {

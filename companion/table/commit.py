@@ -1,0 +1,224 @@
+"""The table's shared core: what every input ends in (storing, then telling listeners).
+
+Every accepted event is appended to the store *before* listeners (ring, page) hear of
+it, together with whatever follows from it (the mock dealer's reveals, all the undos
+and replays of a correction) in one transaction: if the disk refuses, the board is
+rebuilt from the stored log, so what the table shows is exactly what a restart
+resumes. `companion.table.live.Table` builds on this class; the corrections
+(`companion.table.history`) and the snapshot (`companion.table.snapshot`) use it too.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from companion.engine import Board, Event, Reveal, Take, Undo
+from companion.engine.tokens import DAY_NAMES
+from companion.engine.words import year_text
+from companion.store import DiskFull, Store, StoreError
+from companion.table.dealer import Dealer
+from companion.table.outcomes import (
+    CUE_ACCEPT,
+    CUE_BONUS,
+    CUE_DAY_END,
+    CUE_REJECT,
+    CUE_WINNER,
+    Outcome,
+    card_params,
+    event_to_text,
+    rejected,
+    say,
+)
+from companion.table.turn import Armed, Pending
+from companion.wording import took_text
+
+Listener = Callable[[Any, Outcome], None]
+
+
+class CommittingTable:
+    """The state of one game at the table and the one way it changes: stored, then shown."""
+
+    store: Store
+    game_id: int
+    setup: Any
+    meta: dict[str, Any]
+    colours: list[str]
+    log: Callable[[str], None]
+    #: Every event stored for this game, in order: the board is this log replayed.
+    stored: list[Event]
+    board: Board
+    seq: int
+    pending: Pending | None
+    #: Quick turn: (player, crystals) chosen with Crystal before tapping a card.
+    armed: tuple[str, int] | None
+    last: Outcome
+    listeners: list[Listener]
+    lock: threading.RLock
+    #: Bumped on every input; live pages wait on `changed` and resend when it moves.
+    version: int
+    changed: threading.Condition
+    dealer: Dealer | None
+
+    def replay(self, warn: bool = False) -> Board:
+        """A board with every stored event pushed: what a restart would show."""
+        board = Board(self.setup)
+        for event in self.stored:  # crash recovery: the same engine replays the log
+            rejection = board.push(event)
+            if rejection is not None and warn:
+                self.log(f"stored event {event_to_text(event)} no longer applies ({rejection.code}); skipped")
+        return board
+
+    # --- committing -------------------------------------------------------------------
+
+    def commit_take(self, take: Take, hours: int | None = None) -> Outcome:
+        """Commit a take and say what it did (punctual, a Day's end, the winners). ``hours``:
+        its cost, as the tap that chose it found it (else looked up among the options)."""
+        board = self.board
+        day = board.day
+        if hours is None:
+            hours = next((o.hours for o in board.take_options() if o.card == take.card), 0)
+        punctual = board.hour[board.turn] + hours - take.crystals == 12
+        outcome = self.commit(take)
+        if not outcome.accepted:
+            return outcome
+        board = self.board
+        params: dict[str, Any] = {
+            "player": take.player,
+            "crystals": take.crystals,
+            **self.card_params(take.card),
+        }
+        cue = CUE_ACCEPT
+        if punctual:
+            cue = CUE_BONUS
+            params["punctual"] = True
+        if board.finished:
+            cue = CUE_WINNER
+            params["winners"] = board.winners()
+        elif board.day != day:
+            cue = CUE_DAY_END
+            params["day_over"] = DAY_NAMES[day - 1]
+            params["day"] = DAY_NAMES[board.day - 1]
+        if board.waiting_position() >= 0 and not board.finished:
+            params["reveal"] = True
+        return Outcome(True, took_text(params), cue, "took", params=params)
+
+    def commit(self, event: Event, code: str = "done", **params: Any) -> Outcome:
+        """Push ``event``, let the mock dealer reveal what it asks for, store it all at once.
+
+        A committed event ends any take being prepared (the take itself, or a choice
+        made instead of it)."""
+        rejection = self.board.push(event)
+        if rejection is not None:
+            return rejected(rejection)
+        armed = self.armed
+        if isinstance(event, (Take, Undo)):
+            # crystals chosen before a tap belong to that one take (another player's
+            # Itinerary or a reveal in between leaves them chosen)
+            self.armed = None
+        failed = self.store_events([event, *self.deal()], pending_after=None)
+        if failed is not None:
+            self.armed = armed
+            return failed
+        return say(True, CUE_ACCEPT, code, **params)
+
+    def store_events(
+        self, events: list[Event], pending_after: Pending | bool | None = False
+    ) -> Outcome | None:
+        """Store ``events`` (already pushed on the board) in one transaction, with the
+        finished flag and, unless ``pending_after`` is False, the pending take after them.
+
+        On failure nothing was stored: the board is rebuilt from the stored log (what
+        a restart would show) and the outcome says what went wrong and what to do."""
+        pending = self.pending if pending_after is False else pending_after
+        assert pending is None or isinstance(pending, Pending)
+        try:
+            self.store.write_events(
+                self.game_id,
+                self.seq + 1,
+                events,
+                self.board.finished,
+                self.kept(pending),
+            )
+        except StoreError as exc:
+            self.board = self.replay()
+            return self.store_failed(exc)
+        self.stored += events
+        self.seq += len(events)
+        self.pending = pending
+        while self.store.notices:
+            self.log(self.store.notices.pop(0))
+        for event in events:
+            if isinstance(event, Reveal) and self.dealer is not None:
+                info = self.board.edition.card(event.card)
+                year = year_text(info.year)
+                self.log(f"dealer reveals {event.card}: {info.title} ({year}), {info.hours} h")
+        return None
+
+    def kept(self, pending: Pending | None) -> dict[str, Any] | None:
+        """What the store keeps beside the events: the take being prepared, or (quick turn)
+        the crystals chosen before the tap; a restart resumes either."""
+        if pending is not None:
+            return pending.to_json()
+        if self.armed is not None:
+            return {"armed": [self.armed[0], self.armed[1]]}
+        return None
+
+    def set_turn(self, state: Armed | Pending | None) -> Outcome | None:
+        """Change the turn's state (a take being prepared, crystals chosen before the tap, or
+        neither), on disk first: a restart resumes it. Not fsynced: the next event's commit
+        flushes it. On failure nothing changes and the outcome says why."""
+        before = self.pending, self.armed
+        self.pending = state if isinstance(state, Pending) else None
+        self.armed = (state.player, state.crystals) if isinstance(state, Armed) else None
+        try:
+            self.store.save_pending(self.game_id, self.kept(self.pending))
+        except StoreError as exc:
+            self.pending, self.armed = before
+            return self.store_failed(exc)
+        return None
+
+    def store_failed(self, exc: StoreError) -> Outcome:
+        text = str(exc)
+        if isinstance(exc, DiskFull):
+            return say(False, CUE_REJECT, "disk_full", error=text)
+        return say(False, CUE_REJECT, "store_error", error=text)
+
+    def deal(self) -> list[Event]:
+        """Mock mode: the simulated dealer reveals every card the row is waiting for
+        (pushed on the board; the caller stores them with the event that asked)."""
+        return [] if self.dealer is None else self.dealer.deal(self.board)
+
+    # --- telling -----------------------------------------------------------------------
+
+    def emit(self, outcome: Outcome) -> Outcome:
+        """Make ``outcome`` the table's latest and show it to listeners (ring, console,
+        pages): after every input, and for the runtime's refusal of a tag no card
+        answers to. The caller holds `lock`."""
+        self.last = outcome
+        self.version += 1
+        self.log(("" if outcome.accepted else "Not accepted: ") + outcome.message)
+        for listener in list(self.listeners):
+            try:
+                listener(self, outcome)
+            except Exception as exc:  # the event is stored: a ring or console failure must not undo that
+                self.log(f"could not show the change ({type(exc).__name__}: {exc}); the game is saved")
+        self.wake()
+        return outcome
+
+    def wake(self) -> None:
+        """Tell every live page waiting in `wait_for_change` to look at the version again."""
+        with self.changed:
+            self.changed.notify_all()
+
+    def wait_for_change(self, version: int, timeout: float) -> int:
+        """Block until the table's version differs from ``version`` (or the timeout); return it."""
+        with self.changed:
+            self.changed.wait_for(lambda: self.version != version, timeout)
+            return self.version
+
+    # --- words about cards ---------------------------------------------------------------
+
+    def card_params(self, card: str) -> dict[str, Any]:
+        return card_params(self.board.edition, card)

@@ -1,0 +1,299 @@
+"""The live table: taps and button presses in, accepted events and cues out.
+
+`Table` turns what happens at a physical table into engine events:
+
+- a tap of a card in the Departures Row (or of an Ancestor) is a take by the
+  player to move. Two ways to spend crystals (`TURN_STYLES`):
+  "quick" (the companion's default): Crystal is pressed *before* the tap, once per
+  crystal to spend (the ring shows them; Undo puts them back), and the tap commits
+  the take at once with them, so a take that spends nothing is one tap; only if
+  more were chosen than the card allows does the tap wait for Confirm.
+  "confirm" (the first design): a player holding crystals sees the landing preview
+  after the tap, presses Crystal to pull it back one hour per press, then Confirm;
+- a tap of a card the table has not seen yet fills the Departures Row position
+  waiting for it (a reveal: the dealt row, then each new deck top);
+- a tap of an Itinerary card gives it to the next player, in stack order, who has
+  none this Day;
+- Undo (held) cancels a take being prepared, or takes back the last thing a person
+  did (in mock mode a take goes back with the dealer's reveals it caused).
+
+How crystals are spent is not decided here: `Table` feeds each tap and press to the
+turn's state machine (`companion.table.turn`) and does what its step says.
+
+Every accepted event is appended to the store *before* listeners (ring, page)
+hear of it, together with whatever follows from it (the mock dealer's reveals, all
+the undos and replays of a correction) in one transaction: if the disk refuses,
+the board is rebuilt from the stored log, so what the table shows is exactly what
+a restart resumes. A take being prepared is stored too, and resumed at a restart.
+The same `companion.engine.Board` referees; on start the game is rebuilt by
+replaying its stored events. All entry points hold one lock, because the reader
+loop, gpiozero's callbacks and the web server run on their own threads.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from companion.engine import ChooseItinerary, Event, Reveal, Take, Undo
+from companion.engine.tokens import ANCESTOR, DAY_NAMES
+from companion.store import Store, StoredGame
+from companion.table.dealer import Dealer
+from companion.table.history import Corrections
+from companion.table.outcomes import (
+    CUE_ACCEPT,
+    CUE_REJECT,
+    Outcome,
+    event_params,
+    rejected,
+    say,
+)
+from companion.table.snapshot import PROCESS, Snapshots, itinerary_player
+from companion.table.turn import (
+    COMMIT,
+    PASS,
+    REJECT,
+    TURN_STYLES,
+    Armed,
+    Confirm,
+    Crystal,
+    OtherTap,
+    Pending,
+    TakeTap,
+    TurnInput,
+    TurnState,
+    UndoPress,
+    step,
+)
+from companion.table.turn_words import resume_turn, turn_outcome
+
+
+class Table(Corrections, Snapshots):
+    """One game at the table, with its store, its pending take and its listeners."""
+
+    def __init__(
+        self, store: Store, game: StoredGame, log: Callable[[str], None] = print, turn: str = "confirm"
+    ) -> None:
+        if turn not in TURN_STYLES:
+            raise ValueError(f"turn style {turn!r}: use one of {', '.join(TURN_STYLES)}")
+        #: "quick": crystals are chosen before the tap; "confirm": after it, then Confirm.
+        self.turn_style = turn
+        self.armed = None
+        self.store = store
+        self.game_id = game.id
+        self.setup = game.setup
+        self.meta = game.meta
+        self.colours = list(game.meta.get("colours", []))
+        self.log = log
+        self.stored = list(game.events)
+        self.board = self.replay(warn=True)
+        self.seq = len(game.events)
+        self.pending = None
+        welcome = {"game": self.game_id, "players": ", ".join(self.board.names)}
+        self.last = say(True, CUE_ACCEPT, "welcome", **welcome)
+        if game.pending is not None:  # a take being prepared, or crystals chosen, at the stop
+            state, said = resume_turn(game.pending, self.board, welcome)
+            self.pending = state if isinstance(state, Pending) else None
+            self.armed = (state.player, state.crystals) if isinstance(state, Armed) else None
+            self.last = said or self.last
+        self.listeners = []
+        self.annotations = {}
+        self.lock = threading.RLock()
+        #: Bumped on every input; live pages wait on `changed` and resend when it moves.
+        #: `changed` has its own lock, so that pages waking up after a change never
+        #: queue for the table's lock while the input that changed it is still answered.
+        self.version = 0
+        self.changed = threading.Condition()
+        self.page_cache = None
+        seed = game.meta.get("dealer_seed")
+        self.dealer = Dealer(self.board, int(seed)) if seed is not None else None
+        with self.lock:
+            reveals = self.deal()
+            if reveals:
+                failed = self.store_events(reveals)
+                if failed is not None:
+                    self.last = failed
+
+    # --- inputs ----------------------------------------------------------------------
+
+    def tap(self, ref: str) -> Outcome:
+        """A card was tapped on the reader (``ref`` is a card id, an itinerary id or "ancestor")."""
+        with self.lock:
+            return self.emit(self._tap(ref.strip()))
+
+    def press(self, button: str) -> Outcome:
+        """A button was pressed: "crystal", "confirm" or "undo" (undo is the held press)."""
+        with self.lock:
+            if button == "crystal":
+                outcome = self._crystal()
+            elif button == "confirm":
+                outcome = self._confirm()
+            elif button == "undo":
+                outcome = self._undo()
+            else:
+                outcome = say(
+                    False,
+                    CUE_REJECT,
+                    "no_button",
+                    button=button,
+                )
+            return self.emit(outcome)
+
+    def _tap(self, ref: str) -> Outcome:
+        board = self.board
+        edition = board.edition
+        if board.finished:
+            return say(False, CUE_REJECT, "game_over")
+        if self.pending is not None:  # the card being prepared again, or a change of mind
+            answer = self._drive(OtherTap(ref))
+            if answer is not None:
+                return answer
+        if ref in edition.itinerary_index:
+            waiting = itinerary_player(self.board)
+            if waiting is None:
+                day = DAY_NAMES[board.day - 1]
+                return say(
+                    False,
+                    CUE_REJECT,
+                    "itinerary_unavailable",
+                    why="all_chosen",
+                    day=day,
+                )
+            return self.commit(
+                ChooseItinerary(waiting, ref),
+                "itinerary_chosen",
+                player=waiting,
+                itinerary=ref,
+            )
+        if ref == ANCESTOR:
+            return self._start_take(ANCESTOR)
+        index = edition.card_index.get(ref)
+        if index is None:
+            return say(
+                False,
+                CUE_REJECT,
+                "unknown_card",
+                why="tag",
+                card=ref,
+                edition=edition.name,
+            )
+        if index in board.row:
+            return self._start_take(ref)
+        if board.setup.reveals and not board.revealed >> index & 1:
+            card = edition.cards[index]
+            if card.day == board.day and board.waiting_position() < 0:
+                # a record's reveal with no gap in the row is an error of the record; at the
+                # table it is a player reaching for a card still in the deck
+                day = DAY_NAMES[board.day - 1]
+                return say(
+                    False,
+                    CUE_REJECT,
+                    "card_not_available",
+                    why="in_deck",
+                    day=day,
+                    **self.card_params(ref),
+                )
+            return self.commit(
+                Reveal(ref),
+                "revealed",
+                **self.card_params(ref),
+            )
+        rejection = board.push(Take(ref))
+        assert rejection is not None, "a card neither in the row nor to reveal cannot be taken"
+        return rejected(rejection)
+
+    def _start_take(self, card: str) -> Outcome:
+        board = self.board
+        name = board.names[board.turn]
+        rejection = board.check(Take(card))
+        if rejection is not None:
+            return rejected(rejection)
+        option = next(o for o in board.take_options() if o.card == card)
+        tap = TakeTap(name, card, option.hours, option.max_crystals, board.hour[board.turn])
+        answer = self._drive(tap)
+        assert answer is not None, "a take is always the turn's to answer"
+        return answer
+
+    # --- the turn's state machine (companion.table.turn), driven ---------------------------
+
+    @property
+    def turn_state(self) -> TurnState:
+        """The turn's state: a take being prepared, crystals chosen before the tap, or neither."""
+        if self.pending is not None:
+            return self.pending
+        return Armed(*self.armed) if self.armed is not None else None
+
+    def _drive(self, event: TurnInput) -> Outcome | None:
+        """Feed ``event`` to the turn's machine and do what its step says; None when the
+        step passes the input on (nothing to answer yet)."""
+        before = self.turn_state
+        done = step(self.turn_style, before, event)
+        if done.action == REJECT:
+            return turn_outcome(done, self.board.edition)
+        if done.action == COMMIT:
+            assert done.take is not None
+            return self.commit_take(done.take, done.hours)
+        if done.state != before:
+            failed = self.set_turn(done.state)
+            if failed is not None:
+                return failed
+        return None if done.action == PASS else turn_outcome(done, self.board.edition)
+
+    def _crystal(self) -> Outcome:
+        board = self.board
+        name = board.player_to_move
+        needs_itinerary = name is not None and board.has_itineraries and board.itinerary[board.turn] < 0
+        held = board.crystals[board.turn] if name is not None else 0
+        answer = self._drive(Crystal(name, held, needs_itinerary))
+        assert answer is not None, "Crystal is always the turn's to answer"
+        return answer
+
+    def _confirm(self) -> Outcome:
+        answer = self._drive(Confirm())
+        assert answer is not None, "Confirm is always the turn's to answer"
+        return answer
+
+    def _undo(self) -> Outcome:
+        answer = self._drive(UndoPress())
+        if answer is not None:  # a take being prepared cancelled, or crystals put back
+            return answer
+        moves = self.board.moves
+        if not moves:
+            return self.commit(Undo())  # the engine's own "nothing to undo"
+        # Undo takes back what a person did. In mock mode the dealer's reveals are not
+        # anyone's doing: they go with the take (or Day's end) that asked for them.
+        count = 1
+        if self.dealer is not None:
+            while count <= len(moves) and isinstance(moves[-count], Reveal):
+                count += 1
+            if count > len(moves):
+                return say(False, CUE_REJECT, "nothing_to_undo")
+        undone = moves[-count]
+        params = event_params(
+            self.board.edition, undone
+        )  # before the undo: the card's facts are still on the board
+        undos: list[Event] = []
+        for _ in range(count):
+            self.board.push(Undo())
+            undos.append(Undo())
+        failed = self.store_events(undos, pending_after=None)
+        return failed or say(True, CUE_ACCEPT, "undone", **params)
+
+    # --- corrections from the host's page ----------------------------------------------------
+
+    def undo(self, seen: tuple[str, int] | None = None) -> Outcome:
+        """The page's Undo: the same as holding the Undo button.
+
+        ``seen``: the (process, version) of the table the page showed when Undo was
+        tapped. If the table changed since (another undo, a take, a restart), the undo
+        is refused and nothing changes: a repeated tap, from this phone or another, must
+        not take back a second take that its person never saw. The refusal is the
+        page's alone (the table's version and last message stay as they are)."""
+        with self.lock:
+            if seen is not None and seen != (PROCESS, self.version):
+                return say(
+                    False,
+                    CUE_REJECT,
+                    "undo_stale",
+                )
+            return self.emit(self._undo())

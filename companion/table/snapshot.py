@@ -1,0 +1,150 @@
+"""The table as JSON: what `GET /api/state` answers and what every live page draws.
+
+The page's snapshot is projected once per change (cached by the table's version),
+however many pages ask right after it.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+from companion.config import DEFAULT_PALETTE, colour_problem
+from companion.engine import Board
+from companion.engine.state import HIDDEN
+from companion.table.commit import CommittingTable
+
+#: This process, named in every snapshot. Versions count up only within one process (a
+#: new game continues its predecessor's count), so a page compares the versions of two
+#: snapshots of the same process and takes any snapshot of a new one (after a restart).
+PROCESS = secrets.token_hex(4)
+
+
+def itinerary_player(board: Board) -> str | None:
+    """The next player, in stack order (top first), still without an Itinerary today."""
+    waiting = [i for i in range(len(board.names)) if board.itinerary[i] < 0]
+    if not waiting or not board.has_itineraries:
+        return None
+    return board.names[max(waiting, key=lambda i: (-board.hour[i], board.seq[i]))]
+
+
+class Snapshots(CommittingTable):
+    """The table's questions and its JSON projections."""
+
+    turn_style: str
+    page_cache: tuple[int, str] | None
+    #: The state projected for the latest change, and what it was projected from.
+    state_cache: tuple[tuple[Any, ...], dict[str, Any]] | None = None
+    #: Extras of every state: name -> function of the table (a coach's advice, say). A
+    #: `companion.session.Session` shares one dict with each game it puts on the table.
+    annotations: dict[str, Callable[[Any], Any]]
+
+    def expect(self) -> dict[str, Any] | None:
+        """What the table waits for next, for the ring, the page and scripts."""
+        board = self.board
+        if board.finished:
+            return None
+        if self.pending is not None:
+            return {"kind": "confirm", "player": self.pending.player, "choices": [self.pending.card]}
+        if board.waiting_position() >= 0:
+            choices = [
+                c.id
+                for i, c in enumerate(board.edition.cards)
+                if c.day == board.day and not board.revealed >> i & 1
+            ]
+            return {"kind": "reveal", "player": None, "choices": choices}
+        waiting = itinerary_player(board)
+        if waiting is not None:
+            return {"kind": "itinerary", "player": waiting, "choices": board.itinerary_choices(waiting)}
+        return {
+            "kind": "take",
+            "player": board.player_to_move,
+            "choices": [o.card for o in board.take_options()],
+            "crystals": self.armed_crystals(),
+        }
+
+    def armed_crystals(self) -> int:
+        """Quick turn: crystals the player to move has chosen for the card they tap next."""
+        armed = self.armed
+        return armed[1] if armed is not None and armed[0] == self.board.player_to_move else 0
+
+    def state_json(self) -> dict[str, Any]:
+        """``GET /api/state``: the contract's standings plus what the table needs.
+
+        Projected once per change (the version, with the log's length, the board, the
+        latest outcome, the turn's state and the extras: a change that bypassed `emit` is
+        still seen), however many pages, scripts and answers ask; each gets its own copy
+        of the top level."""
+        with self.lock:
+            moves, extras = len(self.board.moves), tuple(self.annotations)
+            key = (
+                self.version,
+                self.seq,
+                moves,
+                id(self.board),
+                id(self.last),
+                self.pending,
+                self.armed,
+                extras,
+            )
+            cached = self.state_cache
+            if cached is None or cached[0] != key:
+                cached = (key, self.project_state())
+                self.state_cache = cached
+            return dict(cached[1])
+
+    def project_state(self) -> dict[str, Any]:
+        """The state as JSON, projected from the table now (the caller holds the lock)."""
+        board = self.board
+        cards = board.edition.cards
+        return {
+            "game": self.game_id,
+            "finished": board.finished,
+            "day": board.day,
+            "players": [{**s.to_json(), "colour": self.colour(i)} for i, s in enumerate(board.standings())],
+            "winners": board.winners(),
+            "turn": board.player_to_move,
+            "row": [cards[c].id if c >= 0 else None for c in board.row],
+            "hidden": [c == HIDDEN for c in board.row],
+            "ancestors_left": board.ancestors_left,
+            "pending": None if self.pending is None else self.pending.to_json(),
+            "expect": self.expect(),
+            "last": self.last.to_json(),
+            "events": self.seq,
+            "version": self.version,
+            "process": PROCESS,
+            "mock": bool(self.meta.get("mock")),
+            "turn_style": self.turn_style,
+            "armed": self.armed_crystals(),
+            **{name: extra(self) for name, extra in self.annotations.items()},
+        }
+
+    def page_json(self) -> dict[str, Any]:
+        """The state plus what the live page draws (treks' cards, the log, the score chart)."""
+        from companion.view import page_state
+
+        with self.lock:
+            colours = [self.colour(seat) for seat in range(len(self.board.names))]
+            page = page_state(self.board, colours, self.stored, dealt=self.dealer is not None)
+            return {**self.state_json(), **page}
+
+    def page_text(self) -> tuple[int, str]:
+        """`page_json` as compact JSON with its version, computed once per version
+        however many pages are watching (they all ask right after each change)."""
+        cached = self.page_cache
+        if cached is not None and cached[0] == self.version:
+            return cached  # no lock: the tuple is replaced whole, never changed in place
+        with self.lock:
+            cached = self.page_cache
+            if cached is None or cached[0] != self.version:
+                snapshot = self.page_json()
+                cached = (snapshot["version"], json.dumps(snapshot, separators=(",", ":")))
+                self.page_cache = cached
+            return cached
+
+    def colour(self, seat: int) -> str:
+        """A player's colour; a stored one that is not "#rrggbb" (older games) falls back to the palette."""
+        colour = self.colours[seat] if seat < len(self.colours) else ""
+        return colour if colour_problem(colour) is None else DEFAULT_PALETTE[seat % len(DEFAULT_PALETTE)]

@@ -1,0 +1,89 @@
+// The page's controls talk to the companion here: `call` sends one, ignoring repeats while
+// it is on its way; a refusal becomes an outcome the page words in its language.
+import { message, t } from "./i18n.js";
+import { renderLast } from "./banner.js";
+import { fetchState } from "./live.js";
+import { $, page, render, saw } from "./page.js";
+
+// Controls waiting for the companion's answer, by what they do: a second tap on Undo while
+// the first is on its way would take back the take before it too (and a second Confirm,
+// Crystal or new game would do twice what was meant). Every control doing the same thing
+// (both Undo buttons, the reader's form, quick taps and row cells) is disabled and
+// aria-busy until the answer comes, and `call` ignores it meanwhile.
+export const busy = new Set();
+function busyGroup(path) { return path === "/api/undo" || path === "/api/buttons/undo" ? "undo" : path; }
+export function showBusy() {
+  document.querySelectorAll("[data-call]").forEach((el) => {
+    const waiting = busy.has(busyGroup(el.dataset.call));
+    el.disabled = waiting || el.dataset.off === "1";
+    if (waiting) el.setAttribute("aria-busy", "true");
+    else el.removeAttribute("aria-busy");
+  });
+}
+
+export async function call(path, body) {
+  const group = busyGroup(path);
+  if (busy.has(group)) return null;  // a repeat while the first is on its way: ignored
+  busy.add(group);
+  showBusy();
+  try {
+    return await send(path, body);
+  } finally {
+    busy.delete(group);
+    showBusy();
+  }
+}
+
+async function send(path, body) {
+  let response;
+  try {
+    response = await fetch(path, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": page.csrf || "" },
+      body: JSON.stringify(body || {}),
+      credentials: "same-origin",
+    });
+  } catch (e) {  // the companion is down: say so, never lose the tap silently
+    renderLast({ accepted: false, message: t("unreachable") });
+    return null;
+  }
+  const data = await response.json().catch(() => ({ error: response.statusText }));
+  if (!response.ok) {
+    const refusal = refused(data, response);
+    renderLast(refusal);
+    if (response.status === 401) loggedOut(t("session_ended"));
+    else if (data.code === "csrf_stale") loggedOut(message(refusal));
+    return null;
+  }
+  if (data.state) { saw(data.state); fetchState(); }
+  if (data.outcome) renderLast(data.outcome);
+  else if (data.message) renderLast({ accepted: true, code: data.code, params: data.params, message: data.message });
+  return data;
+}
+
+// A refusal of the server as an outcome the page words in its language: the error's
+// `code` and `params`, its English `error` only for a code this page does not know.
+export function refused(data, response) {
+  return { accepted: false, code: data.code, params: data.params || {}, message: data.error || response.statusText };
+}
+
+// The host's login ended (logout elsewhere, expiry, a new PIN, a damaged sessions file): back to the login
+// form, with the reason kept beside it until the next login (not a message that flashes by).
+function loggedOut(why) {
+  page.csrf = null;
+  $("host").hidden = false;
+  render(page.state);
+  loginWhy(why);
+}
+
+export function loginWhy(why) {
+  let note = $("login-why");
+  if (!note) {
+    note = document.createElement("p");
+    note.id = "login-why";
+    note.setAttribute("role", "alert");
+    $("login").insertAdjacentElement("afterend", note);
+  }
+  note.textContent = why || "";
+  note.hidden = !why;
+}

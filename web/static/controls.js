@@ -1,0 +1,133 @@
+// The host's controls: login, the virtual reader and buttons, corrections, a new game and
+// enrolling a tag (shown to a logged-in host; the mock table's controls only in mock mode).
+import { CATALOGUES, message, t, year } from "./i18n.js";
+import { busy, call, loginWhy, refused } from "./api.js";
+import { renderLast } from "./banner.js";
+import { showHardware } from "./hardware.js";
+import { $, COLUMNS, LEGEND, cardTitle, esc, itineraryLabel, page, render, seen } from "./page.js";
+
+export function renderHost(s) {
+  showHardware();  // a host may acknowledge the store's damage: the button follows the login
+  $("controls").hidden = !page.csrf;
+  $("login").hidden = !!page.csrf;
+  if (!page.csrf) return;
+  $("mock").hidden = !s.mock;
+  const choices = s.expect ? s.expect.choices : [];
+  $("choices").innerHTML = choices.map((c) => `<option value="${esc(c)}">`).join("");
+  $("quick").innerHTML = (s.expect && s.expect.kind !== "reveal" ? choices.slice(0, 30) : [])
+    .map((c) => `<button type="button" data-tap="${esc(c)}" data-call="/api/reader/tap">${esc(s.expect.kind === "itinerary" ? itineraryLabel(c) : cardTitle(c))}</button>`).join("");
+  fillSelect($("wild1"), COLUMNS.map((c) => [c, t(LEGEND[c])]));
+  fillSelect($("wild2"), [["", t("none")], ...COLUMNS.map((c) => [c, t(LEGEND[c])])]);
+  fillSelect($("itin-player"), s.players.map((p) => [p.name, p.name]));
+  fillSelect($("itin-id"), ((s.edition && s.edition.itineraries) || []).map((i) => [i, itineraryLabel(i)]));
+}
+
+// Options as [value, label]; the choice made is kept, and a select is never left blank.
+function fillSelect(select, values) {
+  const current = select.value;
+  const html = values.map(([v, label]) => `<option value="${esc(v)}">${esc(label)}</option>`).join("");
+  if (select.dataset.html !== html) {
+    select.innerHTML = html; select.dataset.html = html;
+    const keep = values.some(([v]) => v === current) ? current : (values[0] || [""])[0];
+    select.value = keep;
+  }
+}
+
+export function setupHost() {
+  $("host-toggle").onclick = () => { $("host").hidden = !$("host").hidden; if (!$("host").hidden) $("pin").focus(); };
+  $("login").onsubmit = async (ev) => {
+    ev.preventDefault();
+    let response;
+    try {
+      response = await fetch("/api/login", { method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ pin: $("pin").value }), credentials: "same-origin" });
+    } catch (e) {  // the companion is down: say so beside the form and in the live panel
+      loginWhy(t("unreachable")); renderLast({ accepted: false, message: t("unreachable") });
+      return;
+    }
+    const data = await response.json().catch(() => ({ error: response.statusText }));
+    if (response.ok) { page.csrf = data.csrf; $("pin").value = ""; loginWhy(""); renderLast({ accepted: true, message: t("logged_in") }); render(page.state); }
+    else {
+      const refusal = refused(data, response);
+      loginWhy(message(refusal)); renderLast(refusal);
+    }
+  };
+  $("logout").onclick = async () => { await call("/api/logout"); page.csrf = null; render(page.state); };
+  $("tap").onsubmit = async (ev) => { ev.preventDefault(); const tag = $("tag").value.trim(); if (tag) { await call("/api/reader/tap", { tag }); $("tag").value = ""; } };
+  document.querySelectorAll("[data-button]").forEach((b) => { b.onclick = () => call("/api/buttons/" + b.dataset.button); });
+  $("quick").onclick = (ev) => { const b = ev.target.closest("[data-tap]"); if (b) call("/api/reader/tap", { tag: b.dataset.tap }); };
+  $("row").onclick = (ev) => { const cell = ev.target.closest("li.pick .cell"); if (cell && page.csrf) call("/api/reader/tap", { tag: cell.dataset.card }); };
+  $("undo").onclick = () => call("/api/undo", seen());
+  $("wild").onsubmit = (ev) => { ev.preventDefault(); call("/api/correct/wild", { wild: [$("wild1").value, $("wild2").value].filter(Boolean) }); };
+  $("itin").onsubmit = (ev) => { ev.preventDefault(); call("/api/correct/itinerary", { player: $("itin-player").value, itinerary: $("itin-id").value }); };
+  $("newgame").onsubmit = async (ev) => {
+    ev.preventDefault();
+    if (busy.has("/api/game/new")) return;  // a double click starts one game
+    const players = [], colours = [];
+    const seats = [];
+    document.querySelectorAll("#seats .seat").forEach((l) => {
+      const name = l.querySelector("input[type=text]").value.trim();
+      const colour = l.querySelector("input[type=color]").value;
+      seats.push([name, colour]);
+      if (name) { players.push(name); colours.push(colour.toUpperCase()); }
+    });
+    localStorage.setItem("seats", JSON.stringify(seats));
+    // what the companion would refuse, said at once in the page's language
+    if (players.length < 1 || players.length > 4) { renderLast({ accepted: false, message: t("seats_count") }); return; }
+    if (new Set(players).size !== players.length) { renderLast({ accepted: false, message: t("seats_unique") }); return; }
+    if (page.state && !page.state.finished && page.state.events > 0 && !window.confirm(t("replace_game"))) return;
+    await call("/api/game/new", { players, colours, edition: $("edition").value });
+  };
+  const palette = ["#0072B2", "#E69F00", "#009E73", "#CC79A7"];
+  let saved = [];
+  try { saved = JSON.parse(localStorage.getItem("seats") || "[]"); } catch (e) { saved = []; }
+  $("seats").innerHTML = palette.map((c, i) => {
+    const [name, colour] = saved[i] || [i < 2 ? ["Ann", "Ben"][i] : "", c.toLowerCase()];
+    return `<div class="seat"><span>${i + 1}.</span> <input type="text" size="12" value="${esc(name)}" data-i18n-label="seat_player" data-n="${i + 1}" aria-label="${esc(t("seat_player", { n: i + 1 }))}"> <input type="color" value="${esc(colour)}" data-i18n-label="seat_colour" data-n="${i + 1}" aria-label="${esc(t("seat_colour", { n: i + 1 }))}"></div>`;
+  }).join("");
+  fetch("/api/editions").then((r) => r.json()).then((d) => {
+    const names = d.editions.includes("reference") ? ["reference", ...d.editions.filter((n) => n !== "reference")] : d.editions;
+    fillSelect($("edition"), names.map((n) => [n, n]));
+    if (d.default) $("edition").value = d.default; // the table's default edition (a setting)
+  });
+  document.querySelectorAll("[data-now]").forEach((b) => { b.onclick = () => call("/api/buttons/" + b.dataset.now); });
+  $("enrol").closest("details").addEventListener("toggle", async (ev) => {
+    if (!ev.target.open) return;
+    const who = await (await fetch("/api/session", { credentials: "same-origin" })).json();
+    if (who.unknown_tag && !$("enrol-tag").value) $("enrol-tag").value = who.unknown_tag;
+  });
+  $("enrol-q").oninput = async () => {
+    const q = $("enrol-q").value.trim();
+    if (q.length < 2) return;
+    const d = await (await fetch("/api/cards?q=" + encodeURIComponent(q))).json();
+    $("enrol-card").innerHTML = d.cards.slice(0, 20).map((c) => `<option value="${esc(c.id)}">${esc(enrolLabel(c))}</option>`).join("");
+  };
+  $("enrol").onsubmit = (ev) => {
+    ev.preventDefault();
+    const body = { tag: $("enrol-tag").value.trim(), card: $("enrol-card").value };
+    if ($("enrol-hours").value) {
+      body.hours = parseInt($("enrol-hours").value, 10);
+      body.gains = $("enrol-gains").value.split(/[\s,]+/).filter(Boolean).map(benefitKey);
+    }
+    call("/api/enroll", body);
+  };
+}
+
+// A match of the enrol search in the page's language: "I12 · 490 BCE · Marathon (2 h: Pe ◆)".
+function enrolLabel(c) {
+  if (c.kind === "card") return `${c.id} · ${year(c.year)} · ${c.title} (${c.hours} h${c.gains.length ? ": " + c.gains.map((g) => t(LEGEND[g] || g).split(" (")[0]).join(", ") : ""})`;
+  if (c.kind === "itinerary") return itineraryLabel(c.id);
+  if (c.kind === "ancestor") return `${t("ancestor")}: ${t("enrol_ancestor")}`;
+  return c.label;
+}
+
+// A benefit typed in the enrol form, in either language ("cristal", "Personnage", "crystal"): its key.
+function benefitKey(word) {
+  const plain = (w) => w.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
+  const typed = plain(word);
+  for (const key of Object.keys(LEGEND)) {
+    if (typed === key) return key;
+    for (const l of ["en", "fr"]) if (plain(CATALOGUES[l][LEGEND[key]].split(" ")[0]) === typed) return key;
+  }
+  return word;
+}

@@ -1,0 +1,58 @@
+// Live updates: the snapshots the companion pushes (Server-Sent Events), and polling every
+// 2 s while the stream is unavailable.
+import { t } from "./i18n.js";
+import { $, render } from "./page.js";
+
+let pollTimer = null;
+let retryTimer = null;
+/** Whether the page is polling (the browser tests read it as `pollTimer`). */
+export function pollingTimer() { return pollTimer; }
+
+export async function fetchState() {
+  try {
+    // the Clock is drawn from the game, so the LEDs (/api/ring) are not fetched
+    const s = await (await fetch("/api/state?page=1")).json();
+    render(s);
+    $("live").className = "live on";
+  } catch (e) {
+    $("live").className = "live";
+  }
+}
+
+// After an outage the page polls every 2 s and tries the live stream again every 20 s;
+// the first snapshot the stream brings stops the polling.
+function startPolling() {
+  setNotice("polling");
+  if (!pollTimer) { pollTimer = setInterval(fetchState, 2000); fetchState(); }
+  if (window.EventSource && !retryTimer) retryTimer = setTimeout(() => { retryTimer = null; connect(); }, window.TREK_STREAM_RETRY_MS || 20000);
+}
+
+export function setNotice(key) {
+  $("notice").dataset.key = key || "";
+  $("notice").textContent = key ? t(key) : "";
+  $("notice").hidden = !key;
+}
+
+function stopPolling() {
+  setNotice("");
+  if (pollTimer) { clearInterval(pollTimer); pollTimer = null; }
+  if (retryTimer) { clearTimeout(retryTimer); retryTimer = null; }
+}
+
+export function connect() {
+  if (!window.EventSource) { startPolling(); return; }
+  let failures = 0;
+  const source = new EventSource("/api/events");
+  source.addEventListener("state", async (ev) => {
+    failures = 0;
+    if (pollTimer) stopPolling();
+    render(JSON.parse(ev.data));
+    $("live").className = "live on";
+  });
+  source.onerror = () => {
+    $("live").className = "live";
+    failures += 1;
+    // CLOSED: the server refused the stream (too many live pages open): poll instead
+    if (failures >= (window.TREK_STREAM_FAILURES || 5) || source.readyState === EventSource.CLOSED) { source.close(); startPolling(); }
+  };
+}
