@@ -31,7 +31,7 @@ async function onTag(tag, bound) {
   const target = bound === "ancestor" || (!knownCard && !knownIt && currentTab() === "anc") ? "anc" : knownIt || (!knownCard && currentTab() === "its") ? "its" : "cards";
   const note = await saveBeforeNext(tag, target); // the form this tap would replace
   if (note === null) return;
-  const elsewhere = bound ? t("ed_it_is_bound_to2", { bound }) : "";
+  const elsewhere = bound ? t("ed_bound_elsewhere", { bound }) : "";
   if (target === "anc") {
     showTab("anc"); anc.tag = bound === "ancestor" ? null : tag; anc.last = tag;
     say("anc-msg", note + (bound === "ancestor" ? t("ed_tag_is_the_ancestor", { tag }) : t("ed_tag_save_binds_it", { tag, elsewhere })), bound ? "warn" : "");
@@ -46,7 +46,7 @@ async function onTag(tag, bound) {
   }
   showTab("cards");
   const st = $("tag-status");
-  if (knownCard) { loadCard(knownCard); card.tag = tag; st.textContent = t("ed_tag_is_edit_it2", { tag, id: knownCard.id, title: knownCard.title }); st.className = "status bound"; return; }
+  if (knownCard) { loadCard(knownCard); card.tag = tag; st.textContent = t("ed_tag_is_card", { tag, id: knownCard.id, title: knownCard.title }); st.className = "status bound"; return; }
   clearCard(true); card.tag = tag;
   if (bound) { st.textContent = t("ed_tag_is_bound_to", { tag, bound }); st.className = "status bound"; }
   else { st.textContent = t("ed_tag_a_new_day", { tag, day: ROMAN[card.day] }); st.className = "status"; }
@@ -74,15 +74,15 @@ async function saveBeforeNext(tag, target) {
   // tapped saves the Ancestor and binds the one before, so the copies cost a tap each.
   if (target === "anc" && anc.tag && currentTab() === "anc") {
     const own = anc.tag === tag;
-    if (!(await saveAnc())) { say("anc-msg", $("anc-msg").textContent + t("ed_not_saved_fix_it2", { tag }), "err"); return null; }
+    if (!(await saveAnc())) { say("anc-msg", $("anc-msg").textContent + t("ed_not_saved_tap_again", { tag }), "err"); return null; }
     return own ? null : $("anc-msg").textContent + " ";
   }
   if (target === "its" && it.dirty) {
     showTab("its");
     const missing = missingOfIt();
-    if (missing) { say("it-msg", t("ed_not_saved_yet_finish2", { missing, tag }), "err"); $("it-msg").scrollIntoView({ block: "nearest" }); return null; }
+    if (missing) { say("it-msg", t("ed_itinerary_not_saved_yet", { missing, tag }), "err"); $("it-msg").scrollIntoView({ block: "nearest" }); return null; }
     const own = it.tag === tag;
-    if (!(await saveIt())) { say("it-msg", $("it-msg").textContent + t("ed_not_saved_fix_it2", { tag }), "err"); $("it-msg").scrollIntoView({ block: "nearest" }); return null; }
+    if (!(await saveIt())) { say("it-msg", $("it-msg").textContent + t("ed_not_saved_tap_again", { tag }), "err"); $("it-msg").scrollIntoView({ block: "nearest" }); return null; }
     // The itinerary tab has one message line: the new sticker's words follow the saved ones.
     return own ? null : $("it-msg").textContent.replace(t("ed_tap_the_next_itinerary"), "") + " ";
   }

@@ -82,7 +82,7 @@ export async function saveCard() {
     const text = t("ed_saved", { id: r.card.id, year: showYear(r.card.year) }) + boundWords(r) + t("ed_tap_the_next_card");
     const checks = (r.checks || []).map(checkWords);
     say("card-msg", checks.length ? text + t("ed_check") + checks.join("; ") : text, checks.length ? "warn" : "ok");
-    $("tag-status").textContent = t("ed_tap_the_next_card2"); $("tag-status").className = "status";
+    $("tag-status").textContent = t("ed_tap_next_card_status"); $("tag-status").className = "status";
     clearCard();
     return true;
   } catch (e) { say("card-msg", problems(e), "err"); return false; }

@@ -118,12 +118,12 @@ export async function saveIt() {
     const r = await api("PUT", here("/itineraries"), body);
     const all = session.ed.itineraries, i = all.findIndex((x) => x.id === (it.old || r.itinerary.id));
     if (i >= 0) all[i] = r.itinerary; else all.push(r.itinerary);
-    showProgress(r.progress); say("it-msg", t("ed_saved2", { id: r.itinerary.id }) + boundWords(r) + t("ed_tap_the_next_itinerary"), "ok"); clearIt();
+    showProgress(r.progress); say("it-msg", t("ed_saved_itinerary", { id: r.itinerary.id }) + boundWords(r) + t("ed_tap_the_next_itinerary"), "ok"); clearIt();
     return true;
   } catch (e) { say("it-msg", problems(e), "err"); return false; }
 }
 $("remove-it").addEventListener("click", async () => {
-  if (!it.old || !confirm(t("ed_remove2", { old: it.old }))) return;
+  if (!it.old || !confirm(t("ed_remove_itinerary", { old: it.old }))) return;
   try {
     const r = await api("DELETE", here(`/itineraries/${encodeURIComponent(it.old)}`));
     session.ed.itineraries = session.ed.itineraries.filter((x) => x.id !== it.old); showProgress(r.progress); clearIt();

@@ -26,7 +26,7 @@ export function drawMat() {
   const treks = $("treks"); treks.textContent = "";
   for (let i = 0; i < 10; i++) {
     const inp = document.createElement("input"); inp.inputMode = "numeric"; inp.value = (ed.treks || [])[i] ?? "";
-    inp.setAttribute("aria-label", i ? t("ed_cards2", { i: i + 1 }) : t("ed_1_card")); inp.placeholder = `${i + 1}`; treks.append(inp);
+    inp.setAttribute("aria-label", i ? t("ed_trek_cards", { i: i + 1 }) : t("ed_1_card")); inp.placeholder = `${i + 1}`; treks.append(inp);
   }
   // Typing replaces a field's number (they hold the base's values), and the keyboard's
   // Next goes to the following field: the trek table is typed with no taps in between.

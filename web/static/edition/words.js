@@ -36,7 +36,7 @@ export function checkWords(c) {
 /** The progress line: cards per Day, itineraries, and the parts still the base edition's. */
 export function showProgress(p) {
   const days = Object.entries(p.days).map(([d, n]) => `${t("ed_day")} ${d}: ${n}/${p.of.day}`).join(" · ");
-  $("progress").textContent = `${days} · ${t("ed_itineraries2")}: ${p.itineraries}/${p.of.itineraries}`;
+  $("progress").textContent = `${days} · ${t("ed_progress_itineraries")}: ${p.itineraries}/${p.of.itineraries}`;
   // parts copied from the base edition (the reference's are the team's values, not the box's)
   const left = baseWords(p.from_base || { parts: [], cards: 0, itineraries: 0 });
   if (left.length) $("progress").textContent += " · " + t("ed_not_entered_yet_still") + left.join(", ");
