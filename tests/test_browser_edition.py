@@ -487,7 +487,8 @@ def test_an_itinerary_deeper_than_six_rows_is_shown_and_saved_whole(server: Any,
     from companion.engine.edition import MAX_COLUMN_SPACES
 
     base, rt = server
-    page_js = (Path(__file__).parents[1] / "web" / "static" / "edition.js").read_text(encoding="utf-8")
+    grid_js = Path(__file__).parents[1] / "web" / "static" / "edition" / "itineraries.js"
+    page_js = grid_js.read_text(encoding="utf-8")
     assert f"MAX_DEPTH = {MAX_COLUMN_SPACES};" in page_js, "the page's bound is the engine's"
     library = EditionLibrary(rt.store.path.parent)
     library.create("deep")

@@ -8,6 +8,7 @@ to French as the table's page keeps it (``localStorage`` ``lang``).
 
 from __future__ import annotations
 
+import json
 import re
 import urllib.request
 from collections.abc import Iterator
@@ -124,8 +125,6 @@ def test_the_edition_pages_refusals_are_said_in_french(server: Any, browser: Any
 def test_an_invalid_edition_is_said_in_french_and_an_unknown_code_in_english(
     server: Any, browser: Any
 ) -> None:
-    import json
-
     base, _ = server
     errors: list[str] = []
     page = logged_in_french_phone(browser, base, errors)
@@ -186,6 +185,12 @@ def test_the_edition_pages_labels_are_french_and_its_tabs_read_whole(server: Any
             (el) => [el.getAttribute('placeholder'), el.getAttribute('aria-label')]).filter(Boolean)"""
     )
     assert english and not english & set(shown), sorted(english & set(shown))
+    # the fixed words, named by their data-i18n keys: the tabs, a hint, the tab's own title
+    french = json.loads((ROOT / "web" / "static" / "i18n" / "fr.json").read_text(encoding="utf-8"))
+    tabs = ("edp_cards", "edp_itineraries", "edp_playmat", "edp_ancestor", "edp_share")
+    assert page.locator("#tabs button").all_inner_texts() == [french[k] for k in tabs]
+    assert page.locator("#tab-cards p.hint").inner_text() == french["edp_the_next_card_s"]
+    assert page.title() == french["edp_page_title"] and page.locator("html").get_attribute("lang") == "fr"
     assert [label for label in shown if re.search(r"\bcards?\b", label)] == []  # the labels the script makes
     cut = page.evaluate(
         "() => [...document.querySelectorAll('#tabs button')].filter((b) => b.scrollWidth > b.clientWidth)"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -198,3 +199,60 @@ def test_a_damage_notice_is_worded_by_the_catalogue(code: str, count: int) -> No
     assert notice.fix == say(f"{code}.fix") and "Seen" in notice.fix
     if code == "store_event_damaged":
         assert ("that event is" if count == 1 else f"the {count} events from there on are") in notice.message
+
+
+#: Elements with no end tag: they hold no text, so the parser below does not stack them.
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+class PageWords(HTMLParser):
+    """A page's fixed words: each ``data-i18n*`` key with the English the HTML carries for it,
+    and every English text or label with no key (a French page would show it in English)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.stack: list[tuple[str, dict[str, str | None], list[str]]] = []
+        self.keyed: list[tuple[str, str]] = []  # (key, the English the HTML shows for it)
+        self.unkeyed: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        for attr, data in (("placeholder", "data-i18n-placeholder"), ("aria-label", "data-i18n-label")):
+            if a.get(data):
+                self.keyed.append((str(a[data]), str(a.get(attr))))
+            elif a.get(attr):
+                self.unkeyed.append(str(a[attr]))
+        if tag not in VOID:
+            self.stack.append((tag, a, []))
+
+    def handle_endtag(self, tag: str) -> None:
+        _, a, text = self.stack.pop()
+        words = "".join(text)
+        if a.get("data-i18n"):
+            self.keyed.append((str(a["data-i18n"]), words))
+        elif self.stack:
+            self.stack[-1][2].append(words)
+
+    def handle_data(self, data: str) -> None:
+        if self.stack:
+            self.stack[-1][2].append(data)
+            if not any(x.get("data-i18n") for _, x, _ in self.stack) and re.search(r"[A-Za-z]{3}", data):
+                self.unkeyed.append(data.strip())
+
+
+def test_the_edition_page_names_the_catalogue_key_of_each_of_its_words() -> None:
+    """edition.html's fixed words are put in the page's language by their ``data-i18n``,
+    ``data-i18n-placeholder`` and ``data-i18n-label`` keys (as index.html's are), not by
+    matching its English text: each key is in both catalogues with the English the HTML
+    shows, no English text or label is left without one, and no page key is left unused."""
+    parser = PageWords()
+    parser.feed((ROOT / "web" / "static" / "edition.html").read_text(encoding="utf-8"))
+    english, french = entries("en"), entries("fr")
+    assert len(parser.keyed) > 50
+    for key, shown in parser.keyed:
+        assert english.get(key) == shown, (key, english.get(key), shown)
+        assert key in french, key
+    # a Day's Roman numeral and the new edition's example name are the same in French
+    assert [w for w in parser.unkeyed if not re.fullmatch(r"[IVX]+|my-box", w)] == []
+    used = {key for key, _ in parser.keyed}
+    assert {k for k in english if k.startswith("edp_")} <= used, "a page key no element names"

@@ -1,0 +1,49 @@
+// The edition picked (the library's list, a new one created) and opened: every tab is
+// drawn afresh, and the reader's taps come to this edition from then on.
+import { t } from "../i18n.js";
+import { drawAnc } from "./ancestor.js";
+import { api, problems } from "./api.js";
+import { clearCard } from "./cards.js";
+import { clearIt } from "./itineraries.js";
+import { drawMat } from "./playmat.js";
+import { $, say, session } from "./shared.js";
+import { showProgress } from "./words.js";
+
+/** Lists the library's editions and opens `choose` (or the last of the host's own, or the default). */
+export async function listEditions(choose) {
+  const list = await api("GET", "/api/library");
+  const sel = $("edition"); sel.textContent = "";
+  const owned = list.editions.filter((e) => !e.shipped);
+  session.readOnly = new Set(list.editions.filter((e) => e.shipped).map((e) => e.name));
+  for (const e of list.editions) {
+    const o = document.createElement("option"); o.value = e.name;
+    o.textContent = e.name + (e.shipped ? t("ed_shipped_read_only") : e.complete ? " ✓" : t("ed_draft")) + (e.name === list.default ? " ★" : "");
+    sel.append(o);
+  }
+  const pick = choose || (owned.length ? owned[owned.length - 1].name : list.default);
+  sel.value = pick; await openEdition(pick);
+  if (!owned.length) { $("create").hidden = false; }
+}
+$("edition").addEventListener("change", () => openEdition($("edition").value));
+$("open-create").addEventListener("click", () => { $("create").hidden = !$("create").hidden; $("new-name").focus(); });
+$("create").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  try {
+    await api("POST", "/api/library", { name: $("new-name").value.trim(), base: "reference", copy: $("new-copy").checked });
+    $("create").hidden = true; await listEditions($("new-name").value.trim());
+  } catch (e) { say("card-msg", problems(e), "err"); $("progress").textContent = problems(e); }
+});
+
+async function openEdition(n) {
+  session.name = n;
+  const shipped = session.readOnly.has(n);
+  try {
+    const got = await api("GET", `/api/library/${encodeURIComponent(n)}`);
+    session.ed = got.edition; session.tags = got.tags;
+    // From now on the reader's taps come to this page: only taps after this one count.
+    session.seq = (await api("POST", "/api/library/transcribe", { edition: shipped ? null : n })).seq;
+    clearCard(); clearIt(); drawMat(); drawAnc(); showProgress(got.progress);
+    if (shipped) { $("tag-status").textContent = t("ed_ships_with_the_companion", { n }); $("tag-status").className = "status bound"; }
+    if (got.problems && got.problems.length) $("progress").textContent += t("ed_this_file_needs_fixing") + got.problems.join("; ");
+  } catch (e) { session.ed = null; $("progress").textContent = problems(e); }
+}

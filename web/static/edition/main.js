@@ -1,0 +1,39 @@
+// The edition page: transcribe your own box, fast, on a phone at the table.
+// Host only (the table PIN). Every change is one request that the companion
+// validates with the engine and saves atomically; the reader's taps are captured
+// for the edition while this page is open. No build step, no library.
+// This module starts the page; each tab is a module of its own, imported here.
+import { lang, t } from "../i18n.js";
+import { api, problems } from "./api.js";
+import { pollTag } from "./capture.js";
+import { listEditions } from "./library.js";
+import { $, session } from "./shared.js";
+import "./share.js";
+import "./tabs.js";
+
+/** The page's fixed words in its language (English or French, as the table's page chose:
+ * its setting is shared through localStorage), named by data-i18n attributes as on index.html. */
+function translatePage() {
+  document.documentElement.lang = lang();
+  document.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
+  document.querySelectorAll("[data-i18n-placeholder]").forEach((el) => { el.placeholder = t(el.dataset.i18nPlaceholder); });
+  document.querySelectorAll("[data-i18n-label]").forEach((el) => { el.setAttribute("aria-label", t(el.dataset.i18nLabel)); });
+}
+
+async function start() {
+  const s = await api("GET", "/api/session");
+  session.mock = s.mock;
+  if (!s.host) { $("login").hidden = false; return; }
+  session.csrf = s.csrf;
+  $("login").hidden = true; $("main").hidden = false; $("mock-reader").hidden = !session.mock;
+  await listEditions();
+  setInterval(pollTag, 400);
+}
+$("login-form").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  try { await api("POST", "/api/login", { pin: $("pin").value }); await start(); }
+  catch (e) { $("login-msg").textContent = problems(e); }
+});
+
+translatePage();
+start().catch((e) => { document.body.append(problems(e)); });
