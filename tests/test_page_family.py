@@ -399,6 +399,7 @@ PLACEHOLDER = re.compile(r"\{\w+(?:\|(?:[^|{}]|\{\w+\})*)*\}")
 def english_fragments(page: Any) -> set[str]:
     """The page's own English, as i18n.js words it: the static parts (12+ characters) of every
     English template, less those the French table shares (names, commands, file names)."""
+    page.wait_for_function("() => window.I18N !== undefined")  # the catalogues are fetched
     tables = page.evaluate(
         "() => { const all = (o, out) => { for (const v of Object.values(o))"
         " typeof v === 'string' ? out.push(v) : all(v, out); return out; };"
@@ -721,6 +722,8 @@ def test_a_real_table_is_asked_to_reveal_the_new_deck_top(tmp_path: Path, browse
         page = browser.new_page(viewport={"width": 360, "height": 780})
         page.add_init_script(f"localStorage.setItem('lang', '{lang}')")
         page.goto(base + "/")
+        # the catalogues are fetched by the page's modules: wait for them, not only for the load
+        page.wait_for_function("() => window.I18N !== undefined")
         words = page.evaluate(f"I18N['{lang}'].waiting_reveal")
 
         def asks_to_reveal() -> None:
