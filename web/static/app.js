@@ -2,6 +2,7 @@
 // This module starts the page; each part of it is a small view module that `register`s
 // the function drawing it (a new view: import it here and register it, or call
 // `register` from its own module).
+import "./shown.js"; // first: `window.state` is there before the catalogues are fetched
 import { lang, message, setLang, t } from "./i18n.js";
 import { renderBanner, renderLast, rerenderLast } from "./banner.js";
 import { renderClock } from "./clock.js";
@@ -37,7 +38,6 @@ function translatePage() {
 
 // What the browser tests and a curious host's console read, as the classic scripts had them.
 Object.defineProperties(window, {
-  state: { get: () => page.state, configurable: true },
   pollTimer: { get: () => pollingTimer(), configurable: true },
   lang: { get: () => lang(), set: (l) => setLang(l), configurable: true },
 });

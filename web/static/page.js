@@ -1,6 +1,7 @@
 // What every view of the live page shares: the snapshot shown, the host's login, the helpers
 // that write a name, a colour or a card, and the list of views `render` draws a snapshot with.
 import { t, year } from "./i18n.js";
+import { page } from "./shown.js";
 
 export const $ = (id) => document.getElementById(id);
 export const DAYS = ["I", "II", "III"];
@@ -11,7 +12,7 @@ export const LEGEND = { person: "l_person", event: "l_event", innovation: "l_inn
 
 /** The page's own state: the snapshot shown (`state`), the host's CSRF token (`csrf`, null
  * when not logged in) and the newest (process, version) shown (`shown`). */
-export const page = { state: null, csrf: null, shown: { process: null, version: -1 } };
+export { page } from "./shown.js";
 
 // The newest table version this page has shown (a snapshot, or a control's answer, whose
 // outcome is on screen): an undo names it, and the companion refuses an undo of a table
