@@ -46,3 +46,13 @@ def chip() -> Iterator[Any]:
     install(emulated)
     yield emulated
     uninstall()
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    """One headless Chromium for a browser test (`browser_support.chromium`); each browser
+    test module skips itself where there is none (`browser_support.playwright()`)."""
+    from browser_support import ARGS, chromium
+
+    with chromium(ARGS) as b:
+        yield b

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from browser_support import ARGS, ARTIFACTS, chromium, log_in_as_host, playwright, post, served, watched_page
+from browser_support import ARTIFACTS, log_in_as_host, playwright, post, served, watched_page
 
 playwright()  # skips this module where there is no Chromium
 
@@ -32,12 +32,6 @@ def step(base: str, rt: Any, rng: random.Random) -> None:
     out = post(base, "/api/reader/tap", {"tag": rng.choice(expect["choices"])})
     if out["state"]["pending"] is not None:
         post(base, "/api/buttons/confirm")
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    with chromium(ARGS) as b:
-        yield b
 
 
 def test_the_page_follows_a_whole_game_live_and_ends_on_the_final_screen(server: Any, browser: Any) -> None:

@@ -8,13 +8,10 @@ Screenshots in test-artifacts/ (coach-360-en.png, coach-360-fr.png as a phone sh
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from browser_support import ARGS, ARTIFACTS, chromium, log_in_as_host, playwright, served, watched_page
+from browser_support import ARTIFACTS, log_in_as_host, playwright, served, watched_page
 from test_page_family import axe, axe_script
 from tests_support import play_turn
 
@@ -24,12 +21,6 @@ sync_api = playwright()
 UNCOVERED = "header, #now { visibility: hidden !important; }"
 #: The coach's answer for the position now on the table, drawn on the page.
 READY = "(v) => state && state.coach && state.coach.status === 'ready' && state.coach.events >= v"
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    with chromium(ARGS) as b:
-        yield b
 
 
 def _shown(page: Any) -> dict[str, Any]:

@@ -31,7 +31,7 @@ import pytest
 from companion.editions import EditionLibrary, is_complete, shipped_edition
 from companion.engine.edition import edition_to_json
 
-from browser_support import ARTIFACTS, chromium, playwright, post, served, watched_page
+from browser_support import ARTIFACTS, playwright, post, served, watched_page
 from transcription_pace import BUDGET_MINUTES, minutes
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
@@ -255,12 +255,6 @@ def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> 
     assert per_itinerary <= TAPS_PER_ITINERARY, counts["itineraries"]
     assert counts["total"]["stickers"] == 108 + 24 + ANCESTOR_CARDS
     assert minutes(counts) <= BUDGET_MINUTES, f"{minutes(counts):.1f} min at the default pace"
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    with chromium(ARGS) as b:
-        yield b
 
 
 def test_a_bound_sticker_reopens_its_card_and_warnings_do_not_block(server: Any, browser: Any) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from browser_support import ARGS, ARTIFACTS, chromium, playwright, post, served
+from browser_support import ARTIFACTS, playwright, post, served
 
 expect = playwright().expect
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,12 +27,6 @@ ROOT = Path(__file__).resolve().parents[1]
 def server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
     with served(tmp_path, "Ann,Ben") as table:
         yield table
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    with chromium(ARGS) as b:
-        yield b
 
 
 def request(base: str, path: str) -> urllib.request.Request:

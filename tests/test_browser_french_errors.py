@@ -16,7 +16,7 @@ import pytest
 from companion.access import ADDRESS_GUESSES_PER_MINUTE
 from companion.hardware.health import HardwareFault
 
-from browser_support import ARGS, ARTIFACTS, chromium, playwright, served, watched_page
+from browser_support import ARTIFACTS, playwright, served, watched_page
 
 playwright()  # skips this module where there is no Chromium
 
@@ -25,12 +25,6 @@ playwright()  # skips this module where there is no Chromium
 def server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
     with served(tmp_path, "Ann,Ben,Cy") as table:
         yield table
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    with chromium(ARGS) as b:
-        yield b
 
 
 def french_page(browser: Any, base: str, errors: list[str]) -> Any:

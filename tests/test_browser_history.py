@@ -17,7 +17,7 @@ import pytest
 from companion.bgstats import BGG_ID, CREATE_PLAY, SOURCE_NAME
 from companion.past import ranks
 
-from browser_support import ARGS, ARTIFACTS, chromium, playwright, post, served, watched_page
+from browser_support import ARTIFACTS, playwright, post, served, watched_page
 from test_history import finished_game
 from test_page_family import axe, axe_script
 
@@ -30,12 +30,6 @@ PHONE = {"width": 360, "height": 780}
 def server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
     with served(tmp_path, "Ann,Ben,Cy") as table:
         yield table
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    with chromium(ARGS) as b:
-        yield b
 
 
 def play_to_the_end(base: str, rt: Any, seed: int) -> None:

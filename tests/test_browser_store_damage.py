@@ -14,7 +14,7 @@ from test_store_checksums import change_one_byte, played, start, take_seq
 from companion.app import Runtime, make_server
 from companion.engine import Take
 
-from browser_support import ARGS, ARTIFACTS, chromium, log_in_as_host, playwright, watched_page
+from browser_support import ARTIFACTS, log_in_as_host, playwright, watched_page
 
 playwright()  # skips this module where there is no Chromium
 
@@ -35,12 +35,6 @@ def server(tmp_path: Path) -> Iterator[tuple[str, Runtime, int]]:
     yield f"http://127.0.0.1:{srv.socket.getsockname()[1]}", rt, seq
     srv.close()
     rt.stop()
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    with chromium(ARGS) as b:
-        yield b
 
 
 def fits(page: Any) -> None:

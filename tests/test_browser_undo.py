@@ -16,7 +16,7 @@ import pytest
 
 from companion.engine import Take
 
-from browser_support import ARGS, ARTIFACTS, chromium, log_in_as_host, playwright, post, served, watched_page
+from browser_support import ARTIFACTS, log_in_as_host, playwright, post, served, watched_page
 
 playwright()  # skips this module where there is no Chromium
 
@@ -25,12 +25,6 @@ playwright()  # skips this module where there is no Chromium
 def server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
     with served(tmp_path, "Ann,Ben") as table:
         yield table
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    with chromium(ARGS) as b:
-        yield b
 
 
 def takes(rt: Any) -> list[Take]:

@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from browser_support import ARGS, ARTIFACTS, chromium, log_in_as_host, playwright, post, served
+from browser_support import ARTIFACTS, log_in_as_host, playwright, post, served
 from tests_support import play_turn, require_tool
 
 sync_api = playwright()
@@ -86,12 +86,6 @@ def axe_script() -> Path:
 def server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
     with served(tmp_path, "Ann,Ben,Cy") as table:
         yield table
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    with chromium(ARGS) as b:
-        yield b
 
 
 def host_page(browser: Any, base: str, width: int, lang: str = "en") -> Any:
