@@ -515,14 +515,20 @@ def test_an_empty_or_short_session_key_is_replaced_at_start(tmp_path: Path, kept
     assert _runtime(tmp_path).secret_key == key.read_bytes(), "kept once whole"
 
 
-def test_a_host_stays_logged_in_across_a_restart_until_logout(tmp_path: Path) -> None:
-    """Issue 16: a restart, clean or a crash, logged every host out mid-game."""
+def _logged_in_then_stopped(tmp_path: Path) -> tuple[str, Any]:
+    """A host logs in on a table that then stops: the login's CSRF token and session cookie."""
     rt = _runtime(tmp_path)
     host = client(create_app(rt))
-    csrf = host.post("/api/login", json={"pin": "2468"}).get_json()["csrf"]
+    csrf: str = host.post("/api/login", json={"pin": "2468"}).get_json()["csrf"]
     cookie = host.get_cookie("session")
     assert cookie is not None
     rt.stop()
+    return csrf, cookie
+
+
+def test_a_host_stays_logged_in_across_a_restart_until_logout(tmp_path: Path) -> None:
+    """Issue 16: a restart, clean or a crash, logged every host out mid-game."""
+    csrf, cookie = _logged_in_then_stopped(tmp_path)
     kept = tmp_path / "sessions.json"
     assert stat.S_IMODE(kept.stat().st_mode) == 0o600
     assert csrf in kept.read_text() and "sid" not in kept.read_text()
@@ -546,12 +552,7 @@ def test_a_host_stays_logged_in_across_a_restart_until_logout(tmp_path: Path) ->
 def test_a_kept_session_still_ends_on_time_or_with_a_new_pin(tmp_path: Path) -> None:
     import json
 
-    rt = _runtime(tmp_path)
-    host = client(create_app(rt))
-    csrf = host.post("/api/login", json={"pin": "2468"}).get_json()["csrf"]
-    cookie = host.get_cookie("session")
-    assert cookie is not None
-    rt.stop()
+    csrf, cookie = _logged_in_then_stopped(tmp_path)
     kept = tmp_path / "sessions.json"
     saved = kept.read_text()
 
