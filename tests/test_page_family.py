@@ -804,15 +804,15 @@ def test_stacked_watches_are_drawn_top_one_outermost(server: Any, browser: Any) 
     top_first = sorted(range(len(seating)), key=lambda i: (board.hour[i], -board.seq[i]))
     assert page.evaluate("state.stack") == [board.names[i] for i in top_first], "the page is sent the stack"
     stack = [seating[2], seating[0], seating[1]]  # an order that is not the seating
-    page.evaluate(
-        "stack => { state.players.forEach(p => { p.hour = 3; }); state.stack = stack;"
-        " state.order = stack; render(state); }",
-        stack,
-    )
+    # Drawn and read in one script: a snapshot the live stream brings in between (the same
+    # version, which the page draws again) would otherwise redraw the real watches first.
     drawn = page.evaluate(
-        "() => [...document.querySelectorAll('#clock g.watch circle')].map(c =>"
+        "stack => { state.players.forEach(p => { p.hour = 3; }); state.stack = stack;"
+        " state.order = stack; render(state);"
+        " return [...document.querySelectorAll('#clock g.watch circle')].map(c =>"
         " [c.querySelector('title').textContent.split(':')[0],"
-        " Math.hypot(+c.getAttribute('cx'), +c.getAttribute('cy'))])"
+        " Math.hypot(+c.getAttribute('cx'), +c.getAttribute('cy'))]); }",
+        stack,
     )
     outward = [name for name, _ in sorted(drawn, key=lambda d: -d[1])]
     assert outward == stack, drawn
