@@ -13,41 +13,115 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.engine import Board, ChooseItinerary, Event, Reveal, Take, Undo, explain_tie_break
+from companion.engine import Board, ChooseItinerary, Event, Reveal, Setup, Take, Undo, explain_tie_break
 from companion.engine.tokens import ANCESTOR, COLUMNS, DAY_NAMES
 
 
 @dataclass
-class History:
-    """Per player: treks as card lists; per event: a log line and the totals after it."""
+class Move:
+    """An event still in effect after the replay, with what the page draws of it."""
 
-    treks: list[list[list[dict[str, Any]]]] = field(default_factory=list)
+    event: Event
+    entry: dict[str, Any]  # its log entry
+    seat: int  # whose turn it was (a take's player)
+    starts_trek: bool  # a take whose card began a new trek
+    #: Every player's total after it, filled in only when a move that may change a score
+    #: follows it, or the replay ends (the standings are most of a replay's time; a take
+    #: undone with the reveals that followed it never needs them).
+    totals: list[int] = field(default_factory=list)
+
+
+@dataclass
+class Past:
+    """The stored log replayed once: the page's log of it, undos listed, and the moves
+    still in effect (the treks and the score chart are drawn from those)."""
+
     log: list[dict[str, Any]] = field(default_factory=list)
-    totals: list[list[int]] = field(default_factory=list)
+    start: list[int] = field(default_factory=list)  # every player's total before any move
+    moves: list[Move] = field(default_factory=list)
 
+    @property
+    def events(self) -> list[Event]:
+        """The events still in effect: the board's moves when the log is the board's."""
+        return [move.event for move in self.moves]
 
-def history(board: Board) -> History:
-    """Replay ``board``'s accepted events and collect what the page shows."""
-    fresh = Board(board.setup)
-    names = board.names
-    result = History(treks=[[] for _ in names])
-    result.totals.append([s.total for s in fresh.standings()])
-    for n, event in enumerate(board.moves, start=1):
-        who = fresh.turn
-        entry = _push(fresh, event, n)
-        if entry is None:  # pragma: no cover - moves were all accepted once
-            continue
-        if isinstance(event, Take):
-            treks = result.treks[who]
+    @property
+    def totals(self) -> list[list[int]]:
+        """Every player's total at the start and after each move in effect (the chart)."""
+        return [self.start, *(move.totals for move in self.moves)]
+
+    def treks(self, players: int) -> list[list[list[dict[str, Any]]]]:
+        """Per player, their treks (completed, then the current one) as card lists."""
+        treks: list[list[list[dict[str, Any]]]] = [[] for _ in range(players)]
+        for move in self.moves:
+            event, entry = move.event, move.entry
+            if not isinstance(event, Take):
+                continue
             card = {"id": entry["card"], "title": entry["title"], "year": entry["year"]}
             if event.card == ANCESTOR:
                 card["ancestor"] = True
-            elif fresh.trek_len[who] == 1:  # this card started a trek
-                treks.append([])
-            treks[-1].append(card)
-        result.log.append(entry)
-        result.totals.append([s.total for s in fresh.standings()])
-    return result
+            elif move.starts_trek:
+                treks[move.seat].append([])
+            treks[move.seat][-1].append(card)
+        return treks
+
+
+def replay(setup: Setup, stored: Sequence[Event], dealt: bool = False) -> Past:
+    """Replay a stored log once, for both the page's event log and the moves in effect.
+
+    The board's moves are only what is still in effect: an undone take would silently
+    vanish from the log, and a host who tapped Undo could not see what it took back. So
+    the stored log is replayed: a person's undo keeps the entry it took back (marked
+    ``undone``, its Day's end no longer standing) and adds an ``undo`` entry naming it
+    (``event``). A correction's own undos (`Undo.correction`) leave no trace: the entries
+    they take back are replaced by the corrected ones, as before. ``dealt``: the reveals
+    are the mock dealer's, which go with the take an undo takes back, not a separate
+    entry. An undo takes back the board's state exactly, so the moves left in effect,
+    and each one's totals, are those a replay of the board's moves alone would give: one
+    pass serves the log, the treks and the chart."""
+    fresh = Board(setup)
+    past = Past(start=_totals(fresh))
+    log, moves = past.log, past.moves
+    for n, event in enumerate(stored, start=1):
+        if type(event) is not Undo:
+            if type(event) is not Reveal:  # a reveal changes no score: the moves below it wait
+                _settle(moves, fresh)
+            who = fresh.turn
+            entry = _push(fresh, event, n)
+            if entry is not None:
+                log.append(entry)
+                moves.append(Move(event, entry, who, type(event) is Take and fresh.trek_len[who] == 1))
+            continue
+        if fresh.push(event) is not None:  # nothing to undo: nothing happened
+            continue
+        undone = moves.pop().entry
+        if event.correction:
+            del log[next(i for i in range(len(log) - 1, -1, -1) if log[i] is undone)]
+            continue
+        undone["undone"] = True
+        undone.pop("day_end", None)
+        if dealt and undone["kind"] == "reveal":
+            continue
+        gone = {k: undone[k] for k in ("kind", "player", "card", "title", "year", "itinerary") if k in undone}
+        log.append({"n": n, "day": fresh.day, "kind": "undo", "event": gone})
+    _settle(moves, fresh)
+    return past
+
+
+def _settle(moves: list[Move], board: Board) -> None:
+    """Give the moves at the top of the stack still without totals the board's totals now:
+    only reveals (which change no score) were pushed since the latest of them."""
+    if not moves or moves[-1].totals:
+        return
+    totals = _totals(board)
+    for move in reversed(moves):
+        if move.totals:
+            break
+        move.totals = list(totals)
+
+
+def _totals(board: Board) -> list[int]:
+    return [s.total for s in board.standings()]
 
 
 def _push(fresh: Board, event: Event, n: int) -> dict[str, Any] | None:
@@ -77,41 +151,6 @@ def _push(fresh: Board, event: Event, n: int) -> dict[str, Any] | None:
     if fresh.day != day or fresh.finished:
         entry["day_end"] = DAY_NAMES[day - 1]
     return entry
-
-
-def event_log(board: Board, stored: Sequence[Event], dealt: bool = False) -> list[dict[str, Any]]:
-    """The page's log of everything stored, undos included, oldest first.
-
-    The board's moves are only what is still in effect: an undone take would silently
-    vanish from the log, and a host who tapped Undo could not see what it took back. So
-    the stored log is replayed: a person's undo keeps the entry it took back (marked
-    ``undone``, its Day's end no longer standing) and adds an ``undo`` entry naming it (``event``).
-    A correction's own undos (`Undo.correction`) leave no trace: the entries they take
-    back are replaced by the corrected ones, as before. ``dealt``: the reveals are the
-    mock dealer's, which go with the take an undo takes back, not a separate entry."""
-    fresh = Board(board.setup)
-    log: list[dict[str, Any]] = []
-    in_effect: list[dict[str, Any]] = []  # the entry of each move on the board's stack
-    for n, event in enumerate(stored, start=1):
-        if type(event) is not Undo:
-            entry = _push(fresh, event, n)
-            if entry is not None:
-                log.append(entry)
-                in_effect.append(entry)
-            continue
-        if fresh.push(event) is not None:  # nothing to undo: nothing happened
-            continue
-        undone = in_effect.pop()
-        if event.correction:
-            del log[next(i for i in range(len(log) - 1, -1, -1) if log[i] is undone)]
-            continue
-        undone["undone"] = True
-        undone.pop("day_end", None)
-        if dealt and undone["kind"] == "reveal":
-            continue
-        gone = {k: undone[k] for k in ("kind", "player", "card", "title", "year", "itinerary") if k in undone}
-        log.append({"n": n, "day": fresh.day, "kind": "undo", "event": gone})
-    return log
 
 
 def _kind(event: Event) -> str:
@@ -144,15 +183,20 @@ def page_state(
     """Everything the page draws, besides the table's own fields (expect, pending, last).
 
     ``stored``: the table's whole stored log, undos included, for the event log (see
-    `event_log`); without it the log lists the moves in effect."""
-    past = history(board)
-    log = past.log if stored is None else event_log(board, stored, dealt)
+    `replay`); without it the log lists the moves in effect. The treks and the chart are
+    always the board's: should ``stored`` not replay to the board's moves, they are
+    replayed from those."""
+    past = replay(board.setup, board.moves if stored is None else stored, dealt)
+    log = past.log
+    if past.events != board.moves:
+        past = replay(board.setup, board.moves)
+    treks_of = past.treks(len(board.names))
     edition = board.edition
     standings = board.standings()
     order = sorted(range(len(board.names)), key=lambda i: (board.hour[i], -board.seq[i]))
     players = []
     for seat, s in enumerate(standings):
-        treks = past.treks[seat]
+        treks = treks_of[seat]
         players.append({
             **s.to_json(),
             "colour": colours[seat] if seat < len(colours) else "#FFFFFF",

@@ -49,6 +49,17 @@ def chip() -> Iterator[Any]:
 
 
 @pytest.fixture
+def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, Any]]:
+    """A browser test's mock table served on a free port (`browser_support.served`): its
+    address and runtime. Its players are the test module's ``PLAYERS``, "Ann,Ben" unless
+    it names others; a module needing another table defines its own ``server``."""
+    from browser_support import served
+
+    with served(tmp_path, getattr(request.module, "PLAYERS", "Ann,Ben")) as table:
+        yield table
+
+
+@pytest.fixture
 def browser() -> Iterator[Any]:
     """One headless Chromium for a browser test (`browser_support.chromium`); each browser
     test module skips itself where there is none (`browser_support.playwright()`)."""

@@ -10,21 +10,15 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
-
-from browser_support import ARTIFACTS, log_in_as_host, playwright, post, served, watched_page
+from browser_support import ARTIFACTS, log_in_as_host, playwright, post, watched_page
 
 playwright()  # skips this module where there is no Chromium
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
-    with served(tmp_path, "Ann,Ben,Cy") as table:
-        yield table
+#: The players of the table `server` (tests/conftest.py) serves for this module's tests.
+PLAYERS = "Ann,Ben,Cy"
 
 
 def step(base: str, rt: Any, rng: random.Random) -> None:

@@ -22,16 +22,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from companion.editions import EditionLibrary, is_complete, shipped_edition
 from companion.engine.edition import edition_to_json
 
-from browser_support import ARTIFACTS, playwright, post, served, watched_page
+from browser_support import ARTIFACTS, playwright, post, watched_page
 from transcription_pace import BUDGET_MINUTES, minutes
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
@@ -55,12 +52,6 @@ TAPS_PER_CARD, TAPS_PER_ITINERARY = 6.9, 18.1
 LABEL = {"person": "Person", "event": "Event", "innovation": "Innov.", "progress": "Progress",
          "wild": "Wild", "crystal": "Crystal"}  # fmt: skip
 COLUMNS = ("person", "event", "innovation", "progress")
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
-    with served(tmp_path, "Ann,Ben") as table:
-        yield table
 
 
 def reader_tap(base: str, tag: str) -> None:

@@ -11,22 +11,13 @@ from __future__ import annotations
 import json
 import re
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from browser_support import ARTIFACTS, playwright, post, served
+from browser_support import ARTIFACTS, playwright, post
 
 expect = playwright().expect
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
-    with served(tmp_path, "Ann,Ben") as table:
-        yield table
 
 
 def request(base: str, path: str) -> urllib.request.Request:

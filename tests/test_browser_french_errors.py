@@ -7,24 +7,18 @@ page words them from web/static/i18n.js (see tests/test_error_codes.py for the l
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from companion.access import ADDRESS_GUESSES_PER_MINUTE
 from companion.hardware.health import HardwareFault
 
-from browser_support import ARTIFACTS, playwright, served, watched_page
+from browser_support import ARTIFACTS, playwright, watched_page
 
 playwright()  # skips this module where there is no Chromium
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
-    with served(tmp_path, "Ann,Ben,Cy") as table:
-        yield table
+#: The players of the table `server` (tests/conftest.py) serves for this module's tests.
+PLAYERS = "Ann,Ben,Cy"
 
 
 def french_page(browser: Any, base: str, errors: list[str]) -> Any:

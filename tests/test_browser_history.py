@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import random
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -17,7 +15,7 @@ import pytest
 from companion.bgstats import BGG_ID, CREATE_PLAY, SOURCE_NAME
 from companion.past import ranks
 
-from browser_support import ARTIFACTS, playwright, post, served, watched_page
+from browser_support import ARTIFACTS, playwright, post, watched_page
 from test_history import finished_game
 from test_page_family import axe, axe_script
 
@@ -26,10 +24,8 @@ playwright()  # skips this module where there is no Chromium
 PHONE = {"width": 360, "height": 780}
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
-    with served(tmp_path, "Ann,Ben,Cy") as table:
-        yield table
+#: The players of the table `server` (tests/conftest.py) serves for this module's tests.
+PLAYERS = "Ann,Ben,Cy"
 
 
 def play_to_the_end(base: str, rt: Any, seed: int) -> None:

@@ -8,21 +8,11 @@ decomposed, which look the same) both reach the player.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
-
-from browser_support import ARGS, ARTIFACTS, chromium, log_in_as_host, playwright, served, watched_page
+from browser_support import ARGS, ARTIFACTS, chromium, log_in_as_host, playwright, watched_page
 
 playwright()  # skips this module where there is no Chromium
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
-    with served(tmp_path, "Ann,Ben") as table:
-        yield table
 
 
 def start_with(page: Any, names: list[str]) -> None:

@@ -8,23 +8,13 @@ and once the answer comes list the undo in its event log, in English and in Fren
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from companion.engine import Take
 
-from browser_support import ARTIFACTS, log_in_as_host, playwright, post, served, watched_page
+from browser_support import ARTIFACTS, log_in_as_host, playwright, post, watched_page
 
 playwright()  # skips this module where there is no Chromium
-
-
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
-    with served(tmp_path, "Ann,Ben") as table:
-        yield table
 
 
 def takes(rt: Any) -> list[Take]:

@@ -19,6 +19,7 @@ from companion.editions import (
     CsvError,
     EditionLibrary,
     EditionNotFound,
+    FieldError,
     LibraryError,
     cards_from_csv,
     cards_to_csv,
@@ -417,6 +418,26 @@ def test_an_edition_too_large_to_read_back_is_never_written(tmp_path: Path) -> N
     with pytest.raises(LibraryError, match="larger than"):
         library.save("my-box", obj)
     assert library.load("my-box").cards == shipped_edition("reference").cards, "the old file is intact"
+
+
+def test_a_change_is_saved_when_its_block_ends_and_a_refused_one_leaves_the_file(tmp_path: Path) -> None:
+    """`EditionLibrary.changing`: the page's and the command line's one read-change-save."""
+    library = own_copy(tmp_path)
+    before = library.path("my-box").read_bytes()
+    with pytest.raises(FieldError), library.changing("my-box") as obj:  # a field refused midway
+        remove(obj, "cards", obj["cards"][0]["id"])
+        raise FieldError("year", "not a year", code="bad_year")
+    assert library.path("my-box").read_bytes() == before, "a block that raised saves nothing"
+    with pytest.raises(EditionError), library.changing("my-box") as obj:  # the engine refuses the save
+        obj["cards"][0]["hours"] = "many"
+    assert library.path("my-box").read_bytes() == before
+    with pytest.raises(LibraryError), library.changing("reference"):
+        pass
+    with library.changing("my-box") as obj:
+        gone = obj["cards"][0]["id"]
+        remove(obj, "cards", gone)
+        assert library.path("my-box").read_bytes() == before, "saved when the block ends, not before"
+    assert gone not in {c.id for c in library.load("my-box").cards}
 
 
 # --- what an owner's edition still holds of its base (not passed off as transcribed) ------------

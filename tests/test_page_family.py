@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from browser_support import ARTIFACTS, log_in_as_host, playwright, post, served
+from browser_support import ARTIFACTS, log_in_as_host, playwright, post
 from tests_support import play_turn, require_tool
 
 sync_api = playwright()
@@ -82,10 +82,8 @@ def axe_script() -> Path:
     return script
 
 
-@pytest.fixture
-def server(tmp_path: Path) -> Iterator[tuple[str, Any]]:
-    with served(tmp_path, "Ann,Ben,Cy") as table:
-        yield table
+#: The players of the table `server` (tests/conftest.py) serves for this module's tests.
+PLAYERS = "Ann,Ben,Cy"
 
 
 def host_page(browser: Any, base: str, width: int, lang: str = "en") -> Any:

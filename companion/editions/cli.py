@@ -151,12 +151,9 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def _change(args: argparse.Namespace, change: Any) -> int:
     """Load the owner's edition, apply ``change`` to its object, save it (validated)."""
-    library = _library(args)
     try:
-        with library.editing():  # not while the page (or another command) changes it
-            obj = library.editable(args.name)
+        with _library(args).changing(args.name) as obj:  # not while the page (or another command) changes it
             said = change(obj) or []
-            library.save(args.name, obj)
     except (EditionNotFound, EditionError, LibraryError, FieldError) as exc:
         return _errors(exc)
     except OSError as exc:

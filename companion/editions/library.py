@@ -22,7 +22,8 @@ import dataclasses
 import json
 import re
 import time
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -202,6 +203,21 @@ class EditionLibrary:
         folder. Without it, two changes at once (the page's Save and its "next sticker saves")
         each read the file and the second write loses the first one's card."""
         return folder_lock(self.folder)
+
+    @contextmanager
+    def changing(self, name: str) -> Iterator[dict[str, Any]]:
+        """An owner's edition to change in the ``with`` block, saved (validated) when the block
+        ends, the whole read-change-save under `editing`: the one step behind every change from
+        the page and the command line, which keep only their own answer.
+
+        A block that raises (a field refused) saves nothing; a save the engine or the disk
+        refuses raises here and leaves the file as it was. The lock is re-entrant, so a caller
+        with more to do once the edition is saved (the page binds a sticker's tag to the card
+        just saved) holds `editing` around its block."""
+        with self.editing():
+            obj = self.editable(name)
+            yield obj
+            self.save(name, obj)
 
     # --- reading ---------------------------------------------------------------------
 

@@ -151,10 +151,9 @@ def _edit(name: str, change: Any, tag: Any = None) -> Response:
 
     def edited() -> dict[str, Any]:
         with library.editing():
-            obj = library.editable(name)
-            extra = change(obj) or {}
+            with library.changing(name) as obj:
+                extra = change(obj) or {}
             bind_to = extra.pop("bind_to", None)
-            library.save(name, obj)
             if bind_to is not None:
                 extra.update(_bind(tag, bind_to, name))
         return {"progress": progress(obj), **extra}
