@@ -1,8 +1,9 @@
 """What the web layer needs from a running table, as an interface.
 
 `companion.web` serves whatever object it is given that has this shape;
-`companion.app` builds the real one (`companion.app.Runtime`) and wires the two.
-So the arrows point down: the app knows the web, the web knows only this module
+`companion.startup` builds the real one (`companion.runtime.Runtime`) and
+`companion.serving` wires the two. So the arrows point down: serving knows the web, the
+web knows only this module
 (and the lower ones: the store, editions, enrolment, the engine).
 """
 

@@ -195,6 +195,22 @@ def test_the_table_layer_never_imports_the_web_layer() -> None:
     assert not wrong, wrong
 
 
+#: The composition root: it builds the runtime and hands it to the web layer, so the web layer
+#: (and the port it is given) never imports any of it.
+ROOT = ("companion.app", "companion.startup", "companion.console", "companion.serving", "companion.runtime")
+
+
+def test_the_web_layer_never_imports_the_composition_root() -> None:
+    wrong = [
+        f"{name} imports {imported}"
+        for name, module in modules().items()
+        if inside(name, (*WEB, "companion.ports", "companion.history_web"))
+        for imported in sorted(module.imports)
+        if inside(imported, (*ROOT, "companion.cli"))
+    ]
+    assert not wrong, wrong
+
+
 def test_no_module_reaches_another_modules_private_names() -> None:
     known = modules()
     wrong = [f"{name}:{where}" for name, module in known.items() for where in module.private]

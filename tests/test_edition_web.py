@@ -218,7 +218,7 @@ def test_a_failed_write_changes_nothing_and_says_so(env: Any, monkeypatch: Any) 
 
 
 def test_the_real_reader_gives_the_transcription_the_uid_not_the_stickers_text(env: Any) -> None:
-    from companion.app import attach_reader
+    from companion.startup import attach_reader
 
     http, rt = env
     http.post("/api/library", json={"name": "my-box"}, headers=PIN)

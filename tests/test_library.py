@@ -12,7 +12,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.app import build_runtime, new_game
 from companion.cli import main
 from companion.config import Config
 from companion.editions import (
@@ -35,6 +34,8 @@ from companion.editions import (
 from companion.engine import EditionError
 from companion.engine.edition import edition_to_json, parse_edition
 from companion.engine.tokens import BENEFITS
+from companion.game_setup import new_game
+from companion.startup import build_runtime
 from companion.store import Store
 from companion.web import create_app
 

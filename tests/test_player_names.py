@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 from test_store_safety import free_itinerary
 
-from companion.app import GameSetupError, new_game
 from companion.config import Config
+from companion.game_setup import new_game
+from companion.ports import GameSetupError
 from companion.store import Store
 from companion.text import name_key, player_name, visible
 
