@@ -21,6 +21,8 @@ from companion.text import name_key, player_name, visible
 NAME_LENGTH = 24
 #: The players of the game a fresh companion starts by itself: names read alike in English and French.
 FIRST_PLAYERS = ("Alex", "Sam")
+#: Names listed in the refusal of too many players (a script may send hundreds).
+SHOWN_NAMES = 8
 
 
 def start_for_table(
@@ -56,49 +58,29 @@ def new_game(
     names = [name for name in map(player_name, players) if name]
     blank = [name for name in names if not visible(name)]
     if blank:
-        raise GameSetupError(
-            "a player's name needs a letter, digit or sign that shows; "
-            f"{' '.join(f'U+{ord(char):04X}' for char in blank[0][:8])} shows nothing",
-            code="name_invisible",
-        )
+        # which characters, by code point: they show nothing, so only their numbers can name them
+        raise GameSetupError("name_invisible", chars=" ".join(f"U+{ord(char):04X}" for char in blank[0][:8]))
     long = [n for n in names if len(n) > NAME_LENGTH]
     if long:
-        raise GameSetupError(
-            f"a player's name is at most {NAME_LENGTH} characters; shorten {long[0][:NAME_LENGTH]}...",
-            code="name_too_long",
-            max=NAME_LENGTH,
-            name=long[0][:NAME_LENGTH],
-        )
-    if not 1 <= len(names) <= 4:
-        raise GameSetupError(
-            f"a game has 1 to 4 players, not {len(names)} ({', '.join(names) or 'none'})",
-            code="player_count",
-            n=len(names),
-        )
+        raise GameSetupError("name_too_long", max=NAME_LENGTH, name=long[0][:NAME_LENGTH])
+    if not names:  # its own sentence: "not 0 ()" would say nothing, and French has no plural for 0
+        raise GameSetupError("no_players")
+    if len(names) > 4:
+        shown = ", ".join(names[:SHOWN_NAMES]) + (", …" if len(names) > SHOWN_NAMES else "")
+        raise GameSetupError("player_count", n=len(names), names=shown)
     keys = [name_key(name) for name in names]
     if len(set(keys)) != len(keys):  # "Zoé" twice, "ann" and "Ann": the page would show one name twice
-        raise GameSetupError("two players share a name; give each a different one", code="duplicate_names")
+        raise GameSetupError("duplicate_names")
     palette = list(colours or config.palette)
     for colour in palette[: len(names)]:
-        problem = colour_problem(colour)
-        if problem:
-            raise GameSetupError(problem, code="bad_colour", colour=repr(colour)[:40])
+        if colour_problem(colour):
+            raise GameSetupError("bad_colour", colour=repr(colour)[:40])
     if len(palette) < len(names):
-        raise GameSetupError(
-            f"{len(names)} players need {len(names)} colours, got {len(palette)}",
-            code="too_few_colours",
-            n=len(names),
-            got=len(palette),
-        )
+        raise GameSetupError("too_few_colours", n=len(names), got=len(palette))
     library = EditionLibrary(store.path.parent)
     ed, kept = edition_setup_value(library, edition if edition is not None else library.default())
     if ed.itineraries and len(ed.itineraries) < 3 * len(names):
-        raise GameSetupError(
-            f"the {ed.name} edition has too few itineraries for {len(names)} players",
-            code="too_few_itineraries",
-            edition=ed.name,
-            n=len(names),
-        )
+        raise GameSetupError("too_few_itineraries", edition=ed.name, n=len(names))
     rng = random.Random(seed)
     stack = rng.sample(names, len(names))
     setup = {

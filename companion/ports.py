@@ -19,17 +19,14 @@ from companion.engine import Edition
 from companion.hardware.health import Health
 from companion.past import History, PastGame, Replays
 from companion.table import Outcome
+from companion.wording import CodedError
 
 
-class GameSetupError(ValueError):
-    """A new game was asked for something impossible; the message says what.
+class GameSetupError(CodedError, ValueError):
+    """A new game was asked for something impossible (`companion.game_setup.new_game`).
 
-    ``code`` and ``params`` name the refusal for the page, which words it in its language."""
-
-    def __init__(self, message: str, *, code: str, **params: object) -> None:
-        super().__init__(message)
-        self.code = code
-        self.params = params
+    Only ``code`` and ``params``: the page words the refusal in its language, and ``str(exc)``
+    (the CLI's and the API's English) is the English catalogue's sentence."""
 
 
 class TableRuntime(Protocol):

@@ -32,7 +32,11 @@ SERVER = (
     "history_web.py",
 )
 HARDWARE = ("hardware/health.py", "hardware/reader.py", "hardware/ring.py", "hardware/buttons.py")
-CODE = r'\b(?:code|mock_code)(?:: str)?\s*=\s*"([a-z_0-9]+)"'
+#: ``code="..."``, or the code an error that carries only its code is made with (`CodedError`).
+CODE = (
+    r"(?:\b(?:code|mock_code)(?:: str)?\s*=\s*"
+    r'|\b(?:GameSetupError|EnrolRefused|HardwareFault|LibraryError)\(\s*)"([a-z_0-9]+)"'
+)
 
 
 def _source(names: tuple[str, ...]) -> str:
@@ -222,7 +226,7 @@ def test_the_new_game_refusals_name_their_code_where_they_are_raised(tmp_path: P
         ("reader", OSError("timeout"), "reader_failed", {}),
         (
             "ring",
-            HardwareFault("Blinka ...", "update", code="ring_board_unknown", pin="D18"),
+            HardwareFault("ring_board_unknown", pin="D18"),
             "ring_board_unknown",
             {"pin": "D18"},
         ),

@@ -288,7 +288,7 @@ def test_cli_creates_makes_default_and_deletes_an_owners_edition(tmp_path: Path,
     assert EditionLibrary(tmp_path).default() == "box"
     assert main(["edition", "new", "draft", *d]) == 0
     assert main(["edition", "default", "draft", *d]) == 2
-    assert "'draft' is not complete yet" in capsys.readouterr().err
+    assert "draft is not complete yet" in capsys.readouterr().err
     assert main(["edition", "delete", "box", *d]) == 0
     assert "Deleted edition 'box'." in capsys.readouterr().out
     assert EditionLibrary(tmp_path).default() == "reference", "the default goes with its edition"

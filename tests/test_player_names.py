@@ -96,7 +96,7 @@ def test_the_command_line_refuses_them_too(tmp_path: Path, capsys: Any) -> None:
 
     data = ["--data-dir", str(tmp_path), "--mock"]
     assert main(["new", "--players", f"{NFC},{NFD}", *data]) == 2
-    assert "two players share a name" in capsys.readouterr().err
+    assert "Two players share a name" in capsys.readouterr().err
     assert main(["new", "--players", f"Ann,{FILLER}", *data]) == 2
     assert "U+3164 shows nothing" in capsys.readouterr().err
     assert main(["new", "--players", f"{NFD},Ben", *data]) == 0
