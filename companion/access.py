@@ -58,9 +58,9 @@ MAX_SESSIONS = 256
 
 
 def pin_problem(pin: str) -> str | None:
-    """Why ``pin`` cannot be the table PIN, or None."""
+    """Why ``pin`` cannot be the table PIN (the catalogue's rule, after ``--pin '12': ``), or None."""
     if not PIN_RULE.fullmatch(pin):
-        return 'a table PIN is 4 to 8 digits, such as "4821"'
+        return say("pin_rule", "en")
     return None
 
 

@@ -235,3 +235,13 @@ def test_a_button_that_can_no_longer_be_read_is_named() -> None:
     assert "the confirm button's pin GPIO6 can no longer be read" in str(caught.value)
     assert "bouton confirm" in say("button_unreadable", "fr", **caught.value.params)
     assert "lsof /dev/gpiochip0" in caught.value.fix
+
+
+def test_the_pin_rule_is_the_catalogues() -> None:
+    """`--pin` and the PIN file are checked by one rule, worded in the catalogues like the page's."""
+    from companion.access import pin_problem, table_pin
+
+    assert pin_problem("12") == say("pin_rule", "en") and "4 to 8 digits" in say("pin_rule", "en")
+    assert pin_problem("4821") is None and "4 à 8 chiffres" in say("pin_rule", "fr")
+    with pytest.raises(ValueError, match="--pin '12': a table PIN is 4 to 8 digits"):
+        table_pin("", "12", Path("/nonexistent"))
