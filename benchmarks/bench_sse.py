@@ -20,8 +20,10 @@ import threading
 import time
 from pathlib import Path
 
-from companion.app import build_runtime, make_server, new_game
 from companion.config import ButtonSettings, Config, TableSettings
+from companion.game_setup import new_game
+from companion.serving import make_server
+from companion.startup import build_runtime
 from companion.store import Store
 
 

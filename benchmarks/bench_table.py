@@ -23,9 +23,10 @@ import threading
 import time
 from pathlib import Path
 
-from companion.app import build_runtime, new_game
 from companion.config import Config
+from companion.game_setup import new_game
 from companion.hardware.reader import ReaderLoop, TagDebouncer
+from companion.startup import build_runtime
 from companion.store import Store
 
 

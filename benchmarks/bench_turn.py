@@ -27,10 +27,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from companion.app import new_game
 from companion.bots import greedy_bot, random_bot
 from companion.config import Config
 from companion.engine import ChooseItinerary, Take
+from companion.game_setup import new_game
 from companion.store import Store
 from companion.table import Table
 

@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from companion.rate import SlidingWindow
+from companion.wording import say
 
 #: The one rule for a table PIN, wherever it comes from (config, ``--pin``, the pin file).
 PIN_RULE = re.compile(r"[0-9]{4,8}")
@@ -57,9 +58,9 @@ MAX_SESSIONS = 256
 
 
 def pin_problem(pin: str) -> str | None:
-    """Why ``pin`` cannot be the table PIN, or None."""
+    """Why ``pin`` cannot be the table PIN (the catalogue's rule, after ``--pin '12': ``), or None."""
     if not PIN_RULE.fullmatch(pin):
-        return 'a table PIN is 4 to 8 digits, such as "4821"'
+        return say("pin_rule", "en")
     return None
 
 
@@ -136,6 +137,11 @@ def table_pin(configured: str, given: str | None, data_dir: Path) -> str:
     return stored_pin(data_dir)
 
 
+def worded(code: str) -> tuple[str, str]:
+    """A refusal as (code, its English sentence from the catalogue, `companion.wording`)."""
+    return code, say(code, "en")
+
+
 class PinGuard:
     """Counts wrong PINs per address and for the whole table; `reset` is the host's way back in.
 
@@ -155,15 +161,12 @@ class PinGuard:
         """The lockout in force for ``address`` as (code, English sentence), or None.
 
         The code lets the page say it in its own language (``pin_locked_table``: the whole
-        table's guesses are used up; ``pin_locked_address``: this device's)."""
+        table's guesses are used up; ``pin_locked_address``: this device's); the English is
+        the catalogue's sentence for it."""
         if not self._table.test("table"):
-            return (
-                "pin_locked_table",
-                "Too many wrong PINs at this table; PIN logins are paused for up to an hour. "
-                "The host can hold Confirm on the table for 5 seconds to allow them again.",
-            )
+            return worded("pin_locked_table")
         if not self._address.test(address):
-            return "pin_locked_address", "Too many wrong PINs from this device; wait a minute and try again."
+            return worded("pin_locked_address")
         return None
 
     def check(self, address: str, given: str, pin: str) -> tuple[str, str] | None:
@@ -180,7 +183,7 @@ class PinGuard:
                 return None
             self._table.hit("table")
             self._address.hit(address)
-            return "wrong_pin", "Wrong table PIN."
+            return worded("wrong_pin")
 
     def reset(self) -> None:
         """Forget every wrong guess (the host held Confirm at the table)."""

@@ -26,8 +26,8 @@ if TYPE_CHECKING:  # imported where used: `companion --help` need not load SQLit
     from companion.store import Store
 
 EXIT_USAGE = 2
-#: A fault that may pass (the port still in use after `companion.app.BIND_RETRY_SECONDS`, the disk
-#: still full after `companion.app.DISK_RETRY_SECONDS`):
+#: A fault that may pass (the port still in use after `companion.serving.BIND_RETRY_SECONDS`, the disk
+#: still full after `companion.startup.DISK_RETRY_SECONDS`):
 #: the systemd unit restarts on it, unlike on EXIT_USAGE.
 EXIT_RETRY = 3
 
@@ -152,17 +152,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     import threading
 
     from companion.access import pin_problem
-    from companion.app import (
-        KEYS_HELP,
-        PortBusy,
-        build_runtime,
-        build_when_space,
-        describe_expect,
-        keyboard,
-        print_ring,
-        serve_when_free,
-    )
     from companion.config import ConfigError, load_config
+    from companion.console import KEYS_HELP, describe_expect, keyboard, print_ring
+    from companion.serving import PortBusy, serve_when_free
+    from companion.startup import build_runtime, build_when_space
     from companion.store import DiskFull, StoreError
 
     try:
@@ -213,8 +206,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_new(args: argparse.Namespace) -> int:
-    from companion.app import GameSetupError, new_game
     from companion.config import ConfigError, colour_problem, load_config
+    from companion.game_setup import new_game
+    from companion.ports import GameSetupError
     from companion.store import StoreError
 
     try:

@@ -318,7 +318,7 @@ class Doctor:
 
         server, runtime, workdir = None, None, tempfile.mkdtemp(prefix="companion-doctor-")
         try:
-            from companion.app import build_runtime
+            from companion.startup import build_runtime
             from companion.web import create_app
 
             runtime = build_runtime(config, Path(workdir), mock=True, say=lambda _: None)

@@ -33,6 +33,7 @@ from companion.engine.edition import edition_to_json
 from companion.engine.tokens import ANCESTOR, BENEFITS
 from companion.engine.words import year_text
 from companion.store import Store, StoreError
+from companion.wording import CodedError, say
 
 Ask = Callable[[str], str | None]  # a prompt in, a line out (None: no more input)
 
@@ -68,6 +69,11 @@ def parse_values(text: str) -> tuple[int, list[str]] | str:
     if unknown:
         return f"Unknown benefit {unknown[0]!r}; use {', '.join(BENEFITS)}."
     return hours, gains
+
+
+class EnrolRefused(CodedError, ValueError):
+    """The page's enrolment was refused: only a ``code`` and ``params``, which the page words
+    in its language; ``str(exc)`` is the English catalogue's sentence."""
 
 
 class Enroller:
@@ -118,6 +124,9 @@ class Enroller:
                 "not enrolled. Free some space on the companion and enrol it again."
             )
             return True
+        except EnrolRefused as exc:  # the owner's file changed beyond use meanwhile: nothing is written
+            self.say(str(exc))
+            return True
         try:
             self.store.enroll(uid, card, self.edition.name)
         except StoreError as exc:
@@ -150,7 +159,9 @@ class Enroller:
         checking it as `companion edition check` would.
 
         The file is read again under the library's lock first: an enrolment session is long,
-        and the edition page (or another command) may have changed the edition meanwhile."""
+        and the edition page (or another command) may have changed the edition meanwhile. If
+        it can no longer be read, or no longer has the card, `EnrolRefused` says so and nothing
+        is written: the tag is not enrolled either, so the values typed are never silently lost."""
         entry = next(c for c in self.data["cards"] if c["id"] == card_id)
         typed = entry["hours"], list(entry["gains"])
         folder = self.own_file.parent
@@ -160,14 +171,14 @@ class Enroller:
                 try:
                     current = json.loads(read_edition_file(self.own_file))
                 except (ValueError, EditionNotFound) as exc:
-                    self.say(f"Not saved: {self.own_file} cannot be read ({exc}); fix it and enrol again.")
-                    return
+                    raise EnrolRefused(
+                        "enrol_edition_unreadable", file=str(self.own_file), detail=str(exc)
+                    ) from None
                 cards = current.get("cards") if isinstance(current, dict) else None
                 cards = cards if isinstance(cards, list) else []
                 fresh = next((c for c in cards if isinstance(c, dict) and c.get("id") == card_id), None)
                 if fresh is None:
-                    self.say(f"Not saved: {card_id} is no longer in {self.own_file}.")
-                    return
+                    raise EnrolRefused("enrol_card_gone", card=card_id, file=str(self.own_file))
                 fresh["hours"], fresh["gains"] = typed
                 self.data = current
             self._write(card_id)
@@ -184,51 +195,32 @@ class Enroller:
         try:
             read_edition_text(text, str(self.own_file), str(self.data["name"]))
         except EditionError as exc:  # pragma: no cover - the dialogue only writes valid values
-            self.say(f"Not saved: {exc}")
-            return
+            raise EnrolRefused("enrol_refused", detail=str(exc)) from None
         atomic_write(self.own_file, text + "\n")
         self.say(f"Saved to {self.own_file}.")
-
-
-class EnrolRefused(ValueError):
-    """The page's enrolment was refused: the English message, and a ``code`` and ``params``
-    that the page words in its language."""
-
-    def __init__(self, message: str, /, code: str, **params: object) -> None:
-        super().__init__(message)
-        self.code = code
-        self.params = params
 
 
 def enroll_tag(
     store: Store, edition: Edition, own_file: Path, uid: str, card: str, values: tuple[int, list[str]] | None
 ) -> tuple[str, dict[str, Any]]:
-    """Enrol one tag in one go (the page's form): what was done, in English and as the params
-    of the page's ``enrolled`` sentence (tag, card, its title and year, whether values were
-    saved to the owner's edition); raises EnrolRefused or StoreError."""
+    """Enrol one tag in one go (the page's form): what was done, in English (the catalogue's
+    ``enrolled`` sentence, and ``enrolled.saved`` when values were saved to the owner's edition,
+    as the page writes them) and as that sentence's params (tag, card, its title and year,
+    whether values were saved); raises EnrolRefused (nothing done) or StoreError."""
     if card != ANCESTOR and card not in edition.card_index and card not in edition.itinerary_index:
-        raise EnrolRefused(
-            f"{card!r} is not a card, itinerary or 'ancestor' of the {edition.name} edition",
-            code="enrol_not_a_card",
-            card=card[:40],
-            edition=edition.name,
-        )
+        raise EnrolRefused("enrol_not_a_card", card=card[:40], edition=edition.name)
     if values is not None and card not in edition.card_index:
-        raise EnrolRefused(
-            "only History cards have printed hours and benefits to correct", code="enrol_no_values", card=card
-        )
+        raise EnrolRefused("enrol_no_values", card=card)
     known = store.tags().get(uid)
     if known is not None:
-        raise EnrolRefused(
-            f"tag {uid} is already enrolled as {known}; unenroll it first",
-            code="enrol_taken",
-            tag=uid[:40],
-            known=known,
-        )
-    said: list[str] = []
-    enroller = Enroller(store, edition, own_file, lambda _: None, said.append)
+        raise EnrolRefused("enrol_taken", tag=uid[:40], known=known)
+    enroller = Enroller(store, edition, own_file, lambda _: None, lambda _: None)
     if values is not None:
-        entry = next(c for c in enroller.data["cards"] if c["id"] == card)
+        entry = next(
+            (c for c in enroller.data.get("cards", ()) if isinstance(c, dict) and c.get("id") == card), None
+        )
+        if entry is None:  # the owner removed it from their edition (`Enroller._save` reads it again)
+            raise EnrolRefused("enrol_card_gone", card=card, file=str(own_file))
         entry["hours"], entry["gains"] = values
         enroller._save(card)
     store.enroll(uid, card, edition.name)
@@ -238,4 +230,7 @@ def enroll_tag(
         params["year"] = edition.card(card).year
     elif card in edition.itinerary_index:
         params["itinerary"] = card
-    return " ".join([f"Tag {uid} is now {card}.", *said]), params
+    # an itinerary is named as the page names it ("Itinerary IT03"), a card by its title and year
+    label = {"c": say("itinerary", "en", i=card)} if "itinerary" in params else {}
+    said = say("enrolled", "en", **params, **label)
+    return (f"{said} {say('enrolled.saved', 'en')}" if values is not None else said), params

@@ -21,7 +21,7 @@ What an audit showed, and the answer here:
   thread was left: a connection may have only `PIPELINED` requests queued (the last
   one kept is answered with ``Connection: close``, the rest dropped: browsers never
   pipeline) and 256 KiB of output unsent (``outbuf_high_watermark``, set by
-  `companion.app.make_server`: the thread writing more waits), and output no byte of
+  `companion.serving.make_server`: the thread writing more waits), and output no byte of
   which has been taken for `SEND_SECONDS` closes the connection, which frees that thread;
 - every deadline here is on the monotonic clock: waitress schedules its sweep and
   times idle connections by the wall clock, so a clock stepped back (NTP at boot, a

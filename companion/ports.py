@@ -1,8 +1,9 @@
 """What the web layer needs from a running table, as an interface.
 
 `companion.web` serves whatever object it is given that has this shape;
-`companion.app` builds the real one (`companion.app.Runtime`) and wires the two.
-So the arrows point down: the app knows the web, the web knows only this module
+`companion.startup` builds the real one (`companion.runtime.Runtime`) and
+`companion.serving` wires the two. So the arrows point down: serving knows the web, the
+web knows only this module
 (and the lower ones: the store, editions, enrolment, the engine).
 """
 
@@ -18,17 +19,14 @@ from companion.engine import Edition
 from companion.hardware.health import Health
 from companion.past import History, PastGame, Replays
 from companion.table import Outcome
+from companion.wording import CodedError
 
 
-class GameSetupError(ValueError):
-    """A new game was asked for something impossible; the message says what.
+class GameSetupError(CodedError, ValueError):
+    """A new game was asked for something impossible (`companion.game_setup.new_game`).
 
-    ``code`` and ``params`` name the refusal for the page, which words it in its language."""
-
-    def __init__(self, message: str, *, code: str, **params: object) -> None:
-        super().__init__(message)
-        self.code = code
-        self.params = params
+    Only ``code`` and ``params``: the page words the refusal in its language, and ``str(exc)``
+    (the CLI's and the API's English) is the English catalogue's sentence."""
 
 
 class TableRuntime(Protocol):

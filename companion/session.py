@@ -18,7 +18,7 @@ from typing import Any
 from companion.store import Store
 from companion.table import Listener, Outcome, Table
 
-#: Stores a new game and returns its id (players, colours, edition, seed): `companion.app.new_game`
+#: Stores a new game and returns its id (players, colours, edition, seed): `companion.game_setup.new_game`
 #: with the table's settings bound.
 GameStarter = Callable[[list[str], list[str] | None, str, int | None], int]
 

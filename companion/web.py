@@ -17,7 +17,8 @@
 
 Everything is served from this process (no CDN: the table may be offline) and
 the page needs no build step. The web layer knows the running table only through
-`companion.ports.TableRuntime`: `companion.app` builds it and wires it in.
+`companion.ports.TableRuntime`: `companion.startup` builds it and
+`companion.serving` wires it in.
 """
 
 from __future__ import annotations

@@ -89,6 +89,22 @@ def card_label(params: dict[str, Any], lang: str = "en") -> str:
     return str(params.get("card", ""))
 
 
+#: The parts of an edition that can still be the base edition's, as the page names them.
+_BASE_PARTS = {"ancestor": "ed_the_ancestor", "playmat": "ed_the_playmat", "treks": "ed_the_trek_table"}
+
+
+def base_words(from_base: dict[str, Any], lang: str = "en") -> str:
+    """An edition's parts still the base edition's (``from_base``: its whole parts, and how many
+    cards and itineraries), in words as the edition page writes them: "the Ancestor, 3 cards"."""
+    words = catalogue(lang)
+    said = [str(words[_BASE_PARTS[p]]) if p in _BASE_PARTS else str(p) for p in from_base.get("parts", [])]
+    for kind, one in (("cards", "ed_1_card"), ("itineraries", "ed_1_itinerary")):
+        n = from_base.get(kind) or 0
+        if n:
+            said.append(str(words[one]) if n == 1 else fill(lang, str(words[f"ed_{kind}"]), {kind: n}))
+    return ", ".join(said)
+
+
 def say(code: str, lang: str = "en", **params: Any) -> str:
     """The sentence of ``code`` in ``lang`` with ``params`` filled in.
 
@@ -100,11 +116,28 @@ def say(code: str, lang: str = "en", **params: Any) -> str:
         values["c"] = card_label(values, lang)
     if values.get("player") == "":
         values["player"] = catalogue(lang)["msg"]["that_player"]
+    if isinstance(values.get("from_base"), dict):  # the page writes it in words too (edition/api.js)
+        values["from_base"] = base_words(values["from_base"], lang)
     variant = str(values.get("why") or values.get("kind") or ("more" if values.get("more") else ""))
     text = template(code, lang, variant)
     if text is None:
         raise KeyError(f"no sentence for {code!r} in the {lang} catalogue")
     return fill(lang, text, values)
+
+
+class CodedError(Exception):
+    """An error that carries only its ``code`` and ``params``: its English (``str(exc)``, which
+    the CLI, the console and the journal print) is the English catalogue's sentence, and a page
+    words the same code in its language. So a refusal's sentence is written once per language,
+    in the catalogues, never at the raise site (`tests/test_architecture.py` checks)."""
+
+    def __init__(self, code: str, /, **params: Any) -> None:
+        super().__init__(code)
+        self.code = code
+        self.params = params
+
+    def __str__(self) -> str:
+        return say(self.code, "en", **self.params)
 
 
 def took_text(params: dict[str, Any], lang: str = "en") -> str:

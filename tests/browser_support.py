@@ -19,7 +19,8 @@ from typing import Any
 
 import pytest
 
-from companion.app import Runtime, make_server
+from companion.runtime import Runtime
+from companion.serving import make_server
 
 from tests_support import make_runtime, require_tool
 

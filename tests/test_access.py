@@ -17,11 +17,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.access import TABLE_GUESSES_PER_HOUR, host_allowed, own_names, stored_pin, table_pin
-from companion.app import build_runtime, new_game
 from companion.cli import main
 from companion.config import ButtonSettings, Config, ConfigError, TableSettings, parse_config
+from companion.game_setup import new_game
 from companion.hardware.ring import RingLayout, render, view_of
 from companion.hardware.ring_pin import START, pin_frame, pin_seconds, read_pin
+from companion.startup import build_runtime
 from companion.store import Store
 from companion.web import create_app
 
@@ -435,7 +436,7 @@ def test_a_ring_failure_blames_the_drop_in_only_when_the_device_is_refused(tmp_p
 
 
 def test_the_mock_console_can_hold_confirm(tmp_path: Path) -> None:
-    from companion.app import keyboard
+    from companion.console import keyboard
 
     rt = make_runtime(tmp_path)
     try:
@@ -446,7 +447,7 @@ def test_the_mock_console_can_hold_confirm(tmp_path: Path) -> None:
 
 
 def test_companion_run_shows_the_pin_and_how_to_recover_it(tmp_path: Path) -> None:
-    from companion.app import serve
+    from companion.serving import serve
 
     from powercut import free_port
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -191,6 +192,22 @@ def test_the_table_layer_never_imports_the_web_layer() -> None:
         if inside(name, TABLE)
         for imported in sorted(module.imports)
         if inside(imported, WEB) or imported.split(".")[0] in {"flask", "waitress"}
+    ]
+    assert not wrong, wrong
+
+
+#: The composition root: it builds the runtime and hands it to the web layer, so the web layer
+#: (and the port it is given) never imports any of it.
+ROOT = ("companion.app", "companion.startup", "companion.console", "companion.serving", "companion.runtime")
+
+
+def test_the_web_layer_never_imports_the_composition_root() -> None:
+    wrong = [
+        f"{name} imports {imported}"
+        for name, module in modules().items()
+        if inside(name, (*WEB, "companion.ports", "companion.history_web"))
+        for imported in sorted(module.imports)
+        if inside(imported, (*ROOT, "companion.cli"))
     ]
     assert not wrong, wrong
 
@@ -468,3 +485,59 @@ def test_a_web_module_reaching_the_table_is_found(tmp_path: Path, source: str, f
     path = tmp_path / "probe.py"
     path.write_text(source)
     assert runtime_insides(path) == found
+
+
+# Errors that carry only a code and its params (issue 17, item 4): their English is the
+# catalogue's sentence (`companion.wording.CodedError`), never a sentence at the raise site.
+
+CODED = {"GameSetupError", "LibraryError", "EnrolRefused", "HardwareFault"}
+#: Two words in a string: a sentence (a code, a param's value such as "GPIO17" or ", " is not).
+SENTENCE = re.compile(r"[A-Za-z]{2,}\s+[A-Za-z]")
+
+
+def hand_written_errors(path: Path) -> list[str]:
+    """Where one of the `CODED` errors is made with English: a string of words (or an f-string
+    holding some) among its arguments, or its code passed as ``code=`` beside a message."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if name not in CODED:
+            continue
+        arguments = [*node.args, *(k.value for k in node.keywords)]
+        english = any(
+            isinstance(inner, ast.Constant) and isinstance(inner.value, str) and SENTENCE.search(inner.value)
+            for argument in arguments
+            for inner in ast.walk(argument)
+        )
+        if english or any(k.arg == "code" for k in node.keywords) or len(node.args) > 1:
+            found.append(f"{node.lineno}: {name}")
+    return found
+
+
+def test_coded_errors_are_made_with_a_code_and_params_only() -> None:
+    wrong = [
+        f"{name}:{where}" for name, module in modules().items() for where in hand_written_errors(module.path)
+    ]
+    assert not wrong, wrong
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ('raise GameSetupError("duplicate_names")\n', []),
+        ('raise LibraryError("edition_too_large", max=MAX, detail=str(exc))\n', []),
+        ('raise HardwareFault("button_unreadable", pin=f"GPIO{pin}", names=", ".join(n))\n', []),
+        ('raise GameSetupError("two players share a name", code="duplicate_names")\n', ["1: GameSetupError"]),
+        ('raise EnrolRefused(message, code="enrol_taken")\n', ["1: EnrolRefused"]),
+        ('raise health.HardwareFault(f"the {name} pin is gone")\n', ["1: HardwareFault"]),
+        ('x = LibraryError("shipped_read_only", hint="make a copy")\n', ["1: LibraryError"]),
+        ('raise HardwareFault("ring_failed", REINSTALL)\n', ["1: HardwareFault"]),
+    ],
+)
+def test_a_hand_written_error_is_found(tmp_path: Path, source: str, found: list[str]) -> None:
+    path = tmp_path / "probe.py"
+    path.write_text(source)
+    assert hand_written_errors(path) == found

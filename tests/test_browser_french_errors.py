@@ -36,7 +36,7 @@ def test_a_part_that_is_down_is_said_in_french_with_its_fix(server: Any, browser
     rt.health.fail("ring", PermissionError(13, "Permission denied", "/dev/pio0"))
     rt.health.fail(
         "reader",
-        HardwareFault("the MFRC522 does not answer", "check", code="reader_no_answer", version="0x00"),
+        HardwareFault("reader_no_answer", version="0x00"),
     )
     page = french_page(browser, base, errors)
     page.reload()

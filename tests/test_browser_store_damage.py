@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from test_store_checksums import change_one_byte, played, start, take_seq
 
-from companion.app import Runtime, make_server
 from companion.engine import Take
+from companion.runtime import Runtime
+from companion.serving import make_server
 
 from browser_support import ARTIFACTS, log_in_as_host, playwright, watched_page
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from companion import app
+from companion import startup
 from companion.cli import EXIT_RETRY
 from companion.cli import main as cli_main
 from companion.store import DiskFull, Store
@@ -26,8 +26,8 @@ from tests_support import make_runtime
 @pytest.fixture(autouse=True)
 def no_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
     """The start-up's wait for space, made instant (the waiting itself is tested below)."""
-    monkeypatch.setattr(app, "DISK_RETRY_SECONDS", 0.0)
-    monkeypatch.setattr(app, "DISK_RETRY_EVERY", 0.0)
+    monkeypatch.setattr(startup, "DISK_RETRY_SECONDS", 0.0)
+    monkeypatch.setattr(startup, "DISK_RETRY_EVERY", 0.0)
 
 
 def sqlite_says_full(*_: Any) -> None:
@@ -120,7 +120,7 @@ def test_the_start_waits_for_space_and_goes_on_once_there_is_some(tmp_path: Path
             raise failure
         return "runtime"
 
-    assert app.build_when_space(build, said.append, retry_for=10.0, every=0.0) == "runtime"
+    assert startup.build_when_space(build, said.append, retry_for=10.0, every=0.0) == "runtime"
     assert "Trying again every" in said[0] and said[-1].startswith("There is space")
 
 

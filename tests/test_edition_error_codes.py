@@ -123,8 +123,10 @@ def test_a_refusal_made_in_two_places_is_the_same_in_both(tmp_path: Path) -> Non
     lib.create("my-box")
     lib.path("array").write_text("[1]\n")
     lib.path("broken").write_text("{\n")
-    taken = "there is already an edition named 'my-box'; pick another name"
-    read_only = "'reference' is a shipped edition and cannot be changed; make a copy under a new name"
+    taken = "There is already an edition named my-box; pick another name."
+    read_only = (
+        "reference ships with the companion and cannot be changed; make a copy under a new name (New…)."
+    )
     at = {"line": 2, "column": 1}
     known = "reference, array, broken, my-box"
     cases: list[tuple[Any, type[Exception], str, dict[str, Any], str]] = [
@@ -218,7 +220,7 @@ def test_library_refusals_carry_their_code(env: Any) -> None:
         http.post("/api/library", json={"name": "my-box"}, headers=PIN), 400, "edition_name_taken"
     )
     assert taken["params"] == {"edition": "my-box"}
-    assert taken["error"] == "there is already an edition named 'my-box'; pick another name", "English kept"
+    assert taken["error"] == "There is already an edition named my-box; pick another name.", "English kept"
     named = refused(http.post("/api/library", json={"name": "My Box!"}, headers=PIN), 400, "bad_edition_name")
     assert named["params"]["name"] == "My Box!"
     shipped = refused(

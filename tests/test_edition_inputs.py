@@ -195,8 +195,8 @@ library.save("my-box", {**obj, "title": "never saved"})
 
 
 def test_a_save_killed_mid_write_leaves_a_temporary_file_the_next_start_removes(tmp_path: Path) -> None:
-    from companion.app import build_runtime
     from companion.config import Config
+    from companion.startup import build_runtime
 
     library = EditionLibrary(tmp_path)
     library.create("my-box")

@@ -90,7 +90,7 @@ def test_bad_values_are_refused_with_what_to_do(env: Any) -> None:
     bad = put(http, "/api/library/my-box/cards", {"day": 1, "year": 1, "hours": 13, "gains": []})
     assert bad.status_code == 400 and "hour" in bad.get_json()["error"]
     shipped = put(http, "/api/library/reference/cards", {"day": 1, "year": 1, "hours": 1, "gains": []})
-    assert shipped.status_code == 400 and "shipped" in shipped.get_json()["error"]
+    assert shipped.status_code == 400 and "ships with the companion" in shipped.get_json()["error"]
     assert http.get("/api/library/..%2F..%2Fetc", headers=PIN).status_code == 404
 
 
@@ -218,7 +218,7 @@ def test_a_failed_write_changes_nothing_and_says_so(env: Any, monkeypatch: Any) 
 
 
 def test_the_real_reader_gives_the_transcription_the_uid_not_the_stickers_text(env: Any) -> None:
-    from companion.app import attach_reader
+    from companion.startup import attach_reader
 
     http, rt = env
     http.post("/api/library", json={"name": "my-box"}, headers=PIN)
@@ -244,7 +244,7 @@ def test_the_library_routes_refuse_bad_requests_and_survive_a_failed_write(
     assert http.delete("/api/library/my-box", headers=PIN).status_code == 404
     assert http.post("/api/library", json={"name": "my-box"}, headers=PIN).status_code == 200
     draft = http.post("/api/library/my-box/default", headers=PIN)
-    assert draft.status_code == 400 and "'my-box' is not complete yet" in draft.get_json()["error"]
+    assert draft.status_code == 400 and "my-box is not complete yet" in draft.get_json()["error"]
     folder = rt.store.path.parent / "editions"
     before = sorted(p.name for p in folder.iterdir())
     shared = http.get("/api/library/reference/export", headers=PIN).get_data(as_text=True)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from companion.app import new_game
 from companion.config import Config
 from companion.editions import load_edition
 from companion.enroll import Enroller, find, parse_values
+from companion.game_setup import new_game
 from companion.record import replay_text
 from companion.store import Store
 

@@ -22,9 +22,21 @@ from tests_support import api_app, client_from, make_runtime
 
 ROOT = Path(__file__).resolve().parents[1]
 PIN = {"X-Table-Pin": "2468"}
-SERVER = ("web.py", "web_requests.py", "access.py", "app.py", "enroll.py", "json_bounds.py", "history_web.py")
+SERVER = (
+    "web.py",
+    "web_requests.py",
+    "access.py",
+    "game_setup.py",
+    "enroll.py",
+    "json_bounds.py",
+    "history_web.py",
+)
 HARDWARE = ("hardware/health.py", "hardware/reader.py", "hardware/ring.py", "hardware/buttons.py")
-CODE = r'\b(?:code|mock_code)(?:: str)?\s*=\s*"([a-z_0-9]+)"'
+#: ``code="..."``, or the code an error that carries only its code is made with (`CodedError`).
+CODE = (
+    r"(?:\b(?:code|mock_code)(?:: str)?\s*=\s*"
+    r'|\b(?:GameSetupError|EnrolRefused|HardwareFault|LibraryError)\(\s*)"([a-z_0-9]+)"'
+)
 
 
 def _source(names: tuple[str, ...]) -> str:
@@ -168,8 +180,9 @@ def test_control_refusals_carry_their_code(env: Any) -> None:
 
 
 def test_the_new_game_refusals_name_their_code_where_they_are_raised(tmp_path: Path) -> None:
-    from companion.app import GameSetupError, new_game
     from companion.config import Config
+    from companion.game_setup import new_game
+    from companion.ports import GameSetupError
 
     rt = make_runtime(tmp_path)
     try:
@@ -213,7 +226,7 @@ def test_the_new_game_refusals_name_their_code_where_they_are_raised(tmp_path: P
         ("reader", OSError("timeout"), "reader_failed", {}),
         (
             "ring",
-            HardwareFault("Blinka ...", "update", code="ring_board_unknown", pin="D18"),
+            HardwareFault("ring_board_unknown", pin="D18"),
             "ring_board_unknown",
             {"pin": "D18"},
         ),

@@ -22,12 +22,14 @@ import pytest
 from gpiozero.exc import BadPinFactory
 from gpiozero.pins.mock import MockFactory, MockPin
 
-import companion.app as app_module
-from companion.app import Runtime, build_runtime, new_game
+import companion.startup as app_module
 from companion.config import Config, RingSettings
+from companion.game_setup import new_game
 from companion.hardware.buttons import Buttons
 from companion.hardware.health import HardwareFault, Health, explain
 from companion.hardware.ring import SimulatedRing, open_ring
+from companion.runtime import Runtime
+from companion.startup import build_runtime
 from companion.store import Store
 
 import fake_mfrc522

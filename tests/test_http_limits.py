@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 
 from companion import http_server
-from companion.app import make_server
 from companion.config import ButtonSettings, Config, TableSettings
+from companion.serving import make_server
 
 from tests_support import make_runtime
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-import companion.app as app_module
+import companion.runtime as runtime_module
+import companion.serving as serving_module
 from companion.lan import addresses, is_local_only, lan_ip, mdns_name
 from companion.web import create_app
 
@@ -35,7 +36,7 @@ def test_the_lan_address_is_never_loopback() -> None:
 def test_the_qr_code_and_join_give_the_lan_address_to_a_page_opened_on_localhost(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(app_module, "lan_ip", lambda: "10.0.0.7")
+    monkeypatch.setattr(runtime_module, "lan_ip", lambda: "10.0.0.7")
     rt = make_runtime(tmp_path)
     rt.port = 8080
     http = create_app(rt).test_client()
@@ -50,14 +51,14 @@ def test_the_qr_code_and_join_give_the_lan_address_to_a_page_opened_on_localhost
 
 
 def test_the_console_prints_every_address(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(app_module, "lan_ip", lambda: "10.0.0.7")
+    monkeypatch.setattr(runtime_module, "lan_ip", lambda: "10.0.0.7")
     said: list[str] = []
     rt = make_runtime(tmp_path)
     rt.say = said.append
     monkeypatch.setattr(
-        app_module, "make_server", lambda *a, **k: type("S", (), {"run": lambda self: None})()
+        serving_module, "make_server", lambda *a, **k: type("S", (), {"run": lambda self: None})()
     )
-    app_module.serve(rt, "0.0.0.0", 8123)
+    serving_module.serve(rt, "0.0.0.0", 8123)
     text = "\n".join(said)
     assert "The table is at http://10.0.0.7:8123/" in text
     assert f"http://{mdns_name()}:8123/" in text and "http://localhost:8123/" in text

@@ -12,7 +12,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.app import build_runtime, new_game
 from companion.cli import main
 from companion.config import Config
 from companion.editions import (
@@ -36,6 +35,8 @@ from companion.editions import (
 from companion.engine import EditionError
 from companion.engine.edition import edition_to_json, parse_edition
 from companion.engine.tokens import BENEFITS
+from companion.game_setup import new_game
+from companion.startup import build_runtime
 from companion.store import Store
 from companion.web import create_app
 
@@ -288,7 +289,7 @@ def test_cli_creates_makes_default_and_deletes_an_owners_edition(tmp_path: Path,
     assert EditionLibrary(tmp_path).default() == "box"
     assert main(["edition", "new", "draft", *d]) == 0
     assert main(["edition", "default", "draft", *d]) == 2
-    assert "'draft' is not complete yet" in capsys.readouterr().err
+    assert "draft is not complete yet" in capsys.readouterr().err
     assert main(["edition", "delete", "box", *d]) == 0
     assert "Deleted edition 'box'." in capsys.readouterr().out
     assert EditionLibrary(tmp_path).default() == "reference", "the default goes with its edition"

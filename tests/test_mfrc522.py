@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from companion.app import attach_reader
 from companion.engine import ChooseItinerary, Reveal, Take
 from companion.hardware.reader import ReaderLoop, TagDebouncer, open_pi_reader
+from companion.startup import attach_reader
 
 from fake_mfrc522 import Chip, Tag
 from tests_support import make_runtime

@@ -701,8 +701,8 @@ def test_the_live_panel_tells_a_new_family_the_quick_turn(server: Any, browser: 
 def test_a_real_table_is_asked_to_reveal_the_new_deck_top(tmp_path: Path, browser: Any, lang: str) -> None:
     """6: a game without the mock dealer (decks shuffled by hand) waits for each new deck top
     to be tapped: the live panel's banner says so, highlighted, on a 360 px phone."""
-    from companion.app import new_game
     from companion.config import Config
+    from companion.game_setup import new_game
     from companion.store import Store
 
     from tests_support import FAST_BUTTONS
@@ -741,8 +741,9 @@ def test_a_real_table_is_asked_to_reveal_the_new_deck_top(tmp_path: Path, browse
 def companion_on(data: Path, turn: str = "quick") -> Iterator[tuple[str, Any]]:
     """`companion run --mock` on the games already in ``data`` (what a restart starts), served on
     a free port: its address and runtime, stopped afterwards."""
-    from companion.app import build_runtime, make_server
     from companion.config import Config, TableSettings
+    from companion.serving import make_server
+    from companion.startup import build_runtime
 
     from tests_support import FAST_BUTTONS
 

@@ -17,8 +17,9 @@ from typing import Any
 import pytest
 from test_store_safety import free_itinerary
 
-from companion.app import GameSetupError, new_game
 from companion.config import Config
+from companion.game_setup import new_game
+from companion.ports import GameSetupError
 from companion.store import Store
 from companion.text import name_key, player_name, visible
 
@@ -95,7 +96,7 @@ def test_the_command_line_refuses_them_too(tmp_path: Path, capsys: Any) -> None:
 
     data = ["--data-dir", str(tmp_path), "--mock"]
     assert main(["new", "--players", f"{NFC},{NFD}", *data]) == 2
-    assert "two players share a name" in capsys.readouterr().err
+    assert "Two players share a name" in capsys.readouterr().err
     assert main(["new", "--players", f"Ann,{FILLER}", *data]) == 2
     assert "U+3164 shows nothing" in capsys.readouterr().err
     assert main(["new", "--players", f"{NFD},Ben", *data]) == 0

@@ -118,11 +118,11 @@ def test_a_port_in_use_for_the_whole_window_exits_with_a_status_systemd_restarts
 ) -> None:
     import socket
 
-    import companion.app
+    import companion.serving
     from companion.cli import EXIT_RETRY, EXIT_USAGE, main
 
-    monkeypatch.setattr(companion.app, "BIND_RETRY_SECONDS", 0.3)
-    monkeypatch.setattr(companion.app, "BIND_RETRY_EVERY", 0.05)
+    monkeypatch.setattr(companion.serving, "BIND_RETRY_SECONDS", 0.3)
+    monkeypatch.setattr(companion.serving, "BIND_RETRY_EVERY", 0.05)
     monkeypatch.setattr(signal, "signal", lambda *_: None)  # cmd_run's SIGTERM handler stays out of pytest
     config = tmp_path / "config.toml"
     config.write_text('[table]\nhost = "127.0.0.1"\n')

@@ -12,9 +12,9 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from companion.app import attach_reader
 from companion.engine import Board
 from companion.hardware.ring import render, view_of
+from companion.startup import attach_reader
 from companion.table import Outcome, Table
 
 from tests_support import make_runtime

@@ -18,9 +18,10 @@ from typing import Any
 
 import pytest
 
-from companion.app import Runtime, build_runtime
 from companion.config import Config
 from companion.engine import Board, ChooseItinerary, Take
+from companion.runtime import Runtime
+from companion.startup import build_runtime
 from companion.store import DAMAGE_CODES, SCHEMA_VERSION, Store
 from companion.web import create_app
 

@@ -19,11 +19,12 @@ from typing import Any
 
 import pytest
 
-from companion.app import Runtime, build_runtime
 from companion.cli import main as cli_main
 from companion.config import Config
 from companion.engine import ChooseItinerary, Reveal, Take
 from companion.record import replay_text
+from companion.runtime import Runtime
+from companion.startup import build_runtime
 from companion.store import Store, StoreError
 from companion.table import DISK_FULL, STORE_ERROR
 from companion.wal import lost_commits

@@ -6,7 +6,7 @@ import http.client
 import json
 from pathlib import Path
 
-from companion.app import serve
+from companion.serving import serve
 
 from powercut import free_port
 from tests_support import make_runtime

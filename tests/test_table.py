@@ -9,13 +9,14 @@ from typing import Any
 
 import pytest
 
-from companion.app import Runtime, build_runtime
 from companion.config import Config
 from companion.engine import Take
 from companion.hardware.buttons import MockButtons
 from companion.hardware.reader import ReaderLoop, TagDebouncer
 from companion.hardware.ring import RingLayout, render, view_of
 from companion.record import replay_text
+from companion.runtime import Runtime
+from companion.startup import build_runtime
 from companion.store import Store
 from companion.table import CUE_REJECT, Table
 

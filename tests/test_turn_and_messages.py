@@ -7,7 +7,7 @@ import json
 import random
 from pathlib import Path
 
-from companion.app import describe_expect
+from companion.console import describe_expect
 from companion.engine import Take
 from companion.hardware.ring import CRYSTAL, ClockView, RingLayout, Watch, render, view_of
 from companion.table import Table
@@ -207,8 +207,8 @@ def test_the_quick_turn_needs_fewer_inputs_per_take_than_the_confirm_turn() -> N
 
 
 def test_at_a_real_table_the_take_prompts_the_reveal_of_the_new_deck_top(tmp_path: Path) -> None:
-    from companion.app import new_game
     from companion.config import Config
+    from companion.game_setup import new_game
     from companion.store import Store
 
     store = Store(tmp_path)
@@ -230,7 +230,7 @@ def test_at_a_real_table_the_take_prompts_the_reveal_of_the_new_deck_top(tmp_pat
 
 
 def test_the_console_ring_sends_no_colour_codes_into_a_pipe(tmp_path: Path) -> None:
-    from companion.app import print_ring
+    from companion.console import print_ring
 
     said: list[str] = []
     rt = make_runtime(tmp_path)
@@ -267,7 +267,9 @@ def test_every_message_code_has_a_sentence_in_english_and_french() -> None:
 
     root = Path(__file__).resolve().parents[1]
     table = sorted((root / "companion" / "table").glob("*.py"))  # the table package's modules
-    source = "".join(p.read_text() for p in table) + (root / "companion" / "app.py").read_text()
+    source = "".join(p.read_text() for p in table) + "".join(
+        (root / "companion" / n).read_text() for n in ("runtime.py", "startup.py")
+    )
     codes = set(CODES) | set(re.findall(r"CUE_[A-Z]+,\s*\"([a-z_]+)\"", source)) | {"took", "unknown_tag"}
     codes |= set(OUTCOME_CODES)  # the table's codes, declared once (companion.table.outcomes)
     assert {"armed", "preview_capped", "no_wild", "in_deck"} - codes == {"in_deck"}, "the scan finds codes"
@@ -298,8 +300,9 @@ def test_crystals_chosen_stay_chosen_while_another_player_taps_an_itinerary(tmp_
 
 def test_the_game_a_fresh_companion_starts_has_names_that_read_in_both_languages(tmp_path: Path) -> None:
     """Issue 11, French: the first game's players were "Blue" and "Orange" (English words)."""
-    from companion.app import FIRST_PLAYERS, build_runtime
     from companion.config import Config
+    from companion.game_setup import FIRST_PLAYERS
+    from companion.startup import build_runtime
 
     said: list[str] = []
     rt = build_runtime(Config(), tmp_path, mock=True, say=said.append)

@@ -48,7 +48,7 @@ def test_an_undone_take_stays_in_the_log_with_an_undo_entry_naming_it(tmp_path: 
 
 
 def test_a_restarted_table_shows_the_same_log_undos_included(tmp_path: Path) -> None:
-    from companion.app import build_runtime
+    from companion.startup import build_runtime
 
     rt = make_runtime(tmp_path)
     first_take(rt)

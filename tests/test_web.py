@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from companion.app import Runtime
+from companion.runtime import Runtime
 from companion.web import create_app
 
 from tests_support import api_client, make_runtime, play_turn

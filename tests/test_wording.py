@@ -179,7 +179,7 @@ def test_the_apis_english_error_is_the_catalogue_sentence_of_its_code(tmp_path: 
         ("reader", OSError("timeout")),
         ("buttons", OSError("timeout")),
         ("ring", OSError("timeout")),
-        ("ring", HardwareFault("Blinka ...", "update", code="ring_board_unknown", pin="D18")),
+        ("ring", HardwareFault("ring_board_unknown", pin="D18")),
     ],
 )
 def test_a_hardware_fault_is_worded_by_the_catalogue(part: str, exc: BaseException) -> None:

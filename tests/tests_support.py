@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 
-from companion.app import Runtime, build_runtime, new_game
 from companion.config import ButtonSettings, Config, RingSettings, TableSettings
+from companion.game_setup import new_game
+from companion.runtime import Runtime
+from companion.startup import build_runtime
 from companion.store import Store
 
 FAST_BUTTONS = ButtonSettings(bounce=0.0, undo_hold=0.15)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from companion.editions.edit import BASE_PARTS, base_counts, describe_parts, from_base, mark_from_base
+from companion.editions.edit import BASE_PARTS, base_counts, from_base, mark_from_base
 from companion.editions.shipped import (
     EditionNotFound,
     is_path,
@@ -43,6 +43,7 @@ from companion.engine import Edition, EditionError
 from companion.engine.edition import Problem, edition_to_json
 from companion.engine.tokens import DAYS
 from companion.files import NotUtf8, read_text_file
+from companion.wording import CodedError
 
 #: Owner's edition names: lower-case letters, digits and inner dashes; never a path.
 SLUG = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?")
@@ -55,16 +56,10 @@ DEFAULT_FILE = "default-edition"
 _STUB_CARD = {"id": "__draft__", "year": 0, "day": 1, "hours": 1, "gains": []}
 
 
-class LibraryError(ValueError):
-    """A request the library refuses; the message says what to do (in English, for the CLI).
-
-    ``code`` and ``params`` name the refusal for the edition page, which words it in its
-    language (``msg`` in web/static/i18n/*.json: a sentence per code in English and French)."""
-
-    def __init__(self, message: str, /, *, code: str, **params: object) -> None:
-        super().__init__(message)
-        self.code = code
-        self.params = params
+class LibraryError(CodedError, ValueError):
+    """A request the library refuses: only its ``code`` and ``params``. The edition page words
+    it in its language and ``str(exc)`` (the CLI's English) is the English catalogue's
+    sentence (``msg`` in web/static/i18n/*.json: one per code in English and French)."""
 
 
 class EditionFileError(EditionError):
@@ -108,30 +103,17 @@ class EditionInfo:
 def write_refused(exc: OSError) -> LibraryError:
     """The refusal of a write the disk refused (full, read-only): `atomic_write` left the
     old file as it was, so the sentence says nothing changed and what to do."""
-    return LibraryError(
-        f"The edition was not saved ({exc.strerror}); it is unchanged. "
-        "Free space on the companion and retry.",
-        code="edition_not_saved",
-        detail=str(exc.strerror),
-    )
+    return LibraryError("edition_not_saved", detail=str(exc.strerror))
 
 
 def shipped_read_only(name: str) -> LibraryError:
     """The refusal to change a shipped edition (saving it, or opening it to change)."""
-    return LibraryError(
-        f"{name!r} is a shipped edition and cannot be changed; make a copy under a new name",
-        code="shipped_read_only",
-        edition=name,
-    )
+    return LibraryError("shipped_read_only", edition=name)
 
 
 def name_taken(name: str) -> LibraryError:
     """The refusal of a new edition (created or imported) under a name already in use."""
-    return LibraryError(
-        f"there is already an edition named {name!r}; pick another name",
-        code="edition_name_taken",
-        edition=name,
-    )
+    return LibraryError("edition_name_taken", edition=name)
 
 
 def json_object(text: str, source: str) -> dict[str, Any]:
@@ -161,12 +143,7 @@ def json_object(text: str, source: str) -> dict[str, Any]:
 def check_slug(name: str) -> str:
     """``name`` if it can name an owner's edition file; LibraryError otherwise."""
     if not isinstance(name, str) or SLUG.fullmatch(name) is None:
-        raise LibraryError(
-            f"{str(name)[:40]!r} is not an edition name: use 1-40 lower-case letters, digits and dashes "
-            "(e.g. my-box)",
-            code="bad_edition_name",
-            name=str(name)[:40],
-        )
+        raise LibraryError("bad_edition_name", name=str(name)[:40])
     return name
 
 
@@ -345,11 +322,7 @@ class EditionLibrary:
         edition = validate(obj, str(path), name)
         text = json.dumps(obj, indent=1, ensure_ascii=False) + "\n"
         if len(text.encode("utf-8")) > MAX_EDITION_BYTES:  # it could not be read back
-            raise LibraryError(
-                f"the edition would be larger than {MAX_EDITION_BYTES} bytes; shorten its notes",
-                code="edition_too_large",
-                max=MAX_EDITION_BYTES,
-            )
+            raise LibraryError("edition_too_large", max=MAX_EDITION_BYTES)
         atomic_write(path, text)
         return edition
 
@@ -421,12 +394,8 @@ class EditionLibrary:
             if info.error is not None:  # unknown, or not a valid edition: the same refusal as opening it
                 raise info.error
             if not info.complete:
-                counts = ", ".join(f"Day {d}: {n}/{BOX_CARDS_PER_DAY}" for d, n in info.cards.items())
-                still = (
-                    f"; still the base edition's: {describe_parts(info.from_base)}" if info.from_base else ""
-                )
-                # the page says what is missing in its language: the counts, and what is still
-                # the base's as `progress()` counts it
+                # what is missing, in the page's language and the CLI's English: the counts, and
+                # what is still the base's as `progress()` counts it (worded by `wording.base_words`)
                 facts: dict[str, object] = {
                     "edition": name,
                     **{f"day{d}": n for d, n in info.cards.items()},
@@ -435,13 +404,9 @@ class EditionLibrary:
                     "of": BOX_ITINERARIES,
                     "from_base": base_counts(info.from_base),
                 }
-                message = (
-                    f"{name!r} is not complete yet ({counts}, itineraries {info.itineraries}/"
-                    f"{BOX_ITINERARIES}{still}); finish it before making it the default"
-                )
                 if info.from_base:
-                    raise LibraryError(message, code="edition_incomplete_base", **facts)
-                raise LibraryError(message, code="edition_incomplete", **facts)
+                    raise LibraryError("edition_incomplete_base", **facts)
+                raise LibraryError("edition_incomplete", **facts)
         atomic_write(self.folder / DEFAULT_FILE, name + "\n")
 
 

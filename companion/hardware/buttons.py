@@ -72,11 +72,8 @@ class Buttons:
             except Exception as exc:
                 detail = f"{type(exc).__name__}: {exc}"
                 raise HardwareFault(
-                    f"the {name} button's pin GPIO{pin} can no longer be read ({detail})",
-                    "another program may hold the pin or the GPIO chip went away: check "
-                    "sudo lsof /dev/gpiochip0 and the wiring (wiring.md, section Pin table (buttons) and "
-                    "Test checklist step 5), then run companion doctor",
-                    code="button_unreadable",
+                    "button_unreadable",
+                    button=name,
                     pin=f"GPIO{pin}",
                     detail=detail,
                 ) from exc

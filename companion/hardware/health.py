@@ -21,26 +21,22 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
-from companion.wording import say, template
+from companion.wording import CodedError, say
 
 PARTS = ("reader", "ring", "buttons")
 
 #: How often a failed part is tried again, seconds.
 RETRY_SECONDS = 5.0
 
-REINSTALL = "reinstall the Pi drivers: sudo systemd/install-pi.sh (it installs the pi extra)"
 
+class HardwareFault(CodedError, RuntimeError):
+    """A part cannot work: its ``code`` and ``params`` only. The likely cause (``str(exc)``) and
+    what to do (`fix`) are the catalogue's ``hw`` sentences, the same the page shows."""
 
-class HardwareFault(RuntimeError):
-    """A part cannot work, with the likely cause (the message) and what to do (``fix``).
-
-    ``code`` and ``params`` name the fault for the page, which words it in its language."""
-
-    def __init__(self, message: str, fix: str, code: str = "part_failed", **params: object) -> None:
-        super().__init__(message)
-        self.fix = fix
-        self.code = code
-        self.params = params
+    @property
+    def fix(self) -> str:
+        """What to do, in English: the ``hw`` block's ``<code>.fix`` sentence."""
+        return say(f"{self.code}.fix", "en", **self.params)
 
 
 class Diagnosis(NamedTuple):
@@ -116,8 +112,6 @@ def diagnose(part: str, exc: BaseException) -> Diagnosis:
     """The likely cause, the fix, and their code and params, for what a part's driver raised."""
     if isinstance(exc, HardwareFault):
         params: dict[str, Any] = {"part": part, **exc.params}
-        if exc.code == "part_failed" or template(exc.code) is None:  # a fault the catalogue does not name
-            return Diagnosis(str(exc), exc.fix, exc.code, params)
         return Diagnosis(say(exc.code, **params), say(f"{exc.code}.fix", **params), exc.code, params)
     text = f"{type(exc).__name__}: {exc}"
     found = _explain_text(part, exc, text)

@@ -84,11 +84,6 @@ class ReaderLoop:
 VERSION_REG = 0x37
 NO_ANSWER = (0x00, 0xFF)
 
-READER_WIRING = (
-    "check the reader's wiring (wiring.md, section Pin table: SDA to pin 24, SCK 23, MOSI 19, MISO 21, "
-    "RST 22, 3.3 V on pin 1, never 5 V), then run companion doctor"
-)
-
 
 class PiReader:
     """The MFRC522 on SPI0/CE0 through the ``mfrc522`` package.
@@ -112,12 +107,7 @@ class PiReader:
 
         version = self.version()
         if version in NO_ANSWER:
-            raise HardwareFault(
-                f"the MFRC522 does not answer on SPI0 CE0 (its version register reads 0x{version:02x})",
-                READER_WIRING,
-                code="reader_no_answer",
-                version=f"0x{version:02x}",
-            )
+            raise HardwareFault("reader_no_answer", version=f"0x{version:02x}")
         return version
 
     def read_uid(self) -> str | None:
@@ -159,38 +149,19 @@ def gpio_unreachable(exc: BaseException, provider: str | None) -> Exception:
     from companion.hardware.health import HardwareFault
 
     if provider == "rpi-lgpio":
-        return HardwareFault(
-            f"rpi-lgpio finds no Raspberry Pi GPIO chip here ({exc})",
-            "run the companion on the Raspberry Pi itself, not in a chroot or container without its "
-            "devices; on the Pi, check that /dev/gpiochip0 exists and that the service user may open it "
-            "(group gpio: sudo usermod -aG gpio trekking)",
-            code="reader_no_gpio_chip",
-            detail=str(exc),
-        )
-    return HardwareFault(
-        f"RPi.GPIO cannot reach the GPIO pins here ({exc})",
-        "on a Pi 5 and on a 64-bit OS, RPi.GPIO must come from rpi-lgpio (sudo systemd/install-pi.sh "
-        "swaps them; wiring.md, section Pi 5: PIO ring driver and rpi-lgpio), and the service user "
-        "needs /dev/gpiochip0 (group gpio)",
-        code="reader_gpio_unreachable",
-        detail=str(exc),
-    )
+        return HardwareFault("reader_no_gpio_chip", detail=str(exc))
+    return HardwareFault("reader_gpio_unreachable", detail=str(exc))
 
 
 def open_mfrc522(rst_pin: int) -> PiReader:
     """Open the MFRC522. Pi-only imports live here: ``mfrc522`` needs ``RPi.GPIO``
     (``rpi-lgpio`` on a Pi 5) and ``spidev``, which fail to import on a PC."""
-    from companion.hardware.health import REINSTALL, HardwareFault
+    from companion.hardware.health import HardwareFault
 
     try:
         from mfrc522 import MFRC522, SimpleMFRC522
     except ImportError as exc:
-        raise HardwareFault(
-            f"the RFID reader needs the mfrc522 package, spidev and RPi.GPIO (rpi-lgpio on a Pi 5): {exc}",
-            REINSTALL,
-            code="reader_driver_missing",
-            detail=str(exc),
-        ) from None
+        raise HardwareFault("reader_driver_missing", detail=str(exc)) from None
     except RuntimeError as exc:  # "This module can only be run on a Raspberry Pi!"
         raise gpio_unreachable(exc, gpio_provider()) from None
     simple: Any = SimpleMFRC522()

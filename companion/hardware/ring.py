@@ -225,31 +225,20 @@ def ansi(frame: list[RGB]) -> str:
 
 def open_ring(settings: RingSettings) -> Any:
     """The Raspberry Pi's NeoPixel ring (Pi 5 through its PIO driver). Pi-only imports live here."""
-    from companion.hardware.health import REINSTALL, HardwareFault
+    from companion.hardware.health import HardwareFault
 
     try:
         import board
     except (ImportError, NotImplementedError, RuntimeError) as exc:
-        raise HardwareFault(f"the NeoPixel ring needs Adafruit Blinka and its gpiod library ({exc})",
-                            REINSTALL, code="ring_blinka_missing", detail=str(exc)) from None  # fmt: skip
+        raise HardwareFault("ring_blinka_missing", detail=str(exc)) from None
     pin = getattr(board, f"D{settings.pin}", None)
     if pin is None:  # Blinka did not recognise the board: its generic board has no D pins
-        raise HardwareFault(
-            f"Blinka does not know this board as a Raspberry Pi (board.D{settings.pin} is missing)",
-            "update Blinka's board detection: sudo /opt/trekking-companion/.venv/bin/pip install -U "
-            "adafruit-blinka adafruit-platformdetect; check [ring] pin in the config",
-            code="ring_board_unknown",
-            pin=f"D{settings.pin}",
-        )
+        raise HardwareFault("ring_board_unknown", pin=f"D{settings.pin}")
     if is_pi5():
         try:
             from adafruit_raspberry_pi5_neopixel_write import neopixel_write
         except ImportError:
-            raise HardwareFault(
-                "a Pi 5 drives the ring through its PIO, and its driver is not installed",
-                "pip install adafruit-blinka-raspberry-pi5-neopixel (the pi extra and install-pi.sh do it)",
-                code="ring_pi5_driver_missing",
-            ) from None
+            raise HardwareFault("ring_pi5_driver_missing") from None
 
         class Pi5Ring(adafruit_pixelbuf.PixelBuf):  # type: ignore[misc]
             def _transmit(self, buffer: bytearray) -> None:

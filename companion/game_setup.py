@@ -1,0 +1,96 @@
+"""A new game, checked before it is stored: the one way every entry point starts a game.
+
+The page, the API, `companion new` and a fresh companion's first game all come through
+`new_game`, so a name, a colour or a player count is refused the same way everywhere
+(`GameSetupError`: a code and its parameters, written by `companion.wording`).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from companion.config import Config, colour_problem
+from companion.editions import EditionLibrary, edition_setup_value
+from companion.ports import GameSetupError
+from companion.record import RECORD_FORMAT
+from companion.store import Store
+from companion.text import name_key, player_name, visible
+
+#: Longest player name: it must fit the page's tables and the console's lines.
+NAME_LENGTH = 24
+#: The players of the game a fresh companion starts by itself: names read alike in English and French.
+FIRST_PLAYERS = ("Alex", "Sam")
+#: Names listed in the refusal of too many players (a script may send hundreds).
+SHOWN_NAMES = 8
+
+
+def start_for_table(
+    store: Store,
+    config: Config,
+    mock: bool,
+    players: list[str],
+    colours: list[str] | None,
+    edition: str,
+    seed: int | None,
+) -> int:
+    """`new_game` as the session's starter (bound with ``functools.partial`` by `companion.startup`):
+    the table's settings bound, the page's choices free."""
+    return new_game(store, players, config, colours, edition, seed, mock)
+
+
+def new_game(
+    store: Store,
+    players: list[str],
+    config: Config,
+    colours: list[str] | None = None,
+    edition: str | None = None,
+    seed: int | None = None,
+    mock: bool = True,
+) -> int:
+    """Start a new game in the store: random watch stack; in mock mode, a seeded dealer.
+
+    ``edition`` is a name from the data directory's library (the table's default
+    when None). An owner's edition is copied into the game's setup line, so the
+    game resumes and exports exactly even if the owner later edits or deletes it.
+    """
+    # every entry point (the page, the API, `companion new`, the first game) comes here
+    names = [name for name in map(player_name, players) if name]
+    blank = [name for name in names if not visible(name)]
+    if blank:
+        # which characters, by code point: they show nothing, so only their numbers can name them
+        raise GameSetupError("name_invisible", chars=" ".join(f"U+{ord(char):04X}" for char in blank[0][:8]))
+    long = [n for n in names if len(n) > NAME_LENGTH]
+    if long:
+        raise GameSetupError("name_too_long", max=NAME_LENGTH, name=long[0][:NAME_LENGTH])
+    if not names:  # its own sentence: "not 0 ()" would say nothing, and French has no plural for 0
+        raise GameSetupError("no_players")
+    if len(names) > 4:
+        shown = ", ".join(names[:SHOWN_NAMES]) + (", …" if len(names) > SHOWN_NAMES else "")
+        raise GameSetupError("player_count", n=len(names), names=shown)
+    keys = [name_key(name) for name in names]
+    if len(set(keys)) != len(keys):  # "Zoé" twice, "ann" and "Ann": the page would show one name twice
+        raise GameSetupError("duplicate_names")
+    palette = list(colours or config.palette)
+    for colour in palette[: len(names)]:
+        if colour_problem(colour):
+            raise GameSetupError("bad_colour", colour=repr(colour)[:40])
+    if len(palette) < len(names):
+        raise GameSetupError("too_few_colours", n=len(names), got=len(palette))
+    library = EditionLibrary(store.path.parent)
+    ed, kept = edition_setup_value(library, edition if edition is not None else library.default())
+    if ed.itineraries and len(ed.itineraries) < 3 * len(names):
+        raise GameSetupError("too_few_itineraries", edition=ed.name, n=len(names))
+    rng = random.Random(seed)
+    stack = rng.sample(names, len(names))
+    setup = {
+        "type": "setup",
+        "record": RECORD_FORMAT,
+        "players": names,
+        "watch_stack": stack,
+        "edition": kept,
+    }
+    meta: dict[str, Any] = {"colours": palette[: len(names)], "mock": mock}
+    if mock:
+        meta["dealer_seed"] = seed if seed is not None else rng.randrange(1 << 30)
+    return store.new_game(setup, meta)
