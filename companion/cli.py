@@ -21,6 +21,7 @@ from companion.data_dir import data_dir
 from companion.editions import EditionNotFound, load_named, read_edition_text
 from companion.engine import EditionError
 from companion.engine.words import year_text
+from companion.wording import say
 
 if TYPE_CHECKING:  # imported where used: `companion --help` need not load SQLite
     from companion.store import Store
@@ -90,15 +91,13 @@ def cmd_edition_check(args: argparse.Namespace) -> int:
         for problem in exc.problems:
             print(f"{path}: {problem}")
         errors = sum(1 for p in exc.problems if not p.warning)
-        print(f"{path}: {errors} error(s); the edition cannot be used until they are fixed.")
+        print(say("check_errors", path=path, n=errors))
         return 1
     for problem in edition.warnings:
         print(f"{path}: {problem}")
-    counts = ", ".join(f"Day {d}: {len(edition.day_cards(d))}" for d in (1, 2, 3))
-    print(
-        f"{path}: OK: edition {edition.name!r}, {len(edition.cards)} History cards ({counts}), "
-        f"{len(edition.itineraries)} itineraries, {len(edition.warnings)} warning(s)."
-    )
+    counts = ", ".join(say("day_count", day=d, n=len(edition.day_cards(d))) for d in (1, 2, 3))
+    print(say("check_ok", path=path, name=repr(edition.name), cards=len(edition.cards), days=counts,
+              itineraries=len(edition.itineraries), warnings=len(edition.warnings)))  # fmt: skip
     return 0
 
 
@@ -136,13 +135,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _mock(args: argparse.Namespace, say: Any = print) -> bool:
+def _mock(args: argparse.Namespace, tell: Any = print) -> bool:
     from companion.hardware.machine import is_raspberry_pi
 
     if args.mock:
         return True
     if not is_raspberry_pi():
-        say("Not a Raspberry Pi: using the simulated reader, ring and buttons (as with --mock).")
+        tell(say("not_a_pi"))
         return True
     return False
 
@@ -171,9 +170,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         runtime = build_when_space(lambda: build_runtime(config, data_dir(args), mock, args.pin, claim=True))
     except DiskFull as exc:  # not damage: the data is kept, and systemd tries again
-        print(
-            f"companion: {exc} Exiting with status {EXIT_RETRY} (systemd starts it again).", file=sys.stderr
-        )
+        print(say("exit_retry", problem=str(exc).rstrip("."), status=EXIT_RETRY), file=sys.stderr)
         return EXIT_RETRY
     except (StoreError, RuntimeError, EditionError, EditionNotFound, ValueError) as exc:
         return _fail(str(exc))
@@ -193,8 +190,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         while not stop.wait(0.5):
             pass
     except PortBusy as exc:
-        print(f"companion: {exc}. Exiting with status {EXIT_RETRY} (systemd starts it again).",
-              file=sys.stderr)  # fmt: skip
+        print(say("exit_retry", problem=str(exc).rstrip("."), status=EXIT_RETRY), file=sys.stderr)
         return EXIT_RETRY
     except OSError as exc:
         return _fail(f"cannot serve on port {args.port or config.table.port}: {exc.strerror}")
@@ -223,10 +219,9 @@ def cmd_new(args: argparse.Namespace) -> int:
     except (ConfigError, StoreError, GameSetupError, EditionNotFound, EditionError) as exc:
         return _fail(str(exc))
     loaded = store.load(game)
-    print(
-        f"Game {game}: {', '.join(loaded.setup.players)}; watch stack (top first): "
-        f"{', '.join(loaded.setup.watch_stack)}; edition {loaded.setup.edition.name}."
-    )
+    setup = loaded.setup
+    print(say("game_created", game=game, players=", ".join(setup.players), stack=", ".join(setup.watch_stack),
+              edition=setup.edition.name))  # fmt: skip
     return 0
 
 
@@ -281,12 +276,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         damage = store.load(game).damage
         sys.stdout.write(store.export(game))
         if damage is not None:  # never a shortened record without a word
-            print(
-                f"companion: warning: game {game} is damaged after event {damage.kept} (its checksums "
-                f"do not match): the record holds its first {damage.kept} events only. `companion run` "
-                "sets the rest aside and keeps a copy of the store.",
-                file=sys.stderr,
-            )
+            print(say("export_damaged", game=game, kept=damage.kept), file=sys.stderr)
     except StoreError as exc:
         return _fail(str(exc))
     return 0
@@ -300,7 +290,8 @@ def cmd_games(args: argparse.Namespace) -> int:
     except StoreError as exc:
         return _fail(str(exc))
     for game, created, finished, events in store.games():
-        print(f"{game:>5}  {created}  {'finished' if finished else 'in play ':<8}  {events} events")
+        state = say("game_finished" if finished else "game_in_play")
+        print(f"{game:>5}  {created}  {state:<8}  {say('game_events', n=events)}")
     return 0
 
 
@@ -329,10 +320,10 @@ def cmd_enroll(args: argparse.Namespace) -> int:
     mock = _mock(args)
     next_uid: Any
     if mock:
-        print("Mock reader: type each tag's UID (as the reader reports it). Empty line or Ctrl-D to stop.")
+        print(say("mock_uid_help"))
 
         def next_uid() -> str | None:
-            uid = ask("Tag UID: ")
+            uid = ask(say("ask_uid"))
             return uid.strip() if uid and uid.strip() else None
     else:
         import time
@@ -344,13 +335,13 @@ def cmd_enroll(args: argparse.Namespace) -> int:
         except RuntimeError as exc:
             return _fail(str(exc))
         debouncer = TagDebouncer(config.reader.debounce)
-        print("Tap a tag on the reader (Ctrl-C to stop).")
+        print(say("tap_a_tag"))
 
         def next_uid() -> str | None:
             while True:
                 uid = debouncer.feed(read_uid(), time.monotonic())
                 if uid is not None:
-                    print(f"Tag {uid}")
+                    print(say("tag_read", uid=uid))
                     return str(uid)
                 time.sleep(config.reader.poll_interval)
 
@@ -359,7 +350,7 @@ def cmd_enroll(args: argparse.Namespace) -> int:
             pass
     except KeyboardInterrupt:
         print()
-    print(f"{len(store.tags())} tag(s) enrolled.")
+    print(say("tags_enrolled", n=len(store.tags())))
     return 0
 
 

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from companion.coach import Advice, CoachPool, evaluate
 from companion.engine import Board
 from companion.table import Outcome, Table
+from companion.wording import say as words
 
 log = logging.getLogger("companion.coach")
 
@@ -156,7 +157,7 @@ class CoachService:
         except Exception as exc:  # the coach is advice: its failure must never touch the game
             log.exception("coach failed")
             self.failed = f"{type(exc).__name__}: {exc}"
-            self.say(f"The coach stopped ({self.failed}); the game goes on. Turn it off and on to retry.")
+            self.say(words("coach_stopped", error=self.failed))
             self._redraw(self.current())
         finally:
             if pool is not None:

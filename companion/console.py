@@ -8,10 +8,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from companion.engine.words import plural
 from companion.hardware.ring import ansi, render, view_of
 from companion.runtime import Runtime
 from companion.table import Outcome, Table
+from companion.wording import say
 
 
 def print_ring(runtime: Runtime, colour: bool = True) -> Callable[[Table, Outcome], None]:
@@ -33,23 +33,20 @@ def describe_expect(table: Table) -> str:
     expect = table.expect()
     if expect is None:
         won = table.board.winners()
-        return f"The game is over: {' and '.join(won)} win{'s' if len(won) == 1 else ''}."
+        return say("expect_over", winners=f" {say('and')} ".join(won), n=len(won))
     kind, player = expect["kind"], expect["player"]
     if kind == "reveal":
-        return "Waiting for the new top card of the deck: tap it to reveal it."
+        return say("expect_reveal")
     if kind == "itinerary":
-        return f"Waiting for {player} to tap an Itinerary card for today."
+        return say("expect_itinerary", player=player)
     if kind == "confirm":
-        return f"Waiting for {player} to press Confirm (Crystal spends one more, Undo cancels)."
+        return say("expect_confirm", player=player)
     armed = expect.get("crystals", 0)
-    chosen = f" ({plural(armed, 'crystal')} chosen)" if armed else ""
-    return f"Waiting for {player} to tap a card of the Departures Row or an Ancestor{chosen}."
+    return say("expect_take", player=player, n=armed, kind="armed" if armed else "")
 
 
-KEYS_HELP = (
-    "Type a card id or the start of its title to tap it; c = Crystal (before the tap: spend one), "
-    "y = Confirm, u = Undo, ? = what the table waits for, pin = hold Confirm (the ring shows the PIN)."
-)
+#: The mock keyboard's keys, printed once at start.
+KEYS_HELP = say("keys_help")
 
 
 def keyboard(runtime: Runtime, lines: Any = None) -> None:

@@ -28,16 +28,14 @@ from pathlib import Path
 from typing import Any
 
 from companion.config import Config, ConfigError, colour_rgb, load_config
+from companion.wording import say
 
 #: Below this, a long evening's event log and its SQLite journal may not fit.
 MIN_FREE_BYTES = 50 * 1024 * 1024
 SPI_DEVICE = Path("/dev/spidev0.0")
 OKABE_ITO = {"#0072B2": "blue", "#E69F00": "orange", "#009E73": "green", "#CC79A7": "pink"}
-BUTTON_HINTS = {
-    "crystal": "Press Crystal (blue)",
-    "confirm": "Press Confirm (green)",
-    "undo": "Hold Undo (red) for a second",
-}
+#: The buttons checked, in order; what to do with each is the catalogue's ``doctor_press.<name>``.
+BUTTONS = ("crystal", "confirm", "undo")
 
 
 @dataclass
@@ -98,8 +96,8 @@ class Doctor:
 
     def run(self) -> bool:
         """Every check in order; True when all passed."""
-        self.say("companion doctor: stop the service first (sudo systemctl stop trekking-companion);")
-        self.say("the doctor needs the reader, the ring and the buttons to itself.\n")
+        self.say(say("doctor_stop"))
+        self.say(say("doctor_alone") + "\n")
         config = self.check_config()
         self.check_data_dir()
         if config is not None:
@@ -111,7 +109,7 @@ class Doctor:
             self.check_buttons(config)
             self.check_page(config)
         failed = [c for c in self.checks if not c.ok]
-        self.say(f"\n{len(self.checks) - len(failed)} of {len(self.checks)} checks passed.")
+        self.say("\n" + say("doctor_passed", passed=len(self.checks) - len(failed), n=len(self.checks)))
         return not failed
 
     # --- the checks ---------------------------------------------------------------------------
@@ -202,7 +200,7 @@ class Doctor:
         return reader
 
     def check_tag(self, reader: Any) -> None:
-        self.say(f"  Hold a tag flat on the reader (waiting {self.wait:.0f} s)...")
+        self.say("  " + say("doctor_hold_tag", seconds=f"{self.wait:.0f}"))
         deadline = time.monotonic() + self.wait
         while time.monotonic() < deadline:
             uid = reader.read_uid()
@@ -227,9 +225,7 @@ class Doctor:
         try:
             ring = self.parts.ring(config)
             ring.brightness = settings.brightness
-            self.say(
-                f"  Watch the ring: each of its {settings.leds} LEDs in turn, then each player's colour."
-            )
+            self.say("  " + say("doctor_watch_ring", leds=settings.leds))
             for led in range(settings.leds):
                 ring[:] = [(255, 255, 255) if i == led else (0, 0, 0) for i in range(settings.leds)]
                 ring.show()
@@ -274,7 +270,7 @@ class Doctor:
     def check_buttons(self, config: Config) -> None:
         from companion.hardware.health import explain
 
-        seen = {name: threading.Event() for name in BUTTON_HINTS}
+        seen = {name: threading.Event() for name in BUTTONS}
         try:
             buttons = self.parts.buttons(config, lambda name: seen[name].set())
         except Exception as exc:
@@ -282,9 +278,9 @@ class Doctor:
             self.report(Check("buttons", False, message, fix))
             return
         try:
-            for name, hint in BUTTON_HINTS.items():
+            for name in BUTTONS:
                 pin = getattr(config.buttons, name)
-                self.say(f"  {hint} (GPIO{pin}; waiting {self.wait:.0f} s)...")
+                self.say("  " + say("doctor_press", kind=name, pin=pin, seconds=f"{self.wait:.0f}"))
                 if seen[name].wait(self.wait):
                     self.report(Check(f"{name} button", True, f"seen on GPIO{pin}"))
                 else:

@@ -91,24 +91,22 @@ class Enroller:
         """Enrol one tag; False when the input ran out."""
         known = self.store.tags().get(uid)
         if known is not None:
-            self.say(
-                f"Tag {uid} is already enrolled as {known}. Use another tag, or unenroll this one first."
-            )
+            self.say(say("enrol_already", uid=uid, card=known))
             return True
         while True:
-            query = self.ask("Card title, year or id (empty to skip this tag): ")
+            query = self.ask(say("ask_card"))
             if query is None:
                 return False
             if not query.strip():
-                self.say("Skipped.")
+                self.say(say("enrol_skipped"))
                 return True
             matches = find(self.edition, query)
             if not matches:
-                self.say(f"Nothing matches {query!r}; try part of the title or the year (e.g. 1492 or -490).")
+                self.say(say("enrol_no_match", query=repr(query)))
                 continue
             for n, (_, label) in enumerate(matches[:9], start=1):
                 self.say(f"  {n}. {label}")
-            pick = self.ask("Number (empty to search again): ")
+            pick = self.ask(say("ask_number"))
             if pick is None:
                 return False
             number = whole_number(pick.strip(), 1)
@@ -119,10 +117,7 @@ class Enroller:
             if card in self.edition.card_index and not self._confirm_values(card):
                 return False
         except OSError as exc:  # the disk refused the owner's file: the old one is intact
-            self.say(
-                f"Not saved: {self.own_file} could not be written ({exc.strerror}), so tag {uid} is "
-                "not enrolled. Free some space on the companion and enrol it again."
-            )
+            self.say(say("enrol_not_saved", file=self.own_file, error=exc.strerror, uid=uid))
             return True
         except EnrolRefused as exc:  # the owner's file changed beyond use meanwhile: nothing is written
             self.say(str(exc))
@@ -132,16 +127,14 @@ class Enroller:
         except StoreError as exc:
             self.say(str(exc))
             return True
-        self.say(f"Tag {uid} is now {card}.")
+        self.say(say("enrol_done", uid=uid, card=card))
         return True
 
     def _confirm_values(self, card_id: str) -> bool:
         entry = next(c for c in self.data["cards"] if c["id"] == card_id)
         while True:
             shown = f"{entry['hours']} {' '.join(entry['gains'])}".strip()
-            answer = self.ask(
-                f"Printed values {shown!r}: Enter to keep, or type yours (e.g. 3 person crystal): "
-            )
+            answer = self.ask(say("ask_values", shown=repr(shown)))
             if answer is None:
                 return False
             if not answer.strip():
@@ -197,7 +190,7 @@ class Enroller:
         except EditionError as exc:  # pragma: no cover - the dialogue only writes valid values
             raise EnrolRefused("enrol_refused", detail=str(exc)) from None
         atomic_write(self.own_file, text + "\n")
-        self.say(f"Saved to {self.own_file}.")
+        self.say(say("saved_to", file=self.own_file))
 
 
 def enroll_tag(

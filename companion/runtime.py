@@ -161,7 +161,7 @@ class Runtime:
         start = self.driver.clock()
         pin = self.pin
         self.driver.overlay = lambda now: pin_frame(pin, self.layout, now - start)
-        self.say("Confirm held: the ring shows the table PIN; wrong-PIN lockouts are cleared.")
+        self.say(say("pin_shown"))
 
     def start_game(
         self, players: list[str], colours: list[str] | None, edition: str, seed: int | None
@@ -172,7 +172,7 @@ class Runtime:
     def switch_game(self, game_id: int) -> None:
         """Put another stored game on the table (a new game started from the page)."""
         table = self.session.switch(game_id)
-        self.say(f"New game {game_id} started from the page: {', '.join(table.board.names)}.")
+        self.say(say("game_from_page", game=game_id, players=", ".join(table.board.names)))
 
     # --- the port's intents and answers (`companion.ports.TableRuntime`) ----------------------
 

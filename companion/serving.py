@@ -11,6 +11,7 @@ import time
 from typing import Any
 
 from companion.runtime import Runtime
+from companion.wording import say
 
 
 def make_server(
@@ -83,8 +84,13 @@ def serve_when_free(
                 raise
             if not waited:
                 runtime.say(
-                    f"Port {port} is in use ({exc.strerror}): trying again every {every:.0f} s for "
-                    f"{retry_for:.0f} s (another program holds it; the table goes on meanwhile)."
+                    say(
+                        "port_busy",
+                        port=port,
+                        error=exc.strerror,
+                        every=f"{every:.0f}",
+                        seconds=f"{retry_for:.0f}",
+                    )
                 )
             waited = True
             if time.monotonic() >= deadline:
@@ -95,7 +101,7 @@ def serve_when_free(
                 ) from None
         else:
             if waited:
-                runtime.say(f"Port {port} is free: serving the page.")
+                runtime.say(say("port_free", port=port))
             return True
         if stop.wait(every):
             return False
@@ -109,10 +115,7 @@ def serve(runtime: Runtime, host: str, port: int) -> None:
     thread.start()
     runtime.threads.append(thread)
     url, *others = runtime.join_urls()
-    runtime.say(
-        f"The table is at {url} (table PIN {runtime.pin}; `companion pin` prints it, and holding "
-        "Confirm on the table shows it on the ring). Scan to join:"
-    )
+    runtime.say(say("table_at", url=url, pin=runtime.pin))
     try:
         import io
 
@@ -124,5 +127,4 @@ def serve(runtime: Runtime, host: str, port: int) -> None:
     except Exception:  # a terminal without the block characters: the address above suffices
         pass
     if others:
-        runtime.say("Also: " + ", ".join(others) + " (the .local name where mDNS works; localhost on this "
-                    "machine only).")  # fmt: skip
+        runtime.say(say("also_at", urls=", ".join(others)))

@@ -32,6 +32,7 @@ from companion.store import DiskFull, GameDamaged, Store, StoredGame, StoreError
 from companion.table import CUE_REJECT, Outcome, Table
 from companion.tags import TagResolver
 from companion.text import printable
+from companion.wording import say as words
 
 
 def _open_game(
@@ -49,13 +50,12 @@ def _open_game(
         store.claim()
     the_pin = table_pin(config.table.pin, pin, data_dir)
     for warning in store.warnings:
-        say(f"Warning: {printable(warning)}")
+        say(words("store_warning", warning=printable(warning)))
     if store.upgraded:
         say(printable(store.upgraded[0].upper() + store.upgraded[1:]))
     orphans = EditionLibrary(data_dir).clean_orphans()
     if orphans:
-        say(f"Removed {len(orphans)} temporary file(s) of an edition save that never finished: "
-            f"{printable(', '.join(orphans))} (each edition is as it was before that save).")  # fmt: skip
+        say(words("orphans_removed", n=len(orphans), files=printable(", ".join(orphans))))
     game_id = store.current_game()
     stored: StoredGame | None = None
     if game_id is not None:
@@ -68,15 +68,15 @@ def _open_game(
             # longer read): keep it on disk, say why, and start a new one.
             store.mark_finished(game_id, True)
             why = printable(str(exc))
-            say(f"Game {game_id} cannot be resumed ({why}); it is kept (companion export {game_id}).")
+            say(words("game_not_resumed", game=game_id, why=why))
     if stored is not None and stored.damage is not None:
         store.set_aside(stored.damage)  # the events before it are kept: the game goes on from there
     report_damage(store, say)
     if stored is None:
         # first names that read the same in English and French (the page may be either)
         game_id = new_game(store, list(FIRST_PLAYERS), config, mock=mock)
-        say(f"No game in progress: started game {game_id} for {' and '.join(FIRST_PLAYERS)} "
-            "(start another from the page's Host menu).")  # fmt: skip
+        *first, last = FIRST_PLAYERS
+        say(words("game_started", game=game_id, first=", ".join(first), last=last))
         stored = store.load(game_id)
     return the_pin, stored
 
@@ -86,10 +86,7 @@ def report_damage(store: Store, say: Callable[[str], None]) -> None:
     start: on the console (the journal under systemd), as the page shows it (``store`` in
     ``/api/state``) until a host acknowledges it."""
     for notice in store.damage:
-        say(
-            f"Warning: the game store is damaged: {printable(notice.message)}. What to do: "
-            f"{notice.fix} (the page shows this until then)."
-        )
+        say(words("store_damaged_said", message=printable(notice.message), fix=notice.fix))
 
 
 #: A full disk at start is retried this long, every `DISK_RETRY_EVERY` seconds, while the owner
@@ -117,15 +114,13 @@ def build_when_space(
             if time.monotonic() >= deadline:
                 raise
             if not waited:
-                say(
-                    f"{str(exc)[0].upper()}{str(exc)[1:]} Trying again every {every:.0f} s "
-                    f"for {retry_for:.0f} s."
-                )
+                problem = f"{str(exc)[0].upper()}{str(exc)[1:]}"
+                say(words("disk_retry", problem=problem, every=f"{every:.0f}", seconds=f"{retry_for:.0f}"))
             waited = True
             time.sleep(every)
             continue
         if waited:
-            say("There is space on the disk again: starting.")
+            say(words("disk_again"))
         return runtime
 
 

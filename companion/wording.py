@@ -11,7 +11,11 @@ the form that the language's plural rule picks for the number ``n`` (the page us
 English "one" for 1, French "one" for 0 and 1). A form may hold params itself:
 ``{n|{n} crystal|{n} crystals}``. Outcomes are looked up as the page does: the
 ``msg`` block first (``code.variant`` before ``code``, the variant being the params'
-``why``, ``kind`` or ``more``), then the hardware block ``hw``, then the page's words.
+``why``, ``kind`` or ``more``), then the hardware block ``hw``, then the console's own lines
+``console`` (what ``companion`` prints, its dialogues and the journal: the page never shows
+them, but they are translated all the same, and a French catalogue is where to read them),
+then the page's words. A key is in one block only (`tests/test_wording.py` checks), so the
+order never hides a sentence.
 """
 
 from __future__ import annotations
@@ -68,7 +72,7 @@ def fill(lang: str, text: str, params: dict[str, Any]) -> str:
 def template(code: str, lang: str = "en", variant: str = "") -> str | None:
     """The sentence of ``code`` (``code.variant`` first), or None if no catalogue block has it."""
     words = catalogue(lang)
-    for block in (words["msg"], words["hw"], words):
+    for block in (words["msg"], words["hw"], words["console"], words):
         if variant and isinstance(block.get(f"{code}.{variant}"), str):
             return str(block[f"{code}.{variant}"])
         if isinstance(block.get(code), str):

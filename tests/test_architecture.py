@@ -541,3 +541,82 @@ def test_a_hand_written_error_is_found(tmp_path: Path, source: str, found: list[
     path = tmp_path / "probe.py"
     path.write_text(source)
     assert hand_written_errors(path) == found
+
+
+# The console's and the journal's own lines (issue 17, item 4): a sentence printed, said or
+# logged is the catalogue's (``say(code, **params)`` from `companion.wording`), never English
+# written at the call site.
+
+#: The calls that put a line in front of someone: ``print``, a ``say`` callback (the console,
+#: the journal under systemd, a dialogue), the table's ``log``, and a dialogue's ``ask`` prompt.
+SPEAKERS = {"say", "log", "print", "ask"}
+#: What such a call may carry that has two words but is not a sentence, by module and literal
+#: text, each with why. Empty today: what the console prints that is not a sentence holds no two
+#: words (the ring line is "ring " and ANSI codes, a JSON dump and a bare param no literal at
+#: all, an indent "  "), so it passes without an entry.
+NOT_SENTENCES: dict[tuple[str, str], str] = {}
+
+
+def spoken_english(
+    path: Path, name: str = "", allowed: dict[tuple[str, str], str] | None = None
+) -> list[str]:
+    """Where a `SPEAKERS` call is given English: a string of two words or more (or an f-string
+    holding one) among its arguments, unless ``allowed`` (`NOT_SENTENCES`) lets that text through."""
+    allowed = NOT_SENTENCES if allowed is None else allowed
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        called = (
+            func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        )
+        if called not in SPEAKERS:
+            continue
+        texts = [
+            inner.value
+            for argument in [*node.args, *(k.value for k in node.keywords)]
+            for inner in ast.walk(argument)
+            if isinstance(inner, ast.Constant)
+            and isinstance(inner.value, str)
+            and SENTENCE.search(inner.value)
+        ]
+        if any((name, text) not in allowed for text in texts):
+            found.append(f"{node.lineno}: {called}")
+    return found
+
+
+def test_the_console_and_the_journal_speak_through_the_catalogues() -> None:
+    wrong = [
+        f"{name}:{where}" for name, module in modules().items() for where in spoken_english(module.path, name)
+    ]
+    assert not wrong, wrong
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ('say("pin_shown")\n', []),
+        ('runtime.say(say("game_from_page", game=3, players=", ".join(names)))\n', []),
+        ('self.say(f"  {n}. {label}")\n', []),
+        ('print(f"{path}: {problem}")\n', []),
+        ('self.say("Confirm held: the ring shows the table PIN.")\n', ["1: say"]),
+        ('say(f"Removed {len(orphans)} temporary file(s)")\n', ["1: say"]),
+        ('self.log(("" if ok else "Not accepted: ") + message)\n', ["1: log"]),
+        ('print(\n    f"{n} stickers to write, "\n    "Stop the table first."\n)\n', ["1: print"]),
+        ('answer = ask("Number (empty to search again): ")\n', ["1: ask"]),
+        ('log.exception("coach failed")\n', []),
+    ],
+)
+def test_english_spoken_at_a_call_site_is_found(tmp_path: Path, source: str, found: list[str]) -> None:
+    path = tmp_path / "probe.py"
+    path.write_text(source)
+    assert spoken_english(path, "companion.probe") == found
+
+
+def test_an_allowed_text_is_let_through_and_only_in_its_module(tmp_path: Path) -> None:
+    path = tmp_path / "probe.py"
+    path.write_text('print("OK OK")\nprint("OK OK", "Not this one")\n')
+    allowed = {("companion.probe", "OK OK"): "a made-up status word"}
+    assert spoken_english(path, "companion.probe", allowed) == ["2: print"]
+    assert spoken_english(path, "companion.other", allowed) == ["1: print", "2: print"]

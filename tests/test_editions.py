@@ -101,7 +101,7 @@ def test_edition_check_cli_lists_every_problem(tmp_path: Path, capsys: pytest.Ca
     out = capsys.readouterr().out
     assert f"{path}: line 1: cards[0] (I01).hours: error" in out, "json.dumps writes one line"
     assert f"{path}: line 1: cards[1] (I02).gains[0]: error" in out
-    assert "2 error(s)" in out
+    assert "2 errors; the edition cannot be used until they are fixed." in out
 
 
 def test_edition_check_cli_reports_json_syntax_with_line_and_column(

@@ -43,6 +43,7 @@ from companion.editions.shipped import (
 from companion.editions.writes import atomic_write
 from companion.engine import EditionError
 from companion.engine.edition import edition_to_json
+from companion.wording import say
 
 EXIT_USAGE = 2
 
@@ -97,7 +98,7 @@ def cmd_import(args: argparse.Namespace) -> int:
             name = _library(args).import_text(text, args.name)
         except (EditionError, LibraryError) as exc:
             return _errors(exc)
-        print(f"Imported {path} as edition {name!r}.")
+        print(say("ed_imported", path=path, name=repr(name)))
         return 0
     if args.base is None:
         return _fail("--out needs --base EDITION (the edition whose other parts the new one keeps)")
@@ -132,7 +133,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     except OSError as exc:
         return _fail(f"cannot write {out}: {exc.strerror}")
     kind = "itineraries" if args.itineraries else "cards"
-    print(f"Wrote {out}: {len(obj[kind])} {kind} from {path}, the rest from {args.base}.")
+    print(say(f"ed_wrote_{kind}", out=out, n=len(obj[kind]), path=path, base=args.base))
     return 0
 
 
@@ -142,10 +143,13 @@ def cmd_list(args: argparse.Namespace) -> int:
     for name in library.names():
         info = library.info(name)
         days = " ".join(f"{n}" for n in info.cards.values())
-        state = "shipped " if info.shipped else ("complete" if info.complete else "draft   ")
+        state = say(
+            "ed_state_shipped" if info.shipped else "ed_state_complete" if info.complete else "ed_state_draft"
+        )
         mark = "*" if name == default else " "
-        print(f"{mark} {name:<24} {state}  cards per Day {days or '-':<10} itineraries {info.itineraries}"
-              + (f"  PROBLEM: {info.problem}" if info.problem else ""))  # fmt: skip
+        row = say("ed_row", mark=mark, name=f"{name:<24}", state=f"{state:<8}", days=f"{days or '-':<10}",
+                  itineraries=info.itineraries)  # fmt: skip
+        print(row + (say("ed_row_problem", problem=info.problem) if info.problem else ""))
     return 0
 
 
@@ -159,8 +163,8 @@ def _change(args: argparse.Namespace, change: Any) -> int:
     except OSError as exc:
         return _fail(f"the edition was not saved ({exc.strerror}); it is unchanged")
     for line in said:
-        print(f"warning: {line}")
-    print(f"Saved edition {args.name!r}.")
+        print(say("ed_warning", warning=line))
+    print(say("ed_saved_edition", name=repr(args.name)))
     return 0
 
 
@@ -178,7 +182,7 @@ def cmd_new(args: argparse.Namespace) -> int:
     return _library_call(
         args,
         lambda library: library.create(args.name, args.base, with_cards=args.copy),
-        f"Created edition {args.name!r} from {args.base}.",
+        say("ed_created", name=repr(args.name), base=args.base),
     )
 
 
@@ -238,12 +242,14 @@ def cmd_ancestor(args: argparse.Namespace) -> int:
 
 def cmd_default(args: argparse.Namespace) -> int:
     return _library_call(
-        args, lambda library: library.set_default(args.name), f"New games use the {args.name!r} edition."
+        args, lambda library: library.set_default(args.name), say("ed_default", name=repr(args.name))
     )
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
-    return _library_call(args, lambda library: library.delete(args.name), f"Deleted edition {args.name!r}.")
+    return _library_call(
+        args, lambda library: library.delete(args.name), say("ed_deleted", name=repr(args.name))
+    )
 
 
 def cmd_stickers(args: argparse.Namespace) -> int:
@@ -265,16 +271,13 @@ def cmd_stickers(args: argparse.Namespace) -> int:
         chip = open_pi_chip(config.reader.rst_pin)
     except RuntimeError as exc:
         return _fail(str(exc))
-    print(
-        f"{len(order)} stickers to write, cards in Date Index order. "
-        "Stop the table first (it uses the reader)."
-    )
+    print(say("stickers_to_write", n=len(order)))
     try:
         done = write_deck(Link(chip), edition, order, print, overwrite=args.overwrite)
     except KeyboardInterrupt:
         print()
         return 0
-    print(f"{len(done)} sticker(s) written and checked.")
+    print(say("stickers_done", n=len(done)))
     return 0
 
 
@@ -294,7 +297,7 @@ def cmd_tags(args: argparse.Namespace) -> int:
                 return _fail(str(exc))
             if not freed:
                 return _fail(f"tag {args.unbind} is not bound to any card")
-            print(f"Tag {args.unbind} is free again.")
+            print(say("tag_freed", uid=args.unbind))
             return 0
         for uid, card in sorted(store.tags().items(), key=lambda item: item[1]):
             print(f"{card:<10} {uid}")

@@ -82,10 +82,17 @@ class Health:
             return
         if status.ok:
             again = before is not None and not before.ok and before.message != "starting"
-            self.say(f"{status.part}: {'working again' if again else status.message}")
+            self.say(say("part_again", part=status.part) if again else f"{status.part}: {status.message}")
         else:
-            self.say(f"{status.part}: NOT WORKING: {status.message}. Fix: {status.fix}. Retrying every "
-                     f"{RETRY_SECONDS:.0f} s; the rest of the table works without it.")  # fmt: skip
+            self.say(
+                say(
+                    "part_down",
+                    part=status.part,
+                    message=status.message,
+                    fix=status.fix,
+                    every=f"{RETRY_SECONDS:.0f}",
+                )
+            )
 
     def status(self, part: str) -> PartStatus:
         with self._lock:

@@ -28,6 +28,7 @@ from companion.engine import Edition
 from companion.engine.tokens import ANCESTOR
 from companion.engine.words import year_text
 from companion.tags import TEXT_PREFIX
+from companion.wording import say as words
 
 #: BCM GPIO -> physical pin, for the mfrc522 package, which numbers pins the BOARD way.
 BCM_TO_BOARD = {
@@ -275,20 +276,20 @@ def write_deck(
     """
     done: list[str] = []
     for card_id in cards:
-        say(f"Next: {label(edition, card_id)}. Put its sticker on the reader.")
+        say(words("sticker_next", card=label(edition, card_id)))
         text = f"{TEXT_PREFIX}{card_id}"
         while True:
             sticker = _wait_for(link, poll, timeout, clock, sleep)
             if sticker is None:
-                say("No sticker came; stopping.")
+                say(words("sticker_none"))
                 return done
             try:
                 carried = read_sticker(link, sticker)
                 if carried == text:
-                    say(f"  This sticker already carries {card_id}.")
+                    say("  " + words("sticker_same", card=card_id))
                     break
                 if carried and carried.startswith(TEXT_PREFIX) and not overwrite:
-                    say(f"  This sticker already carries {carried}; use a blank one (or --overwrite).")
+                    say("  " + words("sticker_other", text=carried))
                     _wait_gone(link, poll, sleep)
                     continue
                 write_sticker(link, wake(link, sticker), text)
@@ -296,7 +297,7 @@ def write_deck(
                 say(f"  {exc}")
                 _wait_gone(link, poll, sleep)
                 continue
-            say(f"  Written and checked: {sticker.kind} {sticker.uid_text} now carries {text}.")
+            say("  " + words("sticker_written", kind=sticker.kind, uid=sticker.uid_text, text=text))
             break
         done.append(card_id)
         _wait_gone(link, poll, sleep)

@@ -16,7 +16,6 @@ from typing import Any
 
 from companion.engine import Board, Event, Reveal, Take, Undo
 from companion.engine.tokens import DAY_NAMES
-from companion.engine.words import year_text
 from companion.store import DiskFull, Store, StoreError
 from companion.table.dealer import Dealer
 from companion.table.outcomes import (
@@ -32,6 +31,7 @@ from companion.table.outcomes import (
     say,
 )
 from companion.table.turn import Armed, Pending
+from companion.wording import say as words
 from companion.wording import took_text
 
 Listener = Callable[[Any, Outcome], None]
@@ -67,7 +67,7 @@ class CommittingTable:
         for event in self.stored:  # crash recovery: the same engine replays the log
             rejection = board.push(event)
             if rejection is not None and warn:
-                self.log(f"stored event {event_to_text(event)} no longer applies ({rejection.code}); skipped")
+                self.log(words("journal_skipped", event=event_to_text(event), rejection=rejection.code))
         return board
 
     # --- committing -------------------------------------------------------------------
@@ -151,9 +151,8 @@ class CommittingTable:
             self.log(self.store.notices.pop(0))
         for event in events:
             if isinstance(event, Reveal) and self.dealer is not None:
-                info = self.board.edition.card(event.card)
-                year = year_text(info.year)
-                self.log(f"dealer reveals {event.card}: {info.title} ({year}), {info.hours} h")
+                c = self.board.edition.card(event.card)
+                self.log(words("journal_reveal", card=c.id, title=c.title, year=c.year, hours=c.hours))
         return None
 
     def kept(self, pending: Pending | None) -> dict[str, Any] | None:
@@ -198,12 +197,12 @@ class CommittingTable:
         answers to. The caller holds `lock`."""
         self.last = outcome
         self.version += 1
-        self.log(("" if outcome.accepted else "Not accepted: ") + outcome.message)
+        self.log(outcome.message if outcome.accepted else words("journal_refused", message=outcome.message))
         for listener in list(self.listeners):
             try:
                 listener(self, outcome)
             except Exception as exc:  # the event is stored: a ring or console failure must not undo that
-                self.log(f"could not show the change ({type(exc).__name__}: {exc}); the game is saved")
+                self.log(words("journal_unshown", error=f"{type(exc).__name__}: {exc}"))
         self.wake()
         return outcome
 
