@@ -123,12 +123,11 @@ class Doctor:
                     "config",
                     False,
                     str(exc),
-                    "correct the setting named, at the line shown "
-                    "(every key and its default: companion/config.example.toml)",
+                    say("doctor_config.fix"),
                 )
             )
             return None
-        self.report(Check("config", True, f"{config.source} is valid"))
+        self.report(Check("config", True, say("doctor_config_ok", source=config.source)))
         return config
 
     def check_data_dir(self) -> None:
@@ -143,8 +142,8 @@ class Doctor:
                 Check(
                     "data directory",
                     False,
-                    f"{where} is not writable ({exc.strerror})",
-                    f"sudo chown -R trekking:trekking {where} (the service's StateDirectory)",
+                    say("doctor_data_unwritable", dir=where, error=exc.strerror),
+                    say("doctor_data_unwritable.fix", dir=where),
                 )
             )
             return
@@ -153,12 +152,12 @@ class Doctor:
                 Check(
                     "data directory",
                     False,
-                    f"{where}: only {free // 2**20} MB free",
-                    "free space on the SD card (sudo apt clean; journalctl --vacuum-size=50M)",
+                    say("doctor_data_low", dir=where, mb=free // 2**20),
+                    say("doctor_data_low.fix"),
                 )
             )
             return
-        self.report(Check("data directory", True, f"{where} writable, {free // 2**20} MB free"))
+        self.report(Check("data directory", True, say("doctor_data_ok", dir=where, mb=free // 2**20)))
 
     def check_spi(self) -> None:
         device = self.parts.spi_device
@@ -168,9 +167,8 @@ class Doctor:
                 Check(
                     "SPI",
                     False,
-                    f"{device} does not exist: SPI is off",
-                    "sudo raspi-config nonint do_spi 0 (Interface Options > SPI), then reboot "
-                    "(wiring.md, section Enable SPI)",
+                    say("doctor_spi_missing", device=device),
+                    say("doctor_spi_missing.fix"),
                 )
             )
         elif not os.access(device, os.R_OK | os.W_OK):
@@ -178,13 +176,12 @@ class Doctor:
                 Check(
                     "SPI",
                     False,
-                    f"{device} exists but {user} may not use it",
-                    f"join the spi group: sudo usermod -aG spi {user}, then log in again "
-                    "(the service gets it from SupplementaryGroups)",
+                    say("doctor_spi_refused", device=device, user=user),
+                    say("doctor_spi_refused.fix", user=user),
                 )
             )
         else:
-            self.report(Check("SPI", True, f"{device} present and usable by {user}"))
+            self.report(Check("SPI", True, say("doctor_spi_ok", device=device, user=user)))
 
     def check_reader(self, config: Config) -> Any:
         from companion.hardware.health import explain
@@ -196,7 +193,7 @@ class Doctor:
             message, fix = explain("reader", exc)
             self.report(Check("reader", False, message, fix))
             return None
-        self.report(Check("reader", True, f"the MFRC522 answers (version register 0x{version:02x})"))
+        self.report(Check("reader", True, say("doctor_reader_ok", version=f"0x{version:02x}")))
         return reader
 
     def check_tag(self, reader: Any) -> None:
@@ -205,16 +202,15 @@ class Doctor:
         while time.monotonic() < deadline:
             uid = reader.read_uid()
             if uid is not None:
-                self.report(Check("tag", True, f"read tag {uid}"))
+                self.report(Check("tag", True, say("doctor_tag_ok", uid=uid)))
                 return
             time.sleep(0.1)
         self.report(
             Check(
                 "tag",
                 False,
-                f"no tag read in {self.wait:.0f} s",
-                "use MIFARE Classic 1K tags (wiring.md, section Which tags to buy), held within 3 cm; "
-                "check the RST wire on pin 22 and the antenna's distance from metal",
+                say("doctor_tag_none", seconds=f"{self.wait:.0f}"),
+                say("doctor_tag_none.fix"),
             )
         )
 
@@ -240,30 +236,25 @@ class Doctor:
             message, fix = explain("ring", exc)
             self.report(Check("ring", False, message, fix))
             return
-        first = "at 12 o'clock" if settings.twelve_oclock_led == 0 else f"LED {settings.twelve_oclock_led}"
-        turn = self.confirm(
-            f"Did every LED light once, one after the other, {settings.direction} from the "
-            f"one at 12 o'clock? [y/n] "
-        )
+        led = settings.twelve_oclock_led
+        first = say("doctor_first_led_top") if led == 0 else say("doctor_first_led", led=led)
+        turn = self.confirm(say("doctor_ask_leds", direction=settings.direction))
         self.report(
             Check(
                 "ring LEDs",
                 turn is True,
-                "each LED lit in turn" if turn else "not confirmed",
-                "dark ring: check 5 V, GND, the 74AHCT125 and that data goes to DIN, not DOUT "
-                "(wiring.md, sections Pin table and The level shifter); lit from elsewhere or the "
-                f"other way round: set twelve_oclock_led ({first} now) and direction in the config",
+                say("doctor_leds_ok" if turn else "doctor_not_confirmed"),
+                say("doctor_leds.fix", first=first),
             )
         )
         names = ", ".join(OKABE_ITO.get(c.upper(), c) for c in config.palette)
-        seen = self.confirm(f"Did the whole ring show {names}, in that order? [y/n] ")
+        seen = self.confirm(say("doctor_ask_colours", names=names))
         self.report(
             Check(
                 "ring colours",
                 seen is True,
-                names if seen else "not confirmed",
-                "colours swapped: the ring is not a GRB WS2812B (hardware/README.md); "
-                "flicker: the 1000 µF capacitor and the 330 Ω resistor at DIN (wiring.md)",
+                names if seen else say("doctor_not_confirmed"),
+                say("doctor_colours.fix"),
             )
         )
 
@@ -282,15 +273,14 @@ class Doctor:
                 pin = getattr(config.buttons, name)
                 self.say("  " + say("doctor_press", kind=name, pin=pin, seconds=f"{self.wait:.0f}"))
                 if seen[name].wait(self.wait):
-                    self.report(Check(f"{name} button", True, f"seen on GPIO{pin}"))
+                    self.report(Check(f"{name} button", True, say("doctor_button_ok", pin=pin)))
                 else:
                     self.report(
                         Check(
                             f"{name} button",
                             False,
-                            f"no press seen on GPIO{pin}",
-                            f"one leg to GPIO{pin}, the other to GND (wiring.md, section Pin table); "
-                            "a button always pressed has a leg on 3.3 V",
+                            say("doctor_button_none", pin=pin),
+                            say("doctor_button_none.fix", pin=pin),
                         )
                     )
         finally:
@@ -302,7 +292,7 @@ class Doctor:
         port = config.table.port
         url = addresses(port, config.table.host, lan_ip())[0]
         if _fetch(url):
-            self.report(Check("page", True, f"{url} answers (the running companion)"))
+            self.report(Check("page", True, say("doctor_page_running", url=url)))
             return
         # Nothing answers: serve the page for a moment, as companion run would (the
         # standard library's server: it stops cleanly between two requests).
@@ -327,8 +317,8 @@ class Doctor:
                 Check(
                     "page",
                     False,
-                    f"cannot serve on port {port} ({exc.strerror})",
-                    "another program holds the port: stop it, or set [table] port in the config",
+                    say("doctor_page_port", port=port, error=exc.strerror),
+                    say("doctor_page_port.fix"),
                 )
             )
             return
@@ -343,9 +333,8 @@ class Doctor:
             Check(
                 "page",
                 ok,
-                f"{url} answers" if ok else f"{url} does not answer",
-                "check that host in [table] is 0.0.0.0 and that the phone is on the same "
-                "network; try the other addresses companion run prints",
+                say("doctor_page_ok" if ok else "doctor_page_down", url=url),
+                say("doctor_page.fix"),
             )
         )
 

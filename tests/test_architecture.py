@@ -548,13 +548,18 @@ def test_a_hand_written_error_is_found(tmp_path: Path, source: str, found: list[
 # written at the call site.
 
 #: The calls that put a line in front of someone: ``print``, a ``say`` callback (the console,
-#: the journal under systemd, a dialogue), the table's ``log``, and a dialogue's ``ask`` prompt.
-SPEAKERS = {"say", "log", "print", "ask"}
+#: the journal under systemd, a dialogue), the table's ``log``, a dialogue's ``ask`` and the
+#: doctor's ``confirm`` question, and the doctor's report line (``Check``: its detail and fix).
+SPEAKERS = {"say", "log", "print", "ask", "confirm", "Check"}
 #: What such a call may carry that has two words but is not a sentence, by module and literal
-#: text, each with why. Empty today: what the console prints that is not a sentence holds no two
-#: words (the ring line is "ring " and ANSI codes, a JSON dump and a bare param no literal at
-#: all, an indent "  "), so it passes without an entry.
-NOT_SENTENCES: dict[tuple[str, str], str] = {}
+#: text, each with why. What the console prints that is not a sentence mostly holds no two words
+#: (the ring line is "ring " and ANSI codes, a JSON dump and a bare param no literal at all, an
+#: indent "  "), so it passes without an entry.
+NOT_SENTENCES: dict[tuple[str, str], str] = {
+    ("companion.doctor", "data directory"): "a check's name, the label of its line, as wiring.md names it",
+    ("companion.doctor", "ring LEDs"): "a check's name, the label of its line, as wiring.md names it",
+    ("companion.doctor", "ring colours"): "a check's name, the label of its line, as wiring.md names it",
+}
 
 
 def spoken_english(
