@@ -62,7 +62,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             with open_regular(args.record, RECORD_LIMIT) as stream:
                 result = replay_stream(stream, RECORD_LIMIT)
     except OSError as exc:
-        return _fail(f"cannot read {args.record}: {exc.strerror}")
+        return _fail(say("cli_cannot_read", path=args.record, error=exc.strerror))
     except RecordError as exc:
         return _fail(f"{args.record}: {exc}")
     # The readable output prints any name: what the terminal cannot show (a lone
@@ -84,7 +84,7 @@ def cmd_edition_check(args: argparse.Namespace) -> int:
     try:
         text = read_text_file(path, EDITION_LIMIT)
     except OSError as exc:
-        return _fail(f"cannot read {path}: {exc.strerror}")
+        return _fail(say("cli_cannot_read", path=path, error=exc.strerror))
     try:
         edition = read_edition_text(text, str(path), path.stem)
     except EditionError as exc:
@@ -120,7 +120,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from companion.simulate import SimulationError, format_summary, simulate
 
     if args.bot not in BOTS:
-        return _fail(f"unknown bot {args.bot!r}; choose {', '.join(BOTS)}")
+        return _fail(say("cli_unknown_bot", bot=repr(args.bot), bots=", ".join(BOTS)))
     try:
         edition = load_named(data_dir(args), args.edition)
         summary = simulate(
@@ -193,7 +193,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(say("exit_retry", problem=str(exc).rstrip("."), status=EXIT_RETRY), file=sys.stderr)
         return EXIT_RETRY
     except OSError as exc:
-        return _fail(f"cannot serve on port {args.port or config.table.port}: {exc.strerror}")
+        return _fail(say("cli_cannot_serve", port=args.port or config.table.port, error=exc.strerror))
     except KeyboardInterrupt:
         pass
     finally:
@@ -245,19 +245,11 @@ def cmd_pin(args: argparse.Namespace) -> int:
             return 0
         pin = kept_pin(data)
     except PermissionError:
-        return _fail(
-            f"may not read the table PIN in {data}: the data directory belongs to the table's service "
-            f"user. On a Raspberry Pi installed with install-pi.sh: {PI_COMMAND} pin"
-        )
+        return _fail(say("cli_pin_unreadable", dir=data, command=PI_COMMAND))
     except (ConfigError, ValueError, OSError) as exc:
         return _fail(str(exc))
     if pin is None:
-        return _fail(
-            f"no table PIN is kept in {data} (and none is configured). `companion run` draws one "
-            "there at its first start and keeps it; if the table keeps its games elsewhere, name that "
-            f"directory: companion pin --data-dir DIR. On a Raspberry Pi installed with install-pi.sh: "
-            f"{PI_COMMAND} pin"
-        )
+        return _fail(say("cli_no_pin", dir=data, command=PI_COMMAND))
     print(pin)
     return 0
 
@@ -271,7 +263,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         if game is None:
             newest = next(iter(store.games()), None)
             if newest is None:
-                return _fail(f"there is no game in {data_dir(args)} yet")
+                return _fail(say("cli_no_game", dir=data_dir(args)))
             game = newest[0]
         damage = store.load(game).damage
         sys.stdout.write(store.export(game))

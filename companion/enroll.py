@@ -63,11 +63,11 @@ def parse_values(text: str) -> tuple[int, list[str]] | str:
     parts = text.replace(",", " ").split()
     hours = whole_number(parts[0], 2) if parts else None
     if hours is None or not 1 <= hours <= 12:
-        return "Type the hour cost first (1-12), then the benefits, e.g. 3 person crystal."
+        return say("enrol_hours_first")
     gains = parts[1:]
     unknown = [g for g in gains if g not in BENEFITS]
     if unknown:
-        return f"Unknown benefit {unknown[0]!r}; use {', '.join(BENEFITS)}."
+        return say("enrol_unknown_benefit", benefit=repr(unknown[0]), benefits=", ".join(BENEFITS))
     return hours, gains
 
 

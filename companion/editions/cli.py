@@ -101,7 +101,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         print(say("ed_imported", path=path, name=repr(name)))
         return 0
     if args.base is None:
-        return _fail("--out needs --base EDITION (the edition whose other parts the new one keeps)")
+        return _fail(say("ed_out_needs_base"))
     try:
         obj = _edition_object(args, args.base)
     except (EditionNotFound, EditionError, LibraryError) as exc:
@@ -131,7 +131,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     try:
         atomic_write(out, json.dumps(obj, indent=1, ensure_ascii=False) + "\n")
     except OSError as exc:
-        return _fail(f"cannot write {out}: {exc.strerror}")
+        return _fail(say("ed_cannot_write", path=out, error=exc.strerror))
     kind = "itineraries" if args.itineraries else "cards"
     print(say(f"ed_wrote_{kind}", out=out, n=len(obj[kind]), path=path, base=args.base))
     return 0
@@ -161,7 +161,7 @@ def _change(args: argparse.Namespace, change: Any) -> int:
     except (EditionNotFound, EditionError, LibraryError, FieldError) as exc:
         return _errors(exc)
     except OSError as exc:
-        return _fail(f"the edition was not saved ({exc.strerror}); it is unchanged")
+        return _fail(say("ed_not_saved", error=exc.strerror))
     for line in said:
         print(say("ed_warning", warning=line))
     print(say("ed_saved_edition", name=repr(args.name)))
@@ -265,7 +265,7 @@ def cmd_stickers(args: argparse.Namespace) -> int:
     order = whole_box(edition) if args.all else date_index(edition)
     if args.start:
         if args.start not in order:
-            return _fail(f"{args.start!r} is not a card of the {edition.name} edition (to write)")
+            return _fail(say("ed_not_a_card_to_write", card=repr(args.start), edition=edition.name))
         order = order[order.index(args.start) :]
     try:
         chip = open_pi_chip(config.reader.rst_pin)
@@ -296,7 +296,7 @@ def cmd_tags(args: argparse.Namespace) -> int:
             except StoreError as exc:  # a full disk: the tag stays bound
                 return _fail(str(exc))
             if not freed:
-                return _fail(f"tag {args.unbind} is not bound to any card")
+                return _fail(say("ed_tag_not_bound", uid=args.unbind))
             print(say("tag_freed", uid=args.unbind))
             return 0
         for uid, card in sorted(store.tags().items(), key=lambda item: item[1]):
