@@ -95,9 +95,7 @@ def serve_when_free(
             waited = True
             if time.monotonic() >= deadline:
                 raise PortBusy(
-                    f"port {port} is still in use after {retry_for:.0f} s ({exc.strerror}): another program "
-                    f"holds it (sudo ss -ltnp 'sport = :{port}' names it); stop it, or choose another port "
-                    "with [table] port or --port"
+                    say("port_still_busy", port=port, seconds=f"{retry_for:.0f}", error=exc.strerror)
                 ) from None
         else:
             if waited:

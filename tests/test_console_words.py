@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import time
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from companion.cli import main
 from companion.config import Config
 from companion.console import describe_expect
 from companion.startup import build_runtime
-from companion.wording import catalogue, say, template
+from companion.wording import catalogue, fill, say, template
 
 from tests_support import make_runtime
 
@@ -153,3 +154,14 @@ def test_a_console_key_is_in_no_other_block() -> None:
         words = catalogue(lang)
         console = set(words["console"])
         assert not console & (set(words["msg"]) | set(words["hw"]) | set(words)), lang
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+@pytest.mark.parametrize("n", [1, 2])
+def test_every_console_sentence_fills_with_its_params(lang: str, n: int) -> None:
+    """Each console sentence, every param given (a count as ``n``): no placeholder or plural
+    choice is left unfilled (a malformed ``{n|one|other}`` would show as written), no "(s)"."""
+    param = re.compile(r"\{(\w+)(?:\||\})")
+    for key, text in catalogue(lang)["console"].items():
+        said = fill(lang, text, {name: n for name in param.findall(text)})
+        assert "{" not in said and "(s)" not in said and said.strip(), (key, said)
