@@ -43,7 +43,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from companion.engine import Event, Setup, event_to_json, parse_event
-from companion.engine.words import plural
 from companion.record import RECORD_FORMAT, parse_setup
 from companion.wal import check_wal
 from companion.wording import say
@@ -364,11 +363,7 @@ class Store:
 
         games, events = self._transaction(upgrade)
         if games:
-            self.upgraded = (
-                f"the game store {self.path} was upgraded: checksums now guard its "
-                f"{plural(games, 'game')} and {plural(events, 'saved event')} "
-                "(computed once, from the rows as they are: damage done before today cannot be told)."
-            )
+            self.upgraded = say("store_upgraded", path=self.path, games=games, events=events)
 
     def close(self) -> None:
         self._db.close()
@@ -409,10 +404,7 @@ class Store:
                 _private(self.path)
                 self._connect()
                 self._identity = self._file_identity()
-                self.notices.append(
-                    f"the game store {self.path} was deleted while the companion was running; "
-                    "it was written back from the copy still open, with every game."
-                )
+                self.notices.append(say("store_written_back", path=self.path))
                 return
             except (OSError, sqlite3.Error):
                 pass
