@@ -124,9 +124,7 @@ def test_a_refusal_made_in_two_places_is_the_same_in_both(tmp_path: Path) -> Non
     lib.path("array").write_text("[1]\n")
     lib.path("broken").write_text("{\n")
     taken = "There is already an edition named my-box; pick another name."
-    read_only = (
-        "reference ships with the companion and cannot be changed; make a copy under a new name."
-    )
+    read_only = "reference ships with the companion and cannot be changed; make a copy under a new name."
     at = {"line": 2, "column": 1}
     known = "reference, array, broken, my-box"
     cases: list[tuple[Any, type[Exception], str, dict[str, Any], str]] = [
