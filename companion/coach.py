@@ -31,8 +31,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.bots import greedy_bot, random_bot
+from companion.bots import greedy_bot
 from companion.engine import Board, Edition, Event, GameState, Setup, Take
+from companion.engine.playout import play_out
 from companion.engine.scoring import winners
 from companion.engine.state import HIDDEN
 from companion.engine.tokens import DAYS
@@ -207,11 +208,7 @@ def rollouts(
                 _fill_hidden(game, hidden)
             if move is not None:
                 game.push_unrecorded(Take(move[0], None, move[1], ()))
-            push = game.push_unrecorded
-            for _ in range(MAX_ROLLOUT_MOVES):
-                if game.finished:
-                    break
-                push(random_bot(game, rng))
+            play_out(game, rng, MAX_ROLLOUT_MOVES)
             standings = game.standings()
             won = winners(standings)
             share = 1.0 / len(won)
