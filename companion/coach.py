@@ -33,8 +33,7 @@ from typing import Any
 
 from companion.bots import greedy_bot
 from companion.engine import Board, Edition, Event, GameState, Setup, Take
-from companion.engine.playout import play_out
-from companion.engine.scoring import winners
+from companion.engine.playout import play_out, result, trek_points_table
 from companion.engine.state import HIDDEN
 from companion.engine.tokens import DAYS
 
@@ -199,6 +198,8 @@ def rollouts(
     edition.rules.complete()
     n = len(board.names)
     tally = Tally(list(moves), n)
+    trek_points = trek_points_table(edition, n)
+    me = board.turn
     starts: list[Candidate | None] = list(moves) or [None]
     for _ in range(count):
         for i, move in enumerate(starts):
@@ -209,18 +210,15 @@ def rollouts(
             if move is not None:
                 game.push_unrecorded(Take(move[0], None, move[1], ()))
             play_out(game, rng, MAX_ROLLOUT_MOVES)
-            standings = game.standings()
-            won = winners(standings)
+            totals, won = result(game, trek_points)
             share = 1.0 / len(won)
             everyone = tally.player_wins[i]
-            for p, row in enumerate(standings):
-                if row.name in won:
-                    everyone[p] += share
+            for p in won:
+                everyone[p] += share
             if move is not None:
-                me = board.turn
                 tally.counts[i] += 1
-                tally.scores[i] += standings[me].total
-                if standings[me].name in won:
+                tally.scores[i] += totals[me]
+                if me in won:
                     tally.wins[i] += share
         if deadline is not None and clock() >= deadline:
             break

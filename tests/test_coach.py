@@ -25,7 +25,8 @@ from companion.bots import random_bot
 from companion.coach import CoachPool, candidates, coach_bot, evaluate, redeal
 from companion.editions import load_edition
 from companion.engine import Board, Reveal, Take, Undo, make_setup, parse_edition
-from companion.engine.playout import play_out
+from companion.engine.playout import play_out, result, trek_points_table
+from companion.engine.scoring import winners
 from companion.engine.state import HIDDEN, shuffled_setup
 from companion.simulate import random_setup
 
@@ -128,8 +129,37 @@ def _compare_play_out(setup: Any, rng: random.Random, seen: dict[str, int] | Non
             break
     assert fast.snapshot() == recorded.snapshot()
     assert fast.standings() == recorded.standings() and fast.winners() == recorded.winners()
+    _assert_result_is_the_standings(fast)
     if seen is not None:
         seen["games ended"] += recorded.finished
+
+
+def _assert_result_is_the_standings(game: Board) -> None:
+    """`result` (the rollouts' scoring) says what `standings` and `winners` say."""
+    standings = game.standings()
+    totals, won = result(game, trek_points_table(game.edition, len(game.names)))
+    assert totals == [s.total for s in standings]
+    assert [game.names[i] for i in won] == winners(standings)
+
+
+def test_result_breaks_ties_on_the_longest_treks_as_the_standings_do() -> None:
+    game = _gold_board()
+    points = game.edition.trek_points
+    for treks, lengths, expected in [
+        ([[2], [1, 1]], [0, 0], ["Ann"]),  # longest trek 2 beats 1
+        ([[1], [2]], [1, 0], ["Ben"]),  # (2,) beats (1, 1)
+        ([[2, 1], [1, 2]], [0, 0], ["Ann", "Ben"]),  # the same treks in another order: shared
+        ([[3], [2, 1]], [0, 4], ["Ben"]),  # (4, 2, 1) beats (3,)
+    ]:
+        game.treks[:], game.trek_len[:] = [t[:] for t in treks], lengths
+        game.crystals[:] = [0, 0]
+        game.track[:] = [20 - sum(map(points, game.trek_lengths(i))) for i in range(2)]  # a tie on points
+        assert len({s.total for s in game.standings()}) == 1
+        assert winners(game.standings()) == expected
+        _assert_result_is_the_standings(game)
+    game.track[1] += 1  # no tie: no tie-break
+    assert winners(game.standings()) == ["Ben"]
+    _assert_result_is_the_standings(game)
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])

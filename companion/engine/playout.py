@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from companion.engine.board import HOUR_WEIGHT, LAST_TURN_KEY, Board
+from companion.engine.edition import Edition
 from companion.engine.state import EMPTY, HIDDEN
 from companion.engine.tokens import CRYSTAL_CODE, HOURS_PER_DAY, PUNCTUALITY_BONUS, ROW_SIZE
 
@@ -215,3 +216,29 @@ def _end_day(board: Board, drawn: int, next_seq: int, ancestors_left: int, turn:
     board.drawn, board.next_seq, board.ancestors_left, board.turn = drawn, next_seq, ancestors_left, turn
     ended = board.settle_day()
     assert ended, "play_out's turn keys and the board disagree on the Day's end"
+
+
+def trek_points_table(edition: Edition, players: int) -> tuple[int, ...]:
+    """The points of a trek of every length a game can reach (0 to every card and Ancestor
+    copy in one trek): `Edition.trek_points` looked up once per answer, not per trek."""
+    longest = len(edition.cards) + edition.ancestor_copies(players)
+    return tuple(edition.trek_points(length) for length in range(longest + 1))
+
+
+def result(board: Board, trek_points: tuple[int, ...]) -> tuple[list[int], list[int]]:
+    """Every player's final total and the winners (indices, setup order): what
+    `Board.standings` and `companion.engine.scoring.winners` say, without building a
+    `Standing` per player at the end of every rollout. The tie-break's sorted treks are
+    built only when totals tie."""
+    track, crystals, treks, trek_len = board.track, board.crystals, board.treks, board.trek_len
+    points = trek_points.__getitem__
+    totals = [
+        track[i] + crystals[i] + points(trek_len[i]) + sum(map(points, treks[i])) for i in range(len(track))
+    ]
+    best = max(totals)
+    leaders = [i for i, total in enumerate(totals) if total == best]
+    if len(leaders) > 1:  # longest trek first, then the second longest... (scoring.tie_break_key)
+        keys = {i: tuple(sorted(board.trek_lengths(i), reverse=True)) for i in leaders}
+        top = max(keys.values())
+        leaders = [i for i in leaders if keys[i] == top]
+    return totals, leaders
