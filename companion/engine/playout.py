@@ -172,16 +172,15 @@ def _play_day(board: Board, rng: _Random, limit: int) -> int:
                         treks[who].append(length)
                     trek_len[who] = 1
                 trek_year[who] = year
-            # 5. the row slides right and refills, or an Ancestor copy goes
+            # 5. the row slides right and refills, or an Ancestor copy goes: the cards before
+            #    position k move one place on, which is taking k out and adding a card at 0
             if pick >= 0:
-                if k:
-                    row[2 : k + 1] = row[1:k]
-                    row[1] = row[0]
+                del row[k]
                 if drawn < deck_size:
-                    row[0] = HIDDEN if deck is None else deck[drawn]
+                    row.insert(0, HIDDEN if deck is None else deck[drawn])
                     drawn += 1
                 else:
-                    row[0] = EMPTY
+                    row.insert(0, EMPTY)
             else:
                 ancestors_left -= 1
             # 6. the next player, or the Day's end
