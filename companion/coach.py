@@ -12,7 +12,8 @@ page shows first), so the mover's own chance there is that card's.
 later Days' decks, a Departures Row position waiting for its reveal) are dealt
 again, at random, for each rollout, from the edition's cards of that Day that
 have not been seen; the real order (a record's decks, the mock dealer's shuffle)
-is never read.
+is never read. Each round deals once and plays that deal from every candidate, so the
+cards are compared on the same deals.
 
 Rollouts use the engine's fast path (`Board.fork`, `Board.push_unrecorded`:
 no undo records) and every itinerary's memo built up front. `CoachPool` spreads
@@ -202,8 +203,11 @@ def rollouts(
     me = board.turn
     starts: list[Candidate | None] = list(moves) or [None]
     for _ in range(count):
+        # one deal of the unseen cards per round, played from every candidate: the
+        # candidates are compared on the same deals (common random numbers), which makes
+        # their differences less noisy, and a redeal is a sixth of a rollout's time
+        setup, hidden = redeal(board, rng)
         for i, move in enumerate(starts):
-            setup, hidden = redeal(board, rng)
             game = board.fork(setup)
             if hidden:
                 _fill_hidden(game, hidden)

@@ -191,15 +191,16 @@ def test_play_out_matches_push_through_whole_reference_games() -> None:
 
 def _rollouts_through_push(board: Board, moves: list[Any], count: int, seed: int) -> Any:
     """`companion.coach.rollouts` as it was before `play_out`: the random bot's events
-    through `push_unrecorded` (the reference the coach's tallies must equal)."""
+    through `push_unrecorded` (the reference the coach's tallies must equal), with one deal
+    per round for all candidates as the coach deals now."""
     from companion.coach import Tally, _fill_hidden
     from companion.engine.scoring import winners
 
     rng = random.Random(seed)
     tally = Tally(list(moves), len(board.names))
     for _ in range(count):
+        setup, hidden = redeal(board, rng)  # one deal a round, for every candidate
         for i, move in enumerate(moves):
-            setup, hidden = redeal(board, rng)
             game = board.fork(setup)
             if hidden:
                 _fill_hidden(game, hidden)
