@@ -119,7 +119,7 @@ def unrecorded_rate(places: list[tuple[Setup, GameState]], seconds: float, seed:
 
 def fast_rate(places: list[tuple[Setup, GameState]], seconds: float, seed: int) -> float:
     """The coach's path as it runs: `companion.coach.rollouts` for every candidate take of a
-    position, a few rounds at a time (redeal, fork, `push_unrecorded`, tally)."""
+    position, a few rounds at a time (a redeal a round, fork, `play_out`, tally)."""
     from companion.coach import candidates, rollouts
 
     boards = [Board.from_snapshot(*place) for place in places]
