@@ -15,8 +15,10 @@ have not been seen; the real order (a record's decks, the mock dealer's shuffle)
 is never read. Each round deals once and plays that deal from every candidate, so the
 cards are compared on the same deals.
 
-Rollouts use the engine's fast path (`Board.fork`, `Board.push_unrecorded`:
-no undo records) and every itinerary's memo built up front. `CoachPool` spreads
+Rollouts use the engine's fast paths: `Board.fork` for the position, the candidate's
+take through `Board.push_unrecorded` (every check, no undo record), then
+`companion.engine.playout` for the rest of the game (the random bot's moves in one loop)
+and its score, with every itinerary's memo built up front. `CoachPool` spreads
 the rollouts over worker processes; `evaluate` is the same work in this process
 (tests, the coach bot). A rollout budget makes results reproducible with a seed;
 a time budget bounds the answer time on a slow board.
