@@ -200,11 +200,12 @@ def _rollouts_through_push(board: Board, moves: list[Any], count: int, seed: int
     tally = Tally(list(moves), len(board.names))
     for _ in range(count):
         setup, hidden = redeal(board, rng)  # one deal a round, for every candidate
-        for i, move in enumerate(moves):
+        for i, move in enumerate(moves or [None]):  # no candidate: from the position as it is
             game = board.fork(setup)
             if hidden:
                 _fill_hidden(game, hidden)
-            game.push_unrecorded(Take(move[0], None, move[1], ()))
+            if move is not None:
+                game.push_unrecorded(Take(move[0], None, move[1], ()))
             while not game.finished:
                 game.push_unrecorded(random_bot(game, rng))
             standings = game.standings()
@@ -212,6 +213,8 @@ def _rollouts_through_push(board: Board, moves: list[Any], count: int, seed: int
             for p, row in enumerate(standings):
                 if row.name in won:
                     tally.player_wins[i][p] += 1.0 / len(won)
+            if move is None:
+                continue
             tally.counts[i] += 1
             tally.scores[i] += standings[board.turn].total
             tally.wins[i] += 1.0 / len(won) if standings[board.turn].name in won else 0.0
