@@ -53,7 +53,9 @@ def play_out(board: Board, rng: _Random, limit: int) -> int:
 
     Each move is the one `companion.bots.random_bot` returns for the same board and the
     same random stream, applied as `Board.push_unrecorded` applies it: the board then
-    holds the same state, but its move stack does not list these moves.
+    holds the same state, but its move stack does not list these moves. Raises
+    `NoLegalMove` where the random bot raises its ``StuckError`` (an edition with too few
+    itineraries or cards), with the moves before it applied.
     """
     played = 0
     while played < limit and not board.finished:
