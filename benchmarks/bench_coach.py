@@ -9,9 +9,11 @@ Day's start, mid-game, Day III), the player to move about to take a card.
   dealt again and the game played to its end by the random bot, two ways: the
   undo-recorded path (`Board.from_snapshot` + `Board.push`, what a coach written on the
   engine's usual API would do; ``--baseline-only`` runs just this one, so it can be run
-  against an older checkout with ``PYTHONPATH``) and the coach's fast path
-  (`Board.fork` + `Board.push_unrecorded`, memos built up front), as `companion.coach`
-  runs them.
+  against an older checkout with ``PYTHONPATH``), the coach's previous path (`Board.fork`
+  + `Board.push_unrecorded` of the random bot's events, `standings` + `winners`: issue 18's
+  first fast path, kept here so that before and after are measured in the same run on a
+  shared machine) and the coach's path as `companion.coach` runs it (`Board.fork` +
+  `companion.engine.playout`: the same games in one loop).
 - *Answer time*: a full coach evaluation through `CoachPool` (worker processes) with a
   time budget, from the median position: wall time and rollouts done.
 - *Zero estimate*: the per-core rate divided by an assumed slowdown (``--zero-ratio``,
@@ -35,7 +37,7 @@ from typing import Any
 
 from companion.bots import random_bot
 from companion.editions import load_edition
-from companion.engine import Board, GameState, Setup, winners
+from companion.engine import Board, GameState, Setup, Take, winners
 from companion.engine.state import shuffled_setup
 from companion.simulate import random_setup
 
@@ -87,9 +89,37 @@ def baseline_rate(places: list[tuple[Setup, GameState]], seconds: float, seed: i
     return rate(rollout, places, seconds)
 
 
+def unrecorded_rate(places: list[tuple[Setup, GameState]], seconds: float, seed: int) -> float:
+    """The coach's previous path, as `companion.coach.rollouts` ran it before `play_out`:
+    for every candidate, redeal, fork, the candidate and then the random bot's events through
+    `push_unrecorded`, `standings` and `winners` (the same games, move for move)."""
+    from companion.coach import _fill_hidden, candidates, redeal
+
+    boards = [Board.from_snapshot(*place) for place in places]
+    for board in boards:
+        board.edition.rules.complete()
+    rng = random.Random(seed)
+    done, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for board in boards:
+            moves = candidates(board)
+            for _ in range(3):
+                for card, spend in moves:
+                    setup, hidden = redeal(board, rng)
+                    game = board.fork(setup)
+                    if hidden:
+                        _fill_hidden(game, hidden)
+                    game.push_unrecorded(Take(card, None, spend, ()))
+                    while not game.finished:
+                        game.push_unrecorded(random_bot(game, rng))
+                    winners(game.standings())
+                    done += 1
+    return done / (time.perf_counter() - start)
+
+
 def fast_rate(places: list[tuple[Setup, GameState]], seconds: float, seed: int) -> float:
     """The coach's path as it runs: `companion.coach.rollouts` for every candidate take of a
-    position, a few rounds at a time (redeal, fork, `push_unrecorded`, tally)."""
+    position, a few rounds at a time (a redeal a round, fork, `play_out`, tally)."""
     from companion.coach import candidates, rollouts
 
     boards = [Board.from_snapshot(*place) for place in places]
@@ -146,9 +176,15 @@ def main() -> int:
         "baseline_rollouts_per_s_per_core": round(statistics.median(baseline)),
     }
     if not args.baseline_only:
-        fast = [fast_rate(places, args.seconds, args.seed + k) for k in range(args.repeat)]
+        before, fast = [], []
+        for k in range(args.repeat):  # alternated: a change of load hits both alike
+            before.append(unrecorded_rate(places, args.seconds, args.seed + k))
+            fast.append(fast_rate(places, args.seconds, args.seed + k))
         per_core = statistics.median(fast)
+        result["unrecorded_rollouts_per_s_per_core"] = round(statistics.median(before))
         result["fast_rollouts_per_s_per_core"] = round(per_core)
+        result["fast_runs"] = [round(r) for r in fast]
+        result["unrecorded_runs"] = [round(r) for r in before]
         result["zero_ratio_assumed"] = args.zero_ratio
         result["zero_rollouts_per_s_per_core_estimate"] = round(per_core / args.zero_ratio)
         result["zero_rollouts_in_budget_estimate_3_workers"] = round(
@@ -162,8 +198,14 @@ def main() -> int:
     base = result["baseline_rollouts_per_s_per_core"]
     print(f"  undo-recorded path (from_snapshot + push): {base} rollouts/s/core")
     if not args.baseline_only:
-        fast = result["fast_rollouts_per_s_per_core"]
-        print(f"  coach fast path (fork + push_unrecorded):  {fast} rollouts/s/core")
+        print(
+            f"  previous coach path (fork + push_unrecorded): {result['unrecorded_rollouts_per_s_per_core']} "
+            f"rollouts/s/core (runs {result['unrecorded_runs']})"
+        )
+        print(
+            f"  coach path now (fork + play_out):  {result['fast_rollouts_per_s_per_core']} rollouts/s/core "
+            f"(runs {result['fast_runs']})"
+        )
         a = result["answer"]
         print(
             f"  full answer, {a['workers']} worker processes, budget {a['budget_s']} s: median "

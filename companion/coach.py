@@ -12,10 +12,13 @@ page shows first), so the mover's own chance there is that card's.
 later Days' decks, a Departures Row position waiting for its reveal) are dealt
 again, at random, for each rollout, from the edition's cards of that Day that
 have not been seen; the real order (a record's decks, the mock dealer's shuffle)
-is never read.
+is never read. Each round deals once and plays that deal from every candidate, so the
+cards are compared on the same deals.
 
-Rollouts use the engine's fast path (`Board.fork`, `Board.push_unrecorded`:
-no undo records) and every itinerary's memo built up front. `CoachPool` spreads
+Rollouts use the engine's fast paths: `Board.fork` for the position, the candidate's
+take through `Board.push_unrecorded` (every check, no undo record), then
+`companion.engine.playout` for the rest of the game (the random bot's moves in one loop)
+and its score, with every itinerary's memo built up front. `CoachPool` spreads
 the rollouts over worker processes; `evaluate` is the same work in this process
 (tests, the coach bot). A rollout budget makes results reproducible with a seed;
 a time budget bounds the answer time on a slow board.
@@ -31,9 +34,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.bots import greedy_bot, random_bot
+from companion.bots import greedy_bot
 from companion.engine import Board, Edition, Event, GameState, Setup, Take
-from companion.engine.scoring import winners
+from companion.engine.playout import play_out, result, trek_points_table
 from companion.engine.state import HIDDEN
 from companion.engine.tokens import DAYS
 
@@ -198,32 +201,30 @@ def rollouts(
     edition.rules.complete()
     n = len(board.names)
     tally = Tally(list(moves), n)
+    trek_points = trek_points_table(edition, n)
+    me = board.turn
     starts: list[Candidate | None] = list(moves) or [None]
     for _ in range(count):
+        # one deal of the unseen cards per round, played from every candidate: the
+        # candidates are compared on the same deals (common random numbers), which makes
+        # their differences less noisy, and a redeal is a sixth of a rollout's time
+        setup, hidden = redeal(board, rng)
         for i, move in enumerate(starts):
-            setup, hidden = redeal(board, rng)
             game = board.fork(setup)
             if hidden:
                 _fill_hidden(game, hidden)
             if move is not None:
                 game.push_unrecorded(Take(move[0], None, move[1], ()))
-            push = game.push_unrecorded
-            for _ in range(MAX_ROLLOUT_MOVES):
-                if game.finished:
-                    break
-                push(random_bot(game, rng))
-            standings = game.standings()
-            won = winners(standings)
+            play_out(game, rng, MAX_ROLLOUT_MOVES)
+            totals, won = result(game, trek_points)
             share = 1.0 / len(won)
             everyone = tally.player_wins[i]
-            for p, row in enumerate(standings):
-                if row.name in won:
-                    everyone[p] += share
+            for p in won:
+                everyone[p] += share
             if move is not None:
-                me = board.turn
                 tally.counts[i] += 1
-                tally.scores[i] += standings[me].total
-                if standings[me].name in won:
+                tally.scores[i] += totals[me]
+                if me in won:
                     tally.wins[i] += share
         if deadline is not None and clock() >= deadline:
             break

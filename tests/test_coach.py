@@ -2,6 +2,10 @@
 
 - `Board.push_unrecorded` gives exactly what `Board.push` gives, over random games on
   random editions (Hypothesis), and `Board.fork` is the same position;
+- `play_out` (the rollouts' one-loop random game) plays exactly the random bot's moves
+  through `push`: the same state after every move and the same final scores, over
+  random games on random editions (Hypothesis), and the coach's tallies for a seed are
+  the ones the random bot and `push_unrecorded` give;
 - `Board.from_snapshot` on a later Day refills from that Day's deck;
 - the coach is deterministic with a seed, ranks a clearly winning card first, lists
   only cards the player may take, never reads the real order of unseen cards, and its
@@ -21,6 +25,8 @@ from companion.bots import random_bot
 from companion.coach import CoachPool, candidates, coach_bot, evaluate, redeal
 from companion.editions import load_edition
 from companion.engine import Board, Reveal, Take, Undo, make_setup, parse_edition
+from companion.engine.playout import play_out, result, trek_points_table
+from companion.engine.scoring import winners
 from companion.engine.state import HIDDEN, shuffled_setup
 from companion.simulate import random_setup
 
@@ -66,6 +72,178 @@ def test_push_unrecorded_gives_exactly_what_push_gives(
         assert fast.fork(setup).snapshot() == recorded.snapshot()
     assert fast.moves == [] and fast.push_unrecorded(Undo()) is not None
     assert recorded.finished == fast.finished
+
+
+def _compare_play_out(setup: Any, rng: random.Random, seen: dict[str, int] | None = None) -> None:
+    """One random game played on two boards: ``recorded`` by `random_bot` and `push`,
+    ``fast`` by `play_out` in chunks of 1-5 moves with a copy of the same random stream;
+    now and then the same other event (a reveal, a take that may be refused) on both.
+    The whole state must be equal after every chunk, and so must the final scores.
+    ``seen`` counts what the game went through (crystals spent, Ancestors, ...)."""
+    recorded, fast = Board(setup), Board(setup)
+    for _ in range(300):
+        if recorded.finished:
+            break
+        roll = rng.random()
+        if roll < 0.25 or (setup.reveals and recorded.waiting_position() >= 0 and roll < 0.8):
+            try:
+                event = _random_event(recorded, rng)
+            except RuntimeError:  # a stuck game (too few cards for a Day): nothing more to compare
+                break
+            expected, got = recorded.push(event), fast.push(event)
+            assert (expected and expected.code) == (got and got.code), event
+            continue
+        chunk = rng.randint(1, 5)
+        state = rng.getstate()
+        stuck = played = 0
+        for _ in range(chunk):
+            if recorded.finished:
+                break
+            try:
+                event = random_bot(recorded, rng)
+            except RuntimeError:
+                stuck = 1
+                break
+            before = recorded.snapshot()
+            assert recorded.push(event) is None, event
+            played += 1
+            if seen is not None and type(event) is Take:
+                seen["crystals spent"] += event.crystals > 0
+                seen["ancestors"] += event.card == "ancestor"
+                seen["day ends"] += recorded.day > before.day or recorded.finished
+                me = before.players[before.turn]
+                columns = recorded.column_depths(before.turn)
+                seen["itinerary points"] += recorded.track[before.turn] > me.track and me.itinerary >= 0
+                full = recorded.tables.itineraries[me.itinerary].lengths if me.itinerary >= 0 else ()
+                seen["full columns"] += any(d == n > 0 for d, n in zip(columns, full, strict=False))
+        after = rng.getstate()
+        rng.setstate(state)
+        try:
+            assert play_out(fast, rng, chunk) == played
+            assert not stuck
+        except RuntimeError:
+            assert stuck
+        assert rng.getstate() == after  # the same numbers drawn from the stream
+        assert fast.snapshot() == recorded.snapshot()
+        if stuck:
+            break
+    assert fast.snapshot() == recorded.snapshot()
+    assert fast.standings() == recorded.standings() and fast.winners() == recorded.winners()
+    _assert_result_is_the_standings(fast)
+    if seen is not None:
+        seen["games ended"] += recorded.finished
+
+
+def _assert_result_is_the_standings(game: Board) -> None:
+    """`result` (the rollouts' scoring) says what `standings` and `winners` say."""
+    standings = game.standings()
+    totals, won = result(game, trek_points_table(game.edition, len(game.names)))
+    assert totals == [s.total for s in standings]
+    assert [game.names[i] for i in won] == winners(standings)
+
+
+def test_result_breaks_ties_on_the_longest_treks_as_the_standings_do() -> None:
+    game = _gold_board()
+    points = game.edition.trek_points
+    for treks, lengths, expected in [
+        ([[2], [1, 1]], [0, 0], ["Ann"]),  # longest trek 2 beats 1
+        ([[1], [2]], [1, 0], ["Ben"]),  # (2,) beats (1, 1)
+        ([[2, 1], [1, 2]], [0, 0], ["Ann", "Ben"]),  # the same treks in another order: shared
+        ([[3], [2, 1]], [0, 4], ["Ben"]),  # (4, 2, 1) beats (3,)
+    ]:
+        game.treks[:], game.trek_len[:] = [t[:] for t in treks], lengths
+        game.crystals[:] = [0, 0]
+        game.track[:] = [20 - sum(map(points, game.trek_lengths(i))) for i in range(2)]  # a tie on points
+        assert len({s.total for s in game.standings()}) == 1
+        assert winners(game.standings()) == expected
+        _assert_result_is_the_standings(game)
+    game.track[1] += 1  # no tie: no tie-break
+    assert winners(game.standings()) == ["Ben"]
+    _assert_result_is_the_standings(game)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(editions(), st.integers(1, 4), st.integers(0, 2**32 - 1), st.booleans())
+def test_play_out_plays_exactly_the_random_bots_moves_through_push(
+    obj: dict[str, Any], players: int, seed: int, reveals: bool
+) -> None:
+    ed = parse_edition(obj)
+    names = ["Ann", "Ben", "Cy", "Dee"][:players]
+    if ed.itineraries and len(ed.itineraries) < 3 * players:
+        return
+    rng = random.Random(seed)
+    _compare_play_out(make_setup(ed, names) if reveals else shuffled_setup(ed, names, names, rng), rng)
+
+
+def test_play_out_matches_push_through_whole_reference_games() -> None:
+    """The property on the reference edition, whose games go through everything the fast
+    path shortcuts: the counts show these games are not a vacuous comparison."""
+    ed = load_edition("reference")
+    seen = dict.fromkeys(
+        ["crystals spent", "ancestors", "day ends", "itinerary points", "full columns", "games ended"], 0
+    )
+    for seed in range(12):
+        rng = random.Random(seed)
+        _compare_play_out(random_setup(ed, ["Ann", "Ben", "Cy", "Dee"][: 2 + seed % 3], rng), rng, seen)
+    assert min(seen.values()) > 0, seen
+    assert seen["games ended"] == 12 and seen["day ends"] >= 36
+
+
+def _rollouts_through_push(board: Board, moves: list[Any], count: int, seed: int) -> Any:
+    """`companion.coach.rollouts` as it was before `play_out`: the random bot's events
+    through `push_unrecorded` (the reference the coach's tallies must equal), with one deal
+    per round for all candidates as the coach deals now."""
+    from companion.coach import Tally, _fill_hidden
+    from companion.engine.scoring import winners
+
+    rng = random.Random(seed)
+    tally = Tally(list(moves), len(board.names))
+    for _ in range(count):
+        setup, hidden = redeal(board, rng)  # one deal a round, for every candidate
+        for i, move in enumerate(moves or [None]):  # no candidate: from the position as it is
+            game = board.fork(setup)
+            if hidden:
+                _fill_hidden(game, hidden)
+            if move is not None:
+                game.push_unrecorded(Take(move[0], None, move[1], ()))
+            while not game.finished:
+                game.push_unrecorded(random_bot(game, rng))
+            standings = game.standings()
+            won = winners(standings)
+            for p, row in enumerate(standings):
+                if row.name in won:
+                    tally.player_wins[i][p] += 1.0 / len(won)
+            if move is None:
+                continue
+            tally.counts[i] += 1
+            tally.scores[i] += standings[board.turn].total
+            tally.wins[i] += 1.0 / len(won) if standings[board.turn].name in won else 0.0
+    return tally
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 4), st.integers(0, 50), st.booleans())
+def test_the_coachs_tallies_are_the_random_bots_through_push(
+    seed: int, players: int, takes: int, reveals: bool
+) -> None:
+    """The same seed gives the same tallies as before `play_out`: its games are the random
+    bot's, move for move, from positions of every Day, dealt or revealed."""
+    from companion.coach import rollouts
+
+    ed = load_edition("reference")
+    rng = random.Random(seed)
+    names = ["Ann", "Ben", "Cy", "Dee"][:players]
+    live = Board(make_setup(ed, names) if reveals else random_setup(ed, names, rng))
+    while live.next_seq - players < takes or live.needs_itinerary() or live.waiting_position() >= 0:
+        if live.finished:
+            return
+        if live.waiting_position() >= 0:
+            day = [c.id for i, c in enumerate(ed.cards) if c.day == live.day and not live.revealed >> i & 1]
+            live.push(Reveal(rng.choice(day)))
+        else:
+            live.push(random_bot(live, rng))
+    moves = candidates(live)
+    assert rollouts(live, moves, 3, seed) == _rollouts_through_push(live, moves, 3, seed)
 
 
 def test_from_snapshot_on_a_later_day_refills_from_that_days_deck() -> None:

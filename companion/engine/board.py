@@ -64,10 +64,10 @@ from companion.engine.words import plural, year_text
 
 # Undo records start with their kind.
 _TAKE, _ITINERARY, _REVEAL = 0, 1, 2
-#: Turn-order keys are hour * _HOUR_WEIGHT - seq: hour first, then the stack.
-_HOUR_WEIGHT = 1 << 32
+#: Turn-order keys are hour * HOUR_WEIGHT - seq: hour first, then the stack.
+HOUR_WEIGHT = 1 << 32
 #: A key above this belongs to a watch at 12, which never takes a turn.
-_LAST_HOUR = (HOURS_PER_DAY - 1) * _HOUR_WEIGHT
+LAST_TURN_KEY = (HOURS_PER_DAY - 1) * HOUR_WEIGHT
 
 
 class TakeOption(NamedTuple):
@@ -408,9 +408,9 @@ class Board:
         # 6. the watch furthest behind moves next (top of the stack among ties);
         #    every watch at 12 ends the Day
         order = self.order
-        order[who] = arrival * _HOUR_WEIGHT - seq
+        order[who] = arrival * HOUR_WEIGHT - seq
         first = min(order)
-        if first > _LAST_HOUR:
+        if first > LAST_TURN_KEY:
             day_end = self._end_day()
             return (*record[:-1], day_end) if keep else record
         self.turn = order.index(first)
@@ -419,6 +419,15 @@ class Board:
             day_end = self._end_day()
             return (*record[:-1], day_end) if keep else record
         return record
+
+    def settle_day(self) -> bool:
+        """End the Day if it is over (every watch at 12, or nothing left to take) and say
+        whether it ended. For moves applied outside `push` by `companion.engine.playout`,
+        which keeps the turn order itself and asks for this only when its keys say so."""
+        if min(self.order) > LAST_TURN_KEY or self._stalled():
+            self._end_day()
+            return True
+        return False
 
     def _stalled(self) -> bool:
         """No one can take anything: every position of the row is empty (the deck is
@@ -439,9 +448,9 @@ class Board:
         ``order[i]`` sorts watches by hour, then by stacking (higher ``seq`` is nearer
         the top), so the smallest key is the player to move; the take keeps it up to date.
         """
-        self.order = [h * _HOUR_WEIGHT - s for h, s in zip(self.hour, self.seq, strict=True)]
+        self.order = [h * HOUR_WEIGHT - s for h, s in zip(self.hour, self.seq, strict=True)]
         first = min(self.order)
-        self.turn = -1 if self.finished or first > _LAST_HOUR else self.order.index(first)
+        self.turn = -1 if self.finished or first > LAST_TURN_KEY else self.order.index(first)
 
     def _end_day(self) -> tuple[Any, ...]:
         """Every watch is at 12: end the game after Day III, else set up the next Day.
