@@ -28,8 +28,8 @@ from companion.past import (
     player_stats,
     with_aliases,
 )
-from companion.store import DiskFull, StoreError
-from companion.web_requests import control, json_body, json_error, table_runtime
+from companion.store import StoreError
+from companion.web_requests import control, json_body, json_error, store_refused, table_runtime
 from companion.wording import say
 
 history_api = Blueprint("history", __name__)
@@ -123,7 +123,7 @@ def _history() -> History | Response:
     try:
         return table_runtime().history(_replays())
     except StoreError as exc:
-        return json_error(503, code="not_saved", detail=str(exc))
+        return store_refused(exc)
 
 
 @history_api.get("/api/history")
@@ -148,7 +148,9 @@ def _finished(game: str) -> PastGame | Response:
     game_id = int(game)
     try:
         found = runtime.finished_game(game_id, _replays())
-    except (StoreError, ValueError) as exc:
+    except StoreError as exc:
+        return store_refused(exc)
+    except ValueError as exc:
         return json_error(503, code="not_saved", detail=str(exc))
     return refusal if found is None else with_aliases(found, aliases)
 
@@ -201,10 +203,8 @@ def bgstats_qr(game: str) -> Response:
 def _saved(action: Any) -> Response | None:
     try:
         action()
-    except DiskFull:
-        return json_error(507, code="disk_full")
     except StoreError as exc:
-        return json_error(503, code="not_saved", detail=str(exc))
+        return store_refused(exc)
     return None
 
 

@@ -98,7 +98,7 @@ def past_game(store: Store, game_id: int, created: str, last: str | None) -> Pas
     Players are keyed by their spelling (`player_key`); `with_aliases` applies merges."""
     stored = store.load(game_id)
     if stored.damage is not None:  # its log stops before the damage: never count a shortened game
-        raise StoreError(f"game {game_id}'s stored events are damaged (its checksums do not match)")
+        raise StoreError("store_events_checksum", game=game_id)
     board = Board(stored.setup)
     for event in stored.events:
         board.push(event)  # stored events were all accepted once; a refusal changes nothing

@@ -28,7 +28,7 @@ from companion.hardware.supervise import SupervisedButtons, SupervisedReader
 from companion.record import RecordError
 from companion.runtime import Runtime
 from companion.session import Session
-from companion.store import DiskFull, GameDamaged, Store, StoredGame, StoreError, disk_full, full_message
+from companion.store import DiskFull, GameDamaged, Store, StoredGame, StoreError, disk_full
 from companion.table import CUE_REJECT, Outcome, Table
 from companion.tags import TagResolver
 from companion.text import printable
@@ -147,8 +147,8 @@ def build_runtime(
     except OSError as exc:  # the PIN file, the lock file: written in the data directory
         store.close()
         if disk_full(exc):
-            raise DiskFull(full_message(data_dir, "the companion cannot start; nothing was lost")) from None
-        raise StoreError(f"cannot use the data directory {data_dir}: {exc}") from None
+            raise DiskFull("store_full_start", folder=str(data_dir)) from None
+        raise StoreError("store_data_dir", path=str(data_dir), cause=str(exc)) from None
     except BaseException:
         store.close()
         raise

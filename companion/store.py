@@ -45,7 +45,7 @@ from typing import Any, TypeVar
 from companion.engine import Event, Setup, event_to_json, parse_event
 from companion.record import RECORD_FORMAT, parse_setup
 from companion.wal import check_wal
-from companion.wording import say
+from companion.wording import CodedError, say
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -103,12 +103,15 @@ CREATE TABLE IF NOT EXISTS player_aliases (
 """
 
 
-class StoreError(RuntimeError):
-    """The data directory or its database cannot be used; the message says what to do."""
+class StoreError(CodedError, RuntimeError):
+    """The data directory or its database cannot be used: a ``code`` and its ``params`` (the
+    paths, ids and the system's own error text as ``cause``), so the page words it in its
+    language; ``str(exc)``, the English catalogue's sentence, says what to do."""
 
 
 class DiskFull(StoreError):
-    """The disk of the data directory is full: nothing was written."""
+    """The disk of the data directory is full: nothing was written. Its code says what could
+    not be done (``store_full_open``, ``_write``, ``_copy``, ``_start``); ``folder`` is where."""
 
 
 SQLITE_FULL = 13
@@ -126,13 +129,6 @@ def disk_full(exc: BaseException) -> bool:
     if isinstance(exc, sqlite3.Error):
         return getattr(exc, "sqlite_errorcode", None) == SQLITE_FULL or "disk is full" in str(exc)
     return False
-
-
-def full_message(folder: Path, doing: str) -> str:
-    return (
-        f"the disk holding {folder} is full, so {doing}. Free some space on it (delete files you do "
-        "not need) or move the data directory to a bigger disk, then try again."
-    )
 
 
 def _digest(parts: list[Any]) -> str:
@@ -187,8 +183,8 @@ class Damage:
 class GameDamaged(StoreError):
     """A game's setup line fails its checksum: the game cannot be resumed as it was played."""
 
-    def __init__(self, message: str, damage: Damage) -> None:
-        super().__init__(message)
+    def __init__(self, code: str, /, *, damage: Damage, **params: Any) -> None:
+        super().__init__(code, **params)
         self.damage = damage
 
 
@@ -316,19 +312,12 @@ class Store:
             self.damage = self._damage_notices()
         except (OSError, sqlite3.Error) as exc:
             if disk_full(exc):  # a full disk is no damage: the data is fine, space is needed
-                raise DiskFull(
-                    full_message(self.path.parent, "the game store cannot be opened; nothing was lost")
-                ) from None
+                raise DiskFull("store_full_open", folder=str(self.path.parent)) from None
             if isinstance(exc, sqlite3.DatabaseError):
                 raise StoreError(
-                    f"the game store {self.path} is damaged ({exc}). Stop the companion, move "
-                    f"{self.path.name} (and any -wal file beside it) to another folder and keep it "
-                    "(`sqlite3 FILE .recover` may save its games), then start again with an empty store."
+                    "store_open_damaged", path=str(self.path), file=self.path.name, cause=str(exc)
                 ) from None
-            raise StoreError(
-                f"cannot open the game store {self.path}: {exc}. Check the --data-dir folder exists "
-                "and is writable, or move a damaged companion.sqlite3 aside."
-            ) from None
+            raise StoreError("store_open_failed", path=str(self.path), cause=str(exc)) from None
 
     def _migrate(self) -> None:
         """Bring a store written by an older companion to `SCHEMA_VERSION`, once, in one
@@ -408,11 +397,9 @@ class Store:
                 return
             except (OSError, sqlite3.Error):
                 pass
-        raise StoreError(
-            f"the game store {self.path} was {'replaced' if replaced else 'deleted'} while the companion "
-            "was running, so nothing more can be saved. Restart the companion (it opens the store that "
-            "is there now)."
-        )
+        if replaced:  # someone put it there on purpose: not overwritten
+            raise StoreError("store_replaced", path=str(self.path))
+        raise StoreError("store_deleted", path=str(self.path))
 
     def _write(self, statements: list[tuple[str, tuple[Any, ...]]], durable: bool = True) -> int | None:
         """Run ``statements`` as one transaction; return the first one's row id. On any failure
@@ -445,10 +432,8 @@ class Store:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
                 if disk_full(exc) or "full" in str(exc):
-                    raise DiskFull(
-                        full_message(self.path.parent, "nothing was saved and nothing changed")
-                    ) from None
-                raise StoreError(f"could not save to {self.path} ({exc}); nothing changed") from None
+                    raise DiskFull("store_full_write", folder=str(self.path.parent)) from None
+                raise StoreError("store_write_failed", path=str(self.path), cause=str(exc)) from None
             finally:
                 if not durable:
                     self._db.execute("PRAGMA synchronous=FULL")
@@ -547,7 +532,7 @@ class Store:
                 "SELECT id, created, setup, meta, finished, sum, head FROM games WHERE id = ?", (game_id,)
             )
             if not rows:
-                raise StoreError(f"there is no game {game_id} in {self.path}")
+                raise StoreError("store_no_game", game=game_id, path=str(self.path))
             row = rows[0]
             stored = self._read(
                 "SELECT seq, event, at, sum FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
@@ -555,9 +540,7 @@ class Store:
             start = game_sum(row[0], row[1], row[2], row[3])
             if row[5] != start:
                 damage = Damage(game_id, "setup", 0, len(stored), start)
-                raise GameDamaged(
-                    f"game {game_id}'s setup in {self.path} is damaged (its checksum does not match)", damage
-                )
+                raise GameDamaged("store_setup_checksum", game=game_id, path=str(self.path), damage=damage)
             setup_json = json.loads(row[2])
             events: list[Event] = []
             head, damage_found = start, None
@@ -579,10 +562,7 @@ class Store:
             found = self._read("SELECT take FROM pending WHERE game_id = ?", (game_id,))
             pending = found[0] if found else None
         except (sqlite3.DatabaseError, ValueError) as exc:  # a damaged page or a damaged row
-            raise StoreError(
-                f"cannot read game {game_id} from {self.path} ({exc}). Stop the companion, move the "
-                "file to another folder and keep it, then start again."
-            ) from None
+            raise StoreError("store_read_failed", game=game_id, path=str(self.path), cause=str(exc)) from None
         return StoredGame(
             row[0],
             row[1],
@@ -619,10 +599,8 @@ class Store:
         except (OSError, sqlite3.Error) as exc:
             copy.unlink(missing_ok=True)
             if disk_full(exc):
-                raise DiskFull(
-                    full_message(self.path.parent, "the damaged store cannot be copied aside")
-                ) from None
-            raise StoreError(f"cannot copy the damaged store to {copy} ({exc}); nothing changed") from None
+                raise DiskFull("store_full_copy", folder=str(self.path.parent)) from None
+            raise StoreError("store_copy_failed", copy=str(copy), cause=str(exc)) from None
         params = {"kept": damage.kept, "withheld": damage.withheld, "copy": str(copy)}
         at = _now()
 
@@ -701,7 +679,7 @@ class Store:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             os.close(fd)
-            raise StoreError(self._running_message(self.runner() or 0)) from None
+            raise self._running(self.runner() or 0) from None
         os.ftruncate(fd, 0)
         os.write(fd, str(os.getpid()).encode())
         self._runner = fd
@@ -723,19 +701,18 @@ class Store:
         finally:
             os.close(fd)
 
-    def _running_message(self, pid: int) -> str:
-        who = f" (process {pid})" if pid else ""
-        return (
-            f"a companion is running on {self.path.parent}{who}. Start a new game from its page "
-            "(Host, then New game), or stop it first."
-        )
+    def _running(self, pid: int) -> StoreError:
+        """The refusal when a companion runs on this store: its process id when the lock file has it."""
+        if pid:
+            return StoreError("store_running_pid", folder=str(self.path.parent), pid=pid)
+        return StoreError("store_running", folder=str(self.path.parent))
 
     def refuse_if_running(self) -> None:
         """Raise a `StoreError` when a companion runs on this store (its table would not show
         what this command changes)."""
         pid = self.runner()
         if pid is not None:
-            raise StoreError(self._running_message(pid))
+            raise self._running(pid)
 
     def games(self) -> Iterator[tuple[int, str, bool, int]]:
         """(id, created, finished, event count) of every game, newest first."""
@@ -805,7 +782,7 @@ class Store:
         with self._lock:
             known = self._db.execute("SELECT card FROM tags WHERE uid = ?", (uid,)).fetchone()
         if known is not None:
-            raise StoreError(f"tag {uid} is already enrolled as {known[0]}; unenroll it first")
+            raise StoreError("store_tag_enrolled", tag=uid, known=str(known[0]))
         self._write(
             [("INSERT INTO tags (uid, card, edition, at) VALUES (?, ?, ?, ?)", (uid, card, edition, _now()))]
         )

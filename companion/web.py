@@ -395,14 +395,12 @@ def game_new() -> Any:
 @control()
 def store_acknowledge() -> Any:
     """The host has read the store's damage notices (``store`` in the state): stop showing them."""
-    from companion.store import DiskFull, StoreError
+    from companion.store import StoreError
 
     try:
         done = table_runtime().acknowledge_damage()
     except StoreError as exc:
-        if isinstance(exc, DiskFull):
-            return json_error(507, code="disk_full")
-        return json_error(503, code="not_saved", detail=str(exc))
+        return store_refused(exc)
     return jsonify({"acknowledged": done})
 
 
@@ -502,7 +500,9 @@ def enroll() -> Any:
         return store_refused(exc)
     except OSError as exc:  # the owner's edition file (the values typed) was not written
         return not_saved(exc)
-    except (ValueError, StoreError, EditionNotFound) as exc:
+    except StoreError as exc:  # the store's own code: the page words it in its language
+        return json_error(400, code=exc.code, **exc.params)
+    except (ValueError, EditionNotFound) as exc:
         # the English detail stays beside the code: the page words the refusal without it
         return json_error(400, code="enrol_refused", detail=str(exc))
     if runtime.unknown_tag == tag.strip():

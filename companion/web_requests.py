@@ -61,11 +61,12 @@ def not_saved(exc: OSError) -> Response:
 
 
 def store_refused(exc: StoreError) -> Response:
-    """The game store refused a write: a full disk (507, with what to do) or another
-    failure (503, with the store's own sentence); either way nothing of it was stored."""
+    """The game store refused: a full disk (507, with what to do) or another failure (503,
+    with the store's own code and params, which the page words in its language); either way
+    nothing of it was stored."""
     if isinstance(exc, DiskFull):
         return json_error(507, code="disk_full")
-    return json_error(503, code="not_saved", detail=str(exc))
+    return json_error(503, code=exc.code, **exc.params)
 
 
 def json_body() -> dict[str, Any]:

@@ -490,7 +490,15 @@ def test_a_web_module_reaching_the_table_is_found(tmp_path: Path, source: str, f
 # Errors that carry only a code and its params (issue 17, item 4): their English is the
 # catalogue's sentence (`companion.wording.CodedError`), never a sentence at the raise site.
 
-CODED = {"GameSetupError", "LibraryError", "EnrolRefused", "HardwareFault"}
+CODED = {
+    "GameSetupError",
+    "LibraryError",
+    "EnrolRefused",
+    "HardwareFault",
+    "StoreError",
+    "DiskFull",
+    "GameDamaged",
+}
 #: Two words in a string: a sentence (a code, a param's value such as "GPIO17" or ", " is not).
 SENTENCE = re.compile(r"[A-Za-z]{2,}\s+[A-Za-z]")
 

@@ -586,7 +586,7 @@ def test_a_sticker_that_cannot_be_bound_after_the_save_is_said_and_the_card_kept
     page.click("#hours button[data-v='2']")
 
     def full(*_: Any, **__: Any) -> None:
-        raise DiskFull("the disk is full")
+        raise DiskFull("store_full_write", folder="/srv/companion")
 
     monkeypatch.setattr(rt.store, "_write", full)  # the tags' database: the edition file is elsewhere
     page.click("#save-card")

@@ -22,7 +22,7 @@ from companion.enroll import EnrolRefused
 from companion.game_setup import new_game
 from companion.hardware.health import HardwareFault
 from companion.ports import GameSetupError
-from companion.store import Store
+from companion.store import DiskFull, Store, StoreError
 from companion.wording import CodedError, say, template
 
 from tests_support import api_client
@@ -33,6 +33,8 @@ CLASSES: dict[str, type[CodedError]] = {
     "LibraryError": LibraryError,
     "EnrolRefused": EnrolRefused,
     "HardwareFault": HardwareFault,
+    "StoreError": StoreError,
+    "DiskFull": DiskFull,
 }
 CODE = re.compile(r"[a-z][a-z0-9_]*")
 #: A sentence's placeholders: ``{name}`` and the ``name`` of ``{name|one|other}``.
@@ -78,6 +80,12 @@ def test_the_scan_finds_the_raise_sites() -> None:
         ("HardwareFault", "reader_no_answer"),
         ("HardwareFault", "button_unreadable"),
         ("HardwareFault", "ring_board_unknown"),
+        ("StoreError", "store_write_failed"),
+        ("StoreError", "store_running_pid"),
+        ("StoreError", "store_data_dir"),
+        ("StoreError", "store_events_checksum"),
+        ("DiskFull", "store_full_write"),
+        ("DiskFull", "store_full_start"),
     } <= found, found
     assert {cls for cls, _ in found} == set(CLASSES)
 

@@ -112,7 +112,7 @@ def test_enospc_on_the_data_directorys_writes_exits_3_saying_the_disk_is_full(
 
 def test_the_start_waits_for_space_and_goes_on_once_there_is_some(tmp_path: Path) -> None:
     said: list[str] = []
-    tries = iter([DiskFull("the disk holding X is full, so nothing. Free some space."), None])
+    tries = iter([DiskFull("store_full_start", folder="X"), None])
 
     def build() -> Any:
         failure = next(tries)

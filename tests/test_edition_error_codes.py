@@ -385,7 +385,7 @@ def test_a_tag_the_store_cannot_bind_is_said_with_its_code_and_the_card_kept(
     # The card is saved before its sticker is bound: a bind the store refuses is said in the
     # answer's binding (its code and params, for the page's language), the card stays saved.
     def full(*_: Any, **__: Any) -> None:
-        raise DiskFull("the disk is full")
+        raise DiskFull("store_full_write", folder="/srv/companion")
 
     monkeypatch.setattr(rt.store, "_write", full)
     answer = http.put("/api/library/my-box/cards", json={**card, "year": 1971, "tag": "04A9"}, headers=PIN)
@@ -395,13 +395,13 @@ def test_a_tag_the_store_cannot_bind_is_said_with_its_code_and_the_card_kept(
     }  # fmt: skip
 
     def locked(*_: Any, **__: Any) -> None:
-        raise StoreError("the database is locked")
+        raise StoreError("store_write_failed", path="/srv/companion.sqlite3", cause="database is locked")
 
     monkeypatch.setattr(rt.store, "_write", locked)
     answer = http.put("/api/library/my-box/cards", json={**card, "year": 1972, "tag": "04A1"}, headers=PIN)
     assert answer.status_code == 200 and answer.get_json()["binding"] == {
-        "tag": "04A1", "card": "I04", "was": "I02", "error": "not_saved",
-        "params": {"detail": "the database is locked"},
+        "tag": "04A1", "card": "I04", "was": "I02", "error": "store_write_failed",
+        "params": {"path": "/srv/companion.sqlite3", "cause": "database is locked"},
     }  # fmt: skip
     assert rt.store.tags() == {"04A1": "I02"}, "the sticker keeps its card"
     assert len(EditionLibrary(rt.store.path.parent).raw("my-box")["cards"]) == 4, "the cards are saved"

@@ -303,7 +303,7 @@ def test_a_bind_that_fails_after_the_save_says_so_and_keeps_the_card(env: Any, m
     assert put(http, "/api/library/my-box/cards", card).status_code == 200
 
     def full(*_: Any, **__: Any) -> None:
-        raise DiskFull("the disk is full")
+        raise DiskFull("store_full_write", folder="/srv/companion")
 
     monkeypatch.setattr(rt.store, "_write", full)  # the tags' database cannot be written
     answer = put(http, "/api/library/my-box/cards", {**card, "year": 1500})

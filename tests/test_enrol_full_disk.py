@@ -60,7 +60,7 @@ def test_enrolling_on_a_full_store_says_the_disk_is_full(env: Any, monkeypatch: 
     http, rt = env
 
     def full(*_: Any, **__: Any) -> None:
-        raise DiskFull("the disk holding the data is full")
+        raise DiskFull("store_full_write", folder="/srv/companion")
 
     monkeypatch.setattr(rt.store, "_write", full)
     answer = http.post("/api/enroll", json={"tag": "AB01", "card": "I12"}, headers=PIN)
@@ -89,7 +89,7 @@ class RefusesDelete:
     ("message", "sqlite_code", "status", "code", "words"),
     [
         ("database or disk is full", 13, 507, "disk_full", "Free some space"),
-        ("attempt to write a readonly database", 8, 503, "not_saved", "readonly"),
+        ("attempt to write a readonly database", 8, 503, "store_write_failed", "readonly"),
     ],
 )
 def test_unbinding_on_a_refusing_disk_says_why_and_keeps_the_tag(
@@ -120,7 +120,7 @@ def test_the_cli_unbind_on_a_full_disk_says_so_and_keeps_the_tag(
     store.close()
 
     def full(*_: Any, **__: Any) -> None:
-        raise DiskFull("the disk holding the data is full; free some space")
+        raise DiskFull("store_full_write", folder="the data")
 
     monkeypatch.setattr(Store, "_write", full)
     assert main(["edition", "tags", "--unbind", "04AA", "--data-dir", str(tmp_path)]) == 2

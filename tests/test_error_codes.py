@@ -30,12 +30,14 @@ SERVER = (
     "enroll.py",
     "json_bounds.py",
     "history_web.py",
+    "store.py",  # a store refusal reaches the page with its own code (`store_refused`)
+    "past.py",
 )
 HARDWARE = ("hardware/health.py", "hardware/reader.py", "hardware/ring.py", "hardware/buttons.py")
 #: ``code="..."``, or the code an error that carries only its code is made with (`CodedError`).
 CODE = (
     r"(?:\b(?:code|mock_code)(?:: str)?\s*=\s*"
-    r'|\b(?:GameSetupError|EnrolRefused|HardwareFault|LibraryError)\(\s*)"([a-z_0-9]+)"'
+    r'|\b(?:GameSetupError|EnrolRefused|HardwareFault|LibraryError|StoreError|GameDamaged)\(\s*)"([a-z_0-9]+)"'
 )
 
 

@@ -96,6 +96,8 @@ def refusal(exc: Exception) -> tuple[str, dict[str, object]]:
     place; the problems themselves (the engine's English, naming ids and lines) go beside
     it in ``problems``. A store that refused to bind a tag says whether the disk is full.
     """
+    if isinstance(exc, DiskFull):  # the page's own sentence: what to do about the disk
+        return "disk_full", {}
     code = getattr(exc, "code", None)
     if isinstance(code, str):
         params = getattr(exc, "params", None)
@@ -105,10 +107,6 @@ def refusal(exc: Exception) -> tuple[str, dict[str, object]]:
         code = "edition_problems"
         where = errors[0].location if errors else ""
         return code, {"source": exc.source, "count": len(errors), "where": where}
-    if isinstance(exc, DiskFull):
-        return "disk_full", {}
-    if isinstance(exc, StoreError):
-        return "not_saved", {"detail": str(exc)}
     code = "edition_refused"  # pragma: no cover - every refused error above has its code
     return code, {"detail": str(exc)}
 
