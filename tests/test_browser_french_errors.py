@@ -88,3 +88,34 @@ def test_the_servers_refusals_are_said_in_french(server: Any, browser: Any) -> N
     assert "mode simulé" in page.locator("#last").inner_text()
     page.screenshot(path=str(ARTIFACTS / "phone-360-refusal-fr.png"), full_page=True)
     assert errors == []
+
+
+def test_a_store_refusal_is_said_in_french_with_its_facts(server: Any, browser: Any) -> None:
+    """The game store replaced under the running companion: a new game is refused (503) with
+    the store's own code and params, so a French page says it in French, path included
+    (it used to be ``not_saved`` with the store's English sentence as its detail)."""
+    import os
+    import shutil
+
+    base, rt = server
+    errors: list[str] = []
+    page = french_page(browser, base, errors)
+    page.click("#host-toggle")
+    page.fill("#pin", "2468")
+    page.click("#login button")
+    page.wait_for_selector("#controls:not([hidden])")
+    other = rt.store.path.with_name("other.sqlite3")
+    shutil.copy(rt.store.path, other)
+    os.replace(other, rt.store.path)  # someone put another store there: it is not overwritten
+    page.locator("#newgame").evaluate("form => form.closest('details').open = true")
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.click("#newgame button[type=submit]")
+    page.wait_for_selector("#last.bad:has-text('a été remplacé pendant que le compagnon tournait')")
+    last = page.locator("#last").inner_text()
+    assert str(rt.store.path) in last and "Redémarrez le compagnon" in last, last
+    assert "was replaced" not in last and "Not saved" not in last, last
+    box = page.locator("#last").bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 360, "fits a phone"
+    page.screenshot(path=str(ARTIFACTS / "phone-360-store-refusal-fr.png"), full_page=True)
+    page.locator("#last").screenshot(path=str(ARTIFACTS / "phone-360-store-refusal-fr-line.png"))
+    assert errors == []
