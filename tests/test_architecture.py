@@ -543,6 +543,10 @@ def test_coded_errors_are_made_with_a_code_and_params_only() -> None:
         ('raise health.HardwareFault(f"the {name} pin is gone")\n', ["1: HardwareFault"]),
         ('x = LibraryError("shipped_read_only", hint="make a copy")\n', ["1: LibraryError"]),
         ('raise HardwareFault("ring_failed", REINSTALL)\n', ["1: HardwareFault"]),
+        ('raise StoreError("store_no_game", game=game_id, path=str(self.path))\n', []),
+        ('raise StoreError(f"there is no game {game_id} in {self.path}")\n', ["1: StoreError"]),
+        ('raise DiskFull(full_message(folder, "nothing was saved and nothing changed"))\n', ["1: DiskFull"]),
+        ('raise GameDamaged(f"game {n} is damaged", damage)\n', ["1: GameDamaged"]),
     ],
 )
 def test_a_hand_written_error_is_found(tmp_path: Path, source: str, found: list[str]) -> None:

@@ -1,9 +1,10 @@
 """One wording layer for the refusals that were still written by hand (issue 17, item 4).
 
-`GameSetupError`, `LibraryError`, `EnrolRefused` and `HardwareFault` carry only a ``code``
-and ``params``; their English (``str(exc)``: the CLI, the console, the journal) is the
-English catalogue's sentence, and the French catalogue has the same sentence. The codes are
-found in the source with `ast`, so a raise site added later is checked without a new test.
+`GameSetupError`, `LibraryError`, `EnrolRefused`, `HardwareFault` and the store's `StoreError`
+and `DiskFull` carry only a ``code`` and ``params``; their English (``str(exc)``: the CLI, the
+console, the journal) is the English catalogue's sentence, and the French catalogue has the same
+sentence. The codes are found in the source with `ast`, so a raise site added later is checked
+without a new test.
 """
 
 from __future__ import annotations
@@ -253,3 +254,94 @@ def test_the_pin_rule_is_the_catalogues() -> None:
     assert pin_problem("4821") is None and "4 à 8 chiffres" in say("pin_rule", "fr")
     with pytest.raises(ValueError, match="--pin '12': a table PIN is 4 to 8 digits"):
         table_pin("", "12", Path("/nonexistent"))
+
+
+# The store's refusals: the English the raise sites wrote, now the catalogue's, word for word.
+
+FREE = (
+    "Free some space on it (delete files you do not need) or move the data directory to a bigger disk, "
+    "then try again."
+)
+
+
+def test_the_stores_refusals_say_what_their_raise_sites_said(tmp_path: Path) -> None:
+    import os
+
+    store = Store(tmp_path)
+    store.enroll("04A1", "I12", "reference")
+    with pytest.raises(StoreError) as taken:
+        store.enroll("04A1", "I07", "reference")
+    assert str(taken.value) == "tag 04A1 is already enrolled as I12; unenroll it first"
+    assert taken.value.code == "store_tag_enrolled" and taken.value.params == {"tag": "04A1", "known": "I12"}
+    assert say("store_tag_enrolled", "fr", **taken.value.params).startswith("l'étiquette 04A1 est déjà")
+    with pytest.raises(StoreError) as missing:
+        store.load(9)
+    assert str(missing.value) == f"there is no game 9 in {store.path}"
+    assert say("store_no_game", "fr", **missing.value.params) == f"il n'y a pas de partie 9 dans {store.path}"
+    store.claim()
+    other = Store(tmp_path)
+    with pytest.raises(StoreError) as running:
+        other.claim()
+    assert str(running.value) == (
+        f"a companion is running on {tmp_path} (process {os.getpid()}). Start a new game from its page "
+        "(Host, then New game), or stop it first."
+    )
+    assert running.value.params == {"folder": str(tmp_path), "pid": os.getpid()}
+    other.close()
+    store.close()
+    assert str(StoreError("store_running", folder="/srv/data")) == (
+        "a companion is running on /srv/data. Start a new game from its page (Host, then New game), "
+        "or stop it first."
+    )
+
+
+def test_a_full_disk_says_what_could_not_be_done_and_what_to_do() -> None:
+    for code, doing in (
+        ("store_full_open", "the game store cannot be opened; nothing was lost"),
+        ("store_full_write", "nothing was saved and nothing changed"),
+        ("store_full_copy", "the damaged store cannot be copied aside"),
+        ("store_full_start", "the companion cannot start; nothing was lost"),
+    ):
+        full = DiskFull(code, folder="/srv/data")
+        assert str(full) == f"the disk holding /srv/data is full, so {doing}. {FREE}", code
+        assert isinstance(full, StoreError) and full.params == {"folder": "/srv/data"}
+        assert "le disque qui contient /srv/data est plein" in say(code, "fr", folder="/srv/data")
+
+
+def test_a_store_that_fails_a_write_names_the_systems_cause(tmp_path: Path) -> None:
+    """The system's (or SQLite's) own English stays a param, ``cause``: the rest is the catalogue's."""
+    import sqlite3
+
+    store = Store(tmp_path)
+
+    def refuse() -> None:
+        raise sqlite3.OperationalError("attempt to write a readonly database")
+
+    with pytest.raises(StoreError) as caught:
+        store._transaction(refuse)
+    assert (
+        str(caught.value)
+        == f"could not save to {store.path} (attempt to write a readonly database); nothing changed"
+    )
+    assert caught.value.params == {"path": str(store.path), "cause": "attempt to write a readonly database"}
+    assert say("store_write_failed", "fr", **caught.value.params).startswith("impossible d'enregistrer dans")
+    store.close()
+
+
+def test_a_game_whose_setup_is_damaged_keeps_its_damage_and_says_so(tmp_path: Path) -> None:
+    from companion.store import GameDamaged
+
+    store = Store(tmp_path)
+    game = new_game(store, ["Ann", "Ben"], Config())
+    with store._lock:
+        store._db.execute("UPDATE games SET setup = replace(setup, 'Ann', 'Anne') WHERE id = ?", (game,))
+    with pytest.raises(GameDamaged) as caught:
+        store.load(game)
+    assert (
+        str(caught.value) == f"game {game}'s setup in {store.path} is damaged (its checksum does not match)"
+    )
+    assert caught.value.code == "store_setup_checksum" and caught.value.damage.game == game
+    assert caught.value.params == {"game": game, "path": str(store.path)}, (
+        "the damage is no param of the sentence"
+    )
+    store.close()
