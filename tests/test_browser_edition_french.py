@@ -185,3 +185,40 @@ def test_the_edition_pages_labels_are_french_and_its_tabs_read_whole(server: Any
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
     page.screenshot(path=str(ARTIFACTS / "edition-phone-360-fr-tabs.png"))
     assert errors == []
+
+
+def test_a_sticker_the_store_refuses_to_bind_is_said_in_french(
+    server: Any, browser: Any, monkeypatch: Any
+) -> None:
+    """The card is saved, the store refuses the sticker's binding (not a full disk): the answer's
+    ``binding`` carries the store's own code and params, so a French page says why in French
+    (it showed the store's English sentence, the ``detail`` of ``not_saved``)."""
+    from companion.store import StoreError
+
+    base, rt = server
+    errors: list[str] = []
+    page = logged_in_french_phone(browser, base, errors)
+    page.fill("#new-name", "ma-boite")
+    page.click("#create button")
+    expect(page.locator("#progress")).to_contain_text("Jour I: 0/36")
+    post(base, "/api/reader/tap", {"tag": "07D1"})
+    expect(page.locator("#tag-status")).to_contain_text("07D1")
+    for key in ("19", "6", "9"):
+        page.click(f"#keypad button:text-is('{key}')")
+    page.click("#hours button[data-v='2']")
+
+    def refused(*_: Any, **__: Any) -> None:
+        raise StoreError("store_write_failed", path="/srv/companion.sqlite3", cause="disk I/O error")
+
+    monkeypatch.setattr(rt.store, "_write", refused)  # the tags' database: the edition file is elsewhere
+    page.click("#save-card")
+    expect(page.locator("#card-msg")).to_contain_text(
+        "impossible d'enregistrer dans /srv/companion.sqlite3 (disk I/O error) ; rien n'a changé"
+    )
+    text = page.locator("#card-msg").inner_text()
+    assert "could not save" not in text and "store_write_failed" not in text, text
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360, "no sideways scroll"
+    page.screenshot(path=str(ARTIFACTS / "edition-phone-360-store-refusal-fr.png"), full_page=True)
+    page.locator("#card-msg").screenshot(path=str(ARTIFACTS / "edition-phone-360-store-refusal-fr-line.png"))
+    assert "07D1" not in rt.store.tags()
+    assert errors == []

@@ -1,6 +1,6 @@
 // The companion's answers in the page's language: what a save bound, what a saved card may
 // have wrong, what still holds the base edition's values, and the progress line.
-import { t } from "../i18n.js";
+import { message, t } from "../i18n.js";
 import { $, showYear } from "./shared.js";
 
 /** What still holds the base edition's values (`from_base` of progress, or of a refusal), in words. */
@@ -17,7 +17,8 @@ export function boundWords(r) {
   const b = r.binding;
   if (!b) return "";
   if (b.error) { // the edition is saved; the sticker could not be bound (a full disk): it is as it was
-    const why = b.error === "disk_full" ? t("ed_the_companion_s_disk") : (b.params && b.params.detail) || b.error;
+    // any other refusal of the store comes as its own code and params, worded by the catalogue
+    const why = b.error === "disk_full" ? t("ed_the_companion_s_disk") : message({ code: b.error, params: b.params || {}, message: b.error });
     const kept = b.was ? t("ed_it_is_still", { was: b.was }) : t("ed_it_is_bound_to");
     return " " + t("ed_is_saved_but_tag", { card: b.card, tag: b.tag, why, kept });
   }
