@@ -345,3 +345,34 @@ def test_a_game_whose_setup_is_damaged_keeps_its_damage_and_says_so(tmp_path: Pa
         "the damage is no param of the sentence"
     )
     store.close()
+
+
+def test_a_store_refusal_reaches_the_page_with_its_own_code_and_params(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not ``not_saved`` with the store's English as its ``detail`` (a French page showed it):
+    the store's code and params, with the statuses as before (503; 400 for an enrolment)."""
+    facts = {"game": 4, "path": "/srv/companion.sqlite3", "cause": "database disk image is malformed"}
+
+    def unreadable(*_: Any, **__: Any) -> Any:
+        raise StoreError("store_read_failed", **facts)
+
+    def refused(*_: Any, **__: Any) -> Any:
+        raise StoreError("store_write_failed", path="/srv/companion.sqlite3", cause="disk I/O error")
+
+    with api_client(tmp_path) as (http, rt):
+        monkeypatch.setattr(rt, "history", unreadable)
+        answer = http.get("/api/history")
+        assert answer.status_code == 503
+        assert answer.get_json() == {
+            "code": "store_read_failed",
+            "params": facts,
+            "error": str(StoreError("store_read_failed", **facts)),
+        }
+        monkeypatch.setattr(rt.store, "_write", refused)
+        enrolment = http.post("/api/enroll", json={"tag": "AB12", "card": "I12"}, headers=PIN)
+        assert enrolment.status_code == 400
+        assert enrolment.get_json()["code"] == "store_write_failed"
+        assert enrolment.get_json()["params"] == {"path": "/srv/companion.sqlite3", "cause": "disk I/O error"}
+        assert "AB12" not in rt.store.tags()
+    assert say("store_read_failed", "fr", **facts).startswith("impossible de lire la partie 4")
