@@ -119,3 +119,27 @@ def test_a_store_refusal_is_said_in_french_with_its_facts(server: Any, browser: 
     page.screenshot(path=str(ARTIFACTS / "phone-360-store-refusal-fr.png"), full_page=True)
     page.locator("#last").screenshot(path=str(ARTIFACTS / "phone-360-store-refusal-fr-line.png"))
     assert errors == []
+
+
+def test_a_move_the_store_refuses_is_said_in_french_with_its_cause(server: Any, browser: Any) -> None:
+    """A tap the store cannot keep (its file replaced): the table's ``store_error`` carries the
+    store's own code and facts, so a French page says the cause in French, not in English."""
+    import os
+    import shutil
+
+    from browser_support import post
+
+    base, rt = server
+    errors: list[str] = []
+    page = french_page(browser, base, errors)
+    other = rt.store.path.with_name("other.sqlite3")
+    shutil.copy(rt.store.path, other)
+    os.replace(other, rt.store.path)
+    post(base, "/api/reader/tap", {"tag": rt.table.expect()["choices"][0]})
+    page.wait_for_selector("#last.bad:has-text('Non enregistré, rien n')")
+    last = page.locator("#last").inner_text()
+    assert "a été remplacé pendant que le compagnon tournait" in last and str(rt.store.path) in last, last
+    assert "was replaced" not in last and "Not saved" not in last, last
+    assert page.evaluate("document.documentElement.scrollWidth") <= 360, "no sideways scroll"
+    page.locator("#last").screenshot(path=str(ARTIFACTS / "phone-360-store-move-refused-fr.png"))
+    assert errors == []

@@ -376,3 +376,26 @@ def test_a_store_refusal_reaches_the_page_with_its_own_code_and_params(
         assert enrolment.get_json()["params"] == {"path": "/srv/companion.sqlite3", "cause": "disk I/O error"}
         assert "AB12" not in rt.store.tags()
     assert say("store_read_failed", "fr", **facts).startswith("impossible de lire la partie 4")
+
+
+def test_a_move_the_store_refuses_carries_the_stores_code_for_the_page(tmp_path: Path) -> None:
+    """The table's ``store_error`` keeps its English (``error``: the store's sentence) and adds
+    the store's own code and facts, which the page words in its language (web/static/i18n.js)."""
+    import os
+
+    from tests_support import make_runtime
+
+    rt = make_runtime(tmp_path / "a")
+    other = Store(tmp_path / "b")
+    other.close()
+    for suffix in ("-wal", "-shm"):
+        (tmp_path / "a" / f"companion.sqlite3{suffix}").unlink(missing_ok=True)
+    os.replace(tmp_path / "b" / "companion.sqlite3", tmp_path / "a" / "companion.sqlite3")
+    out = rt.tap(rt.table.expect()["choices"][0])  # type: ignore[index]
+    path = str(tmp_path / "a" / "companion.sqlite3")
+    assert out.code == "store_error" and out.params["store"] == "store_replaced"
+    assert out.params["facts"] == {"path": path}
+    assert out.message == "Not saved, nothing changed: " + say("store_replaced", path=path)
+    french = say("store_error", "fr", error=say("store_replaced", "fr", **out.params["facts"]))
+    assert french.startswith("Non enregistré, rien n'a changé : le stockage des parties") and path in french
+    rt.stop()

@@ -182,7 +182,8 @@ class CommittingTable:
         text = str(exc)
         if isinstance(exc, DiskFull):
             return say(False, CUE_REJECT, "disk_full", error=text)
-        return say(False, CUE_REJECT, "store_error", error=text)
+        # the store's own code and facts beside its English: a page words the cause in its language
+        return say(False, CUE_REJECT, "store_error", error=text, store=exc.code, facts=dict(exc.params))
 
     def deal(self) -> list[Event]:
         """Mock mode: the simulated dealer reveals every card the row is waiting for

@@ -109,7 +109,7 @@ OUTCOME_CODES: dict[str, OutcomeCode] = {
     "unknown_card": OutcomeCode(False, CUE_REJECT, ("why", "card", "edition")),
     "card_not_available": OutcomeCode(False, CUE_REJECT, ("why", "day", *_CARD)),
     DISK_FULL: OutcomeCode(False, CUE_REJECT, ("error",)),
-    STORE_ERROR: OutcomeCode(False, CUE_REJECT, ("error",)),
+    STORE_ERROR: OutcomeCode(False, CUE_REJECT, ("error", "store", "facts")),
     # made by the runtime around the table (a tag, a lost press, a damaged store at start)
     "tag_captured": OutcomeCode(True, CUE_ACCEPT, ("tag",)),
     "unknown_tag": OutcomeCode(False, CUE_REJECT, ("tag", "why")),

@@ -50,6 +50,8 @@ export function message(last) {
   const words = CATALOGUES[current].msg;
   if (p.card !== undefined) p.c = p.card === "ancestor" ? t("ancestor") : p.title ? `${p.title} (${year(p.year)})` : p.card;
   if (p.player === "") p.player = words.that_player;
+  // the store's refusal of a move: its own code and facts (`store`, `facts`) say the cause in this language
+  if (last.code === "store_error" && words[p.store]) p.error = fill(current, words[p.store], p.facts || {});
   if (last.code === "enrolled" && p.itinerary) p.c = t("itinerary", { i: p.itinerary });
   const variant = p.why || p.kind || (p.more ? "more" : "");
   let text = (variant && words[last.code + "." + variant]) || words[last.code];
