@@ -114,6 +114,7 @@ def test_a_store_refusal_is_said_in_french_with_its_facts(server: Any, browser: 
     last = page.locator("#last").inner_text()
     assert str(rt.store.path) in last and "Redémarrez le compagnon" in last, last
     assert "was replaced" not in last and "Not saved" not in last, last
+    assert last.startswith("✗ Le stockage des parties "), "a sentence on its own starts with a capital"
     box = page.locator("#last").bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 360, "fits a phone"
     page.screenshot(path=str(ARTIFACTS / "phone-360-store-refusal-fr.png"), full_page=True)

@@ -1,6 +1,6 @@
 // The top of the page: the Day, whose turn it is and what the table waits for (the banner),
 // the quick-turn hint, the mover's own buttons, and the latest outcome (`#last`).
-import { message, t } from "./i18n.js";
+import { message, sentence, t } from "./i18n.js";
 import { $, DAYS, cardTitle, colourOf, page } from "./page.js";
 
 export function renderBanner(s) {
@@ -52,7 +52,7 @@ export function rerenderLast() { if (lastShown) renderLast(lastShown); }
 export function renderLast(last) {
   lastShown = last;
   const el = $("last");
-  const text = message(last);
+  const text = sentence(message(last));
   if (!text) { el.textContent = ""; el.className = "last"; return; }
   el.textContent = (last.accepted ? "" : "✗ ") + text;
   el.className = "last " + (last.accepted ? "ok" : "bad");

@@ -1,7 +1,7 @@
 // The history page: finished games, each player's figures and rating, scores over time, and
 // the host's merge of two spellings. Everything comes from /api/history (derived from the
 // event log on the companion); the words from the catalogues (i18n.js), in English or French.
-import { lang, message, number as num, setLang, t, when } from "./i18n.js";
+import { lang, message, number as num, sentence, setLang, t, when } from "./i18n.js";
 
 const $ = (id) => document.getElementById(id);
 let data = null;
@@ -18,7 +18,7 @@ function say(answer) {
   lastSaid = answer;
   const el = $("said");
   if (!answer) { el.textContent = ""; el.className = "last"; return; }
-  const text = message({ accepted: answer.ok, code: answer.code, params: answer.params || {}, message: answer.message });
+  const text = sentence(message({ accepted: answer.ok, code: answer.code, params: answer.params || {}, message: answer.message }));
   el.textContent = (answer.ok ? "" : "✗ ") + (text || "");
   el.className = "last " + (answer.ok ? "ok" : "bad");
 }

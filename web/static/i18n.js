@@ -68,6 +68,13 @@ export function message(last) {
   return text;
 }
 
+/** A message shown on its own line starts with a capital: the store's sentences are written
+ *  to follow "error:" or to sit inside another sentence (`boundWords`), so they start in lower
+ *  case. `message` leaves them as they are; the places that show one alone call this. */
+export function sentence(text) {
+  return text ? text.charAt(0).toLocaleUpperCase(current) + text.slice(1) : text;
+}
+
 // For the browser tests, the console and classic scripts (another branch's coach.js): the
 // catalogues, the filler and the language, on `window` as before the modules.
 window.I18N = CATALOGUES;

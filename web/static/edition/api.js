@@ -1,5 +1,5 @@
 // The edition page's requests and the companion's refusals in the page's language.
-import { CATALOGUES, fill, lang, t } from "../i18n.js";
+import { CATALOGUES, fill, lang, sentence, t } from "../i18n.js";
 import { say, session } from "./shared.js";
 import { baseWords } from "./words.js";
 
@@ -30,7 +30,7 @@ export function problems(e) {
   const p = { ...(d.params || {}) };
   if (p.column !== undefined) p.column = MSG["column." + p.column] ?? p.column;
   if (p.from_base && typeof p.from_base === "object") p.from_base = baseWords(p.from_base).join(", ");
-  const said = fill(lang(), text, p);
+  const said = sentence(fill(lang(), text, p));
   return d.code === "edition_problems" && listed ? `${said} ${listed}` : said;
 }
 
