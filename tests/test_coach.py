@@ -27,7 +27,7 @@ from companion.editions import load_edition
 from companion.engine import Board, Reveal, Take, Undo, make_setup, parse_edition
 from companion.engine.playout import play_out, result, trek_points_table
 from companion.engine.scoring import winners
-from companion.engine.state import HIDDEN, shuffled_setup
+from companion.engine.state import HIDDEN, Setup, shuffled_setup
 from companion.simulate import random_setup
 
 from builders import board, card, edition, filler
@@ -47,17 +47,29 @@ def _random_event(board: Board, rng: random.Random) -> Any:
     return random_bot(board, rng)
 
 
+def _drawn_setup(
+    obj: dict[str, Any], players: int, seed: int, reveals: bool
+) -> tuple[Setup, random.Random] | None:
+    """The properties' game: a drawn edition for ``players``, its decks shuffled by the seeded
+    stream (or dealt by hand when ``reveals``), and that stream; None when the edition has
+    too few itineraries for three Days."""
+    ed = parse_edition(obj)
+    names = ["Ann", "Ben", "Cy", "Dee"][:players]
+    if ed.itineraries and len(ed.itineraries) < 3 * players:
+        return None
+    rng = random.Random(seed)
+    return (make_setup(ed, names) if reveals else shuffled_setup(ed, names, names, rng)), rng
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(editions(), st.integers(1, 4), st.integers(0, 2**32 - 1), st.booleans())
 def test_push_unrecorded_gives_exactly_what_push_gives(
     obj: dict[str, Any], players: int, seed: int, reveals: bool
 ) -> None:
-    ed = parse_edition(obj)
-    names = ["Ann", "Ben", "Cy", "Dee"][:players]
-    if ed.itineraries and len(ed.itineraries) < 3 * players:
+    drawn = _drawn_setup(obj, players, seed, reveals)
+    if drawn is None:
         return
-    rng = random.Random(seed)
-    setup = make_setup(ed, names) if reveals else shuffled_setup(ed, names, names, rng)
+    setup, rng = drawn
     recorded, fast = Board(setup), Board(setup)
     for _ in range(400):
         if recorded.finished:
@@ -167,12 +179,9 @@ def test_result_breaks_ties_on_the_longest_treks_as_the_standings_do() -> None:
 def test_play_out_plays_exactly_the_random_bots_moves_through_push(
     obj: dict[str, Any], players: int, seed: int, reveals: bool
 ) -> None:
-    ed = parse_edition(obj)
-    names = ["Ann", "Ben", "Cy", "Dee"][:players]
-    if ed.itineraries and len(ed.itineraries) < 3 * players:
-        return
-    rng = random.Random(seed)
-    _compare_play_out(make_setup(ed, names) if reveals else shuffled_setup(ed, names, names, rng), rng)
+    drawn = _drawn_setup(obj, players, seed, reveals)
+    if drawn is not None:
+        _compare_play_out(*drawn)
 
 
 def test_play_out_matches_push_through_whole_reference_games() -> None:
