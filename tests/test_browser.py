@@ -135,3 +135,38 @@ def test_a_hardware_part_that_is_down_shows_on_the_page_with_its_fix(server: Any
     text = page.locator("#hardware").inner_text()
     assert "ring" in text and "/dev/pio0" in text and "drop-in" in text
     page.screenshot(path=str(ARTIFACTS / "phone-360-hardware-down.png"), full_page=True)
+
+
+def test_the_buttons_that_work_before_the_scripts_wait_for_them(server: Any, browser: Any) -> None:
+    """The page's modules wait for the catalogues: a tap on Host before its handler existed
+    was lost (CI once timed out logging in right after the load), and the history page's
+    login, sent the browser's own way, would put the PIN in the address. Those buttons are
+    disabled until the scripts have set their handlers."""
+    base, _rt = server
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:  # the catalogue is slow: answered when the test says
+        held.append(route)
+
+    for path, buttons in (("/", ["#lang", "#host-toggle"]), ("/history", ["#lang", "#hlogin button"])):
+        page = browser.new_page(viewport={"width": 360, "height": 780})
+        held.clear()
+        page.route("**/i18n/fr.json", hold)
+        page.goto(base + path, wait_until="domcontentloaded")
+        for _ in range(50):
+            if held:
+                break
+            page.wait_for_timeout(100)
+        assert held, "the page fetched its catalogue"
+        assert [page.locator(b).is_disabled() for b in buttons] == [True, True], path
+        held[0].continue_()
+        for b in buttons:
+            page.wait_for_selector(f"{b}:not([disabled])")
+        if path == "/":
+            log_in_as_host(page)  # the tap now opens the login
+        else:
+            page.fill("#hpin", "2468")
+            page.click("#hlogin button")
+            page.wait_for_selector("#said.ok")
+            assert "2468" not in page.url
+        page.close()

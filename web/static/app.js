@@ -47,6 +47,9 @@ async function start() {
   $("lang").onclick = () => { setLang(lang() === "en" ? "fr" : "en"); localStorage.setItem("lang", lang()); translatePage(); };
   setupHost();
   setupCoach();
+  // Disabled in the HTML until here: the modules wait for the catalogues, and a tap before
+  // their handlers exist would be lost (the Host button) or send a form the browser's way.
+  for (const el of document.querySelectorAll("[data-until-script]")) el.disabled = false;
   try {
     const who = await (await fetch("/api/session", { credentials: "same-origin" })).json();
     if (who.host) page.csrf = who.csrf;

@@ -163,6 +163,9 @@ async function start() {
   };
   $("merge").onsubmit = (ev) => { ev.preventDefault(); control("/api/players/merge", { name: $("merge-name").value, into: $("merge-into").value }); };
   $("merged").onclick = (ev) => { const b = ev.target.closest("[data-unmerge]"); if (b) control("/api/players/unmerge", { name: b.dataset.unmerge }); };
+  // Disabled in the HTML until here: a login sent before its handler would put the PIN in
+  // the address (the browser's own GET of the form).
+  for (const el of document.querySelectorAll("[data-until-script]")) el.disabled = false;
   try {
     const who = await (await fetch("/api/session", { credentials: "same-origin" })).json();
     if (who.host) csrf = who.csrf;
