@@ -33,6 +33,7 @@ from companion.table import CUE_REJECT, Outcome, Table
 from companion.tags import TagResolver
 from companion.text import printable
 from companion.wording import say as words
+from companion.wording import sentence
 
 
 def _open_game(
@@ -52,7 +53,7 @@ def _open_game(
     for warning in store.warnings:
         say(words("store_warning", warning=printable(warning)))
     if store.upgraded:
-        say(printable(store.upgraded[0].upper() + store.upgraded[1:]))
+        say(printable(sentence(store.upgraded)))
     orphans = EditionLibrary(data_dir).clean_orphans()
     if orphans:
         say(words("orphans_removed", n=len(orphans), files=printable(", ".join(orphans))))
@@ -114,8 +115,14 @@ def build_when_space(
             if time.monotonic() >= deadline:
                 raise
             if not waited:
-                problem = f"{str(exc)[0].upper()}{str(exc)[1:]}"
-                say(words("disk_retry", problem=problem, every=f"{every:.0f}", seconds=f"{retry_for:.0f}"))
+                say(
+                    words(
+                        "disk_retry",
+                        problem=sentence(str(exc)),
+                        every=f"{every:.0f}",
+                        seconds=f"{retry_for:.0f}",
+                    )
+                )
             waited = True
             time.sleep(every)
             continue

@@ -144,6 +144,13 @@ class CodedError(Exception):
         return say(self.code, "en", **self.params)
 
 
+def sentence(text: str) -> str:
+    """``text`` shown on its own line, starting with a capital. The store's sentences start in
+    lower case, written to follow "error:" or to sit inside another sentence; the page's
+    ``sentence`` in ``i18n.js`` does the same for its own lines."""
+    return text[:1].upper() + text[1:]
+
+
 def took_text(params: dict[str, Any], lang: str = "en") -> str:
     """A take's sentence and what came with it, in the order the page writes them: the
     crystals spent, the Punctual bonus, the winners or the Day's end, the reveal to make."""
