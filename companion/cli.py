@@ -323,7 +323,7 @@ def cmd_enroll(args: argparse.Namespace) -> int:
         from companion.hardware.reader import TagDebouncer, open_pi_reader
 
         try:
-            read_uid, _ = open_pi_reader(config.reader.rst_pin)
+            read_uid, _ = open_pi_reader(config.reader.rst_pin, config.reader.gain_db)
         except RuntimeError as exc:
             return _fail(str(exc))
         debouncer = TagDebouncer(config.reader.debounce)

@@ -48,6 +48,9 @@ class ReaderSettings:
     debounce: float = 0.6
     #: BCM pin wired to the MFRC522's RST.
     rst_pin: int = 25
+    #: The MFRC522's receiver gain in dB (RFCfgReg), written after each reset of the chip;
+    #: its own default, 33 dB, reads stickers through a lid less far.
+    gain_db: int = 48
 
 
 @dataclass(frozen=True)
@@ -144,6 +147,8 @@ def _check(section: str, key: str, value: Any) -> str | None:
         return "must be between 1 and 30 seconds"
     if section == "reader" and key in ("poll_interval", "debounce") and not 0.005 <= value <= 5:
         return "must be between 0.005 and 5 seconds"
+    if section == "reader" and key == "gain_db" and value not in (18, 23, 33, 38, 43, 48):
+        return "must be 18, 23, 33, 38, 43 or 48 (the receiver gains the MFRC522 can set)"
     if section == "buttons" and key in ("undo_hold", "bounce") and not 0 <= value <= 5:
         return "must be between 0 and 5 seconds"
     if (

@@ -53,7 +53,7 @@ class Check:
 def _default_reader(config: Config) -> Any:
     from companion.hardware.reader import open_mfrc522
 
-    return open_mfrc522(config.reader.rst_pin)
+    return open_mfrc522(config.reader.rst_pin, config.reader.gain_db)
 
 
 def _default_ring(config: Config) -> Any:

@@ -194,7 +194,8 @@ def build_runtime(
         if keeper.try_open():
             runtime.buttons = keeper.buttons
         runtime.button_keeper = keeper
-        reader = SupervisedReader(functools.partial(open_mfrc522, config.reader.rst_pin), health, clock)
+        opener = functools.partial(open_mfrc522, config.reader.rst_pin, config.reader.gain_db)
+        reader = SupervisedReader(opener, health, clock)
         reader.read_uid()  # open it now, so the console says at once whether it answers
         attach_reader(runtime, reader.read_uid, reader.read_text, clock)
     return runtime

@@ -5,7 +5,8 @@ that is depends on the game's edition and the table's enrolments, so `TagResolve
 lives here, beside neither the reader nor the web: the reader loop, the keyboard and
 the page's virtual reader all hand what they saw to the same resolver.
 
-A tag is, in this order: an enrolled tag (the store's tag table), a card id written
+A tag is, in this order: an enrolled tag (the store's tag table; an NTAG enrolled
+before whole 7-byte UIDs were read is found under its old number), a card id written
 into the tag's text (``trek:I07``, so a tagged deck works on any companion), or, for
 the keyboard and the page in mock mode, a card id, itinerary id or the start of a
 card's title.
@@ -13,13 +14,44 @@ card's title.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 
 from companion.engine import Edition
 from companion.engine.tokens import ANCESTOR
 
 #: What a sticker's text starts with (``companion edition stickers`` writes it).
 TEXT_PREFIX = "trek:"
+_SEVEN = re.compile(r"\A[0-9A-F]{2}(?::[0-9A-F]{2}){6}\Z")
+
+
+def uid_text(uid: Sequence[int]) -> str:
+    """What the table calls a tag with this UID.
+
+    A 4-byte UID (MIFARE Classic) is the number ``SimpleMFRC522`` reports (its four bytes
+    and their check byte read as one decimal number), so tags enrolled before keep working.
+    A longer one (NTAG21x: 7 bytes) is written in hexadecimal as a phone's NFC app shows it,
+    ``04:5A:6B:7C:11:22:33``: the driver kept only its first three bytes.
+    """
+    if len(uid) == 4:
+        return _number_with_bcc(uid)
+    return ":".join(f"{byte:02X}" for byte in uid)
+
+
+def legacy_uid_text(seen: str) -> str | None:
+    """The number an older companion reported for a 7-byte UID (its first cascade level: the
+    cascade tag 0x88, the UID's first three bytes and their check byte), or None."""
+    if not _SEVEN.match(seen):
+        return None
+    return _number_with_bcc([0x88, *(int(part, 16) for part in seen.split(":")[:3])])
+
+
+def _number_with_bcc(part: Sequence[int]) -> str:
+    """Four bytes and their BCC (XOR) as one decimal number: ``SimpleMFRC522.uid_to_num``."""
+    number = 0
+    for byte in [*part, part[0] ^ part[1] ^ part[2] ^ part[3]]:
+        number = number * 256 + byte
+    return str(number)
 
 
 class TagResolver:
@@ -34,6 +66,9 @@ class TagResolver:
         text = seen.strip()
         if text in self.tags:
             return self.tags[text], ""
+        legacy = legacy_uid_text(text)
+        if legacy is not None and legacy in self.tags:  # an NTAG enrolled under its old, short number
+            return self.tags[legacy], ""
         if text.lower().startswith(TEXT_PREFIX):
             text = text[len(TEXT_PREFIX) :].strip()
         ed = self.edition

@@ -2,13 +2,23 @@
 
 The real ``mfrc522`` driver talks to the chip through SPI register reads and
 writes. `Chip` answers those at register level — FIFO, IRQ flags, the CRC
-coprocessor, the Transceive and MFAuthent commands — and plays the ISO 14443-A
+coprocessor, the Transceive and MFAuthent commands, the timer, the antenna
+switch and the receiver gain register, with their reset values — and counts
+every SPI exchange (`Chip.spi_exchanges`). It plays the ISO 14443-A
 tags in its field: REQA/ATQA, anticollision with BCC, SELECT/SAK, Crypto1
 authentication (by key check) and block reads. A tag that has answered
 anticollision is READY and, like a real one, ignores the next REQA (going back
 to IDLE), so a tag held on the reader reads on every other poll. Tests move tags
 in and out of the field, put two at once (a collision), or inject noise (a
-wrong BCC or a parity error).
+wrong BCC or a parity error, at either cascade level).
+
+The timer follows the datasheet (section 8.5): with TModeReg's TAuto set it starts
+when a frame has been sent, a tag's answer stops it, and when no tag answers
+ComIrqReg's TimerIRq is set once (2 * TPrescaler + 1) * (TReload + 1) / 13.56 MHz
+have passed on the chip's clock (real time unless a test passes its own). A
+Transceive command does not end by itself (no IdleIRq); an answer sets RxIRq, and
+ErrIRq too when ErrorReg holds an error. With the antenna off (TxControlReg bits
+0-1, off after a reset until the driver turns it on) no tag hears anything.
 
 `install()` puts the fakes in ``sys.modules`` so that ``import mfrc522`` — the
 real package from PyPI — runs unchanged on a PC.
@@ -19,7 +29,9 @@ from __future__ import annotations
 import importlib
 import random
 import sys
+import time
 import types
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,10 +40,16 @@ COMMAND, COMM_IRQ, DIV_IRQ, ERROR, STATUS2, FIFO_DATA, FIFO_LEVEL, CONTROL, BIT_
     0x01, 0x04, 0x05, 0x06, 0x08, 0x09, 0x0A, 0x0C, 0x0D,
 )  # fmt: skip
 CRC_L, CRC_M, VERSION = 0x22, 0x21, 0x37
+TX_CONTROL, RF_CFG, T_MODE, T_PRESCALER, T_RELOAD_H, T_RELOAD_L = 0x14, 0x26, 0x2A, 0x2B, 0x2C, 0x2D
+#: Reset values of the registers modelled (datasheet section 9.2): ComIrqReg 0x14 (IdleIRq and
+#: LoAlertIRq), TxControlReg 0x80 (antenna off), RFCfgReg 0x48 (RxGain 100: 33 dB), VersionReg.
+RESET = {COMM_IRQ: 0x14, TX_CONTROL: 0x80, RF_CFG: 0x48, VERSION: 0x92}
 # commands
 IDLE, CALC_CRC, TRANSCEIVE, AUTHENT, SOFT_RESET = 0x00, 0x03, 0x0C, 0x0E, 0x0F
 # CommIrqReg bits
-TIMER_IRQ, IDLE_IRQ, RX_IRQ = 0x01, 0x10, 0x20
+TIMER_IRQ, ERR_IRQ, IDLE_IRQ, RX_IRQ = 0x01, 0x02, 0x10, 0x20
+#: RFCfgReg's RxGain bits (6-4) in dB (table 98).
+GAIN_DB = {0: 18, 1: 23, 2: 18, 3: 23, 4: 33, 5: 38, 6: 43, 7: 48}
 # ErrorReg bits
 PARITY_ERR, COLL_ERR = 0x02, 0x08
 DEFAULT_KEY = [0xFF] * 6
@@ -69,6 +87,8 @@ class Tag:
     writes: int = 0
     #: A MIFARE Classic with a 7-byte UID (SAK 0x08 at cascade level 2, not an NTAG).
     classic7: bool = False
+    #: A SAK at cascade level 1 other than the standard's (a faulty or forged tag).
+    sak_cl1: int | None = None
 
     @property
     def seven(self) -> bool:
@@ -97,29 +117,60 @@ class Tag:
         return cls(uid, {8 + i: list(data[16 * i : 16 * i + 16]) for i in range(3)})
 
     @property
-    def uid_text(self) -> str:
-        """The number SimpleMFRC522.read_id_no_block returns for this tag."""
+    def legacy_text(self) -> str:
+        """The number SimpleMFRC522.read_id_no_block returns for this tag (a 7-byte UID's first
+        cascade level only: the cascade tag 0x88 and three bytes)."""
         n = 0
         for byte in self.cl1:
             n = n * 256 + byte
         return str(n)
 
+    @property
+    def uid_text(self) -> str:
+        """What the table reports: a 4-byte UID as the driver's number, a 7-byte one in hex."""
+        return self.legacy_text if not self.seven else ":".join(f"{b:02X}" for b in self.uid)
+
 
 class Chip:
     """The MFRC522 at register level, with the tags in its field."""
 
-    def __init__(self, seed: int = 0) -> None:
+    def __init__(self, seed: int = 0, clock: Callable[[], float] = time.monotonic) -> None:
         self.regs = [0] * 64
-        self.regs[VERSION] = 0x92
         self.fifo: list[int] = []
         self.field: list[Tag] = []
         self.noise = 0.0  # probability that an exchange is garbled
         self.rng = random.Random(seed)
-        self.exchanges = 0
+        self.clock = clock
+        self.exchanges = 0  # frames sent to the tags
+        self.spi_exchanges = 0  # SPI transfers (one register read or write each)
+        self.timer_ends: float | None = None
+        self.reset()
+
+    def reset(self) -> None:
+        """What a soft reset (or power-on) leaves: every register at its reset value."""
+        self.regs = [0] * 64
+        for register, value in RESET.items():
+            self.regs[register] = value
+        self.fifo.clear()
+        self.timer_ends = None
+
+    @property
+    def gain_db(self) -> int:
+        return GAIN_DB[(self.regs[RF_CFG] >> 4) & 0x07]
+
+    @property
+    def antenna_on(self) -> bool:
+        return self.regs[TX_CONTROL] & 0x03 == 0x03
+
+    def timer_period(self) -> float:
+        prescaler = (self.regs[T_MODE] & 0x0F) << 8 | self.regs[T_PRESCALER]
+        reload = self.regs[T_RELOAD_H] << 8 | self.regs[T_RELOAD_L]
+        return (2 * prescaler + 1) * (reload + 1) / 13.56e6
 
     # --- the SPI side ---------------------------------------------------------------------
 
     def xfer2(self, data: list[int]) -> list[int]:
+        self.spi_exchanges += 1
         address = (data[0] >> 1) & 0x3F
         if data[0] & 0x80:
             return [0, self._read(address)]
@@ -127,6 +178,9 @@ class Chip:
         return [0, 0]
 
     def _read(self, address: int) -> int:
+        if address == COMM_IRQ and self.timer_ends is not None and self.clock() >= self.timer_ends:
+            self.timer_ends = None
+            self.regs[COMM_IRQ] |= TIMER_IRQ
         if address == FIFO_DATA:
             return self.fifo.pop(0) if self.fifo else 0
         if address == FIFO_LEVEL:
@@ -154,9 +208,7 @@ class Chip:
 
     def _command(self, command: int) -> None:
         if command == SOFT_RESET:
-            self.regs = [0] * 64
-            self.regs[VERSION] = 0x92
-            self.fifo.clear()
+            self.reset()
         elif command == CALC_CRC:
             crc = crc_a(self.fifo)
             self.fifo.clear()
@@ -169,20 +221,25 @@ class Chip:
     # --- the RF side ----------------------------------------------------------------------
 
     def _answer(self, data: list[int], last_bits: int = 0, error: int = 0) -> None:
+        """A tag's answer: the FIFO filled, RxIRq (and ErrIRq), the timer stopped (TAuto)."""
         self.regs[ERROR] = error
         self.fifo = list(data)
         self.regs[CONTROL] = last_bits
-        self.regs[COMM_IRQ] |= RX_IRQ | IDLE_IRQ
+        self.regs[COMM_IRQ] |= RX_IRQ | (ERR_IRQ if error else 0)
+        self.timer_ends = None
 
     def _silence(self) -> None:
+        """No answer: the timer runs out its period, if TAuto started it."""
         self.regs[ERROR] = 0
         self.fifo.clear()
-        self.regs[COMM_IRQ] |= TIMER_IRQ
+        self.timer_ends = self.clock() + self.timer_period() if self.regs[T_MODE] & 0x80 else None
 
     def _transceive(self, tx_last_bits: int) -> None:
         frame = list(self.fifo)
         self.fifo.clear()
         self.exchanges += 1
+        if not self.antenna_on:
+            return self._silence()
         garbled = self.noise and self.rng.random() < self.noise
         if frame[:1] in ([0x26], [0x52]) and tx_last_bits == 7:  # REQA / WUPA
             answering = []
@@ -214,13 +271,22 @@ class Chip:
             for tag in self.field:
                 if tag.state == "READY" and frame[2:7] == tag.cl1:
                     tag.state = "READY2" if tag.seven else "ACTIVE"
+                    if tag.sak_cl1 is not None:
+                        return self._sak(tag.sak_cl1)
                     return self._sak(0x04 if tag.seven else 0x08)
             return self._silence()
         if frame[:2] == [0x95, 0x20]:  # anticollision, cascade level 2 (7-byte UIDs)
             for tag in self.field:
                 if tag.state == "READY2":
                     part = tag.uid[3:7]
-                    return self._answer([*part, part[0] ^ part[1] ^ part[2] ^ part[3]])
+                    bcc = part[0] ^ part[1] ^ part[2] ^ part[3]
+                    if garbled:
+                        return (
+                            self._answer([*part, bcc ^ 0x33])
+                            if self.rng.random() < 0.5
+                            else self._answer([*part, bcc], error=PARITY_ERR)
+                        )
+                    return self._answer([*part, bcc])
             return self._silence()
         if frame[:2] == [0x95, 0x70]:  # SELECT, cascade level 2
             for tag in self.field:
@@ -274,7 +340,7 @@ class Chip:
 
     def _authenticate(self, frame: list[int]) -> None:
         key, uid = frame[2:8], frame[8:12]
-        for tag in self.field:
+        for tag in self.field if self.antenna_on else []:
             if tag.state == "ACTIVE" and not tag.ntag and tag.auth_uid == uid and tag.key == key:
                 tag.authenticated = True
                 self.regs[STATUS2] |= 0x08

@@ -273,7 +273,8 @@ def cmd_stickers(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     print(say("stickers_to_write", n=len(order)))
     try:
-        done = write_deck(Link(chip), edition, order, print, overwrite=args.overwrite)
+        link = Link(chip, config.reader.gain_db)
+        done = write_deck(link, edition, order, print, overwrite=args.overwrite)
     except KeyboardInterrupt:
         print()
         return 0

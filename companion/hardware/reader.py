@@ -1,8 +1,11 @@
 """The RFID reader: a polling loop with debounce, and the MFRC522 it polls.
 
 The loop asks the reader for the tag in its field every ``poll_interval`` seconds
-and sleeps in between: ``SimpleMFRC522.read()`` spins a core at 100 %, so the Pi
-adapter uses ``read_id_no_block`` instead. `TagDebouncer` turns the stream of
+and sleeps in between. ``SimpleMFRC522.read()`` spins a core at 100 %, and even its
+``read_id_no_block`` reads the chip's interrupt register 2,000 times per empty poll,
+so the Pi adapter exchanges frames through `companion.hardware.rc522`, whose wait
+sleeps and stops on the chip's timer (about 10 SPI exchanges per empty poll), and
+which reads whole 7-byte UIDs. `TagDebouncer` turns the stream of
 readings into taps: a tag held on the reader counts once, a reading that flickers
 out for less than the debounce window is the same tag still there, and the same
 tag counts again only after it has been away for the whole window.
@@ -21,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from companion.hardware.rc522 import DEFAULT_GAIN_DB, Rc522, Selected
 from companion.hardware.stickers import BCM_TO_BOARD
 from companion.hardware.stickers import read_text as read_sticker_text
 
@@ -86,17 +90,21 @@ NO_ANSWER = (0x00, 0xFF)
 
 
 class PiReader:
-    """The MFRC522 on SPI0/CE0 through the ``mfrc522`` package.
+    """The MFRC522 on SPI0/CE0 through the ``mfrc522`` package's register access.
 
-    ``read_id_no_block`` returns at once, so the loop can sleep between polls;
-    reading the text needs an authenticated block read and is only tried for tags
-    that are not enrolled. `check` asks the chip for its version register: a
-    reader that is unplugged or miswired reads 0x00 or 0xFF, where the polls
-    alone would only ever see "no tag".
+    A poll (`read_uid`) selects the tag in the field through `Rc522`; reading the
+    text needs an authenticated block read and is only tried for tags that are not
+    enrolled. `check` asks the chip for its version register: a reader that is
+    unplugged or miswired reads 0x00 or 0xFF, where the polls alone would only ever
+    see "no tag"; and a chip that reset itself (its gain back at 33 dB, its antenna
+    off) is reset and set up again.
     """
 
-    def __init__(self, simple: Any) -> None:
+    def __init__(self, simple: Any, gain_db: int = DEFAULT_GAIN_DB) -> None:
         self.simple = simple
+        self.chip = Rc522(simple.READER, gain_db)
+        #: The last tag selected (its UID, SAK and so its kind), for the doctor.
+        self.last: Selected | None = None
 
     def version(self) -> int:
         return int(self.simple.READER.Read_MFRC522(VERSION_REG))
@@ -108,17 +116,19 @@ class PiReader:
         version = self.version()
         if version in NO_ANSWER:
             raise HardwareFault("reader_no_answer", version=f"0x{version:02x}")
+        if not self.chip.configured():
+            self.chip.restore()
         return version
 
     def read_uid(self) -> str | None:
-        uid = self.simple.read_id_no_block()
-        return None if uid is None else str(uid)
+        self.last = self.chip.select()
+        return None if self.last is None else self.last.uid_text
 
     def read_text(self) -> str | None:
         # MIFARE Classic (SimpleMFRC522's blocks 8-10) or NTAG21x (NDEF text): both kinds
         # of sticker `companion edition stickers` writes; it retries the wake-up that a tag
         # which just answered anticollision ignores (ISO 14443-3: READY -> IDLE).
-        return read_sticker_text(self.simple.READER)
+        return read_sticker_text(self.simple.READER, self.chip)
 
     def close(self) -> None:
         # closing a reader that already failed: there may be nothing left to free
@@ -153,9 +163,10 @@ def gpio_unreachable(exc: BaseException, provider: str | None) -> Exception:
     return HardwareFault("reader_gpio_unreachable", detail=str(exc))
 
 
-def open_mfrc522(rst_pin: int) -> PiReader:
-    """Open the MFRC522. Pi-only imports live here: ``mfrc522`` needs ``RPi.GPIO``
-    (``rpi-lgpio`` on a Pi 5) and ``spidev``, which fail to import on a PC."""
+def open_mfrc522(rst_pin: int, gain_db: int = DEFAULT_GAIN_DB) -> PiReader:
+    """Open the MFRC522 (reset, then `Rc522.setup`: the timer and the receiver gain).
+    Pi-only imports live here: ``mfrc522`` needs ``RPi.GPIO`` (``rpi-lgpio`` on a Pi 5)
+    and ``spidev``, which fail to import on a PC."""
     from companion.hardware.health import HardwareFault
 
     try:
@@ -167,10 +178,14 @@ def open_mfrc522(rst_pin: int) -> PiReader:
     simple: Any = SimpleMFRC522()
     if rst_pin != 25:  # the package's default RST is physical pin 22 (BCM 25)
         simple.READER = MFRC522(pin_rst=BCM_TO_BOARD[rst_pin])
-    return PiReader(simple)
+    reader = PiReader(simple, gain_db)
+    reader.chip.setup()
+    return reader
 
 
-def open_pi_reader(rst_pin: int) -> tuple[Callable[[], str | None], Callable[[], str | None]]:
+def open_pi_reader(
+    rst_pin: int, gain_db: int = DEFAULT_GAIN_DB
+) -> tuple[Callable[[], str | None], Callable[[], str | None]]:
     """The MFRC522 on SPI0/CE0: (read the UID in the field, read the tag's text)."""
-    reader = open_mfrc522(rst_pin)
+    reader = open_mfrc522(rst_pin, gain_db)
     return reader.read_uid, reader.read_text

@@ -2,9 +2,10 @@
 
 A tag that holds its card's id in its memory is recognised by any companion
 with no enrolment (`companion.tags.TagResolver` reads ``trek:`` texts). The two kinds sold as
-stickers are handled, through the ``mfrc522`` driver object's low-level calls
-(``MFRC522_ToCard`` and friends), because its own write returns no status and
-it knows neither 7-byte UIDs nor NTAG memory:
+stickers are handled, frame by frame through `companion.hardware.rc522` (on the
+``mfrc522`` driver's register access; authentication is the driver's
+``MFRC522_Auth``), because the driver's own write returns no status and it knows
+neither 7-byte UIDs nor NTAG memory:
 
 - **MIFARE Classic 1K** (4-byte UID, SAK 0x08): the text in blocks 8-10 of
   sector 2, padded with spaces, after authenticating with the transport key,
@@ -27,7 +28,9 @@ from typing import Any
 from companion.engine import Edition
 from companion.engine.tokens import ANCESTOR
 from companion.engine.words import year_text
-from companion.tags import TEXT_PREFIX
+from companion.hardware.rc522 import CLASSIC, DEFAULT_GAIN_DB, Rc522, crc_a
+from companion.hardware.rc522 import NTAG as NTAG  # the kinds' names, for the writer's callers
+from companion.tags import TEXT_PREFIX, uid_text
 from companion.wording import say as words
 
 #: BCM GPIO -> physical pin, for the mfrc522 package, which numbers pins the BOARD way.
@@ -37,13 +40,11 @@ BCM_TO_BOARD = {
     26: 37, 27: 13,
 }  # fmt: skip
 
-CLASSIC, NTAG = "MIFARE Classic 1K", "NTAG21x"
 KEY_A = [0xFF] * 6  # the transport key of blank Classic stickers
 CLASSIC_BLOCKS = (8, 9, 10)
 CLASSIC_TRAILER = 11
 TEXT_BYTES = 16 * len(CLASSIC_BLOCKS)
 NTAG_FIRST_PAGE = 4
-REQA, ANTICOLL_1, ANTICOLL_2, SELECT_1, SELECT_2 = 0x26, 0x93, 0x95, 0x93, 0x95
 READ, CLASSIC_WRITE, NTAG_WRITE = 0x30, 0xA0, 0xA2
 ACK = 0x0A
 
@@ -58,65 +59,44 @@ class Sticker:
 
     kind: str
     uid: tuple[int, ...]
-    cl1: tuple[int, ...]  # the cascade level 1 answer (5 bytes), what the table's UID number is made of
+    cl1: tuple[int, ...]  # the cascade level 1 answer (5 bytes): a 4-byte UID's Crypto1 bytes
     #: the 4 UID bytes a Classic authenticates with: a 7-byte UID's last four (cascade level 2)
     auth: tuple[int, ...] = ()
 
     @property
     def uid_text(self) -> str:
-        """The number the table's reader reports for this tag (``SimpleMFRC522.uid_to_num``)."""
-        n = 0
-        for byte in self.cl1:
-            n = n * 256 + byte
-        return str(n)
+        """What the table's reader reports for this tag (`companion.tags.uid_text`)."""
+        return uid_text(self.uid)
 
 
 class Link:
-    """The ISO 14443-A exchanges the writer needs, over the driver's ``MFRC522`` object."""
+    """The ISO 14443-A exchanges the writer needs: frames through `Rc522` (whose wait sleeps),
+    Crypto1 authentication through the driver's ``MFRC522_Auth``."""
 
-    def __init__(self, chip: Any) -> None:
+    def __init__(self, chip: Any, gain_db: int = DEFAULT_GAIN_DB, rc522: Rc522 | None = None) -> None:
         self.chip = chip
+        self.rc522 = rc522 if rc522 is not None else Rc522(chip, gain_db)
 
-    def _transceive(self, frame: list[int], bits: int = 0) -> tuple[bool, list[int], int]:
-        chip = self.chip
-        chip.Write_MFRC522(chip.BitFramingReg, bits)
-        status, data, length = chip.MFRC522_ToCard(chip.PCD_TRANSCEIVE, frame)
-        return status == chip.MI_OK, list(data), int(length)
+    def _transceive(self, frame: list[int]) -> tuple[bool, list[int], int]:
+        answer = self.rc522.transceive(frame)
+        return (False, [], 0) if answer is None else (True, answer.data, answer.bits)
 
     def _with_crc(self, frame: list[int]) -> list[int]:
-        return [*frame, *self.chip.CalulateCRC(frame)]
+        return [*frame, *crc_a(frame)]
 
     def detect(self) -> Sticker | None:
         """Wake the tag in the field and select it (both cascade levels for a 7-byte UID)."""
-        ok, _, bits = self._transceive([REQA], bits=0x07)
-        if not ok or bits != 0x10:
+        selected = self.rc522.select()
+        if selected is None:
             return None
-        ok, cl1, _ = self._transceive([ANTICOLL_1, 0x20])
-        if not ok or len(cl1) != 5 or cl1[0] ^ cl1[1] ^ cl1[2] ^ cl1[3] != cl1[4]:
-            return None
-        sak = self._select(SELECT_1, cl1)
-        if sak is None:
-            return None
-        if not sak & 0x04:  # UID complete: a 4-byte UID, a Classic card
-            if sak & 0x18 != 0x08:
-                raise StickerError(f"this tag (SAK {sak:#04x}) is neither a MIFARE Classic 1K nor an NTAG21x")
-            return Sticker(CLASSIC, tuple(cl1[:4]), tuple(cl1))
-        ok, cl2, _ = self._transceive([ANTICOLL_2, 0x20])
-        if not ok or len(cl2) != 5 or cl2[0] ^ cl2[1] ^ cl2[2] ^ cl2[3] != cl2[4]:
-            return None
-        sak = self._select(SELECT_2, cl2)
-        if sak is None:
-            return None
-        uid = (*cl1[1:4], *cl2[:4])
-        if sak & 0x18 == 0x08:  # a MIFARE Classic 1K with a 7-byte UID: not an NTAG
-            return Sticker(CLASSIC, uid, tuple(cl1), auth=tuple(cl2[:4]))
-        if sak & 0x7F != 0x00:  # an NTAG21x answers 0x00 at cascade level 2
-            raise StickerError(f"this tag (SAK {sak:#04x}) is neither a MIFARE Classic 1K nor an NTAG21x")
-        return Sticker(NTAG, uid, tuple(cl1))
-
-    def _select(self, level: int, answer: list[int]) -> int | None:
-        ok, data, bits = self._transceive(self._with_crc([level, 0x70, *answer]))
-        return data[0] if ok and bits == 0x18 else None
+        kind = selected.kind
+        if kind is None:
+            raise StickerError(
+                f"this tag (SAK {selected.sak:#04x}) is neither a MIFARE Classic 1K nor an NTAG21x"
+            )
+        # a Classic with a 7-byte UID authenticates with its last four bytes
+        auth = selected.uid[3:7] if kind == CLASSIC and len(selected.uid) == 7 else ()
+        return Sticker(kind, selected.uid, selected.cl1, auth)
 
     def _acked(self, frame: list[int]) -> bool:
         ok, data, bits = self._transceive(self._with_crc(frame))
@@ -325,9 +305,10 @@ def _wait_gone(link: Link, poll: float, sleep: Callable[[float], None]) -> None:
             sleep(poll)
 
 
-def read_text(chip: Any) -> str | None:
-    """The text of the tag in the field, Classic or NTAG (for the table's reader)."""
-    link = Link(chip)
+def read_text(chip: Any, rc522: Rc522 | None = None) -> str | None:
+    """The text of the tag in the field, Classic or NTAG (for the table's reader, whose `Rc522`
+    is already set up: ``rc522``)."""
+    link = Link(chip, rc522=rc522)
     for _ in range(3):  # a tag that just answered anticollision ignores one wake-up
         try:
             sticker = link.detect()
