@@ -2,9 +2,12 @@
 
 One line per check, ✓ or ✗, and under each ✗ the fix (the wiring.md section,
 the raspi-config option, the group to join). The checks go from what needs
-nothing to what needs hands: the settings file, the data directory, SPI, the
-reader's chip, a tag held on it, the ring (each LED in turn, then each player's
-colour: the maker says what they saw), each button pressed, and the page at the
+nothing to what needs hands: the settings file, the data directory, whether the
+service (or another program) holds the parts, SPI (the boot config's
+``dtparam=spi=on`` and the device), the reader's chip, a tag held on it and its
+kind, the ring (each LED in turn, then each player's colour: the maker says what
+they saw), each button read at rest (a switch wired across its joined legs reads
+pressed for ever, and would never show an edge) then pressed, and the page at the
 address the console prints.
 
 The hardware is reached through the same openers `companion run` uses, passed
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
 import threading
 import time
@@ -33,6 +37,13 @@ from companion.wording import say
 #: Below this, a long evening's event log and its SQLite journal may not fit.
 MIN_FREE_BYTES = 50 * 1024 * 1024
 SPI_DEVICE = Path("/dev/spidev0.0")
+#: Where Raspberry Pi OS keeps the boot config: bookworm and later, then older releases.
+BOOT_CONFIGS = (Path("/boot/firmware/config.txt"), Path("/boot/config.txt"))
+SERVICE = "trekking-companion"
+#: The devices the table's parts are reached through (a prefix matches /dev/gpiochip0, 4...).
+PART_DEVICES = ("/dev/spidev0.", "/dev/gpiochip", "/dev/gpiomem", "/dev/mem", "/dev/pio0")
+#: What ``systemctl is-active`` says of a unit that holds its parts (or is about to).
+RUNNING = ("active", "activating", "reloading")
 OKABE_ITO = {"#0072B2": "blue", "#E69F00": "orange", "#009E73": "green", "#CC79A7": "pink"}
 #: The buttons checked, in order; what to do with each is the catalogue's ``doctor_press.<name>``.
 BUTTONS = ("crystal", "confirm", "undo")
@@ -48,6 +59,75 @@ class Check:
     def line(self) -> str:
         text = f"{'✓' if self.ok else '✗'} {self.name}: {self.detail}"
         return text if self.ok or not self.fix else f"{text}\n    fix: {self.fix}"
+
+
+@dataclass(frozen=True)
+class Holder:
+    """Another process with one of the parts' devices open."""
+
+    pid: int
+    command: str
+    device: str
+
+
+def service_state(service: str = SERVICE) -> str:
+    """What ``systemctl is-active`` says of the service ("inactive" also when it is not
+    installed), or "absent" where there is no systemd."""
+    try:
+        done = subprocess.run(
+            ["systemctl", "is-active", service], capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "absent"
+    return done.stdout.strip() or "absent"
+
+
+def part_holders(devices: tuple[str, ...] = PART_DEVICES, proc: Path = Path("/proc")) -> list[Holder]:
+    """Other processes holding one of ``devices`` open, among those whose open files this user
+    may see (all of them for root; the service's own, run as another user, only through
+    `service_state`)."""
+    found = []
+    for entry in sorted(proc.iterdir(), key=lambda p: p.name):
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            targets = [os.readlink(fd) for fd in (entry / "fd").iterdir()]
+            command = (entry / "comm").read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:  # not ours to see, or gone meanwhile
+            continue
+        held = next((t for t in targets if t.startswith(devices)), None)
+        if held is not None:
+            found.append(Holder(int(entry.name), command, held))
+    return found
+
+
+def spi_enabled(text: str) -> bool:
+    """Whether a config.txt turns SPI0 on: the last ``dtparam`` naming ``spi`` decides (a
+    boolean parameter with no value is on), or a ``dtoverlay=spi0-...``."""
+    on = False
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        key, _, value = line.partition("=")
+        if key.strip() == "dtoverlay" and value.strip().startswith("spi0-"):
+            on = True
+        if key.strip() != "dtparam":
+            continue
+        for item in value.split(","):
+            name, _, setting = item.strip().partition("=")
+            if name.strip() == "spi":
+                on = setting.strip().lower() in ("", "on", "true", "yes", "okay", "1")
+    return on
+
+
+def boot_spi(paths: tuple[Path, ...]) -> tuple[Path | None, bool]:
+    """(the first boot config that can be read, whether it turns SPI0 on), (None, False) if none."""
+    for path in paths:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        return path, spi_enabled(text)
+    return None, False
 
 
 def _default_reader(config: Config) -> Any:
@@ -76,6 +156,9 @@ class Parts:
     ring: Callable[[Config], Any] = _default_ring
     buttons: Callable[[Config, Callable[[str], Any]], Any] = _default_buttons
     spi_device: Path = SPI_DEVICE
+    boot_configs: tuple[Path, ...] = BOOT_CONFIGS
+    service: Callable[[], str] = service_state
+    holders: Callable[[], list[Holder]] = part_holders
 
 
 @dataclass
@@ -101,12 +184,16 @@ class Doctor:
         config = self.check_config()
         self.check_data_dir()
         if config is not None:
+            free = self.check_service()
             self.check_spi()
-            reader = self.check_reader(config)
-            if reader is not None:
-                self.check_tag(reader)
-            self.check_ring(config)
-            self.check_buttons(config)
+            if free:
+                reader = self.check_reader(config)
+                if reader is not None:
+                    self.check_tag(reader)
+                self.check_ring(config)
+                self.check_buttons(config)
+            else:
+                self.say("  " + say("doctor_skip_hardware"))
             self.check_page(config)
         failed = [c for c in self.checks if not c.ok]
         self.say("\n" + say("doctor_passed", passed=len(self.checks) - len(failed), n=len(self.checks)))
@@ -159,10 +246,44 @@ class Doctor:
             return
         self.report(Check("data directory", True, say("doctor_data_ok", dir=where, mb=free // 2**20)))
 
+    def check_service(self) -> bool:
+        """Whether the parts are free: the service stopped and no other process holding them."""
+        state = self.parts.service()
+        if state in RUNNING:
+            self.report(
+                Check(
+                    "service",
+                    False,
+                    say("doctor_service_running", service=SERVICE),
+                    say("doctor_service_running.fix", service=SERVICE),
+                )
+            )
+            return False
+        held = self.parts.holders()
+        if held:
+            first = held[0]
+            facts: dict[str, Any] = {"pid": first.pid, "command": first.command, "device": first.device}
+            self.report(
+                Check(
+                    "service",
+                    False,
+                    say("doctor_part_held", service=SERVICE, **facts),
+                    say("doctor_part_held.fix", pid=first.pid),
+                )
+            )
+            return False
+        self.report(Check("service", True, say("doctor_service_stopped", service=SERVICE)))
+        return True
+
     def check_spi(self) -> None:
         device = self.parts.spi_device
         user = _user()
-        if not device.exists():
+        boot, on = boot_spi(self.parts.boot_configs)
+        if not device.exists() and boot is not None:
+            code = "doctor_spi_reboot" if on else "doctor_spi_off"
+            fix = "doctor_spi_reboot.fix" if on else "doctor_spi_missing.fix"
+            self.report(Check("SPI", False, say(code, device=device, config=boot), say(fix)))
+        elif not device.exists():
             self.report(
                 Check(
                     "SPI",
@@ -202,7 +323,7 @@ class Doctor:
         while time.monotonic() < deadline:
             uid = reader.read_uid()
             if uid is not None:
-                self.report(Check("tag", True, say("doctor_tag_ok", uid=uid)))
+                self.report(Check("tag", True, say("doctor_tag_ok", uid=uid, type=_tag_kind(reader))))
                 return
             time.sleep(0.1)
         self.report(
@@ -269,8 +390,19 @@ class Doctor:
             self.report(Check("buttons", False, message, fix))
             return
         try:
+            stuck = set(buttons.pressed())  # at rest, before any press is asked for
             for name in BUTTONS:
                 pin = getattr(config.buttons, name)
+                if name in stuck:
+                    self.report(
+                        Check(
+                            f"{name} button",
+                            False,
+                            say("doctor_button_stuck", pin=pin),
+                            say("doctor_button_stuck.fix", pin=pin),
+                        )
+                    )
+                    continue
                 self.say("  " + say("doctor_press", kind=name, pin=pin, seconds=f"{self.wait:.0f}"))
                 if seen[name].wait(self.wait):
                     self.report(Check(f"{name} button", True, say("doctor_button_ok", pin=pin)))
@@ -347,6 +479,18 @@ class Doctor:
         except EOFError:
             return None
         return answer.strip().lower() in ("y", "yes", "o", "oui")
+
+
+def _tag_kind(reader: Any) -> str:
+    """The kind of the tag the reader selected last, in words (its UID's length, and its SAK
+    when it is neither a MIFARE Classic nor an NTAG21x)."""
+    from companion.hardware.rc522 import CLASSIC, NTAG
+
+    last = getattr(reader, "last", None)
+    if last is None:
+        return say("doctor_tag_kind.unknown")
+    kind = {CLASSIC: "classic", NTAG: "ntag"}.get(last.kind, "other")
+    return say("doctor_tag_kind", kind=kind, bytes=len(last.uid), sak=f"0x{last.sak:02x}")
 
 
 def _fetch(url: str) -> bool:

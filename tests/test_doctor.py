@@ -17,7 +17,7 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from companion.config import Config, colour_rgb, load_config
-from companion.doctor import Doctor, Parts
+from companion.doctor import Doctor, Holder, Parts, part_holders, spi_enabled
 from companion.hardware.buttons import Buttons
 from companion.hardware.reader import open_mfrc522
 from companion.hardware.ring import SimulatedRing
@@ -53,6 +53,11 @@ class Bench:
         self.config = load_config(str(self.config_path))
         self.spi = tmp_path / "spidev0.0"
         self.spi.write_bytes(b"")
+        self.boot = tmp_path / "config.txt"
+        self.boot.write_text("# the boot config\ndtparam=audio=on\n")
+        self.service = "inactive"
+        self.holders: list[Holder] = []
+        self.stuck: tuple[str, ...] = ()
         self.factory = MockFactory()
         self.ring: RecordingRing | None = None
         self.presses = presses
@@ -64,11 +69,20 @@ class Bench:
             self.ring = RecordingRing(config.ring.leds)
             return self.ring
 
+        def buttons(config: Config, press: Any) -> Buttons:
+            opened = Buttons(config.buttons, press, self.factory)
+            for name in self.stuck:  # a switch wired across its joined legs: low from the start
+                self.factory.pin(getattr(config.buttons, name)).drive_low()
+            return opened
+
         return Parts(
             reader=lambda config: open_mfrc522(config.reader.rst_pin),
             ring=ring,
-            buttons=lambda config, press: Buttons(config.buttons, press, self.factory),
+            buttons=buttons,
             spi_device=self.spi,
+            boot_configs=(self.boot,),
+            service=lambda: self.service,
+            holders=lambda: self.holders,
         )
 
     def say(self, line: str) -> None:
@@ -95,10 +109,11 @@ def test_every_check_passes_on_a_well_wired_table(tmp_path: Path, chip: Chip) ->
     doctor = bench.doctor(tmp_path / "data")
     assert doctor.run(), "\n".join(bench.lines)
     names = [c.name for c in doctor.checks]
-    assert names == ["config", "data directory", "SPI", "reader", "tag", "ring LEDs", "ring colours",
-                     "crystal button", "confirm button", "undo button", "page"]  # fmt: skip
+    assert names == ["config", "data directory", "service", "SPI", "reader", "tag", "ring LEDs",
+                     "ring colours", "crystal button", "confirm button", "undo button", "page"]  # fmt: skip
     assert all(line.startswith("✓") for line in bench.lines if line[:1] in "✓✗")
-    assert "version register 0x92" in doctor.checks[3].detail and A.uid_text in doctor.checks[4].detail
+    assert "version register 0x92" in doctor.checks[4].detail and A.uid_text in doctor.checks[5].detail
+    assert "(MIFARE Classic, 4-byte UID)" in doctor.checks[5].detail
     # the ring really lit each LED alone, in order, then each player's colour on the whole ring
     assert bench.ring is not None
     frames = bench.ring.frames
@@ -122,6 +137,7 @@ def test_each_failure_is_a_cross_with_its_fix(tmp_path: Path, chip: Chip) -> Non
     assert not by_name["ring colours"].ok
     assert by_name["crystal button"].ok and by_name["undo button"].ok
     assert not by_name["confirm button"].ok and "GPIO6" in by_name["confirm button"].fix
+    assert "never to 3.3 V" in by_name["confirm button"].fix and "diagonally" in by_name["confirm button"].fix
     text = "\n".join(bench.lines)
     assert "✗ SPI: " in text and "\n    fix: sudo raspi-config" in text
 
@@ -165,3 +181,99 @@ def test_the_command_runs_off_a_pi_and_says_what_is_missing(tmp_path: Path) -> N
     assert "Traceback" not in out.stderr, out.stderr
     assert "✓ config" in out.stdout and "✓ page" in out.stdout
     assert "✗ reader" in out.stdout and "fix: " in out.stdout
+
+
+def test_a_stuck_button_is_found_at_rest_with_the_4_pin_switch_fix(tmp_path: Path, chip: Chip) -> None:
+    """Pressed at rest: a 4-pin switch across its joined legs. The old doctor waited for an edge
+    that never comes and sent the maker looking for a 3.3 V leg."""
+    chip.put(A)
+    bench = Bench(tmp_path, presses=("confirm", "undo"))
+    bench.stuck = ("crystal",)
+    doctor = bench.doctor(tmp_path / "data")
+    assert not doctor.run()
+    by_name = {c.name: c for c in doctor.checks}
+    crystal = by_name["crystal button"]
+    assert not crystal.ok and "GPIO5 reads pressed while nobody touches" in crystal.detail
+    assert "diagonally opposite" in crystal.fix and "3.3 V" not in crystal.fix
+    assert not any("Press Crystal" in line for line in bench.lines), "no press is asked of a stuck button"
+    assert by_name["confirm button"].ok and by_name["undo button"].ok
+    assert [c.name for c in doctor.checks if not c.ok] == ["crystal button"]
+
+
+def test_spi_is_read_from_the_boot_config_and_the_device(tmp_path: Path, chip: Chip) -> None:
+    bench = Bench(tmp_path)
+    bench.spi.unlink()
+    bench.boot.write_text("[all]\ndtparam=i2c_arm=on,spi=on\n")
+    doctor = bench.doctor(tmp_path / "data", wait=0.1)
+    doctor.check_spi()
+    spi = doctor.checks[-1]
+    assert not spi.ok and "has dtparam=spi=on" in spi.detail and spi.fix.startswith("sudo reboot")
+    bench.boot.write_text("#dtparam=spi=on\n")
+    doctor.check_spi()
+    spi = doctor.checks[-1]
+    assert "has no dtparam=spi=on" in spi.detail and "raspi-config nonint do_spi 0" in spi.fix
+    bench.spi.write_bytes(b"")
+    doctor.check_spi()
+    assert doctor.checks[-1].ok
+
+
+@pytest.mark.parametrize(
+    ("text", "on"),
+    [
+        ("dtparam=spi=on\n", True),
+        ("dtparam=spi\n", True),
+        ("dtparam=audio=on,spi=on  # both\n", True),
+        ("dtoverlay=spi0-1cs\n", True),
+        ("# dtparam=spi=on\n", False),
+        ("dtparam=spi=on\ndtparam=spi=off\n", False),
+        ("dtparam=spidev=on\n", False),
+        ("", False),
+    ],
+)
+def test_what_turns_spi_on_in_a_boot_config(text: str, on: bool) -> None:
+    assert spi_enabled(text) is on
+
+
+def test_the_running_service_is_named_and_the_parts_are_left_to_it(tmp_path: Path, chip: Chip) -> None:
+    bench = Bench(tmp_path)
+    bench.service = "active"
+    doctor = bench.doctor(tmp_path / "data")
+    assert not doctor.run()
+    service = next(c for c in doctor.checks if c.name == "service")
+    assert not service.ok and "sudo systemctl stop trekking-companion" in service.fix
+    names = [c.name for c in doctor.checks]
+    assert names == ["config", "data directory", "service", "SPI", "page"], "no part is opened under it"
+    assert any("not checked while another program holds them" in line for line in bench.lines)
+
+    bench.service = "inactive"
+    bench.holders = [Holder(4321, "python3", "/dev/spidev0.0")]
+    doctor = bench.doctor(tmp_path / "data")
+    assert not doctor.run()
+    service = next(c for c in doctor.checks if c.name == "service")
+    assert "process 4321 (python3) holds /dev/spidev0.0" in service.detail and "4321" in service.fix
+
+
+def test_the_holders_of_the_parts_devices_are_found_in_proc(tmp_path: Path) -> None:
+    proc = tmp_path / "proc"
+    processes = [
+        (10, "python3", ["/dev/null", "/dev/spidev0.0"]),
+        (11, "bash", ["/dev/tty1"]),
+        (12, "lgd", ["/dev/gpiochip4"]),
+    ]
+    for pid, command, targets in processes:
+        (proc / str(pid) / "fd").mkdir(parents=True)
+        (proc / str(pid) / "comm").write_text(f"{command}\n")
+        for n, target in enumerate(targets):
+            (proc / str(pid) / "fd" / str(n)).symlink_to(target)
+    (proc / "self").mkdir()
+    found = part_holders(proc=proc)
+    assert found == [Holder(10, "python3", "/dev/spidev0.0"), Holder(12, "lgd", "/dev/gpiochip4")]
+
+
+def test_the_tag_kind_is_said_for_an_ntag(tmp_path: Path, chip: Chip) -> None:
+    chip.put(Tag([0x04, 0x5A, 0x6B, 0x7C, 0x11, 0x22, 0x33]))
+    bench = Bench(tmp_path)
+    doctor = bench.doctor(tmp_path / "data")
+    doctor.run()
+    tag = next(c for c in doctor.checks if c.name == "tag")
+    assert tag.ok and tag.detail == "read tag 04:5A:6B:7C:11:22:33 (NTAG21x, 7-byte UID)"

@@ -78,6 +78,11 @@ class Buttons:
                     detail=detail,
                 ) from exc
 
+    def pressed(self) -> list[str]:
+        """The buttons whose pin reads pressed now: at rest, a stuck one (the pull-up holds a
+        released button's pin high; a switch wired across its joined legs holds it low)."""
+        return [name for name, button in self.buttons.items() if button.is_pressed]
+
     def close(self) -> None:
         for button in self.buttons.values():
             button.close()
