@@ -170,3 +170,15 @@ def test_the_benchmark_prints_both_paths_figures(monkeypatch: pytest.MonkeyPatch
     counts = [float(line.split(": ")[1]) for line in lines if "SPI exchanges per idle poll: " in line]
     assert len(counts) == 2 and counts[0] <= 20 < 2000 < counts[1], lines
     assert sum("idle CPU: " in line for line in lines) == 2
+
+
+def test_the_emulated_timer_runs_the_datasheets_period(chip: Chip) -> None:
+    """(2 * TPrescaler + 1) * (TReload + 1) / 13.56 MHz: the driver's init (TPrescaler 0xD3E,
+    TReload 30) is 15.5 ms; the reader's REQA timer (TReload 2) 1.5 ms."""
+    from mfrc522 import MFRC522
+
+    MFRC522()
+    assert chip.timer_period() == pytest.approx(6781 * 31 / 13.56e6) == pytest.approx(0.0155, abs=1e-4)
+    reader = open_mfrc522(25)
+    reader.read_uid()
+    assert chip.timer_period() == pytest.approx(6781 * 3 / 13.56e6)
