@@ -7,9 +7,11 @@ the first three bytes of an NTAG's 7-byte UID.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
+from gpiozero.pins.mock import MockFactory
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -182,3 +184,41 @@ def test_the_emulated_timer_runs_the_datasheets_period(chip: Chip) -> None:
     reader = open_mfrc522(25)
     reader.read_uid()
     assert chip.timer_period() == pytest.approx(6781 * 3 / 13.56e6)
+
+
+def test_the_table_sets_the_configured_gain_and_sets_it_again_after_the_chip_resets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chip: Chip
+) -> None:
+    """`companion run`'s reader (startup's supervised opener) with ``[reader] gain_db = 23``."""
+    import companion.startup as startup
+    from companion.game_setup import new_game
+    from companion.hardware.buttons import Buttons
+    from companion.hardware.ring import SimulatedRing
+    from companion.store import Store
+
+    config = parse_config("[reader]\ngain_db = 23\n[ring]\nleds = 12\n")
+    store = Store(tmp_path)
+    new_game(store, ["Ann", "Ben"], config, seed=3, mock=False)
+    store.close()
+    factory = MockFactory()
+    monkeypatch.setattr(startup, "open_ring", lambda settings: SimulatedRing(settings.leds))
+    monkeypatch.setattr(startup, "Buttons", lambda settings, press, **kw: Buttons(settings, press, factory))
+    now = [1000.0]
+    rt = startup.build_runtime(config, tmp_path, mock=False, pin="2468", say=lambda _: None,
+                               clock=lambda: now[0])  # fmt: skip
+    try:
+        assert chip.gain_db == 23
+        chip.reset()  # a brown-out: 33 dB, antenna off
+        chip.put(CLASSIC_TAG)
+        assert rt.reader is not None
+        taps: list[str] = []
+        rt.reader.on_tap = taps.append
+        rt.reader.poll_once()
+        assert taps == [] and chip.gain_db == 33, "a reset chip hears no tag"
+        now[0] += 6  # the supervisor checks the chip every 5 s
+        for _ in range(5):
+            rt.reader.poll_once()
+            now[0] += 0.1
+        assert chip.gain_db == 23 and taps == [CLASSIC_TAG.uid_text]
+    finally:
+        rt.stop()
