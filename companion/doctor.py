@@ -40,8 +40,9 @@ SPI_DEVICE = Path("/dev/spidev0.0")
 #: Where Raspberry Pi OS keeps the boot config: bookworm and later, then older releases.
 BOOT_CONFIGS = (Path("/boot/firmware/config.txt"), Path("/boot/config.txt"))
 SERVICE = "trekking-companion"
-#: The devices the table's parts are reached through (a prefix matches /dev/gpiochip0, 4...).
-PART_DEVICES = ("/dev/spidev0.", "/dev/gpiochip", "/dev/gpiomem", "/dev/mem", "/dev/pio0")
+#: The devices the table's parts are reached through (a prefix matches /dev/gpiochip0, 4...);
+#: not /dev/mem, which other programs share without getting in the way.
+PART_DEVICES = ("/dev/spidev0.", "/dev/gpiochip", "/dev/pio0")
 #: What ``systemctl is-active`` says of a unit that holds its parts (or is about to).
 RUNNING = ("active", "activating", "reloading")
 OKABE_ITO = {"#0072B2": "blue", "#E69F00": "orange", "#009E73": "green", "#CC79A7": "pink"}
@@ -247,7 +248,8 @@ class Doctor:
         self.report(Check("data directory", True, say("doctor_data_ok", dir=where, mb=free // 2**20)))
 
     def check_service(self) -> bool:
-        """Whether the parts are free: the service stopped and no other process holding them."""
+        """False when the service runs: it holds every part, so none is opened under it. Another
+        program holding a part's device is named, and the checks go on (its part's may fail)."""
         state = self.parts.service()
         if state in RUNNING:
             self.report(
@@ -268,10 +270,10 @@ class Doctor:
                     "service",
                     False,
                     say("doctor_part_held", service=SERVICE, **facts),
-                    say("doctor_part_held.fix", pid=first.pid),
+                    say("doctor_part_held.fix"),
                 )
             )
-            return False
+            return True
         self.report(Check("service", True, say("doctor_service_stopped", service=SERVICE)))
         return True
 

@@ -250,7 +250,8 @@ def test_the_running_service_is_named_and_the_parts_are_left_to_it(tmp_path: Pat
     doctor = bench.doctor(tmp_path / "data")
     assert not doctor.run()
     service = next(c for c in doctor.checks if c.name == "service")
-    assert "process 4321 (python3) holds /dev/spidev0.0" in service.detail and "4321" in service.fix
+    assert "process 4321 (python3) holds /dev/spidev0.0" in service.detail and "Ctrl+C" in service.fix
+    assert "reader" in [c.name for c in doctor.checks], "another program is named; the checks go on"
 
 
 def test_the_holders_of_the_parts_devices_are_found_in_proc(tmp_path: Path) -> None:
