@@ -247,7 +247,7 @@ def test_the_running_service_is_named_and_the_parts_are_left_to_it(tmp_path: Pat
 
     bench.service = "inactive"
     bench.holders = [Holder(4321, "python3", "/dev/spidev0.0")]
-    doctor = bench.doctor(tmp_path / "data")
+    doctor = bench.doctor(tmp_path / "data", wait=0.2)  # no tag on the reader: no need to wait
     assert not doctor.run()
     service = next(c for c in doctor.checks if c.name == "service")
     assert "process 4321 (python3) holds /dev/spidev0.0" in service.detail and "Ctrl+C" in service.fix
