@@ -63,6 +63,34 @@ def milliamps(frame: list[RGB], brightness: float) -> float:
     return IDLE_MA * len(frame) + lit
 
 
+def sampled_frames(leds: int) -> dict[str, list[list[RGB]]]:
+    """Every scene's frames on a ``leds``-LED ring, the table PIN display included."""
+    layout = RingLayout(leds=leds)
+    sampled = {name: frames(v, layout, s) for name, (v, s) in scenes().items()}
+    pin = "909909"
+    sampled["table PIN on the ring"] = [
+        f for k in range(int(pin_seconds(pin) / STEP)) if (f := pin_frame(pin, layout, k * STEP)) is not None
+    ]
+    return sampled
+
+
+def figures(
+    leds: int, brightness: float, sampled: dict[str, list[list[RGB]]] | None = None
+) -> dict[str, float]:
+    """The ring's estimated current, mA: dark, a turn (mean), the brightest frame, full white."""
+    sampled = sampled or sampled_frames(leds)
+    turn = [
+        milliamps(f, brightness) for name in ("turn (mover pulsing)", "stacked hour") for f in sampled[name]
+    ]
+    peak = max(milliamps(f, brightness) for fs in sampled.values() for f in fs)
+    return {
+        "dark": IDLE_MA * leds,
+        "turn": sum(turn) / len(turn),
+        "peak": peak,
+        "white": milliamps([(255, 255, 255)] * leds, brightness),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--brightness", type=float, nargs="*", default=[1.0, 0.3, 0.08])
@@ -70,26 +98,13 @@ def main() -> None:
     print(f"model: {CHANNEL_MA:g} mA per channel at full value, {IDLE_MA:g} mA per LED controller")
     print("ring  brightness  dark  typical(mean of turn scenes)  peak frame  full white")
     for leds in (12, 16, 24):
-        layout = RingLayout(leds=leds)
-        sampled = {name: frames(v, layout, s) for name, (v, s) in scenes().items()}
-        pin = "909909"
-        sampled["table PIN on the ring"] = [
-            f
-            for k in range(int(pin_seconds(pin) / STEP))
-            if (f := pin_frame(pin, layout, k * STEP)) is not None
-        ]
+        sampled = sampled_frames(leds)
         for b in args.brightness:
-            dark = IDLE_MA * leds
-            turn = [
-                milliamps(f, b) for name in ("turn (mover pulsing)", "stacked hour") for f in sampled[name]
-            ]
-            peak_name, peak = max(
-                ((name, max(milliamps(f, b) for f in fs)) for name, fs in sampled.items()), key=lambda x: x[1]
-            )
-            white = milliamps([(255, 255, 255)] * leds, b)
+            f = figures(leds, b, sampled)
+            peak_name = max(sampled, key=lambda name: max(milliamps(fr, b) for fr in sampled[name]))
             print(
-                f"{leds:>4}  {b:>10.2f}  {dark:>4.0f}  {sum(turn) / len(turn):>28.0f}  "
-                f"{peak:>10.0f}  {white:>10.0f}   mA  (peak: {peak_name})"
+                f"{leds:>4}  {b:>10.2f}  {f['dark']:>4.0f}  {f['turn']:>28.0f}  "
+                f"{f['peak']:>10.0f}  {f['white']:>10.0f}   mA  (peak: {peak_name})"
             )
 
 
