@@ -47,7 +47,7 @@ reader_l = 60;
 reader_x = 16;            // the board's front-left corner (header end at the front)
 reader_y = 50;
 reader_skin = 1.5;        // what is left of the lid over the antenna
-reader_pad_h = 4;         // the board hangs this far below the lid, clearing its crystal
+reader_pad_h = 3;         // the pads hold the board 4.5 mm under the thinned lid: its crystal is about 4 mm tall
 tap_d = 36;               // the tap-zone ring engraved on the lid, centred on the coil
 antenna_from_far_end = 22;
 
