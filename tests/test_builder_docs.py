@@ -18,6 +18,9 @@ DOCS = [WIRING, PARTS, ENCLOSURE, *sorted(BUILDERS.glob("*.md"))]
 #: Pages the guide links to that other branches write (the installer's commands, the ring's
 #: design note); the lead drops an entry once its page is merged.
 WRITTEN_ELSEWHERE = {BUILDERS / "install.md", ROOT / "docs" / "ring.md"}
+#: Fix sentences of the PWM and PIO ring drivers, which the ring's move to SPI1 retires on
+#: another branch; the lead drops these once it is merged.
+RETIRED_ELSEWHERE = {"ring_device_refused.fix", "ring_pwm_unreachable.fix"}
 
 
 def text(path: Path) -> str:
@@ -87,3 +90,27 @@ def links(path: Path) -> list[Path]:
 def test_every_link_of_the_builders_pages_leads_somewhere(page: Path) -> None:
     missing = [t for t in links(page) if not t.exists() and t not in WRITTEN_ELSEWHERE]
     assert not missing, missing
+
+
+def sentences(catalogue: object, prefix: str = "") -> dict[str, str]:
+    """Every sentence of a catalogue, nested sections flattened to dotted keys."""
+    if isinstance(catalogue, dict):
+        return {k: v for key, sub in catalogue.items() for k, v in sentences(sub, f"{prefix}{key}.").items()}
+    return {prefix.rstrip("."): catalogue} if isinstance(catalogue, str) else {}
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_every_wiring_section_a_fix_sentence_names_exists(language: str) -> None:
+    """A fix that sends a maker to a section of wiring.md that is not there is a dead end (issue 25)."""
+    import json
+
+    headings = [line.lstrip("#").strip() for line in text(WIRING).splitlines() if line.startswith("#")]
+    catalogue = sentences(json.loads(text(ROOT / "web" / "static" / "i18n" / f"{language}.json")))
+    cited = {
+        key: section
+        for key, sentence in catalogue.items()
+        if not any(key.endswith(retired) for retired in RETIRED_ELSEWHERE)
+        for section in re.findall(r"wiring\.md, sections? ([^);]+)", sentence)
+    }
+    assert len(cited) >= 5, "the catalogue cites wiring.md's sections"
+    assert {k: s for k, s in cited.items() if not any(s.startswith(h) for h in headings)} == {}
