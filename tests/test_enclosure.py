@@ -54,6 +54,19 @@ def size(tris: list[tuple[Vertex, Vertex, Vertex]]) -> tuple[float, float, float
     return tuple(max(p[i] for p in points) - min(p[i] for p in points) for i in range(3))  # type: ignore[return-value]
 
 
+def covering(tris: list[tuple[Vertex, Vertex, Vertex]], x: float, y: float) -> int:
+    """How many facets lie over or under the point (x, y): 0 where a hole goes right through."""
+    n = 0
+    for (ax, ay, _), (bx, by, _), (cx, cy, _) in tris:
+        d = (by - cy) * (ax - cx) + (cx - bx) * (ay - cy)
+        if abs(d) < 1e-9:
+            continue  # a wall, seen edge-on from above
+        u = ((by - cy) * (x - cx) + (cx - bx) * (y - cy)) / d
+        v = ((cy - ay) * (x - cx) + (ax - cx) * (y - cy)) / d
+        n += u >= 0 and v >= 0 and u + v <= 1
+    return n
+
+
 def test_the_script_refuses_a_ring_or_board_it_has_no_model_for(tmp_path: Path) -> None:
     for option, value, names in (("--rings", "60", "12,16,24"), ("--boards", "pi2", "zero2w,pi3,pi4,pi5")):
         argv = [str(SCRIPT), option, value, "--out", str(tmp_path)]
@@ -105,6 +118,15 @@ def test_a_24_led_lid_and_a_pi4_base_render_as_closed_solids_of_the_documented_s
     assert [circles[f"button-{i}"] * 2 for i in (1, 2, 3)] == [12.2] * 3
     assert circles["ring-window"] * 2 == pytest.approx(65), "1 mm inside the 66 mm ring: every LED shows"
     assert sum(1 for k in circles if k and k.startswith("screw-")) == 4
+    # The drawing's holes are holes in the STL: nothing above or below their centres. The lid is
+    # exported top face down, so the drawing's y (downwards from its top edge) is the STL's y.
+    outline = next(drawing.iter(f"{SVG}rect"))
+    m = float(outline.get("x", "0"))
+    for name in ("button-1", "button-2", "button-3", "ring-window", "screw-1", "screw-4"):
+        hole = next(c for c in drawing.iter(f"{SVG}circle") if c.get("id") == name)
+        x, y = float(hole.get("cx", "0")) - m + 0.013, float(hole.get("cy", "0")) - m + 0.017
+        assert covering(lid, x, y) == 0, f"{name} at ({x:.1f}, {y:.1f}) is not a hole in the lid"
+    assert covering(lid, 60.013, 130 - 45.017) >= 2, "and the plate between them is solid"
     text = " ".join(t.text or "" for t in drawing.iter(f"{SVG}text"))
     assert "Crystal (blue) button, through: x 60, y 20; Ø 12.2" in text
     assert "ring window, through: x 122, y 78; Ø 65" in text
