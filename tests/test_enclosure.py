@@ -130,3 +130,19 @@ def test_a_24_led_lid_and_a_pi4_base_render_as_closed_solids_of_the_documented_s
     text = " ".join(t.text or "" for t in drawing.iter(f"{SVG}text"))
     assert "Crystal (blue) button, through: x 60, y 20; Ø 12.2" in text
     assert "ring window, through: x 122, y 78; Ø 65" in text
+
+
+@needs_openscad
+def test_the_drawings_kept_for_makers_without_openscad_are_the_models(tmp_path: Path) -> None:
+    """hardware/enclosure/drawings/ is what --drawings-only writes from the model today."""
+    out = subprocess.run(
+        [str(SCRIPT), "--drawings-only", "--out", str(tmp_path)], capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    kept = ROOT / "hardware" / "enclosure" / "drawings"
+    for ring in (12, 16, 24):
+        fresh = (tmp_path / f"lid-{ring}.svg").read_text()
+        assert fresh == (kept / f"lid-{ring}.svg").read_text(), (
+            f"lid-{ring}.svg is stale: run scripts/render-enclosure --drawings-only --out {kept}"
+        )
+    assert not list(tmp_path.glob("*.stl")), "drawings only"
