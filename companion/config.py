@@ -214,10 +214,13 @@ def wiring_problems(config: Config, lines: dict[str, int | None] | None = None) 
             problem(setting, "config_pin_bus", why=why, value=pin, role=role, free=free, **_gpio(pin))
     seen: dict[int, str] = {}
     for setting, pin in used.items():
-        if pin in seen:
-            problem(setting, "config_pin_shared", other=seen[pin], value=pin, free=free, **_gpio(pin))
-        else:
+        if pin not in seen:
             seen[pin] = setting
+            continue
+        named, other = setting, seen[pin]
+        if lines.get(named) is None and lines.get(other) is not None:  # blame the one the file sets
+            named, other = other, named
+        problem(named, "config_pin_shared", other=other, value=pin, free=free, **_gpio(pin))
     return problems
 
 
