@@ -1,10 +1,10 @@
 """One wording layer for the refusals that were still written by hand (issue 17, item 4).
 
-`GameSetupError`, `LibraryError`, `EnrolRefused`, `HardwareFault`, the settings' `ConfigError` and the store's `StoreError`
-and `DiskFull` carry only a ``code`` and ``params``; their English (``str(exc)``: the CLI, the
-console, the journal) is the English catalogue's sentence, and the French catalogue has the same
-sentence. The codes are found in the source with `ast`, so a raise site added later is checked
-without a new test.
+`GameSetupError`, `LibraryError`, `EnrolRefused`, `HardwareFault`, the settings' `ConfigError`
+and the store's `StoreError` and `DiskFull` carry only a ``code`` and ``params``; their English
+(``str(exc)``: the CLI, the console, the journal) is the English catalogue's sentence, and the
+French catalogue has the same sentence. The codes are found in the source with `ast`, so a
+raise site added later is checked without a new test.
 """
 
 from __future__ import annotations
