@@ -248,6 +248,26 @@ def test_an_opened_bus_is_spi1_at_the_ring_clock(monkeypatch: pytest.MonkeyPatch
     assert as_sent(shown(port, "RGB"), "RGB") == [(5, 6, 7)] * 16
 
 
+def test_a_missing_encoder_is_a_driver_fault_and_the_bus_is_closed(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = types.ModuleType("spidev")
+    closed: list[bool] = []
+
+    class Port(RecordingPort):
+        def open(self, bus: int, device: int) -> None:
+            pass
+
+        def close(self) -> None:
+            closed.append(True)
+
+    fake.SpiDev = Port  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "spidev", fake)
+    monkeypatch.setitem(sys.modules, "neopixel_spi", None)  # import neopixel_spi raises ImportError
+    with pytest.raises(HardwareFault) as caught:
+        open_spi_ring(RingSettings())
+    assert caught.value.code == "ring_driver_missing" and "install-pi.sh" in caught.value.fix
+    assert closed == [True]
+
+
 def test_a_ring_pin_the_adapter_cannot_drive_is_refused_before_the_bus_opens() -> None:
     with pytest.raises(HardwareFault) as caught:
         open_spi_ring(RingSettings(pin=18))

@@ -141,9 +141,9 @@ def open_spi_ring(settings: RingSettings) -> Any:
         if exc.errno in (errno.EACCES, errno.EPERM):
             raise HardwareFault("ring_spi1_refused", device=DEVICE, user=_user()) from None
         raise
-    try:
-        import neopixel_spi  # noqa: F401  (missing: say so before the bus is used)
-    except ImportError as exc:
+    try:  # missing, or Blinka's busio (which it imports) refusing the board: said before the bus is used
+        import neopixel_spi  # noqa: F401
+    except (ImportError, RuntimeError, NotImplementedError) as exc:
         port.close()
         raise HardwareFault("ring_driver_missing", detail=str(exc)) from None
     return ring_on(SpidevBus(port, spidev_bufsiz()), settings)
