@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from companion.config import RingSettings
 from companion.hardware.health import HardwareFault
-from companion.hardware.ring import MARKER, ClockView, RingLayout, pixels, render, show
+from companion.hardware.ring import MARKER, ClockView, RingDriver, RingLayout, pixels, render, show
 from companion.hardware.ring_spi import (
     BIT0,
     BIT1,
@@ -129,6 +129,24 @@ def test_at_night_the_hour_markers_stay_lit_where_the_library_would_blacken_them
     ring[:] = [MARKER] * 24
     ring.show()
     assert set(as_sent(shown(port, "GRB"), "GRB")) == {(0, 0, 0)}
+
+
+def test_the_ring_driver_sends_the_tables_clock_with_the_floor(tmp_path: Any) -> None:
+    """The whole path of a game: the table's Clock drawn by `RingDriver` at a night brightness,
+    as the ring decodes it: every hour lit, the watches in their players' colours (dimmed)."""
+    from tests_support import make_runtime
+
+    rt = make_runtime(tmp_path)
+    try:
+        dim_all_day = RingSettings(leds=24, brightness=0.05, night_brightness=0.05)
+        ring, port = spi_ring(24, "GRB")
+        driver = RingDriver(rt.table, ring, RingLayout(24), dim_all_day, lambda: 0.0)
+        frame = driver.draw()
+        decoded = as_sent(shown(port, "GRB"), "GRB")
+        assert decoded == pixels(frame, 0.05)
+        assert all(sum(decoded[RingLayout(24).led(h)]) > 0 for h in range(12)), "every hour shows"
+    finally:
+        rt.stop()
 
 
 @pytest.mark.parametrize("clock", CLOCKS)
