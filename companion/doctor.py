@@ -5,10 +5,11 @@ the raspi-config option, the group to join). The checks go from what needs
 nothing to what needs hands: the settings file, the data directory, whether the
 service (or another program) holds the parts, SPI (the boot config's
 ``dtparam=spi=on`` and the device), the reader's chip, a tag held on it and its
-kind, the ring (each LED in turn, then each player's colour: the maker says what
-they saw), each button read at rest (a switch wired across its joined legs reads
-pressed for ever, and would never show an edge) then pressed, and the page at the
-address the console prints.
+kind, the ring (SPI1 in the boot configuration and /dev/spidev1.0, then each LED in
+turn, red, green and blue for the colour order, then each player's colour: the maker
+says what they saw), each button read at rest (a switch wired across its joined legs
+reads pressed for ever, and would never show an edge) then pressed, and the page at
+the address the console prints.
 
 The hardware is reached through the same openers `companion run` uses, passed
 in as `Parts`, so the tests run the doctor against the emulated MFRC522 and
@@ -32,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.config import Config, ConfigError, colour_rgb, load_config
+from companion.hardware.machine import board_model
 from companion.wording import say
 
 #: Below this, a long evening's event log and its SQLite journal may not fit.
@@ -42,9 +44,15 @@ BOOT_CONFIGS = (Path("/boot/firmware/config.txt"), Path("/boot/config.txt"))
 SERVICE = "trekking-companion"
 #: The devices the table's parts are reached through (a prefix matches /dev/gpiochip0, 4...);
 #: not /dev/mem, which other programs share without getting in the way.
-PART_DEVICES = ("/dev/spidev0.", "/dev/gpiochip", "/dev/pio0")
+PART_DEVICES = ("/dev/spidev0.", "/dev/spidev1.", "/dev/gpiochip")
 #: What ``systemctl is-active`` says of a unit that holds its parts (or is about to).
 RUNNING = ("active", "activating", "reloading")
+#: The ring's bus (SPI1, companion/hardware/ring_spi.py) and the boot configurations that enable it,
+#: the first one that exists being read (Raspberry Pi OS bookworm and later, then older systems).
+RING_DEVICE = Path("/dev/spidev1.0")
+#: config.txt's board filters, by the model string they apply to ([all] and no filter: every board).
+BOOT_FILTERS = {"all": "", "pi02": "Raspberry Pi Zero 2", "pi3": "Raspberry Pi 3", "pi4": "Raspberry Pi 4",
+                "pi5": "Raspberry Pi 5"}  # fmt: skip
 OKABE_ITO = {"#0072B2": "blue", "#E69F00": "orange", "#009E73": "green", "#CC79A7": "pink"}
 #: The buttons checked, in order; what to do with each is the catalogue's ``doctor_press.<name>``.
 BUTTONS = ("crystal", "confirm", "undo")
@@ -157,6 +165,7 @@ class Parts:
     ring: Callable[[Config], Any] = _default_ring
     buttons: Callable[[Config, Callable[[str], Any]], Any] = _default_buttons
     spi_device: Path = SPI_DEVICE
+    ring_device: Path = RING_DEVICE
     boot_configs: tuple[Path, ...] = BOOT_CONFIGS
     service: Callable[[], str] = service_state
     holders: Callable[[], list[Holder]] = part_holders
@@ -191,6 +200,7 @@ class Doctor:
                 reader = self.check_reader(config)
                 if reader is not None:
                     self.check_tag(reader)
+                self.check_ring_bus()
                 self.check_ring(config)
                 self.check_buttons(config)
             else:
@@ -337,39 +347,98 @@ class Doctor:
             )
         )
 
+    def check_ring_bus(self) -> None:
+        """The ring's path: SPI1 enabled in the boot configuration, and its device usable."""
+        boot = next((path for path in self.parts.boot_configs if path.is_file()), None)
+        if boot is None:
+            files = ", ".join(str(path) for path in self.parts.boot_configs)
+            self.report(
+                Check("config.txt", False, say("doctor_boot_none", files=files), say("doctor_boot_none.fix"))
+            )
+        else:
+            line = spi1_overlay(boot.read_text(encoding="utf-8", errors="replace"), board_model())
+            if line is None:
+                self.report(
+                    Check(
+                        "config.txt",
+                        False,
+                        say("doctor_boot_overlay_missing", file=boot),
+                        say("doctor_boot_overlay_missing.fix", file=boot),
+                    )
+                )
+            else:
+                self.report(Check("config.txt", True, say("doctor_boot_overlay_ok", file=boot, line=line)))
+        device, user = self.parts.ring_device, _user()
+        if not device.exists():
+            self.report(
+                Check(
+                    "SPI1",
+                    False,
+                    say("doctor_ring_device_missing", device=device),
+                    say("doctor_ring_device_missing.fix"),
+                )
+            )
+        elif not os.access(device, os.W_OK):
+            self.report(
+                Check(
+                    "SPI1",
+                    False,
+                    say("doctor_ring_device_refused", device=device, user=user),
+                    say("doctor_ring_device_refused.fix", user=user),
+                )
+            )
+        else:
+            self.report(Check("SPI1", True, say("doctor_ring_device_ok", device=device, user=user)))
+
     def check_ring(self, config: Config) -> None:
         from companion.hardware.health import explain
+        from companion.hardware.ring import show
 
         settings = config.ring
+        k = settings.brightness
         try:
             ring = self.parts.ring(config)
-            ring.brightness = settings.brightness
             self.say("  " + say("doctor_watch_ring", leds=settings.leds))
             for led in range(settings.leds):
-                ring[:] = [(255, 255, 255) if i == led else (0, 0, 0) for i in range(settings.leds)]
-                ring.show()
+                show(ring, [(255, 255, 255) if i == led else (0, 0, 0) for i in range(settings.leds)], k)
                 time.sleep(self.led_step)
-            for colour in config.palette:
-                ring[:] = [colour_rgb(colour)] * settings.leds
-                ring.show()
+            for primary in ((255, 0, 0), (0, 255, 0), (0, 0, 255)):
+                show(ring, [primary] * settings.leds, k)
                 time.sleep(self.led_step * 4)
-            ring[:] = [(0, 0, 0)] * settings.leds
-            ring.show()
+            show(ring, [(0, 0, 0)] * settings.leds, k)
         except Exception as exc:
             message, fix = explain("ring", exc)
             self.report(Check("ring", False, message, fix))
             return
+        order = self.confirm(say("doctor_ask_order"))
+        self.report(
+            Check(
+                "ring order",
+                order is True,
+                say("doctor_order_ok" if order else "doctor_not_confirmed", order=settings.order),
+                say("doctor_order.fix", order=settings.order),
+            )
+        )
         led = settings.twelve_oclock_led
         first = say("doctor_first_led_top") if led == 0 else say("doctor_first_led", led=led)
-        turn = self.confirm(say("doctor_ask_leds", direction=settings.direction))
+        turn = self.confirm(say("doctor_ask_leds", leds=settings.leds, direction=settings.direction))
         self.report(
             Check(
                 "ring LEDs",
                 turn is True,
                 say("doctor_leds_ok" if turn else "doctor_not_confirmed"),
-                say("doctor_leds.fix", first=first),
+                say("doctor_leds.fix", first=first, leds=settings.leds),
             )
         )
+        try:
+            for colour in config.palette:
+                show(ring, [colour_rgb(colour)] * settings.leds, k)
+                time.sleep(self.led_step * 4)
+            show(ring, [(0, 0, 0)] * settings.leds, k)
+        except Exception as exc:
+            message, fix = explain("ring", exc)
+            self.report(Check("ring", False, message, fix))
+            return
         names = ", ".join(OKABE_ITO.get(c.upper(), c) for c in config.palette)
         seen = self.confirm(say("doctor_ask_colours", names=names))
         self.report(
@@ -493,6 +562,27 @@ def _tag_kind(reader: Any) -> str:
         return say("doctor_tag_kind.unknown")
     kind = {CLASSIC: "classic", NTAG: "ntag"}.get(last.kind, "other")
     return say("doctor_tag_kind", kind=kind, bytes=len(last.uid), sak=f"0x{last.sak:02x}")
+
+
+def spi1_overlay(text: str, model: str = "") -> str | None:
+    """The line of a boot configuration (config.txt) that enables SPI1 on the board ``model``:
+    an ``spi1-Ncs`` overlay outside a comment and under a filter that applies to the board
+    (none, ``[all]``, or the board's own such as ``[pi4]``), or None."""
+    applies = True
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if line.startswith("[") and line.endswith("]"):
+            prefix = BOOT_FILTERS.get(line[1:-1].strip().lower())
+            applies = prefix is not None and model.startswith(prefix)
+            continue
+        key, _, value = line.partition("=")
+        if (
+            applies
+            and key.strip() == "dtoverlay"
+            and value.strip().split(",")[0] in ("spi1-1cs", "spi1-2cs", "spi1-3cs")
+        ):
+            return line
+    return None
 
 
 def _fetch(url: str) -> bool:

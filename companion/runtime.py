@@ -21,7 +21,7 @@ from companion.engine import Edition
 from companion.hardware.buttons import Buttons, MockButtons
 from companion.hardware.health import Health
 from companion.hardware.reader import ReaderLoop
-from companion.hardware.ring import RGB, RingDriver, RingLayout, SimulatedRing
+from companion.hardware.ring import RGB, RingDriver, RingLayout, SimulatedRing, brightness_now, dimmed
 from companion.hardware.ring_pin import pin_frame
 from companion.hardware.supervise import SupervisedButtons
 from companion.lan import addresses, is_local_only, lan_ip
@@ -263,10 +263,8 @@ class Runtime:
             frame = self.driver.game_frame()
             if not isinstance(ring, SimulatedRing):
                 return frame
-            dimmed = SimulatedRing(len(frame), ring.brightness)  # as the simulated ring shows it
-            dimmed[:] = frame
-            dimmed.show()
-            return dimmed.shown
+            level = self.driver.level if self.driver.level >= 0 else brightness_now(self.driver.settings)
+            return dimmed(frame, level)  # as the simulated ring shows it
         return ring.shown if isinstance(ring, SimulatedRing) else self.driver.last
 
     def start(self) -> None:

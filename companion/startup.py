@@ -165,7 +165,7 @@ def build_runtime(
     settings = config.ring
     layout = RingLayout(settings.leds, settings.twelve_oclock_led, settings.direction == "clockwise")
     health = Health(say)
-    ring: Any = SimulatedRing(settings.leds, settings.brightness)
+    ring: Any = SimulatedRing(settings.leds)
     driver = RingDriver(table, ring, layout, settings, clock, on_error=say, health=health)
     if mock:
         for part in PARTS:

@@ -491,6 +491,7 @@ def test_a_web_module_reaching_the_table_is_found(tmp_path: Path, source: str, f
 # catalogue's sentence (`companion.wording.CodedError`), never a sentence at the raise site.
 
 CODED = {
+    "ConfigError",
     "GameSetupError",
     "LibraryError",
     "EnrolRefused",
@@ -572,6 +573,7 @@ NOT_SENTENCES: dict[tuple[str, str], str] = {
     ("companion.doctor", "data directory"): "a check's name, the label of its line, as wiring.md names it",
     ("companion.doctor", "ring LEDs"): "a check's name, the label of its line, as wiring.md names it",
     ("companion.doctor", "ring colours"): "a check's name, the label of its line, as wiring.md names it",
+    ("companion.doctor", "ring order"): "a check's name, the label of its line (the colour-order question)",
 }
 
 

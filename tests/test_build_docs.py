@@ -78,13 +78,27 @@ def test_wiring_names_every_default_pin() -> None:
 
 
 def test_the_pi_extra_names_every_boards_drivers() -> None:
-    """Blinka 10 pulls in neither gpiod nor rpi_ws281x; a Pi 5 needs its PIO driver and rpi-lgpio."""
+    """Every board drives the ring over SPI1 with neopixel_spi (docs/ring.md): the root-only
+    rpi_ws281x, the Pi 5's PIO driver and Blinka's board module (with its gpiod) are gone."""
     import tomllib
 
     extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["pi"]
     names = {req.split(";")[0].split(">")[0].split("=")[0].strip().lower() for req in extra}
-    assert {"mfrc522", "spidev", "rpi-lgpio", "gpiozero", "lgpio", "adafruit-blinka", "gpiod", "rpi_ws281x",
-            "adafruit-circuitpython-neopixel", "adafruit-blinka-raspberry-pi5-neopixel"} <= names  # fmt: skip
+    assert {
+        "mfrc522",
+        "spidev",
+        "rpi-lgpio",
+        "gpiozero",
+        "lgpio",
+        "adafruit-circuitpython-neopixel-spi",
+    } <= names
+    gone = {
+        "rpi_ws281x",
+        "adafruit-blinka-raspberry-pi5-neopixel",
+        "adafruit-circuitpython-neopixel",
+        "gpiod",
+    }
+    assert not names & gone
 
 
 def test_the_install_script_has_a_chroot_mode_for_rehearsals() -> None:

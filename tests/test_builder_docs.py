@@ -17,10 +17,9 @@ ENCLOSURE = ROOT / "hardware" / "enclosure" / "README.md"
 DOCS = [WIRING, PARTS, ENCLOSURE, *sorted(BUILDERS.glob("*.md"))]
 #: Pages the guide links to that other branches write (the installer's commands, the ring's
 #: design note); the lead drops an entry once its page is merged.
-WRITTEN_ELSEWHERE = {BUILDERS / "install.md", ROOT / "docs" / "ring.md"}
-#: Fix sentences of the PWM and PIO ring drivers, which the ring's move to SPI1 retires on
-#: another branch; the lead drops these once it is merged.
-RETIRED_ELSEWHERE = {"ring_device_refused.fix", "ring_pwm_unreachable.fix"}
+WRITTEN_ELSEWHERE = {BUILDERS / "install.md"}
+#: Fix sentences retired on another branch, not yet merged (none now).
+RETIRED_ELSEWHERE: set[str] = set()
 
 
 def text(path: Path) -> str:

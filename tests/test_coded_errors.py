@@ -1,10 +1,10 @@
 """One wording layer for the refusals that were still written by hand (issue 17, item 4).
 
-`GameSetupError`, `LibraryError`, `EnrolRefused`, `HardwareFault` and the store's `StoreError`
-and `DiskFull` carry only a ``code`` and ``params``; their English (``str(exc)``: the CLI, the
-console, the journal) is the English catalogue's sentence, and the French catalogue has the same
-sentence. The codes are found in the source with `ast`, so a raise site added later is checked
-without a new test.
+`GameSetupError`, `LibraryError`, `EnrolRefused`, `HardwareFault`, the settings' `ConfigError`
+and the store's `StoreError` and `DiskFull` carry only a ``code`` and ``params``; their English
+(``str(exc)``: the CLI, the console, the journal) is the English catalogue's sentence, and the
+French catalogue has the same sentence. The codes are found in the source with `ast`, so a
+raise site added later is checked without a new test.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from companion.config import Config
+from companion.config import Config, ConfigError
 from companion.editions import LibraryError
 from companion.enroll import EnrolRefused
 from companion.game_setup import new_game
@@ -36,6 +36,7 @@ CLASSES: dict[str, type[CodedError]] = {
     "HardwareFault": HardwareFault,
     "StoreError": StoreError,
     "DiskFull": DiskFull,
+    "ConfigError": ConfigError,
 }
 CODE = re.compile(r"[a-z][a-z0-9_]*")
 #: A sentence's placeholders: ``{name}`` and the ``name`` of ``{name|one|other}``.
@@ -80,13 +81,15 @@ def test_the_scan_finds_the_raise_sites() -> None:
         ("EnrolRefused", "enrol_taken"),
         ("HardwareFault", "reader_no_answer"),
         ("HardwareFault", "button_unreadable"),
-        ("HardwareFault", "ring_board_unknown"),
+        ("HardwareFault", "ring_spi1_missing"),
         ("StoreError", "store_write_failed"),
         ("StoreError", "store_running_pid"),
         ("StoreError", "store_data_dir"),
         ("StoreError", "store_events_checksum"),
         ("DiskFull", "store_full_write"),
         ("DiskFull", "store_full_start"),
+        ("ConfigError", "config_value"),
+        ("ConfigError", "config_toml"),
     } <= found, found
     assert {cls for cls, _ in found} == set(CLASSES)
 

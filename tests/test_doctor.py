@@ -40,6 +40,11 @@ class RecordingRing(SimulatedRing):
         self.frames.append(self.shown)
 
 
+def tmp_missing(beside: Path) -> Path:
+    """A boot configuration that does not exist (the newer path on an older system)."""
+    return beside.with_name("firmware-config.txt")
+
+
 class Bench:
     """The maker at the bench: the wiring, the hands and the eyes."""
 
@@ -53,8 +58,10 @@ class Bench:
         self.config = load_config(str(self.config_path))
         self.spi = tmp_path / "spidev0.0"
         self.spi.write_bytes(b"")
+        self.ring_device = tmp_path / "spidev1.0"
+        self.ring_device.write_bytes(b"")
         self.boot = tmp_path / "config.txt"
-        self.boot.write_text("# the boot config\ndtparam=audio=on\n")
+        self.boot.write_text("dtparam=spi=on\n[all]\ndtoverlay=spi1-1cs\n")
         self.service = "inactive"
         self.holders: list[Holder] = []
         self.stuck: tuple[str, ...] = ()
@@ -80,7 +87,8 @@ class Bench:
             ring=ring,
             buttons=buttons,
             spi_device=self.spi,
-            boot_configs=(self.boot,),
+            ring_device=self.ring_device,
+            boot_configs=(tmp_missing(self.boot), self.boot),
             service=lambda: self.service,
             holders=lambda: self.holders,
         )
@@ -109,31 +117,43 @@ def test_every_check_passes_on_a_well_wired_table(tmp_path: Path, chip: Chip) ->
     doctor = bench.doctor(tmp_path / "data")
     assert doctor.run(), "\n".join(bench.lines)
     names = [c.name for c in doctor.checks]
-    assert names == ["config", "data directory", "service", "SPI", "reader", "tag", "ring LEDs",
-                     "ring colours", "crystal button", "confirm button", "undo button", "page"]  # fmt: skip
+    assert names == ["config", "data directory", "service", "SPI", "reader", "tag", "config.txt", "SPI1",
+                     "ring order", "ring LEDs", "ring colours", "crystal button", "confirm button",
+                     "undo button", "page"]  # fmt: skip
     assert all(line.startswith("✓") for line in bench.lines if line[:1] in "✓✗")
     assert "version register 0x92" in doctor.checks[4].detail and A.uid_text in doctor.checks[5].detail
     assert "(MIFARE Classic, 4-byte UID)" in doctor.checks[5].detail
-    # the ring really lit each LED alone, in order, then each player's colour on the whole ring
+    assert "dtoverlay=spi1-1cs" in doctor.checks[6].detail and str(bench.boot) in doctor.checks[6].detail
+    # the ring really lit each LED alone, in order, then red, green and blue, then each
+    # player's colour on the whole ring
     assert bench.ring is not None
     frames = bench.ring.frames
     for led in range(12):
         assert [i for i, c in enumerate(frames[led]) if c != OFF] == [led]
-    assert [f[0] for f in frames[12:16]] == [colour_rgb(c) for c in bench.config.palette]
+    assert [f[0] for f in frames[12:15]] == [(255, 0, 0), (0, 255, 0), (0, 0, 255)]
+    assert [f[0] for f in frames[16:20]] == [colour_rgb(c) for c in bench.config.palette]
     assert all(c == OFF for c in frames[-1])
-    assert "blue, orange, green, pink" in bench.answers[1]
+    assert "red, then green, then blue" in bench.answers[0] and "all 12 LEDs" in bench.answers[1]
+    assert "blue, orange, green, pink" in bench.answers[2]
 
 
 def test_each_failure_is_a_cross_with_its_fix(tmp_path: Path, chip: Chip) -> None:
     bench = Bench(tmp_path, presses=("crystal", "undo"))
     bench.spi.unlink()  # SPI off
+    bench.ring_device.unlink()  # SPI1 off
+    bench.boot.write_text("#dtparam=spi=on\n#dtoverlay=spi1-1cs\n[pi5]\ndtoverlay=spi1-1cs\n")
     bench.ask = lambda question: "n"  # type: ignore[method-assign]
     doctor = bench.doctor(tmp_path / "data", wait=0.3)  # no tag on the reader; Confirm never pressed
     assert not doctor.run()
     by_name = {c.name: c for c in doctor.checks}
     assert not by_name["SPI"].ok and "raspi-config nonint do_spi 0" in by_name["SPI"].fix
     assert not by_name["tag"].ok and "Which tags to buy" in by_name["tag"].fix
+    assert not by_name["config.txt"].ok and "dtoverlay=spi1-1cs" in by_name["config.txt"].fix
+    assert str(bench.boot) in by_name["config.txt"].detail
+    assert not by_name["SPI1"].ok and "does not exist" in by_name["SPI1"].detail
+    assert not by_name["ring order"].ok and "order in [ring]" in by_name["ring order"].fix
     assert not by_name["ring LEDs"].ok and "twelve_oclock_led" in by_name["ring LEDs"].fix
+    assert "leds in [ring]" in by_name["ring LEDs"].fix and "(12 now)" in by_name["ring LEDs"].fix
     assert not by_name["ring colours"].ok
     assert by_name["crystal button"].ok and by_name["undo button"].ok
     assert not by_name["confirm button"].ok and "GPIO6" in by_name["confirm button"].fix
@@ -278,3 +298,37 @@ def test_the_tag_kind_is_said_for_an_ntag(tmp_path: Path, chip: Chip) -> None:
     doctor.run()
     tag = next(c for c in doctor.checks if c.name == "tag")
     assert tag.ok and tag.detail == "read tag 04:5A:6B:7C:11:22:33 (NTAG21x, 7-byte UID)"
+
+
+@pytest.mark.parametrize(
+    ("text", "model", "found"),
+    [
+        ("dtoverlay=spi1-1cs\n", "Raspberry Pi 4 Model B Rev 1.5", "dtoverlay=spi1-1cs"),
+        ("[all]\ndtoverlay=spi1-1cs,cs0_pin=16  # ring\n", "", "dtoverlay=spi1-1cs,cs0_pin=16"),
+        ("# dtoverlay=spi1-1cs\ndtparam=spi=on\n", "Raspberry Pi 4 Model B", None),
+        ("[pi5]\ndtoverlay=spi1-1cs\n[all]\n", "Raspberry Pi 4 Model B", None),
+        ("[pi5]\ndtoverlay=spi1-1cs\n[all]\n", "Raspberry Pi 5 Model B Rev 1.0", "dtoverlay=spi1-1cs"),
+        ("[none]\ndtoverlay=spi1-1cs\n", "Raspberry Pi 3 Model B", None),
+        ("dtoverlay=spi0-1cs\n", "Raspberry Pi 3 Model B", None),
+    ],
+)
+def test_the_ring_bus_is_found_in_the_boot_configuration_only_where_it_applies(
+    text: str, model: str, found: str | None
+) -> None:
+    from companion.doctor import spi1_overlay
+
+    assert spi1_overlay(text, model) == found
+
+
+def test_a_ring_device_the_user_may_not_write_is_named_with_the_group(
+    tmp_path: Path, chip: Chip, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import companion.doctor
+
+    bench = Bench(tmp_path)
+    doctor = bench.doctor(tmp_path / "data")
+    # the tests may run as root, who writes anything: the device's answer is played here
+    monkeypatch.setattr(companion.doctor.os, "access", lambda path, mode: Path(path) != bench.ring_device)
+    doctor.check_ring_bus()
+    spi1 = doctor.checks[-1]
+    assert spi1.name == "SPI1" and not spi1.ok and "usermod -aG spi" in spi1.fix

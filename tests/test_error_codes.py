@@ -33,7 +33,13 @@ SERVER = (
     "store.py",  # a store refusal reaches the page with its own code (`store_refused`)
     "past.py",
 )
-HARDWARE = ("hardware/health.py", "hardware/reader.py", "hardware/ring.py", "hardware/buttons.py")
+HARDWARE = (
+    "hardware/health.py",
+    "hardware/reader.py",
+    "hardware/ring.py",
+    "hardware/ring_spi.py",
+    "hardware/buttons.py",
+)
 #: ``code="..."``, or the code an error that carries only its code is made with (`CodedError`).
 CODE = (
     r"(?:\b(?:code|mock_code)(?:: str)?\s*=\s*"
@@ -76,7 +82,8 @@ def test_every_server_error_code_has_a_sentence_in_english_and_french() -> None:
 
 def test_every_hardware_fault_has_a_cause_and_a_fix_in_english_and_french() -> None:
     codes = hardware_codes()
-    assert {"ring_device_refused", "ring_board_unknown", "ring_blinka_missing", "reader_no_answer"} <= codes
+    assert {"ring_device_refused", "ring_spi1_missing", "ring_spi1_refused", "reader_no_answer"} <= codes
+    assert {"ring_pin_unusable", "ring_driver_missing", "ring_frame_too_long"} <= codes
     assert {"spi_off", "device_refused", "buttons_no_pin_library", "ring_failed", "part_failed"} <= codes
     assert "button_unreadable" in codes
     for language, keys in words("hw").items():
@@ -206,9 +213,9 @@ def test_the_new_game_refusals_name_their_code_where_they_are_raised(tmp_path: P
     [
         (
             "ring",
-            PermissionError(13, "Permission denied", "/dev/pio0"),
+            PermissionError(13, "Permission denied", "/dev/spidev1.0"),
             "ring_device_refused",
-            {"device": "/dev/pio0"},
+            {"device": "/dev/spidev1.0"},
         ),
         (
             "buttons",
@@ -223,14 +230,18 @@ def test_the_new_game_refusals_name_their_code_where_they_are_raised(tmp_path: P
             {"device": "/dev/spidev0.0"},
         ),
         ("reader", ImportError("No module named 'spidev'"), "driver_missing", {}),
-        ("ring", OSError("ws2811_init failed with code -5 (mmap() failed)"), "ring_pwm_unreachable", {}),
-        ("ring", OSError("cannot open /dev/pio0 PIO"), "ring_pio_unavailable", {}),
+        (
+            "ring",
+            FileNotFoundError(2, "No such file", "/dev/spidev1.0"),
+            "ring_spi1_missing",
+            {"device": "/dev/spidev1.0"},
+        ),
         ("reader", OSError("timeout"), "reader_failed", {}),
         (
             "ring",
-            HardwareFault("ring_board_unknown", pin="D18"),
-            "ring_board_unknown",
-            {"pin": "D18"},
+            HardwareFault("ring_pin_unusable", pin="GPIO18", pins="GPIO20"),
+            "ring_pin_unusable",
+            {"pin": "GPIO18", "pins": "GPIO20"},
         ),
     ],
 )
@@ -246,11 +257,11 @@ def test_each_fault_kind_has_a_code_and_its_facts(
 def test_a_part_that_is_down_keeps_its_english_and_sends_its_code(tmp_path: Path) -> None:
     said: list[str] = []
     health = Health(said.append)
-    health.fail("ring", PermissionError(13, "Permission denied", "/dev/pio0"))
+    health.fail("ring", PermissionError(13, "Permission denied", "/dev/spidev1.0"))
     ring = next(p for p in health.as_json() if p["part"] == "ring")
-    assert ring["code"] == "ring_device_refused" and ring["params"]["device"] == "/dev/pio0"  # type: ignore[index]
-    assert "drop-in" in str(ring["fix"]) and "/dev/pio0" in str(ring["message"])
-    assert "NOT WORKING" in said[-1] and "drop-in" in said[-1], "the console keeps the English"
+    assert ring["code"] == "ring_device_refused" and ring["params"]["device"] == "/dev/spidev1.0"  # type: ignore[index]
+    assert "group spi" in str(ring["fix"]) and "/dev/spidev1.0" in str(ring["message"])
+    assert "NOT WORKING" in said[-1] and "group spi" in said[-1], "the console keeps the English"
     health.ok("ring", "24 LEDs on GPIO18")
     assert "code" not in next(p for p in health.as_json() if p["part"] == "ring"), "only a part that is down"
 

@@ -190,7 +190,10 @@ def test_the_example_config_is_the_defaults() -> None:
     ("text", "fragment"),
     [
         ("[ring]\nleds = 13\n", "line 2: ring.leds = 13 must be 12, 16, 24 or 60"),
-        ('[ring]\n\nbrightness = "high"\n', "line 3: ring.brightness must be a float"),
+        (
+            '[ring]\n\nbrightness = "high"\n',
+            "line 3: ring.brightness must be a number such as 0.5",
+        ),
         ("[ring]\nbrightness = 1.5\n", "between 0.0 and 1.0"),
         ('[ring]\ndirection = "up"\n', '"clockwise" or "counterclockwise"'),
         ('[ring]\nnight_from = "25:00"\n', "a time"),

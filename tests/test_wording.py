@@ -169,17 +169,16 @@ def test_the_apis_english_error_is_the_catalogue_sentence_of_its_code(tmp_path: 
 @pytest.mark.parametrize(
     ("part", "exc"),
     [
-        ("ring", PermissionError(13, "Permission denied", "/dev/pio0")),
+        ("ring", PermissionError(13, "Permission denied", "/dev/spidev1.0")),
         ("buttons", PermissionError(13, "Permission denied", "/dev/gpiochip0")),
         ("reader", FileNotFoundError(2, "No such file", "/dev/spidev0.0")),
         ("reader", ImportError("No module named 'spidev'")),
         ("buttons", ImportError("Unable to load any default pin factory")),
-        ("ring", OSError("ws2811_init failed with code -5 (mmap() failed)")),
-        ("ring", OSError("cannot open /dev/pio0 PIO")),
+        ("ring", FileNotFoundError(2, "No such file", "/dev/spidev1.0")),
         ("reader", OSError("timeout")),
         ("buttons", OSError("timeout")),
         ("ring", OSError("timeout")),
-        ("ring", HardwareFault("ring_board_unknown", pin="D18")),
+        ("ring", HardwareFault("ring_spi1_refused", device="/dev/spidev1.0", user="trekking")),
     ],
 )
 def test_a_hardware_fault_is_worded_by_the_catalogue(part: str, exc: BaseException) -> None:

@@ -141,6 +141,11 @@ def _explain_text(part: str, exc: BaseException, text: str) -> Diagnosis:
             code="spi_off",
             device="/dev/spidev0.0",
         )
+    if part == "ring" and isinstance(exc, FileNotFoundError):  # spidev: no /dev/spidev1.0
+        return _found(
+            code="ring_spi1_missing",
+            device=str(exc.filename or "/dev/spidev1.0"),
+        )
     if isinstance(exc, PermissionError) or "permission denied" in lowered:
         device = {"device": str(getattr(exc, "filename", None) or "")}
         if part == "ring":
@@ -151,14 +156,6 @@ def _explain_text(part: str, exc: BaseException, text: str) -> Diagnosis:
         return _found(
             code="device_refused",
             **device,
-        )
-    if part == "ring" and ("ws2811" in lowered or "mmap" in lowered or "/dev/mem" in lowered):
-        return _found(
-            code="ring_pwm_unreachable",
-        )
-    if part == "ring" and "pio" in lowered:
-        return _found(
-            code="ring_pio_unavailable",
         )
     failed = {"reader": "reader_failed", "ring": "ring_failed", "buttons": "buttons_failed"}.get(
         part, "part_failed"

@@ -19,9 +19,10 @@ every picture is tested without hardware. What it draws:
   breathing in that player's colour; the game won: the winners' colours turning.
 
 Two rings show frames: `SimulatedRing` (the PC: a terminal line and the page)
-and the NeoPixel ring of a Raspberry Pi (`open_ring`), both
-``adafruit_pixelbuf.PixelBuf`` subclasses, so brightness and byte order behave
-the same on both.
+and the NeoPixel ring of a Raspberry Pi over SPI1 (`open_ring`,
+`companion.hardware.ring_spi`), both ``adafruit_pixelbuf.PixelBuf`` subclasses kept
+at full scale: `pixels` dims a frame itself, so that a channel meant to show never
+truncates to black at night, and moves the grey part of a colour to an RGBW ring's white LED.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ from typing import Any
 import adafruit_pixelbuf
 
 from companion.config import RingSettings, colour_rgb
-from companion.hardware.machine import is_pi5
 
 RGB = tuple[int, int, int]
 OFF: RGB = (0, 0, 0)
@@ -224,30 +224,47 @@ def ansi(frame: list[RGB]) -> str:
 
 
 def open_ring(settings: RingSettings) -> Any:
-    """The Raspberry Pi's NeoPixel ring (Pi 5 through its PIO driver). Pi-only imports live here."""
-    from companion.hardware.health import HardwareFault
+    """The Raspberry Pi's NeoPixel ring, over SPI1 on every supported board (Pi-only imports there)."""
+    from companion.hardware.ring_spi import open_spi_ring
 
-    try:
-        import board
-    except (ImportError, NotImplementedError, RuntimeError) as exc:
-        raise HardwareFault("ring_blinka_missing", detail=str(exc)) from None
-    pin = getattr(board, f"D{settings.pin}", None)
-    if pin is None:  # Blinka did not recognise the board: its generic board has no D pins
-        raise HardwareFault("ring_board_unknown", pin=f"D{settings.pin}")
-    if is_pi5():
-        try:
-            from adafruit_raspberry_pi5_neopixel_write import neopixel_write
-        except ImportError:
-            raise HardwareFault("ring_pi5_driver_missing") from None
+    return open_spi_ring(settings)
 
-        class Pi5Ring(adafruit_pixelbuf.PixelBuf):  # type: ignore[misc]
-            def _transmit(self, buffer: bytearray) -> None:
-                neopixel_write(pin, buffer)
 
-        return Pi5Ring(settings.leds, byteorder="GRB", brightness=settings.brightness, auto_write=False)
-    import neopixel
+def dim(channel: int, k: float) -> int:
+    """``channel`` at brightness ``k``, never 0 when it was meant to show and ``k`` is above 0:
+    a night brightness of 0.08 would truncate the hour markers (10, 10, 10) to black."""
+    if channel <= 0 or k <= 0:
+        return 0
+    return max(1, min(255, int(channel * min(k, 1.0))))
 
-    return neopixel.NeoPixel(pin, settings.leds, brightness=settings.brightness, auto_write=False)
+
+def dimmed(frame: list[RGB], k: float) -> list[RGB]:
+    """``frame`` at brightness ``k``, each channel by `dim` (what an RGB ring shows)."""
+    return [(dim(r, k), dim(g, k), dim(b, k)) for r, g, b in frame]
+
+
+def pixels(frame: list[RGB], k: float, white: bool = False) -> list[tuple[int, ...]]:
+    """What to put in a full-scale ring for ``frame`` at brightness ``k``: each channel dimmed
+    (`dim`); on an RGBW ring (``white``) the part common to red, green and blue goes to the
+    white LED, which shows that grey truer and draws less current than three LEDs."""
+    if not white:
+        return list(dimmed(frame, k))
+    out: list[tuple[int, ...]] = []
+    for r, g, b in frame:
+        w = min(r, g, b)
+        out.append((dim(r - w, k), dim(g - w, k), dim(b - w, k), dim(w, k)))
+    return out
+
+
+def has_white(ring: Any) -> bool:
+    """Whether ``ring`` has a white channel (4 bytes per pixel)."""
+    return getattr(ring, "bpp", 3) == 4
+
+
+def show(ring: Any, frame: list[RGB], k: float) -> None:
+    """Put ``frame`` on ``ring`` at brightness ``k`` (`pixels`) and send it."""
+    ring[:] = pixels(frame, k, has_white(ring))
+    ring.show()
 
 
 def brightness_now(settings: RingSettings, now: datetime | None = None) -> float:
@@ -262,8 +279,8 @@ def brightness_now(settings: RingSettings, now: datetime | None = None) -> float
 class RingDriver:
     """Shows the table on a ring at a steady frame rate, on its own thread.
 
-    A ring that fails (no /dev/mem access on a Pi 4 without root, a Pi 5 without
-    /dev/pio0, a driver missing) is reported to ``health`` and replaced by a
+    A ring that fails (no /dev/spidev1.0 without the SPI1 overlay, a user not in
+    group spi, a driver missing) is reported to ``health`` and replaced by a
     `SimulatedRing`, so the page still shows the Clock; ``opener`` is tried again
     every ``retry`` seconds and the real ring takes over when it opens.
     """
@@ -280,6 +297,8 @@ class RingDriver:
     retry: float = 5.0
     _stop: threading.Event = field(default_factory=threading.Event)
     last: list[RGB] = field(default_factory=list)
+    #: The brightness `last` was shown at (a new one re-sends the frame).
+    level: float = -1.0
     failed: bool = False
     #: A picture shown instead of the game while it returns frames (the PIN display).
     overlay: Callable[[float], list[RGB] | None] | None = None
@@ -318,11 +337,10 @@ class RingDriver:
             if overlay is not None and self.overlay is overlay:
                 self.overlay = None  # the display is over
             frame = self.game_frame(now)
-        self.ring.brightness = brightness_now(self.settings)
-        if frame != self.last:
-            self.ring[:] = frame
-            self.ring.show()
-            self.last = frame
+        k = brightness_now(self.settings)
+        if frame != self.last or k != self.level:
+            show(self.ring, frame, k)
+            self.last, self.level = frame, k
             if self.on_frame is not None:
                 self.on_frame(frame)
         return frame
@@ -332,17 +350,14 @@ class RingDriver:
         if self.health is not None:
             self.health.fail("ring", exc)
         elif not self.failed and self.on_error is not None:
-            # only a refused device points at the Pi 4 drop-in; anything else is not the wiring
-            hint = (
-                "see wiring.md (Pi 4 and older need the root drop-in of the systemd unit)"
-                if isinstance(exc, PermissionError)
-                else "the game goes on; please report this with the companion's log"
-            )
-            self.on_error(f"the ring cannot show frames ({type(exc).__name__}: {exc}); {hint}")
+            from companion.hardware.health import explain
+
+            message, fix = explain("ring", exc)
+            self.on_error(f"{message}: {fix}")
         self.failed = True
         self.next_open = self.clock() + self.retry
         if type(self.ring) is not SimulatedRing:  # the failed ring, not the stand-in already
-            self.ring = SimulatedRing(self.settings.leds, self.settings.brightness)
+            self.ring = SimulatedRing(self.settings.leds)
             self.last = []
 
     def reopen(self) -> None:
