@@ -13,6 +13,7 @@ import pytest
 
 from companion.config import ButtonSettings, Config, RingSettings, TableSettings
 from companion.game_setup import new_game
+from companion.record import TREKKING
 from companion.runtime import Runtime
 from companion.startup import build_runtime
 from companion.store import Store
@@ -31,7 +32,7 @@ def make_runtime(
     """A mock table on a new game in ``tmp_path`` (table PIN 2468); ``turn`` is the turn style."""
     if config is None:
         config = Config(table=TableSettings(turn=turn), buttons=FAST_BUTTONS, ring=RingSettings(**ring))
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     new_game(store, players.split(","), config, seed=seed, mock=True)
     store.close()
     return build_runtime(config, tmp_path, mock=True, pin="2468", say=lambda _: None)
