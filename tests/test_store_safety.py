@@ -10,7 +10,6 @@ import contextlib
 import os
 import random
 import shutil
-import sqlite3
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -29,7 +28,7 @@ from companion.store import Store, StoreError
 from companion.table import DISK_FULL, STORE_ERROR
 from companion.wal import lost_commits
 
-from tests_support import FAST_BUTTONS, make_runtime, play_turn
+from tests_support import FAST_BUTTONS, disk_fills_after, free_itinerary, make_runtime, play_turn
 
 
 def restart(rt: Runtime, path: Path) -> Runtime:
@@ -47,51 +46,12 @@ def same_as_restart(rt: Runtime, path: Path) -> Runtime:
     return again
 
 
-def free_itinerary(rt: Runtime, player: str) -> str:
-    """An Itinerary ``player`` could switch to today (no one uses it, they never did)."""
-    board = rt.table.board
-    who = board.names.index(player)
-    taken = set(board.itinerary) | {i for i in range(64) if board.used[who] >> i & 1}
-    return next(it.id for i, it in enumerate(board.edition.itineraries) if i not in taken)
-
-
 def play_until_a_day_starts(rt: Runtime, rng: random.Random, day: int) -> None:
     while rt.table.board.day < day:
         play_turn(rt, rng)
 
 
 # --- a full disk, with a fault-injecting connection (runs everywhere) ------------------------------
-
-
-class FullAfter:
-    """The store's SQLite connection, refusing with SQLITE_FULL once ``budget`` INSERTs were
-    written: a disk filling up in the middle of a transaction."""
-
-    def __init__(self, db: sqlite3.Connection, budget: int) -> None:
-        self.db = db
-        self.budget = budget
-
-    def execute(self, sql: str, args: Any = ()) -> Any:
-        if sql.startswith("INSERT"):
-            if self.budget <= 0:
-                error = sqlite3.OperationalError("database or disk is full")
-                error.sqlite_errorcode = 13  # type: ignore[attr-defined]
-                raise error
-            self.budget -= 1
-        return self.db.execute(sql, args)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.db, name)
-
-
-@contextlib.contextmanager
-def disk_fills_after(rt: Runtime, budget: int) -> Iterator[None]:
-    real = rt.store._db
-    rt.store._db = FullAfter(real, budget)  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        rt.store._db = real
 
 
 def test_a_correction_on_a_full_disk_changes_nothing_and_says_so(tmp_path: Path) -> None:

@@ -1,0 +1,249 @@
+"""Issue 22 item 3: the stream of what the table committed.
+
+A recording hook, subscribed on the session, must see exactly the stored log (seq, time,
+the event's JSON, its checksum) through takes, undos, the dealer's reveals, a correction,
+a refused write on a full disk, a new game and a restart; the record it rebuilds replays
+(``companion replay``'s code) to the page's standings. A hook that raises or hangs never
+breaks or holds up a take, and hooks never run under the table's lock.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sqlite3
+import tempfile
+import threading
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from companion.config import Config
+from companion.record import replay_text
+from companion.runtime import Runtime
+from companion.startup import build_runtime
+from companion.stream import Committed, GameFinished, GameStarted, StreamItem
+from companion.table import DISK_FULL
+
+from tests_support import FAST_BUTTONS, disk_fills_after, make_runtime, play_turn
+
+WAIT = 30.0  # seconds a hook may take to catch up on a loaded machine (a bound, not a pause)
+
+
+class Recorder:
+    """A hook that keeps every item it is told, and whether the table's lock was free then."""
+
+    def __init__(self, rt: Runtime | None = None) -> None:
+        self.items: list[StreamItem] = []
+        self.rt = rt
+        self.lock_was_free: list[bool] = []
+
+    def __call__(self, item: StreamItem) -> None:
+        if self.rt is not None:
+            lock = self.rt.table.lock
+            free = lock.acquire(blocking=False)
+            self.lock_was_free.append(free)
+            if free:
+                lock.release()
+        self.items.append(item)
+
+    def rows(self, game: int) -> list[tuple[int, str, str, str]]:
+        """(seq, JSON text, time, checksum) of each event told for ``game``, as the store has them."""
+        return [
+            (i.seq, json.dumps(i.event), i.at, i.sum)
+            for i in self.items
+            if isinstance(i, Committed) and i.game == game
+        ]
+
+    def record(self, game: int) -> str:
+        """The game's record rebuilt from what was told (what a venue's subscriber writes)."""
+        start = next(i for i in self.items if isinstance(i, GameStarted) and i.game == game)
+        head = {**start.setup, "record": start.format}
+        lines = [json.dumps(head)] + [
+            json.dumps(i.event) for i in self.items if isinstance(i, Committed) and i.game == game
+        ]
+        return "\n".join(lines) + "\n"
+
+
+def stored_rows(data: Path, game: int) -> list[tuple[int, str, str, str]]:
+    with sqlite3.connect(data / "companion.sqlite3") as db:
+        found = db.execute("SELECT seq, event, at, sum FROM events WHERE game_id = ? ORDER BY seq", (game,))
+        return [(int(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in found]
+
+
+def restart(rt: Runtime, data: Path, said: list[str] | None = None) -> Runtime:
+    rt.stop()
+    out = said if said is not None else []
+    return build_runtime(Config(buttons=FAST_BUTTONS), data, mock=True, pin="2468", say=out.append)
+
+
+def a_correction(rt: Runtime) -> bool:
+    """Correct some player's Itinerary of today to one that fits the game (a correction that
+    no longer fits is refused, and stores and tells nothing)."""
+    board = rt.table.board
+    for player in board.names:
+        who = board.names.index(player)
+        taken = set(board.itinerary) | {i for i in range(64) if board.used[who] >> i & 1}
+        for index, itinerary in enumerate(board.edition.itineraries):
+            if index not in taken and rt.table.correct_itinerary(player, itinerary.id).accepted:
+                return True
+    return False
+
+
+def idle(rt: Runtime) -> None:
+    for subscription in rt.session.stream.subscriptions:
+        assert subscription.wait_idle(WAIT), "a hook caught up"
+
+
+def test_a_hook_sees_exactly_the_stored_log_through_a_whole_evening(tmp_path: Path) -> None:
+    rt = make_runtime(tmp_path, "Ann,Ben")
+    first = rt.table.game_id
+    heard = Recorder(rt)
+    rt.session.subscribe(heard, after=(0, 0), name="recorder")  # the whole history, then live
+    rng = random.Random(8)
+    for _ in range(12):
+        play_turn(rt, rng)
+        idle(rt)
+    assert rt.table.undo().accepted  # an undo is an event like any other (the dealer's reveals go with it)
+    idle(rt)
+    told = len(heard.items)
+    with disk_fills_after(rt, 0):  # a refused write tells nothing
+        refused = rt.table.tap(rt.table.expect()["choices"][0])  # type: ignore[index]
+    assert not refused.accepted and refused.code == DISK_FULL
+    idle(rt)
+    assert len(heard.items) == told
+    play_turn(rt, rng)
+    before = stored_rows(tmp_path, first)
+    assert a_correction(rt), "some player's Itinerary can be corrected"
+    idle(rt)
+    rewritten = stored_rows(tmp_path, first)[len(before) :]
+    assert len(rewritten) > 2, "a correction stores its undos, the replacement and the replay"
+    assert heard.rows(first)[-len(rewritten) :] == rewritten, "each of the correction's events is told"
+    assert heard.rows(first) == stored_rows(tmp_path, first)
+    assert heard.lock_was_free and all(heard.lock_was_free), "hooks never run under the table's lock"
+
+    # a restart: a new hook catches up from where the first one stopped, then follows live
+    last = heard.rows(first)[-1][0]
+    said: list[str] = []
+    rt = restart(rt, tmp_path, said)
+    again = Recorder(rt)
+    rt.session.subscribe(again, after=(first, last))
+    for _ in range(4):
+        play_turn(rt, rng)
+    idle(rt)
+    assert heard.rows(first) + again.rows(first) == stored_rows(tmp_path, first)
+
+    # the session carries the hooks to the next game, which is played to its end
+    second = rt.start_game(["Cy", "Dee"], None, "reference", 4)
+    while rt.table.expect() is not None:
+        play_turn(rt, rng)
+    idle(rt)
+    assert [i.game for i in again.items if isinstance(i, GameStarted)] == [second]
+    assert again.rows(second) == stored_rows(tmp_path, second)
+    finished = [i for i in again.items if isinstance(i, GameFinished)]
+    assert [(i.game, i.seq) for i in finished] == [(second, again.rows(second)[-1][0])]
+    replayed = replay_text(again.record(second)).to_json()
+    assert replayed["rejected"] == []
+    page = rt.state()
+    assert replayed["players"] == [{k: v for k, v in p.items() if k != "colour"} for p in page["players"]]
+    assert replayed["winners"] == page["winners"] == finished[0].result["winners"]
+    assert finished[0].result["players"] == replayed["players"]
+    assert rt.store.export(second) == again.record(second), "the rebuilt record is `companion export`'s"
+    rt.stop()
+
+
+def test_a_hook_that_raises_is_logged_and_the_others_and_the_table_go_on(tmp_path: Path) -> None:
+    said: list[str] = []
+    rt = make_runtime(tmp_path, "Ann,Ben")
+    rt = restart(rt, tmp_path, said)
+
+    def broken(item: StreamItem) -> None:
+        raise RuntimeError("the venue is down")
+
+    rt.session.subscribe(broken, name="venue")
+    heard = Recorder()
+    rt.session.subscribe(heard)
+    rng = random.Random(2)
+    for _ in range(3):
+        play_turn(rt, rng)
+    idle(rt)
+    game = rt.table.game_id
+    assert heard.rows(game) == stored_rows(tmp_path, game)[-len(heard.rows(game)) :] and heard.items
+    failures = [line for line in said if "stream hook venue failed (RuntimeError: the venue is down)" in line]
+    assert len(failures) == len(heard.items), "each failure is said, in the catalogue's words"
+    rt.stop()
+
+
+def test_a_hung_hook_holds_up_no_take_and_is_told_everything_once_it_wakes(tmp_path: Path) -> None:
+    rt = make_runtime(tmp_path, "Ann,Ben")
+    wake = threading.Event()
+    slow = Recorder()
+
+    def hung(item: StreamItem) -> None:
+        wake.wait(WAIT)
+        slow(item)
+
+    subscription = rt.session.subscribe(hung)
+    rng = random.Random(4)
+    for _ in range(6):  # every take goes through while the hook is stuck on the first item
+        play_turn(rt, rng)
+    assert not subscription.wait_idle(0), "the hook is still stuck"
+    wake.set()
+    idle(rt)
+    game = rt.table.game_id
+    stored = stored_rows(tmp_path, game)
+    assert slow.rows(game) == stored[len(stored) - len(slow.rows(game)) :] and len(slow.rows(game)) >= 6
+    rt.stop()
+
+
+#: Inputs at the table: a tap of what the table expects, of a card it does not, and presses.
+INPUTS = st.lists(
+    st.sampled_from(
+        ["expected", "expected", "expected", "stray", "crystal", "confirm", "undo", "page_undo", "fix"]
+    ),
+    min_size=1,
+    max_size=40,
+)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(inputs=INPUTS, seed=st.integers(0, 1000), turn=st.sampled_from(["quick", "confirm"]))
+def test_whatever_the_table_is_given_the_hook_hears_exactly_the_stored_log(
+    inputs: list[str], seed: int, turn: str
+) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        data = Path(folder)
+        rt = make_runtime(data, "Ann,Ben,Cy", seed=seed, turn=turn)
+        heard = Recorder()
+        rt.session.subscribe(heard, after=(rt.table.game_id, 0))
+        rng = random.Random(seed)
+        for step in inputs:
+            table = rt.table
+            expect = table.expect()
+            if step == "expected" and expect is not None:
+                rt.tap(rng.choice(expect["choices"]))
+            elif step == "stray":
+                rt.tap(rng.choice(table.board.edition.cards).id)
+            elif step == "page_undo":
+                table.undo()
+            elif step == "fix":
+                a_correction(rt)
+            elif step in ("crystal", "confirm", "undo"):
+                rt.press(step)
+        idle(rt)
+        game = rt.table.game_id
+        assert heard.rows(game) == stored_rows(data, game)
+        rt.stop()
+
+
+def test_items_say_what_the_venue_publishes() -> None:
+    item = Committed("hall-3", 7, 12, "2026-11-26T04:00:00.000+00:00", {"type": "undo"}, "ab" * 16)
+    assert item.to_json() == {
+        "table": "hall-3",
+        "game": 7,
+        "seq": 12,
+        "at": "2026-11-26T04:00:00.000+00:00",
+        "event": {"type": "undo"},
+        "sum": "ab" * 16,
+    }
