@@ -100,6 +100,11 @@ CREATE TABLE IF NOT EXISTS tags (
     edition TEXT NOT NULL,
     at      TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS stream_cursors (
+    name    TEXT PRIMARY KEY,        -- a follower of the committed stream (a venue's outbox)
+    game_id INTEGER NOT NULL,        -- the last event it has delivered: it catches up after it
+    seq     INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS player_aliases (
     alias   TEXT PRIMARY KEY,        -- a spelling's key (companion.past.player_key), merged by the host
     player  TEXT NOT NULL,           -- the key of the player it is merged into
@@ -813,6 +818,27 @@ class Store:
                 "WHERE g.finished = 1 GROUP BY g.id ORDER BY g.created, g.id"
             )
         ]
+
+    # --- where a follower of the committed stream is (`companion.stream`) ---------------
+
+    def save_cursor(self, name: str, game: int, seq: int) -> None:
+        """Keep ``name``'s place in the committed stream: it has delivered event ``seq`` of
+        ``game`` (and everything before). Not fsynced, like a take being prepared: a place
+        lost to a power cut only means some events are delivered twice."""
+        self._write(
+            [
+                (
+                    "INSERT OR REPLACE INTO stream_cursors (name, game_id, seq) VALUES (?, ?, ?)",
+                    (name, game, seq),
+                )
+            ],
+            durable=False,
+        )
+
+    def cursor(self, name: str) -> tuple[int, int] | None:
+        """``name``'s last saved place in the committed stream (game, seq), or None."""
+        rows = self._read("SELECT game_id, seq FROM stream_cursors WHERE name = ?", (name,))
+        return (int(rows[0][0]), int(rows[0][1])) if rows else None
 
     # --- player merges: the host's decision that two spellings are one player ---------
 

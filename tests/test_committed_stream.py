@@ -197,6 +197,51 @@ def test_a_hung_hook_holds_up_no_take_and_is_told_everything_once_it_wakes(tmp_p
     rt.stop()
 
 
+class Outbox:
+    """A venue's outbox as issue 23 plans it: what the broker acknowledged moves the place
+    kept in the store; while the broker is down, nothing is acknowledged."""
+
+    def __init__(self, rt: Runtime) -> None:
+        self.store = rt.store
+        self.broker_up = True
+        self.delivered: list[tuple[int, int, str]] = []
+
+    def __call__(self, item: StreamItem) -> None:
+        if isinstance(item, Committed) and self.broker_up:
+            self.delivered.append((item.game, item.seq, item.sum))
+            self.store.save_cursor("venue", item.game, item.seq)
+
+
+def test_an_outbox_that_keeps_its_place_in_the_store_delivers_every_event_after_a_restart(
+    tmp_path: Path,
+) -> None:
+    rt = make_runtime(tmp_path, "Ann,Ben")
+    assert rt.store.cursor("venue") is None
+    outbox = Outbox(rt)
+    rt.session.subscribe(outbox, after=(0, 0))
+    rng = random.Random(11)
+    for _ in range(5):
+        play_turn(rt, rng)
+    idle(rt)
+    outbox.broker_up = False  # the broker goes away: events are committed, none acknowledged
+    for _ in range(5):
+        play_turn(rt, rng)
+    idle(rt)
+    rt = restart(rt, tmp_path)  # the table restarts; the broker is back
+    delivered = outbox.delivered
+    outbox = Outbox(rt)
+    rt.session.subscribe(outbox, after=rt.store.cursor("venue"))
+    for _ in range(3):
+        play_turn(rt, rng)
+    idle(rt)
+    game = rt.table.game_id
+    told = delivered + outbox.delivered
+    assert [(g, seq) for g, seq, _ in told] == [(game, row[0]) for row in stored_rows(tmp_path, game)]
+    assert [checksum for *_, checksum in told] == [row[3] for row in stored_rows(tmp_path, game)]
+    assert rt.store.cursor("venue") == (game, len(told))
+    rt.stop()
+
+
 #: Inputs at the table: a tap of what the table expects, of a card it does not, and presses.
 INPUTS = st.lists(
     st.sampled_from(
