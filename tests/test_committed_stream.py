@@ -15,16 +15,21 @@ import sqlite3
 import tempfile
 import threading
 from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.config import Config
-from companion.record import replay_text
+from companion.game_setup import new_game
+from companion.record import TREKKING, replay_text
 from companion.runtime import Runtime
+from companion.session import Session
 from companion.startup import build_runtime
+from companion.store import Store
 from companion.stream import Committed, GameFinished, GameStarted, StreamItem
-from companion.table import DISK_FULL
+from companion.table import DISK_FULL, Table
 
 from tests_support import FAST_BUTTONS, disk_fills_after, make_runtime, play_turn
 
@@ -32,16 +37,16 @@ WAIT = 30.0  # seconds a hook may take to catch up on a loaded machine (a bound,
 
 
 class Recorder:
-    """A hook that keeps every item it is told, and whether the table's lock was free then."""
+    """A hook that keeps every item it is told (and, given a table, whether its lock was free)."""
 
-    def __init__(self, rt: Runtime | None = None) -> None:
+    def __init__(self, table: Table | None = None) -> None:
         self.items: list[StreamItem] = []
-        self.rt = rt
+        self.table = table
         self.lock_was_free: list[bool] = []
 
     def __call__(self, item: StreamItem) -> None:
-        if self.rt is not None:
-            lock = self.rt.table.lock
+        if self.table is not None:
+            lock = self.table.lock
             free = lock.acquire(blocking=False)
             self.lock_was_free.append(free)
             if free:
@@ -99,7 +104,7 @@ def idle(rt: Runtime) -> None:
 def test_a_hook_sees_exactly_the_stored_log_through_a_whole_evening(tmp_path: Path) -> None:
     rt = make_runtime(tmp_path, "Ann,Ben")
     first = rt.table.game_id
-    heard = Recorder(rt)
+    heard = Recorder()
     rt.session.subscribe(heard, after=(0, 0), name="recorder")  # the whole history, then live
     rng = random.Random(8)
     for _ in range(12):
@@ -121,13 +126,12 @@ def test_a_hook_sees_exactly_the_stored_log_through_a_whole_evening(tmp_path: Pa
     assert len(rewritten) > 2, "a correction stores its undos, the replacement and the replay"
     assert heard.rows(first)[-len(rewritten) :] == rewritten, "each of the correction's events is told"
     assert heard.rows(first) == stored_rows(tmp_path, first)
-    assert heard.lock_was_free and all(heard.lock_was_free), "hooks never run under the table's lock"
 
     # a restart: a new hook catches up from where the first one stopped, then follows live
     last = heard.rows(first)[-1][0]
     said: list[str] = []
     rt = restart(rt, tmp_path, said)
-    again = Recorder(rt)
+    again = Recorder()
     rt.session.subscribe(again, after=(first, last))
     for _ in range(4):
         play_turn(rt, rng)
@@ -151,6 +155,53 @@ def test_a_hook_sees_exactly_the_stored_log_through_a_whole_evening(tmp_path: Pa
     assert finished[0].result["players"] == replayed["players"]
     assert rt.store.export(second) == again.record(second), "the rebuilt record is `companion export`'s"
     rt.stop()
+
+
+def test_hooks_are_told_once_the_input_has_released_the_tables_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A bare table (no ring, no coach reading it): nobody else takes its lock. Each time the
+    stream hands items on, another thread can take the lock at once (the input released
+    it), and so can every hook."""
+    store = Store(tmp_path, TREKKING)
+    game = new_game(store, ["Ann", "Ben"], Config(), seed=2, mock=True)
+    table = Table(store, store.load(game), log=lambda _: None, turn="quick")
+    session = Session(store, table, lambda *_: 0, turn="quick", table_id="t1")
+    stream = session.stream
+    flushed: list[bool] = []
+    hand_on = stream.flush
+
+    def probed_flush() -> None:
+        flushed.append(free_elsewhere(table.lock))
+        hand_on()
+
+    monkeypatch.setattr(stream, "flush", probed_flush)
+    heard = Recorder(table)
+    subscription = session.subscribe(heard)
+    while (expect := table.expect()) is not None and len(heard.items) < 30:
+        table.tap(expect["choices"][0])
+        assert subscription.wait_idle(WAIT)
+    assert len(flushed) >= 10 and all(flushed), "the stream is handed items outside the lock"
+    assert len(heard.lock_was_free) >= 30 and all(heard.lock_was_free)
+    assert {item.table for item in heard.items} == {"t1"}
+    stream.close()
+    store.close()
+
+
+def free_elsewhere(lock: Any) -> bool:
+    """Whether another thread can take ``lock`` now (an RLock is free to its own holder)."""
+    found: list[bool] = []
+
+    def probe() -> None:
+        taken = lock.acquire(blocking=False)
+        if taken:
+            lock.release()
+        found.append(taken)
+
+    thread = threading.Thread(target=probe)
+    thread.start()
+    thread.join()
+    return found[0]
 
 
 def test_a_hook_that_raises_is_logged_and_the_others_and_the_table_go_on(tmp_path: Path) -> None:
