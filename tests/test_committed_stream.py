@@ -188,6 +188,31 @@ def test_hooks_are_told_once_the_input_has_released_the_tables_lock(
     store.close()
 
 
+def test_a_hook_that_joins_while_events_are_committed_but_not_yet_handed_on_hears_each_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The catch-up reads the store, which already has the events an input has not yet
+    handed on: when they arrive live they are not told twice, and nothing is skipped."""
+    store = Store(tmp_path, TREKKING)
+    game = new_game(store, ["Ann", "Ben"], Config(), seed=7, mock=True)
+    table = Table(store, store.load(game), log=lambda _: None, turn="quick")
+    session = Session(store, table, lambda *_: 0, turn="quick")
+    stream = session.stream
+    hand_on = stream.flush
+    monkeypatch.setattr(stream, "flush", lambda: None)  # committed and staged, not handed on yet
+    for _ in range(3):
+        table.tap(table.expect()["choices"][0])  # type: ignore[index]
+    heard = Recorder()
+    subscription = session.subscribe(heard, after=(game, 0))
+    monkeypatch.setattr(stream, "flush", hand_on)
+    stream.flush()  # the inputs' items arrive after the catch-up told them
+    table.tap(table.expect()["choices"][0])  # type: ignore[index]
+    assert subscription.wait_idle(WAIT)
+    assert heard.rows(game) == stored_rows(tmp_path, game)
+    stream.close()
+    store.close()
+
+
 def free_elsewhere(lock: Any) -> bool:
     """Whether another thread can take ``lock`` now (an RLock is free to its own holder)."""
     found: list[bool] = []
