@@ -99,6 +99,8 @@ class Subscription:
         self._told: dict[int, int] = {}  # game -> the last seq told
         self._started: set[int] = set()
         self._finished: set[tuple[int, int]] = set()
+        #: Live items kept aside while the catch-up is read from the store (None: not catching up).
+        self._held: list[StreamItem] | None = None
         self._thread = threading.Thread(target=self._run, name=f"stream:{name}", daemon=True)
 
     def _fresh(self, item: StreamItem) -> bool:
@@ -121,7 +123,18 @@ class Subscription:
 
     def put(self, items: list[StreamItem]) -> None:
         with self._ready:
+            if self._held is not None:
+                self._held.extend(items)
+                return
             self._items.extend(item for item in items if self._fresh(item))
+            self._ready.notify_all()
+
+    def caught_up(self, stored: list[StreamItem]) -> None:
+        """Queue the catch-up read from the store, then the live items kept aside meanwhile
+        (those the store already had are dropped by `_fresh`), and follow live from now on."""
+        with self._ready:
+            held, self._held = self._held or [], None
+            self._items.extend(item for item in [*stored, *held] if self._fresh(item))
             self._ready.notify_all()
 
     def _run(self) -> None:
@@ -193,17 +206,21 @@ class Stream:
 
         ``after=(game, seq)``: first every item stored after event ``seq`` of ``game`` (the
         rest of that game, then every later game: its start, events and result), read from
-        the store; ``(0, 0)`` is the whole history. What the table commits meanwhile is
-        queued behind it, and what both tell is told once."""
+        the store; ``(0, 0)`` is the whole history. The subscription joins the live flow
+        before the store is read, and what the table commits meanwhile waits behind the
+        catch-up: nothing is missed between the two, and what both carry is told once.
+        Taps are not held up while the store is read (the read happens on this thread)."""
         subscription = Subscription(hook, name or getattr(hook, "__qualname__", repr(hook)), self.log)
+        if after is not None:
+            game, seq = after
+            subscription._started.add(game)  # the caller has that game's start
+            subscription._told[game] = seq
+            subscription._held = []  # live items wait behind the catch-up
         with self._lock:
-            if after is not None:
-                game, seq = after
-                subscription._started.add(game)  # the caller has that game's start
-                subscription._told[game] = seq
-                subscription.put(self.stored_after(game, seq))
             self.subscriptions.append(subscription)
         subscription._thread.start()
+        if after is not None:  # read with the stream free: taps go on meanwhile
+            subscription.caught_up(self.stored_after(*after))
         return subscription
 
     def unsubscribe(self, subscription: Subscription, timeout: float | None = None) -> None:

@@ -28,7 +28,7 @@ from companion.runtime import Runtime
 from companion.session import Session
 from companion.startup import build_runtime
 from companion.store import Store
-from companion.stream import Committed, GameFinished, GameStarted, StreamItem
+from companion.stream import Committed, GameFinished, GameStarted, StreamItem, Subscription
 from companion.table import DISK_FULL, Table
 
 from tests_support import FAST_BUTTONS, disk_fills_after, make_runtime, play_turn
@@ -208,6 +208,43 @@ def test_a_hook_that_joins_while_events_are_committed_but_not_yet_handed_on_hear
     stream.flush()  # the inputs' items arrive after the catch-up told them
     table.tap(table.expect()["choices"][0])  # type: ignore[index]
     assert subscription.wait_idle(WAIT)
+    assert heard.rows(game) == stored_rows(tmp_path, game)
+    stream.close()
+    store.close()
+
+
+def test_taps_go_on_while_a_hook_catches_up_and_what_they_commit_follows_the_catch_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = Store(tmp_path, TREKKING)
+    game = new_game(store, ["Ann", "Ben"], Config(), seed=9, mock=True)
+    table = Table(store, store.load(game), log=lambda _: None, turn="quick")
+    session = Session(store, table, lambda *_: 0, turn="quick")
+    stream = session.stream
+    for _ in range(3):
+        table.tap(table.expect()["choices"][0])  # type: ignore[index]
+    reading, go = threading.Event(), threading.Event()
+    released: list[bool] = []
+    read = stream.stored_after
+
+    def slow_read(game: int, seq: int) -> list[StreamItem]:
+        stored = read(game, seq)
+        reading.set()
+        released.append(go.wait(WAIT))  # a long history being read
+        return stored
+
+    monkeypatch.setattr(stream, "stored_after", slow_read)
+    heard = Recorder()
+    joined: list[Subscription] = []
+    joining = threading.Thread(target=lambda: joined.append(session.subscribe(heard, after=(0, 0))))
+    joining.start()
+    assert reading.wait(WAIT)
+    for _ in range(3):  # while the store is read: taps are not held up
+        table.tap(table.expect()["choices"][0])  # type: ignore[index]
+    go.set()
+    joining.join()
+    assert released == [True], "the taps went through while the catch-up was being read"
+    assert joined[0].wait_idle(WAIT)
     assert heard.rows(game) == stored_rows(tmp_path, game)
     stream.close()
     store.close()
