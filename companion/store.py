@@ -292,6 +292,8 @@ class StoredGame:
     damage: Damage | None = None
     #: ``events`` as stored (time, JSON, checksum), one for one: what a stream catches up from.
     rows: tuple[StoredEvent, ...] = ()
+    #: The checksum of the game's own row: where its events' chain starts (`event_sum`).
+    sum: str = ""
 
 
 def _now() -> str:
@@ -653,6 +655,7 @@ class Store:
             None if pending is None or damage_found is not None else json.loads(pending[0]),
             damage_found,
             tuple(checked),
+            start,
         )
 
     def games_after(self, game_id: int) -> list[int]:

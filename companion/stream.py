@@ -51,13 +51,16 @@ class Committed:
 
 @dataclass(frozen=True)
 class GameStarted:
-    """A game was stored: its setup line (JSON, as stored) in ``format``; before its events."""
+    """A game was stored: its setup line (JSON, as stored) in ``format``; before its events.
+    ``sum`` is the game's own checksum, where its events' chain starts: a follower checks
+    each event with ``companion.store.event_sum(previous sum, game, seq, json.dumps(event), at)``."""
 
     table: str
     game: int
     at: str
     format: str
     setup: dict[str, Any]
+    sum: str
 
 
 @dataclass(frozen=True)
@@ -247,7 +250,7 @@ class Stream:
                 continue
             if number != game:
                 items.append(GameStarted(self.table, number, stored.created, self.store.codec.format,
-                                         stored.setup_json))  # fmt: skip
+                                         stored.setup_json, stored.sum))  # fmt: skip
             items += [committed(self.table, row) for row in stored.rows if number != game or row.seq > seq]
             if stored.finished:
                 result = self.result(stored)

@@ -27,7 +27,7 @@ from companion.record import TREKKING, replay_text
 from companion.runtime import Runtime
 from companion.session import Session
 from companion.startup import build_runtime
-from companion.store import Store
+from companion.store import Store, event_sum
 from companion.stream import Committed, GameFinished, GameStarted, StreamItem, Subscription
 from companion.table import DISK_FULL, Table
 
@@ -60,6 +60,17 @@ class Recorder:
             for i in self.items
             if isinstance(i, Committed) and i.game == game
         ]
+
+    def chain_holds(self, game: int) -> bool:
+        """Whether the events told for ``game`` check against the checksum chain from its start,
+        as a venue's hall checks them (the start's ``sum``, then each event's)."""
+        start = next(i for i in self.items if isinstance(i, GameStarted) and i.game == game)
+        previous = start.sum
+        for seq, text, at, checksum in self.rows(game):
+            if event_sum(previous, game, seq, text, at) != checksum:
+                return False
+            previous = checksum
+        return bool(self.rows(game))
 
     def record(self, game: int) -> str:
         """The game's record rebuilt from what was told (what a venue's subscriber writes)."""
@@ -126,6 +137,7 @@ def test_a_hook_sees_exactly_the_stored_log_through_a_whole_evening(tmp_path: Pa
     assert len(rewritten) > 2, "a correction stores its undos, the replacement and the replay"
     assert heard.rows(first)[-len(rewritten) :] == rewritten, "each of the correction's events is told"
     assert heard.rows(first) == stored_rows(tmp_path, first)
+    assert heard.chain_holds(first), "told from the store's history: its start and every event check"
 
     # a restart: a new hook catches up from where the first one stopped, then follows live
     last = heard.rows(first)[-1][0]
@@ -145,6 +157,7 @@ def test_a_hook_sees_exactly_the_stored_log_through_a_whole_evening(tmp_path: Pa
     idle(rt)
     assert [i.game for i in again.items if isinstance(i, GameStarted)] == [second]
     assert again.rows(second) == stored_rows(tmp_path, second)
+    assert again.chain_holds(second), "told live: its start and every event check"
     finished = [i for i in again.items if isinstance(i, GameFinished)]
     assert [(i.game, i.seq) for i in finished] == [(second, again.rows(second)[-1][0])]
     replayed = replay_text(again.record(second)).to_json()

@@ -119,9 +119,8 @@ class Table(Corrections, Snapshots):
         self.stream = stream
         with self.committing():
             if started and stream is not None:
-                stream.stage(
-                    GameStarted(stream.table, game.id, game.created, store.codec.format, game.setup_json)
-                )
+                format, setup = store.codec.format, game.setup_json
+                stream.stage(GameStarted(stream.table, game.id, game.created, format, setup, game.sum))
             reveals = self.deal()
             if reveals:
                 failed = self.store_events(reveals)
