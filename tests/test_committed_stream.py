@@ -137,6 +137,8 @@ def test_a_hook_sees_exactly_the_stored_log_through_a_whole_evening(tmp_path: Pa
     assert len(rewritten) > 2, "a correction stores its undos, the replacement and the replay"
     assert heard.rows(first)[-len(rewritten) :] == rewritten, "each of the correction's events is told"
     assert heard.rows(first) == stored_rows(tmp_path, first)
+    kinds = {json.loads(text)["type"] for _, text, _, _ in heard.rows(first)}
+    assert {"take", "reveal", "undo"} <= kinds, "the dealer's reveals and the undos are told too"
     assert heard.chain_holds(first), "told from the store's history: its start and every event check"
 
     # a restart: a new hook catches up from where the first one stopped, then follows live
