@@ -20,13 +20,14 @@ import time
 from pathlib import Path
 
 from companion.engine import ChooseItinerary
+from companion.record import TREKKING
 from companion.store import Store, event_sum
 
 SETUP = {"type": "setup", "players": ["Ann", "Ben"], "watch_stack": ["Ann", "Ben"], "edition": "reference"}
 
 
 def fill(folder: Path, games: int, events: int) -> Store:
-    store = Store(folder)
+    store = Store(folder, TREKKING)
     for _ in range(games):
         game = store.new_game(SETUP, {})
         for first in range(1, events + 1, 50):
@@ -77,7 +78,7 @@ def main() -> None:
         store.close()
         legacy(Path(tmp) / "new", Path(tmp) / "old")
         start = time.perf_counter()
-        upgraded = Store(Path(tmp) / "old")
+        upgraded = Store(Path(tmp) / "old", TREKKING)
         upgrade = time.perf_counter() - start
         assert upgraded.upgraded is not None
         upgraded.close()

@@ -30,7 +30,7 @@ from companion.bgstats import play, play_url
 from companion.editions import load_edition
 from companion.history_web import history_json
 from companion.past import Replays, load_history
-from companion.record import write_record
+from companion.record import TREKKING, write_record
 from companion.simulate import play_game, random_setup
 from companion.store import Store
 
@@ -52,7 +52,7 @@ def fill(store: Store, games: int, seed: int) -> None:
 
 def measure(games: int, repeat: int, seed: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
-        store = Store(Path(tmp))
+        store = Store(Path(tmp), TREKKING)
         fill(store, games, seed)
         cold, warm = [], []
         for _ in range(repeat):
@@ -76,7 +76,7 @@ def measure(games: int, repeat: int, seed: int) -> dict[str, Any]:
 def link_sizes(seed: int) -> list[dict[str, Any]]:
     out = []
     with tempfile.TemporaryDirectory() as tmp:
-        store = Store(Path(tmp))
+        store = Store(Path(tmp), TREKKING)
         for players in range(1, 5):
             rng = random.Random(seed + players)
             setup = random_setup(load_edition("reference"), NAMES[:players], rng)

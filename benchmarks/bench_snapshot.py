@@ -24,13 +24,14 @@ from typing import Any
 from companion.app import Runtime, build_runtime, new_game
 from companion.config import Config
 from companion.engine import Take
+from companion.record import TREKKING
 from companion.store import Store
 
 
 def played(tmp: Path, takes: int, undo: float, seed: int) -> Runtime:
     """A mocked table whose stored log holds ``takes`` takes (or a whole game)."""
     config = Config()
-    store = Store(tmp)
+    store = Store(tmp, TREKKING)
     new_game(store, ["Ann", "Ben", "Cy", "Dee"], config, seed=seed, mock=True)
     store.close()
     rt = build_runtime(config, tmp, mock=True, pin="0000", say=lambda _: None)

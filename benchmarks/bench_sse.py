@@ -22,6 +22,7 @@ from pathlib import Path
 
 from companion.config import ButtonSettings, Config, TableSettings
 from companion.game_setup import new_game
+from companion.record import TREKKING
 from companion.serving import make_server
 from companion.startup import build_runtime
 from companion.store import Store
@@ -67,7 +68,7 @@ def main() -> int:
             buttons=ButtonSettings(bounce=0.0, undo_hold=0.1),
             table=TableSettings(live_pages=max(64, args.clients)),
         )
-        store = Store(tmp)
+        store = Store(tmp, TREKKING)
         new_game(store, ["Ann", "Ben", "Cy", "Dee"], config, seed=2, mock=True)
         store.close()
         rt = build_runtime(config, Path(tmp), mock=True, pin="1111", say=lambda _: None)

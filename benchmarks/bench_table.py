@@ -26,6 +26,7 @@ from pathlib import Path
 from companion.config import Config
 from companion.game_setup import new_game
 from companion.hardware.reader import ReaderLoop, TagDebouncer
+from companion.record import TREKKING
 from companion.startup import build_runtime
 from companion.store import Store
 
@@ -43,7 +44,7 @@ def latency(games: int, seed: int, coach: bool = False) -> dict[str, float | Non
     for g in range(games):
         with tempfile.TemporaryDirectory() as tmp:
             config = Config()
-            store = Store(tmp)
+            store = Store(tmp, TREKKING)
             new_game(store, ["Ann", "Ben", "Cy", "Dee"], config, seed=seed + g, mock=True)
             store.close()
             rt = build_runtime(config, Path(tmp), mock=True, pin="0000", say=lambda _: None)
@@ -89,7 +90,7 @@ def idle_cpu(seconds: float, with_ring: bool) -> float:
     """Percent of one core used while nothing happens at the table."""
     config = Config()
     with tempfile.TemporaryDirectory() as tmp:
-        store = Store(tmp)
+        store = Store(tmp, TREKKING)
         new_game(store, ["Ann", "Ben"], config, seed=1, mock=True)
         store.close()
         rt = build_runtime(config, Path(tmp), mock=True, pin="0000", say=lambda _: None)

@@ -31,6 +31,7 @@ from companion.bots import greedy_bot, random_bot
 from companion.config import Config
 from companion.engine import ChooseItinerary, Take
 from companion.game_setup import new_game
+from companion.record import TREKKING
 from companion.store import Store
 from companion.table import Table
 
@@ -44,7 +45,7 @@ def play(style: str, games: int, players: int, bot_name: str, seed: int) -> dict
     reveals = 0
     names = ["Ann", "Ben", "Cy", "Dee"][:players]
     with tempfile.TemporaryDirectory() as tmp:
-        store = Store(Path(tmp))
+        store = Store(Path(tmp), TREKKING)
         for g in range(games):
             game_id = new_game(store, names, Config(), seed=seed + g, mock=True)
             table = Table(store, store.load(game_id), log=lambda _: None, turn=style)

@@ -40,7 +40,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from companion.record import replay_text
+from companion.record import TREKKING, replay_text
 from companion.store import Store
 
 from powercut import PIN, companion, free_port, start
@@ -259,7 +259,7 @@ def soak(
 def check_store(data: Path, acknowledged: dict[int, int]) -> list[str]:
     """Every game the driver played, as stored: replays cleanly, holds what was acknowledged."""
     problems = []
-    store = Store(data)
+    store = Store(data, TREKKING)
     try:
         for game, events in acknowledged.items():
             record = store.export(game)

@@ -36,9 +36,10 @@ EXIT_RETRY = 3
 def open_store(args: argparse.Namespace) -> Store:
     """The data directory's `companion.store.Store`; an upgrade it made at opening (checksums
     computed for an older store) is said once, on stderr, whichever command opened it first."""
+    from companion.record import TREKKING
     from companion.store import Store
 
-    store = Store(data_dir(args))
+    store = Store(data_dir(args), TREKKING)
     if store.upgraded:
         print(f"companion: {store.upgraded}", file=sys.stderr)
     return store

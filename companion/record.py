@@ -396,6 +396,35 @@ def write_record(setup: Setup, events: Iterable[Event], inline_edition: bool = F
     return "\n".join(out) + "\n"
 
 
+def setup_to_json(setup: Setup) -> dict[str, Any]:
+    """A setup as its record's setup line (the edition by name, as `write_record` writes it)."""
+    head: dict[str, Any] = json.loads(write_record(setup, ()))
+    return head
+
+
+class TrekkingCodec:
+    """Trekking's records for the store (`companion.store.GameCodec`): the ``trekking/1``
+    setup line and events, read and written by the same functions as ``companion replay``."""
+
+    format = RECORD_FORMAT
+
+    def setup_to_json(self, setup: Setup) -> dict[str, Any]:
+        return setup_to_json(setup)
+
+    def setup_from_json(self, obj: dict[str, Any]) -> Setup:
+        return parse_setup(obj)
+
+    def event_to_json(self, event: Event) -> dict[str, Any]:
+        return event_to_json(event)
+
+    def event_from_json(self, obj: Any) -> Event:
+        return parse_event(obj)
+
+
+#: The codec every companion store is opened with: ``Store(folder, TREKKING)``.
+TREKKING = TrekkingCodec()
+
+
 def format_standings(replay: Replay) -> str:
     """The readable default output of ``companion replay``."""
     board = replay.board

@@ -286,4 +286,5 @@ class Runtime:
             self.button_keeper.close()
         elif self.buttons is not None:
             self.buttons.close()
+        self.session.stream.close(timeout=2.0)  # the hooks tell what is queued, then stop
         self.store.close()

@@ -25,7 +25,7 @@ from companion.hardware.health import PARTS, Health
 from companion.hardware.reader import ReaderLoop, TagDebouncer, open_mfrc522
 from companion.hardware.ring import RingDriver, RingLayout, SimulatedRing, open_ring
 from companion.hardware.supervise import SupervisedButtons, SupervisedReader
-from companion.record import RecordError
+from companion.record import TREKKING, RecordError
 from companion.runtime import Runtime
 from companion.session import Session
 from companion.store import DiskFull, GameDamaged, Store, StoredGame, StoreError, disk_full
@@ -148,7 +148,7 @@ def build_runtime(
 
     A full disk (SQLite's or the system's word for it) is a `DiskFull`, never "damaged": the
     data is fine and the caller waits for space (`build_when_space`)."""
-    store = Store(data_dir)
+    store = Store(data_dir, TREKKING)
     try:
         the_pin, stored = _open_game(store, config, data_dir, mock, pin, say, claim)
     except OSError as exc:  # the PIN file, the lock file: written in the data directory

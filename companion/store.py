@@ -24,6 +24,12 @@ change without a word. Databases written before checksums are upgraded once at o
 
 Tag enrolments (RFID UID -> card id) live here too, so a tagged deck keeps
 working across games and editions.
+
+The store knows no game: it is given a `GameCodec` (a format name, and the setup and
+events to and from JSON) and stores the JSON it returns, each game with its format's
+name. Trekking's codec is `companion.record.TREKKING`; a toy game's, in the tests, is
+stored, reloaded and checked the same way. This module imports only the standard
+library and stdlib-only helpers (`companion.wal`, `companion.wording`).
 """
 
 from __future__ import annotations
@@ -40,10 +46,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar
 
-from companion.engine import Event, Setup, event_to_json, parse_event
-from companion.record import RECORD_FORMAT, parse_setup
 from companion.wal import check_wal
 from companion.wording import CodedError, say
 
@@ -55,7 +59,8 @@ CREATE TABLE IF NOT EXISTS games (
     meta     TEXT NOT NULL,          -- the table's own settings: colours, mock dealer seed (JSON)
     finished INTEGER NOT NULL DEFAULT 0,
     sum      TEXT,                   -- checksum of id, created, setup and meta: the chain's start
-    head     TEXT                    -- checksum of the last event stored (sum while none is)
+    head     TEXT,                   -- checksum of the last event stored (sum while none is)
+    format   TEXT                    -- the codec's format name its setup and events are in ("trekking/1")
 );
 CREATE TABLE IF NOT EXISTS events (
     game_id INTEGER NOT NULL REFERENCES games(id),
@@ -95,6 +100,11 @@ CREATE TABLE IF NOT EXISTS tags (
     edition TEXT NOT NULL,
     at      TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS stream_cursors (
+    name    TEXT PRIMARY KEY,        -- a follower of the committed stream (a venue's outbox)
+    game_id INTEGER NOT NULL,        -- the last event it has delivered: it catches up after it
+    seq     INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS player_aliases (
     alias   TEXT PRIMARY KEY,        -- a spelling's key (companion.past.player_key), merged by the host
     player  TEXT NOT NULL,           -- the key of the player it is merged into
@@ -115,10 +125,36 @@ class DiskFull(StoreError):
 
 
 SQLITE_FULL = 13
-#: The schema's version (``PRAGMA user_version``): 1 added the checksums.
-SCHEMA_VERSION = 1
+#: The schema's version (``PRAGMA user_version``): 1 added the checksums, 2 each game's format.
+SCHEMA_VERSION = 2
+#: The format of every game stored before formats were recorded (schema 2): the only one
+#: the companion ever wrote then. A fact about old files, not a way of reading them.
+LEGACY_FORMAT = "trekking/1"
 
 T = TypeVar("T")
+
+
+class GameCodec(Protocol):
+    """What the store is told about the game it keeps: its format's name, and how its
+    setup and events go to and from JSON. The store stores that JSON, checks it with its
+    checksums and hands back what ``*_from_json`` makes of it; it never looks inside.
+
+    ``setup_from_json`` and ``event_from_json`` raise ``ValueError`` (or a subclass) for
+    JSON they cannot read: a stored event that does not read is damage like a bad checksum.
+    """
+
+    @property
+    def format(self) -> str:
+        """The format's name and version, stored with each game ("trekking/1")."""
+        ...
+
+    def setup_to_json(self, setup: Any) -> dict[str, Any]: ...
+
+    def setup_from_json(self, obj: dict[str, Any]) -> Any: ...
+
+    def event_to_json(self, event: Any) -> dict[str, Any]: ...
+
+    def event_from_json(self, obj: Any) -> Any: ...
 
 
 def disk_full(exc: BaseException) -> bool:
@@ -226,19 +262,38 @@ class DamageNotice:
         }
 
 
+class StoredEvent(NamedTuple):
+    """One committed event row: its game, place, time, JSON text and chained checksum (a
+    named tuple: a game's load makes hundreds, and a frozen dataclass costs three times more)."""
+
+    game: int
+    seq: int
+    at: str
+    text: str
+    sum: str
+
+
 @dataclass(frozen=True)
 class StoredGame:
+    """A game as the store keeps it: its setup and events as the codec reads them."""
+
     id: int
     created: str
-    setup: Setup
+    #: The codec's value for the setup line (Trekking: a `companion.engine.Setup`).
+    setup: Any
     setup_json: dict[str, Any]
     meta: dict[str, Any]
     finished: bool
-    events: tuple[Event, ...]
+    #: The codec's values for the checked events, in order (Trekking: `companion.engine.Event`).
+    events: tuple[Any, ...]
     #: A take being prepared when the game was last saved (card tapped, crystals counted).
     pending: dict[str, Any] | None = None
     #: Damage its checksums found: ``events`` stops before it (None: every row checks).
     damage: Damage | None = None
+    #: ``events`` as stored (time, JSON, checksum), one for one: what a stream catches up from.
+    rows: tuple[StoredEvent, ...] = ()
+    #: The checksum of the game's own row: where its events' chain starts (`event_sum`).
+    sum: str = ""
 
 
 def _now() -> str:
@@ -274,8 +329,10 @@ def _private_dir(folder: Path) -> None:
 class Store:
     """The SQLite event store of one data directory."""
 
-    def __init__(self, data_dir: str | Path) -> None:
+    def __init__(self, data_dir: str | Path, codec: GameCodec) -> None:
         self.path = Path(data_dir) / "companion.sqlite3"
+        #: The game this store keeps: its format's name, its setup and events to and from JSON.
+        self.codec = codec
         #: Things found at opening that people should hear about (the game still starts).
         self.warnings: list[str] = []
         #: Things that happened while running that the owner should hear of (nothing was lost).
@@ -322,31 +379,39 @@ class Store:
     def _migrate(self) -> None:
         """Bring a store written by an older companion to `SCHEMA_VERSION`, once, in one
         transaction: version 1 adds the checksums and computes them for the rows there
-        (damage done before the upgrade cannot be told; from now on it is)."""
+        (damage done before the upgrade cannot be told; from now on it is); version 2
+        records each game's format (`LEGACY_FORMAT` for the games already there)."""
         (version,) = self._db.execute("PRAGMA user_version").fetchone()
         if version >= SCHEMA_VERSION:
             return
 
+        def add_column(table: str, column: str) -> None:
+            names = [row[1] for row in self._db.execute(f"PRAGMA table_info({table})")]
+            if column not in names:
+                self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")
+
         def upgrade() -> tuple[int, int]:
-            for table, column in (("games", "sum"), ("games", "head"), ("events", "sum")):
-                names = [row[1] for row in self._db.execute(f"PRAGMA table_info({table})")]
-                if column not in names:
-                    self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")
-            games = self._db.execute("SELECT id, created, setup, meta FROM games").fetchall()
+            games: list[Any] = []
             events = 0
-            for game_id, created, setup, meta in games:
-                head = game_sum(game_id, created, setup, meta)
-                self._db.execute("UPDATE games SET sum = ? WHERE id = ?", (head, game_id))
-                rows = self._db.execute(
-                    "SELECT seq, event, at FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
-                ).fetchall()
-                for seq, event, at in rows:
-                    head = event_sum(head, game_id, seq, event, at)
-                    self._db.execute(
-                        "UPDATE events SET sum = ? WHERE game_id = ? AND seq = ?", (head, game_id, seq)
-                    )
-                self._db.execute("UPDATE games SET head = ? WHERE id = ?", (head, game_id))
-                events += len(rows)
+            if version < 1:
+                for table, column in (("games", "sum"), ("games", "head"), ("events", "sum")):
+                    add_column(table, column)
+                games = self._db.execute("SELECT id, created, setup, meta FROM games").fetchall()
+                for game_id, created, setup, meta in games:
+                    head = game_sum(game_id, created, setup, meta)
+                    self._db.execute("UPDATE games SET sum = ? WHERE id = ?", (head, game_id))
+                    rows = self._db.execute(
+                        "SELECT seq, event, at FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
+                    ).fetchall()
+                    for seq, event, at in rows:
+                        head = event_sum(head, game_id, seq, event, at)
+                        self._db.execute(
+                            "UPDATE events SET sum = ? WHERE game_id = ? AND seq = ?", (head, game_id, seq)
+                        )
+                    self._db.execute("UPDATE games SET head = ? WHERE id = ?", (head, game_id))
+                    events += len(rows)
+            add_column("games", "format")
+            self._db.execute("UPDATE games SET format = ? WHERE format IS NULL", (LEGACY_FORMAT,))
             self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             return len(games), events
 
@@ -442,13 +507,14 @@ class Store:
     # --- games ------------------------------------------------------------------------
 
     def new_game(self, setup_json: dict[str, Any], meta: dict[str, Any]) -> int:
-        """Store a new game (its setup line and the table's settings, with their checksum),
-        make it the game on the table, and return its id."""
+        """Store a new game (its setup line, in the codec's format, and the table's settings,
+        with their checksum), make it the game on the table, and return its id."""
         created, setup, settings = _now(), json.dumps(setup_json), json.dumps(meta)
 
         def insert() -> int:
             game = self._db.execute(
-                "INSERT INTO games (created, setup, meta) VALUES (?, ?, ?)", (created, setup, settings)
+                "INSERT INTO games (created, setup, meta, format) VALUES (?, ?, ?, ?)",
+                (created, setup, settings, self.codec.format),
             ).lastrowid
             assert game is not None
             start = game_sum(game, created, setup, settings)
@@ -458,44 +524,48 @@ class Store:
 
         return self._transaction(insert)
 
-    def append(self, game_id: int, seq: int, event: Event) -> None:
+    def append(self, game_id: int, seq: int, event: Any) -> StoredEvent:
         """Durably add the ``seq``-th accepted event (raises if that seq exists)."""
-        self.write_events(game_id, seq, [event], None)
+        return self.write_events(game_id, seq, [event], None)[0]
 
     def write_events(
         self,
         game_id: int,
         first_seq: int,
-        events: list[Event],
+        events: list[Any],
         finished: bool | None,
         pending: dict[str, Any] | None = None,
-    ) -> None:
+    ) -> list[StoredEvent]:
         """Add ``events`` as seq ``first_seq``, ``first_seq + 1``... and the game's finished
-        flag and pending take, in one transaction: all of it is stored or none."""
+        flag and pending take, in one transaction: all of it is stored or none. Returns the
+        rows as committed (their time, JSON and checksums): what the committed stream tells."""
         at = _now()
-        texts = [json.dumps(event_to_json(event)) for event in events]
+        texts = [json.dumps(self.codec.event_to_json(event)) for event in events]
         statements: list[tuple[str, tuple[Any, ...]]] = []
         if finished is not None:
             statements.append(("UPDATE games SET finished = ? WHERE id = ?", (int(finished), game_id)))
         statements += self._pending_statements(game_id, pending)
 
-        def write() -> None:
+        def write() -> list[StoredEvent]:
             # The chain goes on from the game's head, read inside this transaction (no other
             # writer can come between) and moved on with the rows.
             found = self._db.execute("SELECT head FROM games WHERE id = ?", (game_id,)).fetchone()
             head = str(found[0]) if found and found[0] is not None else ""
+            rows: list[StoredEvent] = []
             for n, text in enumerate(texts):
                 head = event_sum(head, game_id, first_seq + n, text, at)
                 self._db.execute(
                     "INSERT INTO events (game_id, seq, event, at, sum) VALUES (?, ?, ?, ?, ?)",
                     (game_id, first_seq + n, text, at, head),
                 )
+                rows.append(StoredEvent(game_id, first_seq + n, at, text, head))
             if texts:
                 self._db.execute("UPDATE games SET head = ? WHERE id = ?", (head, game_id))
             for sql, args in statements:
                 self._db.execute(sql, args)
+            return rows
 
-        self._transaction(write)
+        return self._transaction(write)
 
     def save_pending(self, game_id: int, pending: dict[str, Any] | None) -> None:
         """Keep (or clear) the take being prepared, so a restart resumes it.
@@ -526,10 +596,13 @@ class Store:
     def load(self, game_id: int) -> StoredGame:
         """A stored game, its events checked against their checksums: ``events`` stops before
         the first damaged row, and ``damage`` says what was found (see `set_aside`). A damaged
-        setup line raises `GameDamaged`."""
+        setup line raises `GameDamaged`; a game in a format this store's codec does not read,
+        a `StoreError`."""
+        codec = self.codec
         try:
             rows = self._read(
-                "SELECT id, created, setup, meta, finished, sum, head FROM games WHERE id = ?", (game_id,)
+                "SELECT id, created, setup, meta, finished, sum, head, format FROM games WHERE id = ?",
+                (game_id,),
             )
             if not rows:
                 raise StoreError("store_no_game", game=game_id, path=str(self.path))
@@ -541,21 +614,29 @@ class Store:
             if row[5] != start:
                 damage = Damage(game_id, "setup", 0, len(stored), start)
                 raise GameDamaged("store_setup_checksum", game=game_id, path=str(self.path), damage=damage)
+            if row[7] != codec.format:
+                raise StoreError(
+                    "store_game_format", game=game_id, format=str(row[7]), reads=codec.format,
+                    path=str(self.path),
+                )  # fmt: skip
             setup_json = json.loads(row[2])
-            events: list[Event] = []
+            events: list[Any] = []
+            checked: list[StoredEvent] = []
             head, damage_found = start, None
             for seq, text, at, checksum in stored:
                 expected = event_sum(head, game_id, seq, text, at)
-                event = None
+                readable = False
                 if seq == len(events) + 1 and checksum == expected:
                     try:
-                        event = parse_event(json.loads(text))
+                        event = codec.event_from_json(json.loads(text))
+                        readable = True
                     except ValueError:  # its checksum holds: a faulty program wrote it so
-                        event = None
-                if event is None:
+                        pass
+                if not readable:
                     damage_found = Damage(game_id, "event", len(events), len(stored) - len(events), head)
                     break
                 events.append(event)
+                checked.append(StoredEvent(game_id, seq, at, text, expected))
                 head = expected
             if damage_found is None and row[6] != head:  # rows missing after the last one here
                 damage_found = Damage(game_id, "missing", len(events), 0, head)
@@ -566,14 +647,22 @@ class Store:
         return StoredGame(
             row[0],
             row[1],
-            parse_setup(setup_json),
+            codec.setup_from_json(setup_json),
             setup_json,
             json.loads(row[3]),
             bool(row[4]),
             tuple(events),
             None if pending is None or damage_found is not None else json.loads(pending[0]),
             damage_found,
+            tuple(checked),
+            start,
         )
+
+    def games_after(self, game_id: int) -> list[int]:
+        """The ids of the games stored after ``game_id``, oldest first (a stream's catch-up)."""
+        return [
+            int(row[0]) for row in self._read("SELECT id FROM games WHERE id > ? ORDER BY id", (game_id,))
+        ]
 
     # --- damage found by the checksums -------------------------------------------------
 
@@ -733,6 +822,27 @@ class Store:
             )
         ]
 
+    # --- where a follower of the committed stream is (`companion.stream`) ---------------
+
+    def save_cursor(self, name: str, game: int, seq: int) -> None:
+        """Keep ``name``'s place in the committed stream: it has delivered event ``seq`` of
+        ``game`` (and everything before). Not fsynced, like a take being prepared: a place
+        lost to a power cut only means some events are delivered twice."""
+        self._write(
+            [
+                (
+                    "INSERT OR REPLACE INTO stream_cursors (name, game_id, seq) VALUES (?, ?, ?)",
+                    (name, game, seq),
+                )
+            ],
+            durable=False,
+        )
+
+    def cursor(self, name: str) -> tuple[int, int] | None:
+        """``name``'s last saved place in the committed stream (game, seq), or None."""
+        rows = self._read("SELECT game_id, seq FROM stream_cursors WHERE name = ?", (name,))
+        return (int(rows[0][0]), int(rows[0][1])) if rows else None
+
     # --- player merges: the host's decision that two spellings are one player ---------
 
     def aliases(self) -> dict[str, tuple[str, str]]:
@@ -764,12 +874,13 @@ class Store:
         return True
 
     def export(self, game_id: int) -> str:
-        """The game as a ``trekking/1`` record (setup line plus every stored event)."""
+        """The game as a record in its format (setup line, naming the format under "record"
+        when it does not, plus every stored event as the codec writes it)."""
         game = self.load(game_id)
         head = dict(game.setup_json)
-        head.setdefault("record", RECORD_FORMAT)
+        head.setdefault("record", self.codec.format)
         lines = [json.dumps(head)]
-        lines += [json.dumps(event_to_json(e)) for e in game.events]
+        lines += [json.dumps(self.codec.event_to_json(e)) for e in game.events]
         return "\n".join(lines) + "\n"
 
     # --- tags -------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from companion.config import ButtonSettings, Config, ConfigError, TableSettings,
 from companion.game_setup import new_game
 from companion.hardware.ring import RingLayout, render, view_of
 from companion.hardware.ring_pin import START, pin_frame, pin_seconds, read_pin
+from companion.record import TREKKING
 from companion.startup import build_runtime
 from companion.store import Store
 from companion.web import create_app
@@ -312,7 +313,7 @@ def test_colours_are_checked_at_every_entry(env: Any, tmp_path: Path, capsys: An
 
 def test_a_stored_bad_colour_never_turns_a_tap_into_a_500(tmp_path: Path) -> None:
     """A game stored before the colour rule (or by hand) still plays, and its ring still draws."""
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     store.new_game(
         {"type": "setup", "record": "trekking/1", "players": ["Ann", "Ben"], "watch_stack": ["Ann", "Ben"],
          "edition": "reference"},
@@ -348,14 +349,14 @@ def test_names_are_bounded_and_cleaned(env: Any, tmp_path: Path) -> None:
     ok = http.post("/api/game/new", json={"players": ["\x1b[31mEve\u202e", "Ben\r\n"]}, headers=PIN)
     assert ok.status_code == 200
     assert [p["name"] for p in ok.get_json()["state"]["players"]] == ["[31mEve", "Ben"]
-    store = Store(tmp_path / "cli")
+    store = Store(tmp_path / "cli", TREKKING)
     with pytest.raises(ValueError, match="24 characters"):
         new_game(store, ["B" * 30, "C"], Config())
     store.close()
 
 
 def test_names_stored_before_the_rule_reach_the_console_escaped(tmp_path: Path) -> None:
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     store.new_game(
         {"type": "setup", "record": "trekking/1", "players": ["\x1b[2JAnn", "Ben"],
          "watch_stack": ["Ben", "\x1b[2JAnn"], "edition": "reference"},

@@ -36,6 +36,7 @@ WEB = ("companion.web", "companion.web_requests", "companion.editions.web", "com
 TABLE = (
     "companion.table",
     "companion.session",
+    "companion.stream",
     "companion.store",
     "companion.hardware",
     "companion.tags",

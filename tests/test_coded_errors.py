@@ -23,6 +23,7 @@ from companion.enroll import EnrolRefused
 from companion.game_setup import new_game
 from companion.hardware.health import HardwareFault
 from companion.ports import GameSetupError
+from companion.record import TREKKING
 from companion.store import DiskFull, Store, StoreError
 from companion.wording import CodedError, say, template
 
@@ -164,7 +165,7 @@ def test_too_many_players_are_named_and_none_has_its_own_sentence(tmp_path: Path
     assert "not 5: A, B, C, D, E." in capsys.readouterr().err
     assert main(["new", "--players", ",", *data]) == 2
     assert "no name was given" in capsys.readouterr().err
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     with pytest.raises(GameSetupError) as caught:
         new_game(store, [f"P{n}" for n in range(12)], Config())
     assert caught.value.params == {"n": 12, "names": "P0, P1, P2, P3, P4, P5, P6, P7, …"}
@@ -216,7 +217,7 @@ def test_the_console_enrolment_says_the_same_and_enrols_nothing(tmp_path: Path) 
     from companion.editions import load_edition
     from companion.enroll import Enroller
 
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     own = tmp_path / "editions" / "mine.json"
     own.parent.mkdir()
     own.write_text("[]\n")  # no cards: the card chosen is no longer there
@@ -270,7 +271,7 @@ FREE = (
 def test_the_stores_refusals_say_what_their_raise_sites_said(tmp_path: Path) -> None:
     import os
 
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     store.enroll("04A1", "I12", "reference")
     with pytest.raises(StoreError) as taken:
         store.enroll("04A1", "I07", "reference")
@@ -282,7 +283,7 @@ def test_the_stores_refusals_say_what_their_raise_sites_said(tmp_path: Path) -> 
     assert str(missing.value) == f"there is no game 9 in {store.path}"
     assert say("store_no_game", "fr", **missing.value.params) == f"il n'y a pas de partie 9 dans {store.path}"
     store.claim()
-    other = Store(tmp_path)
+    other = Store(tmp_path, TREKKING)
     with pytest.raises(StoreError) as running:
         other.claim()
     assert str(running.value) == (
@@ -315,7 +316,7 @@ def test_a_store_that_fails_a_write_names_the_systems_cause(tmp_path: Path) -> N
     """The system's (or SQLite's) own English stays a param, ``cause``: the rest is the catalogue's."""
     import sqlite3
 
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
 
     def refuse() -> None:
         raise sqlite3.OperationalError("attempt to write a readonly database")
@@ -334,7 +335,7 @@ def test_a_store_that_fails_a_write_names_the_systems_cause(tmp_path: Path) -> N
 def test_a_game_whose_setup_is_damaged_keeps_its_damage_and_says_so(tmp_path: Path) -> None:
     from companion.store import GameDamaged
 
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     game = new_game(store, ["Ann", "Ben"], Config())
     with store._lock:
         store._db.execute("UPDATE games SET setup = replace(setup, 'Ann', 'Anne') WHERE id = ?", (game,))
@@ -389,7 +390,7 @@ def test_a_move_the_store_refuses_carries_the_stores_code_for_the_page(tmp_path:
     from tests_support import make_runtime
 
     rt = make_runtime(tmp_path / "a")
-    other = Store(tmp_path / "b")
+    other = Store(tmp_path / "b", TREKKING)
     other.close()
     for suffix in ("-wal", "-shm"):
         (tmp_path / "a" / f"companion.sqlite3{suffix}").unlink(missing_ok=True)

@@ -18,6 +18,7 @@ import pytest
 from companion import startup
 from companion.cli import EXIT_RETRY
 from companion.cli import main as cli_main
+from companion.record import TREKKING
 from companion.store import DiskFull, Store
 
 from tests_support import make_runtime
@@ -107,7 +108,7 @@ def test_enospc_on_the_data_directorys_writes_exits_3_saying_the_disk_is_full(
     assert run(data) == EXIT_RETRY
     assert_says_disk_full(capsys.readouterr().err)
     monkeypatch.setattr(os, "open", real_open)
-    assert len(list(Store(data).games())) == 1, "the game is still there"
+    assert len(list(Store(data, TREKKING).games())) == 1, "the game is still there"
 
 
 def test_the_start_waits_for_space_and_goes_on_once_there_is_some(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from companion.record import TREKKING
 from companion.store import DiskFull, Store
 
 from tests_support import api_client
@@ -115,7 +116,7 @@ def test_the_cli_unbind_on_a_full_disk_says_so_and_keeps_the_tag(
 ) -> None:
     from companion.cli import main
 
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     store.enroll("04AA", "I07", "reference")
     store.close()
 
@@ -126,7 +127,7 @@ def test_the_cli_unbind_on_a_full_disk_says_so_and_keeps_the_tag(
     assert main(["edition", "tags", "--unbind", "04AA", "--data-dir", str(tmp_path)]) == 2
     assert "the disk holding the data is full" in capsys.readouterr().err
     monkeypatch.undo()
-    assert Store(tmp_path).tags() == {"04AA": "I07"}
+    assert Store(tmp_path, TREKKING).tags() == {"04AA": "I07"}
 
 
 def test_a_console_enrolment_whose_values_cannot_be_written_says_so_and_enrols_nothing(
@@ -135,7 +136,7 @@ def test_a_console_enrolment_whose_values_cannot_be_written_says_so_and_enrols_n
     from companion.editions import shipped_edition
     from companion.enroll import Enroller
 
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     answers = iter(["marathon", "1", "4 event"])
     said: list[str] = []
     own = tmp_path / "editions" / "reference-mine.json"

@@ -9,7 +9,7 @@ from companion.config import Config
 from companion.editions import load_edition
 from companion.enroll import Enroller, find, parse_values
 from companion.game_setup import new_game
-from companion.record import replay_text
+from companion.record import TREKKING, replay_text
 from companion.store import Store
 
 
@@ -38,7 +38,7 @@ def test_parse_values() -> None:
 
 
 def test_enrol_a_tag_with_corrected_values_then_refuse_it_twice(tmp_path: Path) -> None:
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     said: list[str] = []
     own = tmp_path / "mine.json"
     ed = load_edition("reference")
@@ -60,7 +60,7 @@ def test_enrol_a_tag_with_corrected_values_then_refuse_it_twice(tmp_path: Path) 
 
 
 def test_enrol_keeps_values_skips_and_retries_bad_input(tmp_path: Path) -> None:
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     said: list[str] = []
     lines = ["zzzz-nothing", "1492", "9", "1492", "1", "banana", ""]
     enroller = Enroller(
@@ -74,7 +74,7 @@ def test_enrol_keeps_values_skips_and_retries_bad_input(tmp_path: Path) -> None:
 
 
 def test_store_export_is_a_record_that_replays(tmp_path: Path) -> None:
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     game = new_game(store, ["Ann", "Ben"], Config(), seed=1, mock=True)
     record = store.export(game)
     head = json.loads(record.splitlines()[0])
@@ -93,7 +93,7 @@ def test_an_enrolment_saves_over_what_the_page_changed_meanwhile(tmp_path: Path)
     library.create("my-box", "reference", with_cards=True)
     own = library.path("my-box")
     ed = library.load("my-box")
-    enroller = Enroller(Store(tmp_path), ed, own, scripted(["marathon", "1", "4 event"]), [].append)
+    enroller = Enroller(Store(tmp_path, TREKKING), ed, own, scripted(["marathon", "1", "4 event"]), [].append)
     obj = library.editable("my-box")  # the page, while the enrolment waits for a tap
     hastings = {"day": 1, "year": 1066, "title": "Hastings, from the page", "hours": 7, "gains": []}
     put_card(obj, hastings, "I01")

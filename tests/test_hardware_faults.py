@@ -27,6 +27,7 @@ from companion.game_setup import new_game
 from companion.hardware.buttons import Buttons
 from companion.hardware.health import HardwareFault, Health, explain
 from companion.hardware.ring import SimulatedRing
+from companion.record import TREKKING
 from companion.runtime import Runtime
 from companion.startup import build_runtime
 from companion.store import Store
@@ -65,7 +66,7 @@ def pi_runtime(
 ) -> Runtime:
     """`build_runtime` as on a Pi, with the ring and buttons given (a working fake by default)."""
     config = Config(buttons=FAST_BUTTONS, ring=RingSettings(leds=12))
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     new_game(store, ["Ann", "Ben"], config, seed=3, mock=False)
     store.close()
     monkeypatch.setattr(app_module, "open_ring", ring_opener or (lambda s: SimulatedRing(s.leds)))

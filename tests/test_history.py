@@ -20,7 +20,7 @@ from companion.editions import load_edition
 from companion.engine import Board, Undo
 from companion.engine.scoring import Standing
 from companion.past import PastGame, PastPlayer, Replays, load_history, player_stats, ranks, rate
-from companion.record import write_record
+from companion.record import TREKKING, write_record
 from companion.simulate import play_game, random_setup
 from companion.store import Store
 from companion.web import create_app
@@ -66,7 +66,7 @@ def made_up_game(game_id: int, places: dict[str, int], day: int = 0) -> PastGame
 
 
 def test_finished_games_are_replayed_from_their_events(tmp_path: Path) -> None:
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     first, board1 = finished_game(store, ["Ann", "Ben", "Cy"], 1)
     second, board2 = finished_game(store, ["Ben", "Ann"], 2)
     unfinished = store.new_game({"type": "setup", "players": ["Ann", "Ben"], "edition": "reference"}, {})
@@ -91,7 +91,7 @@ def test_finished_games_are_replayed_from_their_events(tmp_path: Path) -> None:
 
 
 def test_a_finished_game_is_replayed_once_until_its_log_changes(tmp_path: Path, monkeypatch: Any) -> None:
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     game_id, board = finished_game(store, ["Ann", "Ben"], 3)
     replays = Replays()
     loads: list[int] = []
@@ -105,7 +105,7 @@ def test_a_finished_game_is_replayed_once_until_its_log_changes(tmp_path: Path, 
 
 
 def test_per_player_figures_count_every_game_they_played(tmp_path: Path) -> None:
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     tables = (["Ann", "Ben"], ["ann ", "Cy"], ["Ben", "Cy", "ANN"])
     boards = [finished_game(store, names, seed)[1] for seed, names in enumerate(tables)]
     stats = {s.key: s for s in player_stats(load_history(store).games, {})}
@@ -195,7 +195,7 @@ def decode(url: str) -> dict[str, Any]:
 
 
 def test_the_bgstats_play_carries_the_documented_fields(tmp_path: Path) -> None:
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     game_id, board = finished_game(store, ["Ann", "Bé & Co?", "Cy"], 4)
     solo_id, solo = finished_game(store, ["Zoé"], 5)
     games = {g.id: g for g in load_history(store).games}
@@ -298,7 +298,7 @@ def test_a_merge_that_cannot_be_is_refused_and_changes_nothing(
 
 
 def test_a_damaged_game_is_listed_as_unreadable_and_the_others_still_count(tmp_path: Path) -> None:
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     damaged, _ = finished_game(store, ["Ann", "Ben"], 16)
     kept, _ = finished_game(store, ["Ann", "Cy"], 17)
     store._write([("UPDATE events SET event = '{not json' WHERE game_id = ? AND seq = 3", (damaged,))])
@@ -308,7 +308,7 @@ def test_a_damaged_game_is_listed_as_unreadable_and_the_others_still_count(tmp_p
 
 
 def test_merging_into_a_player_others_were_merged_into_moves_them_too(tmp_path: Path) -> None:
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     store.merge_player("sam", "samuel", "Samuel")
     store.merge_player("samuel", "sammy", "Sammy")  # no chain: Sam follows Samuel
     assert store.aliases() == {"sam": ("sammy", "Sammy"), "samuel": ("sammy", "Sammy")}

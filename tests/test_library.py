@@ -36,6 +36,7 @@ from companion.engine import EditionError
 from companion.engine.edition import edition_to_json, parse_edition
 from companion.engine.tokens import BENEFITS
 from companion.game_setup import new_game
+from companion.record import TREKKING
 from companion.startup import build_runtime
 from companion.store import Store
 from companion.web import create_app
@@ -83,7 +84,7 @@ def test_a_game_keeps_a_copy_of_the_owners_edition_and_resumes_without_the_file(
     obj = library.raw("my-box")
     obj["cards"][0]["hours"] = 5
     library.save("my-box", obj)
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     game = new_game(store, ["Ann", "Ben"], Config(), edition="my-box", seed=1)
     store.close()
     library.delete("my-box")
@@ -97,7 +98,7 @@ def test_a_game_keeps_a_copy_of_the_owners_edition_and_resumes_without_the_file(
 
 
 def test_an_old_game_naming_a_vanished_edition_file_is_kept_and_a_new_one_starts(tmp_path: Path) -> None:
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     setup = {"type": "setup", "players": ["A", "B"], "watch_stack": ["A", "B"], "edition": "/tmp/gone.json"}
     old = store.new_game(setup, {"colours": ["#0072B2", "#E69F00"], "mock": True, "dealer_seed": 1})
     store.close()
@@ -115,7 +116,7 @@ def test_enrolment_writes_only_a_file_the_companion_names(tmp_path: Path) -> Non
     library.create("evil", "reference", with_cards=True)
     raw = (data / "editions" / "evil.json").read_text()
     (data / "editions" / "evil.json").write_text(raw.replace('"name": "evil"', '"name": "../../x"'))
-    store = Store(data)
+    store = Store(data, TREKKING)
     new_game(store, ["A", "B"], Config(), edition="evil", seed=1)
     store.close()
     rt = build_runtime(Config(), data, mock=True, pin="2468", say=lambda _: None)
@@ -307,7 +308,7 @@ def test_default_edition_needs_a_complete_box_and_new_games_use_it(tmp_path: Pat
         library.set_default("full")
     all_entered(library, "full")
     library.set_default("full")
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     game = new_game(store, ["A", "B"], Config(), seed=1)
     assert store.load(game).setup.edition.name == "full"
     store.close()
@@ -400,7 +401,7 @@ def test_replay_reads_a_record_naming_an_edition_file_but_never_a_device(tmp_pat
 
 
 def test_cli_lists_and_unbinds_tags(tmp_path: Path, capsys: Any) -> None:
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     store.enroll("04AA", "I07", "reference")
     store.close()
     d = ["--data-dir", str(tmp_path)]
@@ -408,7 +409,7 @@ def test_cli_lists_and_unbinds_tags(tmp_path: Path, capsys: Any) -> None:
     assert "I07        04AA" in capsys.readouterr().out
     assert main(["edition", "tags", "--unbind", "04AA", *d]) == 0
     assert main(["edition", "tags", "--unbind", "04AA", *d]) == 2
-    assert Store(tmp_path).tags() == {}
+    assert Store(tmp_path, TREKKING).tags() == {}
 
 
 def test_an_edition_too_large_to_read_back_is_never_written(tmp_path: Path) -> None:
@@ -573,7 +574,7 @@ def test_show_simulate_and_enroll_find_an_owners_edition_by_name(
     monkeypatch.setattr("builtins.input", ask)
     assert main(["enroll", "--edition", "my-box", "--mock", *d]) == 0
     assert "Tag T1 is now I01." in capsys.readouterr().out
-    assert Store(tmp_path).tags() == {"T1": "I01"}
+    assert Store(tmp_path, TREKKING).tags() == {"T1": "I01"}
     for command in (["edition", "show", "no-box"], ["simulate", "--games", "1", "--edition", "no-box"]):
         assert main([*command, *d]) == 2
         assert "unknown edition 'no-box'; choose one of: reference, my-box" in capsys.readouterr().err

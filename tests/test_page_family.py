@@ -703,11 +703,12 @@ def test_a_real_table_is_asked_to_reveal_the_new_deck_top(tmp_path: Path, browse
     to be tapped: the live panel's banner says so, highlighted, on a 360 px phone."""
     from companion.config import Config
     from companion.game_setup import new_game
+    from companion.record import TREKKING
     from companion.store import Store
 
     from tests_support import FAST_BUTTONS
 
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     new_game(store, ["Ann", "Ben"], Config(buttons=FAST_BUTTONS), seed=8, mock=False)  # no dealer
     store.close()
     with companion_on(tmp_path) as (base, rt):

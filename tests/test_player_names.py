@@ -20,6 +20,7 @@ from test_store_safety import free_itinerary
 from companion.config import Config
 from companion.game_setup import new_game
 from companion.ports import GameSetupError
+from companion.record import TREKKING
 from companion.store import Store
 from companion.text import name_key, player_name, visible
 
@@ -65,7 +66,7 @@ def test_names_that_show_nothing_are_told_apart_from_names() -> None:
 def test_a_new_game_refuses_look_alike_and_invisible_names(
     tmp_path: Path, players: list[str], code: str
 ) -> None:
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     with pytest.raises(GameSetupError) as caught:
         new_game(store, players, Config(), seed=1)
     assert caught.value.code == code
@@ -74,7 +75,7 @@ def test_a_new_game_refuses_look_alike_and_invisible_names(
 
 
 def test_a_name_is_kept_composed_whatever_its_spelling(tmp_path: Path) -> None:
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     game = new_game(store, [NFD, "Ben"], Config(), seed=1)
     assert store.load(game).setup.players == (NFC, "Ben")
     assert json.loads(store.export(game).splitlines()[0])["watch_stack"] in ([NFC, "Ben"], ["Ben", NFC])
@@ -100,7 +101,7 @@ def test_the_command_line_refuses_them_too(tmp_path: Path, capsys: Any) -> None:
     assert main(["new", "--players", f"Ann,{FILLER}", *data]) == 2
     assert "U+3164 shows nothing" in capsys.readouterr().err
     assert main(["new", "--players", f"{NFD},Ben", *data]) == 0
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     assert store.load(store.current_game() or 0).setup.players == (NFC, "Ben")
     store.close()
 

@@ -194,10 +194,11 @@ def test_the_table_sets_the_configured_gain_and_sets_it_again_after_the_chip_res
     from companion.game_setup import new_game
     from companion.hardware.buttons import Buttons
     from companion.hardware.ring import SimulatedRing
+    from companion.record import TREKKING
     from companion.store import Store
 
     config = parse_config("[reader]\ngain_db = 23\n[ring]\nleds = 12\n")
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     new_game(store, ["Ann", "Ben"], config, seed=3, mock=False)
     store.close()
     factory = MockFactory()

@@ -20,6 +20,7 @@ import pytest
 
 from companion.config import Config
 from companion.engine import Board, ChooseItinerary, Take
+from companion.record import TREKKING
 from companion.runtime import Runtime
 from companion.startup import build_runtime
 from companion.store import DAMAGE_CODES, SCHEMA_VERSION, Store
@@ -74,7 +75,7 @@ def change_one_byte(path: Path, seq: int, old: str, new: str) -> str:
 
 def standings_of(path: Path, events: int) -> list[Any]:
     """The standings of the first ``events`` stored events, replayed by the engine."""
-    store = Store(path)
+    store = Store(path, TREKKING)
     game = store.load(store.current_game() or 0)
     store.close()
     board = Board(game.setup)

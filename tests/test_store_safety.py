@@ -10,7 +10,6 @@ import contextlib
 import os
 import random
 import shutil
-import sqlite3
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -22,14 +21,14 @@ import pytest
 from companion.cli import main as cli_main
 from companion.config import Config
 from companion.engine import ChooseItinerary, Reveal, Take
-from companion.record import replay_text
+from companion.record import TREKKING, replay_text
 from companion.runtime import Runtime
 from companion.startup import build_runtime
 from companion.store import Store, StoreError
 from companion.table import DISK_FULL, STORE_ERROR
 from companion.wal import lost_commits
 
-from tests_support import FAST_BUTTONS, make_runtime, play_turn
+from tests_support import FAST_BUTTONS, disk_fills_after, free_itinerary, make_runtime, play_turn
 
 
 def restart(rt: Runtime, path: Path) -> Runtime:
@@ -47,51 +46,12 @@ def same_as_restart(rt: Runtime, path: Path) -> Runtime:
     return again
 
 
-def free_itinerary(rt: Runtime, player: str) -> str:
-    """An Itinerary ``player`` could switch to today (no one uses it, they never did)."""
-    board = rt.table.board
-    who = board.names.index(player)
-    taken = set(board.itinerary) | {i for i in range(64) if board.used[who] >> i & 1}
-    return next(it.id for i, it in enumerate(board.edition.itineraries) if i not in taken)
-
-
 def play_until_a_day_starts(rt: Runtime, rng: random.Random, day: int) -> None:
     while rt.table.board.day < day:
         play_turn(rt, rng)
 
 
 # --- a full disk, with a fault-injecting connection (runs everywhere) ------------------------------
-
-
-class FullAfter:
-    """The store's SQLite connection, refusing with SQLITE_FULL once ``budget`` INSERTs were
-    written: a disk filling up in the middle of a transaction."""
-
-    def __init__(self, db: sqlite3.Connection, budget: int) -> None:
-        self.db = db
-        self.budget = budget
-
-    def execute(self, sql: str, args: Any = ()) -> Any:
-        if sql.startswith("INSERT"):
-            if self.budget <= 0:
-                error = sqlite3.OperationalError("database or disk is full")
-                error.sqlite_errorcode = 13  # type: ignore[attr-defined]
-                raise error
-            self.budget -= 1
-        return self.db.execute(sql, args)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.db, name)
-
-
-@contextlib.contextmanager
-def disk_fills_after(rt: Runtime, budget: int) -> Iterator[None]:
-    real = rt.store._db
-    rt.store._db = FullAfter(real, budget)  # type: ignore[assignment]
-    try:
-        yield
-    finally:
-        rt.store._db = real
 
 
 def test_a_correction_on_a_full_disk_changes_nothing_and_says_so(tmp_path: Path) -> None:
@@ -241,7 +201,7 @@ def test_a_store_deleted_while_running_is_written_back_and_loses_nothing(tmp_pat
 
 def test_a_store_replaced_while_running_refuses_moves_instead_of_losing_them(tmp_path: Path) -> None:
     rt = make_runtime(tmp_path / "a")
-    other = Store(tmp_path / "b")
+    other = Store(tmp_path / "b", TREKKING)
     other.close()
     before = rt.table.board.snapshot()
     for suffix in ("-wal", "-shm"):
@@ -274,7 +234,7 @@ def test_a_damaged_database_page_is_a_clear_message_not_a_traceback(
 def crashed_copy(tmp_path: Path, events: int) -> tuple[Path, Store, int]:
     """A store with ``events`` events left in its WAL, copied as a crash would leave it."""
     live = tmp_path / "live"
-    store = Store(live)
+    store = Store(live, TREKKING)
     store._db.execute("PRAGMA wal_autocheckpoint=0")
     game = store.new_game(
         {"type": "setup", "players": ["Ann", "Ben"], "watch_stack": ["Ann", "Ben"], "edition": "reference"},
@@ -291,7 +251,7 @@ def crashed_copy(tmp_path: Path, events: int) -> tuple[Path, Store, int]:
 
 def test_an_intact_wal_after_a_crash_keeps_every_event_and_warns_of_nothing(tmp_path: Path) -> None:
     copy, live, game = crashed_copy(tmp_path, 30)
-    store = Store(copy)
+    store = Store(copy, TREKKING)
     assert store.warnings == []
     assert len(store.load(game).events) == 30
     store.close()
@@ -313,7 +273,7 @@ def test_a_torn_last_commit_is_a_normal_crash_and_warns_of_nothing(tmp_path: Pat
     data[32 + first_of_last * (24 + page) + 24 + 10] ^= 0xFF
     wal.write_bytes(bytes(data))
     assert lost_commits(bytes(data))[1:3] == (1, False)  # one commit dropped, never completely written
-    store = Store(copy)
+    store = Store(copy, TREKKING)
     assert store.warnings == [] and not list(copy.glob("*.damaged-*"))
     assert len(store.load(game).events) == 29  # the event whose commit never completed
     store.close()
@@ -331,7 +291,7 @@ def test_a_damaged_wal_frame_is_reported_and_the_journal_kept(tmp_path: Path) ->
     data[32 + bad * (24 + page) + 24 + 100] ^= 0xFF
     wal.write_bytes(bytes(data))
     original = bytes(data)
-    store = Store(copy)
+    store = Store(copy, TREKKING)
     assert len(store.warnings) == 1 and "damaged" in store.warnings[0]
     kept = list(copy.glob("companion.sqlite3-wal.damaged-*"))
     assert len(kept) == 1 and kept[0].read_bytes() == original
@@ -358,7 +318,7 @@ def test_a_damaged_commit_frame_of_the_last_but_one_transaction_is_reported(tmp_
     page, commits = wal_commits(data)
     data[32 + commits[-2] * (24 + page) + 24 + 10] ^= 0xFF
     wal.write_bytes(bytes(data))
-    store = Store(copy)
+    store = Store(copy, TREKKING)
     assert len(store.warnings) == 1 and "2 saved changes" in store.warnings[0]
     kept = list(copy.glob("companion.sqlite3-wal.damaged-*"))
     assert len(kept) == 1 and kept[0].read_bytes() == bytes(data)
@@ -375,7 +335,7 @@ def test_a_damaged_wal_header_with_frames_after_it_is_reported(tmp_path: Path, a
     data = bytearray(wal.read_bytes())
     data[at] ^= 0x10
     wal.write_bytes(bytes(data))
-    store = Store(copy)
+    store = Store(copy, TREKKING)
     assert len(store.warnings) == 1 and "damaged after its header" in store.warnings[0]
     assert (
         f"{len(wal_commits(live.path.with_name('companion.sqlite3-wal').read_bytes())[1])} saved"
@@ -394,7 +354,7 @@ def test_a_torn_first_write_after_an_empty_log_warns_of_nothing(tmp_path: Path) 
     live._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     shutil.copyfile(live.path, copy / "companion.sqlite3")
     (copy / "companion.sqlite3-wal").write_bytes(random.Random(3).randbytes(9000))
-    store = Store(copy)
+    store = Store(copy, TREKKING)
     assert store.warnings == [] and not list(copy.glob("*.damaged-*"))
     assert store.load(game).events == ()
     store.close()
@@ -439,7 +399,7 @@ def test_a_damaged_wal_is_announced_on_the_console_and_the_page(tmp_path: Path) 
 def test_the_data_directory_and_database_are_private(tmp_path: Path) -> None:
     old = os.umask(0o022)
     try:
-        store = Store(tmp_path / "data")
+        store = Store(tmp_path / "data", TREKKING)
         store.append(
             store.new_game(
                 {"type": "setup", "players": ["A"], "watch_stack": ["A"], "edition": "reference"}, {}
@@ -454,7 +414,7 @@ def test_the_data_directory_and_database_are_private(tmp_path: Path) -> None:
         assert (tmp_path / "data" / name).stat().st_mode & 0o777 == 0o600, name
     store.close()
     (tmp_path / "data" / "companion.sqlite3").chmod(0o644)  # made by an older companion
-    Store(tmp_path / "data").close()
+    Store(tmp_path / "data", TREKKING).close()
     assert (tmp_path / "data" / "companion.sqlite3").stat().st_mode & 0o777 == 0o600
 
 
@@ -463,12 +423,12 @@ def test_an_existing_open_data_directory_is_made_private(tmp_path: Path) -> None
     data = tmp_path / "data"
     data.mkdir()
     data.chmod(0o755)
-    Store(data).close()
+    Store(data, TREKKING).close()
     assert data.stat().st_mode & 0o777 == 0o700
     shared = tmp_path / "shared"  # a shared folder such as /tmp (sticky bit) is left as it is
     shared.mkdir()
     shared.chmod(0o1777)
-    Store(shared).close()
+    Store(shared, TREKKING).close()
     assert shared.stat().st_mode & 0o7777 == 0o1777
 
 

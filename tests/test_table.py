@@ -14,7 +14,7 @@ from companion.engine import Take
 from companion.hardware.buttons import MockButtons
 from companion.hardware.reader import ReaderLoop, TagDebouncer
 from companion.hardware.ring import RingLayout, render, view_of
-from companion.record import replay_text
+from companion.record import TREKKING, replay_text
 from companion.runtime import Runtime
 from companion.startup import build_runtime
 from companion.store import Store
@@ -277,6 +277,6 @@ def test_a_tag_enrolled_while_running_is_recognised(tmp_path: Path) -> None:
     first = rt.table.expect()
     assert first is not None
     assert not rt.tap("CAFE0001").accepted
-    Store(tmp_path).enroll("CAFE0001", first["choices"][0], "reference")
+    Store(tmp_path, TREKKING).enroll("CAFE0001", first["choices"][0], "reference")
     assert rt.tap("CAFE0001").accepted
     rt.stop()

@@ -209,9 +209,10 @@ def test_the_quick_turn_needs_fewer_inputs_per_take_than_the_confirm_turn() -> N
 def test_at_a_real_table_the_take_prompts_the_reveal_of_the_new_deck_top(tmp_path: Path) -> None:
     from companion.config import Config
     from companion.game_setup import new_game
+    from companion.record import TREKKING
     from companion.store import Store
 
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     game = new_game(store, ["Ann", "Ben"], Config(), seed=4, mock=False)  # no dealer: people reveal
     table = Table(store, store.load(game), log=lambda _: None, turn="quick")
     board = table.board

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,6 +15,7 @@ import pytest
 
 from companion.config import ButtonSettings, Config, RingSettings, TableSettings
 from companion.game_setup import new_game
+from companion.record import TREKKING
 from companion.runtime import Runtime
 from companion.startup import build_runtime
 from companion.store import Store
@@ -31,7 +34,7 @@ def make_runtime(
     """A mock table on a new game in ``tmp_path`` (table PIN 2468); ``turn`` is the turn style."""
     if config is None:
         config = Config(table=TableSettings(turn=turn), buttons=FAST_BUTTONS, ring=RingSettings(**ring))
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     new_game(store, players.split(","), config, seed=seed, mock=True)
     store.close()
     return build_runtime(config, tmp_path, mock=True, pin="2468", say=lambda _: None)
@@ -92,3 +95,45 @@ def require_tool(present: bool, missing: str, install: str) -> None:
     if os.environ.get("CI"):
         raise RuntimeError(f"CI must run these tests, but {missing} ({install})")
     pytest.skip(f"SKIPPED: {missing} ({install})", allow_module_level=True)
+
+
+def free_itinerary(rt: Runtime, player: str) -> str:
+    """An Itinerary ``player`` could switch to today (no one uses it, they never did)."""
+    board = rt.table.board
+    who = board.names.index(player)
+    taken = set(board.itinerary) | {i for i in range(64) if board.used[who] >> i & 1}
+    return next(it.id for i, it in enumerate(board.edition.itineraries) if i not in taken)
+
+
+# --- a full disk, with a fault-injecting connection (runs everywhere) ------------------------------
+
+
+class FullAfter:
+    """The store's SQLite connection, refusing with SQLITE_FULL once ``budget`` INSERTs were
+    written: a disk filling up in the middle of a transaction."""
+
+    def __init__(self, db: sqlite3.Connection, budget: int) -> None:
+        self.db = db
+        self.budget = budget
+
+    def execute(self, sql: str, args: Any = ()) -> Any:
+        if sql.startswith("INSERT"):
+            if self.budget <= 0:
+                error = sqlite3.OperationalError("database or disk is full")
+                error.sqlite_errorcode = 13  # type: ignore[attr-defined]
+                raise error
+            self.budget -= 1
+        return self.db.execute(sql, args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.db, name)
+
+
+@contextlib.contextmanager
+def disk_fills_after(rt: Runtime, budget: int) -> Iterator[None]:
+    real = rt.store._db
+    rt.store._db = FullAfter(real, budget)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        rt.store._db = real

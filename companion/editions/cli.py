@@ -284,10 +284,11 @@ def cmd_stickers(args: argparse.Namespace) -> int:
 
 def cmd_tags(args: argparse.Namespace) -> int:
     """List the tags bound to cards, or unbind one (to bind it again with enroll or the page)."""
+    from companion.record import TREKKING
     from companion.store import Store, StoreError
 
     try:
-        store = Store(data_dir(args))
+        store = Store(data_dir(args), TREKKING)
     except StoreError as exc:
         return _fail(str(exc))
     try:

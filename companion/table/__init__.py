@@ -14,7 +14,7 @@ The package, module by module (each small enough to read at once):
 - `live`: `Table`, which ties them together: the inputs.
 """
 
-from companion.table.commit import Listener
+from companion.table.commit import Listener, game_result, stored_result
 from companion.table.dealer import Dealer
 from companion.table.live import Table
 from companion.table.outcomes import (
@@ -49,4 +49,6 @@ __all__ = [
     "Pending",
     "Table",
     "event_to_text",
+    "game_result",
+    "stored_result",
 ]

@@ -11,12 +11,14 @@ resumes. `companion.table.live.Table` builds on this class; the corrections
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from companion.engine import Board, Event, Reveal, Take, Undo
 from companion.engine.tokens import DAY_NAMES
-from companion.store import DiskFull, Store, StoreError
+from companion.store import DiskFull, Store, StoredGame, StoreError
+from companion.stream import GameFinished, Stream, committed
 from companion.table.dealer import Dealer
 from companion.table.outcomes import (
     CUE_ACCEPT,
@@ -35,6 +37,25 @@ from companion.wording import say as words
 from companion.wording import took_text
 
 Listener = Callable[[Any, Outcome], None]
+
+
+def game_result(board: Board) -> dict[str, Any]:
+    """A finished game's standings, as ``companion replay --json`` gives them (without the
+    rejections): what the committed stream tells in `GameFinished`."""
+    return {
+        "finished": board.finished,
+        "day": board.day,
+        "players": [s.to_json() for s in board.standings()],
+        "winners": board.winners(),
+    }
+
+
+def stored_result(game: StoredGame) -> dict[str, Any] | None:
+    """`game_result` of a stored game replayed (the stream's catch-up); None if unfinished."""
+    board = Board(game.setup)
+    for event in game.events:
+        board.push(event)
+    return game_result(board) if board.finished else None
 
 
 class CommittingTable:
@@ -60,6 +81,19 @@ class CommittingTable:
     version: int
     changed: threading.Condition
     dealer: Dealer | None
+    #: The committed stream this table stages its stored events on (None: nobody follows).
+    stream: Stream | None
+
+    @contextmanager
+    def committing(self) -> Iterator[None]:
+        """Hold the table's lock for one input; once it is released, hand what it committed
+        to the stream's hooks (never under the lock: a slow hook must not hold up a tap)."""
+        try:
+            with self.lock:
+                yield
+        finally:
+            if self.stream is not None:
+                self.stream.flush()
 
     def replay(self, warn: bool = False) -> Board:
         """A board with every stored event pushed: what a restart would show."""
@@ -134,7 +168,7 @@ class CommittingTable:
         pending = self.pending if pending_after is False else pending_after
         assert pending is None or isinstance(pending, Pending)
         try:
-            self.store.write_events(
+            rows = self.store.write_events(
                 self.game_id,
                 self.seq + 1,
                 events,
@@ -147,6 +181,12 @@ class CommittingTable:
         self.stored += events
         self.seq += len(events)
         self.pending = pending
+        stream = self.stream
+        if stream is not None:  # told once the lock is released (`committing`)
+            for row in rows:
+                stream.stage(committed(stream.table, row))
+            if self.board.finished:
+                stream.stage(GameFinished(stream.table, self.game_id, self.seq, game_result(self.board)))
         while self.store.notices:
             self.log(self.store.notices.pop(0))
         for event in events:

@@ -22,7 +22,7 @@ class Corrections(CommittingTable):
 
     def correct_wild(self, wild: list[str]) -> Outcome:
         """Place the Wild tokens of the latest take in these columns instead."""
-        with self.lock:
+        with self.committing():
             moves = self.board.moves
             index = next((i for i in range(len(moves) - 1, -1, -1) if isinstance(moves[i], Take)), None)
             if index is None:
@@ -67,7 +67,7 @@ class Corrections(CommittingTable):
 
     def correct_itinerary(self, player: str, itinerary: str) -> Outcome:
         """Give ``player`` another Itinerary for the current Day (their choice is replaced)."""
-        with self.lock:
+        with self.committing():
             board = self.board
             moves = board.moves
             day_start = self._day_start()

@@ -38,6 +38,7 @@ from collections.abc import Callable
 from companion.engine import ChooseItinerary, Event, Reveal, Take, Undo
 from companion.engine.tokens import ANCESTOR, DAY_NAMES
 from companion.store import Store, StoredGame
+from companion.stream import GameStarted, Stream
 from companion.table.dealer import Dealer
 from companion.table.history import Corrections
 from companion.table.outcomes import (
@@ -72,8 +73,16 @@ class Table(Corrections, Snapshots):
     """One game at the table, with its store, its pending take and its listeners."""
 
     def __init__(
-        self, store: Store, game: StoredGame, log: Callable[[str], None] = print, turn: str = "confirm"
+        self,
+        store: Store,
+        game: StoredGame,
+        log: Callable[[str], None] = print,
+        turn: str = "confirm",
+        stream: Stream | None = None,
+        started: bool = False,
     ) -> None:
+        """``stream``: where its stored events are told (`companion.session.Session` passes its
+        own); ``started``: the game was just stored, so the stream tells its start first."""
         if turn not in TURN_STYLES:
             raise ValueError(f"turn style {turn!r}: use one of {', '.join(TURN_STYLES)}")
         #: "quick": crystals are chosen before the tap; "confirm": after it, then Confirm.
@@ -107,7 +116,11 @@ class Table(Corrections, Snapshots):
         self.page_cache = None
         seed = game.meta.get("dealer_seed")
         self.dealer = Dealer(self.board, int(seed)) if seed is not None else None
-        with self.lock:
+        self.stream = stream
+        with self.committing():
+            if started and stream is not None:
+                format, setup = store.codec.format, game.setup_json
+                stream.stage(GameStarted(stream.table, game.id, game.created, format, setup, game.sum))
             reveals = self.deal()
             if reveals:
                 failed = self.store_events(reveals)
@@ -118,12 +131,12 @@ class Table(Corrections, Snapshots):
 
     def tap(self, ref: str) -> Outcome:
         """A card was tapped on the reader (``ref`` is a card id, an itinerary id or "ancestor")."""
-        with self.lock:
+        with self.committing():
             return self.emit(self._tap(ref.strip()))
 
     def press(self, button: str) -> Outcome:
         """A button was pressed: "crystal", "confirm" or "undo" (undo is the held press)."""
-        with self.lock:
+        with self.committing():
             if button == "crystal":
                 outcome = self._crystal()
             elif button == "confirm":
@@ -289,7 +302,7 @@ class Table(Corrections, Snapshots):
         is refused and nothing changes: a repeated tap, from this phone or another, must
         not take back a second take that its person never saw. The refusal is the
         page's alone (the table's version and last message stay as they are)."""
-        with self.lock:
+        with self.committing():
             if seen is not None and seen != (PROCESS, self.version):
                 return say(
                     False,
