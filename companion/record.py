@@ -19,7 +19,7 @@ import io
 import json
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import IO, Any, BinaryIO
@@ -74,11 +74,16 @@ class RecordLine:
 
 @dataclass(frozen=True, slots=True)
 class RejectedLine:
-    """A rejected line; ``message`` is ``None`` past the first `MESSAGES_KEPT` rejections."""
+    """A rejected line; ``params`` (its sentence's facts) is ``None`` past the first
+    `MESSAGES_KEPT` rejections."""
 
     line: int
     code: str
-    message: str | None
+    params: Mapping[str, Any] | None
+
+    def message(self, lang: str = "en") -> str | None:
+        """The sentence the table says for this rejection, in ``lang`` (None if not kept)."""
+        return None if self.params is None else say(self.code, lang, **self.params)
 
 
 class Rejections:
@@ -87,22 +92,22 @@ class Rejections:
     The contract's output lists every rejection, so none is dropped; but a hostile
     record can hold millions (two million undo lines with nothing to undo), and a list
     of objects would cost hundreds of bytes each. Line numbers go into an array of
-    machine integers and codes into a byte each; the sentences (the catalogue's, the words the
-    table says for the same rejection), which only the readable output prints, are kept for
-    the first `MESSAGES_KEPT`."""
+    machine integers and codes into a byte each; the facts of the sentences (worded by the
+    catalogues, as the table words the same rejection), which only the readable output
+    prints, are kept for the first `MESSAGES_KEPT`."""
 
     __slots__ = ("_codes", "_lines", "messages")
 
     def __init__(self) -> None:
         self._lines = array("I")  # 4 bytes a line number: a 64 MB record has at most 2**26 lines
         self._codes = bytearray()
-        self.messages: list[str] = []
+        self.messages: list[Mapping[str, Any]] = []
 
     def add(self, line: int, rejection: Rejection) -> None:
         self._lines.append(line)
         self._codes.append(_CODE_INDEX[rejection.code])
         if len(self.messages) < MESSAGES_KEPT:
-            self.messages.append(say(rejection.code, "en", **rejection.params))
+            self.messages.append(rejection.params)
 
     def __len__(self) -> int:
         return len(self._codes)
@@ -403,8 +408,9 @@ def write_record(setup: Setup, events: Iterable[Event], inline_edition: bool = F
     return "\n".join(out) + "\n"
 
 
-def format_standings(replay: Replay) -> str:
-    """The readable default output of ``companion replay``."""
+def format_standings(replay: Replay, lang: str = "en") -> str:
+    """The readable default output of ``companion replay``; each rejection is the catalogue's
+    sentence in ``lang``, the words the table says for it (the rest is English for now)."""
     board = replay.board
     rows = board.standings()
     day_name = ("I", "II", "III")[board.day - 1]
@@ -426,14 +432,15 @@ def format_standings(replay: Replay) -> str:
     if rejected:
         lines += ["", f"Rejected events ({len(rejected)}):"]
         for item in rejected:
-            if item.message is None:  # a hostile record's millions: counted, not listed
+            message = item.message(lang)
+            if message is None:  # a hostile record's millions: counted, not listed
                 counts = ", ".join(f"{code} {n}" for code, n in rejected.counts().items())
                 lines.append(
                     f"  ... {len(rejected) - MESSAGES_KEPT} more; all {len(rejected)} by code: {counts} "
                     "(--json lists each line)"
                 )
                 break
-            lines.append(f"  line {item.line}: {item.code}: {item.message}")
+            lines.append(f"  line {item.line}: {item.code}: {message}")
     # Names and rejected values come from the record: an ANSI escape or a carriage return
     # in them would recolour or overwrite the terminal, so they print as visible escapes.
     return "\n".join(printable(line) for line in lines)
