@@ -17,6 +17,8 @@ import json
 import re
 from typing import Any
 
+from companion.wording import CodedError
+
 #: Nesting allowed: a control's body nests 2 or 3 deep, an edition file about 5.
 MAX_DEPTH = 32
 #: Digits allowed in one number: a seed, a year or a count needs far fewer.
@@ -28,14 +30,9 @@ _LONG_NUMBER = re.compile(rf"[0-9]{{{MAX_DIGITS + 1},}}")
 _BRACKETS = re.compile(r"[\[\]{}]")
 
 
-class BadJson(ValueError):
-    """Text a client sent that is not JSON within the bounds; ``code`` and ``params`` name it
-    for the page, the message says it in English."""
-
-    def __init__(self, message: str, code: str, **params: object) -> None:
-        super().__init__(message)
-        self.code = code
-        self.params = params
+class BadJson(CodedError, ValueError):
+    """Text a client sent that is not JSON within the bounds: a code and its params only,
+    which the page words in its language (``str(exc)`` is the English catalogue's)."""
 
 
 def check(text: str) -> None:
@@ -43,18 +40,12 @@ def check(text: str) -> None:
     than `MAX_DIGITS` digits; whether it is valid JSON is the decoder's question."""
     skeleton = _STRING.sub('""', text)
     if _LONG_NUMBER.search(skeleton):
-        raise BadJson(
-            f"A number in the request is longer than {MAX_DIGITS} digits.",
-            code="json_number_too_long",
-            max=MAX_DIGITS,
-        )
+        raise BadJson("json_number_too_long", max=MAX_DIGITS)
     depth = 0
     for bracket in _BRACKETS.finditer(skeleton):
         depth += 1 if bracket.group() in "[{" else -1
         if depth > MAX_DEPTH:
-            raise BadJson(
-                f"The request nests deeper than {MAX_DEPTH} levels.", code="json_too_deep", max=MAX_DEPTH
-            )
+            raise BadJson("json_too_deep", max=MAX_DEPTH)
 
 
 def _no_constant(name: str) -> Any:
@@ -70,9 +61,9 @@ def parse(data: bytes) -> Any:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise BadJson("The request body is not UTF-8 text.", code="json_invalid") from None
+        raise BadJson("json_invalid", why="not_utf8") from None
     check(text)
     try:
         return json.loads(text, parse_constant=_no_constant)
     except (ValueError, RecursionError):  # RecursionError cannot happen within MAX_DEPTH
-        raise BadJson("The request body is not valid JSON.", code="json_invalid") from None
+        raise BadJson("json_invalid") from None

@@ -19,7 +19,7 @@ import io
 import json
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import IO, Any, BinaryIO
@@ -43,6 +43,7 @@ from companion.engine.rejections import CODES, Rejection
 from companion.engine.scoring import explain_tie_break
 from companion.files import too_large
 from companion.text import printable
+from companion.wording import CodedError, say
 
 RECORD_FORMAT = "trekking/1"
 
@@ -58,8 +59,9 @@ _BLANK = b" \t\r"
 _PIECE = 1 << 16
 
 
-class RecordError(ValueError):
-    """The record cannot be replayed at all; the message says why in one line."""
+class RecordError(CodedError, ValueError):
+    """The record cannot be replayed at all: a code and its facts, worded by the catalogues
+    (``str(exc)`` is the English one, a line that follows ``error:``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,11 +74,16 @@ class RecordLine:
 
 @dataclass(frozen=True, slots=True)
 class RejectedLine:
-    """A rejected line; ``message`` is ``None`` past the first `MESSAGES_KEPT` rejections."""
+    """A rejected line; ``params`` (its sentence's facts) is ``None`` past the first
+    `MESSAGES_KEPT` rejections."""
 
     line: int
     code: str
-    message: str | None
+    params: Mapping[str, Any] | None
+
+    def message(self, lang: str = "en") -> str | None:
+        """The sentence the table says for this rejection, in ``lang`` (None if not kept)."""
+        return None if self.params is None else say(self.code, lang, **self.params)
 
 
 class Rejections:
@@ -85,21 +92,22 @@ class Rejections:
     The contract's output lists every rejection, so none is dropped; but a hostile
     record can hold millions (two million undo lines with nothing to undo), and a list
     of objects would cost hundreds of bytes each. Line numbers go into an array of
-    machine integers and codes into a byte each; the English sentences, which only the
-    readable output prints, are kept for the first `MESSAGES_KEPT`."""
+    machine integers and codes into a byte each; the facts of the sentences (worded by the
+    catalogues, as the table words the same rejection), which only the readable output
+    prints, are kept for the first `MESSAGES_KEPT`."""
 
     __slots__ = ("_codes", "_lines", "messages")
 
     def __init__(self) -> None:
         self._lines = array("I")  # 4 bytes a line number: a 64 MB record has at most 2**26 lines
         self._codes = bytearray()
-        self.messages: list[str] = []
+        self.messages: list[Mapping[str, Any]] = []
 
     def add(self, line: int, rejection: Rejection) -> None:
         self._lines.append(line)
         self._codes.append(_CODE_INDEX[rejection.code])
         if len(self.messages) < MESSAGES_KEPT:
-            self.messages.append(rejection.message)
+            self.messages.append(rejection.params)
 
     def __len__(self) -> int:
         return len(self._codes)
@@ -231,7 +239,13 @@ def _long_line(head: bytes, readline: Callable[[int], bytes]) -> bytes | None:
 
 
 class NotJson(ValueError):
-    """A line the contract counts as not JSON; the message says why."""
+    """A line the contract counts as not JSON: ``why`` and ``facts`` say what is wrong, as the
+    catalogues' ``bad_event.<why>`` words it (the engine rejects the line with them)."""
+
+    def __init__(self, why: str, /, **facts: Any) -> None:
+        super().__init__(why)
+        self.why = why
+        self.facts = facts
 
 
 def decode_line(content: bytes | None) -> Any:
@@ -240,11 +254,11 @@ def decode_line(content: bytes | None) -> Any:
     JSON text is UTF-8 (RFC 8259), so a line that is not is not JSON: ``bad_event`` for an
     event, the same from a file as from standard input."""
     if content is None:
-        raise NotJson("the line is longer than 1 MB")
+        raise NotJson("too_long")
     try:
         text = content.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise NotJson(f"the line is not UTF-8 text (byte 0x{content[exc.start]:02x})") from None
+        raise NotJson("not_utf8", byte=f"0x{content[exc.start]:02x}") from None
     return load_line(text)
 
 
@@ -256,19 +270,19 @@ def load_line(line: str) -> Any:
     if len(line) > MAX_LINE or (
         len(line) * 4 > MAX_LINE and len(line.encode("utf-8", "surrogatepass")) > MAX_LINE
     ):
-        raise NotJson("the line is longer than 1 MB")
+        raise NotJson("too_long")
     try:
         obj = _decode(line)
     except json.JSONDecodeError as exc:
-        raise NotJson(f"the line is not valid JSON ({exc.msg})") from None
+        raise NotJson("not_json", detail=exc.msg) from None
     except RecursionError:
-        raise NotJson(f"the line nests deeper than {MAX_DEPTH} levels") from None
+        raise NotJson("too_deep", max=MAX_DEPTH) from None
     except ValueError as exc:  # "Exceeds the limit (4300 digits) for integer string conversion"
-        raise NotJson(f"the line is not usable JSON ({exc})") from None
+        raise NotJson("not_usable", detail=str(exc)) from None
     # Nesting deeper than MAX_DEPTH needs more opening brackets than that: most lines are
     # not walked at all (a replay of millions of lines spends its time here otherwise).
     if line.count("[") + line.count("{") > MAX_DEPTH and _depth(obj) > MAX_DEPTH:
-        raise NotJson(f"the line nests deeper than {MAX_DEPTH} levels")
+        raise NotJson("too_deep", max=MAX_DEPTH)
     return obj
 
 
@@ -302,12 +316,10 @@ def parse_setup(obj: Any, editions: Callable[[str], Edition] = shipped_edition) 
     (``companion replay``) also reads a path, a regular file the user named.
     """
     if not isinstance(obj, dict) or obj.get("type") != "setup":
-        raise RecordError('the first line must be the setup: {"type": "setup", ...}')
+        raise RecordError("record_setup_first")
     version = obj.get("record", RECORD_FORMAT)
     if version != RECORD_FORMAT:
-        raise RecordError(
-            f"record format {version!r} is not supported (this companion reads {RECORD_FORMAT})"
-        )
+        raise RecordError("record_format", version=repr(version), supported=RECORD_FORMAT)
     edition_field = obj.get("edition")
     try:
         if isinstance(edition_field, str):
@@ -315,27 +327,27 @@ def parse_setup(obj: Any, editions: Callable[[str], Edition] = shipped_edition) 
         elif isinstance(edition_field, dict):
             edition = parse_edition(edition_field)
         else:
-            raise RecordError('the setup needs "edition": an edition name or an inline edition object')
-    except EditionNotFound as exc:
-        raise RecordError(str(exc)) from None
+            raise RecordError("record_no_edition")
+    except EditionNotFound as exc:  # its English names the edition and where it was looked for
+        raise RecordError("record_edition_unknown", detail=str(exc)) from None
     except EditionError as exc:
-        raise RecordError(f"the edition is not valid: {exc}") from None
+        raise RecordError("record_edition_invalid", detail=str(exc)) from None
     players = obj.get("players")
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-        raise RecordError('the setup needs "players": a list of 1 to 4 names')
+        raise RecordError("record_players")
     stack = obj.get("watch_stack", players)
     if not isinstance(stack, list) or not all(isinstance(p, str) for p in stack):
-        raise RecordError('"watch_stack" must be a list of the players\' names, top first')
+        raise RecordError("record_watch_stack")
     decks = obj.get("decks")
     if decks is not None and (
         not isinstance(decks, dict)
         or not all(isinstance(v, list) and all(isinstance(c, str) for c in v) for v in decks.values())
     ):
-        raise RecordError('"decks" must map I, II and III to lists of card ids, top first')
+        raise RecordError("record_decks")
     try:
         return make_setup(edition, players, stack, decks)
     except SetupError as exc:
-        raise RecordError(f"the setup is not valid: {exc}") from None
+        raise RecordError("record_setup_invalid", detail=str(exc)) from None
 
 
 def parse_events(lines: Iterable[tuple[int, bytes | None]]) -> Iterator[RecordLine]:
@@ -344,7 +356,7 @@ def parse_events(lines: Iterable[tuple[int, bytes | None]]) -> Iterator[RecordLi
         try:
             obj = decode_line(content)
         except NotJson as exc:
-            yield RecordLine(number, Malformed(None, str(exc)))
+            yield RecordLine(number, Malformed(None, exc.why, exc.facts))
             continue
         yield RecordLine(number, parse_event(obj))
 
@@ -366,11 +378,11 @@ def replay_stream(stream: BinaryIO, limit: int | None = None) -> Replay:
     lines = record_lines(stream, limit)
     first = next(lines, None)
     if first is None:
-        raise RecordError("the record is empty: it needs a setup line")
+        raise RecordError("record_empty")
     try:
         setup_obj = decode_line(first[1])
     except NotJson as exc:
-        raise RecordError(f"line {first[0]}: the setup line: {exc}") from None
+        raise RecordError("record_setup_not_json", line=first[0], why=exc.why, **exc.facts) from None
     setup = parse_setup(setup_obj, editions=load_edition)
     return replay_events(setup, parse_events(lines))
 
@@ -425,8 +437,9 @@ class TrekkingCodec:
 TREKKING = TrekkingCodec()
 
 
-def format_standings(replay: Replay) -> str:
-    """The readable default output of ``companion replay``."""
+def format_standings(replay: Replay, lang: str = "en") -> str:
+    """The readable default output of ``companion replay``; each rejection is the catalogue's
+    sentence in ``lang``, the words the table says for it (the rest is English for now)."""
     board = replay.board
     rows = board.standings()
     day_name = ("I", "II", "III")[board.day - 1]
@@ -448,14 +461,15 @@ def format_standings(replay: Replay) -> str:
     if rejected:
         lines += ["", f"Rejected events ({len(rejected)}):"]
         for item in rejected:
-            if item.message is None:  # a hostile record's millions: counted, not listed
+            message = item.message(lang)
+            if message is None:  # a hostile record's millions: counted, not listed
                 counts = ", ".join(f"{code} {n}" for code, n in rejected.counts().items())
                 lines.append(
                     f"  ... {len(rejected) - MESSAGES_KEPT} more; all {len(rejected)} by code: {counts} "
                     "(--json lists each line)"
                 )
                 break
-            lines.append(f"  line {item.line}: {item.code}: {item.message}")
+            lines.append(f"  line {item.line}: {item.code}: {message}")
     # Names and rejected values come from the record: an ANSI escape or a carriage return
     # in them would recolour or overwrite the terminal, so they print as visible escapes.
     return "\n".join(printable(line) for line in lines)

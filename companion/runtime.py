@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -122,8 +122,9 @@ class Runtime:
         captured = {"tag": seen.strip()}
         return Outcome(True, say("tag_captured", **captured), CUE_ACCEPT, "tag_captured", params=captured)
 
-    def resolve(self, seen: str) -> tuple[str | None, str]:
-        """What a tag stands for: (reference, "") or (None, why not). A tag enrolled since
+    def resolve(self, seen: str) -> tuple[str | None, dict[str, str]]:
+        """What a tag stands for: (reference, {}) or (None, why not: the ``unknown_tag``
+        outcome's params, `TagResolver.resolve`). A tag enrolled since
         the start (`companion enroll` runs beside us) is found by reading the tags again."""
         ref, why = self.resolver.resolve(seen)
         if ref is None:
@@ -131,12 +132,11 @@ class Runtime:
             ref, why = self.resolver.resolve(seen)
         return ref, why
 
-    def tap_resolved(self, seen: str, ref: str | None, why: str) -> Outcome:
-        """A tag already resolved (``ref``, or None and ``why``) reaches the table."""
+    def tap_resolved(self, seen: str, ref: str | None, why: Mapping[str, str]) -> Outcome:
+        """A tag already resolved (``ref``, or None and ``why``: the refusal's params) reaches the table."""
         if ref is None:
             self.unknown_tag = seen.strip()  # the page's enrolment form offers it
-            kind = "ambiguous" if "matches several" in why else "unknown"
-            facts = {"tag": seen.strip(), "why": kind}
+            facts = {"tag": seen.strip(), "why": "unknown", **why}
             outcome = Outcome(False, say("unknown_tag", **facts), CUE_REJECT, "unknown_tag", params=facts)
             return self.session.emit(outcome)
         return self.table.tap(ref)

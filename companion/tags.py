@@ -61,28 +61,27 @@ class TagResolver:
         self.edition = edition
         self.tags = dict(tags)
 
-    def resolve(self, seen: str) -> tuple[str | None, str]:
-        """(card/itinerary id or "ancestor", "") or (None, why not)."""
+    def resolve(self, seen: str) -> tuple[str | None, dict[str, str]]:
+        """(card/itinerary id or "ancestor", {}) or (None, why not): the params of the
+        ``unknown_tag`` outcome (``tag``, ``why`` "unknown" or "ambiguous", and the ``matches``
+        of an ambiguous title), which the catalogues word; the resolver writes no sentence."""
         text = seen.strip()
         if text in self.tags:
-            return self.tags[text], ""
+            return self.tags[text], {}
         legacy = legacy_uid_text(text)
         if legacy is not None and legacy in self.tags:  # an NTAG enrolled under its old, short number
-            return self.tags[legacy], ""
+            return self.tags[legacy], {}
         if text.lower().startswith(TEXT_PREFIX):
             text = text[len(TEXT_PREFIX) :].strip()
         ed = self.edition
         if text == ANCESTOR or text in ed.card_index or text in ed.itinerary_index:
-            return text, ""
+            return text, {}
         lowered = text.lower()
         if len(lowered) >= 3:
             matches = [c for c in ed.cards if c.title.lower().startswith(lowered)]
             if len(matches) == 1:
-                return matches[0].id, ""
+                return matches[0].id, {}
             if len(matches) > 1:
                 names = ", ".join(f"{c.id} ({c.title})" for c in matches[:5])
-                return None, f"{seen!r} matches several cards: {names}. Type more of the title or the id."
-        return None, (
-            f"Unknown tag {seen!r}. Enrol it on the page (Host, then Enrol a tag: the tag is filled in, "
-            "pick its card), then tap it again."
-        )
+                return None, {"tag": seen.strip(), "why": "ambiguous", "matches": names}
+        return None, {"tag": seen.strip(), "why": "unknown"}

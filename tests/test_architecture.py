@@ -500,7 +500,14 @@ CODED = {
     "StoreError",
     "DiskFull",
     "GameDamaged",
+    "RecordError",
+    "BadJson",
+    "FieldError",
+    "Rejection",  # the rules core's refusal: a code and its facts, worded above the engine
 }
+#: Made with a kind or facts beside their reason, but never with English: an unreadable event
+#: (``bad_event``'s ``why``) and a record line that is not JSON.
+REASONED = {"Malformed", "NotJson"}
 #: Two words in a string: a sentence (a code, a param's value such as "GPIO17" or ", " is not).
 SENTENCE = re.compile(r"[A-Za-z]{2,}\s+[A-Za-z]")
 
@@ -514,7 +521,7 @@ def hand_written_errors(path: Path) -> list[str]:
             continue
         func = node.func
         name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-        if name not in CODED:
+        if name not in CODED | REASONED:
             continue
         arguments = [*node.args, *(k.value for k in node.keywords)]
         english = any(
@@ -522,7 +529,8 @@ def hand_written_errors(path: Path) -> list[str]:
             for argument in arguments
             for inner in ast.walk(argument)
         )
-        if english or any(k.arg == "code" for k in node.keywords) or len(node.args) > 1:
+        positional = name in CODED and (any(k.arg == "code" for k in node.keywords) or len(node.args) > 1)
+        if english or positional:
             found.append(f"{node.lineno}: {name}")
     return found
 
@@ -549,12 +557,65 @@ def test_coded_errors_are_made_with_a_code_and_params_only() -> None:
         ('raise StoreError(f"there is no game {game_id} in {self.path}")\n', ["1: StoreError"]),
         ('raise DiskFull(full_message(folder, "nothing was saved and nothing changed"))\n', ["1: DiskFull"]),
         ('raise GameDamaged(f"game {n} is damaged", damage)\n', ["1: GameDamaged"]),
+        ('raise RecordError("record_format", version=repr(version), supported=RECORD_FORMAT)\n', []),
+        ('raise RecordError(f"the edition is not valid: {exc}") from None\n', ["1: RecordError"]),
+        ('raise BadJson("json_too_deep", max=MAX_DEPTH)\n', []),
+        ('raise BadJson("The request body is not valid JSON.", code="json_invalid")\n', ["1: BadJson"]),
+        ('raise FieldError("field_day", column="day", value=text)\n', []),
+        ('raise FieldError("day", f"{text!r} is not a Day", code="field_day")\n', ["1: FieldError"]),
+        ("return Rejection(UNKNOWN_CARD, card=card_id, edition=self.edition.name)\n", []),
+        ('return Rejection(NOTHING_TO_UNDO, "There is nothing to undo.")\n', ["1: Rejection"]),
+        ('return Rejection(BAD_EVENT, reason, {"why": "malformed"})\n', ["1: Rejection"]),
+        ('return Malformed("take", "take_crystals", {"value": repr(crystals)})\n', []),
+        ("return Malformed(None, 'the event has no \"type\"')\n", ["1: Malformed"]),
+        ('raise NotJson(f"the line nests deeper than {MAX_DEPTH} levels")\n', ["1: NotJson"]),
     ],
 )
 def test_a_hand_written_error_is_found(tmp_path: Path, source: str, found: list[str]) -> None:
     path = tmp_path / "probe.py"
     path.write_text(source)
     assert hand_written_errors(path) == found
+
+
+#: Functions whose answer a person reads, worded above them: they return facts, not English
+#: (module, function). A tag's resolution is the ``unknown_tag`` outcome's params.
+WORDLESS = {("tags.py", "resolve")}
+
+
+def english_in(path: Path, function: str) -> list[str]:
+    """The lines where ``function`` in ``path`` holds a string of words (its docstring aside)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.FunctionDef) or node.name != function:
+            continue
+        body = node.body[1:] if ast.get_docstring(node) is not None else node.body
+        for statement in body:
+            for inner in ast.walk(statement):
+                if (
+                    isinstance(inner, ast.Constant)
+                    and isinstance(inner.value, str)
+                    and SENTENCE.search(inner.value)
+                ):
+                    found.add(f"{path.name}:{inner.lineno}")
+    return sorted(found)
+
+
+def test_a_tags_resolution_is_facts_not_english() -> None:
+    wrong = [where for module, function in WORDLESS for where in english_in(PACKAGE / module, function)]
+    assert not wrong, wrong
+
+
+def test_english_in_a_resolution_is_found(tmp_path: Path) -> None:
+    path = tmp_path / "tags.py"
+    path.write_text(
+        'def resolve(seen):\n    """What a tag is."""\n    if seen:\n        return seen, {}\n'
+        '    return None, f"Unknown tag {seen!r}. Enrol it on the page"\n'
+    )
+    assert english_in(path, "resolve") == ["tags.py:5"]
+    path.write_text(
+        'def resolve(seen):\n    """What a tag is."""\n    return None, {"tag": seen, "why": "unknown"}\n'
+    )
+    assert english_in(path, "resolve") == []
 
 
 # The console's and the journal's own lines (issue 17, item 4): a sentence printed, said or

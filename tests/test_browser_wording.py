@@ -34,6 +34,16 @@ OUTCOMES: list[tuple[str, dict[str, Any]]] = [
     ),
     ("no_itinerary_today", {"player": ""}),
     ("unknown_tag", {"why": "unknown", "tag": "04AB"}),
+    # the rules core's refusals as `companion replay` prints them too (issue 22)
+    ("unknown_tag", {"why": "ambiguous", "tag": "The", "matches": "I18 (The Hijra), I35 (The Curies)"}),
+    ("no_ancestor_left", {"copies": 1}),
+    ("no_ancestor_left", {"copies": 12}),
+    (
+        "card_not_available",
+        {"why": "not_in_row", "card": "c", "title": "Wheel", "year": -3500, "row": "I01, I02"},
+    ),
+    ("bad_event", {"why": "not_utf8", "byte": "0xff"}),
+    ("itinerary_unavailable", {"why": "unknown", "itinerary": "T99", "known": "T01, T02"}),
 ]
 
 

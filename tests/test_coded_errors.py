@@ -1,10 +1,11 @@
-"""One wording layer for the refusals that were still written by hand (issue 17, item 4).
+"""One wording layer for the refusals that were still written by hand (issues 17 and 22, item 4).
 
-`GameSetupError`, `LibraryError`, `EnrolRefused`, `HardwareFault`, the settings' `ConfigError`
-and the store's `StoreError` and `DiskFull` carry only a ``code`` and ``params``; their English
-(``str(exc)``: the CLI, the console, the journal) is the English catalogue's sentence, and the
-French catalogue has the same sentence. The codes are found in the source with `ast`, so a
-raise site added later is checked without a new test.
+`GameSetupError`, `LibraryError`, `EnrolRefused`, `HardwareFault`, the settings' `ConfigError`,
+the store's `StoreError` and `DiskFull`, a record's `RecordError`, a request's `BadJson` and an
+edition's `FieldError` carry only a ``code`` and ``params``; their English (``str(exc)``: the CLI,
+the console, the journal) is the English catalogue's sentence, and the French catalogue has the
+same sentence. The codes are found in the source with `ast`, so a raise site added later is
+checked without a new test.
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ from typing import Any
 import pytest
 
 from companion.config import Config, ConfigError
-from companion.editions import LibraryError
+from companion.editions import FieldError, LibraryError
 from companion.enroll import EnrolRefused
 from companion.game_setup import new_game
 from companion.hardware.health import HardwareFault
+from companion.json_bounds import BadJson
 from companion.ports import GameSetupError
-from companion.record import TREKKING
+from companion.record import TREKKING, RecordError
 from companion.store import DiskFull, Store, StoreError
 from companion.wording import CodedError, say, template
 
@@ -38,6 +40,9 @@ CLASSES: dict[str, type[CodedError]] = {
     "StoreError": StoreError,
     "DiskFull": DiskFull,
     "ConfigError": ConfigError,
+    "RecordError": RecordError,
+    "BadJson": BadJson,
+    "FieldError": FieldError,
 }
 CODE = re.compile(r"[a-z][a-z0-9_]*")
 #: A sentence's placeholders: ``{name}`` and the ``name`` of ``{name|one|other}``.
@@ -91,6 +96,11 @@ def test_the_scan_finds_the_raise_sites() -> None:
         ("DiskFull", "store_full_start"),
         ("ConfigError", "config_value"),
         ("ConfigError", "config_toml"),
+        ("RecordError", "record_empty"),
+        ("RecordError", "record_setup_not_json"),
+        ("BadJson", "json_too_deep"),
+        ("FieldError", "field_day"),
+        ("FieldError", "ancestor_copies_cli"),
     } <= found, found
     assert {cls for cls, _ in found} == set(CLASSES)
 
@@ -403,3 +413,80 @@ def test_a_move_the_store_refuses_carries_the_stores_code_for_the_page(tmp_path:
     french = say("store_error", "fr", error=say("store_replaced", "fr", **out.params["facts"]))
     assert french.startswith("Non enregistré, rien n'a changé : le stockage des parties") and path in french
     rt.stop()
+
+
+# The rules core's refusals (issue 22, item 4): the engine gives a code and its facts, and
+# `companion replay` prints the sentence the table says, in every language.
+
+
+@pytest.mark.parametrize(
+    ("tap", "event", "code"),
+    [
+        ("ancestor", {"type": "take", "card": "ancestor", "player": "Ann"}, "ancestor_cannot_start_trek"),
+        ("III01", {"type": "reveal", "card": "III01"}, "card_not_available"),
+    ],
+)
+def test_replay_and_the_table_word_a_rejection_the_same_in_english_and_french(
+    tmp_path: Path, tap: str, event: dict[str, Any], code: str
+) -> None:
+    """The table refuses a tap; the same game's record with that event replayed says the same
+    sentence (`format_standings`, what ``companion replay`` prints) in English and in French."""
+    import json
+
+    from companion.engine import event_to_json
+    from companion.record import format_standings, replay_text, write_record
+
+    from tests_support import make_runtime
+
+    rt = make_runtime(tmp_path)
+    table = rt.table
+    while table.expect()["kind"] == "itinerary":
+        assert rt.tap(table.expect()["choices"][0]).accepted  # type: ignore[index]
+    refused = rt.tap(tap)
+    assert not refused.accepted and refused.code == code, refused
+    moves = [json.dumps(event_to_json(e)) for e in table.board.moves]
+    text = write_record(table.setup, []) + "\n".join([*moves, json.dumps(event)]) + "\n"
+    rt.stop()
+    replay = replay_text(text)
+    [line] = list(replay.rejected)
+    assert line.code == refused.code and line.line == len(moves) + 2
+    assert line.message("en") == refused.message == say(refused.code, "en", **refused.params)
+    assert line.message("fr") == say(refused.code, "fr", **refused.params) != line.message("en")
+    for lang in ("en", "fr"):
+        assert f"line {line.line}: {code}: {line.message(lang)}" in format_standings(replay, lang)
+
+
+def test_every_rejection_the_engine_makes_is_worded_by_both_catalogues() -> None:
+    """Each ``Rejection(code, why=...)`` and ``Malformed(kind, why)`` in the rules core and the
+    record reader has its own sentence (``code.why``) in English and French, with every fact it
+    names given where it is made (a missing variant would fall back to the bare code's sentence)."""
+    found: set[tuple[str, str]] = set()
+    for path in (*sorted((PACKAGE / "engine").glob("*.py")), PACKAGE / "record.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "id", None) or getattr(node.func, "attr", "")
+            whys = [
+                k.value.value
+                for k in node.keywords
+                if k.arg == "why" and isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)
+            ]
+            if name == "Rejection" and whys:
+                code = node.args[0]
+                assert isinstance(code, ast.Name), ast.dump(code)
+                found.add((code.id.lower(), whys[0]))
+            elif name in ("Malformed", "NotJson"):
+                literal = node.args[1 if name == "Malformed" else 0]
+                if isinstance(literal, ast.Constant) and isinstance(literal.value, str):
+                    found.add(("bad_event", literal.value))
+    assert {("bad_event", "dealt"), ("bad_event", "take_card"), ("bad_event", "not_utf8")} <= found
+    assert {("card_not_available", "not_in_row"), ("itinerary_unavailable", "taken")} <= found
+    for code, why in sorted(found):
+        for lang in ("en", "fr"):
+            assert catalogue_has(f"{code}.{why}", lang), f"{code}.{why} has no {lang} sentence"
+
+
+def catalogue_has(key: str, lang: str) -> bool:
+    from companion.wording import catalogue
+
+    return key in catalogue(lang)["msg"]

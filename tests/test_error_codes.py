@@ -43,7 +43,8 @@ HARDWARE = (
 #: ``code="..."``, or the code an error that carries only its code is made with (`CodedError`).
 CODE = (
     r"(?:\b(?:code|mock_code)(?:: str)?\s*=\s*"
-    r'|\b(?:GameSetupError|EnrolRefused|HardwareFault|LibraryError|StoreError|GameDamaged)\(\s*)"([a-z_0-9]+)"'
+    r"|\b(?:GameSetupError|EnrolRefused|HardwareFault|LibraryError|StoreError|GameDamaged"
+    r'|FieldError|BadJson|RecordError)\(\s*)"([a-z_0-9]+)"'
 )
 
 

@@ -273,7 +273,7 @@ def test_cli_edits_every_part_of_an_owners_edition(tmp_path: Path, capsys: Any) 
         main(["edition", "card", "fam", "--id", "II01", "--hours", "20", "--day", "I", "--year", "1", *d])
         == 2
     )
-    assert "hours" in capsys.readouterr().err
+    assert "“20” is not an hour cost" in capsys.readouterr().err
 
 
 def test_cli_creates_makes_default_and_deletes_an_owners_edition(tmp_path: Path, capsys: Any) -> None:
@@ -428,7 +428,7 @@ def test_a_change_is_saved_when_its_block_ends_and_a_refused_one_leaves_the_file
     before = library.path("my-box").read_bytes()
     with pytest.raises(FieldError), library.changing("my-box") as obj:  # a field refused midway
         remove(obj, "cards", obj["cards"][0]["id"])
-        raise FieldError("year", "not a year", code="bad_year")
+        raise FieldError("field_year", column="year", value="x")
     assert library.path("my-box").read_bytes() == before, "a block that raised saves nothing"
     with pytest.raises(EditionError), library.changing("my-box") as obj:  # the engine refuses the save
         obj["cards"][0]["hours"] = "many"

@@ -33,6 +33,7 @@ from companion.engine import (
 from companion.engine.state import EMPTY
 from companion.engine.tokens import BENEFITS, COLUMNS
 from companion.record import RecordError, replay_text
+from companion.wording import LANGUAGES, say
 
 SPACE = st.one_of(st.none(), st.integers(0, 6), st.just("crystal"))
 
@@ -117,7 +118,9 @@ class GameMachine(RuleBasedStateMachine):
         if rejection is None:
             self.history.append(before)
             return True
-        assert rejection.message, "every rejection explains itself"
+        for lang in LANGUAGES:  # every rejection explains itself, each fact its sentence names given
+            said = say(rejection.code, lang, **rejection.params)
+            assert said and "{" not in said, (rejection, lang, said)
         assert self.board.snapshot() == before, f"{rejection.code} changed the state"
         return False
 

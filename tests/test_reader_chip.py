@@ -117,8 +117,8 @@ def test_an_ntag_enrolled_under_its_old_number_still_resolves() -> None:
     edition = shipped_edition("reference")
     resolver = TagResolver(edition, {NTAG_TAG.legacy_text: "I07", CLASSIC_TAG.uid_text: "T01"})
     assert legacy_uid_text(NTAG_TAG.uid_text) == NTAG_TAG.legacy_text
-    assert resolver.resolve(NTAG_TAG.uid_text) == ("I07", "")
-    assert resolver.resolve(CLASSIC_TAG.uid_text) == ("T01", "")
+    assert resolver.resolve(NTAG_TAG.uid_text) == ("I07", {})
+    assert resolver.resolve(CLASSIC_TAG.uid_text) == ("T01", {})
     assert legacy_uid_text("04:5A:6B") is None and legacy_uid_text(CLASSIC_TAG.uid_text) is None
 
 

@@ -82,7 +82,7 @@ def test_a_byte_that_is_not_utf8_in_an_event_line_is_a_bad_event_from_a_file_and
     readable = replay_cli(data, tmp_path)
     assert (
         readable["code"] == 0
-        and b"line 2: bad_event: the line is not UTF-8 text (byte 0xff)" in readable["out"]
+        and b"line 2: bad_event: The line is not UTF-8 text (byte 0xff)." in readable["out"]
     )
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from companion.engine import CODES, Board, ChooseItinerary, Event, Malformed, Reveal, Take, Undo, parse_event
 from companion.engine import rejections as r
+from companion.wording import say
 
 from builders import board, card, deck_for_row, edition, filler, first_card, three_short_days
 
@@ -28,17 +29,21 @@ def two_player_board(itineraries: bool = True) -> Board:
 
 
 def rejects(b: Board, event: Event, code: str, *words: str) -> str:
-    """Assert ``event`` is rejected with ``code`` and a message naming ``words``; state unchanged."""
+    """Assert ``event`` is rejected with ``code`` and a sentence naming ``words``; state unchanged.
+    The sentence is the catalogue's (the engine gives the code and its facts): the words
+    ``companion replay`` prints and the table says."""
     before = b.snapshot()
     moves = b.moves
     rejection = b.push(event)
     assert rejection is not None, f"{event} was accepted"
     assert rejection.code == code, rejection
+    message = say(rejection.code, **rejection.params)
     for word in words:
-        assert word in rejection.message, (word, rejection.message)
+        assert word in message, (word, message)
+    assert "{" not in say(rejection.code, "fr", **rejection.params), "every fact the French names is given"
     assert b.snapshot() == before
     assert b.moves == moves
-    return rejection.message
+    return message
 
 
 def test_codes_are_listed_in_contract_precedence() -> None:
@@ -174,8 +179,8 @@ def test_cost_below_one() -> None:
     ("events", "bad", "words"),
     [
         ([], ChooseItinerary("Ann", "Z"), ["Z", "A, B, C"]),
-        ([ChooseItinerary("Ann", "A")], ChooseItinerary("Ann", "B"), ["already uses Itinerary A"]),
-        ([ChooseItinerary("Ann", "A")], ChooseItinerary("Ben", "A"), ["Ann already uses Itinerary A"]),
+        ([ChooseItinerary("Ann", "A")], ChooseItinerary("Ann", "B"), ["already follows Itinerary A"]),
+        ([ChooseItinerary("Ann", "A")], ChooseItinerary("Ben", "A"), ["Ann already follows Itinerary A"]),
     ],
 )
 def test_itinerary_unavailable(events: list[Event], bad: Event, words: list[str]) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from companion.json_bounds import MAX_DEPTH, MAX_DIGITS, BadJson, check
+from companion.wording import say
 
 from tests_support import api_client
 
@@ -57,6 +58,16 @@ def test_a_body_that_is_not_json_is_refused_with_its_code(env: Any) -> None:
     http, _ = env
     for body in (b"not json", b'{"tag": NaN}', b"\xff\xfe"):
         refused(http.post("/api/reader/tap", data=body, headers={**PIN, **JSON}), "json_invalid")
+
+
+def test_a_body_that_is_not_utf8_says_so_in_both_languages(env: Any) -> None:
+    """`BadJson` is a coded error: its English is the catalogue's, and the reason it gave at the
+    raise site (not UTF-8 text) is a variant the French catalogue words too."""
+    http, _ = env
+    body = refused(http.post("/api/reader/tap", data=b"\xff\xfe", headers={**PIN, **JSON}), "json_invalid")
+    assert body["params"] == {"why": "not_utf8"} and "not UTF-8 text" in body["error"], body
+    assert "pas du texte UTF-8" in say("json_invalid", "fr", **body["params"])
+    assert str(BadJson("json_too_deep", max=MAX_DEPTH)) == say("json_too_deep", max=MAX_DEPTH)
 
 
 def test_an_edition_import_nested_deep_or_with_a_huge_number_is_refused(env: Any) -> None:

@@ -23,6 +23,7 @@ from companion.hardware.ring import (
     render,
 )
 from companion.tags import TagResolver
+from companion.wording import say
 
 BLUE, ORANGE, GREEN = (0, 114, 178), (230, 159, 0), (0, 158, 115)
 
@@ -164,15 +165,20 @@ def test_reader_loop_polls_and_survives_errors() -> None:
 def test_resolver_enrolled_tags_text_ids_and_title_prefixes() -> None:
     ed = load_edition("reference")
     r = TagResolver(ed, {"1234": "I07"})
-    assert r.resolve("1234") == ("I07", "")
-    assert r.resolve("trek:II05") == ("II05", "")
-    assert r.resolve("ancestor") == ("ancestor", "")
-    assert r.resolve("T03") == ("T03", "")
+    assert r.resolve("1234") == ("I07", {})
+    assert r.resolve("trek:II05") == ("II05", {})
+    assert r.resolve("ancestor") == ("ancestor", {})
+    assert r.resolve("T03") == ("T03", {})
     assert r.resolve("Great Pyramid")[0] == "I07"
     card, why = r.resolve("The")
-    assert card is None and "several" in why
+    assert card is None and why["why"] == "ambiguous" and why["tag"] == "The"
+    assert "matches several cards: I" in say("unknown_tag", **why), "the matches are named"
+    assert "correspond à plusieurs cartes : I" in say("unknown_tag", "fr", **why)
     card, why = r.resolve("99887766")
-    assert card is None and "Enrol a tag" in why
+    assert card is None and why == {"tag": "99887766", "why": "unknown"}
+    assert "Enrol a tag" in say("unknown_tag", **why) and "Enregistrer une étiquette" in say(
+        "unknown_tag", "fr", **why
+    )
 
 
 # --- settings ---------------------------------------------------------------------------------

@@ -227,12 +227,7 @@ def cmd_ancestor(args: argparse.Namespace) -> int:
         if args.copies:
             given = [c.strip() for c in args.copies.split(",")]
             if len(given) != 3:  # "6" alone would drop the copies for 3 and 4 players
-                raise FieldError(
-                    "ancestors",
-                    "--copies takes three numbers, for 2, 3 and 4 players (6,9,12), "
-                    f"not {args.copies[:20]!r}",
-                    code="ancestor_copies",
-                )
+                raise FieldError("ancestor_copies_cli", column="ancestors", value=args.copies[:20])
             copies = dict(zip(("2", "3", "4"), given, strict=True))
         hours = args.hours if args.hours is not None else old["hours"]
         set_ancestor(obj, hours, args.gains if args.gains is not None else old["gains"], copies)

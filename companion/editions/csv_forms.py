@@ -117,7 +117,7 @@ def cards_from_csv(text: str) -> list[dict[str, Any]]:
         else:
             seen[card_id] = line
         errors = card_errors(fields)
-        problems += [CsvProblem(line, e.column, e.message) for e in errors]
+        problems += [CsvProblem(line, e.column, str(e)) for e in errors]
         if not errors and card_id.strip():
             cards.append(checked_card(fields, card_id))
     if problems:
@@ -227,7 +227,7 @@ def itineraries_from_csv(text: str) -> list[dict[str, Any]]:
             item_id = restore(fields["id"].strip())
             items.append(make_itinerary(item_id, {k: fields[k] for k in COLUMNS}, fields["rows"]))
         except FieldError as exc:
-            problems.append(CsvProblem(line, exc.column, exc.message))
+            problems.append(CsvProblem(line, exc.column, str(exc)))
     if problems:
         raise CsvError(problems)
     return items

@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 from companion.engine.edition import MAX_COLUMN_SPACES
 from companion.engine.tokens import BENEFITS, COLUMNS, CRYSTAL, DAYS, HOURS_PER_DAY
 from companion.engine.words import year_text
+from companion.wording import CodedError
 
 ROMAN = {1: "I", 2: "II", 3: "III"}
 #: The longest title or note a card may have.
@@ -117,17 +118,14 @@ def describe_parts(parts: list[str]) -> str:
     return ", ".join(said)
 
 
-class FieldError(ValueError):
-    """One value people typed that cannot be a card's or itinerary's field.
+class FieldError(CodedError, ValueError):
+    """One value people typed that cannot be a card's or itinerary's field: a code and its
+    params (``column`` always among them, the field it is about). The catalogues word it, so
+    the CLI, the CSV problems and the edition page say the same, each in its language."""
 
-    ``message`` is the English (CLI, CSV problems, API clients); ``code`` and ``params``
-    (``column`` always among them) let the edition page say it in its language."""
-
-    def __init__(self, column: str, message: str, /, *, code: str, **params: object) -> None:
-        super().__init__(f"{column}: {message}")
-        self.column, self.message = column, message
-        self.code = code
-        self.params: dict[str, object] = {"column": column, **params}
+    def __init__(self, code: str, /, *, column: str, **params: object) -> None:
+        super().__init__(code, column=column, **params)
+        self.column = column
 
 
 # --- fields ---------------------------------------------------------------------------------
@@ -138,12 +136,7 @@ def parse_day(value: Any) -> int:
     for day, roman in ROMAN.items():
         if text in (roman, str(day)):
             return day
-    raise FieldError(
-        "day",
-        f"{str(value)[:20]!r} is not a Day: write I, II or III (or 1, 2, 3)",
-        code="field_day",
-        value=str(value)[:20],
-    )
+    raise FieldError("field_day", column="day", value=str(value)[:20])
 
 
 def parse_year(value: Any) -> int:
@@ -151,21 +144,11 @@ def parse_year(value: Any) -> int:
         return value
     found = _YEAR.match(str(value))
     if found is None:
-        raise FieldError(
-            "year",
-            f"{str(value)[:20]!r} is not a year: write 1492, -490 or 490 BCE",
-            code="field_year",
-            value=str(value)[:20],
-        )
+        raise FieldError("field_year", column="year", value=str(value)[:20])
     year, era = int(found.group(1)), (found.group(2) or "").lower()
     if era in ("bce", "bc"):
         if year <= 0:
-            raise FieldError(
-                "year",
-                f"{str(value)[:20]!r}: a BCE year is written positive (490 BCE)",
-                code="field_year_bce",
-                value=str(value)[:20],
-            )
+            raise FieldError("field_year_bce", column="year", value=str(value)[:20])
         return -year
     return year
 
@@ -174,13 +157,7 @@ def parse_hours(value: Any) -> int:
     text = str(value).strip()
     hours = whole_number(text, 2)
     if hours is None or not 1 <= hours <= HOURS_PER_DAY:
-        raise FieldError(
-            "hours",
-            f"{text[:20]!r} is not an hour cost: write a whole number 1-{HOURS_PER_DAY}",
-            code="field_hours",
-            value=text[:20],
-            max=HOURS_PER_DAY,
-        )
+        raise FieldError("field_hours", column="hours", value=text[:20], max=HOURS_PER_DAY)
     return hours
 
 
@@ -189,13 +166,7 @@ def parse_gains(value: Any) -> list[str]:
     gains = [str(w).strip().lower() for w in words]
     unknown = [w for w in gains if w not in BENEFITS]
     if unknown:
-        raise FieldError(
-            "gains",
-            f"unknown benefit {unknown[0][:20]!r}; use {', '.join(BENEFITS)}",
-            code="field_benefit",
-            value=unknown[0][:20],
-            known=", ".join(BENEFITS),
-        )
+        raise FieldError("field_benefit", column="gains", value=unknown[0][:20], known=", ".join(BENEFITS))
     return gains
 
 
@@ -221,11 +192,7 @@ def card_errors(fields: dict[str, Any]) -> list[FieldError]:
             errors.append(exc)
     for name in ("title", "note"):
         if not isinstance(fields.get(name, ""), str) or len(fields.get(name, "")) > MAX_TEXT:
-            errors.append(
-                FieldError(
-                    name, f"must be a text of at most {MAX_TEXT} characters", code="field_text", max=MAX_TEXT
-                )
-            )
+            errors.append(FieldError("field_text", column=name, max=MAX_TEXT))
     return errors
 
 
@@ -280,10 +247,9 @@ def remove(obj: dict[str, Any], key: str, item_id: str) -> None:
     items = obj.get(key, [])
     kept = [c for c in items if c.get("id") != item_id]
     if len(kept) == len(items):
-        said = f"there is no {key[:-1]} {item_id[:20]!r}"
         if key == "cards":
-            raise FieldError("id", said, code="no_such_card", id=item_id[:20])
-        raise FieldError("id", said, code="no_such_itinerary", id=item_id[:20])
+            raise FieldError("no_such_card", column="id", id=item_id[:20])
+        raise FieldError("no_such_itinerary", column="id", id=item_id[:20])
     obj[key] = kept
     transcribed(obj, f"{_ITEM.get(key, key)}:{item_id}")
 
@@ -307,12 +273,7 @@ def parse_space(value: Any, column: str) -> int | str | None:
 
 
 def _bad_space(value: Any, column: str) -> NoReturn:
-    raise FieldError(
-        column,
-        f"{str(value)[:20]!r} is not a space: write . (plain), c (crystal) or points 0-99",
-        code="field_space",
-        value=str(value)[:20],
-    )
+    raise FieldError("field_space", column=column, value=str(value)[:20])
 
 
 #: The deepest column an itinerary may have (the printed cards have 2-6 rows): the engine's
@@ -322,28 +283,20 @@ MAX_DEPTH = MAX_COLUMN_SPACES
 
 def make_itinerary(item_id: str, columns: dict[str, Any], rows: Any) -> dict[str, Any]:
     if not isinstance(item_id, str) or not re.fullmatch(r"[A-Za-z0-9_-]{1,12}", item_id.strip()):
-        raise FieldError(
-            "id",
-            "an itinerary id is 1-12 letters or digits, as printed on the card (T07)",
-            code="itinerary_id",
-        )
+        raise FieldError("itinerary_id", column="id")
     if not isinstance(columns, dict) or any(k not in COLUMNS for k in columns):
-        raise FieldError("columns", f"columns are {', '.join(COLUMNS)}", code="itinerary_columns")
+        raise FieldError("itinerary_columns", column="columns")
     out: dict[str, Any] = {}
     for kind in COLUMNS:
         col = columns.get(kind) or []
         col = col.split() if isinstance(col, str) else col
         if not isinstance(col, list) or len(col) > MAX_DEPTH:
-            raise FieldError(
-                kind, f"a column is a list of at most {MAX_DEPTH} spaces", code="column_depth", max=MAX_DEPTH
-            )
+            raise FieldError("column_depth", column=kind, max=MAX_DEPTH)
         if col:
             out[kind] = [parse_space(s, kind) for s in col]
     raw_rows = rows.split() if isinstance(rows, str) else (rows or [])
     if not isinstance(raw_rows, list) or len(raw_rows) > MAX_DEPTH:
-        raise FieldError(
-            "rows", f"rows is a list of at most {MAX_DEPTH} rewards", code="rows_depth", max=MAX_DEPTH
-        )
+        raise FieldError("rows_depth", column="rows", max=MAX_DEPTH)
     return {"id": item_id.strip(), "columns": out, "rows": [parse_space(s, "rows") for s in raw_rows]}
 
 
@@ -364,26 +317,17 @@ def put_itinerary(
 def set_playmat(obj: dict[str, Any], slots: Any, treks: Any, beyond: Any) -> None:
     """The six Departures Row benefits, the trek table (1..10 cards) and the step past 10."""
     if not isinstance(slots, list) or len(slots) != 6:
-        raise FieldError(
-            "slots", "the playmat has six positions: send six benefit lists", code="playmat_slots"
-        )
+        raise FieldError("playmat_slots", column="slots")
     parsed = [parse_gains(s) for s in slots]
     if not isinstance(treks, list) or len(treks) != 10:
-        raise FieldError(
-            "treks", "the trek table has ten values: points for 1 to 10 cards", code="trek_count"
-        )
+        raise FieldError("trek_count", column="treks")
     values = []
     for t in treks:
         if not re.fullmatch(r"-?\d{1,3}", str(t).strip()):
-            raise FieldError(
-                "treks",
-                f"{str(t)[:20]!r} is not a whole number of points",
-                code="trek_points",
-                value=str(t)[:20],
-            )
+            raise FieldError("trek_points", column="treks", value=str(t)[:20])
         values.append(int(str(t).strip()))
     if not re.fullmatch(r"\d{1,3}", str(beyond).strip()):
-        raise FieldError("trek_beyond", "points per card past 10: a whole number 0-999", code="trek_beyond")
+        raise FieldError("trek_beyond", column="trek_beyond")
     obj["slots"], obj["treks"], obj["trek_beyond"] = parsed, values, int(str(beyond).strip())
     transcribed(obj, "playmat", "treks")
 
@@ -391,18 +335,11 @@ def set_playmat(obj: dict[str, Any], slots: Any, treks: Any, beyond: Any) -> Non
 def set_ancestor(obj: dict[str, Any], hours: Any, gains: Any, copies: Any) -> None:
     """The Ancestor card (all copies alike) and the copies in play for 2, 3 and 4 players."""
     if not isinstance(copies, dict) or any(str(k) not in ("1", "2", "3", "4") for k in copies):
-        raise FieldError(
-            "ancestors", 'copies by player count, e.g. {"2": 6, "3": 9, "4": 12}', code="ancestor_copies"
-        )
+        raise FieldError("ancestor_copies", column="ancestors")
     counts = {}
     for k, v in copies.items():
         if not re.fullmatch(r"\d{1,2}", str(v).strip()):
-            raise FieldError(
-                "ancestors",
-                f"{str(v)[:20]!r} is not a number of copies (0-99)",
-                code="ancestor_copy_count",
-                value=str(v)[:20],
-            )
+            raise FieldError("ancestor_copy_count", column="ancestors", value=str(v)[:20])
         counts[str(k)] = int(str(v).strip())
     obj["ancestor"] = {"hours": parse_hours(hours), "gains": parse_gains(gains)}
     obj["ancestors"] = dict(sorted(counts.items()))

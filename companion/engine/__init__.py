@@ -1,7 +1,7 @@
 """The rules core: pure Python, no I/O, no hardware, no web.
 
-State plus an event in; a new state or a `Rejection` (stable code, plain
-message) out. `Board` holds a game in play with its move stack (push/pop), on which undo runs.
+State plus an event in; a new state or a `Rejection` (stable code and its facts, which the
+catalogues word) out. `Board` holds a game in play with its move stack (push/pop), on which undo runs.
 """
 
 from companion.engine.board import Board, TakeOption, apply

@@ -60,7 +60,6 @@ from companion.engine.tokens import (
     ROW_SIZE,
     STARTING_CRYSTALS,
 )
-from companion.engine.words import plural, year_text
 
 # Undo records start with their kind.
 _TAKE, _ITINERARY, _REVEAL = 0, 1, 2
@@ -191,7 +190,7 @@ class Board:
             assert isinstance(event, Malformed)
             if self.finished and event.kind in ("take", "itinerary", "reveal"):
                 return _game_over()
-            return Rejection(BAD_EVENT, event.reason, {"why": "malformed"})
+            return Rejection(BAD_EVENT, why=event.why, **event.facts)
         else:
             raise TypeError(f"not an event: {event!r}")
         if type(result) is Rejection:
@@ -285,12 +284,7 @@ class Board:
                 return self._not_your_turn(named)
         itinerary = self.itinerary[who]
         if itinerary < 0 and self.has_itineraries:
-            return Rejection(
-                ITINERARY_REQUIRED,
-                f"{self.names[who]} has not chosen an Itinerary for Day {DAY_NAMES[self.day - 1]}; "
-                "choose one before taking a card.",
-                {"player": self.names[who], "day": DAY_NAMES[self.day - 1]},
-            )
+            return Rejection(ITINERARY_REQUIRED, player=self.names[who], day=DAY_NAMES[self.day - 1])
         tables = self.tables
         row = self.row
         trek_len = self.trek_len[who]
@@ -298,48 +292,27 @@ class Board:
             ancestor = self.edition.ancestor
             if self.ancestors_left <= 0 or ancestor is None:
                 copies = self.edition.ancestor_copies(len(self.names))
-                return Rejection(
-                    NO_ANCESTOR_LEFT,
-                    f"All {plural(copies, 'Ancestor card')} of this game are taken.",
-                    {"copies": copies},
-                )
+                return Rejection(NO_ANCESTOR_LEFT, copies=copies)
             if not trek_len:
-                return Rejection(
-                    ANCESTOR_CANNOT_START_TREK,
-                    f"{self.names[who]} has no Trek yet and an Ancestor cannot start one; "
-                    "take a History card first.",
-                    {"player": self.names[who]},
-                )
+                return Rejection(ANCESTOR_CANNOT_START_TREK, player=self.names[who])
             index = position = year = -1
             hours, gains = ancestor.hours, ancestor.gain_codes
         else:
             found = self.card_index.get(card_id)
             if found is None:
-                return Rejection(
-                    UNKNOWN_CARD,
-                    f"There is no card {card_id!r} in the {self.edition.name} edition.",
-                    {"card": card_id, "edition": self.edition.name},
-                )
+                return Rejection(UNKNOWN_CARD, card=card_id, edition=self.edition.name)
             index = found
             try:
                 position = row.index(index)
             except ValueError:
-                return Rejection(
-                    CARD_NOT_AVAILABLE,
-                    self._not_in_row(index),
-                    {"why": "not_in_row", **_card_params(self.edition.cards[index])},
-                )
+                return self._not_in_row(index)
             hours, year, by_position = tables.take[index]
             gains = by_position[position]
         crystals = self.crystals
         held = crystals[who]
         if spent:
             if spent > held:
-                return Rejection(
-                    TOO_MANY_CRYSTALS,
-                    f"{self.names[who]} holds {plural(held, 'crystal')} and cannot spend {spent}.",
-                    {"player": self.names[who], "held": held, "spent": spent},
-                )
+                return Rejection(TOO_MANY_CRYSTALS, player=self.names[who], held=held, spent=spent)
             if hours - spent < 1:
                 return self._cost_below_one(who, index, hours)
 
@@ -524,33 +497,25 @@ class Board:
         day = DAY_NAMES[self.day - 1]
         index = edition.itinerary_index.get(event.itinerary)
         if index is None:
-            known = ", ".join(edition.itinerary_index) or "none"
-            return Rejection(
-                ITINERARY_UNAVAILABLE,
-                f"There is no Itinerary {event.itinerary!r} in this edition (it has: {known}).",
-                {"why": "unknown", "itinerary": event.itinerary},
-            )
+            known = ", ".join(edition.itinerary_index) or "-"
+            return Rejection(ITINERARY_UNAVAILABLE, why="unknown", itinerary=event.itinerary, known=known)
         current = self.itinerary[who]
         if current >= 0:
             return Rejection(
                 ITINERARY_UNAVAILABLE,
-                f"{event.player} already uses Itinerary {edition.itineraries[current].id} on Day {day}; "
-                "undo that choice to change it.",
-                {"why": "has_one", "player": event.player, "itinerary": edition.itineraries[current].id,
-                 "day": day},
-            )  # fmt: skip
+                why="has_one",
+                player=event.player,
+                itinerary=edition.itineraries[current].id,
+                day=day,
+            )
         if self.used[who] >> index & 1:
             return Rejection(
-                ITINERARY_UNAVAILABLE,
-                f"{event.player} used Itinerary {event.itinerary} on an earlier Day; each is used once.",
-                {"why": "used", "player": event.player, "itinerary": event.itinerary},
+                ITINERARY_UNAVAILABLE, why="used", player=event.player, itinerary=event.itinerary
             )
         if index in self.itinerary:
             other = self.names[self.itinerary.index(index)]
             return Rejection(
-                ITINERARY_UNAVAILABLE,
-                f"{other} already uses Itinerary {event.itinerary} on Day {day}.",
-                {"why": "taken", "player": other, "itinerary": event.itinerary, "day": day},
+                ITINERARY_UNAVAILABLE, why="taken", player=other, itinerary=event.itinerary, day=day
             )
         record = (_ITINERARY, who, current, self.used[who])
         self.itinerary[who] = index
@@ -564,40 +529,24 @@ class Board:
         if self.finished:
             return _game_over()
         if not self.setup.reveals:
-            return Rejection(
-                BAD_EVENT,
-                "This game's decks are known, so the engine deals: reveal is not used.",
-                {"why": "dealt"},
-            )
+            return Rejection(BAD_EVENT, why="dealt")
         index = self.card_index.get(event.card)
         if index is None:
-            return Rejection(
-                UNKNOWN_CARD,
-                f"There is no card {event.card!r} in the {self.edition.name} edition.",
-                {"card": event.card, "edition": self.edition.name},
-            )
+            return Rejection(UNKNOWN_CARD, card=event.card, edition=self.edition.name)
         card = self.edition.cards[index]
         if self.revealed >> index & 1:
-            return Rejection(
-                CARD_NOT_AVAILABLE,
-                f"{_card_name(card)} has already been revealed.",
-                {"why": "revealed", **_card_params(card)},
-            )
+            return Rejection(CARD_NOT_AVAILABLE, why="revealed", **_card_params(card))
         if card.day != self.day:
             return Rejection(
                 CARD_NOT_AVAILABLE,
-                f"{_card_name(card)} belongs to the Day {DAY_NAMES[card.day - 1]} deck; "
-                f"Day {DAY_NAMES[self.day - 1]} is in play.",
-                {"why": "other_day", **_card_params(card), "deck": DAY_NAMES[card.day - 1],
-                 "day": DAY_NAMES[self.day - 1]},
-            )  # fmt: skip
+                why="other_day",
+                **_card_params(card),
+                deck=DAY_NAMES[card.day - 1],
+                day=DAY_NAMES[self.day - 1],
+            )
         waiting = self.waiting_position()
         if waiting < 0:
-            return Rejection(
-                CARD_NOT_AVAILABLE,
-                "No position of the Departures Row is waiting for a card; take a card first.",
-                {"why": "no_gap", **_card_params(card)},
-            )
+            return Rejection(CARD_NOT_AVAILABLE, why="no_gap", **_card_params(card))
         record = (_REVEAL, waiting, self.revealed)
         self.row[waiting] = index
         self.revealed |= 1 << index
@@ -613,39 +562,27 @@ class Board:
     # --- rejection messages ------------------------------------------------------------------
 
     def _not_playing(self, name: str) -> Rejection:
-        return Rejection(
-            BAD_EVENT,
-            f"{name!r} is not playing; the players are {', '.join(self.names)}.",
-            {"why": "not_playing", "player": name, "players": ", ".join(self.names)},
-        )
+        return Rejection(BAD_EVENT, why="not_playing", player=name, players=", ".join(self.names))
 
     def _not_your_turn(self, named: int) -> Rejection:
         who = self.turn
         return Rejection(
             NOT_YOUR_TURN,
-            f"It is {self.names[who]}'s turn (hour {self.hour[who]}), not {self.names[named]}'s "
-            f"(hour {self.hour[named]}): the watch furthest behind moves first.",
-            {"turn": self.names[who], "turn_hour": self.hour[who], "player": self.names[named],
-             "hour": self.hour[named]},
-        )  # fmt: skip
+            turn=self.names[who],
+            turn_hour=self.hour[who],
+            player=self.names[named],
+            hour=self.hour[named],
+        )
 
     def _cost_below_one(self, who: int, index: int, hours: int) -> Rejection:
-        label = "The Ancestor card" if index < 0 else _card_name(self.edition.cards[index])
-        return Rejection(
-            COST_BELOW_ONE,
-            f"{label} costs {plural(hours, 'hour')}: {self.names[who]} can spend at most "
-            f"{plural(hours - 1, 'crystal')} on it (a card always costs at least 1 hour).",
-            {**(_card_params(self.edition.cards[index]) if index >= 0 else {"card": "ancestor"}),
-             "hours": hours, "player": self.names[who], "max": hours - 1},
-        )  # fmt: skip
+        card = _card_params(self.edition.cards[index]) if index >= 0 else {"card": ANCESTOR}
+        return Rejection(COST_BELOW_ONE, **card, hours=hours, player=self.names[who], max=hours - 1)
 
-    def _not_in_row(self, index: int) -> str:
-        shown = [self.edition.cards[c].id for c in self.row if c >= 0]
-        holds = ", ".join(shown) if shown else "no cards"
-        return (
-            f"{_card_name(self.edition.cards[index])} is not in the Departures Row now (it holds {holds}). "
-            "Take one of those or an Ancestor."
-        )
+    def _not_in_row(self, index: int) -> Rejection:
+        """The card is not face up in the row; ``row`` lists the ids that are ("-" for none)."""
+        shown = ", ".join(self.edition.cards[c].id for c in self.row if c >= 0)
+        card = _card_params(self.edition.cards[index])
+        return Rejection(CARD_NOT_AVAILABLE, why="not_in_row", **card, row=shown or "-")
 
     # --- questions --------------------------------------------------------------------------
 
@@ -789,17 +726,13 @@ def apply(setup: Setup, state: GameState, event: Event) -> GameState | Rejection
 
 
 def _nothing_to_undo() -> Rejection:
-    return Rejection(NOTHING_TO_UNDO, "There is nothing to undo.")
+    return Rejection(NOTHING_TO_UNDO)
 
 
 def _game_over() -> Rejection:
-    return Rejection(GAME_OVER, "The game is over: Day III has ended. Only undo is still possible.")
+    return Rejection(GAME_OVER)
 
 
 def _card_params(card: Any) -> dict[str, Any]:
     """A card in a rejection's params: its id, title and year (the page writes the year its way)."""
     return {"card": card.id, "title": card.title, "year": card.year}
-
-
-def _card_name(card: Any) -> str:
-    return f"{card.title} ({card.id}, {year_text(card.year)})"

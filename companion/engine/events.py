@@ -18,6 +18,8 @@ Room for Time Warps (a later expansion): a new event type slots in beside
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 from companion.engine.tokens import COLUMNS
@@ -62,10 +64,13 @@ class Undo(NamedTuple):
 
 
 class Malformed(NamedTuple):
-    """An event that could not be read; ``kind`` is its ``type`` if it had one."""
+    """An event that could not be read; ``kind`` is its ``type`` if it had one. ``why`` says
+    what is wrong and ``facts`` hold what its sentence names (the catalogues' ``bad_event.why``):
+    the rules core writes no English."""
 
     kind: str | None
-    reason: str
+    why: str
+    facts: Mapping[str, Any] = MappingProxyType({})
 
 
 Event = ChooseItinerary | Take | Reveal | Undo | Malformed
@@ -86,47 +91,45 @@ def _name(obj: dict[str, Any], key: str) -> str | None:
 def parse_event(obj: Any) -> Event:
     """Turn one decoded JSON value into an event (or `Malformed`)."""
     if not isinstance(obj, dict):
-        return Malformed(None, "an event must be a JSON object")
+        return Malformed(None, "not_object")
     kind = obj.get("type")
     if kind == "take":
         return _parse_take(obj)
     if kind == "itinerary":
         player, itinerary = _text(obj, "player"), _name(obj, "itinerary")
         if player is None:
-            return Malformed(kind, 'an itinerary event needs "player" (a name)')
+            return Malformed(kind, "itinerary_player")
         if itinerary is None:
-            return Malformed(kind, 'an itinerary event needs "itinerary" (an itinerary id)')
+            return Malformed(kind, "itinerary_id")
         return ChooseItinerary(player, itinerary)
     if kind == "reveal":
         card = _name(obj, "card")
         if card is None:
-            return Malformed(kind, 'a reveal needs "card" (a card id)')
+            return Malformed(kind, "reveal_card")
         return Reveal(card)
     if kind == "undo":
         return Undo(obj.get("correction") is True)
     if kind is None:
-        return Malformed(None, 'the event has no "type"')
-    return Malformed(str(kind), f"unknown event type {kind!r}; use take, itinerary, reveal or undo")
+        return Malformed(None, "no_type")
+    return Malformed(str(kind), "unknown_type", {"type": repr(kind)})
 
 
 def _parse_take(obj: dict[str, Any]) -> Event:
     card = _name(obj, "card")
     if card is None:
-        return Malformed("take", 'a take needs "card" (a card id or "ancestor")')
+        return Malformed("take", "take_card")
     player = obj.get("player")
     if "player" in obj and not (isinstance(player, str) and player):
-        return Malformed("take", '"player" must be a player\'s name')
+        return Malformed("take", "take_player")
     crystals = obj.get("crystals", 0)
     if isinstance(crystals, bool) or not isinstance(crystals, int) or crystals < 0:
-        return Malformed("take", f'"crystals" must be a whole number of 0 or more, not {crystals!r}')
+        return Malformed("take", "take_crystals", {"value": repr(crystals)})
     wild = obj.get("wild", [])
     if not isinstance(wild, list) or not all(isinstance(w, str) for w in wild):
-        return Malformed("take", '"wild" must be a list of column names')
+        return Malformed("take", "take_wild")
     for column in wild:
         if column not in COLUMNS:
-            return Malformed(
-                "take", f"there is no {column!r} column for a Wild token; use {', '.join(COLUMNS)}"
-            )
+            return Malformed("take", "wild_column", {"column": repr(column), "columns": ", ".join(COLUMNS)})
     return Take(card, player, crystals, tuple(wild))
 
 
@@ -147,4 +150,4 @@ def event_to_json(event: Event) -> dict[str, Any]:
         return {"type": "reveal", "card": event.card}
     if isinstance(event, Undo):
         return {"type": "undo", "correction": True} if event.correction else {"type": "undo"}
-    raise ValueError(f"a malformed event has no record form: {event.reason}")
+    raise ValueError(f"a malformed event has no record form: {event.why}")

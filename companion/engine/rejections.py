@@ -1,18 +1,16 @@
-"""Rejections: why an event broke a rule, as a stable code and a plain sentence.
+"""Rejections: why an event broke a rule, as a stable code and its facts.
 
 The codes are the record contract's (``shared/contract/game-record.md``) and are
 listed here in the contract's precedence order: when several apply, the engine
-reports the first. The message is for people at the table, so it names the
-player and the numbers ("Ben holds 2 crystals and cannot spend 3"). The same
-facts are in ``params`` (names, numbers, card ids and years; ``why`` tells apart
-the sentences one code has), so a page can say the sentence in its own language
-instead of showing the English one.
+reports the first. The rules core writes no sentence: ``params`` holds the facts
+(names, numbers, card ids and years; ``why`` tells apart the sentences one code
+has), and the catalogues word them (``companion.wording.say``), so ``companion
+replay``, the console and the page say the same words in every language.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 GAME_OVER: Final = "game_over"
@@ -45,14 +43,22 @@ CODES: Final[tuple[str, ...]] = (
 )
 
 
-@dataclass(frozen=True, slots=True)
 class Rejection:
-    """An event the engine refused. The state it was applied to is unchanged."""
+    """An event the engine refused: its ``code`` and the facts its sentence names. The
+    state it was applied to is unchanged. Made with a code and params only, never English
+    (`tests/test_architecture.py` checks)."""
 
-    code: str
-    message: str
-    #: The sentence's facts for other languages; not part of equality (the message says it all).
-    params: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    __slots__ = ("code", "params")
 
-    def __str__(self) -> str:
-        return f"{self.code}: {self.message}"
+    def __init__(self, code: str, /, **params: Any) -> None:
+        self.code = code
+        self.params: Mapping[str, Any] = params
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Rejection) and (self.code, self.params) == (other.code, other.params)
+
+    def __hash__(self) -> int:
+        return hash(self.code)
+
+    def __repr__(self) -> str:
+        return f"Rejection({self.code!r}, {dict(self.params)!r})"

@@ -112,7 +112,7 @@ OUTCOME_CODES: dict[str, OutcomeCode] = {
     STORE_ERROR: OutcomeCode(False, CUE_REJECT, ("error", "store", "facts")),
     # made by the runtime around the table (a tag, a lost press, a damaged store at start)
     "tag_captured": OutcomeCode(True, CUE_ACCEPT, ("tag",)),
-    "unknown_tag": OutcomeCode(False, CUE_REJECT, ("tag", "why")),
+    "unknown_tag": OutcomeCode(False, CUE_REJECT, ("tag", "why", "matches")),
     "press_lost": OutcomeCode(False, CUE_REJECT),
     "store_damaged": OutcomeCode(False, CUE_REJECT),
 }
