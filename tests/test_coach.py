@@ -370,7 +370,7 @@ def test_worker_processes_give_an_answer_with_every_card() -> None:
     try:
         advice = pool.evaluate(gold, 20, None, seed=4)
     finally:
-        pool.close()
+        pool.release()
     assert advice.best is not None and advice.best.card == "gold"
     assert {c.card for c in advice.cards} == {o.card for o in gold.take_options()}
     assert advice.rollouts == 20 * len(candidates(gold))
