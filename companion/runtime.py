@@ -255,6 +255,9 @@ class Runtime:
         row = next((r for r in self.store.finished_games() if r[0] == game_id), None)
         return replays.get(self.store, *row) if row is not None else None
 
+    def set_rate_assisted(self, include: bool) -> None:
+        self.store.set_rate_assisted(include)
+
     def merge_player(self, alias: str, player: str, name: str) -> None:
         self.store.merge_player(alias, player, name)
 

@@ -104,6 +104,10 @@ CREATE TABLE IF NOT EXISTS assisted (
     game_id INTEGER PRIMARY KEY,     -- a game in which the coach gave advice (issue 24)
     at      TEXT NOT NULL            -- when its first advice was given
 );
+CREATE TABLE IF NOT EXISTS options (
+    name    TEXT PRIMARY KEY,        -- a choice of the host kept with the games (rate_assisted)
+    value   TEXT NOT NULL            -- its JSON
+);
 """
 
 
@@ -777,6 +781,15 @@ class Store:
     def assisted(self) -> set[int]:
         """The games in which the coach gave advice."""
         return {int(g) for (g,) in self._read("SELECT game_id FROM assisted")}
+
+    def rate_assisted(self) -> bool:
+        """Whether the host includes assisted games in the ratings (not unless they say so)."""
+        found = self._read("SELECT value FROM options WHERE name = 'rate_assisted'")
+        return bool(found) and found[0][0] == "true"
+
+    def set_rate_assisted(self, include: bool) -> None:
+        value = "true" if include else "false"
+        self._write([("INSERT OR REPLACE INTO options (name, value) VALUES ('rate_assisted', ?)", (value,))])
 
     def export(self, game_id: int) -> str:
         """The game as a ``trekking/1`` record (setup line plus every stored event)."""

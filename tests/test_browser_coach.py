@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from browser_support import ARTIFACTS, log_in_as_host, playwright, served, watched_page
+from test_history import finished_game
 from test_page_family import axe, axe_script
 from tests_support import play_turn
 
@@ -121,4 +122,23 @@ def test_the_advice_shows_on_the_asking_phone_and_the_hosts_only(tmp_path: Path,
         host.uncheck("#coach-switch")
         guest.wait_for_function("() => state && state.coach && state.coach.on === false")
         assert guest.locator("#coach").is_hidden()
+        assert errors == []
+
+
+def test_the_history_marks_an_assisted_game_in_english_and_french(tmp_path: Path, browser: Any) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    with served(tmp_path, "Ann,Ben") as (base, rt):
+        finished_game(rt.store, ["Ann", "Ben"], 7)
+        helped, _ = finished_game(rt.store, ["Ann", "Ben"], 8)
+        rt.store.mark_assisted(helped)
+        errors: list[str] = []
+        for lang, mark in (("en", "assisted"), ("fr", "assistée")):
+            page = watched_page(browser, base + "/history", errors, viewport=PHONE, locale=lang)
+            page.wait_for_selector(f"#game-{helped} h3 .assisted")
+            assert page.locator(f"#game-{helped} h3 .assisted").inner_text() == mark
+            assert page.locator(".game h3 .assisted").count() == 1
+            assert page.locator("#rate-assisted-box").is_hidden()  # the host's choice
+            assert page.evaluate("document.documentElement.scrollWidth") <= 360
+            page.locator(f"#game-{helped}").screenshot(path=str(ARTIFACTS / f"coach-360-history-{lang}.png"))
+            page.close()
         assert errors == []
