@@ -283,7 +283,7 @@ def coach_bot(per_candidate: int = 30) -> Callable[[Board, random.Random], Event
 
 # --- worker processes ------------------------------------------------------------------------
 
-#: The memory one worker may take (its PSS measured at 12-14 MB in docs/coach.md, with room
+#: The memory one worker may take (measured: 12 MB PSS, 18 MB RSS, docs/coach.md; with room
 #: for a large edition and the interpreter's own growth): the pool is sized by it.
 WORKER_BYTES = 32 * 2**20
 

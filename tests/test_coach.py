@@ -383,3 +383,29 @@ def test_the_coach_bot_plays_a_whole_game_legally() -> None:
     while not game.finished:
         assert game.push(bot(game, rng)) is None
     assert game.winners()
+
+
+def test_the_pool_is_sized_by_the_cores_and_the_memory_available() -> None:
+    """Issue 24 item 3: a Pi Zero 2 W has 4 cores and about 200 MB free after boot; the
+    pool takes a core less than the machine has and at most half the memory available."""
+    from companion.coach import WORKER_BYTES, pool_size
+
+    mb = 2**20
+    assert pool_size(4, 200 * mb) == 3  # a Zero 2 W after boot: 3 workers fit
+    assert pool_size(4, 100 * mb) == 100 * mb // 2 // WORKER_BYTES < 3  # a busier Zero: fewer
+    assert pool_size(4, 40 * mb) == 0  # none fits: the coach works in the table's process
+    assert pool_size(16, 64 * 1024 * mb) == 15 and pool_size(2, 64 * 1024 * mb) == 1
+    assert pool_size(1, None) == 1 and pool_size(None, None) == 1  # unknown: one worker
+
+
+def test_the_service_sizes_its_pool_from_meminfo(monkeypatch: Any) -> None:
+    from companion import coach_service
+
+    service = coach_service.CoachService(lambda: None)  # type: ignore[arg-type,return-value]
+    monkeypatch.setattr(coach_service.os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(coach_service, "mem_available", lambda: 200 * 2**20)
+    assert service.pool_workers() == 3
+    monkeypatch.setattr(coach_service, "mem_available", lambda: 30 * 2**20)
+    assert service.pool_workers() == 0
+    service.workers = 2  # set by hand (tests, benchmarks): kept
+    assert service.pool_workers() == 2
