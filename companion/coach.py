@@ -46,6 +46,10 @@ from companion.engine.tokens import DAYS
 Candidate = tuple[str, int]
 #: A game that has not ended after this many moves in a rollout is a bug, not a long game.
 MAX_ROLLOUT_MOVES = 2000
+#: The share of a rollout's card choices made by the cheap greedy heuristic
+#: (`companion.engine.playout._greedy_pick`) instead of at random. 0: random playouts.
+#: Chosen by benchmarks/bench_coach_quality.py at an equal CPU-time budget (docs/coach.md).
+PLAYOUT_GREEDY = 0.0
 
 
 @dataclass
@@ -192,6 +196,7 @@ def rollouts(
     seed: int | None = None,
     deadline: float | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    greedy: float = PLAYOUT_GREEDY,
 ) -> Tally:
     """Up to ``count`` rollouts per candidate, round-robin, stopping early at ``deadline``
     (a ``clock`` time). With no candidate (no card can be taken now: an Itinerary to
@@ -215,7 +220,7 @@ def rollouts(
                 _fill_hidden(game, hidden)
             if move is not None:
                 game.push_unrecorded(Take(move[0], None, move[1], ()))
-            play_out(game, rng, MAX_ROLLOUT_MOVES)
+            play_out(game, rng, MAX_ROLLOUT_MOVES, greedy)
             totals, won = result(game, trek_points)
             share = 1.0 / len(won)
             everyone = tally.player_wins[i]
@@ -258,22 +263,30 @@ def evaluate(
     seconds: float | None = None,
     seed: int | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    greedy: float = PLAYOUT_GREEDY,
 ) -> Advice:
     """The coach's answer in this process: ``per_candidate`` rollouts for each candidate,
-    or fewer if ``seconds`` run out first. Deterministic for a seed and no time limit."""
+    or fewer if ``seconds`` (of ``clock``) run out first. Deterministic for a seed and no
+    time limit."""
     deadline = None if seconds is None else clock() + seconds
-    return advice(board, rollouts(board, candidates(board), per_candidate, seed, deadline, clock))
+    moves = candidates(board)
+    return advice(board, rollouts(board, moves, per_candidate, seed, deadline, clock, greedy))
 
 
-def coach_bot(per_candidate: int = 30) -> Callable[[Board, random.Random], Event]:
+def coach_bot(
+    per_candidate: int = 30, seconds: float | None = None, greedy: float = PLAYOUT_GREEDY
+) -> Callable[[Board, random.Random], Event]:
     """A bot that takes the coach's best card (with its crystal spend): for simulated games
     against the other bots (``benchmarks/bench_coach_quality.py``). Itineraries are chosen
-    as the greedy bot chooses them, so only the card choice is the coach's."""
+    as the greedy bot chooses them, so only the card choice is the coach's. ``seconds``: a
+    budget of this process's CPU time per choice (so that two playouts compare at equal
+    cost on a shared machine), on top of ``per_candidate``."""
 
     def bot(board: Board, rng: random.Random) -> Event:
         if board.itinerary[board.turn] < 0 and board.has_itineraries:
             return greedy_bot(board, rng)
-        best = evaluate(board, per_candidate, seed=rng.randrange(1 << 30)).best
+        seed = rng.randrange(1 << 30)
+        best = evaluate(board, per_candidate, seconds, seed, time.process_time, greedy).best
         if best is None:
             return greedy_bot(board, rng)
         return Take(best.card, None, best.spend, ())

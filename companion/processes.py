@@ -28,6 +28,16 @@ def parent_of(pid: int) -> int | None:
     return int(fields[1])
 
 
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time a process has used so far (0 if it has gone)."""
+    try:
+        stat = (PROC / str(pid) / "stat").read_bytes()
+    except OSError:
+        return 0.0
+    fields = stat[stat.rfind(b")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def descendants(pid: int) -> list[int]:
     """Every living process below ``pid`` (children, their children...), from /proc."""
     children: dict[int, list[int]] = {}
