@@ -108,6 +108,9 @@ def main() -> int:
                 for greedy in variants:  # alternated on the same deal and random stream
                     counted = _counted(coach_bot(args.rollouts, args.budget, greedy), greedy, tallies)
                     share[greedy] += play(setup, counted, stream)
+            if not args.json:  # a running figure after each seed: a long run says something early
+                so_far = ", ".join(f"greedy {g}: {share[g] / n:.1%}" for g in variants)
+                print(f"  ({players} players, after seed {seed}, {n} games: {so_far})", flush=True)
         for greedy in variants:
             low, high = wilson(share[greedy], n)
             rows.append(
