@@ -354,7 +354,9 @@ class CoachPool:
     Not multiprocessing's pool: its forkserver and resource tracker outlive the pool (about
     30 MB on a Pi once the coach is off), and its workers outlive a SIGKILLed daemon. These
     workers are the pool's only processes; `close` kills and reaps them before it returns,
-    and each worker dies with its parent (`companion.coach_worker.die_with`)."""
+    and each worker dies with its parent (`companion.coach_worker.die_with`). Linux sends
+    that signal when the *thread* that started the worker ends, so a pool lives and dies
+    with the thread that made it (the coach's thread, `companion.coach_service`)."""
 
     def __init__(self, edition: Edition, workers: int | None = None) -> None:
         import pickle
