@@ -219,17 +219,27 @@ def test_a_switch_flipped_at_finger_speed_never_has_two_pools_and_off_leaves_not
 
 
 WORKER_PARENT = """
-import sys, time
+import threading, time
 from companion.coach import CoachPool
 from companion.editions import load_edition
-pool = CoachPool(load_edition("reference"), 2)
+from companion.engine import Board
+from companion.simulate import random_setup
+import random
+edition = load_edition("reference")
+board = Board(random_setup(edition, ["Ann", "Ben"], random.Random(1)))
+pool = CoachPool(edition, 2)
+# minutes of rollouts with no time limit: the workers are busy, not waiting on their pipe
+threading.Thread(target=pool.evaluate, args=(board, 10**6, None), daemon=True).start()
+time.sleep(0.5)
 print(" ".join(str(p.pid) for p in pool.procs), flush=True)
 time.sleep(120)
 """
 
 
 def test_a_sigkilled_parent_leaves_no_worker_behind() -> None:
-    """Issue 21 item 2: a SIGKILLed daemon left its workers (and the forkserver) to init."""
+    """Issue 21 item 2: a SIGKILLed daemon left its workers (and the forkserver) to init.
+    Killed mid-rollout, the workers are not reading their pipe: the kernel's parent-death
+    signal ends them at once, not when their minutes of work are done."""
     parent = subprocess.Popen([sys.executable, "-c", WORKER_PARENT], stdout=subprocess.PIPE, text=True)
     assert parent.stdout is not None
     workers = [int(p) for p in parent.stdout.readline().split()]
@@ -238,7 +248,7 @@ def test_a_sigkilled_parent_leaves_no_worker_behind() -> None:
     parent.wait()
     parent.stdout.close()
     try:
-        _wait_for(lambda: all(parent_of(w) is None for w in workers), 20)
+        _wait_for(lambda: all(parent_of(w) is None for w in workers), 10)
     finally:
         for w in workers:  # never leave one on the machine, whatever the outcome
             with contextlib.suppress(ProcessLookupError):
