@@ -2,11 +2,13 @@
 
 For the player to move, every card they may take now (with no crystal spent, and
 with as many as the card allows) is tried: the take is played on a copy of the
-board, then the game is played out to its end by the random bot for everyone,
-many times over. A card's estimated win probability is the share of its rollouts
-the player won (a shared victory counts as a share), its expected score the mean
-final total. Every player's win probability is the one after the best card (what the
-page shows first), so the mover's own chance there is that card's.
+board, then the game is played out to its end for everyone, many times over, each
+card choice the cheap greedy heuristic's nine times in ten and a random one otherwise
+(`PLAYOUT_GREEDY`: it beat random playouts at the same CPU time, docs/coach.md). A
+card's estimated win probability is the share of its rollouts the player won (a shared
+victory counts as a share), its expected score the mean final total. Every player's win
+probability is the one after the best card (what the page shows first), so the mover's
+own chance there is that card's.
 
 **Only what the table knows.** Cards not seen yet (the rest of today's deck, the
 later Days' decks, a Departures Row position waiting for its reveal) are dealt
@@ -49,7 +51,7 @@ MAX_ROLLOUT_MOVES = 2000
 #: The share of a rollout's card choices made by the cheap greedy heuristic
 #: (`companion.engine.playout._greedy_pick`) instead of at random. 0: random playouts.
 #: Chosen by benchmarks/bench_coach_quality.py at an equal CPU-time budget (docs/coach.md).
-PLAYOUT_GREEDY = 0.0
+PLAYOUT_GREEDY = 0.9
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Random playouts: a game played to its end by uniformly random legal moves, fast.
+"""Playouts: a game played to its end by random legal moves, or mostly greedy ones, fast.
 
 The coach (`companion.coach`) plays thousands of throw-away games a second from a
 position. Driving them through `Board.push_unrecorded` and `companion.bots.random_bot`
@@ -14,6 +14,11 @@ Exactness is the whole point, so it is tested, not assumed: a Hypothesis propert
 and compares the whole state after each move and the final scores. The rare paths (a
 nearly empty row, an Itinerary found by its list of choices, a Day ending) call the
 board's own code rather than copies of it.
+
+With ``greedy`` above 0, that share of the card choices is `_greedy_pick`'s instead: the
+card gaining most now (itinerary points, crystals, a trek it extends, less its hours), as
+the greedy bot weighs it but read from the same tables, with no push. Its moves are checked
+legal move by move by another property.
 
 Pure: no I/O, nothing but the board and the random numbers it is given.
 """
