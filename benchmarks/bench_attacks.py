@@ -18,7 +18,13 @@ audit of issue 12 did:
    ``--pipelined`` ``GET /api/openapi.json`` and never reading an answer, held for
    ``--read-seconds``; meanwhile ``/`` and ``/api/state`` are timed from another address
    (5 s timeout each): how many answered and how fast, and the daemon's memory;
-5. **PIN guessing** (last: it locks PIN checks for the table): wrong PINs from
+5. **coach flip** (issue 21 item 2): on a daemon of its own, the host's coach switch (for
+   everyone: a teaching game, where the coach answers unasked, its most work) flipped
+   ``--flips`` times at finger speed (``--flip-every`` seconds apart), its process tree sampled
+   from /proc throughout: the most processes below the daemon and the most memory of the whole
+   tree (RSS and PSS from /proc/PID/smaps_rollup); what is left a few seconds after the last
+   "off"; then the coach on again, the daemon SIGKILLed, and how many of its workers outlive it;
+6. **PIN guessing** (last: it locks PIN checks for the table): wrong PINs from
    ``--addresses`` addresses for ``--seconds``: how many were checked (403) and how
    many refused unchecked (429), and what that makes per hour.
 
@@ -39,25 +45,30 @@ needs a ``companion/page`` link to ``../web``), to measure it before a fix:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import json
 import os
+import signal
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from powercut import PIN, companion, free_port, start
+from companion.processes import Memory, descendants, tree_memory
+
+from powercut import PIN, call, companion, free_port, start
 from soak import proc_status
 
 CONFIG = '[table]\nhost = "127.0.0.1"\n'
 #: The attacks, in the order they run.
-ATTACKS = ("pages", "bodies", "editions", "slowread", "pin")
+ATTACKS = ("pages", "bodies", "editions", "slowread", "coach", "pin")
 
 
 def address(block: int, k: int) -> str:
@@ -299,6 +310,79 @@ def attack_slow_reads(port: int, pid: int, readers: int, pipelined: int, seconds
     }
 
 
+def attack_coach(data: Path, config: Path, tree: Path | None, flips: int, every: float) -> dict[str, Any]:
+    """The coach switch flipped at finger speed on a daemon of its own (SIGKILLed at the end)."""
+    data = data.with_name("coach-data")
+    env = None if tree is None else {**os.environ, "PYTHONPATH": str(tree)}
+    subprocess.run(companion("new", "--mock", "--data-dir", str(data), "--players", "Ann,Ben,Cy"),
+                   check=True, capture_output=True, cwd=tree, env=env)  # fmt: skip
+    port = free_port()
+    daemon = start(data, config, port, tree)
+    pid = daemon.pid
+    peak = {"processes": 0, "rss": 0, "pss": 0}
+    sampling = threading.Event()
+
+    def sample() -> None:
+        while not sampling.is_set():
+            total, count = tree_memory(pid)
+            peak["processes"] = max(peak["processes"], count)
+            peak["rss"], peak["pss"] = max(peak["rss"], total.rss), max(peak["pss"], total.pss)
+            sampling.wait(0.02)
+
+    def settle(check: Callable[[int], bool], seconds: float) -> int:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end and not check(len(descendants(pid))):
+            time.sleep(0.05)
+        return len(descendants(pid))
+
+    results: dict[str, Any] = {}
+    try:
+        time.sleep(0.5)
+        idle, _ = tree_memory(pid)
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        for _ in range(flips):
+            call(port, "/api/coach", {"on": True, "everyone": True})  # answers unasked: the most work
+            time.sleep(every)
+            call(port, "/api/coach", {"on": False})
+            time.sleep(every)
+        left = settle(lambda n: n == 0, 10.0)
+        after, _ = tree_memory(pid)
+        sampling.set()
+        sampler.join()
+        call(port, "/api/coach", {"on": True, "everyone": True})
+        settle(lambda n: n > 0, 30.0)
+        time.sleep(2.0)  # the pool's processes all started
+        workers = descendants(pid)
+        os.kill(pid, signal.SIGKILL)
+        daemon.wait(timeout=10)
+        end = time.monotonic() + 5
+        orphans = workers
+        while orphans and time.monotonic() < end:
+            orphans = [w for w in workers if Path(f"/proc/{w}").exists()]
+            time.sleep(0.05)
+        orphan_kb = sum((tree_memory(w)[0] for w in orphans), Memory()).rss
+        for w in orphans:  # the benchmark's own mess: not left on the machine
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(w, signal.SIGKILL)
+        mb = lambda kb: round(kb / 1024, 1)  # noqa: E731
+        results = {
+            "flips (on+off)": f"{flips} x {every} s",
+            "idle tree RSS / PSS MB": f"{mb(idle.rss)} / {mb(idle.pss)}",
+            "peak processes below daemon": peak["processes"],
+            "peak tree RSS / PSS MB": f"{mb(peak['rss'])} / {mb(peak['pss'])}",
+            "processes left 10 s after off": left,
+            "tree RSS / PSS MB after off": f"{mb(after.rss)} / {mb(after.pss)}",
+            "workers when SIGKILLed": len(workers),
+            "orphans 5 s after SIGKILL": f"{len(orphans)} ({mb(orphan_kb)} MB RSS)",
+        }
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+            daemon.wait(timeout=30)
+    return results
+
+
 def attack_pin(port: int, pid: int, addresses: int, seconds: float) -> dict[str, Any]:
     rss_before = proc_status(pid)[0]
     checked = refused = other = 0
@@ -350,6 +434,8 @@ def main() -> int:
     parser.add_argument("--readers", type=int, default=90, help="slow-read connections (5 addresses)")
     parser.add_argument("--pipelined", type=int, default=150, help="requests each slow reader pipelines")
     parser.add_argument("--read-seconds", type=float, default=30.0, help="how long the slow readers hold")
+    parser.add_argument("--flips", type=int, default=20, help="coach switch on+off pairs")
+    parser.add_argument("--flip-every", type=float, default=0.15, help="seconds between two flips")
     parser.add_argument("--only", action="append", choices=ATTACKS, help="run only this attack (repeatable)")
     parser.add_argument("--tree", type=Path, default=None, help="run the daemon on this checkout's code")
     parser.add_argument("--json", action="store_true")
@@ -374,6 +460,7 @@ def main() -> int:
                 "slowread": lambda: attack_slow_reads(
                     port, pid, args.readers, args.pipelined, args.read_seconds
                 ),
+                "coach": lambda: attack_coach(data, config, args.tree, args.flips, args.flip_every),
                 "pin": lambda: attack_pin(port, pid, args.addresses, args.seconds),
             }
             for name in ATTACKS:  # in this order: PIN guessing locks the table's logins

@@ -6,7 +6,7 @@ Run: ``.venv/bin/python benchmarks/bench_table.py [--games N] [--idle SECONDS]``
   appended to SQLite (WAL, synchronous=FULL: an fsync per event) and a new ring
   frame is rendered and shown on the simulated ring. Confirm -> frame likewise.
   Reported as p50/p99 in milliseconds over whole games.
-  ``--coach``: the same with the host's coach on (its worker processes answering after
+  ``--coach``: the same with the host's coach on for everyone (its workers answering after
   every change, the taps back to back: its worst case), to show a take is no slower.
 - idle CPU: the reader loop polling an empty reader at the configured interval,
   alone, and with the ring animating at its frame rate (what a Pi does between turns).
@@ -49,7 +49,7 @@ def latency(games: int, seed: int, coach: bool = False) -> dict[str, float | Non
             store.close()
             rt = build_runtime(config, Path(tmp), mock=True, pin="0000", say=lambda _: None)
             if coach:
-                rt.coach.switch(True)
+                rt.coach.switch(True, everyone=True)  # answering after every tap, unasked
                 time.sleep(5.0)  # its worker processes start (not part of any take)
             while not rt.table.board.finished:
                 expect = rt.table.expect()

@@ -2,11 +2,13 @@
 
 For the player to move, every card they may take now (with no crystal spent, and
 with as many as the card allows) is tried: the take is played on a copy of the
-board, then the game is played out to its end by the random bot for everyone,
-many times over. A card's estimated win probability is the share of its rollouts
-the player won (a shared victory counts as a share), its expected score the mean
-final total. Every player's win probability is the one after the best card (what the
-page shows first), so the mover's own chance there is that card's.
+board, then the game is played out to its end for everyone, many times over, each
+card choice the cheap greedy heuristic's nine times in ten and a random one otherwise
+(`PLAYOUT_GREEDY`: it beat random playouts at the same CPU time, docs/coach.md). A
+card's estimated win probability is the share of its rollouts the player won (a shared
+victory counts as a share), its expected score the mean final total. Every player's win
+probability is the one after the best card (what the page shows first), so the mover's
+own chance there is that card's.
 
 **Only what the table knows.** Cards not seen yet (the rest of today's deck, the
 later Days' decks, a Departures Row position waiting for its reveal) are dealt
@@ -29,9 +31,11 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from companion.bots import greedy_bot
@@ -42,10 +46,12 @@ from companion.engine.tokens import DAYS
 
 #: A candidate move: (card id, crystals spent).
 Candidate = tuple[str, int]
-#: The worker processes' niceness: below the table's priority.
-NICE = 10
 #: A game that has not ended after this many moves in a rollout is a bug, not a long game.
 MAX_ROLLOUT_MOVES = 2000
+#: The share of a rollout's card choices made by the cheap greedy heuristic
+#: (`companion.engine.playout._greedy_pick`) instead of at random. 0: random playouts.
+#: Chosen by benchmarks/bench_coach_quality.py at an equal CPU-time budget (docs/coach.md).
+PLAYOUT_GREEDY = 0.9
 
 
 @dataclass
@@ -192,6 +198,7 @@ def rollouts(
     seed: int | None = None,
     deadline: float | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    greedy: float = PLAYOUT_GREEDY,
 ) -> Tally:
     """Up to ``count`` rollouts per candidate, round-robin, stopping early at ``deadline``
     (a ``clock`` time). With no candidate (no card can be taken now: an Itinerary to
@@ -215,7 +222,7 @@ def rollouts(
                 _fill_hidden(game, hidden)
             if move is not None:
                 game.push_unrecorded(Take(move[0], None, move[1], ()))
-            play_out(game, rng, MAX_ROLLOUT_MOVES)
+            play_out(game, rng, MAX_ROLLOUT_MOVES, greedy)
             totals, won = result(game, trek_points)
             share = 1.0 / len(won)
             everyone = tally.player_wins[i]
@@ -258,22 +265,30 @@ def evaluate(
     seconds: float | None = None,
     seed: int | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    greedy: float = PLAYOUT_GREEDY,
 ) -> Advice:
     """The coach's answer in this process: ``per_candidate`` rollouts for each candidate,
-    or fewer if ``seconds`` run out first. Deterministic for a seed and no time limit."""
+    or fewer if ``seconds`` (of ``clock``) run out first. Deterministic for a seed and no
+    time limit."""
     deadline = None if seconds is None else clock() + seconds
-    return advice(board, rollouts(board, candidates(board), per_candidate, seed, deadline, clock))
+    moves = candidates(board)
+    return advice(board, rollouts(board, moves, per_candidate, seed, deadline, clock, greedy))
 
 
-def coach_bot(per_candidate: int = 30) -> Callable[[Board, random.Random], Event]:
+def coach_bot(
+    per_candidate: int = 30, seconds: float | None = None, greedy: float = PLAYOUT_GREEDY
+) -> Callable[[Board, random.Random], Event]:
     """A bot that takes the coach's best card (with its crystal spend): for simulated games
     against the other bots (``benchmarks/bench_coach_quality.py``). Itineraries are chosen
-    as the greedy bot chooses them, so only the card choice is the coach's."""
+    as the greedy bot chooses them, so only the card choice is the coach's. ``seconds``: a
+    budget of this process's CPU time per choice (so that two playouts compare at equal
+    cost on a shared machine), on top of ``per_candidate``."""
 
     def bot(board: Board, rng: random.Random) -> Event:
         if board.itinerary[board.turn] < 0 and board.has_itineraries:
             return greedy_bot(board, rng)
-        best = evaluate(board, per_candidate, seed=rng.randrange(1 << 30)).best
+        seed = rng.randrange(1 << 30)
+        best = evaluate(board, per_candidate, seconds, seed, time.process_time, greedy).best
         if best is None:
             return greedy_bot(board, rng)
         return Take(best.card, None, best.spend, ())
@@ -283,22 +298,24 @@ def coach_bot(per_candidate: int = 30) -> Callable[[Board, random.Random], Event
 
 # --- worker processes ------------------------------------------------------------------------
 
-_EDITION: Edition | None = None
+#: The memory one worker may take (measured: 12 MB PSS, 18 MB RSS, docs/coach.md; with room
+#: for a large edition and the interpreter's own growth): the pool is sized by it.
+WORKER_BYTES = 32 * 2**20
 
 
-def _start_worker(edition: Edition) -> None:
-    """A worker process's start: keep the edition (sent once, not with every position)
-    and build its itinerary memos before the first question. Workers run at a lower
-    priority (nice 10), so that on a busy board the table's own process is never kept waiting
-    for a core by the coach."""
-    global _EDITION
-    with contextlib.suppress(AttributeError, OSError):  # no nice() here: the coach still answers
-        os.nice(NICE)
-    edition.rules.complete()
-    _EDITION = edition
+def pool_size(cores: int | None, available: int | None) -> int:
+    """How many worker processes this machine can give the coach: a core left for the
+    table, and at most half the memory available (MemAvailable) to workers, so that a
+    Pi Zero 2 W (about 200 MB free) still has room for the table and the system. 0 means
+    none fit: the coach then works in the table's process (`coach_service.InThread`)."""
+    by_cores = max(1, (cores or 2) - 1)
+    if available is None:
+        return by_cores
+    return max(0, min(by_cores, available // 2 // WORKER_BYTES))
 
 
-def _work(
+def work(
+    edition: Edition,
     players: tuple[str, ...],
     stack: tuple[str, ...],
     decks: tuple[tuple[int, ...], ...] | None,
@@ -308,14 +325,14 @@ def _work(
     seed: int,
     seconds: float | None,
 ) -> Tally:
-    assert _EDITION is not None
+    """One worker's share of an answer: the position rebuilt on its edition, its rollouts."""
     setup = Setup(
-        edition=_EDITION,
+        edition=edition,
         players=players,
         watch_stack=stack,
         decks=decks,
         player_index={n: i for i, n in enumerate(players)},
-        day_sizes=_day_sizes(_EDITION, decks),
+        day_sizes=_day_sizes(edition, decks),
     )
     board = Board.from_snapshot(setup, state)
     deadline = None if seconds is None else time.perf_counter() + seconds
@@ -328,38 +345,96 @@ def _day_sizes(edition: Edition, decks: tuple[tuple[int, ...], ...] | None) -> t
     return tuple(len(cards) for cards in edition.rules.day_cards)
 
 
+class CoachStopped(Exception):
+    """The pool was closed (the coach switched off) while an answer was being worked out."""
+
+
 class CoachPool:
-    """Worker processes for the coach, started once for an edition (`forkserver`: the
-    table's process has threads, which a plain fork would copy in whatever state)."""
+    """The coach's worker processes for one edition (`companion.coach_worker`), started
+    with `subprocess` and spoken to over their pipes.
+
+    Not multiprocessing's pool: its forkserver and resource tracker outlive the pool (about
+    30 MB on a Pi once the coach is off), and its workers outlive a SIGKILLed daemon. These
+    workers are the pool's only processes; `close` kills and reaps them before it returns,
+    and each worker dies with its parent (`companion.coach_worker.die_with`). Linux sends
+    that signal when the *thread* that started the worker ends, so a pool lives and dies
+    with the thread that made it (the coach's thread, `companion.coach_service`)."""
 
     def __init__(self, edition: Edition, workers: int | None = None) -> None:
-        # imported here: the table's start-up (on a Zero) need not load them while the coach is off
-        from concurrent.futures import ProcessPoolExecutor
-        from multiprocessing import get_context
+        import pickle
+        import subprocess
+        import sys
 
         self.edition = edition
-        self.workers = workers or max(1, (os.cpu_count() or 2) - 1)
-        self.pool = ProcessPoolExecutor(
-            self.workers,
-            mp_context=get_context("forkserver"),
-            initializer=_start_worker,
-            initargs=(edition,),
-        )
+        self.workers = workers or pool_size(os.cpu_count(), None)
+        self.closed = threading.Event()
+        # the package's own directory first: a daemon started from a checkout finds its workers
+        home = str(Path(__file__).resolve().parent.parent)
+        path = os.pathsep.join(p for p in (home, os.environ.get("PYTHONPATH", "")) if p)
+        command = [sys.executable, "-m", "companion.coach_worker", str(os.getpid())]
+        self.procs: list[subprocess.Popen[bytes]] = []
+        message = pickle.dumps(("edition", edition))
+        try:
+            for _ in range(self.workers):
+                proc = subprocess.Popen(
+                    command,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    env={**os.environ, "PYTHONPATH": path},
+                )
+                self.procs.append(proc)
+                assert proc.stdin is not None
+                proc.stdin.write(message)
+                proc.stdin.flush()
+        except BaseException:
+            self.close()
+            raise
 
     def evaluate(
         self, board: Board, per_candidate: int, seconds: float | None, seed: int | None = None
     ) -> Advice:
-        """Split the rollouts over the workers (each its own seed) and add their tallies."""
+        """Split the rollouts over the workers (each its own seed) and add their tallies.
+        Raises `CoachStopped` if the pool is closed meanwhile."""
+        import pickle
+
         moves = candidates(board)
         base = seed if seed is not None else random.randrange(1 << 30)
         share = -(-per_candidate // self.workers)
         setup = board.setup
         position = (setup.players, setup.watch_stack, setup.decks, board.snapshot(), moves)
-        jobs = [self.pool.submit(_work, *position, share, base + k, seconds) for k in range(self.workers)]
         total = Tally(list(moves), len(board.names))
-        for job in jobs:
-            total.add(job.result())
+        try:
+            for k, proc in enumerate(self.procs):
+                assert proc.stdin is not None
+                proc.stdin.write(pickle.dumps(("work", (*position, share, base + k, seconds))))
+                proc.stdin.flush()
+            for proc in self.procs:
+                assert proc.stdout is not None
+                kind, answer = pickle.load(proc.stdout)
+                if kind != "tally":
+                    raise RuntimeError(answer)
+                total.add(answer)
+        except (OSError, EOFError, ValueError, pickle.UnpicklingError):
+            if self.closed.is_set():
+                raise CoachStopped from None
+            raise
         return advice(board, total)
 
     def close(self) -> None:
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        """Kill and reap every worker (they hold nothing worth keeping); safe to call twice,
+        and from another thread while `evaluate` waits (it then raises `CoachStopped`)."""
+        self.closed.set()
+        for proc in self.procs:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+        for proc in self.procs:
+            proc.wait()
+
+    def release(self) -> None:
+        """`close`, then the pipes too (by the thread that used them, once done with them)."""
+        self.close()
+        for proc in self.procs:
+            for pipe in (proc.stdin, proc.stdout):
+                if pipe is not None:
+                    with contextlib.suppress(OSError):
+                        pipe.close()

@@ -80,12 +80,15 @@ def _game_json(game: PastGame, names: dict[str, str], merged: dict[str, str] | N
 
 def history_json(history: History) -> dict[str, Any]:
     """What the history page draws: games newest first, each player's figures and rating."""
+    assisted = history.assisted
     names = display_names(history.games, history.aliases)
-    stats = player_stats(history.games, history.aliases)
+    # games played with the coach's help are not rated unless the host includes them
+    unrated = () if history.rate_assisted else history.assisted
+    stats = player_stats(history.games, history.aliases, unrated)
     merged = {player: name for player, name in history.aliases.values()}
     return {
         "games": [
-            _game_json(g, names, merged if n < BGSTATS_RECENT else None)
+            {**_game_json(g, names, merged if n < BGSTATS_RECENT else None), "assisted": g.id in assisted}
             for n, g in enumerate(reversed(history.games))
         ],
         "players": [
@@ -110,6 +113,7 @@ def history_json(history: History) -> dict[str, Any]:
             for s in stats
         ],
         "unreadable": history.unreadable,
+        "assisted_rated": history.rate_assisted,
     }
 
 
@@ -260,6 +264,20 @@ def merge() -> Any:
             "params": {"name": name.strip()[:40], "into": shown},
         }
     )
+
+
+@history_api.post("/api/history/assisted")
+@control()
+def rate_assisted() -> Any:
+    """The host includes games played with the coach's help in the ratings, or leaves them out."""
+    include = json_body().get("include")
+    if not isinstance(include, bool):
+        return json_error(400, code="assisted_include")
+    failed = _saved(lambda: table_runtime().set_rate_assisted(include))
+    if failed is not None:
+        return failed
+    done = "assisted_rated" if include else "assisted_unrated"
+    return jsonify({"message": say(done), "code": done, "params": {}})
 
 
 @history_api.post("/api/players/unmerge")

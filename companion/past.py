@@ -15,7 +15,7 @@ nobody to be ranked against, so it does not rate.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
@@ -151,6 +151,9 @@ class History:
     games: list[PastGame] = field(default_factory=list)
     unreadable: list[int] = field(default_factory=list)
     aliases: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: Games in which the coach gave advice (`Store.assisted`), and whether the host rates them.
+    assisted: set[int] = field(default_factory=set)
+    rate_assisted: bool = False
 
 
 class Replays:
@@ -177,7 +180,7 @@ def load_history(store: Store, replays: Replays | None = None) -> History:
     """Every finished game of the store, replayed (or taken from ``replays``), with the
     host's merges applied; a damaged game is listed, not fatal."""
     aliases = store.aliases()
-    history = History(aliases=aliases)
+    history = History(aliases=aliases, assisted=store.assisted(), rate_assisted=store.rate_assisted())
     cache = replays if replays is not None else Replays()
     for game_id, created, last, count in store.finished_games():
         try:
@@ -240,8 +243,12 @@ def display_names(games: Iterable[PastGame], aliases: Aliases) -> dict[str, str]
     return {key: own.get(key) or merged.get(key) or name for key, name in latest.items()}
 
 
-def player_stats(games: Sequence[PastGame], aliases: Aliases) -> list[PlayerStats]:
-    """Every player's figures and rating, best rating first (unrated players last)."""
+def player_stats(
+    games: Sequence[PastGame], aliases: Aliases, unrated: Collection[int] = ()
+) -> list[PlayerStats]:
+    """Every player's figures and rating, best rating first (unrated players last); the games
+    numbered in ``unrated`` (assisted ones, unless the host includes them) count in the figures
+    but not in the ratings."""
     names = display_names(games, aliases)
     found: dict[str, PlayerStats] = {}
     for game in games:
@@ -258,7 +265,7 @@ def player_stats(games: Sequence[PastGame], aliases: Aliases) -> list[PlayerStat
             stats.total_score += p.score
             stats.total_trek_points += p.trek_points
             stats.total_crystals += p.crystals
-    for key, (mu, sigma, count) in rate(games).items():
+    for key, (mu, sigma, count) in rate([g for g in games if g.id not in unrated]).items():
         stats = found[key]
         stats.mu, stats.sigma, stats.rated_games = mu, sigma, count
         stats.rating = mu - 3 * sigma

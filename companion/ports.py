@@ -22,6 +22,11 @@ from companion.table import Outcome
 from companion.wording import CodedError
 
 
+class CoachRefused(CodedError, ValueError):
+    """An ask the coach cannot answer (`companion.coach_service.CoachService.ask`): it is
+    off, it is another player's turn, or there is no card to choose now."""
+
+
 class GameSetupError(CodedError, ValueError):
     """A new game was asked for something impossible (`companion.game_setup.new_game`).
 
@@ -98,9 +103,21 @@ class TableRuntime(Protocol):
 
     def correct_wild(self, wild: list[str]) -> Outcome: ...
 
-    def switch_coach(self, on: bool) -> None:
+    def switch_coach(self, on: bool, everyone: bool | None = None) -> None:
         """The host's coach switch (`companion.coach_service`): off by default, remembered
-        until the companion stops."""
+        until the companion stops; ``everyone``: the teaching setting (None: unchanged)."""
+        ...
+
+    def ask_coach(self, player: str) -> dict[str, Any]:
+        """The coach's answer for ``player``, the one to move; raises `CoachRefused`."""
+        ...
+
+    def coach_advice(self) -> dict[str, Any]:
+        """The coach's answer for the position now, or what it is doing (the host's pages)."""
+        ...
+
+    def coach_for_everyone(self) -> bool:
+        """Whether the coach is on for everyone (a teaching game): its answers are no secret."""
         ...
 
     def correct_itinerary(self, player: str, itinerary: str) -> Outcome: ...
@@ -138,6 +155,10 @@ class TableRuntime(Protocol):
         ...
 
     def finished_game(self, game_id: int, replays: Replays) -> PastGame | None: ...
+
+    def set_rate_assisted(self, include: bool) -> None:
+        """The host's choice: games played with the coach's help count in the ratings or not."""
+        ...
 
     def merge_player(self, alias: str, player: str, name: str) -> None: ...
 

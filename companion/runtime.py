@@ -63,7 +63,7 @@ class Runtime:
 
     def __post_init__(self) -> None:
         self.access = Access.for_pin(self.pin, self.store.path.parent)
-        self.coach = CoachService(lambda: self.table, say=self.say)
+        self.coach = CoachService(lambda: self.table, say=self.say, assisted=self.store.mark_assisted)
         # on the session, so that both follow a new game started from the page
         self.session.listen(self.coach.notify)
         self.session.annotate("coach", self.coach.view)
@@ -208,8 +208,17 @@ class Runtime:
     def correct_itinerary(self, player: str, itinerary: str) -> Outcome:
         return self.table.correct_itinerary(player, itinerary)
 
-    def switch_coach(self, on: bool) -> None:
-        self.coach.switch(on)
+    def switch_coach(self, on: bool, everyone: bool | None = None) -> None:
+        self.coach.switch(on, everyone)
+
+    def ask_coach(self, player: str) -> dict[str, Any]:
+        return self.coach.ask(player)
+
+    def coach_advice(self) -> dict[str, Any]:
+        return self.coach.advice()
+
+    def coach_for_everyone(self) -> bool:
+        return self.coach.on and self.coach.everyone
 
     def store_damage(self) -> list[dict[str, Any]]:
         return [notice.to_json() for notice in self.store.damage]
@@ -245,6 +254,9 @@ class Runtime:
     def finished_game(self, game_id: int, replays: Replays) -> PastGame | None:
         row = next((r for r in self.store.finished_games() if r[0] == game_id), None)
         return replays.get(self.store, *row) if row is not None else None
+
+    def set_rate_assisted(self, include: bool) -> None:
+        self.store.set_rate_assisted(include)
 
     def merge_player(self, alias: str, player: str, name: str) -> None:
         self.store.merge_player(alias, player, name)

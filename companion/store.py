@@ -110,6 +110,14 @@ CREATE TABLE IF NOT EXISTS player_aliases (
     player  TEXT NOT NULL,           -- the key of the player it is merged into
     name    TEXT NOT NULL            -- that player's name as the host wrote it
 );
+CREATE TABLE IF NOT EXISTS assisted (
+    game_id INTEGER PRIMARY KEY,     -- a game in which the coach gave advice (issue 24)
+    at      TEXT NOT NULL            -- when its first advice was given
+);
+CREATE TABLE IF NOT EXISTS options (
+    name    TEXT PRIMARY KEY,        -- a choice of the host kept with the games (rate_assisted)
+    value   TEXT NOT NULL            -- its JSON
+);
 """
 
 
@@ -872,6 +880,26 @@ class Store:
             return False
         self._write([("DELETE FROM player_aliases WHERE alias = ?", (alias,))])
         return True
+
+    # --- games played with the coach's help ---------------------------------------------
+
+    def mark_assisted(self, game_id: int) -> None:
+        """Mark a game *assisted*: the coach gave advice in it (kept beside the game, not in
+        its checksummed rows; a second mark keeps the first one's time)."""
+        self._write([("INSERT OR IGNORE INTO assisted (game_id, at) VALUES (?, ?)", (game_id, _now()))])
+
+    def assisted(self) -> set[int]:
+        """The games in which the coach gave advice."""
+        return {int(g) for (g,) in self._read("SELECT game_id FROM assisted")}
+
+    def rate_assisted(self) -> bool:
+        """Whether the host includes assisted games in the ratings (not unless they say so)."""
+        found = self._read("SELECT value FROM options WHERE name = 'rate_assisted'")
+        return bool(found) and found[0][0] == "true"
+
+    def set_rate_assisted(self, include: bool) -> None:
+        value = "true" if include else "false"
+        self._write([("INSERT OR REPLACE INTO options (name, value) VALUES ('rate_assisted', ?)", (value,))])
 
     def export(self, game_id: int) -> str:
         """The game as a record in its format (setup line, naming the format under "record"

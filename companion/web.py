@@ -44,7 +44,7 @@ from companion.editions.web import library_api
 from companion.engine.tokens import BENEFITS, COLUMNS
 from companion.history_web import history_api
 from companion.json_bounds import BadJson
-from companion.ports import GameSetupError, TableRuntime
+from companion.ports import CoachRefused, GameSetupError, TableRuntime
 from companion.rate import SlidingWindow
 from companion.text import name_key, printable
 from companion.web_requests import (
@@ -53,7 +53,9 @@ from companion.web_requests import (
     control,
     csrf_refusal,
     foreign_host,
+    guest_refusal,
     host_session,
+    is_host,
     json_body,
     json_error,
     not_saved,
@@ -424,13 +426,42 @@ def undo() -> Any:
 @api.post("/coach")
 @control()
 def coach() -> Any:
-    """The host turns the coach on or off; it is remembered until the companion stops."""
-    on = json_body().get("on")
-    if not isinstance(on, bool):
+    """The host turns the coach on or off, and "coach for everyone" (a teaching game) on or
+    off; both are remembered until the companion stops."""
+    body = json_body()
+    on, everyone = body.get("on"), body.get("everyone")
+    if not isinstance(on, bool) or not isinstance(everyone, bool | None):
         return json_error(400, code="coach_switch")
     runtime = table_runtime()
-    runtime.switch_coach(on)
+    runtime.switch_coach(on, everyone)
     return jsonify({"state": runtime.state()})
+
+
+@api.post("/coach/ask")
+def coach_ask() -> Any:
+    """The player to move asks the coach (from their phone, or the host for them): the
+    answer goes back to this phone only (and to the host's, `coach_advice`)."""
+    refused = guest_refusal()
+    if refused is not None:
+        return refused
+    player = json_body().get("player")
+    if not isinstance(player, str) or not player.strip():
+        return json_error(400, code="coach_player")
+    try:
+        return jsonify({"coach": table_runtime().ask_coach(player)})
+    except CoachRefused as exc:
+        return json_error(409, code=exc.code, **exc.params)
+
+
+@api.get("/coach")
+def coach_advice() -> Any:
+    """The coach's answer for the position on the table, for the host's pages (and anyone's
+    in a teaching game); a guest gets only whether the coach is on."""
+    runtime = table_runtime()
+    answer = runtime.coach_advice()
+    if is_host() or runtime.coach_for_everyone():
+        return jsonify({"coach": answer})
+    return jsonify({"coach": {"on": answer["on"], "status": "host_only"}})
 
 
 @api.post("/correct/wild")

@@ -145,6 +145,29 @@ def _authorise() -> Response | None:
     return json_error(401, code="login_needed")
 
 
+def is_host() -> bool:
+    """Whether a read comes from the host: the PIN in the header, or a logged-in page (a GET
+    needs no CSRF token: it changes nothing)."""
+    given = request.headers.get("X-Table-Pin")
+    if given:
+        return check_pin(given) is None
+    return host_session() is not None
+
+
+def guest_refusal() -> Response | None:
+    """The checks a POST anyone may make passes (the coach's ask): this machine's name, the
+    per-address rate, and a JSON body, which another site's page cannot send without the
+    browser asking this server first (and it says no)."""
+    foreign = foreign_host()
+    if foreign is not None:
+        return foreign
+    if not _limiter().hit(client_address()):
+        return json_error(429, code="rate_limited")
+    if not request.is_json:
+        return json_error(415, code="json_needed")
+    return None
+
+
 def csrf_refusal(host: HostSession) -> Response | None:
     """None if the request carries ``host``'s CSRF token in ``X-CSRF-Token``, else the refusal.
 

@@ -27,6 +27,9 @@ SLOW = {
     "test_fresh_clone.py::test_the_contract_tests_pass_in_a_copy_with_nothing_beside_it",
     # 30 s: a fresh environment, the runtime installed, the page answering
     "test_fresh_clone.py::test_scripts_companion_run_serves_the_page_from_a_fresh_clone_without_the_test_tools",
+    "test_browser_coach.py",  # 37 s at load 8: three phones in two languages, then a teaching game
+    "test_coach_service.py::test_a_switch_flipped_at_finger_speed_never_has_two_pools_and_off_leaves_nothing",
+    # 25 s at load 8: 16 flips, each "on" starting real worker processes
 }
 
 

@@ -24,7 +24,7 @@ from test_properties import editions
 from companion.bots import random_bot
 from companion.coach import CoachPool, candidates, coach_bot, evaluate, redeal
 from companion.editions import load_edition
-from companion.engine import Board, Reveal, Take, Undo, make_setup, parse_edition
+from companion.engine import Board, ChooseItinerary, Event, Reveal, Take, Undo, make_setup, parse_edition
 from companion.engine.playout import play_out, result, trek_points_table
 from companion.engine.scoring import winners
 from companion.engine.state import HIDDEN, Setup, shuffled_setup
@@ -252,7 +252,8 @@ def test_the_coachs_tallies_are_the_random_bots_through_push(
         else:
             live.push(random_bot(live, rng))
     moves = candidates(live)
-    assert rollouts(live, moves, 3, seed) == _rollouts_through_push(live, moves, 3, seed)
+    random_playouts = rollouts(live, moves, 3, seed, greedy=0.0)  # the random bot's games
+    assert random_playouts == _rollouts_through_push(live, moves, 3, seed)
 
 
 def test_from_snapshot_on_a_later_day_refills_from_that_days_deck() -> None:
@@ -370,7 +371,7 @@ def test_worker_processes_give_an_answer_with_every_card() -> None:
     try:
         advice = pool.evaluate(gold, 20, None, seed=4)
     finally:
-        pool.close()
+        pool.release()
     assert advice.best is not None and advice.best.card == "gold"
     assert {c.card for c in advice.cards} == {o.card for o in gold.take_options()}
     assert advice.rollouts == 20 * len(candidates(gold))
@@ -383,3 +384,89 @@ def test_the_coach_bot_plays_a_whole_game_legally() -> None:
     while not game.finished:
         assert game.push(bot(game, rng)) is None
     assert game.winners()
+
+
+def test_the_pool_is_sized_by_the_cores_and_the_memory_available() -> None:
+    """Issue 24 item 3: a Pi Zero 2 W has 4 cores and about 200 MB free after boot; the
+    pool takes a core less than the machine has and at most half the memory available."""
+    from companion.coach import WORKER_BYTES, pool_size
+
+    mb = 2**20
+    assert pool_size(4, 200 * mb) == 3  # a Zero 2 W after boot: 3 workers fit
+    assert pool_size(4, 100 * mb) == 100 * mb // 2 // WORKER_BYTES < 3  # a busier Zero: fewer
+    assert pool_size(4, 40 * mb) == 0  # none fits: the coach works in the table's process
+    assert pool_size(16, 64 * 1024 * mb) == 15 and pool_size(2, 64 * 1024 * mb) == 1
+    assert pool_size(1, None) == 1 and pool_size(None, None) == 1  # unknown: one worker
+
+
+def test_the_service_sizes_its_pool_from_meminfo(monkeypatch: Any) -> None:
+    from companion import coach_service
+
+    service = coach_service.CoachService(lambda: None)  # type: ignore[arg-type,return-value]
+    monkeypatch.setattr(coach_service.os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(coach_service, "mem_available", lambda: 200 * 2**20)
+    assert service.pool_workers() == 3
+    monkeypatch.setattr(coach_service, "mem_available", lambda: 30 * 2**20)
+    assert service.pool_workers() == 0
+    service.workers = 2  # set by hand (tests, benchmarks): kept
+    assert service.pool_workers() == 2
+
+
+# --- the greedy playout (issue 24 item 2) ------------------------------------------------------
+
+
+def _legal_moves(game: Board) -> list[Event]:
+    """Every move the player to move may make: an Itinerary, or each card with each spend."""
+    name = game.player_to_move
+    if game.itinerary[game.turn] < 0 and game.has_itineraries:
+        return [ChooseItinerary(name, i) for i in game.itinerary_choices(name)]
+    return [Take(o.card, None, spend, ()) for o in game.take_options() for spend in range(o.max_crystals + 1)]
+
+
+def _reached_by_a_legal_move(recorded: Board, target: Any) -> bool:
+    """Push on ``recorded`` the legal move that gives the state ``target``, if one does."""
+    for event in _legal_moves(recorded):
+        if recorded.push(event) is None:
+            if recorded.snapshot() == target:
+                return True
+            recorded.pop()
+    return False
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(editions(), st.integers(1, 4), st.integers(0, 2**32 - 1), st.sampled_from([0.5, 1.0]))
+def test_a_greedy_playout_plays_only_legal_moves(
+    obj: dict[str, Any], players: int, seed: int, greedy: float
+) -> None:
+    """Each move of a greedy playout is one the board accepts: after every single move, some
+    legal move pushed on a recorded board gives the same whole state, to the game's end."""
+    drawn = _drawn_setup(obj, players, seed, False)
+    if drawn is None:
+        return
+    setup, rng = drawn
+    fast, recorded = Board(setup), Board(setup)
+    for _ in range(400):
+        if fast.finished:
+            break
+        try:
+            assert play_out(fast, rng, 1, greedy) == 1
+        except RuntimeError:  # stuck: too few cards for this many players
+            return
+        assert _reached_by_a_legal_move(recorded, fast.snapshot())
+    assert recorded.standings() == fast.standings()
+    _assert_result_is_the_standings(fast)
+
+
+def test_greedy_playouts_score_more_than_random_ones() -> None:
+    """The heuristic is used and is worth something: from the same deals, players who follow
+    it end with more points on average than random players (a wide margin, seeded)."""
+    ed = load_edition("reference")
+    totals = {0.0: 0, 1.0: 0}
+    for seed in range(30):
+        setup = random_setup(ed, ["Ann", "Ben", "Cy"], random.Random(seed))
+        for greedy in totals:
+            game = Board(setup)
+            play_out(game, random.Random(seed), 2000, greedy)
+            assert game.finished
+            totals[greedy] += sum(s.total for s in game.standings())
+    assert totals[1.0] > 1.2 * totals[0.0], totals

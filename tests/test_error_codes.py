@@ -32,6 +32,7 @@ SERVER = (
     "history_web.py",
     "store.py",  # a store refusal reaches the page with its own code (`store_refused`)
     "past.py",
+    "coach_service.py",  # the coach's refusals of an ask (`CoachRefused`)
 )
 HARDWARE = (
     "hardware/health.py",
@@ -44,7 +45,7 @@ HARDWARE = (
 CODE = (
     r"(?:\b(?:code|mock_code)(?:: str)?\s*=\s*"
     r"|\b(?:GameSetupError|EnrolRefused|HardwareFault|LibraryError|StoreError|GameDamaged"
-    r'|FieldError|BadJson|RecordError)\(\s*)"([a-z_0-9]+)"'
+    r'|FieldError|BadJson|RecordError|CoachRefused)\(\s*)"([a-z_0-9]+)"'
 )
 
 

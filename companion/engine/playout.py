@@ -1,4 +1,4 @@
-"""Random playouts: a game played to its end by uniformly random legal moves, fast.
+"""Playouts: a game played to its end by random legal moves, or mostly greedy ones, fast.
 
 The coach (`companion.coach`) plays thousands of throw-away games a second from a
 position. Driving them through `Board.push_unrecorded` and `companion.bots.random_bot`
@@ -14,6 +14,11 @@ Exactness is the whole point, so it is tested, not assumed: a Hypothesis propert
 and compares the whole state after each move and the final scores. The rare paths (a
 nearly empty row, an Itinerary found by its list of choices, a Day ending) call the
 board's own code rather than copies of it.
+
+With ``greedy`` above 0, that share of the card choices is `_greedy_pick`'s instead: the
+card gaining most now (itinerary points, crystals, a trek it extends, less its hours), as
+the greedy bot weighs it but read from the same tables, with no push. Its moves are checked
+legal move by move by another property.
 
 Pure: no I/O, nothing but the board and the random numbers it is given.
 """
@@ -47,9 +52,13 @@ class NoLegalMove(RuntimeError):
         )
 
 
-def play_out(board: Board, rng: _Random, limit: int) -> int:
+def play_out(board: Board, rng: _Random, limit: int, greedy: float = 0.0) -> int:
     """Play random legal moves on ``board`` until the game ends or ``limit`` moves are
     played (an Itinerary choice counts as one); returns how many were played.
+
+    ``greedy``: the share of card choices made by `_greedy_pick` (a cheap heuristic, the
+    card gaining most now less its hours) instead of at random; at 0, the default, one
+    more number is never drawn, so the moves are exactly the random bot's (below).
 
     Each move is the one `companion.bots.random_bot` returns for the same board and the
     same random stream, applied as `Board.push_unrecorded` applies it: the board then
@@ -59,11 +68,11 @@ def play_out(board: Board, rng: _Random, limit: int) -> int:
     """
     played = 0
     while played < limit and not board.finished:
-        played += _play_day(board, rng, limit - played)
+        played += _play_day(board, rng, limit - played, greedy)
     return played
 
 
-def _play_day(board: Board, rng: _Random, limit: int) -> int:
+def _play_day(board: Board, rng: _Random, limit: int, greedy: float = 0.0) -> int:
     """At most ``limit`` moves of the current Day: stops after the move that ends it
     (the board's lists are new then, so the caller starts again with fresh locals)."""
     tables = board.tables
@@ -109,7 +118,10 @@ def _play_day(board: Board, rng: _Random, limit: int) -> int:
             # The card: random_bot's rejection sampling over the positions and the Ancestor.
             ancestor_ok = ancestor is not None and ancestors_left > 0 and trek_len[who] > 0
             span = 7 if ancestor_ok else 6
-            k = int(rand() * span)
+            if greedy and rand() < greedy:
+                k = _greedy_pick(board, who, itinerary, ancestor_ok, ancestor_hours, ancestor_gains)
+            else:
+                k = int(rand() * span)
             pick = _ANCESTOR_PICK if k == 6 else row[k]
             tries = 1
             while pick < 0 and pick != _ANCESTOR_PICK:
@@ -210,6 +222,59 @@ def _play_day(board: Board, rng: _Random, limit: int) -> int:
                 turn,
             )
     return played
+
+
+#: The greedy bot's price of an hour and its value of a growing trek (`companion.bots`), here
+#: so that the engine does not import the bots.
+HOUR_VALUE = 1.2
+TREK_GROWTH_VALUE = 0.6
+
+
+def _greedy_pick(
+    board: Board,
+    who: int,
+    itinerary: int,
+    ancestor_ok: bool,
+    ancestor_hours: int,
+    ancestor_gains: tuple[int, ...],
+) -> int:
+    """The row position (6: the Ancestor) whose card gains most now, as the greedy bot
+    weighs it but without pushing anything: itinerary points and crystals (each worth a
+    point at the end), plus a bonus for a trek it extends, less its hours. No crystal is
+    counted as spent. -1 when the row is empty (the random draw then decides)."""
+    tables = board.tables
+    take, row = tables.take, board.row
+    length, last_year = board.trek_len[who], board.trek_year[who]
+    steps: list[tuple[int, int, int] | None] | None = None
+    table = None
+    progress = 0
+    if itinerary >= 0:
+        table = tables.itineraries[itinerary]
+        steps = table.steps or table.memo()
+        progress = board.fills[who]
+    best, best_k = -1e9, -1
+    for k in range(ROW_SIZE + (1 if ancestor_ok else 0)):
+        if k < ROW_SIZE:
+            card = row[k]
+            if card < 0:
+                continue
+            hours, year, by_position = take[card]
+            gains = by_position[k]
+            extends = length > 0 and year > last_year
+        else:
+            hours, gains, extends = ancestor_hours, ancestor_gains, True
+        value = -HOUR_VALUE * hours + (TREK_GROWTH_VALUE * (length + 1) if extends else 0.0)
+        at = progress
+        for code in gains:
+            if code == CRYSTAL_CODE:
+                value += 1
+            elif steps is not None and table is not None:
+                step = steps[at * _CODES + code] or table.step(at, code)
+                at = step[0]
+                value += step[1] + step[2]
+        if value > best:
+            best, best_k = value, k
+    return best_k
 
 
 def _end_day(board: Board, drawn: int, next_seq: int, ancestors_left: int, turn: int) -> None:

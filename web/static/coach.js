@@ -1,10 +1,21 @@
-// The coach (issue 18): the host's switch, and for the player to move each available card's
-// estimated chance of winning and expected final score, best first, with every player's
-// chance if that player takes the best card. It reads `coach` in the snapshot (see /api/openapi.json, POST /api/coach), which
-// carries an answer only for the position on the table now, never an older one.
+// The coach (issues 18 and 24): asked for, never a spoiler. The host's switch makes it
+// available; the player to move asks from their phone (or the host for them) and the answer
+// (each available card's estimated chance of winning and expected score, best first, and
+// everyone's chance if that player takes the best card) comes back to the asking phone only.
+// The host's pages read it from GET /api/coach; a guest's snapshot carries only {on, everyone}.
+// "Coach for everyone" (a teaching game) answers unasked, and every phone reads GET /api/coach.
+// An answer is shown only for the position on the table now (its game and count of events).
 import { call } from "./api.js";
 import { lang, t } from "./i18n.js";
-import { $, cardTitle, colourOf, dot, esc, register } from "./page.js";
+import { $, cardTitle, colourOf, dot, esc, page } from "./page.js";
+
+// The latest answer this page got (from its own ask, or GET /api/coach), and whether an ask
+// of this page is on its way.
+let answer = null;
+let asking = false;
+let moved = false;
+let timer = null;
+let polledFor = null;  // the position (and settings) the host's page last started reading for
 
 function coachPercent(x) {
   return new Intl.NumberFormat(lang(), { style: "percent", maximumFractionDigits: 0 }).format(x / 100);
@@ -14,19 +25,11 @@ function coachScore(x) {
   return new Intl.NumberFormat(lang(), { maximumFractionDigits: 1 }).format(x);
 }
 
-export function renderCoach(s) {
-  const coach = s.coach || { on: false };
-  const box = $("coach-switch");
-  if (box && document.activeElement !== box) box.checked = !!coach.on;
-  const section = $("coach");
-  section.hidden = !coach.on || s.finished;
-  if (section.hidden) return;
-  const body = $("coach-body");
-  if (coach.status === "failed") { body.innerHTML = `<p>${esc(t("coach_failed"))}</p>`; return; }
-  if (coach.status !== "ready") {
-    body.innerHTML = `<p class="coach-wait">${esc(t("coach_thinking"))}</p>`;
-    return;
-  }
+function forNow(s) {
+  return answer && answer.status === "ready" && answer.game === s.game && answer.events === s.events;
+}
+
+function adviceHtml(coach) {
   let out = "";
   if (coach.cards.length) {
     const rows = coach.cards.map((c, i) => {
@@ -44,7 +47,79 @@ export function renderCoach(s) {
     `<li><span class="name">${dot(colourOf(p.name))}${esc(p.name)}</span>` +
     `<span class="bar" aria-hidden="true"><span style="width:${Math.max(0, Math.min(100, p.win))}%;background:${esc(colourOf(p.name))}"></span></span>` +
     `<span class="pct">${coachPercent(p.win)}</span></li>`).join("") + "</ul>";
+  return out;
+}
+
+// The host's pages (and everyone's in a teaching game) read the answer the coach has for the
+// position now: at once after a change, then again while it thinks or until someone asks.
+function poll(delay) {
+  clearTimeout(timer);
+  timer = setTimeout(async () => {
+    timer = null;
+    const s = page.state;
+    if (!s || !s.coach || !s.coach.on || s.finished || !(page.csrf || s.coach.everyone) || forNow(s)) return;
+    try {
+      const data = await (await fetch("/api/coach", { credentials: "same-origin" })).json();
+      const coach = data.coach || {};
+      if (coach.status === "ready" || coach.status === "failed") answer = coach;
+      renderCoach(page.state);
+      if (coach.status !== "ready" && coach.status !== "failed" && coach.status !== "host_only") poll(coach.status === "thinking" ? 1000 : 2000);
+    } catch (e) { poll(3000); }
+  }, delay);
+}
+
+async function ask(player) {
+  asking = true; moved = false;
+  renderCoach(page.state);
+  try {
+    for (let tries = 0; tries < 8; tries++) {  // "thinking": the companion waited long enough, ask again
+      const data = await call("/api/coach/ask", { player });
+      const coach = data && data.coach;
+      if (!coach) break;  // refused: call() has said why
+      if (coach.status === "ready" || coach.status === "failed") { answer = coach; break; }
+      if (coach.status === "moved") { moved = true; break; }
+    }
+  } finally {
+    asking = false;
+    renderCoach(page.state);
+  }
+}
+
+export function renderCoach(s) {
+  const coach = s.coach || { on: false };
+  const box = $("coach-switch");
+  if (box && document.activeElement !== box) box.checked = !!coach.on;
+  const everyone = $("coach-everyone");
+  if (everyone) {
+    if (document.activeElement !== everyone) everyone.checked = !!coach.everyone;
+    everyone.disabled = !coach.on;
+  }
+  const section = $("coach");
+  section.hidden = !coach.on || s.finished;
+  if (section.hidden) { answer = null; return; }
+  const body = $("coach-body");
+  const mine = !coach.everyone;  // asked for: say who sees it
+  if (forNow(s)) {
+    body.innerHTML = adviceHtml(answer) + (mine ? `<p class="coach-note coach-private">${esc(t("coach_private"))}</p>` : "");
+    return;
+  }
+  if (answer && answer.status === "failed") { body.innerHTML = `<p>${esc(t("coach_failed"))}</p>`; return; }
+  const key = `${s.game}:${s.events}:${coach.everyone}:${!!page.csrf}`;
+  if ((page.csrf || coach.everyone) && key !== polledFor) { polledFor = key; poll(0); }
+  const take = s.expect && s.expect.kind === "take";
+  if (asking || (coach.everyone && take)) {
+    body.innerHTML = `<p class="coach-wait">${esc(t("coach_thinking"))}</p>`;
+    return;
+  }
+  let out = moved ? `<p class="coach-note">${esc(t("coach_moved"))}</p>` : "";
+  if (take && !coach.everyone) {
+    out += `<p>${esc(t("coach_available"))}</p>` +
+      `<button type="button" id="coach-ask" data-player="${esc(s.expect.player)}">${dot(colourOf(s.expect.player))}${esc(t("coach_ask", { p: s.expect.player }))}</button>` +
+      `<p class="coach-note coach-private">${esc(t("coach_private"))}</p>`;
+  }
   body.innerHTML = out;
+  const button = $("coach-ask");
+  if (button) button.onclick = () => ask(button.dataset.player);
 }
 
 export function setupCoach() {
@@ -52,7 +127,13 @@ export function setupCoach() {
   if (!box) return;
   box.onchange = async () => {
     const on = box.checked;
-    const answer = await call("/api/coach", { on });
-    if (!answer) box.checked = !on;  // refused: the switch shows what the table does (call() redraws on success)
+    const done = await call("/api/coach", { on });
+    if (!done) box.checked = !on;  // refused: the switch shows what the table does (call() redraws on success)
+  };
+  const everyone = $("coach-everyone");
+  if (everyone) everyone.onchange = async () => {
+    const on = everyone.checked;
+    const done = await call("/api/coach", { on: true, everyone: on });
+    if (!done) everyone.checked = !on;
   };
 }

@@ -103,7 +103,8 @@ function renderGames(d) {
       `<tr><td>${p.rank}</td><td>${marker(d, p.key)}${esc(p.name)}` +
       `${p.player !== p.name ? ` <small>(${esc(p.player)})</small>` : ""}${p.winner ? ` <span class="win">★ ${esc(t("h_winner"))}</span>` : ""}</td><td><b>${p.score}</b></td></tr>`).join("");
     const facts = [when(g.started), g.minutes ? t("h_minutes", { n: g.minutes }) : "", t("h_edition", { e: g.edition })].filter(Boolean).join(" · ");
-    return `<li class="game" id="game-${g.id}" data-game="${g.id}"><h3>${esc(t("h_game", { id: g.id }))}</h3><p class="when">${esc(facts)}</p>` +
+    const assisted = g.assisted ? ` <small class="assisted" title="${esc(t("h_assisted_title"))}">${esc(t("h_assisted"))}</small>` : "";
+    return `<li class="game" id="game-${g.id}" data-game="${g.id}"><h3>${esc(t("h_game", { id: g.id }))}${assisted}</h3><p class="when">${esc(facts)}</p>` +
       `<table><tr><th scope="col">${esc(t("h_rank"))}</th><th scope="col">${esc(t("h_player"))}</th><th scope="col">${esc(t("h_score"))}</th></tr>${rows}</table>` +
       (g.bgstats ? `<p><a class="bgstats-game" href="${esc(g.bgstats)}" rel="noopener">${esc(t("h_bgstats"))}</a></p>` : "") + "</li>";
   }).join("");
@@ -112,6 +113,8 @@ function renderGames(d) {
 function renderMerge(d) {
   $("hlogin").hidden = !!csrf;
   $("merge").hidden = !csrf;
+  $("rate-assisted-box").hidden = !csrf;  // the host's choice: assisted games rated or not
+  $("rate-assisted").checked = !!d.assisted_rated;
   const spellings = [...new Set(d.games.flatMap((g) => g.players.map((p) => p.name)))].sort((a, b) => a.localeCompare(b, lang()));
   fill($("merge-name"), spellings.map((n) => [n, n]));
   fill($("merge-into"), d.players.map((p) => [p.name, p.name]));
@@ -162,6 +165,7 @@ async function start() {
     } catch (e) { say({ ok: false, message: t("unreachable") }); }
   };
   $("merge").onsubmit = (ev) => { ev.preventDefault(); control("/api/players/merge", { name: $("merge-name").value, into: $("merge-into").value }); };
+  $("rate-assisted").onchange = (ev) => control("/api/history/assisted", { include: ev.target.checked });
   $("merged").onclick = (ev) => { const b = ev.target.closest("[data-unmerge]"); if (b) control("/api/players/unmerge", { name: b.dataset.unmerge }); };
   // Disabled in the HTML until here: a login sent before its handler would put the PIN in
   // the address (the browser's own GET of the form).
