@@ -38,7 +38,7 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, jsonify, request, session
 from werkzeug.exceptions import HTTPException
 
-from companion.access import host_allowed, own_names
+from companion.access import LogoutNotSaved, host_allowed, own_names
 from companion.config import colour_problem
 from companion.editions.web import library_api
 from companion.engine.tokens import BENEFITS, COLUMNS
@@ -329,7 +329,10 @@ def logout() -> Any:
         refused = csrf_refusal(host)
         if refused is not None:
             return refused
-        table_runtime().access.sessions.close(session.get("sid"))
+        try:
+            table_runtime().access.sessions.close(session.get("sid"))
+        except LogoutNotSaved as exc:  # still logged in, and told so: never an OK a restart undoes
+            return json_error(507, code=exc.code, **exc.params)
     session.clear()
     return jsonify({"ok": True})
 
