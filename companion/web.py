@@ -40,6 +40,7 @@ from werkzeug.exceptions import HTTPException
 
 from companion.access import LogoutNotSaved, host_allowed, own_names
 from companion.config import colour_problem
+from companion.cookie_session import SignedIdCookie
 from companion.editions.web import library_api
 from companion.engine.tokens import BENEFITS, COLUMNS
 from companion.history_web import history_api
@@ -571,6 +572,7 @@ def create_app(
         MAX_CONTENT_LENGTH=MAX_BODY,
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.session_interface = SignedIdCookie()  # a wall clock stepped back logs no one out
     app.register_blueprint(api)
     app.register_blueprint(library_api)  # the owner's editions (a module of its own)
     app.register_blueprint(history_api)  # after the game: history, ratings, BG Stats

@@ -671,3 +671,19 @@ def test_a_logout_the_full_disk_cannot_keep_is_refused_and_the_session_stays(
     after.set_cookie("session", cookie.value)
     assert after.post("/api/undo", headers={"X-CSRF-Token": csrf}).status_code == 401, "ended for good"
     rt.stop()
+
+
+def test_a_wall_clock_stepped_back_keeps_the_host_logged_in(
+    env: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 21 item 8: the cookie's signature was dated on the wall clock and one "from the
+    future" refused, so a clock stepped back 5 s logged the host out until it caught up."""
+    import itsdangerous.timed
+
+    app, _ = env
+    host = client(app)
+    csrf = host.post("/api/login", json={"pin": "2468"}).get_json()["csrf"]
+    real = time.time
+    monkeypatch.setattr(itsdangerous.timed.time, "time", lambda: real() - 5)
+    assert host.get("/api/session").get_json()["host"] is True
+    assert host.post("/api/undo", headers={"X-CSRF-Token": csrf}).status_code == 200
