@@ -26,7 +26,7 @@ from companion.past import (
     display_names,
     player_key,
     player_stats,
-    with_aliases,
+    resolve,
 )
 from companion.store import StoreError
 from companion.web_requests import control, json_body, json_error, store_refused, table_runtime
@@ -110,6 +110,8 @@ def history_json(history: History) -> dict[str, Any]:
             for s in stats
         ],
         "unreadable": history.unreadable,
+        # merged spellings seated beside their player at one table: their own player again
+        "undone_merges": history.undone,
     }
 
 
@@ -136,8 +138,6 @@ def history() -> Any:
 
 def _finished(game: str) -> PastGame | Response:
     """The finished game numbered ``game`` (as the address has it), or the refusal."""
-    runtime = table_runtime()
-    aliases = runtime.aliases()
     refusal = json_error(
         404,
         code="no_finished_game",
@@ -146,18 +146,17 @@ def _finished(game: str) -> PastGame | Response:
     if not (game.isascii() and game.isdigit() and len(game) < 19):
         return refusal
     game_id = int(game)
-    try:
-        found = runtime.finished_game(game_id, _replays())
-    except StoreError as exc:
-        return store_refused(exc)
-    except ValueError as exc:
-        return json_error(503, code="not_saved", detail=str(exc))
-    return refusal if found is None else with_aliases(found, aliases)
+    history = _history()  # the merges that hold, which need every game (see holding_merges)
+    if isinstance(history, Response):
+        return history
+    found = next((g for g in history.games if g.id == game_id), None)
+    return refusal if found is None else found
 
 
 def _bgstats_url(game: PastGame) -> tuple[dict[str, Any], str]:
-    merged = {player: name for player, name in table_runtime().aliases().values()}
-    data = play(game, merged)
+    history = _history()
+    aliases = history.aliases if isinstance(history, History) else {}
+    data = play(game, {player: name for player, name in aliases.values()})
     return data, play_url(data)
 
 
@@ -221,7 +220,8 @@ def merge() -> Any:
         return found
     runtime = table_runtime()
     aliases = found.aliases
-    spellings = {player_key(p.name): p.key for g in found.games for p in g.players}
+    # each spelling's player after the merges that hold (never a seat's "#2" of an old game)
+    spellings = {player_key(p.name): resolve(p.name, aliases) for g in found.games for p in g.players}
     for given in (name, into):
         if player_key(given) not in spellings:
             return json_error(

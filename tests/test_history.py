@@ -314,3 +314,56 @@ def test_merging_into_a_player_others_were_merged_into_moves_them_too(tmp_path: 
     assert store.aliases() == {"sam": ("sammy", "Sammy"), "samuel": ("sammy", "Sammy")}
     assert store.unmerge_player("samuel") and not store.unmerge_player("samuel")
     assert store.aliases() == {"sam": ("sammy", "Sammy")}
+
+
+# --- issue 21: merges a table contradicts; one normalisation of names --------------------------
+
+
+def test_a_merge_then_both_spellings_at_one_table_are_two_players(tmp_path: Path) -> None:
+    """Issue 21 item 3: after merging Sam into Al, a game with both gave Sam's score to Al, made
+    the real Al a phantom "al #2" shown as "Al", listed two players named Al in that game's BG
+    Stats link, and a later merge into Al landed on the phantom."""
+    rt = make_runtime(tmp_path, "Ann,Ben")
+    try:
+        finished_game(rt.store, ["Sam", "Ben"], 21)
+        finished_game(rt.store, ["Al", "Ben"], 22)
+        http = create_app(rt).test_client()
+        assert (
+            http.post("/api/players/merge", json={"name": "Sam", "into": "Al"}, headers=PIN).status_code
+            == 200
+        )
+        both, board = finished_game(rt.store, ["Al", "Sam", "Ben"], 23)
+        final = {s.name: s.total for s in board.standings()}
+        answer = http.get("/api/history").get_json()
+        keys = {p["key"] for g in answer["games"] for p in g["players"]}
+        assert not any("#" in k for k in keys), f"no phantom player: {keys}"
+        game = next(g for g in answer["games"] if g["id"] == both)
+        seats = {p["name"]: (p["key"], p["player"], p["score"]) for p in game["players"]}
+        assert seats["Al"] == ("al", "Al", final["Al"]), "the real Al keeps his own score"
+        assert seats["Sam"][:2] == ("sam", "Sam") and seats["Sam"][2] == final["Sam"]
+        assert answer["undone_merges"] == ["sam"], "the merge a table contradicts is listed"
+        players = {p["key"]: p for p in answer["players"]}
+        assert players["al"]["games"] == 2 and players["sam"]["games"] == 2
+        link = http.get(f"/api/bgstats/{both}").get_json()["play"]["players"]
+        names = [p["name"] for p in link]
+        assert sorted(names) == ["Al", "Ben", "Sam"], names
+        assert len({p["sourcePlayerId"] for p in link}) == 3
+        # a later merge into Al lands on the real Al
+        finished_game(rt.store, ["Alan", "Ben"], 24)
+        merged = http.post("/api/players/merge", json={"name": "Alan", "into": "Al"}, headers=PIN)
+        assert merged.status_code == 200, merged.get_json()
+        assert rt.store.aliases()["alan"] == ("al", "Al")
+        assert {p["key"] for p in http.get("/api/history").get_json()["players"]} == {"al", "ben", "sam"}
+    finally:
+        rt.stop()
+
+
+def test_a_full_width_name_is_the_same_player_in_the_history(tmp_path: Path) -> None:
+    """Issue 21 item 8: "Ann" with a full-width A (U+FF21) and "Ann" are one name at the table, and were two
+    players in the history: the history keys names by the table's own rule."""
+    store = Store(tmp_path)
+    finished_game(store, ["Ann", "Ben"], 25)
+    finished_game(store, ["\uff21nn", "Cy"], 26)
+    stats = {s.key: s for s in player_stats(load_history(store).games, {})}
+    assert set(stats) == {"ann", "ben", "cy"}
+    assert stats["ann"].games == 2
