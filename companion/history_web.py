@@ -8,11 +8,20 @@ table PIN, like every control (`companion.web_requests.control`).
 Everything is derived from the stored games (`companion.past`), so there is no second
 copy of any score to drift: each finished game is replayed once per process and kept in
 memory until its log changes (``benchmarks/bench_history.py`` times both cases).
+
+Reading is open, so it is bounded (issue 21: 24 connections reading ``/api/history`` over
+500 games took taps from 5 ms to 1.2 s). The history and its answer are computed once
+between games (`HistoryCache`, until the store's ``history_version`` moves: a game ends,
+a merge), and at most `HISTORY_READERS` guests read it at once; one more is answered 503
+with a sentence at once instead of queueing for the threads the table's taps need.
 """
 
 from __future__ import annotations
 
+import functools
 import io
+import threading
+from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
@@ -29,13 +38,23 @@ from companion.past import (
     resolve,
 )
 from companion.store import StoreError
-from companion.web_requests import control, json_body, json_error, store_refused, table_runtime
+from companion.web_requests import (
+    control,
+    host_session,
+    json_body,
+    json_error,
+    store_refused,
+    table_runtime,
+)
 from companion.wording import say
 
 history_api = Blueprint("history", __name__)
 #: The newest games whose BG Stats link the history lists: a play is logged soon after it
 #: ends, and each link is 1-2 kB (500 games' links would make the page's answer 1 MB).
 BGSTATS_RECENT = 20
+#: Guests (no host login) reading the history, a BG Stats link or its QR code at once: a family's
+#: phones after a game, with room; the server's threads stay free for the table.
+HISTORY_READERS = 4
 
 
 @history_api.get("/history")
@@ -115,6 +134,68 @@ def history_json(history: History) -> dict[str, Any]:
     }
 
 
+class HistoryCache:
+    """The history and ``/api/history``'s answer, computed once per `history_version`.
+
+    One computation at a time (a flood waits for the one under way, then shares it), and
+    the version is read before computing, so a game that ends meanwhile is computed next
+    time. ``computed`` counts the computations (the tests read it)."""
+
+    def __init__(self, readers: int = HISTORY_READERS) -> None:
+        self._lock = threading.Lock()
+        self.readers = threading.BoundedSemaphore(readers)
+        self._version: int | None = None
+        self._history: History | None = None
+        self._body: bytes | None = None
+        self.computed = 0
+
+    def history(self) -> History:
+        """The history now (`companion.past.load_history`); raises the store's refusal."""
+        runtime = table_runtime()
+        version = runtime.history_version()
+        with self._lock:
+            if self._history is None or self._version != version:
+                self._history, self._body = runtime.history(_replays()), None
+                self._version = version
+                self.computed += 1
+            return self._history
+
+    def body(self) -> bytes:
+        """``/api/history``'s JSON, serialised once per history."""
+        found = self.history()
+        with self._lock:
+            if self._body is None or self._history is not found:
+                self._body = current_app.json.dumps(history_json(found)).encode("utf-8")
+            return self._body
+
+
+def history_cache() -> HistoryCache:
+    """This app's `HistoryCache`."""
+    cache: HistoryCache = current_app.config.setdefault("HISTORY", HistoryCache())
+    return cache
+
+
+def guest_read(view: Callable[..., Any]) -> Callable[..., Any]:
+    """At most `HISTORY_READERS` guests in ``view`` at once; one more is refused (503,
+    ``history_busy``) at once. A logged-in host is never refused."""
+
+    @functools.wraps(view)
+    def bounded(*args: Any, **kwargs: Any) -> Any:
+        if host_session() is not None:
+            return view(*args, **kwargs)
+        slots = history_cache().readers
+        if not slots.acquire(blocking=False):
+            refused = json_error(503, code="history_busy")
+            refused.headers["Retry-After"] = "2"
+            return refused
+        try:
+            return view(*args, **kwargs)
+        finally:
+            slots.release()
+
+    return bounded
+
+
 def _replays() -> Replays:
     """This app's finished games already replayed (`companion.past.Replays`)."""
     replays: Replays = current_app.config.setdefault("REPLAYS", Replays())
@@ -123,17 +204,19 @@ def _replays() -> Replays:
 
 def _history() -> History | Response:
     try:
-        return table_runtime().history(_replays())
+        return history_cache().history()
     except StoreError as exc:
         return store_refused(exc)
 
 
 @history_api.get("/api/history")
+@guest_read
 def history() -> Any:
-    found = _history()
-    if isinstance(found, Response):
-        return found
-    return jsonify(history_json(found))
+    try:
+        body = history_cache().body()
+    except StoreError as exc:
+        return store_refused(exc)
+    return Response(body, mimetype="application/json")
 
 
 def _finished(game: str) -> PastGame | Response:
@@ -161,6 +244,7 @@ def _bgstats_url(game: PastGame) -> tuple[dict[str, Any], str]:
 
 
 @history_api.get("/api/bgstats/<game>")
+@guest_read
 def bgstats(game: str) -> Any:
     """The finished game as a BG Stats play: the link to open and the JSON it carries."""
     found = _finished(game)
@@ -179,6 +263,7 @@ def game_address(game_id: int) -> str:
 
 
 @history_api.get("/api/bgstats/<game>/qr.svg")
+@guest_read
 def bgstats_qr(game: str) -> Response:
     """A QR code for the phone that has BG Stats: this game's card on the history page, whose
     "Log in BG Stats" link is the createPlay link.

@@ -285,6 +285,9 @@ class Store:
         self.upgraded: str | None = None
         #: Damage found in games' rows and not yet acknowledged by the host (oldest first).
         self.damage: list[DamageNotice] = []
+        #: Moves on with every write that changes the history (a game finishing or finished,
+        #: a merge, damage set aside): the history page is computed again only then.
+        self.history_version = 0
         self._lock = threading.Lock()
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -479,11 +482,12 @@ class Store:
             statements.append(("UPDATE games SET finished = ? WHERE id = ?", (int(finished), game_id)))
         statements += self._pending_statements(game_id, pending)
 
-        def write() -> None:
+        def write() -> bool:
             # The chain goes on from the game's head, read inside this transaction (no other
             # writer can come between) and moved on with the rows.
-            found = self._db.execute("SELECT head FROM games WHERE id = ?", (game_id,)).fetchone()
+            found = self._db.execute("SELECT head, finished FROM games WHERE id = ?", (game_id,)).fetchone()
             head = str(found[0]) if found and found[0] is not None else ""
+            history = bool(finished) or bool(found and found[1])  # a finished game, or one ending
             for n, text in enumerate(texts):
                 head = event_sum(head, game_id, first_seq + n, text, at)
                 self._db.execute(
@@ -494,8 +498,10 @@ class Store:
                 self._db.execute("UPDATE games SET head = ? WHERE id = ?", (head, game_id))
             for sql, args in statements:
                 self._db.execute(sql, args)
+            return history
 
-        self._transaction(write)
+        if self._transaction(write):
+            self.history_version += 1
 
     def save_pending(self, game_id: int, pending: dict[str, Any] | None) -> None:
         """Keep (or clear) the take being prepared, so a restart resumes it.
@@ -516,6 +522,7 @@ class Store:
 
     def mark_finished(self, game_id: int, finished: bool) -> None:
         self._write([("UPDATE games SET finished = ? WHERE id = ?", (int(finished), game_id))])
+        self.history_version += 1
 
     def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
         """Every row of a query. Under the lock: on the connection shared by all threads, a
@@ -621,6 +628,7 @@ class Store:
 
         found = DamageNotice(self._transaction(record), at, damage.game, damage.code, params)
         self.damage.append(found)
+        self.history_version += 1
         return found
 
     def _record_damage(self, game: int, code: str, params: dict[str, Any], at: str = "") -> int:
@@ -754,6 +762,7 @@ class Store:
                 ),
             ]
         )
+        self.history_version += 1
 
     def unmerge_player(self, alias: str) -> bool:
         """Undo a merge: ``alias`` is a player of its own again. False if it was not merged."""
@@ -761,6 +770,7 @@ class Store:
         if not known:
             return False
         self._write([("DELETE FROM player_aliases WHERE alias = ?", (alias,))])
+        self.history_version += 1
         return True
 
     def export(self, game_id: int) -> str:

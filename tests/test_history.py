@@ -7,6 +7,7 @@ import io
 import json
 import random
 import re
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -367,3 +368,96 @@ def test_a_full_width_name_is_the_same_player_in_the_history(tmp_path: Path) -> 
     stats = {s.key: s for s in player_stats(load_history(store).games, {})}
     assert set(stats) == {"ann", "ben", "cy"}
     assert stats["ann"].games == 2
+
+
+# --- issue 21 item 7: the history flood -----------------------------------------------------------
+
+
+def test_the_history_is_computed_once_between_games(tmp_path: Path) -> None:
+    """24 phones reading /api/history over 500 games took taps from 5 ms to 1.2 s: each request
+    replayed and rated every game. Now it is computed once until a game ends or a merge."""
+    from companion.history_web import history_cache
+
+    rt = make_runtime(tmp_path, "Ann,Ben")
+    try:
+        finished_game(rt.store, ["Ann", "Ben"], 30)
+        app = create_app(rt)
+        http = app.test_client()
+        answers = [http.get("/api/history") for _ in range(5)]
+        with app.app_context():
+            cache = history_cache()
+        assert cache.computed == 1 and {a.status_code for a in answers} == {200}
+        assert len({a.data for a in answers}) == 1
+        http.post("/api/reader/tap", json={"tag": "I1"}, headers=PIN)  # a move in the game on the table
+        http.get("/api/history")
+        assert cache.computed == 1, "a move in the game being played changes no finished game"
+        finished_game(rt.store, ["Cy", "Ben"], 31)  # a game ends
+        assert len(http.get("/api/history").get_json()["games"]) == 2 and cache.computed == 2
+        merged = http.post("/api/players/merge", json={"name": "Cy", "into": "Ann"}, headers=PIN)
+        assert merged.status_code == 200 and cache.computed == 2, "the merge's check read the same"
+        names = {p["key"] for p in http.get("/api/history").get_json()["players"]}
+        assert names == {"ann", "ben"} and cache.computed == 3, "the merge changed the history"
+        http.get("/api/history")
+        assert cache.computed == 3
+        http.get(f"/api/bgstats/{answers[0].get_json()['games'][0]['id']}")
+        assert cache.computed == 3, "a BG Stats link reads the same history"
+    finally:
+        rt.stop()
+
+
+def test_one_guest_more_than_the_bound_is_refused_at_once_with_a_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At most HISTORY_READERS guests read the history at once; the next one is told to try again
+    (503, history_busy, both languages) instead of taking a thread the table's taps need.
+    A logged-in host is never refused."""
+    import threading
+
+    import companion.history_web as history_web
+
+    rt = make_runtime(tmp_path, "Ann,Ben")
+    try:
+        finished_game(rt.store, ["Ann", "Ben"], 32)
+        app = create_app(rt)
+        inside, release = threading.Semaphore(0), threading.Event()
+        real = history_web.history_json
+
+        def held(history: Any) -> Any:
+            inside.release()
+            release.wait(timeout=60)
+            return real(history)
+
+        monkeypatch.setattr(history_web, "history_json", held)
+        answers: list[int] = []
+        guests = [
+            threading.Thread(target=lambda: answers.append(app.test_client().get("/api/history").status_code))
+            for _ in range(history_web.HISTORY_READERS)
+        ]
+        for guest in guests:
+            guest.start()
+        assert inside.acquire(timeout=60), "the first guest is computing"
+        with app.app_context():
+            slots = history_web.history_cache().readers
+        deadline = time.monotonic() + 60
+        while slots._value and time.monotonic() < deadline:  # every guest holds its place
+            time.sleep(0.01)
+        assert slots._value == 0
+        # the others wait for the one computation under way, each holding its place
+        late = app.test_client().get("/api/history")
+        waiting = [app.test_client().get(f"/api/bgstats/{n}") for n in range(1, 3)]  # counted the same
+        host = app.test_client()
+        assert host.post("/api/login", json={"pin": "2468"}).status_code == 200
+        hosts: list[int] = []
+        reading = threading.Thread(target=lambda: hosts.append(host.get("/api/history").status_code))
+        reading.start()  # past the bound: it waits for the computation, it is not refused
+        release.set()
+        for thread in [*guests, reading]:
+            thread.join(timeout=60)
+        assert hosts == [200]
+        assert answers == [200] * history_web.HISTORY_READERS
+        assert late.status_code == 503 and late.headers["Retry-After"] == "2"
+        said = late.get_json()
+        assert said["code"] == "history_busy" and "Try again" in said["error"]
+        assert {w.status_code for w in waiting} == {503}
+    finally:
+        rt.stop()
