@@ -44,7 +44,7 @@ from typing import Any, TypeVar
 
 from companion.engine import Event, Setup, event_to_json, parse_event
 from companion.record import RECORD_FORMAT, parse_setup
-from companion.wal import check_wal
+from companion.wal import Seal, check_wal, seal_now, set_stranger_aside, write_seal
 from companion.wording import CodedError, say
 
 SCHEMA = """
@@ -155,6 +155,8 @@ DAMAGE_CODES = {
     "missing": "store_events_missing",
     "setup": "store_setup_damaged",
     "journal": "store_journal_damaged",  # the WAL (`companion.wal`), found before opening
+    "foreign": "store_journal_foreign",  # a WAL that is not this store's (`companion.wal.stranger`)
+    "restored": "store_journal_restored",  # this store's WAL beside a database replaced since
 }
 
 
@@ -289,6 +291,9 @@ class Store:
         #: a merge, damage set aside): the history page is computed again only then.
         self.history_version = 0
         self._lock = threading.Lock()
+        #: The tie kept between the database and its log (`companion.wal`), as last written.
+        self._seal: Seal | None = None
+        self._opened = False
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             _private_dir(self.path.parent)
@@ -296,6 +301,7 @@ class Store:
                 os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
             for suffix in ("", "-wal", "-shm"):
                 _private(self.path.with_name(self.path.name + suffix))
+            stranger = set_stranger_aside(self.path)  # before SQLite could apply it
             journal = check_wal(self.path)
             if journal is not None:
                 self.warnings.append(str(journal))
@@ -312,6 +318,14 @@ class Store:
                     "store_journal_damaged",
                     {"dropped": journal.dropped, "copy": str(journal.kept)},
                 )
+            if stranger is not None:
+                self._record_damage(
+                    self._current(),
+                    DAMAGE_CODES[stranger.kind],
+                    {"journal": str(stranger.journal), "copy": str(stranger.copy), "store": str(self.path)},
+                )
+            self._reseal()
+            self._opened = True
             self.damage = self._damage_notices()
         except (OSError, sqlite3.Error) as exc:
             if disk_full(exc):  # a full disk is no damage: the data is fine, space is needed
@@ -357,8 +371,19 @@ class Store:
         if games:
             self.upgraded = say("store_upgraded", path=self.path, games=games, events=events)
 
+    def _reseal(self) -> None:
+        """Keep the tie between the database and its log (`companion.wal`) when it changed: a
+        log started afresh (new salts) or a checkpoint (the database file written). Two
+        system calls after a commit; a write only when SQLite restarted its log."""
+        seal = seal_now(self.path)
+        if seal != self._seal:
+            write_seal(self.path, seal)
+            self._seal = seal
+
     def close(self) -> None:
         self._db.close()
+        if self._opened:  # closed: SQLite removed the log if this was its last connection
+            write_seal(self.path, seal_now(self.path, closed=True))
         if self._runner is not None:
             os.close(self._runner)
             self._runner = None
@@ -431,6 +456,7 @@ class Store:
                 self._db.execute("BEGIN IMMEDIATE")
                 result = work()
                 self._db.execute("COMMIT")
+                self._reseal()
             except sqlite3.Error as exc:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
