@@ -121,13 +121,41 @@ SCHEMA_VERSION = 1
 T = TypeVar("T")
 
 
-def disk_full(exc: BaseException) -> bool:
+#: SQLite's I/O error family (extended codes keep it in their low byte): SQLITE_IOERR_SHMSIZE
+#: and the like are how a full disk shows when the shared-memory index or a page cannot grow.
+SQLITE_IOERR = 10
+#: Less room than this, for the companion's user, is a full disk: SQLite needs a 32 KiB index
+#: and a few pages to open a store.
+ROOM_NEEDED = 256 * 1024
+
+
+def no_room(folder: Path) -> bool:
+    """Whether the disk holding ``folder`` has (nearly) no space left for this user: what an
+    ordinary user sees, not root's (ext4 keeps 5 % for root, which is why root never sees it)."""
+    try:
+        info = os.statvfs(folder)
+    except OSError:
+        return False
+    return info.f_bavail * info.f_frsize < ROOM_NEEDED
+
+
+def disk_full(exc: BaseException, folder: Path | None = None) -> bool:
     """Whether ``exc`` says the disk is full (SQLite's SQLITE_FULL, or ENOSPC from the system):
-    a fault that passes once space is freed, not damage."""
+    a fault that passes once space is freed, not damage.
+
+    With ``folder``, an I/O error (SQLite's "disk I/O error", the system's EIO) while that
+    folder's disk has no room is a full disk too: on ext4, as the service's ordinary user,
+    SQLite could not grow its index and said only "disk I/O error" (issue 21)."""
     if isinstance(exc, OSError):
-        return exc.errno in (errno.ENOSPC, errno.EDQUOT)
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        return exc.errno == errno.EIO and folder is not None and no_room(folder)
     if isinstance(exc, sqlite3.Error):
-        return getattr(exc, "sqlite_errorcode", None) == SQLITE_FULL or "disk is full" in str(exc)
+        code = getattr(exc, "sqlite_errorcode", None)
+        if code == SQLITE_FULL or "disk is full" in str(exc):
+            return True
+        io_error = (code is not None and code & 0xFF == SQLITE_IOERR) or "disk I/O error" in str(exc)
+        return io_error and folder is not None and no_room(folder)
     return False
 
 
@@ -328,7 +356,9 @@ class Store:
             self._opened = True
             self.damage = self._damage_notices()
         except (OSError, sqlite3.Error) as exc:
-            if disk_full(exc):  # a full disk is no damage: the data is fine, space is needed
+            if hasattr(self, "_db"):  # nothing of a failed opening stays open for the next try
+                self._db.close()
+            if disk_full(exc, self.path.parent):  # no damage: the data is fine, space is needed
                 raise DiskFull("store_full_open", folder=str(self.path.parent)) from None
             if isinstance(exc, sqlite3.DatabaseError):
                 raise StoreError(
@@ -377,8 +407,7 @@ class Store:
         system calls after a commit; a write only when SQLite restarted its log."""
         seal = seal_now(self.path)
         if seal != self._seal:
-            write_seal(self.path, seal)
-            self._seal = seal
+            self._seal = seal if write_seal(self.path, seal) else None
 
     def close(self) -> None:
         self._db.close()
@@ -460,7 +489,7 @@ class Store:
             except sqlite3.Error as exc:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
-                if disk_full(exc) or "full" in str(exc):
+                if disk_full(exc, self.path.parent) or "full" in str(exc):
                     raise DiskFull("store_full_write", folder=str(self.path.parent)) from None
                 raise StoreError("store_write_failed", path=str(self.path), cause=str(exc)) from None
             finally:
@@ -714,8 +743,12 @@ class Store:
         except OSError:
             os.close(fd)
             raise self._running(self.runner() or 0) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, str(os.getpid()).encode())
+        except OSError:  # a full disk: the lock goes with the descriptor, or the retry finds it held
+            os.close(fd)
+            raise
         self._runner = fd
 
     def runner(self) -> int | None:

@@ -13,6 +13,7 @@ sentence for the owner. A damaged header is worse: SQLite then ignores the whole
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -211,9 +212,11 @@ def seal_now(database: Path, closed: bool = False) -> Seal:
     return (list(salts) if salts is not None else "open"), db_print(database)
 
 
-def write_seal(database: Path, seal: Seal) -> None:
-    """Keep ``seal`` (a temporary file renamed over the old one); a disk that refuses keeps the
-    old seal, which may later make a log of this store look foreign: said, never applied blind."""
+def write_seal(database: Path, seal: Seal) -> bool:
+    """Keep ``seal`` (a temporary file renamed over the old one). A disk that refuses (full)
+    gets no seal at all rather than a stale one, which would make the store's own log look
+    foreign at the next start: without a seal nothing is told, and SQLite applies the log as
+    before. Removing a file needs no space. Returns whether the seal was kept."""
     path = seal_path(database)
     temp = path.with_name(path.name + ".new")
     try:
@@ -223,8 +226,12 @@ def write_seal(database: Path, seal: Seal) -> None:
             out.flush()
             os.fsync(out.fileno())
         os.replace(temp, path)
+        return True
     except OSError:
-        temp.unlink(missing_ok=True)
+        for stale in (temp, path):
+            with contextlib.suppress(OSError):
+                stale.unlink(missing_ok=True)
+        return False
 
 
 def read_seal(database: Path) -> Seal | None:
