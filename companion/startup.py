@@ -72,6 +72,7 @@ def _open_game(
             say(words("game_not_resumed", game=game_id, why=why))
     if stored is not None and stored.damage is not None:
         store.set_aside(stored.damage)  # the events before it are kept: the game goes on from there
+    store.finished_damage()  # the other games: copied aside and said like the one on the table
     report_damage(store, say)
     if stored is None:
         # first names that read the same in English and French (the page may be either)

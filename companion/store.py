@@ -185,6 +185,8 @@ DAMAGE_CODES = {
     "journal": "store_journal_damaged",  # the WAL (`companion.wal`), found before opening
     "foreign": "store_journal_foreign",  # a WAL that is not this store's (`companion.wal.stranger`)
     "restored": "store_journal_restored",  # this store's WAL beside a database replaced since
+    "finished": "store_finished_damaged",  # a finished game's rows (not the one on the table)
+    "empty": "store_was_empty",  # a zero-length database file, kept aside
 }
 
 
@@ -325,6 +327,7 @@ class Store:
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             _private_dir(self.path.parent)
+            empty = self._empty_aside()
             if not self.path.exists():
                 os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
             for suffix in ("", "-wal", "-shm"):
@@ -346,6 +349,8 @@ class Store:
                     "store_journal_damaged",
                     {"dropped": journal.dropped, "copy": str(journal.kept)},
                 )
+            if empty is not None:  # said at every start, and shown, until the host has seen it
+                self._record_damage(0, DAMAGE_CODES["empty"], {"store": str(self.path), "copy": str(empty)})
             if stranger is not None:
                 self._record_damage(
                     self._current(),
@@ -365,6 +370,23 @@ class Store:
                     "store_open_damaged", path=str(self.path), file=self.path.name, cause=str(exc)
                 ) from None
             raise StoreError("store_open_failed", path=str(self.path), cause=str(exc)) from None
+
+    def _empty_aside(self) -> Path | None:
+        """A zero-length database file (a failing card, a copy cut short) with no log to rebuild
+        it from: SQLite would silently make it a new, empty store. It is kept aside instead
+        (``companion.sqlite3.empty-…``) and a new store is started, said (issue 21)."""
+        wal = self.path.with_name(self.path.name + "-wal")
+        try:
+            if self.path.stat().st_size != 0 or (wal.exists() and wal.stat().st_size > 32):
+                return None
+        except FileNotFoundError:
+            return None
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        kept = self.path.with_name(f"{self.path.name}.empty-{stamp}")
+        os.replace(self.path, kept)
+        for suffix in ("-wal", "-shm"):  # an empty log and its index belong to nothing now
+            self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
+        return kept
 
     def _migrate(self) -> None:
         """Bring a store written by an older companion to `SCHEMA_VERSION`, once, in one
@@ -639,7 +661,45 @@ class Store:
 
     # --- damage found by the checksums -------------------------------------------------
 
-    def set_aside(self, damage: Damage) -> DamageNotice:
+    def chain_damage(self, game_id: int) -> Damage | None:
+        """The damage in game ``game_id``'s rows by their checksums alone (no event is parsed):
+        what `load` finds, at a fraction of its cost, for checking every game at start."""
+        rows = self._read("SELECT id, created, setup, meta, sum, head FROM games WHERE id = ?", (game_id,))
+        if not rows:
+            return None
+        row = rows[0]
+        stored = self._read(
+            "SELECT seq, event, at, sum FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
+        )
+        head = game_sum(row[0], row[1], row[2], row[3])
+        if row[4] != head:
+            return Damage(game_id, "setup", 0, len(stored), head)
+        for n, (seq, text, at, checksum) in enumerate(stored):
+            expected = event_sum(head, game_id, seq, text, at)
+            if seq != n + 1 or checksum != expected:
+                return Damage(game_id, "event", n, len(stored) - n, head)
+            head = expected
+        return None if row[5] == head else Damage(game_id, "missing", len(stored), 0, head)
+
+    def finished_damage(self) -> list[DamageNotice]:
+        """Check every finished game but the one on the table (which `load` checks) at start, so
+        that damage in one is copied aside and said on the console, the journal and the page as
+        for the game on the table, not only as "1 game could not be read" on the history page
+        (issue 21). Its rows stay as they are (the history leaves the game out); each damaged
+        game is recorded once."""
+        current = self.current_game()
+        known = {int(r[0]) for r in self._read("SELECT game_id FROM damage WHERE code = ?",
+                                               (DAMAGE_CODES["finished"],))}  # fmt: skip
+        found = []
+        for (game_id,) in self._read("SELECT id FROM games WHERE finished = 1 ORDER BY id"):
+            if game_id == current or game_id in known:
+                continue
+            damage = self.chain_damage(int(game_id))
+            if damage is not None:
+                found.append(self.set_aside(damage, keep_rows=True))
+        return found
+
+    def set_aside(self, damage: Damage, keep_rows: bool = False) -> DamageNotice:
         """Deal with ``damage`` so that the game goes on from its last good event, losing nothing.
 
         First a copy of the whole database is kept beside it (``companion.sqlite3.damaged-…``,
@@ -647,7 +707,10 @@ class Store:
         damaged one on move to the ``set_aside`` table of the same file (nothing is deleted),
         the chain's head is set to the last good event, any take being prepared is dropped,
         and a damage record is written, which the page and the console show at every start
-        until the host acknowledges it (`acknowledge`)."""
+        until the host acknowledges it (`acknowledge`).
+
+        ``keep_rows``: a finished game that is not on the table: only the copy and the record
+        (``store_finished_damaged``), its rows left as they are."""
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
         copy = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
         try:
@@ -666,9 +729,11 @@ class Store:
         params = {"kept": damage.kept, "withheld": damage.withheld, "copy": str(copy)}
         at = _now()
 
+        code = DAMAGE_CODES["finished"] if keep_rows else damage.code
+
         def record() -> int:
-            notice = self._record_damage(damage.game, damage.code, params, at)
-            if damage.kind != "setup":
+            notice = self._record_damage(damage.game, code, params, at)
+            if damage.kind != "setup" and not keep_rows:
                 self._db.execute(
                     "INSERT INTO set_aside (damage, game_id, seq, event, at, sum) SELECT ?, game_id, seq, "
                     "event, at, sum FROM events WHERE game_id = ? AND seq > ?",
@@ -681,7 +746,7 @@ class Store:
                 self._db.execute("DELETE FROM pending WHERE game_id = ?", (damage.game,))
             return notice
 
-        found = DamageNotice(self._transaction(record), at, damage.game, damage.code, params)
+        found = DamageNotice(self._transaction(record), at, damage.game, code, params)
         self.damage.append(found)
         self.history_version += 1
         return found
