@@ -335,8 +335,9 @@ def timed_move(port: int, rng: random.Random, source: str) -> float | None:
     return (time.perf_counter() - start_at) * 1000 if ok else None
 
 
-def attack_history(port: int, pid: int, readers: int, taps: int) -> dict[str, Any]:
-    """Guests reading the history over and over: do the table's moves still answer at once?"""
+def attack_history(port: int, pid: int, readers: int, taps: int, patient: bool) -> dict[str, Any]:
+    """Guests reading the history over and over: do the table's moves still answer at once?
+    ``patient``: a reader told to try again later (503, Retry-After) waits that long first."""
     rng = random.Random(21)
     rss_before = proc_status(pid)[0]
 
@@ -349,17 +350,37 @@ def attack_history(port: int, pid: int, readers: int, taps: int) -> dict[str, An
     answers: dict[int, int] = {}
     lock = threading.Lock()
 
+    sizes: list[int] = []
+
     def read(k: int) -> None:
         while not stop.is_set():
-            status, _ = timed_get(port, "/api/history", address(31, k), timeout=60)
+            conn = http.client.HTTPConnection(
+                "127.0.0.1", port, timeout=60, source_address=(address(31, k), 0)
+            )
+            try:
+                conn.request("GET", "/api/history")
+                response = conn.getresponse()
+                body, status = response.read(), response.status
+                wait = float(response.headers.get("Retry-After") or 0) if patient else 0.0
+            except OSError:
+                body, status, wait = b"", 0, 0.0
+            finally:
+                conn.close()
             with lock:
                 answers[status] = answers.get(status, 0) + 1
+                if status == 200:
+                    sizes.append(len(body))
+            stop.wait(wait)  # a phone told to try again later does; a hostile one would not
 
     flood = [threading.Thread(target=read, args=(k,), daemon=True) for k in range(readers)]
     for thread in flood:
         thread.start()
     time.sleep(1.0)  # the flood under way before the first move
     during = moves(32)
+    deadline = time.monotonic() + 300  # then once the history was answered (a cache would be warm)
+    while answers.get(200, 0) < readers and time.monotonic() < deadline:
+        time.sleep(0.1)
+    later = moves(33)
     rss_peak = proc_status(pid)[0]
     stop.set()
     for thread in flood:
@@ -376,7 +397,10 @@ def attack_history(port: int, pid: int, readers: int, taps: int) -> dict[str, An
         "readers": readers,
         "moves before the flood": summary(quiet),
         "moves during the flood": summary(during),
+        "moves once every reader was answered": summary(later),
+        "readers honour Retry-After": patient,
         "history answers (status: count)": dict(sorted(answers.items())),
+        "history answer bytes": max(sizes, default=0),
         "rss_before_mb": rss_before,
         "rss_during_mb": rss_peak,
     }
@@ -449,6 +473,7 @@ def main() -> int:
     parser.add_argument("--history-games", type=int, default=500, help="finished games in the store")
     parser.add_argument("--history-readers", type=int, default=24, help="connections reading the history")
     parser.add_argument("--history-taps", type=int, default=40, help="moves timed before and during")
+    parser.add_argument("--history-hostile", action="store_true", help="readers ignore Retry-After")
     parser.add_argument("--only", action="append", choices=ATTACKS, help="run only this attack (repeatable)")
     parser.add_argument("--tree", type=Path, default=None, help="run the daemon on this checkout's code")
     parser.add_argument("--json", action="store_true")
@@ -475,7 +500,9 @@ def main() -> int:
                 "slowread": lambda: attack_slow_reads(
                     port, pid, args.readers, args.pipelined, args.read_seconds
                 ),
-                "history": lambda: attack_history(port, pid, args.history_readers, args.history_taps),
+                "history": lambda: attack_history(
+                    port, pid, args.history_readers, args.history_taps, not args.history_hostile
+                ),
                 "pin": lambda: attack_pin(port, pid, args.addresses, args.seconds),
             }
             for name in ATTACKS:  # in this order: PIN guessing locks the table's logins
