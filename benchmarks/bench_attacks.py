@@ -358,7 +358,7 @@ def attack_history(port: int, pid: int, readers: int, taps: int, patient: bool) 
                 "127.0.0.1", port, timeout=60, source_address=(address(31, k), 0)
             )
             try:
-                conn.request("GET", "/api/history")
+                conn.request("GET", "/api/history", headers={"Accept-Encoding": "gzip"})  # as browsers do
                 response = conn.getresponse()
                 body, status = response.read(), response.status
                 wait = float(response.headers.get("Retry-After") or 0) if patient else 0.0
@@ -400,7 +400,7 @@ def attack_history(port: int, pid: int, readers: int, taps: int, patient: bool) 
         "moves once every reader was answered": summary(later),
         "readers honour Retry-After": patient,
         "history answers (status: count)": dict(sorted(answers.items())),
-        "history answer bytes": max(sizes, default=0),
+        "history answer bytes (as sent)": max(sizes, default=0),
         "rss_before_mb": rss_before,
         "rss_during_mb": rss_peak,
     }

@@ -3,6 +3,7 @@ two spellings, openskill ratings and the BG Stats play of a finished game."""
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import random
@@ -388,6 +389,9 @@ def test_the_history_is_computed_once_between_games(tmp_path: Path) -> None:
             cache = history_cache()
         assert cache.computed == 1 and {a.status_code for a in answers} == {200}
         assert len({a.data for a in answers}) == 1
+        zipped = http.get("/api/history", headers={"Accept-Encoding": "gzip, deflate"})
+        assert zipped.headers["Content-Encoding"] == "gzip" and cache.computed == 1
+        assert gzip.decompress(zipped.data) == answers[0].data, "the same answer, compressed once"
         http.post("/api/reader/tap", json={"tag": "I1"}, headers=PIN)  # a move in the game on the table
         http.get("/api/history")
         assert cache.computed == 1, "a move in the game being played changes no finished game"
