@@ -12,8 +12,9 @@ memory until its log changes (``benchmarks/bench_history.py`` times both cases).
 Reading is open, so it is bounded (issue 21: 24 connections reading ``/api/history`` over
 500 games took taps from 5 ms to 1.2 s). The history and its answer are computed once
 between games (`HistoryCache`, until the store's ``history_version`` moves: a game ends,
-a merge), and at most `HISTORY_READERS` guests read it at once; one more is answered 503
-with a sentence at once instead of queueing for the threads the table's taps need.
+a merge), at most `HISTORY_READERS` guests read it at once and each guest's address at most
+`HISTORY_READS_PER_MINUTE` times a minute; past either, a 503 with a sentence and Retry-After,
+at once, instead of queueing for the threads and the event loop the table's taps need.
 """
 
 from __future__ import annotations
@@ -38,8 +39,10 @@ from companion.past import (
     player_stats,
     resolve,
 )
+from companion.rate import SlidingWindow
 from companion.store import StoreError
 from companion.web_requests import (
+    client_address,
     control,
     host_session,
     json_body,
@@ -56,6 +59,9 @@ BGSTATS_RECENT = 20
 #: Guests (no host login) reading the history, a BG Stats link or its QR code at once: a family's
 #: phones after a game, with room; the server's threads stay free for the table.
 HISTORY_READERS = 4
+#: ``/api/history`` reads one guest's address may make a minute: a page reads it once per load;
+#: past this the address is told to wait (a loop reading it is what slowed the taps).
+HISTORY_READS_PER_MINUTE = 20
 
 
 @history_api.get("/history")
@@ -145,6 +151,7 @@ class HistoryCache:
     def __init__(self, readers: int = HISTORY_READERS) -> None:
         self._lock = threading.Lock()
         self.readers = threading.BoundedSemaphore(readers)
+        self.reads = SlidingWindow(HISTORY_READS_PER_MINUTE, 60)  # per guest address
         self._version: int | None = None
         self._history: History | None = None
         self._body: bytes | None = None
@@ -217,6 +224,10 @@ def _history() -> History | Response:
 @history_api.get("/api/history")
 @guest_read
 def history() -> Any:
+    if host_session() is None and not history_cache().reads.hit(client_address()):
+        refused = json_error(503, code="history_too_often", max=HISTORY_READS_PER_MINUTE)
+        refused.headers["Retry-After"] = "10"
+        return refused
     gzipped = "gzip" in request.headers.get("Accept-Encoding", "")
     try:
         body = history_cache().body(gzipped)

@@ -465,3 +465,28 @@ def test_one_guest_more_than_the_bound_is_refused_at_once_with_a_sentence(
         assert {w.status_code for w in waiting} == {503}
     finally:
         rt.stop()
+
+
+def test_a_guest_reading_the_history_in_a_loop_is_told_to_wait(tmp_path: Path) -> None:
+    """One address may read /api/history HISTORY_READS_PER_MINUTE times a minute (a page reads it
+    once per load); past that it is told to wait, others are not, and a host never is."""
+    from companion.history_web import HISTORY_READS_PER_MINUTE
+
+    from tests_support import client_from
+
+    rt = make_runtime(tmp_path, "Ann,Ben")
+    try:
+        finished_game(rt.store, ["Ann", "Ben"], 33)
+        app = create_app(rt)
+        guest = client_from(app, "10.0.0.7")
+        codes = [guest.get("/api/history").status_code for _ in range(HISTORY_READS_PER_MINUTE + 1)]
+        assert codes == [200] * HISTORY_READS_PER_MINUTE + [503]
+        refused = guest.get("/api/history")
+        assert refused.get_json()["code"] == "history_too_often" and refused.headers["Retry-After"] == "10"
+        assert "Wait a little" in refused.get_json()["error"]
+        assert client_from(app, "10.0.0.8").get("/api/history").status_code == 200
+        host = client_from(app, "10.0.0.7")
+        assert host.post("/api/login", json={"pin": "2468"}).status_code == 200
+        assert host.get("/api/history").status_code == 200, "a host is never told to wait"
+    finally:
+        rt.stop()
