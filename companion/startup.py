@@ -10,6 +10,8 @@ The store, the engine and the HTTP API are the same in both.
 from __future__ import annotations
 
 import functools
+import sqlite3
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -72,7 +74,6 @@ def _open_game(
             say(words("game_not_resumed", game=game_id, why=why))
     if stored is not None and stored.damage is not None:
         store.set_aside(stored.damage)  # the events before it are kept: the game goes on from there
-    store.finished_damage()  # the other games: copied aside and said like the one on the table
     report_damage(store, say)
     if stored is None:
         # first names that read the same in English and French (the page may be either)
@@ -213,7 +214,28 @@ def build_runtime(
         reader = SupervisedReader(functools.partial(open_mfrc522, config.reader.rst_pin), health, clock)
         reader.read_uid()  # open it now, so the console says at once whether it answers
         attach_reader(runtime, reader.read_uid, reader.read_text, clock)
+    checker = threading.Thread(
+        target=check_finished_games, args=(store, say), name="finished-games", daemon=True
+    )
+    checker.start()  # beside the table, not before it: 500 games' rows take a while on a Pi
+    runtime.threads.append(checker)
     return runtime
+
+
+def check_finished_games(store: Store, say: Callable[[str], None]) -> None:
+    """Check every finished game but the one on the table by its checksums (issue 21): damage is
+    copied aside and said on the console (the journal) and the page like the table's own. A
+    store closed meanwhile (the companion stopping) ends the check; a refusal (a full disk for
+    the copy) is said, and the next start checks again."""
+    try:
+        found = store.finished_damage()
+    except StoreError as exc:
+        say(words("store_warning", warning=printable(sentence(str(exc)))))
+        return
+    except sqlite3.Error:  # closed under the check: the companion is stopping
+        return
+    for notice in found:
+        say(words("store_damaged_said", message=printable(notice.message), fix=notice.fix))
 
 
 def attach_reader(

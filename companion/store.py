@@ -32,6 +32,7 @@ import errno
 import fcntl
 import hashlib
 import json
+import json.encoder
 import os
 import sqlite3
 import stat
@@ -172,9 +173,19 @@ def game_sum(game_id: int, created: str, setup: str, meta: str) -> str:
     return _digest(["game", game_id, created, setup, meta])
 
 
+#: JSON's own string encoder (the C one where there is one), as `json.dumps` uses it with
+#: ``ensure_ascii=False``.
+_quote = json.encoder.encode_basestring
+
+
 def event_sum(previous: str, game_id: int, seq: int, event: str, at: str) -> str:
-    """The checksum of an event row, chained to the one before it (``previous``)."""
-    return _digest([previous, game_id, seq, event, at])
+    """The checksum of an event row, chained to the one before it (``previous``).
+
+    `_digest` of the same list, its JSON written directly: the same text (a property test
+    holds them together), without building an encoder per row, which made checking 500
+    games' rows at start take seconds."""
+    text = f"[{_quote(previous)},{int(game_id)},{int(seq)},{_quote(event)},{_quote(at)}]"
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 #: The code of each kind of damage (`Damage.kind`): its sentence in the catalogues (web/static/i18n/).
@@ -324,6 +335,7 @@ class Store:
         #: The tie kept between the database and its log (`companion.wal`), as last written.
         self._seal: Seal | None = None
         self._opened = False
+        self._closed = False
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             _private_dir(self.path.parent)
@@ -432,7 +444,9 @@ class Store:
             self._seal = seal if write_seal(self.path, seal) else None
 
     def close(self) -> None:
-        self._db.close()
+        with self._lock:  # not in the middle of another thread's read (the finished games' check)
+            self._closed = True
+            self._db.close()
         if self._opened:  # closed: SQLite removed the log if this was its last connection
             write_seal(self.path, seal_now(self.path, closed=True))
         if self._runner is not None:
@@ -694,6 +708,8 @@ class Store:
         for (game_id,) in self._read("SELECT id FROM games WHERE finished = 1 ORDER BY id"):
             if game_id == current or game_id in known:
                 continue
+            if self._closed:  # the companion is stopping: the next start checks again
+                break
             damage = self.chain_damage(int(game_id))
             if damage is not None:
                 found.append(self.set_aside(damage, keep_rows=True))

@@ -19,7 +19,13 @@ from tests_support import FAST_BUTTONS
 
 
 def start(data: Path, said: list[str]) -> Runtime:
-    return build_runtime(Config(buttons=FAST_BUTTONS), data, mock=True, pin="2468", say=said.append)
+    """A start, its check of the finished games (a thread beside the table) waited for."""
+    rt = build_runtime(Config(buttons=FAST_BUTTONS), data, mock=True, pin="2468", say=said.append)
+    for thread in rt.threads:
+        if thread.name == "finished-games":
+            thread.join(timeout=60)
+            assert not thread.is_alive()
+    return rt
 
 
 def test_damage_in_a_finished_game_not_on_the_table_is_copied_aside_and_said(tmp_path: Path) -> None:
