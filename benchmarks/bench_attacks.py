@@ -24,7 +24,12 @@ audit of issue 12 did:
    from /proc throughout: the most processes below the daemon and the most memory of the whole
    tree (RSS and PSS from /proc/PID/smaps_rollup); what is left a few seconds after the last
    "off"; then the coach on again, the daemon SIGKILLed, and how many of its workers outlive it;
-6. **PIN guessing** (last: it locks PIN checks for the table): wrong PINs from
+6. **history flood** (issue 21): the store holds ``--history-games`` finished games (filled
+   before the daemon starts), ``--history-readers`` connections (each from its own address,
+   no PIN) read ``/api/history`` over and over, and meanwhile ``--history-taps`` moves are
+   played as the table would (a tap or a button, with the PIN): each move's latency (p50,
+   max) with and without the flood, and how the readers were answered (200 or 503);
+7. **PIN guessing** (last: it locks PIN checks for the table): wrong PINs from
    ``--addresses`` addresses for ``--seconds``: how many were checked (403) and how
    many refused unchecked (429), and what that makes per hour.
 
@@ -49,6 +54,7 @@ import contextlib
 import http.client
 import json
 import os
+import random
 import signal
 import socket
 import statistics
@@ -68,7 +74,7 @@ from soak import proc_status
 
 CONFIG = '[table]\nhost = "127.0.0.1"\n'
 #: The attacks, in the order they run.
-ATTACKS = ("pages", "bodies", "editions", "slowread", "coach", "pin")
+ATTACKS = ("pages", "bodies", "editions", "slowread", "coach", "history", "pin")
 
 
 def address(block: int, k: int) -> str:
@@ -383,6 +389,120 @@ def attack_coach(data: Path, config: Path, tree: Path | None, flips: int, every:
     return results
 
 
+def timed_move(port: int, rng: random.Random, source: str) -> float | None:
+    """One move as the table makes it (a tap on a card it expects, or a button), with the PIN:
+    its latency in ms, or None when it was not answered 200."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(source, 0))
+    try:
+        conn.request("GET", "/api/state")
+        expect = json.loads(conn.getresponse().read()).get("expect") or {}
+    finally:
+        conn.close()
+    if expect.get("kind") == "confirm":
+        path, body = "/api/buttons/" + rng.choice(["crystal", "confirm", "confirm"]), {}
+    elif expect.get("choices"):
+        path, body = "/api/reader/tap", {"tag": rng.choice(expect["choices"])}
+    else:  # the game is over: a new one, as the host would start
+        path, body = "/api/game/new", {"players": ["Ann", "Ben"]}
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(source, 0))
+    start_at = time.perf_counter()
+    try:
+        conn.request("POST", path, json.dumps(body), {"Content-Type": "application/json", "X-Table-Pin": PIN})
+        response = conn.getresponse()
+        response.read()
+        ok = response.status == 200
+    except OSError:
+        ok = False
+    finally:
+        conn.close()
+    return (time.perf_counter() - start_at) * 1000 if ok else None
+
+
+def attack_history(port: int, pid: int, readers: int, taps: int, patient: bool) -> dict[str, Any]:
+    """Guests reading the history over and over: do the table's moves still answer at once?
+    ``patient``: a reader told to try again later (503, Retry-After) waits that long first."""
+    rng = random.Random(21)
+    rss_before = proc_status(pid)[0]
+
+    def moves(block: int) -> list[float]:
+        found = [timed_move(port, rng, address(block, n % 250)) for n in range(taps)]
+        return [ms for ms in found if ms is not None]
+
+    quiet = moves(30)
+    stop = threading.Event()
+    answers: dict[int, int] = {}
+    lock = threading.Lock()
+
+    sizes: list[int] = []
+
+    def read(k: int) -> None:
+        while not stop.is_set():
+            conn = http.client.HTTPConnection(
+                "127.0.0.1", port, timeout=60, source_address=(address(31, k), 0)
+            )
+            try:
+                conn.request("GET", "/api/history", headers={"Accept-Encoding": "gzip"})  # as browsers do
+                response = conn.getresponse()
+                body, status = response.read(), response.status
+                wait = float(response.headers.get("Retry-After") or 0) if patient else 0.0
+            except OSError:
+                body, status, wait = b"", 0, 0.0
+            finally:
+                conn.close()
+            with lock:
+                answers[status] = answers.get(status, 0) + 1
+                if status == 200:
+                    sizes.append(len(body))
+            stop.wait(wait)  # a phone told to try again later does; a hostile one would not
+
+    flood = [threading.Thread(target=read, args=(k,), daemon=True) for k in range(readers)]
+    for thread in flood:
+        thread.start()
+    time.sleep(1.0)  # the flood under way before the first move
+    during = moves(32)
+    deadline = time.monotonic() + 300  # then once the history was answered (a cache would be warm)
+    while answers.get(200, 0) < readers and time.monotonic() < deadline:
+        time.sleep(0.1)
+    later = moves(33)
+    rss_peak = proc_status(pid)[0]
+    stop.set()
+    for thread in flood:
+        thread.join(timeout=120)
+
+    def summary(found: list[float]) -> str:
+        if not found:
+            return "none answered"
+        return (
+            f"{len(found)} of {taps} answered; p50 {statistics.median(found):.1f} ms, max {max(found):.1f} ms"
+        )
+
+    return {
+        "readers": readers,
+        "moves before the flood": summary(quiet),
+        "moves during the flood": summary(during),
+        "moves once every reader was answered": summary(later),
+        "readers honour Retry-After": patient,
+        "history answers (status: count)": dict(sorted(answers.items())),
+        "history answer bytes (as sent)": max(sizes, default=0),
+        "rss_before_mb": rss_before,
+        "rss_during_mb": rss_peak,
+    }
+
+
+def fill_history(data: Path, games: int) -> None:
+    """``games`` finished games in the store (bench_history's greedy-bot games), before the daemon."""
+    from bench_history import fill
+
+    from companion.record import TREKKING
+    from companion.store import Store
+
+    store = Store(data, TREKKING)
+    try:
+        fill(store, games, seed=21)
+    finally:
+        store.close()
+
+
 def attack_pin(port: int, pid: int, addresses: int, seconds: float) -> dict[str, Any]:
     rss_before = proc_status(pid)[0]
     checked = refused = other = 0
@@ -436,6 +556,10 @@ def main() -> int:
     parser.add_argument("--read-seconds", type=float, default=30.0, help="how long the slow readers hold")
     parser.add_argument("--flips", type=int, default=20, help="coach switch on+off pairs")
     parser.add_argument("--flip-every", type=float, default=0.15, help="seconds between two flips")
+    parser.add_argument("--history-games", type=int, default=500, help="finished games in the store")
+    parser.add_argument("--history-readers", type=int, default=24, help="connections reading the history")
+    parser.add_argument("--history-taps", type=int, default=40, help="moves timed before and during")
+    parser.add_argument("--history-hostile", action="store_true", help="readers ignore Retry-After")
     parser.add_argument("--only", action="append", choices=ATTACKS, help="run only this attack (repeatable)")
     parser.add_argument("--tree", type=Path, default=None, help="run the daemon on this checkout's code")
     parser.add_argument("--json", action="store_true")
@@ -445,6 +569,8 @@ def main() -> int:
         data, config = Path(tmp) / "data", Path(tmp) / "config.toml"
         config.write_text(CONFIG)
         env = None if args.tree is None else {**os.environ, "PYTHONPATH": str(args.tree)}
+        if "history" in chosen:  # before the table's game: each stored game becomes the current one
+            fill_history(data, args.history_games)
         subprocess.run(companion("new", "--mock", "--data-dir", str(data), "--players", "Ann,Ben"),
                        check=True, capture_output=True, cwd=args.tree, env=env)  # fmt: skip
         port = free_port()
@@ -461,6 +587,9 @@ def main() -> int:
                     port, pid, args.readers, args.pipelined, args.read_seconds
                 ),
                 "coach": lambda: attack_coach(data, config, args.tree, args.flips, args.flip_every),
+                "history": lambda: attack_history(
+                    port, pid, args.history_readers, args.history_taps, not args.history_hostile
+                ),
                 "pin": lambda: attack_pin(port, pid, args.addresses, args.seconds),
             }
             for name in ATTACKS:  # in this order: PIN guessing locks the table's logins

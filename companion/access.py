@@ -40,8 +40,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from companion.files import read_text_file
+from companion.json_bounds import BadJson
+from companion.json_bounds import check as check_json
 from companion.rate import SlidingWindow
-from companion.wording import say
+from companion.wording import CodedError, say
 
 #: The one rule for a table PIN, wherever it comes from (config, ``--pin``, the pin file).
 PIN_RULE = re.compile(r"[0-9]{4,8}")
@@ -55,6 +58,13 @@ TABLE_GUESSES_PER_HOUR = 20
 SESSION_SECONDS = 12 * 3600
 #: Sessions kept at most (the oldest goes first): logins are few, a flood must not grow memory.
 MAX_SESSIONS = 256
+#: The most ``sessions.json`` may hold: `MAX_SESSIONS` entries of about 200 bytes each, with room.
+SESSIONS_FILE_LIMIT = 256 * 1024
+
+
+class LogoutNotSaved(CodedError):
+    """A logout the disk would not keep: the session stays open (a restart would bring it
+    back), so the page is told to free space and log out again instead of "logged out"."""
 
 
 def pin_problem(pin: str) -> str | None:
@@ -226,28 +236,39 @@ class Sessions:
         return hashlib.sha256(f"{self.pin}\0{sid}".encode()).hexdigest()
 
     def _load(self) -> None:
-        """The sessions kept in ``path`` that have not ended (a damaged file: none)."""
+        """The sessions kept in ``path`` that have not ended (a damaged file: none).
+
+        Read bounded like every input (issue 21): a regular file only (a FIFO would block the
+        start for good, a link to /dev/zero would be read until memory ran out), at most
+        `SESSIONS_FILE_LIMIT` bytes, nested no deeper than `companion.json_bounds` allows (1,000
+        levels was a RecursionError that stopped the daemon). Anything else logs the hosts out."""
         if self.path is None:
             return
         try:
-            kept = json.loads(self.path.read_text(encoding="utf-8"))["sessions"]
+            text = read_text_file(self.path, SESSIONS_FILE_LIMIT, follow_links=False)
+            check_json(text)
+            kept = json.loads(text)["sessions"]
             now, wall = self.clock(), self.wall()
             for entry in kept[:MAX_SESSIONS]:
                 key, csrf, until = entry["key"], entry["csrf"], float(entry["until"])
                 left = min(until - wall, self.lifetime)
                 if isinstance(key, str) and isinstance(csrf, str) and left > 0:
                     self._sessions[key] = HostSession(csrf, now + left, until)
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, BadJson, RecursionError):
             self._sessions.clear()  # logged out, nothing worse: the host logs in again
 
     def _save(self) -> None:
         """Keep the sessions in ``path`` (called under the lock). A disk that refuses keeps
         them in memory only: a restart would then log the host out, as before."""
+        with contextlib.suppress(OSError):
+            self._write()
+
+    def _write(self) -> None:
+        """`_save`, raising the disk's OSError (a logout must know whether it was kept)."""
         if self.path is None:
             return
         kept = [{"key": k, "csrf": s.csrf, "until": s.until} for k, s in self._sessions.items()]
-        with contextlib.suppress(OSError):
-            write_private(self.path, json.dumps({"sessions": kept}).encode("utf-8"))
+        write_private(self.path, json.dumps({"sessions": kept}).encode("utf-8"))
 
     def open(self) -> tuple[str, HostSession]:
         """A new login: its id (for the cookie) and its CSRF token."""
@@ -281,11 +302,23 @@ class Sessions:
             return len(self._sessions)
 
     def close(self, sid: object) -> None:
-        """Logout: the id stops working, wherever the cookie was copied to."""
+        """Logout: the id stops working, wherever the cookie was copied to, for good.
+
+        The file is rewritten without it; when the disk refuses (full), the session is kept
+        open and `LogoutNotSaved` raised: a logout that answered OK and came back at the
+        next restart would be worse than one refused with what to do (issue 21)."""
         if isinstance(sid, str):
             with self._lock:
-                if self._sessions.pop(self._key(sid), None) is not None:
-                    self._save()
+                key = self._key(sid)
+                session = self._sessions.pop(key, None)
+                if session is None:
+                    return
+                try:
+                    self._write()
+                except OSError:
+                    self._sessions[key] = session
+                    folder = "" if self.path is None else str(self.path.parent)
+                    raise LogoutNotSaved("logout_not_saved", folder=folder) from None
 
     def close_all(self) -> None:
         """Everyone logs in again (the PIN changed)."""

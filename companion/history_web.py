@@ -8,11 +8,22 @@ table PIN, like every control (`companion.web_requests.control`).
 Everything is derived from the stored games (`companion.past`), so there is no second
 copy of any score to drift: each finished game is replayed once per process and kept in
 memory until its log changes (``benchmarks/bench_history.py`` times both cases).
+
+Reading is open, so it is bounded (issue 21: 24 connections reading ``/api/history`` over
+500 games took taps from 5 ms to 1.2 s). The history and its answer are computed once
+between games (`HistoryCache`, until the store's ``history_version`` moves: a game ends,
+a merge), at most `HISTORY_READERS` guests read it at once and each guest's address at most
+`HISTORY_READS_PER_MINUTE` times a minute; past either, a 503 with a sentence and Retry-After,
+at once, instead of queueing for the threads and the event loop the table's taps need.
 """
 
 from __future__ import annotations
 
+import functools
+import gzip
 import io
+import threading
+from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
@@ -26,16 +37,31 @@ from companion.past import (
     display_names,
     player_key,
     player_stats,
-    with_aliases,
+    resolve,
 )
+from companion.rate import SlidingWindow
 from companion.store import StoreError
-from companion.web_requests import control, json_body, json_error, store_refused, table_runtime
+from companion.web_requests import (
+    client_address,
+    control,
+    host_session,
+    json_body,
+    json_error,
+    store_refused,
+    table_runtime,
+)
 from companion.wording import say
 
 history_api = Blueprint("history", __name__)
 #: The newest games whose BG Stats link the history lists: a play is logged soon after it
 #: ends, and each link is 1-2 kB (500 games' links would make the page's answer 1 MB).
 BGSTATS_RECENT = 20
+#: Guests (no host login) reading the history, a BG Stats link or its QR code at once: a family's
+#: phones after a game, with room; the server's threads stay free for the table.
+HISTORY_READERS = 4
+#: ``/api/history`` reads one guest's address may make a minute: a page reads it once per load;
+#: past this the address is told to wait (a loop reading it is what slowed the taps).
+HISTORY_READS_PER_MINUTE = 20
 
 
 @history_api.get("/history")
@@ -114,7 +140,76 @@ def history_json(history: History) -> dict[str, Any]:
         ],
         "unreadable": history.unreadable,
         "assisted_rated": history.rate_assisted,
+        # merged spellings seated beside their player at one table: their own player again
+        "undone_merges": history.undone,
     }
+
+
+class HistoryCache:
+    """The history and ``/api/history``'s answer, computed once per `history_version`.
+
+    One computation at a time (a flood waits for the one under way, then shares it), and
+    the version is read before computing, so a game that ends meanwhile is computed next
+    time. ``computed`` counts the computations (the tests read it)."""
+
+    def __init__(self, readers: int = HISTORY_READERS) -> None:
+        self._lock = threading.Lock()
+        self.readers = threading.BoundedSemaphore(readers)
+        self.reads = SlidingWindow(HISTORY_READS_PER_MINUTE, 60)  # per guest address
+        self._version: int | None = None
+        self._history: History | None = None
+        self._body: bytes | None = None
+        self._gzipped = b""
+        self.computed = 0
+
+    def history(self) -> History:
+        """The history now (`companion.past.load_history`); raises the store's refusal."""
+        runtime = table_runtime()
+        version = runtime.history_version()
+        with self._lock:
+            if self._history is None or self._version != version:
+                self._history, self._body = runtime.history(_replays()), None
+                self._version = version
+                self.computed += 1
+            return self._history
+
+    def body(self, gzipped: bool = False) -> bytes:
+        """``/api/history``'s JSON, serialised once per history (and compressed once: 500 games
+        are some 400 KB, which every phone's browser takes gzipped at a tenth of that, so the
+        server's event loop, which also carries the taps, pushes ten times less)."""
+        found = self.history()
+        with self._lock:
+            if self._body is None or self._history is not found:
+                self._body = current_app.json.dumps(history_json(found)).encode("utf-8")
+                self._gzipped = gzip.compress(self._body, compresslevel=6, mtime=0)
+            return self._gzipped if gzipped else self._body
+
+
+def history_cache() -> HistoryCache:
+    """This app's `HistoryCache`."""
+    cache: HistoryCache = current_app.config.setdefault("HISTORY", HistoryCache())
+    return cache
+
+
+def guest_read(view: Callable[..., Any]) -> Callable[..., Any]:
+    """At most `HISTORY_READERS` guests in ``view`` at once; one more is refused (503,
+    ``history_busy``) at once. A logged-in host is never refused."""
+
+    @functools.wraps(view)
+    def bounded(*args: Any, **kwargs: Any) -> Any:
+        if host_session() is not None:
+            return view(*args, **kwargs)
+        slots = history_cache().readers
+        if not slots.acquire(blocking=False):
+            refused = json_error(503, code="history_busy")
+            refused.headers["Retry-After"] = "2"
+            return refused
+        try:
+            return view(*args, **kwargs)
+        finally:
+            slots.release()
+
+    return bounded
 
 
 def _replays() -> Replays:
@@ -125,23 +220,32 @@ def _replays() -> Replays:
 
 def _history() -> History | Response:
     try:
-        return table_runtime().history(_replays())
+        return history_cache().history()
     except StoreError as exc:
         return store_refused(exc)
 
 
 @history_api.get("/api/history")
+@guest_read
 def history() -> Any:
-    found = _history()
-    if isinstance(found, Response):
-        return found
-    return jsonify(history_json(found))
+    if host_session() is None and not history_cache().reads.hit(client_address()):
+        refused = json_error(503, code="history_too_often", max=HISTORY_READS_PER_MINUTE)
+        refused.headers["Retry-After"] = "10"
+        return refused
+    gzipped = "gzip" in request.headers.get("Accept-Encoding", "")
+    try:
+        body = history_cache().body(gzipped)
+    except StoreError as exc:
+        return store_refused(exc)
+    response = Response(body, mimetype="application/json")
+    response.headers["Vary"] = "Accept-Encoding"
+    if gzipped:
+        response.headers["Content-Encoding"] = "gzip"
+    return response
 
 
 def _finished(game: str) -> PastGame | Response:
     """The finished game numbered ``game`` (as the address has it), or the refusal."""
-    runtime = table_runtime()
-    aliases = runtime.aliases()
     refusal = json_error(
         404,
         code="no_finished_game",
@@ -150,22 +254,22 @@ def _finished(game: str) -> PastGame | Response:
     if not (game.isascii() and game.isdigit() and len(game) < 19):
         return refusal
     game_id = int(game)
-    try:
-        found = runtime.finished_game(game_id, _replays())
-    except StoreError as exc:
-        return store_refused(exc)
-    except ValueError as exc:
-        return json_error(503, code="not_saved", detail=str(exc))
-    return refusal if found is None else with_aliases(found, aliases)
+    history = _history()  # the merges that hold, which need every game (see holding_merges)
+    if isinstance(history, Response):
+        return history
+    found = next((g for g in history.games if g.id == game_id), None)
+    return refusal if found is None else found
 
 
 def _bgstats_url(game: PastGame) -> tuple[dict[str, Any], str]:
-    merged = {player: name for player, name in table_runtime().aliases().values()}
-    data = play(game, merged)
+    history = _history()
+    aliases = history.aliases if isinstance(history, History) else {}
+    data = play(game, {player: name for player, name in aliases.values()})
     return data, play_url(data)
 
 
 @history_api.get("/api/bgstats/<game>")
+@guest_read
 def bgstats(game: str) -> Any:
     """The finished game as a BG Stats play: the link to open and the JSON it carries."""
     found = _finished(game)
@@ -184,6 +288,7 @@ def game_address(game_id: int) -> str:
 
 
 @history_api.get("/api/bgstats/<game>/qr.svg")
+@guest_read
 def bgstats_qr(game: str) -> Response:
     """A QR code for the phone that has BG Stats: this game's card on the history page, whose
     "Log in BG Stats" link is the createPlay link.
@@ -225,7 +330,8 @@ def merge() -> Any:
         return found
     runtime = table_runtime()
     aliases = found.aliases
-    spellings = {player_key(p.name): p.key for g in found.games for p in g.players}
+    # each spelling's player after the merges that hold (never a seat's "#2" of an old game)
+    spellings = {player_key(p.name): resolve(p.name, aliases) for g in found.games for p in g.players}
     for given in (name, into):
         if player_key(given) not in spellings:
             return json_error(

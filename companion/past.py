@@ -22,14 +22,17 @@ from datetime import datetime
 from companion.engine import Board
 from companion.engine.scoring import Standing, explain_tie_break, tie_break_key, winners
 from companion.store import Store, StoreError
+from companion.text import name_key
 
 #: What `Store.aliases` returns: a spelling's key -> (the player's key, the player's name).
 Aliases = Mapping[str, tuple[str, str]]
 
 
 def player_key(name: str) -> str:
-    """The same player whatever the case or spacing: "ann ", "Ann" and "ANN" are one key."""
-    return " ".join(name.split()).casefold()
+    """The same player whatever the case, spacing or width: "ann ", "ANN" and "Ann" with a
+    full-width A (U+FF21) are one key. The table's own rule (`companion.text.name_key`), so that two
+    names the table takes for one are one player in the history too (issue 21)."""
+    return name_key(name)
 
 
 def resolve(name: str, aliases: Aliases) -> str:
@@ -134,6 +137,34 @@ def past_game(store: Store, game_id: int, created: str, last: str | None) -> Pas
     )
 
 
+def holding_merges(
+    games: Sequence[PastGame], aliases: Aliases
+) -> tuple[dict[str, tuple[str, str]], list[str]]:
+    """The host's merges that no table contradicts, and the spellings whose merge one does.
+
+    A merge says two spellings are one person; two people who sat at one table are two
+    (issue 21: after merging Sam into Al, a game with both gave Sam's score to Al and made
+    the real Al a phantom "al #2"). So a merged spelling seated at a table beside another
+    spelling of the same player counts as its own player again, in every game, and is listed
+    as such (the stored merge stays, for the host to undo). ``games`` are keyed by spelling."""
+    holding = dict(aliases)
+    undone: list[str] = []
+    changed = True
+    while changed:  # undoing one merge can bring two seats of another game together
+        changed = False
+        for game in games:
+            seats: dict[str, list[str]] = {}
+            for p in game.players:
+                seats.setdefault(resolve(p.name, holding), []).append(player_key(p.name))
+            for target, own in seats.items():
+                for key in own if len(own) > 1 else ():
+                    if key != target and key in holding:
+                        del holding[key]
+                        undone.append(key)
+                        changed = True
+    return holding, undone
+
+
 def with_aliases(game: PastGame, aliases: Aliases) -> PastGame:
     """The game with each seat keyed by the player it counts for, after the host's merges."""
     keys: list[str] = []
@@ -150,10 +181,13 @@ class History:
 
     games: list[PastGame] = field(default_factory=list)
     unreadable: list[int] = field(default_factory=list)
+    #: The host's merges that hold (`holding_merges`): the ones ``games`` are keyed by.
     aliases: dict[str, tuple[str, str]] = field(default_factory=dict)
     #: Games in which the coach gave advice (`Store.assisted`), and whether the host rates them.
     assisted: set[int] = field(default_factory=set)
     rate_assisted: bool = False
+    #: Merged spellings a table contradicts (seated beside their player): their own again.
+    undone: list[str] = field(default_factory=list)
 
 
 class Replays:
@@ -179,9 +213,9 @@ class Replays:
 def load_history(store: Store, replays: Replays | None = None) -> History:
     """Every finished game of the store, replayed (or taken from ``replays``), with the
     host's merges applied; a damaged game is listed, not fatal."""
-    aliases = store.aliases()
-    history = History(aliases=aliases, assisted=store.assisted(), rate_assisted=store.rate_assisted())
+    history = History(assisted=store.assisted(), rate_assisted=store.rate_assisted())
     cache = replays if replays is not None else Replays()
+    games: list[PastGame] = []
     for game_id, created, last, count in store.finished_games():
         try:
             game = cache.get(store, game_id, created, last, count)
@@ -189,7 +223,10 @@ def load_history(store: Store, replays: Replays | None = None) -> History:
             history.unreadable.append(game_id)
             continue
         if game is not None:
-            history.games.append(with_aliases(game, aliases))
+            games.append(game)
+    stored = {player_key(alias): (player_key(into), name) for alias, (into, name) in store.aliases().items()}
+    history.aliases, history.undone = holding_merges(games, stored)
+    history.games = [with_aliases(game, history.aliases) for game in games]
     return history
 
 

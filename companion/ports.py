@@ -154,6 +154,10 @@ class TableRuntime(Protocol):
         """Every finished game, replayed once per process (`companion.past`)."""
         ...
 
+    def history_version(self) -> int:
+        """Moves on whenever the history changes (`companion.store.Store.history_version`)."""
+        ...
+
     def finished_game(self, game_id: int, replays: Replays) -> PastGame | None: ...
 
     def set_rate_assisted(self, include: bool) -> None:

@@ -251,6 +251,9 @@ class Runtime:
     def history(self, replays: Replays) -> History:
         return load_history(self.store, replays)
 
+    def history_version(self) -> int:
+        return self.store.history_version
+
     def finished_game(self, game_id: int, replays: Replays) -> PastGame | None:
         row = next((r for r in self.store.finished_games() if r[0] == game_id), None)
         return replays.get(self.store, *row) if row is not None else None

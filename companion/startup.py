@@ -10,6 +10,8 @@ The store, the engine and the HTTP API are the same in both.
 from __future__ import annotations
 
 import functools
+import sqlite3
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,7 +30,7 @@ from companion.hardware.supervise import SupervisedButtons, SupervisedReader
 from companion.record import TREKKING, RecordError
 from companion.runtime import Runtime
 from companion.session import Session
-from companion.store import DiskFull, GameDamaged, Store, StoredGame, StoreError, disk_full
+from companion.store import DiskFull, GameDamaged, Store, StoredGame, StoreError, disk_full, no_room
 from companion.table import CUE_REJECT, Outcome, Table
 from companion.tags import TagResolver
 from companion.text import printable
@@ -90,6 +92,9 @@ def report_damage(store: Store, say: Callable[[str], None]) -> None:
         say(words("store_damaged_said", message=printable(notice.message), fix=notice.fix))
 
 
+#: The refusals that say another companion holds the store: never taken for a full disk.
+RUNNING = ("store_running", "store_running_pid")
+
 #: A full disk at start is retried this long, every `DISK_RETRY_EVERY` seconds, while the owner
 #: frees space; then `companion run` exits with status 3, which systemd restarts.
 DISK_RETRY_SECONDS = 60.0
@@ -148,14 +153,26 @@ def build_runtime(
 
     A full disk (SQLite's or the system's word for it) is a `DiskFull`, never "damaged": the
     data is fine and the caller waits for space (`build_when_space`)."""
-    store = Store(data_dir, TREKKING)
+    try:
+        store = Store(data_dir, TREKKING)
+    except StoreError as exc:
+        if not isinstance(exc, DiskFull) and no_room(data_dir):  # see below
+            raise DiskFull("store_full_open", folder=str(data_dir)) from None
+        raise
     try:
         the_pin, stored = _open_game(store, config, data_dir, mock, pin, say, claim)
     except OSError as exc:  # the PIN file, the lock file: written in the data directory
         store.close()
-        if disk_full(exc):
+        if disk_full(exc, data_dir):
             raise DiskFull("store_full_start", folder=str(data_dir)) from None
         raise StoreError("store_data_dir", path=str(data_dir), cause=str(exc)) from None
+    except StoreError as exc:
+        store.close()
+        if not isinstance(exc, DiskFull) and exc.code not in RUNNING and no_room(data_dir):
+            # whatever the store's words for it, a refusal on a disk with no room is retried
+            # (exit 3, which systemd restarts) instead of exit 2, which keeps a Pi down
+            raise DiskFull("store_full_start", folder=str(data_dir)) from None
+        raise
     except BaseException:
         store.close()
         raise
@@ -198,7 +215,28 @@ def build_runtime(
         reader = SupervisedReader(opener, health, clock)
         reader.read_uid()  # open it now, so the console says at once whether it answers
         attach_reader(runtime, reader.read_uid, reader.read_text, clock)
+    checker = threading.Thread(
+        target=check_finished_games, args=(store, say), name="finished-games", daemon=True
+    )
+    checker.start()  # beside the table, not before it: 500 games' rows take a while on a Pi
+    runtime.threads.append(checker)
     return runtime
+
+
+def check_finished_games(store: Store, say: Callable[[str], None]) -> None:
+    """Check every finished game but the one on the table by its checksums (issue 21): damage is
+    copied aside and said on the console (the journal) and the page like the table's own. A
+    store closed meanwhile (the companion stopping) ends the check; a refusal (a full disk for
+    the copy) is said, and the next start checks again."""
+    try:
+        found = store.finished_damage()
+    except StoreError as exc:
+        say(words("store_warning", warning=printable(sentence(str(exc)))))
+        return
+    except sqlite3.Error:  # closed under the check: the companion is stopping
+        return
+    for notice in found:
+        say(words("store_damaged_said", message=printable(notice.message), fix=notice.fix))
 
 
 def attach_reader(

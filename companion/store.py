@@ -38,6 +38,7 @@ import errno
 import fcntl
 import hashlib
 import json
+import json.encoder
 import os
 import sqlite3
 import stat
@@ -48,7 +49,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TypeVar
 
-from companion.wal import check_wal
+from companion.wal import Seal, check_wal, seal_now, set_stranger_aside, write_seal
 from companion.wording import CodedError, say
 
 SCHEMA = """
@@ -165,13 +166,41 @@ class GameCodec(Protocol):
     def event_from_json(self, obj: Any) -> Any: ...
 
 
-def disk_full(exc: BaseException) -> bool:
+#: SQLite's I/O error family (extended codes keep it in their low byte): SQLITE_IOERR_SHMSIZE
+#: and the like are how a full disk shows when the shared-memory index or a page cannot grow.
+SQLITE_IOERR = 10
+#: Less room than this, for the companion's user, is a full disk: SQLite needs a 32 KiB index
+#: and a few pages to open a store.
+ROOM_NEEDED = 256 * 1024
+
+
+def no_room(folder: Path) -> bool:
+    """Whether the disk holding ``folder`` has (nearly) no space left for this user: what an
+    ordinary user sees, not root's (ext4 keeps 5 % for root, which is why root never sees it)."""
+    try:
+        info = os.statvfs(folder)
+    except OSError:
+        return False
+    return info.f_bavail * info.f_frsize < ROOM_NEEDED
+
+
+def disk_full(exc: BaseException, folder: Path | None = None) -> bool:
     """Whether ``exc`` says the disk is full (SQLite's SQLITE_FULL, or ENOSPC from the system):
-    a fault that passes once space is freed, not damage."""
+    a fault that passes once space is freed, not damage.
+
+    With ``folder``, an I/O error (SQLite's "disk I/O error", the system's EIO) while that
+    folder's disk has no room is a full disk too: on ext4, as the service's ordinary user,
+    SQLite could not grow its index and said only "disk I/O error" (issue 21)."""
     if isinstance(exc, OSError):
-        return exc.errno in (errno.ENOSPC, errno.EDQUOT)
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        return exc.errno == errno.EIO and folder is not None and no_room(folder)
     if isinstance(exc, sqlite3.Error):
-        return getattr(exc, "sqlite_errorcode", None) == SQLITE_FULL or "disk is full" in str(exc)
+        code = getattr(exc, "sqlite_errorcode", None)
+        if code == SQLITE_FULL or "disk is full" in str(exc):
+            return True
+        io_error = (code is not None and code & 0xFF == SQLITE_IOERR) or "disk I/O error" in str(exc)
+        return io_error and folder is not None and no_room(folder)
     return False
 
 
@@ -188,9 +217,19 @@ def game_sum(game_id: int, created: str, setup: str, meta: str) -> str:
     return _digest(["game", game_id, created, setup, meta])
 
 
+#: JSON's own string encoder (the C one where there is one), as `json.dumps` uses it with
+#: ``ensure_ascii=False``.
+_quote = json.encoder.encode_basestring
+
+
 def event_sum(previous: str, game_id: int, seq: int, event: str, at: str) -> str:
-    """The checksum of an event row, chained to the one before it (``previous``)."""
-    return _digest([previous, game_id, seq, event, at])
+    """The checksum of an event row, chained to the one before it (``previous``).
+
+    `_digest` of the same list, its JSON written directly: the same text (a property test
+    holds them together), without building an encoder per row, which made checking 500
+    games' rows at start take seconds."""
+    text = f"[{_quote(previous)},{int(game_id)},{int(seq)},{_quote(event)},{_quote(at)}]"
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 #: The code of each kind of damage (`Damage.kind`): its sentence in the catalogues (web/static/i18n/).
@@ -199,6 +238,10 @@ DAMAGE_CODES = {
     "missing": "store_events_missing",
     "setup": "store_setup_damaged",
     "journal": "store_journal_damaged",  # the WAL (`companion.wal`), found before opening
+    "foreign": "store_journal_foreign",  # a WAL that is not this store's (`companion.wal.stranger`)
+    "restored": "store_journal_restored",  # this store's WAL beside a database replaced since
+    "finished": "store_finished_damaged",  # a finished game's rows (not the one on the table)
+    "empty": "store_was_empty",  # a zero-length database file, kept aside
 }
 
 
@@ -350,14 +393,23 @@ class Store:
         self.upgraded: str | None = None
         #: Damage found in games' rows and not yet acknowledged by the host (oldest first).
         self.damage: list[DamageNotice] = []
+        #: Moves on with every write that changes the history (a game finishing or finished,
+        #: a merge, damage set aside): the history page is computed again only then.
+        self.history_version = 0
         self._lock = threading.Lock()
+        #: The tie kept between the database and its log (`companion.wal`), as last written.
+        self._seal: Seal | None = None
+        self._opened = False
+        self._closed = False
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             _private_dir(self.path.parent)
+            empty = self._empty_aside()
             if not self.path.exists():
                 os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
             for suffix in ("", "-wal", "-shm"):
                 _private(self.path.with_name(self.path.name + suffix))
+            stranger = set_stranger_aside(self.path)  # before SQLite could apply it
             journal = check_wal(self.path)
             if journal is not None:
                 self.warnings.append(str(journal))
@@ -374,15 +426,44 @@ class Store:
                     "store_journal_damaged",
                     {"dropped": journal.dropped, "copy": str(journal.kept)},
                 )
+            if empty is not None:  # said at every start, and shown, until the host has seen it
+                self._record_damage(0, DAMAGE_CODES["empty"], {"store": str(self.path), "copy": str(empty)})
+            if stranger is not None:
+                self._record_damage(
+                    self._current(),
+                    DAMAGE_CODES[stranger.kind],
+                    {"journal": str(stranger.journal), "copy": str(stranger.copy), "store": str(self.path)},
+                )
+            self._reseal()
+            self._opened = True
             self.damage = self._damage_notices()
         except (OSError, sqlite3.Error) as exc:
-            if disk_full(exc):  # a full disk is no damage: the data is fine, space is needed
+            if hasattr(self, "_db"):  # nothing of a failed opening stays open for the next try
+                self._db.close()
+            if disk_full(exc, self.path.parent):  # no damage: the data is fine, space is needed
                 raise DiskFull("store_full_open", folder=str(self.path.parent)) from None
             if isinstance(exc, sqlite3.DatabaseError):
                 raise StoreError(
                     "store_open_damaged", path=str(self.path), file=self.path.name, cause=str(exc)
                 ) from None
             raise StoreError("store_open_failed", path=str(self.path), cause=str(exc)) from None
+
+    def _empty_aside(self) -> Path | None:
+        """A zero-length database file (a failing card, a copy cut short) with no log to rebuild
+        it from: SQLite would silently make it a new, empty store. It is kept aside instead
+        (``companion.sqlite3.empty-…``) and a new store is started, said (issue 21)."""
+        wal = self.path.with_name(self.path.name + "-wal")
+        try:
+            if self.path.stat().st_size != 0 or (wal.exists() and wal.stat().st_size > 32):
+                return None
+        except FileNotFoundError:
+            return None
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        kept = self.path.with_name(f"{self.path.name}.empty-{stamp}")
+        os.replace(self.path, kept)
+        for suffix in ("-wal", "-shm"):  # an empty log and its index belong to nothing now
+            self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
+        return kept
 
     def _migrate(self) -> None:
         """Bring a store written by an older companion to `SCHEMA_VERSION`, once, in one
@@ -427,8 +508,20 @@ class Store:
         if games:
             self.upgraded = say("store_upgraded", path=self.path, games=games, events=events)
 
+    def _reseal(self) -> None:
+        """Keep the tie between the database and its log (`companion.wal`) when it changed: a
+        log started afresh (new salts) or a checkpoint (the database file written). Two
+        system calls after a commit; a write only when SQLite restarted its log."""
+        seal = seal_now(self.path)
+        if seal != self._seal:
+            self._seal = seal if write_seal(self.path, seal) else None
+
     def close(self) -> None:
-        self._db.close()
+        with self._lock:  # not in the middle of another thread's read (the finished games' check)
+            self._closed = True
+            self._db.close()
+        if self._opened:  # closed: SQLite removed the log if this was its last connection
+            write_seal(self.path, seal_now(self.path, closed=True))
         if self._runner is not None:
             os.close(self._runner)
             self._runner = None
@@ -501,10 +594,11 @@ class Store:
                 self._db.execute("BEGIN IMMEDIATE")
                 result = work()
                 self._db.execute("COMMIT")
+                self._reseal()
             except sqlite3.Error as exc:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
-                if disk_full(exc) or "full" in str(exc):
+                if disk_full(exc, self.path.parent) or "full" in str(exc):
                     raise DiskFull("store_full_write", folder=str(self.path.parent)) from None
                 raise StoreError("store_write_failed", path=str(self.path), cause=str(exc)) from None
             finally:
@@ -554,12 +648,13 @@ class Store:
             statements.append(("UPDATE games SET finished = ? WHERE id = ?", (int(finished), game_id)))
         statements += self._pending_statements(game_id, pending)
 
-        def write() -> list[StoredEvent]:
+        def write() -> tuple[list[StoredEvent], bool]:
             # The chain goes on from the game's head, read inside this transaction (no other
             # writer can come between) and moved on with the rows.
-            found = self._db.execute("SELECT head FROM games WHERE id = ?", (game_id,)).fetchone()
+            found = self._db.execute("SELECT head, finished FROM games WHERE id = ?", (game_id,)).fetchone()
             head = str(found[0]) if found and found[0] is not None else ""
             rows: list[StoredEvent] = []
+            history = bool(finished) or bool(found and found[1])  # a finished game, or one ending
             for n, text in enumerate(texts):
                 head = event_sum(head, game_id, first_seq + n, text, at)
                 self._db.execute(
@@ -571,9 +666,12 @@ class Store:
                 self._db.execute("UPDATE games SET head = ? WHERE id = ?", (head, game_id))
             for sql, args in statements:
                 self._db.execute(sql, args)
-            return rows
+            return rows, history
 
-        return self._transaction(write)
+        rows, history = self._transaction(write)
+        if history:
+            self.history_version += 1
+        return rows
 
     def save_pending(self, game_id: int, pending: dict[str, Any] | None) -> None:
         """Keep (or clear) the take being prepared, so a restart resumes it.
@@ -594,6 +692,7 @@ class Store:
 
     def mark_finished(self, game_id: int, finished: bool) -> None:
         self._write([("UPDATE games SET finished = ? WHERE id = ?", (int(finished), game_id))])
+        self.history_version += 1
 
     def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
         """Every row of a query. Under the lock: on the connection shared by all threads, a
@@ -674,7 +773,47 @@ class Store:
 
     # --- damage found by the checksums -------------------------------------------------
 
-    def set_aside(self, damage: Damage) -> DamageNotice:
+    def chain_damage(self, game_id: int) -> Damage | None:
+        """The damage in game ``game_id``'s rows by their checksums alone (no event is parsed):
+        what `load` finds, at a fraction of its cost, for checking every game at start."""
+        rows = self._read("SELECT id, created, setup, meta, sum, head FROM games WHERE id = ?", (game_id,))
+        if not rows:
+            return None
+        row = rows[0]
+        stored = self._read(
+            "SELECT seq, event, at, sum FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
+        )
+        head = game_sum(row[0], row[1], row[2], row[3])
+        if row[4] != head:
+            return Damage(game_id, "setup", 0, len(stored), head)
+        for n, (seq, text, at, checksum) in enumerate(stored):
+            expected = event_sum(head, game_id, seq, text, at)
+            if seq != n + 1 or checksum != expected:
+                return Damage(game_id, "event", n, len(stored) - n, head)
+            head = expected
+        return None if row[5] == head else Damage(game_id, "missing", len(stored), 0, head)
+
+    def finished_damage(self) -> list[DamageNotice]:
+        """Check every finished game but the one on the table (which `load` checks) at start, so
+        that damage in one is copied aside and said on the console, the journal and the page as
+        for the game on the table, not only as "1 game could not be read" on the history page
+        (issue 21). Its rows stay as they are (the history leaves the game out); each damaged
+        game is recorded once."""
+        current = self.current_game()
+        known = {int(r[0]) for r in self._read("SELECT game_id FROM damage WHERE code = ?",
+                                               (DAMAGE_CODES["finished"],))}  # fmt: skip
+        found = []
+        for (game_id,) in self._read("SELECT id FROM games WHERE finished = 1 ORDER BY id"):
+            if game_id == current or game_id in known:
+                continue
+            if self._closed:  # the companion is stopping: the next start checks again
+                break
+            damage = self.chain_damage(int(game_id))
+            if damage is not None:
+                found.append(self.set_aside(damage, keep_rows=True))
+        return found
+
+    def set_aside(self, damage: Damage, keep_rows: bool = False) -> DamageNotice:
         """Deal with ``damage`` so that the game goes on from its last good event, losing nothing.
 
         First a copy of the whole database is kept beside it (``companion.sqlite3.damaged-…``,
@@ -682,7 +821,10 @@ class Store:
         damaged one on move to the ``set_aside`` table of the same file (nothing is deleted),
         the chain's head is set to the last good event, any take being prepared is dropped,
         and a damage record is written, which the page and the console show at every start
-        until the host acknowledges it (`acknowledge`)."""
+        until the host acknowledges it (`acknowledge`).
+
+        ``keep_rows``: a finished game that is not on the table: only the copy and the record
+        (``store_finished_damaged``), its rows left as they are."""
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
         copy = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
         try:
@@ -701,9 +843,11 @@ class Store:
         params = {"kept": damage.kept, "withheld": damage.withheld, "copy": str(copy)}
         at = _now()
 
+        code = DAMAGE_CODES["finished"] if keep_rows else damage.code
+
         def record() -> int:
-            notice = self._record_damage(damage.game, damage.code, params, at)
-            if damage.kind != "setup":
+            notice = self._record_damage(damage.game, code, params, at)
+            if damage.kind != "setup" and not keep_rows:
                 self._db.execute(
                     "INSERT INTO set_aside (damage, game_id, seq, event, at, sum) SELECT ?, game_id, seq, "
                     "event, at, sum FROM events WHERE game_id = ? AND seq > ?",
@@ -716,8 +860,9 @@ class Store:
                 self._db.execute("DELETE FROM pending WHERE game_id = ?", (damage.game,))
             return notice
 
-        found = DamageNotice(self._transaction(record), at, damage.game, damage.code, params)
+        found = DamageNotice(self._transaction(record), at, damage.game, code, params)
         self.damage.append(found)
+        self.history_version += 1
         return found
 
     def _record_damage(self, game: int, code: str, params: dict[str, Any], at: str = "") -> int:
@@ -777,8 +922,12 @@ class Store:
         except OSError:
             os.close(fd)
             raise self._running(self.runner() or 0) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, str(os.getpid()).encode())
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, str(os.getpid()).encode())
+        except OSError:  # a full disk: the lock goes with the descriptor, or the retry finds it held
+            os.close(fd)
+            raise
         self._runner = fd
 
     def runner(self) -> int | None:
@@ -872,6 +1021,7 @@ class Store:
                 ),
             ]
         )
+        self.history_version += 1
 
     def unmerge_player(self, alias: str) -> bool:
         """Undo a merge: ``alias`` is a player of its own again. False if it was not merged."""
@@ -879,6 +1029,7 @@ class Store:
         if not known:
             return False
         self._write([("DELETE FROM player_aliases WHERE alias = ?", (alias,))])
+        self.history_version += 1
         return True
 
     # --- games played with the coach's help ---------------------------------------------
@@ -887,6 +1038,7 @@ class Store:
         """Mark a game *assisted*: the coach gave advice in it (kept beside the game, not in
         its checksummed rows; a second mark keeps the first one's time)."""
         self._write([("INSERT OR IGNORE INTO assisted (game_id, at) VALUES (?, ?)", (game_id, _now()))])
+        self.history_version += 1  # the history's cache shows the mark and leaves it out of ratings
 
     def assisted(self) -> set[int]:
         """The games in which the coach gave advice."""
@@ -900,6 +1052,7 @@ class Store:
     def set_rate_assisted(self, include: bool) -> None:
         value = "true" if include else "false"
         self._write([("INSERT OR REPLACE INTO options (name, value) VALUES ('rate_assisted', ?)", (value,))])
+        self.history_version += 1
 
     def export(self, game_id: int) -> str:
         """The game as a record in its format (setup line, naming the format under "record"

@@ -38,8 +38,9 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, jsonify, request, session
 from werkzeug.exceptions import HTTPException
 
-from companion.access import host_allowed, own_names
+from companion.access import LogoutNotSaved, host_allowed, own_names
 from companion.config import colour_problem
+from companion.cookie_session import SignedIdCookie
 from companion.editions.web import library_api
 from companion.engine.tokens import BENEFITS, COLUMNS
 from companion.history_web import history_api
@@ -331,7 +332,10 @@ def logout() -> Any:
         refused = csrf_refusal(host)
         if refused is not None:
             return refused
-        table_runtime().access.sessions.close(session.get("sid"))
+        try:
+            table_runtime().access.sessions.close(session.get("sid"))
+        except LogoutNotSaved as exc:  # still logged in, and told so: never an OK a restart undoes
+            return json_error(507, code=exc.code, **exc.params)
     session.clear()
     return jsonify({"ok": True})
 
@@ -599,6 +603,7 @@ def create_app(
         MAX_CONTENT_LENGTH=MAX_BODY,
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.session_interface = SignedIdCookie()  # a wall clock stepped back logs no one out
     app.register_blueprint(api)
     app.register_blueprint(library_api)  # the owner's editions (a module of its own)
     app.register_blueprint(history_api)  # after the game: history, ratings, BG Stats

@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 #: comments); a file over about 20 s belongs here.
 SLOW = {
     "test_fuzz.py",  # 28 s: atheris, coverage-guided, on three parsers
+    "test_full_disk_ext4.py",  # 24 s: a daemon on a full ext4 loop disk, twice, waiting for space
     "test_powercut.py",  # 7 s: SIGKILLs a running daemon, tears the WAL, restarts
     "test_schemathesis.py",  # 10 s: fuzzes the whole API from its OpenAPI description
     "test_wheel.py",  # 8 s: builds the wheel and installs it into a fresh environment

@@ -591,3 +591,100 @@ def test_the_limiter_remembers_a_bounded_number_of_addresses() -> None:
     assert window.hit("a") and window.hit("a") and not window.hit("a"), "each address keeps its own count"
     steady[0] += 60.5
     assert window.test("a") and window.hit("a")
+
+
+# --- issue 21: the sessions file read bounded; a logout the disk will not keep ----------------
+
+
+def _damaged_sessions(kind: str, kept: Path) -> None:
+    if kind == "deep":  # 1,000 levels in 2 KB: a RecursionError that stopped the start (exit 2)
+        kept.write_text('{"sessions": ' + "[" * 1000 + "]" * 1000 + "}")
+    elif kind == "fifo":  # nobody writes: an open for reading would wait for good
+        os.mkfifo(kept)
+    elif kind == "zero":  # a link to an endless device: read until memory ran out
+        kept.symlink_to("/dev/zero")
+    elif kind == "huge":  # a regular file far larger than 256 sessions can be
+        kept.write_bytes(b'{"sessions": [' + b" " * (2 * 1024 * 1024) + b"]}")
+    elif kind == "not-a-list":
+        kept.write_text('{"sessions": 7}')
+
+
+@pytest.mark.parametrize("kind", ["deep", "fifo", "zero", "huge", "not-a-list"])
+def test_a_damaged_sessions_file_logs_the_hosts_out_and_nothing_else(tmp_path: Path, kind: str) -> None:
+    """Issue 21 item 4: nested 1,000 deep it stopped the daemon, as a FIFO it hung the start,
+    as a link to /dev/zero it read 1.8 GB. Now each only logs the hosts out."""
+    csrf, cookie = _logged_in_then_stopped(tmp_path)
+    kept = tmp_path / "sessions.json"
+    kept.unlink()
+    _damaged_sessions(kind, kept)
+    result: list[Any] = []
+    starting = threading.Thread(target=lambda: result.append(_runtime(tmp_path)), daemon=True)
+    starting.start()
+    starting.join(timeout=60)  # a FIFO blocked here for good before the fix
+    assert result, f"the start never finished with a {kind} sessions file"
+    rt = result[0]
+    try:
+        http = client(create_app(rt))
+        http.set_cookie("session", cookie.value)
+        assert http.post("/api/undo", headers={"X-CSRF-Token": csrf}).status_code == 401, "logged out"
+        assert http.post("/api/login", json={"pin": "2468"}).status_code == 200, "and may log in again"
+    finally:
+        rt.stop()
+
+
+def test_a_logout_the_full_disk_cannot_keep_is_refused_and_the_session_stays(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 21 item 5: a logout on a full disk answered OK, and after a restart the logged-out
+    cookie worked again. Now it is refused with what to do (507, a coded sentence), the page
+    stays the host's, and once space is back the logout ends the session for good."""
+    import errno
+
+    import companion.access
+
+    rt = _runtime(tmp_path)
+    host = client(create_app(rt))
+    csrf = host.post("/api/login", json={"pin": "2468"}).get_json()["csrf"]
+    cookie = host.get_cookie("session")
+    assert cookie is not None
+    real = companion.access.write_private
+
+    def full(*_: Any) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(companion.access, "write_private", full)
+    refused = host.post("/api/logout", headers={"X-CSRF-Token": csrf})
+    assert refused.status_code == 507, refused.get_json()
+    said = refused.get_json()
+    assert said["code"] == "logout_not_saved" and "still logged in" in said["error"]
+    assert said["params"] == {"folder": str(tmp_path)}
+    assert host.post("/api/undo", headers={"X-CSRF-Token": csrf}).status_code == 200, "still the host"
+    rt.stop()
+
+    rt = _runtime(tmp_path)  # a restart: the session was never said to be over
+    monkeypatch.setattr(companion.access, "write_private", real)
+    again = client(create_app(rt))
+    again.set_cookie("session", cookie.value)
+    assert again.post("/api/logout", headers={"X-CSRF-Token": csrf}).status_code == 200
+    rt.stop()
+    rt = _runtime(tmp_path)
+    after = client(create_app(rt))
+    after.set_cookie("session", cookie.value)
+    assert after.post("/api/undo", headers={"X-CSRF-Token": csrf}).status_code == 401, "ended for good"
+    rt.stop()
+
+
+def test_a_wall_clock_stepped_back_keeps_the_host_logged_in(
+    env: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 21 item 8: the cookie's signature was dated on the wall clock and one "from the
+    future" refused, so a clock stepped back 5 s logged the host out until it caught up."""
+    import itsdangerous.timed
+
+    app, _ = env
+    host = client(app)
+    csrf = host.post("/api/login", json={"pin": "2468"}).get_json()["csrf"]
+    real = time.time
+    monkeypatch.setattr(itsdangerous.timed.time, "time", lambda: real() - 5)
+    assert host.get("/api/session").get_json()["host"] is True
+    assert host.post("/api/undo", headers={"X-CSRF-Token": csrf}).status_code == 200

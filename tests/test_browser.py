@@ -12,6 +12,8 @@ import random
 import time
 from typing import Any
 
+import pytest
+
 from browser_support import ARTIFACTS, log_in_as_host, playwright, post, watched_page
 
 playwright()  # skips this module where there is no Chromium
@@ -100,6 +102,32 @@ def test_login_form_hides_once_logged_in(server: Any, browser: Any) -> None:
         assert time.monotonic() < deadline, "the page's logout was refused"
         time.sleep(0.05)
     page.screenshot(path=str(ARTIFACTS / "phone-360-logged-out.png"), full_page=True)
+
+
+def test_a_logout_the_disk_cannot_keep_is_said_and_the_page_stays_the_hosts(
+    server: Any, browser: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 21 item 5: the logout is refused (507) while the disk is full; the page says so and
+    keeps its controls, as the server keeps the session (it dropped its token before)."""
+    import errno
+
+    import companion.access
+
+    base, _ = server
+    page = browser.new_page(viewport={"width": 360, "height": 800})
+    page.goto(base + "/")
+    log_in_as_host(page)
+
+    def full(*_: Any) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(companion.access, "write_private", full)
+    page.click("#logout")
+    page.wait_for_selector("#last.bad:has-text('still logged in')")
+    assert page.locator("#controls").is_visible() and not page.locator("#login").is_visible()
+    monkeypatch.undo()  # space again: the logout goes through
+    page.click("#logout")
+    page.wait_for_selector("#login", state="visible")
 
 
 def test_a_refused_host_page_returns_to_the_login_form_saying_why(server: Any, browser: Any) -> None:

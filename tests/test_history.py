@@ -3,10 +3,12 @@ two spellings, openskill ratings and the BG Stats play of a finished game."""
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import random
 import re
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -314,3 +316,177 @@ def test_merging_into_a_player_others_were_merged_into_moves_them_too(tmp_path: 
     assert store.aliases() == {"sam": ("sammy", "Sammy"), "samuel": ("sammy", "Sammy")}
     assert store.unmerge_player("samuel") and not store.unmerge_player("samuel")
     assert store.aliases() == {"sam": ("sammy", "Sammy")}
+
+
+# --- issue 21: merges a table contradicts; one normalisation of names --------------------------
+
+
+def test_a_merge_then_both_spellings_at_one_table_are_two_players(tmp_path: Path) -> None:
+    """Issue 21 item 3: after merging Sam into Al, a game with both gave Sam's score to Al, made
+    the real Al a phantom "al #2" shown as "Al", listed two players named Al in that game's BG
+    Stats link, and a later merge into Al landed on the phantom."""
+    rt = make_runtime(tmp_path, "Ann,Ben")
+    try:
+        finished_game(rt.store, ["Sam", "Ben"], 21)
+        finished_game(rt.store, ["Al", "Ben"], 22)
+        http = create_app(rt).test_client()
+        assert (
+            http.post("/api/players/merge", json={"name": "Sam", "into": "Al"}, headers=PIN).status_code
+            == 200
+        )
+        both, board = finished_game(rt.store, ["Al", "Sam", "Ben"], 23)
+        final = {s.name: s.total for s in board.standings()}
+        answer = http.get("/api/history").get_json()
+        keys = {p["key"] for g in answer["games"] for p in g["players"]}
+        assert not any("#" in k for k in keys), f"no phantom player: {keys}"
+        game = next(g for g in answer["games"] if g["id"] == both)
+        seats = {p["name"]: (p["key"], p["player"], p["score"]) for p in game["players"]}
+        assert seats["Al"] == ("al", "Al", final["Al"]), "the real Al keeps his own score"
+        assert seats["Sam"][:2] == ("sam", "Sam") and seats["Sam"][2] == final["Sam"]
+        assert answer["undone_merges"] == ["sam"], "the merge a table contradicts is listed"
+        players = {p["key"]: p for p in answer["players"]}
+        assert players["al"]["games"] == 2 and players["sam"]["games"] == 2
+        link = http.get(f"/api/bgstats/{both}").get_json()["play"]["players"]
+        names = [p["name"] for p in link]
+        assert sorted(names) == ["Al", "Ben", "Sam"], names
+        assert len({p["sourcePlayerId"] for p in link}) == 3
+        # a later merge into Al lands on the real Al
+        finished_game(rt.store, ["Alan", "Ben"], 24)
+        merged = http.post("/api/players/merge", json={"name": "Alan", "into": "Al"}, headers=PIN)
+        assert merged.status_code == 200, merged.get_json()
+        assert rt.store.aliases()["alan"] == ("al", "Al")
+        assert {p["key"] for p in http.get("/api/history").get_json()["players"]} == {"al", "ben", "sam"}
+    finally:
+        rt.stop()
+
+
+def test_a_full_width_name_is_the_same_player_in_the_history(tmp_path: Path) -> None:
+    """Issue 21 item 8: "Ann" with a full-width A (U+FF21) and "Ann" are one name at the table, and were two
+    players in the history: the history keys names by the table's own rule."""
+    store = Store(tmp_path, TREKKING)
+    finished_game(store, ["Ann", "Ben"], 25)
+    finished_game(store, ["\uff21nn", "Cy"], 26)
+    stats = {s.key: s for s in player_stats(load_history(store).games, {})}
+    assert set(stats) == {"ann", "ben", "cy"}
+    assert stats["ann"].games == 2
+
+
+# --- issue 21 item 7: the history flood -----------------------------------------------------------
+
+
+def test_the_history_is_computed_once_between_games(tmp_path: Path) -> None:
+    """24 phones reading /api/history over 500 games took taps from 5 ms to 1.2 s: each request
+    replayed and rated every game. Now it is computed once until a game ends or a merge."""
+    from companion.history_web import history_cache
+
+    rt = make_runtime(tmp_path, "Ann,Ben")
+    try:
+        finished_game(rt.store, ["Ann", "Ben"], 30)
+        app = create_app(rt)
+        http = app.test_client()
+        answers = [http.get("/api/history") for _ in range(5)]
+        with app.app_context():
+            cache = history_cache()
+        assert cache.computed == 1 and {a.status_code for a in answers} == {200}
+        assert len({a.data for a in answers}) == 1
+        zipped = http.get("/api/history", headers={"Accept-Encoding": "gzip, deflate"})
+        assert zipped.headers["Content-Encoding"] == "gzip" and cache.computed == 1
+        assert gzip.decompress(zipped.data) == answers[0].data, "the same answer, compressed once"
+        http.post("/api/reader/tap", json={"tag": "I1"}, headers=PIN)  # a move in the game on the table
+        http.get("/api/history")
+        assert cache.computed == 1, "a move in the game being played changes no finished game"
+        finished_game(rt.store, ["Cy", "Ben"], 31)  # a game ends
+        assert len(http.get("/api/history").get_json()["games"]) == 2 and cache.computed == 2
+        merged = http.post("/api/players/merge", json={"name": "Cy", "into": "Ann"}, headers=PIN)
+        assert merged.status_code == 200 and cache.computed == 2, "the merge's check read the same"
+        names = {p["key"] for p in http.get("/api/history").get_json()["players"]}
+        assert names == {"ann", "ben"} and cache.computed == 3, "the merge changed the history"
+        http.get("/api/history")
+        assert cache.computed == 3
+        http.get(f"/api/bgstats/{answers[0].get_json()['games'][0]['id']}")
+        assert cache.computed == 3, "a BG Stats link reads the same history"
+    finally:
+        rt.stop()
+
+
+def test_one_guest_more_than_the_bound_is_refused_at_once_with_a_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At most HISTORY_READERS guests read the history at once; the next one is told to try again
+    (503, history_busy, both languages) instead of taking a thread the table's taps need.
+    A logged-in host is never refused."""
+    import threading
+
+    import companion.history_web as history_web
+
+    rt = make_runtime(tmp_path, "Ann,Ben")
+    try:
+        finished_game(rt.store, ["Ann", "Ben"], 32)
+        app = create_app(rt)
+        inside, release = threading.Semaphore(0), threading.Event()
+        real = history_web.history_json
+
+        def held(history: Any) -> Any:
+            inside.release()
+            release.wait(timeout=60)
+            return real(history)
+
+        monkeypatch.setattr(history_web, "history_json", held)
+        answers: list[int] = []
+        guests = [
+            threading.Thread(target=lambda: answers.append(app.test_client().get("/api/history").status_code))
+            for _ in range(history_web.HISTORY_READERS)
+        ]
+        for guest in guests:
+            guest.start()
+        assert inside.acquire(timeout=60), "the first guest is computing"
+        with app.app_context():
+            slots = history_web.history_cache().readers
+        deadline = time.monotonic() + 60
+        while slots._value and time.monotonic() < deadline:  # every guest holds its place
+            time.sleep(0.01)
+        assert slots._value == 0
+        # the others wait for the one computation under way, each holding its place
+        late = app.test_client().get("/api/history")
+        waiting = [app.test_client().get(f"/api/bgstats/{n}") for n in range(1, 3)]  # counted the same
+        host = app.test_client()
+        assert host.post("/api/login", json={"pin": "2468"}).status_code == 200
+        hosts: list[int] = []
+        reading = threading.Thread(target=lambda: hosts.append(host.get("/api/history").status_code))
+        reading.start()  # past the bound: it waits for the computation, it is not refused
+        release.set()
+        for thread in [*guests, reading]:
+            thread.join(timeout=60)
+        assert hosts == [200]
+        assert answers == [200] * history_web.HISTORY_READERS
+        assert late.status_code == 503 and late.headers["Retry-After"] == "2"
+        said = late.get_json()
+        assert said["code"] == "history_busy" and "Try again" in said["error"]
+        assert {w.status_code for w in waiting} == {503}
+    finally:
+        rt.stop()
+
+
+def test_a_guest_reading_the_history_in_a_loop_is_told_to_wait(tmp_path: Path) -> None:
+    """One address may read /api/history HISTORY_READS_PER_MINUTE times a minute (a page reads it
+    once per load); past that it is told to wait, others are not, and a host never is."""
+    from companion.history_web import HISTORY_READS_PER_MINUTE
+
+    from tests_support import client_from
+
+    rt = make_runtime(tmp_path, "Ann,Ben")
+    try:
+        finished_game(rt.store, ["Ann", "Ben"], 33)
+        app = create_app(rt)
+        guest = client_from(app, "10.0.0.7")
+        codes = [guest.get("/api/history").status_code for _ in range(HISTORY_READS_PER_MINUTE + 1)]
+        assert codes == [200] * HISTORY_READS_PER_MINUTE + [503]
+        refused = guest.get("/api/history")
+        assert refused.get_json()["code"] == "history_too_often" and refused.headers["Retry-After"] == "10"
+        assert "Wait a little" in refused.get_json()["error"]
+        assert client_from(app, "10.0.0.8").get("/api/history").status_code == 200
+        host = client_from(app, "10.0.0.7")
+        assert host.post("/api/login", json={"pin": "2468"}).status_code == 200
+        assert host.get("/api/history").status_code == 200, "a host is never told to wait"
+    finally:
+        rt.stop()

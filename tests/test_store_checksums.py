@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from companion.config import Config
 from companion.engine import Board, ChooseItinerary, Take
@@ -333,3 +335,20 @@ def test_companion_run_says_so_on_its_console_and_its_page(tmp_path: Path) -> No
     said = console.read_text()
     assert f"Warning: the game store is damaged: game 1's saved event {seq} is damaged" in said, said
     assert "Traceback" not in said
+
+
+@given(
+    previous=st.text(),
+    game_id=st.integers(min_value=0, max_value=2**62),
+    seq=st.integers(min_value=0, max_value=2**62),
+    event=st.text(),
+    at=st.text(),
+)
+def test_the_fast_event_checksum_is_the_digest_of_its_row(
+    previous: str, game_id: int, seq: int, event: str, at: str
+) -> None:
+    """event_sum writes its JSON directly (issue 21: checking 500 games at start took seconds);
+    it must stay the checksum every stored row already carries."""
+    from companion.store import _digest, event_sum
+
+    assert event_sum(previous, game_id, seq, event, at) == _digest([previous, game_id, seq, event, at])

@@ -153,7 +153,7 @@ def test_a_store_from_before_formats_is_upgraded_once_and_marks_its_games_trekki
 
 
 #: The companion modules the store may import: helpers that import only the standard library.
-STORE_HELPERS = {"companion.wal", "companion.wording", "companion.engine.words"}
+STORE_HELPERS = {"companion.wal", "companion.wording", "companion.engine.words", "companion.files"}
 
 
 def companion_imports(module: str) -> set[str]:

@@ -8,6 +8,7 @@ internal pull-ups. Undo reacts only to a hold, so a brush against it does nothin
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -18,6 +19,8 @@ if TYPE_CHECKING:
     from gpiozero import Button
 
 NAMES = ("crystal", "confirm", "undo")
+#: How long past its hold time a mock Undo is held at most, waiting for the hold to be handled.
+HOLD_GRACE = 10.0
 
 
 class Buttons:
@@ -99,7 +102,19 @@ class MockButtons(Buttons):
     ) -> None:
         from gpiozero.pins.mock import MockFactory
 
-        super().__init__(settings, press, MockFactory(), on_confirm_held)
+        #: Set once Undo's hold has been handled: gpiozero's hold timer runs on a thread of its
+        #: own, which a loaded machine may wake late, so a mock finger holds until the table has
+        #: answered (as a person holds until the ring reacts) instead of for a fixed time.
+        self.undone = threading.Event()
+
+        def handled(name: str) -> Any:
+            try:
+                return press(name)
+            finally:
+                if name == "undo":
+                    self.undone.set()
+
+        super().__init__(settings, handled, MockFactory(), on_confirm_held)
 
     def hold(self, name: str, seconds: float) -> None:
         """Hold ``name`` down for ``seconds`` (gpiozero's hold timer runs on its own thread)."""
@@ -110,7 +125,7 @@ class MockButtons(Buttons):
         pin.clear_states()
 
     def press(self, name: str) -> None:
-        """Press and release ``name``; Undo is held a little longer than its hold time.
+        """Press and release ``name``; Undo is held past its hold time until the hold is handled.
 
         Mock pins call gpiozero's handlers in this thread, so a press has been handled
         when ``drive_low`` returns. The pin is held and left alone for the debounce
@@ -119,9 +134,12 @@ class MockButtons(Buttons):
         """
         pin = self.factory.pin(getattr(self.settings, name))
         bounce = self.settings.bounce
+        self.undone.clear()
         pin.drive_low()
         if name == "undo":
-            time.sleep(self.settings.undo_hold + 0.15)
+            # held past the hold time until the hold was handled (bounded: a table that never
+            # answers still gets its button back)
+            self.undone.wait(self.settings.undo_hold + HOLD_GRACE)
         elif bounce:
             time.sleep(bounce)
         pin.drive_high()

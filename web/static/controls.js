@@ -52,7 +52,8 @@ export function setupHost() {
       loginWhy(message(refusal)); renderLast(refusal);
     }
   };
-  $("logout").onclick = async () => { await call("/api/logout"); page.csrf = null; render(page.state); };
+  // A logout the companion could not keep (a full disk) is refused and said: still the host.
+  $("logout").onclick = async () => { if (await call("/api/logout")) { page.csrf = null; render(page.state); } };
   $("tap").onsubmit = async (ev) => { ev.preventDefault(); const tag = $("tag").value.trim(); if (tag) { await call("/api/reader/tap", { tag }); $("tag").value = ""; } };
   document.querySelectorAll("[data-button]").forEach((b) => { b.onclick = () => call("/api/buttons/" + b.dataset.button); });
   $("quick").onclick = (ev) => { const b = ev.target.closest("[data-tap]"); if (b) call("/api/reader/tap", { tag: b.dataset.tap }); };
