@@ -192,7 +192,7 @@ def test_a_hardware_fault_is_worded_by_the_catalogue(part: str, exc: BaseExcepti
 @pytest.mark.parametrize("count", [1, 3])
 def test_a_damage_notice_is_worded_by_the_catalogue(code: str, count: int) -> None:
     facts = {"kept": 4, "withheld": count, "dropped": count, "copy": "/data/store.damaged-1",
-             "store": "/data/companion.sqlite3", "journal": "/data/companion.sqlite3-wal.foreign-1"}  # fmt: skip
+             "store": "/data/companion.sqlite3", "journal": "/data/store-wal.foreign-1"}  # fmt: skip
     notice = DamageNotice(1, "2026-01-01T00:00:00", 7, code, facts)
     page = notice.to_json()["params"]
     assert notice.message == say(code, **page) and "{" not in notice.message
