@@ -10,7 +10,8 @@ from companion.config import Config, ConfigError, VenueSettings, parse_config
 def test_without_a_venue_section_there_is_no_broker_and_the_defaults_hold() -> None:
     venue = parse_config("[table]\nport = 8080\n").venue
     assert venue == VenueSettings() == Config().venue
-    assert (venue.broker, venue.topic_prefix, venue.table, venue.home_assistant) == ("", "trekking", "", False)
+    assert (venue.broker, venue.topic_prefix, venue.table) == ("", "trekking", "")
+    assert not venue.home_assistant
 
 
 def test_a_full_venue_section_is_read() -> None:
