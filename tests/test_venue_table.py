@@ -205,3 +205,22 @@ def test_finished_results_are_told_in_the_stream_shape() -> None:
 
     item = GameFinished("t1", 3, 40, {"finished": True, "winners": ["Ann"]})
     assert result_message(item) == {"table": "t1", "game": 3, "seq": 40, "result": item.result}
+
+
+def test_the_doctor_says_whether_the_venue_accepts_the_table(tmp_path: Path) -> None:
+    from companion.doctor import Doctor
+
+    broker = Broker(tmp_path / "broker", users={"t1": "right"}).start()
+    secret = tmp_path / "password"
+    lines: list[str] = []
+    doctor = Doctor(None, tmp_path / "data", say=lines.append)
+    try:
+        for password, ok, words in (("right", True, "accepts this table"), ("wrong", False, "refused")):
+            secret.write_text(password + "\n")
+            doctor.check_venue(venue_config(broker.url, username="t1", password_file=str(secret)))
+            assert doctor.checks[-1].ok is ok and words in lines[-1], lines[-1]
+    finally:
+        broker.stop()
+    doctor.check_venue(venue_config(broker.url))  # the broker is down
+    assert not doctor.checks[-1].ok and "cannot be reached" in lines[-1]
+    assert "[venue]" in lines[-1], "with its fix"

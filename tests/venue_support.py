@@ -127,6 +127,11 @@ class Collector:
         with self.lock:
             return [json.loads(p) for t, p, _ in self.messages if t.endswith(suffix)]
 
+    def configs(self) -> list[tuple[str, Any]]:
+        """Home Assistant discovery configs received: (topic, JSON)."""
+        with self.lock:
+            return [(t, json.loads(p)) for t, p, _ in self.messages if t.endswith("/config")]
+
     def record(self, table: str, game: int, prefix: str = "trekking") -> str:
         """The game's record rebuilt from what arrived, duplicates dropped by seq."""
         setup = self.of(f"{prefix}/{table}/games/{game}/setup")[-1]

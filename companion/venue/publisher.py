@@ -87,6 +87,28 @@ def make_client(settings: VenueSettings, client_id: str, clean: bool = True) -> 
     return client
 
 
+def probe(settings: VenueSettings, timeout: float = 5.0) -> tuple[str, dict[str, Any]] | None:
+    """Connect once to the venue's broker (``companion doctor``): None when it accepts this
+    table, else why not (a catalogue code and its params)."""
+    host, port, _ = broker_address(settings.broker)
+    answer: list[Any] = []
+    try:
+        client = make_client(settings, f"{settings.topic_prefix}-doctor-{time.monotonic_ns()}")
+        client.on_connect = lambda _c, _u, _f, reason, _p: answer.append(reason)
+        client.connect(host, port, keepalive=10)
+        deadline = time.monotonic() + timeout
+        while not answer and time.monotonic() < deadline:
+            client.loop(0.1)
+        client.disconnect()
+    except (OSError, ValueError, IndexError) as exc:  # refused, unreachable, TLS, unreadable files
+        return "venue_unreachable_because", {"broker": settings.broker, "error": str(exc)}
+    if not answer:
+        return "venue_unreachable", {"broker": settings.broker}
+    if answer[0].is_failure:
+        return "venue_refused", {"broker": settings.broker, "reason": str(answer[0])}
+    return None
+
+
 class VenuePublisher:
     """Publishes one table's committed stream, status and state to the venue's broker."""
 
