@@ -70,6 +70,9 @@ class Game:
     result: dict[str, Any] | None = None
     waiting: dict[int, dict[str, Any]] = field(default_factory=dict)
     claimed: dict[str, Any] | None = None  # the result the table published
+    #: Events in the game's store (its board holds them): after a power cut it may be one
+    #: ahead of the index, and that event, sent again, is then only checked, not stored twice.
+    rows: int = 0
 
 
 @dataclass
@@ -109,6 +112,10 @@ class Hall:
         #: (table, game, seq) -> when it was stored (monotonic), for the lag figures.
         self.on_stored: Callable[[str, int, int], None] | None = None
         self.index = sqlite3.connect(self.folder / "hall.sqlite", check_same_thread=False)
+        # Each game's place and the table's chain must match its store after a power cut: one
+        # fsync of the WAL per commit (a rollback journal would cost several).
+        self.index.execute("PRAGMA journal_mode=WAL")
+        self.index.execute("PRAGMA synchronous=FULL")
         self.index.execute(_SCHEMA)
         for row in self.index.execute("SELECT tbl, game, seq, sum, setup, at, finished, result FROM games"):
             game = Game(row[0], row[1], json.loads(row[4]), row[5], row[2], row[3])
@@ -265,11 +272,15 @@ class Hall:
         except (ValueError, KeyError, TypeError):
             canonical = False
         board = self._board(game)
-        if not canonical or board.push(parsed) is not None:
+        if not canonical:
             self.problem("hall_bad_event", table=game.table, game=game.game, seq=seq)
             return False
-        store = self._open(game)
-        store.write_events(1, seq, [parsed], board.finished)
+        if seq > game.rows:
+            if board.push(parsed) is not None:
+                self.problem("hall_bad_event", table=game.table, game=game.game, seq=seq)
+                return False
+            self._open(game).write_events(1, seq, [parsed], board.finished)
+            game.rows = seq
         game.seq, game.sum = seq, message["sum"]
         finished = board.finished
         game.result = game_result(board) if finished else None
@@ -296,7 +307,7 @@ class Hall:
             board = Board(stored.setup)
             for event in stored.events:
                 board.push(event)
-            game.board = board
+            game.board, game.rows = board, len(stored.rows)
         return game.board
 
     # --- what the page shows ------------------------------------------------------------------
