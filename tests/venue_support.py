@@ -46,13 +46,17 @@ def wait_until(condition: Callable[[], Any], timeout: float = 60.0, what: str = 
 class Broker:
     """A Mosquitto process on ``127.0.0.1:port`` with a config of its own."""
 
-    def __init__(self, folder: Path, users: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, folder: Path, users: dict[str, str] | None = None, tls: tuple[Path, Path, Path] | None = None
+    ) -> None:
+        """``users``: a password file with these; ``tls``: (CA, certificate, key) of a TLS listener."""
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
         self.url = f"mqtt://127.0.0.1:{self.port}"
         lines = [
             f"listener {self.port} 127.0.0.1",
+            *([f"cafile {tls[0]}", f"certfile {tls[1]}", f"keyfile {tls[2]}"] if tls else []),
             "persistence true",
             f"persistence_location {folder}/",
             "max_queued_messages 100000",
