@@ -280,10 +280,12 @@ class VenuePublisher:
 
     def _work(self) -> bool:
         connected = self.reach.connected
+        # a state due but published less than STATE_EVERY ago waits for the wait's timeout (no spin)
+        state = self._state_due and time.monotonic() - self._state_at >= STATE_EVERY
         return bool(
             self._stopping
             or self._acks
-            or (connected and (self._sent < len(self._outbox) or self._state_due or self._discovery_due))
+            or (connected and (self._sent < len(self._outbox) or state or self._discovery_due))
         )
 
     def _acknowledge(self, mids: list[int]) -> None:
