@@ -42,7 +42,7 @@ def test_discovery_puts_every_sensor_under_one_device_and_is_resent_when_home_as
     rt = make_runtime(tmp_path / "t1", config=config)
     try:
         rt.venue.start()
-        configs = wait_until(lambda: collector.configs() if len(collector.configs()) >= 6 else None, 30)
+        configs = wait_until(lambda: collector.configs() if len(collector.configs()) >= 7 else None, 30)
         devices = set()
         for topic, payload in configs:
             check_sensor_config(topic, payload)
@@ -52,10 +52,10 @@ def test_discovery_puts_every_sensor_under_one_device_and_is_resent_when_home_as
             devices.add(json.dumps(payload["device"], sort_keys=True))
         assert len(devices) == 1, "one device per table"
         names = {topic.split("/")[-2] for topic, _ in configs}
-        assert {"status", "turn", "day", "leader", "game"} <= names
+        assert {"status", "turn", "day", "hour", "leader", "game"} <= names
         sent = len(collector.configs())
         collector.client.publish("homeassistant/status", b"online", qos=1).wait_for_publish(10)
-        wait_until(lambda: len(collector.configs()) >= sent + 6, 30, "the configs sent again")
+        wait_until(lambda: len(collector.configs()) >= sent + 7, 30, "the configs sent again")
     finally:
         rt.stop()
         collector.close()

@@ -19,6 +19,12 @@ SENSORS: tuple[tuple[str, str, str | None], ...] = (
     ("status", "Status", None),
     ("turn", "Whose turn", "{{ value_json.turn if value_json.turn is not none else '' }}"),
     ("day", "Day", "{{ value_json.day }}"),
+    # the Clock's hour of the player to move (each player's hour is in the standings)
+    (
+        "hour",
+        "Hour",
+        "{% for p in value_json.players if p.name == value_json.turn %}{{ p.hour }}{% endfor %}",
+    ),
     ("leader", "Leader", "{{ value_json.players[0].name if value_json.players else '' }}"),
     ("game", "Game", "{{ 'finished' if value_json.finished else 'playing' }}"),
     ("game_id", "Game number", "{{ value_json.game }}"),
