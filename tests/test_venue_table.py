@@ -15,6 +15,7 @@ import random
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from companion.config import Config, TableSettings, VenueSettings
@@ -64,7 +65,9 @@ def test_a_whole_game_arrives_in_order_and_rebuilds_the_export(tmp_path: Path) -
         rt.venue.start()
         wait_until(lambda: rt.venue_status()["reachable"], 30, "the table to reach the broker")
         assert rt.venue_status()["table"] == "t1"
+        began = time.monotonic()
         finish(rt, random.Random(4))
+        played = time.monotonic() - began
         assert delivered(rt)
         game = rt.table.game_id
         wait_until(lambda: len(collector.of(f"t1/games/{game}/events")) == len(rt.store.load(game).rows))
@@ -76,6 +79,9 @@ def test_a_whole_game_arrives_in_order_and_rebuilds_the_export(tmp_path: Path) -
         assert result["result"]["winners"] == rt.state()["winners"]
         state = wait_until(lambda: [s for s in collector.of("t1/state") if s["finished"]])[-1]
         assert state["table"] == "t1" and state["winners"] == rt.state()["winners"]
+        states = len(collector.of("t1/state"))
+        taps = len(rt.store.load(game).rows)
+        assert states <= played / 0.2 + 3, f"{states} states for {taps} events in {played:.1f} s: ~5 a second"
         text = json.dumps(state)
         assert "2468" not in text and "csrf" not in text, "never the PIN or a host's session"
         assert rt.store.cursor("venue") == (game, len(events)), "the store keeps the last acknowledged"
