@@ -54,3 +54,28 @@ def test_an_event_the_store_kept_but_the_index_lost_is_checked_not_stored_twice(
     assert hall.record(rt.session.stream.table, game) == rt.store.export(game)
     hall.stop()
     rt.stop()
+
+
+def test_a_game_whose_index_row_was_lost_is_rebuilt_from_its_store_when_told_again(tmp_path: Path) -> None:
+    rt = make_runtime(tmp_path / "table")
+    heard: list[StreamItem] = []
+    subscription = rt.session.subscribe(heard.append, after=(0, 0))
+    rng = random.Random(5)
+    while rt.table.expect() is not None:
+        play_turn(rt, rng)
+    assert subscription.wait_idle(30)
+    sent = messages(heard)
+    hall = Hall(tmp_path / "hall", log=lambda _: None)
+    for topic, payload in sent[: len(sent) // 2]:
+        hall.handle(topic, payload)
+    hall.stop()
+    with sqlite3.connect(tmp_path / "hall" / "hall.sqlite") as index:
+        index.execute("DELETE FROM games")
+    hall = Hall(tmp_path / "hall", log=lambda _: None)
+    for topic, payload in sent:  # everything again, from the setup on
+        hall.handle(topic, payload)
+    assert not hall.problems, list(hall.problems)
+    game = rt.table.game_id
+    assert hall.record(rt.session.stream.table, game) == rt.store.export(game)
+    hall.stop()
+    rt.stop()

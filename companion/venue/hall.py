@@ -204,9 +204,11 @@ class Hall:
             return
         folder = self.folder / "games" / table / str(number)
         store = Store(folder, TREKKING)
-        if store.current_game() is None:
+        kept = store.current_game() is not None  # the index lost it (a power cut): the store has it
+        if not kept:
             store.new_game(setup, {"table": table, "game": number})
-        game = Game(table, number, setup, str(message.get("at", "")), 0, chain, store, board)
+        at = str(message.get("at", ""))
+        game = Game(table, number, setup, at, 0, chain, store, None if kept else board)
         self.games[key] = game
         self.index.execute(
             "INSERT OR REPLACE INTO games (tbl, game, seq, sum, setup, at) VALUES (?, ?, 0, ?, ?, ?)",
