@@ -431,7 +431,67 @@ def build_parser() -> argparse.ArgumentParser:
     doctor.add_argument("--config", help="a TOML settings file (see companion/config.example.toml)")
     doctor.add_argument("--wait", type=float, default=15.0, help="seconds to wait for a tag or a press")
     doctor.set_defaults(func=cmd_doctor)
+
+    hall = sub.add_parser(
+        "hall", help="follow every table of a venue through its MQTT broker; serve its page"
+    )
+    hall.add_argument(
+        "--broker", required=True, help='the venue\'s broker, "mqtt://host:1883" or "mqtts://..."'
+    )
+    hall.add_argument(
+        "--data-dir", help="where the hall keeps the games (default: a hall folder in the data directory)"
+    )
+    hall.add_argument("--port", type=int, default=8090, help="the hall's page (default 8090)")
+    hall.add_argument("--host", default="0.0.0.0", help="the address the page listens on")
+    hall.add_argument("--prefix", default="trekking", help="the tables' topic prefix ([venue] topic_prefix)")
+    hall.add_argument("--tables", help="the only table ids to follow, comma-separated (default: any)")
+    hall.add_argument("--username", default="", help="the hall's user on the broker")
+    hall.add_argument("--password-file", default="", help="a file holding that user's password")
+    hall.add_argument("--ca-file", default="", help="mqtts://: the CA that signed the broker's certificate")
+    hall.set_defaults(func=cmd_hall)
     return parser
+
+
+def cmd_hall(args: argparse.Namespace) -> int:
+    """Follow the venue until stopped (Ctrl+C or SIGTERM); the page is read-only."""
+    import signal
+
+    from companion.config import BROKER, TOPIC_WORD, VenueSettings
+    from companion.venue.hall import Hall
+    from companion.venue.hall_web import create_hall_app
+
+    if not BROKER.match(args.broker):
+        return _fail(say("config_value.broker", setting="--broker", value=repr(args.broker)))
+    if not TOPIC_WORD.match(args.prefix):
+        return _fail(say("config_value.topic", setting="--prefix", value=repr(args.prefix)))
+    if not 1 <= args.port <= 65535:
+        return _fail(say("config_value.port", setting="--port", value=args.port))
+    folder = Path(args.data_dir) if args.data_dir else data_dir(args) / "hall"
+    tables = {t.strip() for t in args.tables.split(",") if t.strip()} if args.tables else None
+    settings = VenueSettings(broker=args.broker, username=args.username, password_file=args.password_file,
+                             ca_file=args.ca_file, topic_prefix=args.prefix)  # fmt: skip
+    hall = Hall(folder, args.prefix, tables)
+    try:
+        hall.connect(settings)
+    except (OSError, ValueError, IndexError) as exc:
+        return _fail(say("venue_credentials", broker=args.broker, error=str(exc)))
+    from waitress import create_server
+
+    server = create_server(create_hall_app(hall), host=args.host, port=args.port, threads=4)
+
+    def stop(*_: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    print(say("hall_serving", host=args.host, port=args.port), flush=True)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+        hall.stop()
+    return 0
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

@@ -126,11 +126,31 @@ class ButtonSettings:
 
 
 @dataclass(frozen=True)
+class VenueSettings:
+    """Publishing to a venue's MQTT broker (docs/venue.md); off while ``broker`` is empty."""
+
+    #: "mqtt://host:1883" or "mqtts://host:8883" (TLS); empty: no venue, nothing is imported.
+    broker: str = ""
+    username: str = ""
+    #: A file holding the broker password (kept out of the config, which may be shared).
+    password_file: str = ""
+    #: The CA certificate that signed the broker's (mqtts:// only); empty: the system's CAs.
+    ca_file: str = ""
+    topic_prefix: str = "trekking"
+    #: The table's id in topics and on the hall's page; empty: this machine's host name.
+    table: str = ""
+    #: Announce the table's sensors to Home Assistant (MQTT discovery).
+    home_assistant: bool = False
+    discovery_prefix: str = "homeassistant"
+
+
+@dataclass(frozen=True)
 class Config:
     table: TableSettings = field(default_factory=TableSettings)
     reader: ReaderSettings = field(default_factory=ReaderSettings)
     ring: RingSettings = field(default_factory=RingSettings)
     buttons: ButtonSettings = field(default_factory=ButtonSettings)
+    venue: VenueSettings = field(default_factory=VenueSettings)
     palette: tuple[str, ...] = DEFAULT_PALETTE
     source: str = "defaults"
 
@@ -140,7 +160,12 @@ _SECTIONS: dict[str, type[Any]] = {
     "reader": ReaderSettings,
     "ring": RingSettings,
     "buttons": ButtonSettings,
+    "venue": VenueSettings,
 }
+#: A venue broker's address: the scheme says whether TLS is used; the port is optional.
+BROKER = re.compile(r"\Amqtts?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?/?\Z")
+#: A table id or topic level: letters, digits, "-" and "_" (no MQTT wildcard, no "/").
+TOPIC_WORD = re.compile(r"\A[A-Za-z0-9_-]{1,40}\Z")
 _COLOUR = re.compile(r"\A#[0-9a-fA-F]{6}\Z")
 _TIME = re.compile(r"^([01]\d|2[0-3]):[0-5]\d$")
 #: The type of a setting in words (the catalogue's ``config_type.<kind>``), never "a int".
@@ -278,6 +303,12 @@ def _check(section: str, key: str, value: Any) -> str | None:
         return "gain"
     if section == "buttons" and key in ("undo_hold", "bounce") and not 0 <= value <= 5:
         return "button_seconds"
+    if section == "venue" and key == "broker" and value and not BROKER.match(value):
+        return "broker"
+    if section == "venue" and key in ("topic_prefix", "discovery_prefix") and not TOPIC_WORD.match(value):
+        return "topic"
+    if section == "venue" and key == "table" and value and not TOPIC_WORD.match(value):
+        return "topic"
     if (
         key in ("pin", "rst_pin", "crystal", "confirm", "undo")
         and section != "table"

@@ -206,11 +206,24 @@ class Doctor:
             else:
                 self.say("  " + say("doctor_skip_hardware"))
             self.check_page(config)
+            if config.venue.broker:
+                self.check_venue(config)
         failed = [c for c in self.checks if not c.ok]
         self.say("\n" + say("doctor_passed", passed=len(self.checks) - len(failed), n=len(self.checks)))
         return not failed
 
     # --- the checks ---------------------------------------------------------------------------
+
+    def check_venue(self, config: Config) -> None:
+        """Whether the venue's broker ([venue]) accepts this table (paho imported only then)."""
+        from companion.venue.publisher import probe
+
+        problem = probe(config.venue)
+        if problem is None:
+            self.report(Check("venue", True, say("doctor_venue_ok", broker=config.venue.broker)))
+            return
+        code, params = problem
+        self.report(Check("venue", False, say(code, **params), say("doctor_venue.fix")))
 
     def check_config(self) -> Config | None:
         try:

@@ -59,6 +59,10 @@ class TableRuntime(Protocol):
 
     def ring_frame(self, private: bool = False) -> list[tuple[int, int, int]]: ...
 
+    def venue_status(self) -> dict[str, Any] | None:
+        """The venue's table id and whether its broker is reachable; None without ``[venue]``."""
+        ...
+
     def start_game(
         self, players: list[str], colours: list[str] | None, edition: str, seed: int | None
     ) -> int:

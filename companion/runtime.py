@@ -88,6 +88,12 @@ class Runtime:
     #: While the host transcribes an edition, taps go to it instead of the game
     #: (`companion.editions.web`); it returns True when it took the tap.
     capture: Callable[[str], bool] | None = None
+    #: The venue's outbox (`companion.venue.publisher.VenuePublisher`) when ``[venue]`` is set.
+    venue: Any = None
+
+    def venue_status(self) -> dict[str, Any] | None:
+        """``venue`` in ``GET /api/state``: the table id and whether the broker is reachable."""
+        return None if self.venue is None else dict(self.venue.status())
 
     @functools.cached_property
     def secret_key(self) -> bytes:
@@ -291,6 +297,8 @@ class Runtime:
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()
             self.threads.append(thread)
+        if self.venue is not None:
+            self.venue.start()  # connects in the background: the table never waits for the broker
 
     def stop(self) -> None:
         self.coach.stop()
@@ -301,5 +309,7 @@ class Runtime:
             self.button_keeper.close()
         elif self.buttons is not None:
             self.buttons.close()
+        if self.venue is not None:
+            self.venue.stop()  # delivers what it can in a moment, says offline; the rest goes next run
         self.session.stream.close(timeout=2.0)  # the hooks tell what is queued, then stop
         self.store.close()

@@ -193,13 +193,23 @@ def build_runtime(
         driver.reopen()
     resolver = TagResolver(table.board.edition, store.tags())
     starter = functools.partial(start_for_table, store, config, mock)
-    session = Session(store, table, starter, turn=config.table.turn)
+    venue = config.venue
+    table_id = None
+    if venue.broker:  # only then: a table without a venue imports nothing of it
+        from companion.venue.topics import table_id as venue_table
+
+        table_id = venue_table(venue.table)
+    session = Session(store, table, starter, turn=config.table.turn, table_id=table_id)
     session.listen(driver.notify)  # the ring reads each change once, never polling the table
     session.on_table.append(driver.notify)
     session.on_table.append(lambda new: setattr(resolver, "edition", new.board.edition))
     buttons: Buttons | None = None
     runtime = Runtime(config, session, mock, the_pin, layout, ring, driver, buttons, resolver, say=say,
                       health=health)  # fmt: skip
+    if venue.broker:
+        from companion.venue.publisher import VenuePublisher
+
+        runtime.venue = VenuePublisher(venue, session, runtime.log)
     # Buttons press whatever game is on the table now (the page can start a new one).
     press, held = runtime.press_now, runtime.confirm_held
     if mock:

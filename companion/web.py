@@ -158,9 +158,10 @@ def state() -> Any:
     if request.args.get("page"):  # computed once per change however many pages poll
         # the parts' status changes apart from the game: appended to the shared snapshot's text
         text = runtime.page_text()[1]
-        extra = f',"hardware":{json.dumps(hardware)},"store":{json.dumps(store)}'
+        venue = json.dumps(runtime.venue_status())
+        extra = f',"hardware":{json.dumps(hardware)},"store":{json.dumps(store)},"venue":{venue}'
         return Response(f"{text[:-1]}{extra}}}", mimetype="application/json")
-    return jsonify({**runtime.state(), "hardware": hardware, "store": store})
+    return jsonify({**runtime.state(), "hardware": hardware, "store": store, "venue": runtime.venue_status()})
 
 
 def _sse(event_id: str, data: str) -> str:

@@ -24,6 +24,9 @@ SLOW = {
     "test_soak.py",  # 5 s: whole games through a daemon with live pages attached
     "test_browser_edition.py",  # 132 s, 94 of them the whole box transcribed through the page
     "test_page_family.py",  # 130 s: whole games in a browser, axe in both languages
+    "test_venue_hall.py",  # 60-80 s: ten tables play whole games into one hall through a real broker
+    "test_venue_table.py::test_a_table_sigkilled_mid_game_sends_the_rest_after_its_restart",
+    # 15 s: two `companion run` processes, one SIGKILLed, through a real broker
     "test_browser.py",  # 25 s: the page in a browser through whole games
     "test_fresh_clone.py::test_the_contract_tests_pass_in_a_copy_with_nothing_beside_it",
     # 30 s: a fresh environment, the runtime installed, the page answering

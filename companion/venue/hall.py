@@ -1,0 +1,405 @@
+"""The hall: follows every table of the venue through the broker and keeps each game.
+
+`Hall.handle` takes one message (topic, payload) and never raises: a payload too big, a
+topic or table it does not know, JSON that is not a venue message, a gap in a game's seqs
+or an event whose checksum does not follow the chain is logged and shown (`problems`),
+never trusted. An event is stored only when it is the next of its game (the game's setup
+arrived, ``seq`` is one more than the last stored, its checksum follows the chain that
+starts at the setup's ``sum``, and the rules accept it); later ones wait (bounded) for the
+gap to fill, earlier ones are duplicates (QoS 1) and dropped. Each game is kept in its own
+store (``<data>/games/<table>/<game>/``), so its record is ``companion export``'s; an index
+(``<data>/hall.sqlite``) keeps each game's place and chain across restarts.
+
+`Hall.connect` follows the broker with a persistent session at QoS 1: while the hall is
+stopped, the broker queues what the tables publish, and the hall acknowledges a message
+only once it has handled (stored) it.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import sqlite3
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from companion.config import VenueSettings
+from companion.engine import Board
+from companion.record import TREKKING
+from companion.store import Store, event_sum
+from companion.table.commit import game_result
+from companion.venue.topics import MAX_PAYLOAD, parse_topic
+from companion.wording import say
+
+#: Events of one game waiting for a gap to fill (or for the setup), at most.
+MAX_WAITING = 2000
+#: Tables followed at most (a hostile publisher inventing tables cannot fill the disk).
+MAX_TABLES = 500
+#: A game whose setup is older than this (seconds) and still playing is "running long".
+RUNNING_LONG = 3 * 3600
+#: Problems kept for the page.
+MAX_PROBLEMS = 200
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    tbl TEXT NOT NULL, game INTEGER NOT NULL, seq INTEGER NOT NULL, sum TEXT NOT NULL,
+    setup TEXT NOT NULL, at TEXT NOT NULL, finished INTEGER NOT NULL DEFAULT 0,
+    result TEXT, PRIMARY KEY (tbl, game)
+)
+"""
+
+
+@dataclass
+class Game:
+    """One table's game as the hall keeps it."""
+
+    table: str
+    game: int
+    setup: dict[str, Any]
+    at: str
+    seq: int
+    sum: str
+    store: Store | None = None
+    board: Board | None = None
+    result: dict[str, Any] | None = None
+    waiting: dict[int, dict[str, Any]] = field(default_factory=dict)
+    claimed: dict[str, Any] | None = None  # the result the table published
+    #: Events in the game's store (its board holds them): after a power cut it may be one
+    #: ahead of the index, and that event, sent again, is then only checked, not stored twice.
+    rows: int = 0
+
+
+@dataclass
+class Live:
+    """What a table says of itself now: online or not, and its public state (shown, not trusted)."""
+
+    online: bool = False
+    state: dict[str, Any] | None = None
+    seen: float = 0.0
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+class Hall:
+    """Every game of every table, from the venue's messages."""
+
+    def __init__(
+        self,
+        data_dir: str | Path,
+        prefix: str = "trekking",
+        tables: set[str] | None = None,
+        log: Callable[[str], None] = print,
+    ) -> None:
+        self.folder = Path(data_dir)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        self.prefix = prefix
+        self.allowed = tables
+        self.log = log
+        self.lock = threading.RLock()
+        self.games: dict[tuple[str, int], Game] = {}
+        self.early: dict[tuple[str, int], dict[int, dict[str, Any]]] = {}  # events before their setup
+        self.live: dict[str, Live] = {}
+        self.problems: deque[dict[str, Any]] = deque(maxlen=MAX_PROBLEMS)
+        self.counts = {"stored": 0, "duplicates": 0, "refused": 0}
+        #: (table, game, seq) -> when it was stored (monotonic), for the lag figures.
+        self.on_stored: Callable[[str, int, int], None] | None = None
+        self.index = sqlite3.connect(self.folder / "hall.sqlite", check_same_thread=False)
+        # Each game's place and the table's chain must match its store after a power cut: one
+        # fsync of the WAL per commit (a rollback journal would cost several).
+        self.index.execute("PRAGMA journal_mode=WAL")
+        self.index.execute("PRAGMA synchronous=FULL")
+        self.index.execute(_SCHEMA)
+        for row in self.index.execute("SELECT tbl, game, seq, sum, setup, at, finished, result FROM games"):
+            game = Game(row[0], row[1], json.loads(row[4]), row[5], row[2], row[3])
+            game.result = json.loads(row[7]) if row[7] else None
+            self.games[(game.table, game.game)] = game
+            self.live.setdefault(game.table, Live())
+        self.client: Any = None
+
+    # --- one message ------------------------------------------------------------------------
+
+    def problem(self, code: str, **params: Any) -> None:
+        """Log and keep a problem with what a table sent (never raised: the hall goes on)."""
+        self.counts["refused"] += 1
+        words = say(code, **params)
+        self.problems.append({"at": _now(), "code": code, "params": params, "words": words})
+        self.log(words)
+
+    def handle(self, topic: str, payload: bytes) -> None:
+        """Take one message from the broker; whatever it holds, the hall goes on."""
+        with self.lock:
+            try:
+                self._handle(topic, payload)
+            except Exception as exc:  # a bug must not stop the hall following the other tables
+                self.problem("hall_failed", topic=topic[:120], error=f"{type(exc).__name__}: {exc}")
+
+    def _handle(self, topic: str, payload: bytes) -> None:
+        where = parse_topic(self.prefix, topic)
+        if where is None:
+            if topic.split("/")[0] == self.prefix:
+                self.problem("hall_bad_topic", topic=topic[:120])
+            return
+        if len(payload) > MAX_PAYLOAD:
+            self.problem("hall_too_big", table=where.table, size=len(payload), limit=MAX_PAYLOAD)
+            return
+        if self.allowed is not None and where.table not in self.allowed:
+            self.problem("hall_unknown_table", table=where.table)
+            return
+        if where.table not in self.live:
+            if len(self.live) >= MAX_TABLES:
+                self.problem("hall_unknown_table", table=where.table)
+                return
+            self.live[where.table] = Live()
+        live = self.live[where.table]
+        live.seen = time.monotonic()
+        if where.kind == "status":
+            live.online = payload == b"online"
+            return
+        try:
+            message = json.loads(payload)
+        except ValueError:
+            message = None
+        if not isinstance(message, dict):
+            self.problem("hall_bad_message", table=where.table, kind=where.kind)
+            return
+        if where.kind == "state":
+            live.state = message
+            return
+        if message.get("table") != where.table or message.get("game") != where.game:
+            self.problem("hall_bad_message", table=where.table, kind=where.kind)
+            return
+        if where.kind == "setup":
+            self._setup(where.table, where.game, message)
+        elif where.kind == "events":
+            self._event(where.table, where.game, message)
+        else:
+            game = self.games.get((where.table, where.game))
+            if game is not None and isinstance(message.get("result"), dict):
+                game.claimed = message["result"]
+
+    def _setup(self, table: str, number: int, message: dict[str, Any]) -> None:
+        key = (table, number)
+        if key in self.games:
+            return  # retained: told again on every subscription
+        setup, chain = message.get("setup"), message.get("sum")
+        if (
+            message.get("format") != TREKKING.format
+            or not isinstance(setup, dict)
+            or not isinstance(chain, str)
+        ):
+            self.problem("hall_bad_message", table=table, kind="setup")
+            return
+        try:
+            board = Board(TREKKING.setup_from_json(setup))
+        except Exception:
+            self.problem("hall_bad_message", table=table, kind="setup")
+            return
+        folder = self.folder / "games" / table / str(number)
+        store = Store(folder, TREKKING)
+        kept = store.current_game() is not None  # the index lost it (a power cut): the store has it
+        if not kept:
+            store.new_game(setup, {"table": table, "game": number})
+        at = str(message.get("at", ""))
+        game = Game(table, number, setup, at, 0, chain, store, None if kept else board)
+        self.games[key] = game
+        self.index.execute(
+            "INSERT OR REPLACE INTO games (tbl, game, seq, sum, setup, at) VALUES (?, ?, 0, ?, ?, ?)",
+            (table, number, chain, json.dumps(setup), game.at),
+        )
+        self.index.commit()
+        game.waiting.update(self.early.pop(key, {}))
+        self._drain(game)
+
+    def _event(self, table: str, number: int, message: dict[str, Any]) -> None:
+        seq, event, chain, at = (
+            message.get("seq"),
+            message.get("event"),
+            message.get("sum"),
+            message.get("at"),
+        )
+        if (
+            not isinstance(seq, int)
+            or seq < 1
+            or not isinstance(event, dict)
+            or not isinstance(chain, str)
+            or not isinstance(at, str)
+        ):
+            self.problem("hall_bad_message", table=table, kind="events")
+            return
+        game = self.games.get((table, number))
+        if game is None:  # its setup has not come yet: keep it a while
+            early = self.early.setdefault((table, number), {})
+            if len(early) < MAX_WAITING and len(self.early) < MAX_TABLES:
+                early[seq] = message
+            return
+        if seq <= game.seq:
+            self.counts["duplicates"] += 1
+            return
+        if seq > game.seq + 1:
+            if not game.waiting:
+                self.problem("hall_gap", table=table, game=number, after=game.seq, seq=seq)
+            if len(game.waiting) < MAX_WAITING:
+                game.waiting[seq] = message
+            return
+        game.waiting[seq] = message
+        self._drain(game)
+
+    def _drain(self, game: Game) -> None:
+        """Store every waiting event that follows the last stored one, in order."""
+        while game.seq + 1 in game.waiting:
+            message = game.waiting.pop(game.seq + 1)
+            if not self._store(game, message):
+                game.waiting.clear()  # what follows a refused event cannot be checked
+                return
+        for seq in [s for s in game.waiting if s <= game.seq]:
+            del game.waiting[seq]
+
+    def _store(self, game: Game, message: dict[str, Any]) -> bool:
+        seq, event = message["seq"], message["event"]
+        text = json.dumps(event)
+        if event_sum(game.sum, game.game, seq, text, message["at"]) != message["sum"]:
+            self.problem("hall_bad_sum", table=game.table, game=game.game, seq=seq)
+            return False
+        try:
+            parsed = TREKKING.event_from_json(event)
+            canonical = json.dumps(TREKKING.event_to_json(parsed)) == text
+        except (ValueError, KeyError, TypeError):
+            canonical = False
+        board = self._board(game)
+        if not canonical:
+            self.problem("hall_bad_event", table=game.table, game=game.game, seq=seq)
+            return False
+        if seq > game.rows:
+            if board.push(parsed) is not None:
+                self.problem("hall_bad_event", table=game.table, game=game.game, seq=seq)
+                return False
+            self._open(game).write_events(1, seq, [parsed], board.finished)
+            game.rows = seq
+        game.seq, game.sum = seq, message["sum"]
+        finished = board.finished
+        game.result = game_result(board) if finished else None
+        self.index.execute(
+            "UPDATE games SET seq = ?, sum = ?, finished = ?, result = ? WHERE tbl = ? AND game = ?",
+            (seq, game.sum, int(finished), json.dumps(game.result) if finished else None, game.table,
+             game.game),
+        )  # fmt: skip
+        self.index.commit()
+        self.counts["stored"] += 1
+        if self.on_stored is not None:
+            self.on_stored(game.table, game.game, seq)
+        return True
+
+    def _open(self, game: Game) -> Store:
+        if game.store is None:
+            game.store = Store(self.folder / "games" / game.table / str(game.game), TREKKING)
+        return game.store
+
+    def _board(self, game: Game) -> Board:
+        """The game's board as stored (rebuilt from its store after a restart of the hall)."""
+        if game.board is None:
+            stored = self._open(game).load(1)
+            board = Board(stored.setup)
+            for event in stored.events:
+                board.push(event)
+            game.board, game.rows = board, len(stored.rows)
+        return game.board
+
+    # --- what the page shows ------------------------------------------------------------------
+
+    def record(self, table: str, number: int) -> str:
+        """The game as the hall keeps it, as ``companion export`` writes a record."""
+        with self.lock:
+            return self._open(self.games[(table, number)]).export(1)
+
+    def view(self) -> dict[str, Any]:
+        """Tables live, finished games, standings across tables and problems (``/api/hall``)."""
+        with self.lock:
+            now = datetime.now(UTC)
+            tables = []
+            for name in sorted(self.live):
+                live = self.live[name]
+                playing = [g for g in self.games.values() if g.table == name and g.result is None]
+                current = max(playing, key=lambda g: g.game, default=None)
+                state = live.state or {}
+                long = False
+                if current is not None and current.at:
+                    try:
+                        long = (now - datetime.fromisoformat(current.at)).total_seconds() > RUNNING_LONG
+                    except ValueError:
+                        long = False
+                tables.append({
+                    "table": name, "online": live.online, "game": current.game if current else None,
+                    "players": [{"name": p.get("name"), "total": p.get("total")} for p in
+                                state.get("players", []) if isinstance(p, dict)][:8],
+                    "turn": state.get("turn"), "day": state.get("day"), "finished": state.get("finished"),
+                    "running_long": long, "events": current.seq if current else 0,
+                })  # fmt: skip
+            finished = [
+                {"table": g.table, "game": g.game, "at": g.at, "result": g.result,
+                 "agrees": g.claimed is None or g.claimed.get("players") == (g.result or {}).get("players")}
+                for g in sorted(self.games.values(), key=lambda g: (g.at, g.table, g.game))
+                if g.result is not None
+            ]  # fmt: skip
+            return {"tables": tables, "finished": finished, "standings": standings(finished),
+                    "problems": list(self.problems), "counts": dict(self.counts)}  # fmt: skip
+
+    # --- the broker ---------------------------------------------------------------------------
+
+    def connect(self, settings: VenueSettings, client_id: str = "") -> None:
+        """Follow ``prefix/#`` on the broker: a persistent session at QoS 1, in the background."""
+        from companion.venue.publisher import make_client
+        from companion.venue.topics import broker_address
+
+        host, port, _ = broker_address(settings.broker)
+        client = make_client(settings, client_id or f"{self.prefix}-hall-{socket.gethostname()}", clean=False)
+        client.reconnect_delay_set(1, 5)
+
+        def on_connect(client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+            if reason.is_failure:
+                self.log(say("venue_refused", broker=settings.broker, reason=str(reason)))
+                return
+            client.subscribe(f"{self.prefix}/#", qos=1)
+            self.log(say("hall_following", broker=settings.broker, prefix=self.prefix))
+
+        client.on_connect = on_connect
+        client.on_message = lambda client, userdata, message: self.handle(
+            message.topic, bytes(message.payload)
+        )
+        client.connect_async(host, port, keepalive=30)
+        client.loop_start()
+        self.client = client
+
+    def stop(self) -> None:
+        """Disconnect (the broker keeps the session and queues what comes meanwhile) and close."""
+        if self.client is not None:
+            self.client.disconnect()
+            self.client.loop_stop()
+            self.client = None
+        with self.lock:
+            for game in self.games.values():
+                if game.store is not None:
+                    game.store.close()
+                    game.store = None
+            self.index.close()
+
+
+def standings(finished: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every player across the tables' finished games: games, wins and points, best first."""
+    rows: dict[str, dict[str, Any]] = {}
+    for entry in finished:
+        result = entry["result"] or {}
+        for player in result.get("players", []):
+            name = str(player.get("name"))
+            row = rows.setdefault(name, {"name": name, "games": 0, "wins": 0, "points": 0})
+            row["games"] += 1
+            row["wins"] += name in result.get("winners", [])
+            row["points"] += int(player.get("total", 0) or 0)
+    return sorted(rows.values(), key=lambda r: (-r["wins"], -r["points"], r["name"]))

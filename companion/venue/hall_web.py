@@ -1,0 +1,144 @@
+"""The hall's read-only page: tables live, finished games, standings across tables, CSV.
+
+Only GET routes: nothing here controls a table. Every sentence comes from the catalogues
+(``?lang=fr`` for French); whatever a table sent is escaped before it is shown.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from html import escape
+from typing import Any
+
+from companion.venue.hall import Hall
+from companion.wording import say
+
+#: The page refreshes itself every few seconds (a venue's screen on the wall).
+REFRESH_SECONDS = 5
+
+
+def create_hall_app(hall: Hall) -> Any:
+    """The Flask app of the hall's page, its JSON (``/api/hall``) and ``/results.csv``."""
+    from flask import Flask, Response, jsonify, request
+
+    app = Flask("companion.hall")
+
+    def lang() -> str:
+        return "fr" if request.args.get("lang") == "fr" else "en"
+
+    @app.get("/api/hall")
+    def api() -> Any:
+        return jsonify(hall.view())
+
+    @app.get("/results.csv")
+    def results() -> Any:
+        return Response(results_csv(hall.view()), mimetype="text/csv")
+
+    @app.get("/")
+    def page() -> Any:
+        return Response(render(hall.view(), lang()), mimetype="text/html")
+
+    return app
+
+
+def results_csv(view: dict[str, Any]) -> str:
+    """One row per player of each finished game: table, game, started, player, points, rank, winner."""
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["table", "game", "started", "player", "points", "rank", "winner"])
+    for entry in view["finished"]:
+        result = entry["result"]
+        for rank, player in enumerate(result.get("players", []), start=1):
+            name = player.get("name")
+            winner = name in result.get("winners", [])
+            writer.writerow([entry["table"], entry["game"], entry["at"], name, player.get("total"), rank,
+                             int(winner)])  # fmt: skip
+    return out.getvalue()
+
+
+def heads(lang: str, *codes: str) -> list[str]:
+    """A table's column headings, from the catalogue."""
+    return [say(code, lang) for code in codes]
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> str:
+    head = "".join(f"<th>{escape(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def render(view: dict[str, Any], lang: str = "en") -> str:
+    """The page as HTML (server-rendered: a wall screen needs no script)."""
+
+    def w(code: str, **params: Any) -> str:
+        return escape(say(code, lang, **params))
+
+    live = []
+    for table in view["tables"]:
+        scores = ", ".join(f"{escape(str(p['name']))} {escape(str(p['total']))}" for p in table["players"])
+        if table["game"] is None:
+            doing = w("hall_no_game")
+        elif table["finished"]:
+            doing = w("hall_game_over")
+        else:
+            doing = w("hall_turn", player=str(table["turn"]), day=str(table["day"]))
+        if table["running_long"]:
+            doing += f" <strong>{w('hall_running_long')}</strong>"
+        online = w("hall_online") if table["online"] else f"<strong>{w('hall_offline')}</strong>"
+        live.append([escape(table["table"]), online, escape(str(table["game"] or "")), doing, scores])
+    finished = []
+    for entry in reversed(view["finished"]):
+        result = entry["result"]
+        scores = ", ".join(f"{escape(str(p['name']))} {p['total']}" for p in result.get("players", []))
+        if not entry["agrees"]:
+            scores += f" <em>{w('hall_disagrees')}</em>"
+        finished.append([escape(entry["table"]), str(entry["game"]), escape(entry["at"]),
+                         escape(", ".join(result.get("winners", []))), scores])  # fmt: skip
+    standings = [
+        [escape(r["name"]), str(r["games"]), str(r["wins"]), str(r["points"])] for r in view["standings"]
+    ]
+    problems = "".join(f"<li>{escape(p['at'])}: {escape(say(p['code'], lang, **p['params']))}</li>"
+                       for p in reversed(view["problems"]))  # fmt: skip
+    return (
+        f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
+        f'<meta http-equiv="refresh" content="{REFRESH_SECONDS}">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{w('hall_title')}</title></head><body><h1>{w('hall_title')}</h1>"
+        f"<h2>{w('hall_tables')}</h2>"
+        + _table(
+            [
+                say(c, lang)
+                for c in (
+                    "hall_col_table",
+                    "hall_online",
+                    "hall_col_game",
+                    "hall_turn_col",
+                    "hall_col_scores",
+                )
+            ],
+            live,
+        )
+        + f"<h2>{w('hall_finished')}</h2>"
+        + _table(
+            [
+                say(c, lang)
+                for c in (
+                    "hall_col_table",
+                    "hall_col_game",
+                    "hall_col_when",
+                    "hall_col_winners",
+                    "hall_col_scores",
+                )
+            ],
+            finished,
+        )
+        + f"<h2>{w('hall_standings')}</h2>"
+        + _table(
+            [say(c, lang) for c in ("hall_col_player", "hall_col_games", "hall_col_wins", "hall_col_points")],
+            standings,
+        )
+        + f'<p><a href="/results.csv">{w("hall_csv")}</a></p>'
+        + (f"<h2>{w('hall_problems')}</h2><ul>{problems}</ul>" if problems else "")
+        + "</body></html>"
+    )

@@ -1,0 +1,345 @@
+"""The table's side of the venue: an outbox that publishes what the table commits.
+
+The committed stream (`companion.stream`) hands each item to `VenuePublisher.hook`, which
+only appends it to the outbox; a thread of the publisher's own hands the outbox to paho
+while the broker is connected, and on each acknowledgement (PUBACK) moves the table's
+place in the store (``Store.save_cursor("venue", game, seq)``) over every event acknowledged
+in order. Nothing the table does waits for the broker. A broker that is down or restarts:
+what was not acknowledged is sent again on the next connection. A table that lost power:
+it subscribes again from its place in the store, so every event reaches the broker, in
+order, perhaps twice (QoS 1; the hall drops duplicates by table, game and seq).
+
+paho-mqtt is imported in `start` only: a table without ``[venue]`` never imports it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from companion.config import VenueSettings
+from companion.session import Session
+from companion.stream import Committed, GameFinished, GameStarted, StreamItem, Subscription
+from companion.venue.discovery import discovery_messages
+from companion.venue.topics import Topics, broker_address, encode, result_message, setup_message
+from companion.wording import say
+
+#: The outbox's place in the store (`Store.cursor`).
+CURSOR = "venue"
+#: The state is published at most this often (seconds): about 5 a second.
+STATE_EVERY = 0.2
+
+
+@dataclass
+class Message:
+    """One message of the outbox; ``seq`` > 0 for a committed event (its place moves the cursor)."""
+
+    topic: str
+    payload: bytes
+    retain: bool
+    game: int = 0
+    seq: int = 0
+    acked: bool = False
+
+
+@dataclass
+class Reachability:
+    """Whether the broker is reachable now, and if not, why (a catalogue code and its params)."""
+
+    connected: bool = False
+    problem: str = "venue_connecting"
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+def read_password(settings: VenueSettings) -> str | None:
+    """The password from ``password_file`` (its first line), or None when none is set."""
+    if not settings.password_file:
+        return None
+    return Path(settings.password_file).read_text(encoding="utf-8").splitlines()[0].strip()
+
+
+def make_client(settings: VenueSettings, client_id: str, clean: bool = True) -> Any:
+    """A paho client with the settings' credentials and TLS (raises OSError for an unreadable
+    password or CA file, ValueError for a CA file that is no certificate)."""
+    from paho.mqtt import client as mqtt  # lazily: only a table or hall with a venue needs it
+    from paho.mqtt.enums import CallbackAPIVersion
+
+    client = mqtt.Client(
+        CallbackAPIVersion.VERSION2,
+        client_id=client_id,
+        clean_session=clean,
+        protocol=mqtt.MQTTv311,
+    )
+    password = read_password(settings)
+    if settings.username or password is not None:
+        client.username_pw_set(settings.username or None, password)
+    if broker_address(settings.broker)[2]:
+        try:
+            client.tls_set(ca_certs=settings.ca_file or None)
+        except Exception as exc:  # ssl.SSLError: a file that is not a CA certificate
+            raise ValueError(str(exc)) from None
+    return client
+
+
+def probe(settings: VenueSettings, timeout: float = 5.0) -> tuple[str, dict[str, Any]] | None:
+    """Connect once to the venue's broker (``companion doctor``): None when it accepts this
+    table, else why not (a catalogue code and its params)."""
+    host, port, _ = broker_address(settings.broker)
+    answer: list[Any] = []
+    try:
+        client = make_client(settings, f"{settings.topic_prefix}-doctor-{time.monotonic_ns()}")
+        client.on_connect = lambda _c, _u, _f, reason, _p: answer.append(reason)
+        client.connect(host, port, keepalive=10)
+        deadline = time.monotonic() + timeout
+        while not answer and time.monotonic() < deadline:
+            client.loop(0.1)
+        client.disconnect()
+    except (OSError, ValueError, IndexError) as exc:  # refused, unreachable, TLS, unreadable files
+        return "venue_unreachable_because", {"broker": settings.broker, "error": str(exc)}
+    if not answer:
+        return "venue_unreachable", {"broker": settings.broker}
+    if answer[0].is_failure:
+        return "venue_refused", {"broker": settings.broker, "reason": str(answer[0])}
+    return None
+
+
+class VenuePublisher:
+    """Publishes one table's committed stream, status and state to the venue's broker."""
+
+    def __init__(
+        self,
+        settings: VenueSettings,
+        session: Session,
+        log: Callable[[str], None],
+        retry_max: int = 5,
+    ) -> None:
+        self.settings = settings
+        self.session = session
+        self.log = log
+        self.retry_max = retry_max
+        self.table = session.stream.table
+        self.topics = Topics(settings.topic_prefix, self.table)
+        self.reach = Reachability()
+        self.client: Any = None
+        self.subscription: Subscription | None = None
+        #: Published and delivered events (acknowledged by the broker), for the figures.
+        self.acknowledged = 0
+        self._cond = threading.Condition()
+        self._outbox: list[Message] = []  # not yet acknowledged, in order
+        self._sent = 0  # how many of the outbox were handed to paho on this connection
+        self._acks: deque[int] = deque()  # mids acknowledged (from paho's thread)
+        self._by_mid: dict[int, Message] = {}
+        self._early: set[int] = set()
+        self._state_due = True
+        self._state_at = 0.0
+        self._discovery_due = settings.home_assistant
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="venue", daemon=True)
+
+    # --- what the page and the doctor read ----------------------------------------------------
+
+    def status(self) -> dict[str, Any]:
+        """``venue`` in ``GET /api/state``: the table id, whether the broker is reachable and
+        if not, why (a code and the catalogue's words)."""
+        reach = self.reach
+        words = None if reach.connected else say(reach.problem, **reach.params)
+        return {"table": self.table, "reachable": reach.connected, "problem": None if reach.connected
+                else reach.problem, "words": words, "waiting": len(self._outbox)}  # fmt: skip
+
+    def pending(self) -> int:
+        """Messages not yet acknowledged by the broker."""
+        with self._cond:
+            return len(self._outbox)
+
+    # --- the table's side: the hook and the listeners only enqueue -------------------------------
+
+    def hook(self, item: StreamItem) -> None:
+        """The committed stream's hook: the item joins the outbox (never waits for the network)."""
+        if isinstance(item, Committed):
+            message = Message(self.topics.game(item.game, "events"), encode(item.to_json()), False,
+                              item.game, item.seq)  # fmt: skip
+        elif isinstance(item, GameStarted):
+            message = Message(self.topics.game(item.game, "setup"), encode(setup_message(item)), True)
+        elif isinstance(item, GameFinished):
+            message = Message(self.topics.game(item.game, "result"), encode(result_message(item)), True)
+        with self._cond:
+            self._outbox.append(message)
+            self._cond.notify_all()
+
+    def changed(self, *_: Any) -> None:
+        """A listener: the table's state changed, publish it (at most ~5 a second)."""
+        with self._cond:
+            self._state_due = True
+            self._cond.notify_all()
+
+    # --- paho's callbacks (its network thread) -----------------------------------------------
+
+    def _set_reach(self, connected: bool, problem: str = "", **params: Any) -> None:
+        before = self.reach
+        self.reach = Reachability(connected, problem, params)
+        if (before.connected, before.problem, before.params) != (connected, problem, params):
+            if connected:
+                self.log(say("venue_connected", broker=self.settings.broker, table=self.table))
+            else:
+                self.log(say(problem, **params))
+
+    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        if reason.is_failure:
+            self._set_reach(False, "venue_refused", broker=self.settings.broker, reason=str(reason))
+            return
+        client.publish(self.topics.status, b"online", qos=1, retain=True)
+        if self.settings.home_assistant:
+            client.subscribe(f"{self.settings.discovery_prefix}/status", qos=1)
+        self._set_reach(True)
+        with self._cond:
+            self._sent = 0  # what was not acknowledged goes again, in order
+            self._state_due = True
+            self._discovery_due = self.settings.home_assistant
+            self._cond.notify_all()
+
+    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        if not self._stopping and self.reach.problem != "venue_refused":  # a refusal stays the reason
+            self._set_reach(False, "venue_unreachable", broker=self.settings.broker)
+
+    def _on_connect_fail(self, client: Any, userdata: Any) -> None:
+        self._set_reach(False, "venue_unreachable", broker=self.settings.broker)
+
+    def _on_publish(self, client: Any, userdata: Any, mid: int, reason: Any, properties: Any) -> None:
+        self._acks.append(mid)
+        with self._cond:
+            self._cond.notify_all()
+
+    def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
+        if message.topic.endswith("/status") and message.payload == b"online":  # Home Assistant restarted
+            with self._cond:
+                self._discovery_due = True
+                self._cond.notify_all()
+
+    # --- the outbox's thread ---------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Connect in the background and follow the stream from the table's place in the store."""
+        host, port, _ = broker_address(self.settings.broker)
+        try:
+            client = make_client(self.settings, f"{self.settings.topic_prefix}-table-{self.table}")
+        except (OSError, ValueError, IndexError) as exc:
+            self._set_reach(False, "venue_credentials", broker=self.settings.broker, error=str(exc))
+            client = None
+        if client is not None:
+            client.will_set(self.topics.status, b"offline", qos=1, retain=True)
+            client.reconnect_delay_set(1, self.retry_max)
+            client.on_connect = self._on_connect
+            client.on_disconnect = self._on_disconnect
+            client.on_connect_fail = self._on_connect_fail
+            client.on_publish = self._on_publish
+            client.on_message = self._on_message
+            client.connect_async(host, port, keepalive=30)
+            client.loop_start()
+            self.client = client
+        self._thread.start()
+        store = self.session.store
+        self.session.listen(self.changed)
+        self.session.on_table.append(self.changed)
+        self.subscription = self.session.subscribe(
+            self.hook, after=store.cursor(CURSOR) or (0, 0), name="venue"
+        )
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(self._work, timeout=STATE_EVERY)
+                if self._stopping:
+                    return
+                acks = [self._acks.popleft() for _ in range(len(self._acks))]
+                connected = self.reach.connected and self.client is not None
+                batch = self._outbox[self._sent :] if connected else []
+                self._sent += len(batch)
+                state = connected and self._state_due and time.monotonic() - self._state_at >= STATE_EVERY
+                if state:
+                    self._state_due, self._state_at = False, time.monotonic()
+                discovery = connected and self._discovery_due
+                self._discovery_due = self._discovery_due and not discovery
+            self._acknowledge(acks)
+            for message in batch:
+                info = self.client.publish(message.topic, message.payload, qos=1, retain=message.retain)
+                self._by_mid[info.mid] = message
+                if info.mid in self._early:
+                    self._early.discard(info.mid)
+                    self._acknowledge([info.mid])
+            if state:
+                self._publish_state()
+            if discovery:
+                for topic, payload in discovery_messages(self.settings, self.topics):
+                    self.client.publish(topic, payload, qos=1, retain=True)
+
+    def _work(self) -> bool:
+        connected = self.reach.connected
+        # a state due but published less than STATE_EVERY ago waits for the wait's timeout (no spin)
+        state = self._state_due and time.monotonic() - self._state_at >= STATE_EVERY
+        return bool(
+            self._stopping
+            or self._acks
+            or (connected and (self._sent < len(self._outbox) or state or self._discovery_due))
+        )
+
+    def _acknowledge(self, mids: list[int]) -> None:
+        """Mark acknowledged messages; move the store's place over those acknowledged in order."""
+        for mid in mids:
+            message = self._by_mid.pop(mid, None)
+            if message is None:
+                self._early.add(mid)
+            else:
+                message.acked = True
+        place = None
+        with self._cond:
+            while self._outbox and self._outbox[0].acked:
+                message = self._outbox.pop(0)
+                self._sent = max(0, self._sent - 1)
+                if message.seq:
+                    place = (message.game, message.seq)
+                    self.acknowledged += 1
+        if place is not None:
+            try:
+                self.session.store.save_cursor(CURSOR, *place)
+            except Exception as exc:  # a full disk: the place stays behind; events go again, never lost
+                self.log(say("venue_cursor_unsaved", error=str(exc)))
+
+    def _publish_state(self) -> None:
+        try:
+            state = {**self.session.table.state_json(), "table": self.table}
+        except Exception:  # the table is between games: the next change publishes it
+            return
+        self.client.publish(self.topics.state, encode(state), qos=1, retain=True)
+
+    def wait_delivered(self, timeout: float) -> bool:
+        """Block until the outbox is empty (every message acknowledged), or ``timeout``."""
+        if self.subscription is not None:
+            self.subscription.wait_idle(timeout)
+        with self._cond:
+            return self._cond.wait_for(lambda: not self._outbox, timeout)
+
+    def stop(self, timeout: float = 2.0) -> None:
+        """Deliver what can be in ``timeout``, say ``offline`` and disconnect (a clean stop)."""
+        if self.subscription is not None:
+            self.session.stream.unsubscribe(self.subscription, timeout)
+        if self.reach.connected:
+            self.wait_delivered(timeout)
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+        client = self.client
+        if client is not None:
+            if self.reach.connected:
+                info = client.publish(self.topics.status, b"offline", qos=1, retain=True)
+                with contextlib.suppress(RuntimeError, ValueError):  # disconnected: the will says offline
+                    info.wait_for_publish(timeout)
+            client.disconnect()
+            client.loop_stop()

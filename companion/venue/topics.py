@@ -1,0 +1,104 @@
+"""The venue's topics and messages, shared by the table's publisher and the hall.
+
+With ``P`` the prefix and ``T`` the table id: ``P/T/status`` (retained ``online``, or
+``offline``: the last will), ``P/T/state`` (retained public state), and per game ``G``:
+``P/T/games/G/setup`` (retained), ``P/T/games/G/events`` (QoS 1, one per committed event)
+and ``P/T/games/G/result`` (retained). No MQTT library here: both sides import it lazily.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from companion.stream import GameFinished, GameStarted
+
+#: The largest message the hall reads; an event is well under 1 KB, a state a few KB.
+MAX_PAYLOAD = 64 * 1024
+_WORD = re.compile(r"\A[A-Za-z0-9_-]{1,40}\Z")
+
+
+def table_id(configured: str, hostname: str | None = None) -> str:
+    """The table's id: ``[venue] table``, else the host name made fit for a topic level."""
+    if configured:
+        return configured
+    name = (hostname if hostname is not None else socket.gethostname()).split(".")[0]
+    cleaned = re.sub(r"[^A-Za-z0-9_-]", "-", name)[:40].strip("-")
+    return cleaned or "table"
+
+
+def broker_address(url: str) -> tuple[str, int, bool]:
+    """(host, port, tls) of ``mqtt://host[:port]`` or ``mqtts://host[:port]`` (checked by the config)."""
+    parts = urlsplit(url)
+    tls = parts.scheme == "mqtts"
+    return parts.hostname or "localhost", parts.port or (8883 if tls else 1883), tls
+
+
+@dataclass(frozen=True)
+class Topics:
+    """The topics of one table under ``prefix``."""
+
+    prefix: str
+    table: str
+
+    @property
+    def base(self) -> str:
+        return f"{self.prefix}/{self.table}"
+
+    @property
+    def status(self) -> str:
+        return f"{self.base}/status"
+
+    @property
+    def state(self) -> str:
+        return f"{self.base}/state"
+
+    def game(self, game: int, kind: str) -> str:
+        """``kind``: setup, events or result."""
+        return f"{self.base}/games/{game}/{kind}"
+
+
+@dataclass(frozen=True)
+class Where:
+    """What a topic names: a table, the kind of message and its game (0 for status and state)."""
+
+    table: str
+    kind: str
+    game: int
+
+
+def parse_topic(prefix: str, topic: str) -> Where | None:
+    """What ``topic`` under ``prefix`` names, or None when it is no venue topic."""
+    parts = topic.split("/")
+    if len(parts) < 3 or parts[0] != prefix or not _WORD.match(parts[1]):
+        return None
+    if len(parts) == 3 and parts[2] in ("status", "state"):
+        return Where(parts[1], parts[2], 0)
+    if (
+        len(parts) == 5
+        and parts[2] == "games"
+        and parts[3].isdigit()
+        and len(parts[3]) < 10
+        and parts[4] in ("setup", "events", "result")
+    ):
+        return Where(parts[1], parts[4], int(parts[3]))
+    return None
+
+
+def setup_message(item: GameStarted) -> dict[str, Any]:
+    """The retained setup: the game's setup line (as stored), its format and the chain's start."""
+    return {"table": item.table, "game": item.game, "at": item.at, "format": item.format,
+            "setup": item.setup, "sum": item.sum}  # fmt: skip
+
+
+def result_message(item: GameFinished) -> dict[str, Any]:
+    """The retained result: the final standings after event ``seq``."""
+    return {"table": item.table, "game": item.game, "seq": item.seq, "result": item.result}
+
+
+def encode(message: Any) -> bytes:
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False).encode()
