@@ -48,7 +48,7 @@ def measure(
         else:
             os.environ["MALLOC_ARENA_MAX"] = arenas
         port = port_from(port_range)
-        daemon = start_daemon(None, port, data)
+        daemon = start_daemon(None, port, data, pages=0)  # the table's own cap on live pages
         try:
             start = rss_mb(daemon.pid)
             left = list(range(requests))

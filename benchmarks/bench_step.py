@@ -38,10 +38,10 @@ PIN = "2468"
 TICK = os.sysconf("SC_CLK_TCK")
 
 
-def cpu_seconds(pid: int) -> float:
-    """The process's user + system CPU time so far (all its threads)."""
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """The process's user and system CPU time so far (all its threads)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
+    return int(fields[11]) / TICK, int(fields[12]) / TICK
 
 
 def port_from(spec: str) -> int:
@@ -120,9 +120,12 @@ def pages_child(port: int, count: int) -> int:
 # --- the driver -----------------------------------------------------------------------------
 
 
-def start_daemon(tree: Path | None, port: int, data: Path) -> subprocess.Popen[bytes]:
+def start_daemon(tree: Path | None, port: int, data: Path, pages: int = 200) -> subprocess.Popen[bytes]:
+    """``companion run --mock`` on ``data``, answering; ``pages``: the live pages' cap (each
+    is a server thread, so the default of the table's settings for a memory figure)."""
     config = data.parent / "config.toml"
-    config.write_text('[table]\nhost = "127.0.0.1"\nlive_pages = 200\ncontrols_per_minute = 100000\n')
+    cap = f"live_pages = {pages}\n" if pages else ""
+    config.write_text(f'[table]\nhost = "127.0.0.1"\n{cap}controls_per_minute = 100000\n')
     env = dict(os.environ)
     if tree is not None:
         env["PYTHONPATH"] = str(tree)
@@ -186,14 +189,20 @@ def measure(tree: Path | None, pages: int, steps: int, port_range: str) -> dict[
                     child.stdin.flush()
                     if child.stdout.readline().strip() != "ok":
                         raise SystemExit("bench_step: the pages stopped")
-            cpu, wall = cpu_seconds(daemon.pid) - cpu0, time.perf_counter() - wall0
+            (user1, system1), wall = cpu_seconds(daemon.pid), time.perf_counter() - wall0
+            user, system = user1 - cpu0[0], system1 - cpu0[1]
         finally:
             if child is not None:
                 child.kill()
                 child.wait()
             daemon.terminate()
             daemon.wait(timeout=30)
-    return {"cpu_ms_per_step": 1000 * cpu / steps, "wall_ms_per_step": 1000 * wall / steps}
+    return {
+        "cpu_ms_per_step": 1000 * (user + system) / steps,
+        "user_ms": 1000 * user / steps,
+        "system_ms": 1000 * system / steps,
+        "wall_ms_per_step": 1000 * wall / steps,
+    }
 
 
 def main() -> int:
