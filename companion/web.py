@@ -44,6 +44,7 @@ from companion.editions.web import library_api
 from companion.engine.tokens import BENEFITS, COLUMNS
 from companion.history_web import history_api
 from companion.json_bounds import BadJson
+from companion.live_streams import Broadcaster, SseMessages
 from companion.ports import GameSetupError, TableRuntime
 from companion.rate import SlidingWindow
 from companion.text import name_key, printable
@@ -160,27 +161,6 @@ def state() -> Any:
     return jsonify({**runtime.state(), "hardware": hardware, "store": store})
 
 
-def _sse(event_id: str, data: str) -> str:
-    return f"id: {event_id}\nevent: state\ndata: {data}\n\n"
-
-
-class SseMessages:
-    """The latest snapshot as one Server-Sent Events message, encoded once per version
-    however many live pages send it (each would otherwise copy and encode ~17 KB)."""
-
-    def __init__(self) -> None:
-        self.latest: tuple[int, str, bytes] | None = None  # replaced whole, never changed in place
-
-    def message(self, runtime: TableRuntime, boot: str) -> tuple[int, str, bytes]:
-        """The table's latest snapshot: its version, event id ("<boot>-<version>") and message."""
-        version, data = runtime.page_text()
-        event_id = f"{boot}-{version}"
-        latest = self.latest
-        if latest is None or latest[1] != event_id:
-            latest = self.latest = (version, event_id, _sse(event_id, data).encode())
-        return latest
-
-
 @api.get("/events")
 def events() -> Response:
     """Live updates: a snapshot now, then one after each change; heartbeats in between.
@@ -212,6 +192,11 @@ def events() -> Response:
             slots.give_back(address)
 
     messages: SseMessages = current_app.config["SSE_MESSAGES"]
+    # Under waitress, over HTTP/1.1 (chunked), one thread writes every page's updates
+    # (`companion.live_streams`); elsewhere (a test client, HTTP/1.0) the page's own thread does.
+    channel = getattr(request.environ.get("waitress.client_disconnected"), "__self__", None)
+    shared = channel is not None and request.environ.get("SERVER_PROTOCOL") == "HTTP/1.1"
+    broadcaster: Broadcaster = current_app.config["BROADCASTER"]
 
     def stream() -> Iterator[bytes]:
         # Event ids are "<this process>-<table version>": a page that saw the latest
@@ -221,6 +206,18 @@ def events() -> Response:
             yield b"retry: 2000\n: connected\n\n"
             sent, sent_at = last, -interval
             quiet_since = time.monotonic()
+            if shared:
+                version, event_id, message = messages.message(runtime, boot)
+                if event_id != sent:
+                    sent = event_id
+                    yield message
+                page = broadcaster.add(channel, sent)
+                try:  # the broadcaster writes from now on: wait for the page to go away
+                    while not gone() and not page.done.wait(1.0):
+                        pass
+                finally:
+                    broadcaster.remove(page)
+                return
             while not gone():
                 version = runtime.version()
                 if f"{boot}-{version}" != sent:
@@ -571,12 +568,14 @@ def create_app(
 
     app = Flask(__name__, static_folder=str(WEB_ROOT / "static"), static_url_path="/static")
     table_settings = runtime.config.table
+    boot, messages = secrets.token_hex(4), SseMessages()
     app.config.update(
         RUNTIME=runtime,
         HEARTBEAT=heartbeat,
         STREAM_INTERVAL=stream_interval,
-        BOOT=secrets.token_hex(4),
-        SSE_MESSAGES=SseMessages(),
+        BOOT=boot,
+        SSE_MESSAGES=messages,
+        BROADCASTER=Broadcaster(runtime, messages, boot, stream_interval, heartbeat),
         CONTROLS=SlidingWindow(table_settings.controls_per_minute, 60),  # per address
         STREAMS=StreamSlots(table_settings.live_pages, table_settings.live_pages_per_address),
         HOST_NAMES=own_names(hostname if hostname is not None else socket.gethostname()),
