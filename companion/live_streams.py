@@ -96,12 +96,16 @@ class Broadcaster:
         self.lock = threading.Lock()
         self.pages: list[Page] = []
         self.thread: threading.Thread | None = None
+        #: When a page last joined: it may have been sent a snapshot older than the latest
+        #: one while this thread waited, so the wait is short for a while after.
+        self.joined_at = -math.inf
 
     def add(self, channel: Any, sent: str) -> Page:
         """Register a page whose connection has been sent ``sent`` (an event id) already."""
         page = Page(channel, sent, time.monotonic())
         with self.lock:
             self.pages.append(page)
+            self.joined_at = page.quiet_since
             if self.thread is None:
                 self.thread = threading.Thread(target=self.run, name="live-pages", daemon=True)
                 self.thread.start()
@@ -137,4 +141,6 @@ class Broadcaster:
             # a change (or a new game) wakes this wait; a second at most, so heartbeats,
             # drained pages and pages gone are seen in time
             wait = min(1.0, max(0.0, min((p.quiet_since for p in pages), default=now) + self.heartbeat - now))
+            if now - self.joined_at < 1.0:
+                wait = min(wait, self.interval)
             self.runtime.wait_for_change(version, max(wait, 0.01))
