@@ -10,7 +10,11 @@ page reading the snapshot that carries the step's version. The daemon is
 (one per run, each page from its own loopback address, as phones are), so neither the
 driver nor the pages spend the server's CPU. Printed per tree and page count: the
 daemon's CPU time per step (user + system, from ``/proc/<pid>/stat``, which unlike wall
-time does not move with a shared machine's load) beside the wall time per step.
+time does not move with a shared machine's load) beside the wall time per step, the
+daemon's idle CPU rate (measured over ``--idle`` seconds with nothing asked: the mock
+ring's animation, the streams' heartbeats) and the net CPU of a step (the idle rate
+over the step's wall time taken off: on a loaded machine a step's wall time grows, and
+with it the idle work counted in it).
 
 ``--tree`` runs the daemon from another checkout's source (``PYTHONPATH``), so two
 versions of the code are measured in the same run: every round goes through each tree
@@ -163,7 +167,7 @@ def step(port: int, seed: list[int], state: dict[str, Any]) -> dict[str, Any]:
     return page
 
 
-def measure(tree: Path | None, pages: int, steps: int, port_range: str) -> dict[str, float]:
+def measure(tree: Path | None, pages: int, steps: int, port_range: str, idle: float) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         port = port_from(port_range)
         daemon = start_daemon(tree, port, Path(tmp) / "data")
@@ -180,6 +184,12 @@ def measure(tree: Path | None, pages: int, steps: int, port_range: str) -> dict[
             seed, state = [1], request(port, "GET", "/api/state")
             for _ in range(10):  # warm: the first answers import and build what later ones reuse
                 state = step(port, seed, state)
+            # the daemon's own pace with nothing asked (the ring's animation, the streams'
+            # heartbeats): a step's wall time costs this much besides the step itself
+            idle0, idle_wall0 = cpu_seconds(daemon.pid), time.perf_counter()
+            time.sleep(idle)
+            idle1, idle_wall = cpu_seconds(daemon.pid), time.perf_counter() - idle_wall0
+            idle_rate = (sum(idle1) - sum(idle0)) / idle_wall
             cpu0, wall0 = cpu_seconds(daemon.pid), time.perf_counter()
             for _ in range(steps):
                 state = step(port, seed, state)
@@ -199,6 +209,9 @@ def measure(tree: Path | None, pages: int, steps: int, port_range: str) -> dict[
             daemon.wait(timeout=30)
     return {
         "cpu_ms_per_step": 1000 * (user + system) / steps,
+        # what the step itself cost: the idle pace over the step's wall time taken off
+        "net_cpu_ms_per_step": 1000 * (user + system - idle_rate * wall) / steps,
+        "idle_cpu_ms_per_s": 1000 * idle_rate,
         "user_ms": 1000 * user / steps,
         "system_ms": 1000 * system / steps,
         "wall_ms_per_step": 1000 * wall / steps,
@@ -210,6 +223,7 @@ def main() -> int:
     parser.add_argument("--pages", default="0,20", help="live page counts, comma separated")
     parser.add_argument("--steps", type=int, default=150, help="measured steps per run")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of every (tree, pages) run")
+    parser.add_argument("--idle", type=float, default=3.0, help="seconds the idle pace is measured over")
     parser.add_argument("--port-range", default="18600-18699", help="ports to choose from, lo-hi")
     parser.add_argument("--tree", action="append", help="a checkout to run the daemon from (repeatable)")
     parser.add_argument("--json", action="store_true")
@@ -226,7 +240,7 @@ def main() -> int:
         for tree in trees:
             for pages in counts:
                 key = (str(tree or "installed"), pages)
-                runs.setdefault(key, []).append(measure(tree, pages, args.steps, args.port_range))
+                runs.setdefault(key, []).append(measure(tree, pages, args.steps, args.port_range, args.idle))
     rows = [
         {"tree": tree, "pages": pages, "steps": args.steps, "rounds": len(results),
          **{k: round(statistics.median(r[k] for r in results), 2) for k in results[0]}}
