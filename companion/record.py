@@ -280,7 +280,7 @@ _decode = json.JSONDecoder().decode
 
 #: Drops every ASCII character but quotes and brackets (`str.translate`); any other
 #: character of valid JSON is inside a string, which `_STRING` then drops.
-_KEEP = {c: None for c in range(128) if chr(c) not in "\"[]{}"}
+_KEEP = {c: None for c in range(128) if chr(c) not in '"[]{}'}
 _STRING = re.compile(r'"[^"]*"')
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
