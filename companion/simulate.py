@@ -108,6 +108,9 @@ def simulate(
     rng = random.Random(seed)
     summary = Summary(games, players, bot, seed, ed.name, 0.0, 0, 0)
     wins = [0.0] * players
+    # every itinerary's transition memo built before the clock (once per edition), so the
+    # rate is the referee's, not the first games' memo building (issue 26)
+    ed.rules.complete()
     start = time.perf_counter()
     for _ in range(games):
         setup = random_setup(ed, names, rng)

@@ -79,33 +79,73 @@ def replay(setup: Setup, stored: Sequence[Event], dealt: bool = False) -> Past:
     entry. An undo takes back the board's state exactly, so the moves left in effect,
     and each one's totals, are those a replay of the board's moves alone would give: one
     pass serves the log, the treks and the chart."""
-    fresh = Board(setup)
-    past = Past(start=_totals(fresh))
-    log, moves = past.log, past.moves
-    for n, event in enumerate(stored, start=1):
-        if type(event) is not Undo:
-            if type(event) is not Reveal:  # a reveal changes no score: the moves below it wait
-                _settle(moves, fresh)
-            who = fresh.turn
-            entry = _push(fresh, event, n)
-            if entry is not None:
-                log.append(entry)
-                moves.append(Move(event, entry, who, type(event) is Take and fresh.trek_len[who] == 1))
-            continue
-        if fresh.push(event) is not None:  # nothing to undo: nothing happened
-            continue
-        undone = moves.pop().entry
-        if event.correction:
-            del log[next(i for i in range(len(log) - 1, -1, -1) if log[i] is undone)]
-            continue
-        undone["undone"] = True
-        undone.pop("day_end", None)
-        if dealt and undone["kind"] == "reveal":
-            continue
-        gone = {k: undone[k] for k in ("kind", "player", "card", "title", "year", "itinerary") if k in undone}
-        log.append({"n": n, "day": fresh.day, "kind": "undo", "event": gone})
-    _settle(moves, fresh)
-    return past
+    return Replay(setup, stored, dealt).advance()
+
+
+class Replay:
+    """A `replay` that can be continued: the table's stored log only grows, so each change
+    replays only the events stored since the last snapshot instead of the whole game (the
+    page's snapshot is built after every change, for every live page).
+
+    Continuing gives the `Past` a whole replay would: the moves still without totals at the
+    end of one pass are settled with the board's totals then, which are theirs (only
+    reveals, which change no score, follow the latest of them, and an undo takes the board
+    back exactly). The log's entries are the replay's own and change as it continues (a
+    later undo marks them): a caller keeping them copies them (`page_state` does)."""
+
+    def __init__(self, setup: Setup, source: Sequence[Event], dealt: bool = False) -> None:
+        self.setup, self.source, self.dealt = setup, source, dealt
+        self.board = Board(setup)
+        self.past = Past(start=_totals(self.board))
+        #: How many of ``source``'s events were replayed, and the last of them.
+        self.count = 0
+        self.last: Event | None = None
+
+    def continues(self, setup: Setup, source: Sequence[Event], dealt: bool) -> bool:
+        """Whether ``source`` is the log this replay read, grown since (never changed before)."""
+        return (
+            setup is self.setup
+            and source is self.source
+            and dealt == self.dealt
+            and len(source) >= self.count
+            and (self.count == 0 or source[self.count - 1] is self.last)
+        )
+
+    def advance(self) -> Past:
+        """Replay the events stored since the last call; the past as a whole replay gives it."""
+        fresh, past, dealt, source = self.board, self.past, self.dealt, self.source
+        log, moves = past.log, past.moves
+        for n in range(self.count + 1, len(source) + 1):
+            event = source[n - 1]
+            if type(event) is not Undo:
+                if type(event) is not Reveal:  # a reveal changes no score: the moves below it wait
+                    _settle(moves, fresh)
+                who = fresh.turn
+                entry = _push(fresh, event, n)
+                if entry is not None:
+                    log.append(entry)
+                    moves.append(Move(event, entry, who, type(event) is Take and fresh.trek_len[who] == 1))
+                continue
+            if fresh.push(event) is not None:  # nothing to undo: nothing happened
+                continue
+            undone = moves.pop().entry
+            if event.correction:
+                del log[next(i for i in range(len(log) - 1, -1, -1) if log[i] is undone)]
+                continue
+            undone["undone"] = True
+            undone.pop("day_end", None)
+            if dealt and undone["kind"] == "reveal":
+                continue
+            gone = {k: undone[k] for k in _NAMED if k in undone}
+            log.append({"n": n, "day": fresh.day, "kind": "undo", "event": gone})
+        if len(source) > self.count:
+            self.count, self.last = len(source), source[-1]
+        _settle(moves, fresh)
+        return past
+
+
+#: What an ``undo`` entry names of the entry it took back.
+_NAMED = ("kind", "player", "card", "title", "year", "itinerary")
 
 
 def _settle(moves: list[Move], board: Board) -> None:
@@ -178,15 +218,23 @@ def itinerary_view(board: Board, seat: int) -> dict[str, Any] | None:
 
 
 def page_state(
-    board: Board, colours: list[str], stored: Sequence[Event] | None = None, dealt: bool = False
+    board: Board,
+    colours: list[str],
+    stored: Sequence[Event] | None = None,
+    dealt: bool = False,
+    continued: Replay | None = None,
 ) -> dict[str, Any]:
     """Everything the page draws, besides the table's own fields (expect, pending, last).
 
     ``stored``: the table's whole stored log, undos included, for the event log (see
     `replay`); without it the log lists the moves in effect. The treks and the chart are
     always the board's: should ``stored`` not replay to the board's moves, they are
-    replayed from those."""
-    past = replay(board.setup, board.moves if stored is None else stored, dealt)
+    replayed from those. ``continued``: a replay of ``stored`` to continue instead (see
+    `Replay`), which gives the same page."""
+    if continued is not None:
+        past = continued.advance()
+    else:
+        past = replay(board.setup, board.moves if stored is None else stored, dealt)
     log = past.log
     if past.events != board.moves:
         past = replay(board.setup, board.moves)
@@ -235,7 +283,7 @@ def page_state(
         # every watch by hour, then stack (the top one first): the page's Clock stacks them so
         "stack": [board.names[i] for i in order],
         "row_cards": row,
-        "log": log[-60:],
+        "log": [dict(entry) for entry in log[-60:]],  # a continued replay marks its entries later
         "log_length": len(log),
         "chart": past.totals,
         "ancestor": None if edition.ancestor is None else {

@@ -45,6 +45,7 @@ from companion.editions.web import library_api
 from companion.engine.tokens import BENEFITS, COLUMNS
 from companion.history_web import history_api
 from companion.json_bounds import BadJson
+from companion.live_streams import Broadcaster, SseMessages
 from companion.ports import CoachRefused, GameSetupError, TableRuntime
 from companion.rate import SlidingWindow
 from companion.text import name_key, printable
@@ -164,10 +165,6 @@ def state() -> Any:
     return jsonify({**runtime.state(), "hardware": hardware, "store": store, "venue": runtime.venue_status()})
 
 
-def _sse(event_id: str, data: str) -> str:
-    return f"id: {event_id}\nevent: state\ndata: {data}\n\n"
-
-
 @api.get("/events")
 def events() -> Response:
     """Live updates: a snapshot now, then one after each change; heartbeats in between.
@@ -198,14 +195,33 @@ def events() -> Response:
             released.set()
             slots.give_back(address)
 
-    def stream() -> Iterator[str]:
+    messages: SseMessages = current_app.config["SSE_MESSAGES"]
+    # Under waitress, over HTTP/1.1 (chunked), one thread writes every page's updates
+    # (`companion.live_streams`); elsewhere (a test client, HTTP/1.0) the page's own thread does.
+    channel = getattr(request.environ.get("waitress.client_disconnected"), "__self__", None)
+    shared = channel is not None and request.environ.get("SERVER_PROTOCOL") == "HTTP/1.1"
+    broadcaster: Broadcaster = current_app.config["BROADCASTER"]
+
+    def stream() -> Iterator[bytes]:
         # Event ids are "<this process>-<table version>": a page that saw the latest
         # one (after a dropped connection) gets nothing again; any other id, or one
         # from before a restart, gets the current snapshot at once.
         try:
-            yield "retry: 2000\n: connected\n\n"
+            yield b"retry: 2000\n: connected\n\n"
             sent, sent_at = last, -interval
             quiet_since = time.monotonic()
+            if shared:
+                version, event_id, message = messages.message(runtime, boot)
+                if event_id != sent:
+                    sent = event_id
+                    yield message
+                page = broadcaster.add(channel, sent)
+                try:  # the broadcaster writes from now on: wait for the page to go away
+                    while not gone() and not page.done.wait(1.0):
+                        pass
+                finally:
+                    broadcaster.remove(page)
+                return
             while not gone():
                 version = runtime.version()
                 if f"{boot}-{version}" != sent:
@@ -213,17 +229,16 @@ def events() -> Response:
                     if pause > 0:  # a snapshot just went out: send the latest one a moment later
                         time.sleep(pause)
                         continue
-                    version, data = runtime.page_text()
-                    sent, sent_at = f"{boot}-{version}", time.monotonic()
-                    quiet_since = sent_at
-                    yield _sse(sent, data)
+                    version, sent, message = messages.message(runtime, boot)
+                    sent_at = quiet_since = time.monotonic()
+                    yield message
                 # wait in short steps, so a closed page frees its thread within a second
                 wait = min(1.0, max(0.0, quiet_since + heartbeat - time.monotonic()))
                 # a new game wakes this wait and bumps the version: it is sent at once
                 unchanged = runtime.wait_for_change(version, wait) == version
                 if unchanged and time.monotonic() - quiet_since >= heartbeat:
                     quiet_since = time.monotonic()
-                    yield ": heartbeat\n\n"
+                    yield b": heartbeat\n\n"
         finally:
             release()
 
@@ -589,11 +604,14 @@ def create_app(
 
     app = Flask(__name__, static_folder=str(WEB_ROOT / "static"), static_url_path="/static")
     table_settings = runtime.config.table
+    boot, messages = secrets.token_hex(4), SseMessages()
     app.config.update(
         RUNTIME=runtime,
         HEARTBEAT=heartbeat,
         STREAM_INTERVAL=stream_interval,
-        BOOT=secrets.token_hex(4),
+        BOOT=boot,
+        SSE_MESSAGES=messages,
+        BROADCASTER=Broadcaster(runtime, messages, boot, stream_interval, heartbeat),
         CONTROLS=SlidingWindow(table_settings.controls_per_minute, 60),  # per address
         STREAMS=StreamSlots(table_settings.live_pages, table_settings.live_pages_per_address),
         HOST_NAMES=own_names(hostname if hostname is not None else socket.gethostname()),

@@ -47,6 +47,13 @@ def test_the_state_directory_is_private_as_docs_security_says() -> None:
     assert "`StateDirectoryMode=0700`" in (ROOT / "docs" / "security.md").read_text()
 
 
+def test_the_service_keeps_glibc_to_two_malloc_arenas() -> None:
+    """An arena per server thread grew the daemon by 30 MB after a burst of history pages
+    (issue 26, benchmarks/bench_history_memory.py): the unit starts it with two."""
+    environment = unit_settings()["Service"]["Environment"]
+    assert "MALLOC_ARENA_MAX=2" in environment
+
+
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
 def test_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
     # The real ExecStart exists only on an installed Pi; verify the rest of the unit as is.

@@ -10,6 +10,7 @@ over random logs with undos, corrections' undo steps and refused events.
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,7 @@ from companion.editions import load_edition
 from companion.engine import Board, ChooseItinerary, Event, Reveal, Take, Undo, make_setup
 from companion.engine.tokens import ANCESTOR, COLUMNS
 from companion.simulate import random_setup
-from companion.view import _push, page_state, replay
+from companion.view import Replay, _push, page_state, replay
 
 from tests_support import make_runtime, play_turn
 
@@ -225,3 +226,45 @@ def test_one_pass_gives_the_log_treks_and_chart_of_the_two(
     assert past.treks(len(board.names)) == before.treks
     # without the stored log, the log lists the moves in effect, as before
     assert replay(board.setup, board.moves).log == before.log
+
+
+# --- a continued replay against a whole one ----------------------------------------------
+
+
+@settings(max_examples=150, deadline=None)
+@given(game=stored_logs(), dealt=st.booleans(), cuts=st.lists(st.integers(0, 200), max_size=12))
+def test_a_continued_replay_gives_the_page_a_whole_replay_gives(
+    game: tuple[Board, list[Event]], dealt: bool, cuts: list[int]
+) -> None:
+    """The table's stored log only grows: the page's snapshot continues its last replay
+    (`Replay`) with the events stored since. At every length the log grows through (any
+    cuts: a step of one event, of several, of none), its page is byte for byte the page
+    of a whole replay."""
+    whole_board, whole = game
+    stored: list[Event] = []  # the table's log: one list, grown in place
+    continued = Replay(whole_board.setup, stored, dealt)
+    board = Board(whole_board.setup)
+    colours = ["#0072B2", "#E69F00", "#009E73", "#CC79A7"]
+    for end in [*sorted(min(cut, len(whole)) for cut in cuts), len(whole)]:
+        for event in whole[len(stored) : end]:
+            board.push(event)  # a refused one changes nothing, as at the table
+            stored.append(event)
+        assert continued.continues(board.setup, stored, dealt)
+        page = page_state(board, colours, stored, dealt, continued)
+        fresh = page_state(board, colours, list(stored), dealt)
+        assert json.dumps(page) == json.dumps(fresh)
+
+
+def test_a_replay_does_not_continue_a_log_that_was_replaced_or_changed() -> None:
+    setup = make_setup(EDITION, ["Ann", "Ben"])
+    stored: list[Event] = [Undo()]
+    continued = Replay(setup, stored)
+    continued.advance()
+    assert continued.continues(setup, stored, False)
+    assert not continued.continues(setup, list(stored), False)  # another game's list
+    assert not continued.continues(setup, stored, True)
+    assert not continued.continues(make_setup(EDITION, ["Ann", "Ben"]), stored, False)
+    stored[0] = Undo(correction=True)  # changed where it was already replayed
+    assert not continued.continues(setup, stored, False)
+    del stored[:]
+    assert not continued.continues(setup, stored, False)

@@ -40,6 +40,8 @@ class Snapshots(CommittingTable):
     #: Extras of every state: name -> function of the table (a coach's advice, say). A
     #: `companion.session.Session` shares one dict with each game it puts on the table.
     annotations: dict[str, Callable[[Any], Any]]
+    #: The stored log's replay for the page, continued at each change (`companion.view.Replay`).
+    page_replay: Any = None
 
     def expect(self) -> dict[str, Any] | None:
         """What the table waits for next, for the ring, the page and scripts."""
@@ -123,11 +125,15 @@ class Snapshots(CommittingTable):
 
     def page_json(self) -> dict[str, Any]:
         """The state plus what the live page draws (treks' cards, the log, the score chart)."""
-        from companion.view import page_state
+        from companion.view import Replay, page_state
 
         with self.lock:
             colours = [self.colour(seat) for seat in range(len(self.board.names))]
-            page = page_state(self.board, colours, self.stored, dealt=self.dealer is not None)
+            dealt = self.dealer is not None
+            continued = self.page_replay
+            if continued is None or not continued.continues(self.board.setup, self.stored, dealt):
+                continued = self.page_replay = Replay(self.board.setup, self.stored, dealt)
+            page = page_state(self.board, colours, self.stored, dealt, continued)
             return {**self.state_json(), **page}
 
     def page_text(self) -> tuple[int, str]:

@@ -1,0 +1,113 @@
+"""The daemon's memory after serving the history page, with and without ``MALLOC_ARENA_MAX=2``.
+
+Run: ``.venv/bin/python benchmarks/bench_history_memory.py [--games 500] [--requests 100]
+[--clients 4] [--rounds 2] [--port-range 18700-18799] [--json]``
+
+A data directory is filled with ``--games`` finished games (`bench_history.fill`), then
+``companion run --mock`` is started on it in its own process and ``GET /api/history`` is
+asked ``--requests`` times by ``--clients`` clients at once (phones opening the page
+together, so the server's threads share the work). Printed: the daemon's resident memory
+(VmRSS) at its first answer and after the requests, once with glibc's default arenas and
+once with ``MALLOC_ARENA_MAX=2`` (what systemd/trekking-companion.service sets), the two
+alternated ``--rounds`` times (medians).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from bench_history import fill
+from bench_step import port_from, request, start_daemon
+
+from companion.store import Store
+
+
+def rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS")
+
+
+def measure(
+    games_dir: Path, arenas: str | None, requests: int, clients: int, port_range: str
+) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "data"
+        shutil.copytree(games_dir, data)
+        if arenas is None:
+            os.environ.pop("MALLOC_ARENA_MAX", None)
+        else:
+            os.environ["MALLOC_ARENA_MAX"] = arenas
+        port = port_from(port_range)
+        daemon = start_daemon(None, port, data, pages=0)  # the table's own cap on live pages
+        try:
+            start = rss_mb(daemon.pid)
+            left = list(range(requests))
+            lock = threading.Lock()
+
+            def client() -> None:
+                while True:
+                    with lock:
+                        if not left:
+                            return
+                        left.pop()
+                    request(port, "GET", "/api/history")
+
+            threads = [threading.Thread(target=client) for _ in range(clients)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            after = rss_mb(daemon.pid)
+            threads_now = len(os.listdir(f"/proc/{daemon.pid}/task"))
+        finally:
+            daemon.terminate()
+            daemon.wait(timeout=30)
+            os.environ.pop("MALLOC_ARENA_MAX", None)
+    return {"rss_first_answer_mb": start, "rss_after_mb": after, "threads": threads_now}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=500)
+    parser.add_argument("--requests", type=int, default=100)
+    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--port-range", default="18700-18799")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    runs: dict[str, list[dict[str, float]]] = {"glibc default": [], "MALLOC_ARENA_MAX=2": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        games = Path(tmp) / "games"
+        store = Store(games)
+        fill(store, args.games, seed=1)
+        store.close()
+        for _ in range(args.rounds):
+            runs["glibc default"].append(measure(games, None, args.requests, args.clients, args.port_range))
+            runs["MALLOC_ARENA_MAX=2"].append(
+                measure(games, "2", args.requests, args.clients, args.port_range)
+            )
+    rows: list[dict[str, Any]] = [
+        {"malloc": name, "games": args.games, "requests": args.requests, "clients": args.clients,
+         **{k: round(statistics.median(r[k] for r in results), 1) for k in results[0]}}
+        for name, results in runs.items()
+    ]  # fmt: skip
+    if args.json:
+        print(json.dumps(rows))
+    else:
+        for row in rows:
+            print("  ".join(f"{k}={v}" for k, v in row.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
