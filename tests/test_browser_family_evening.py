@@ -1,0 +1,78 @@
+"""The family's second evening (issue 24, items 4-18): what a person sees on a 360 px phone,
+in English and French, in Chromium. Each test names the item of the issue it covers."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from browser_support import log_in_as_host, playwright
+
+playwright()
+
+#: The players of the table `server` (tests/conftest.py) serves: a lower-case name among them.
+PLAYERS = "Ann,van Dijk,Cy"
+SHOTS = Path("/tmp") / "family-evening"
+
+
+@pytest.fixture
+def phone(server: Any, browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """The table's page on a 360 x 740 phone in the test's language (``lang`` param), the host logged in."""
+    base, _rt = server
+    errors: list[str] = []
+    page = browser.new_page(viewport={"width": 360, "height": 740})
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.set_default_timeout(15000)
+    page.add_init_script(f"localStorage.setItem('lang', '{getattr(request, 'param', 'en')}')")
+    page.goto(base + "/")
+    page.wait_for_selector("#players .player")
+    log_in_as_host(page)
+    page.click("#host-toggle")  # the host's panel closed again: the page as the game shows it
+    yield page
+    assert errors == []
+
+
+def shot(page: Any, name: str, full: bool = False) -> None:
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full)
+
+
+#: The words of ``selector``'s elements that are split across two lines (a Range over one word
+#: with more than one line box), and the elements (``whole``) that must sit on one line.
+SPLIT_WORDS = """([selector, whole]) => {
+  const split = [];
+  for (const el of document.querySelectorAll(selector)) {
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.data.matchAll(/\\S+/g)) {
+        const r = document.createRange();
+        r.setStart(node, m.index); r.setEnd(node, m.index + m[0].length);
+        if ([...r.getClientRects()].filter((b) => b.width > 0).length > 1) split.push(m[0]);
+      }
+    }
+  }
+  for (const el of document.querySelectorAll(whole)) {
+    const r = document.createRange(); r.selectNodeContents(el);
+    const lines = new Set([...r.getClientRects()].filter((b) => b.width > 0).map((b) => Math.round(b.top)));
+    if (lines.size > 1) split.push(el.textContent);
+  }
+  return split;
+}"""
+
+
+@pytest.mark.parametrize("phone", ["en", "fr"], indirect=True)
+def test_8_the_departures_row_never_breaks_a_word_at_360_px(phone: Any, server: Any) -> None:
+    _base, rt = server
+    cards = rt.table.board.edition.cards
+    longest = sorted(cards, key=lambda c: max(len(w) for w in c.title.split()))[-6:]
+    phone.evaluate(
+        "titles => { state.row_cards.forEach((p, k) => { if (p.card) { p.card.title = titles[k % titles.length];"
+        " p.card.year = k % 2 ? -30000 : -776; } }); render(state); }",
+        [c.title for c in longest],
+    )
+    shot(phone, f"8-row-{phone.evaluate('lang')}", full=True)
+    assert phone.evaluate(SPLIT_WORDS, ["#row .title, #row .year", "#row .era"]) == []
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 362
