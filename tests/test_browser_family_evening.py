@@ -76,3 +76,53 @@ def test_8_the_departures_row_never_breaks_a_word_at_360_px(phone: Any, server: 
     shot(phone, f"8-row-{phone.evaluate('lang')}", full=True)
     assert phone.evaluate(SPLIT_WORDS, ["#row .title, #row .year", "#row .era"]) == []
     assert phone.evaluate("document.documentElement.scrollWidth") <= 362
+
+
+def play_to_a_take_with_the_hint(rt: Any) -> None:
+    """Itineraries chosen and one take made, so that the mover (holding a crystal) sees the quick-turn hint."""
+    import random
+
+    from tests_support import play_turn
+
+    rng = random.Random(2)
+    while rt.table.expect()["kind"] == "itinerary":
+        play_turn(rt, rng)
+    play_turn(rt, rng)
+
+
+#: The height the fixed parts (a header that stays at the top, the live turn panel) cover of
+#: the screen once the page is scrolled to the middle.
+COVERED = """() => {
+  window.scrollTo(0, document.body.scrollHeight / 2);
+  const head = document.querySelector('header').getBoundingClientRect();
+  const now = document.getElementById('now').getBoundingClientRect();
+  return Math.max(0, head.bottom) + (innerHeight - now.top);
+}"""
+
+
+@pytest.mark.parametrize("phone", ["en", "fr"], indirect=True)
+def test_9_the_fixed_header_and_bar_leave_most_of_a_740_px_screen_to_the_game(phone: Any, server: Any) -> None:
+    _base, rt = server
+    play_to_a_take_with_the_hint(rt)
+    phone.wait_for_function(f"() => state && state.version >= {rt.table.version}")
+    phone.wait_for_selector("#hint:not([hidden])")
+    covered = phone.evaluate(COVERED)
+    shot(phone, f"9-midgame-{phone.evaluate('lang')}")
+    assert covered <= 210, f"{covered} px of 740 covered by the header and the bottom bar"
+    # the Day is still on screen, in the bottom bar
+    assert phone.locator("#day").is_visible()
+
+
+def test_9_the_clock_s_12_is_not_hidden_under_the_watches_at_a_day_s_start(phone: Any) -> None:
+    phone.evaluate("() => { state.players.forEach((p) => { p.hour = 0; }); render(state); }")
+    shot(phone, "9-clock-day-start")
+    overlaps = phone.evaluate(
+        """() => {
+      const twelve = [...document.querySelectorAll('#clock text')].find((t) => t.textContent === '12').getBoundingClientRect();
+      return [...document.querySelectorAll('#clock g.watch circle')].filter((c) => {
+        const b = c.getBoundingClientRect();
+        return b.left < twelve.right && twelve.left < b.right && b.top < twelve.bottom && twelve.top < b.bottom;
+      }).length;
+    }"""
+    )
+    assert overlaps == 0
