@@ -126,3 +126,41 @@ def test_9_the_clock_s_12_is_not_hidden_under_the_watches_at_a_day_s_start(phone
     }"""
     )
     assert overlaps == 0
+
+
+@pytest.mark.parametrize("phone", ["en", "fr"], indirect=True)
+def test_12_at_the_end_the_bar_points_up_to_the_results_and_each_score_is_one_line(
+    phone: Any, server: Any
+) -> None:
+    import random
+
+    from tests_support import play_turn
+
+    _base, rt = server
+    rng = random.Random(4)
+    while not rt.table.board.finished:
+        play_turn(rt, rng)
+    phone.wait_for_selector("#end:not([hidden])", timeout=30000)
+    phone.wait_for_function(f"() => state && state.version >= {rt.table.version}")
+    lang = phone.evaluate("lang")
+    shot(phone, f"12-end-{lang}")
+    banner = phone.locator("#banner").inner_text()
+    assert ("at the top" if lang == "en" else "en haut") in banner, banner
+    assert "below" not in banner and "plus bas" not in banner
+    phone.click("#banner a")  # the bar takes the family to the results
+    phone.wait_for_function("() => document.getElementById('winners').getBoundingClientRect().top >= 0"
+                            " && document.getElementById('winners').getBoundingClientRect().top < 400")
+    # each player's scores on one line, the cards per trek on a row of their own
+    heights = phone.evaluate(
+        "[...document.querySelectorAll('#breakdown tr.scores td:nth-child(4)')].map((c) => {"
+        " const r = document.createRange(); r.selectNodeContents(c);"
+        " return new Set([...r.getClientRects()].map((b) => Math.round(b.top))).size; })"
+    )
+    assert heights == [1, 1, 1], heights  # the Treks column holds the points, on one line
+    assert phone.evaluate(
+        "document.getElementById('breakdown').getBoundingClientRect().right"
+        " <= document.getElementById('end').getBoundingClientRect().right"
+    ), "the table fits in its card"
+    cards = phone.locator("#breakdown tr.trek-cards").all_inner_texts()
+    assert len(cards) == 3 and all(("cards per trek" if lang == "en" else "cartes par voyage") in c for c in cards)
+    shot(phone, f"12-results-{lang}")

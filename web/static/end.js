@@ -14,7 +14,10 @@ export function renderEnd(s) {
     : t("tie_won", { names: leaders.join(", "), n: best, w: s.winners[0] });
   const rows = [...s.players].sort((a, b) => b.total - a.total);
   $("breakdown").innerHTML = `<tr><th scope="col">${t("player")}</th><th scope="col">${t("track")}</th><th scope="col">${t("crystals")}</th><th scope="col">${t("trek_points")}</th><th scope="col">${t("total")}</th></tr>` +
-    rows.map((p) => `<tr><td>${dot(p.colour)}${esc(p.name)}</td><td>${p.track}</td><td>${p.crystals}</td><td>${p.trek_points} <small>(${esc(t("treks_of"))}: ${p.treks.join(", ")})</small></td><td><b>${p.total}</b></td></tr>`).join("");
+    // the cards of each trek on a row of their own under the player's: a phone's narrow Treks
+    // column would wrap "29 (cards per trek: 2, 4, 2, 5, 4, 4)" over five lines
+    rows.map((p) => `<tr class="scores"><td>${dot(p.colour)}${esc(p.name)}</td><td>${p.track}</td><td>${p.crystals}</td><td>${p.trek_points}</td><td><b>${p.total}</b></td></tr>` +
+      `<tr class="trek-cards"><td colspan="5">${esc(t("treks_of"))}: ${p.treks.length ? p.treks.join(", ") : "—"}</td></tr>`).join("");
   renderChart(s);
   renderBgStats(s);
 }
