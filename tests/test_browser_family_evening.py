@@ -164,3 +164,18 @@ def test_12_at_the_end_the_bar_points_up_to_the_results_and_each_score_is_one_li
     cards = phone.locator("#breakdown tr.trek-cards").all_inner_texts()
     assert len(cards) == 3 and all(("cards per trek" if lang == "en" else "cartes par voyage") in c for c in cards)
     shot(phone, f"12-results-{lang}")
+
+
+@pytest.mark.parametrize("phone", ["en", "fr"], indirect=True)
+def test_7_the_bar_s_undo_says_it_is_being_held_while_the_virtual_button_is_down(phone: Any) -> None:
+    held: list[Any] = []
+    phone.route("**/api/buttons/undo", lambda route: held.append(route))
+    phone.click("#now-undo")
+    lang = phone.evaluate("lang")
+    phone.wait_for_function("() => document.getElementById('now-undo').getAttribute('aria-busy') === 'true'")
+    label = phone.locator("#now-undo").inner_text()
+    shot(phone, f"7-holding-{lang}")
+    assert label == ("Holding Undo…" if lang == "en" else "Appui long…"), label
+    held[0].continue_()
+    phone.wait_for_function("() => !document.getElementById('now-undo').hasAttribute('aria-busy')")
+    assert phone.locator("#now-undo").inner_text() == ("Undo" if lang == "en" else "Annuler")
