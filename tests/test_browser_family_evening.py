@@ -69,8 +69,9 @@ def test_8_the_departures_row_never_breaks_a_word_at_360_px(phone: Any, server: 
     cards = rt.table.board.edition.cards
     longest = sorted(cards, key=lambda c: max(len(w) for w in c.title.split()))[-6:]
     phone.evaluate(
-        "titles => { state.row_cards.forEach((p, k) => { if (p.card) { p.card.title = titles[k % titles.length];"
-        " p.card.year = k % 2 ? -30000 : -776; } }); render(state); }",
+        "titles => { state.row_cards.forEach((p, k) => { if (p.card) {"
+        " p.card.title = titles[k % titles.length]; p.card.year = k % 2 ? -30000 : -776; } });"
+        " render(state); }",
         [c.title for c in longest],
     )
     shot(phone, f"8-row-{phone.evaluate('lang')}", full=True)
@@ -79,7 +80,7 @@ def test_8_the_departures_row_never_breaks_a_word_at_360_px(phone: Any, server: 
 
 
 def play_to_a_take_with_the_hint(rt: Any) -> None:
-    """Itineraries chosen and one take made, so that the mover (holding a crystal) sees the quick-turn hint."""
+    """Itineraries chosen and one take made: the mover (holding a crystal) sees the quick-turn hint."""
     import random
 
     from tests_support import play_turn
@@ -101,7 +102,9 @@ COVERED = """() => {
 
 
 @pytest.mark.parametrize("phone", ["en", "fr"], indirect=True)
-def test_9_the_fixed_header_and_bar_leave_most_of_a_740_px_screen_to_the_game(phone: Any, server: Any) -> None:
+def test_9_the_fixed_header_and_bar_leave_most_of_a_740_px_screen_to_the_game(
+    phone: Any, server: Any
+) -> None:
     _base, rt = server
     play_to_a_take_with_the_hint(rt)
     phone.wait_for_function(f"() => state && state.version >= {rt.table.version}")
@@ -118,10 +121,12 @@ def test_9_the_clock_s_12_is_not_hidden_under_the_watches_at_a_day_s_start(phone
     shot(phone, "9-clock-day-start")
     overlaps = phone.evaluate(
         """() => {
-      const twelve = [...document.querySelectorAll('#clock text')].find((t) => t.textContent === '12').getBoundingClientRect();
+      const twelve = [...document.querySelectorAll('#clock text')]
+        .find((t) => t.textContent === '12').getBoundingClientRect();
       return [...document.querySelectorAll('#clock g.watch circle')].filter((c) => {
         const b = c.getBoundingClientRect();
-        return b.left < twelve.right && twelve.left < b.right && b.top < twelve.bottom && twelve.top < b.bottom;
+        return b.left < twelve.right && twelve.left < b.right
+          && b.top < twelve.bottom && twelve.top < b.bottom;
       }).length;
     }"""
     )
@@ -148,8 +153,10 @@ def test_12_at_the_end_the_bar_points_up_to_the_results_and_each_score_is_one_li
     assert ("at the top" if lang == "en" else "en haut") in banner, banner
     assert "below" not in banner and "plus bas" not in banner
     phone.click("#banner a")  # the bar takes the family to the results
-    phone.wait_for_function("() => document.getElementById('winners').getBoundingClientRect().top >= 0"
-                            " && document.getElementById('winners').getBoundingClientRect().top < 400")
+    phone.wait_for_function(
+        "() => document.getElementById('winners').getBoundingClientRect().top >= 0"
+        " && document.getElementById('winners').getBoundingClientRect().top < 400"
+    )
     # each player's scores on one line, the cards per trek on a row of their own
     heights = phone.evaluate(
         "[...document.querySelectorAll('#breakdown tr.scores td:nth-child(4)')].map((c) => {"
@@ -162,7 +169,8 @@ def test_12_at_the_end_the_bar_points_up_to_the_results_and_each_score_is_one_li
         " <= document.getElementById('end').getBoundingClientRect().right"
     ), "the table fits in its card"
     cards = phone.locator("#breakdown tr.trek-cards").all_inner_texts()
-    assert len(cards) == 3 and all(("cards per trek" if lang == "en" else "cartes par voyage") in c for c in cards)
+    words = "cards per trek" if lang == "en" else "cartes par voyage"
+    assert len(cards) == 3 and all(words in c for c in cards)
     shot(phone, f"12-results-{lang}")
 
 
@@ -179,3 +187,34 @@ def test_7_the_bar_s_undo_says_it_is_being_held_while_the_virtual_button_is_down
     held[0].continue_()
     phone.wait_for_function("() => !document.getElementById('now-undo').hasAttribute('aria-busy')")
     assert phone.locator("#now-undo").inner_text() == ("Undo" if lang == "en" else "Annuler")
+
+
+@pytest.mark.parametrize("phone", ["en", "fr"], indirect=True)
+def test_11_new_game_checks_the_names_before_asking_to_replace_the_game(phone: Any, server: Any) -> None:
+    _base, rt = server
+    play_to_a_take_with_the_hint(rt)  # a game in progress
+    phone.wait_for_function(f"() => state && state.version >= {rt.table.version}")
+    game = rt.table.game_id
+    dialogs: list[str] = []
+    phone.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    phone.click("#host-toggle")
+    phone.locator("#newgame").evaluate("f => f.closest('details').open = true")
+    seats = phone.locator("#seats input[type=text]")
+    first, second = seats.nth(0), seats.nth(1)
+    assert first.get_attribute("maxlength") == "24"
+    first.fill("")
+    first.type("A" * 30)
+    assert first.input_value() == "A" * 24, "the field takes what the companion accepts"
+    first.fill("Ann")
+    second.fill("ann")  # the same name to the table (case folded): the companion's check
+    phone.click("#newgame button[type=submit]")
+    phone.wait_for_selector("#last.bad")
+    lang = phone.evaluate("lang")
+    shot(phone, f"11-names-{lang}")
+    assert dialogs == [], "asked to replace the game before the names were checked"
+    assert ("share a name" if lang == "en" else "même nom") in phone.locator("#last").inner_text()
+    assert rt.table.game_id == game
+    second.fill("Ben")
+    with phone.expect_event("dialog"):  # fine names: now the question (dismissed)
+        phone.click("#newgame button[type=submit]")
+    assert len(dialogs) == 1 and rt.table.game_id == game

@@ -75,15 +75,21 @@ export function setupHost() {
     // what the companion would refuse, said at once in the page's language
     if (players.length < 1 || players.length > 4) { renderLast({ accepted: false, message: t("seats_count") }); return; }
     if (new Set(players).size !== players.length) { renderLast({ accepted: false, message: t("seats_unique") }); return; }
-    if (page.state && !page.state.finished && page.state.events > 0 && !window.confirm(t("replace_game"))) return;
-    await call("/api/game/new", { players, colours, edition: $("edition").value });
+    const game = { players, colours, edition: $("edition").value };
+    if (page.state && !page.state.finished && page.state.events > 0) {
+      // the companion's own checks (names, colours, the edition) first: a refusal never comes
+      // after the family agreed to replace the game in progress
+      if (!(await call("/api/game/new", { ...game, check: true }))) return;
+      if (!window.confirm(t("replace_game"))) return;
+    }
+    await call("/api/game/new", game);
   };
   const palette = ["#0072B2", "#E69F00", "#009E73", "#CC79A7"];
   let saved = [];
   try { saved = JSON.parse(localStorage.getItem("seats") || "[]"); } catch (e) { saved = []; }
   $("seats").innerHTML = palette.map((c, i) => {
     const [name, colour] = saved[i] || [i < 2 ? ["Ann", "Ben"][i] : "", c.toLowerCase()];
-    return `<div class="seat"><span>${i + 1}.</span> <input type="text" size="12" value="${esc(name)}" data-i18n-label="seat_player" data-n="${i + 1}" aria-label="${esc(t("seat_player", { n: i + 1 }))}"> <input type="color" value="${esc(colour)}" data-i18n-label="seat_colour" data-n="${i + 1}" aria-label="${esc(t("seat_colour", { n: i + 1 }))}"></div>`;
+    return `<div class="seat"><span>${i + 1}.</span> <input type="text" size="12" maxlength="24" value="${esc(name)}" data-i18n-label="seat_player" data-n="${i + 1}" aria-label="${esc(t("seat_player", { n: i + 1 }))}"> <input type="color" value="${esc(colour)}" data-i18n-label="seat_colour" data-n="${i + 1}" aria-label="${esc(t("seat_colour", { n: i + 1 }))}"></div>`;
   }).join("");
   fetch("/api/editions").then((r) => r.json()).then((d) => {
     const names = d.editions.includes("reference") ? ["reference", ...d.editions.filter((n) => n !== "reference")] : d.editions;
