@@ -218,3 +218,21 @@ def test_11_new_game_checks_the_names_before_asking_to_replace_the_game(phone: A
     with phone.expect_event("dialog"):  # fine names: now the question (dismissed)
         phone.click("#newgame button[type=submit]")
     assert len(dialogs) == 1 and rt.table.game_id == game
+
+
+@pytest.mark.parametrize("phone", ["en", "fr"], indirect=True)
+def test_13_a_name_is_written_as_its_player_typed_it(phone: Any, server: Any) -> None:
+    import random
+
+    from companion.engine import Take
+
+    from tests_support import play_turn
+
+    _base, rt = server
+    rng = random.Random(6)
+    while not any(isinstance(e, Take) and e.player == "van Dijk" for e in rt.table.board.moves[-1:]):
+        play_turn(rt, rng)
+    phone.wait_for_function(f"() => state && state.version >= {rt.table.version}")
+    last = phone.locator("#last").inner_text()
+    shot(phone, f"13-name-{phone.evaluate('lang')}")
+    assert last.startswith("van Dijk "), last

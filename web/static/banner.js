@@ -57,7 +57,7 @@ export function rerenderLast() { if (lastShown) renderLast(lastShown); }
 export function renderLast(last) {
   lastShown = last;
   const el = $("last");
-  const text = sentence(message(last));
+  const text = sentence(message(last), ((page.state && page.state.players) || []).map((p) => p.name));
   if (!text) { el.textContent = ""; el.className = "last"; return; }
   el.textContent = (last.accepted ? "" : "✗ ") + text;
   el.className = "last " + (last.accepted ? "ok" : "bad");
