@@ -236,3 +236,43 @@ def test_13_a_name_is_written_as_its_player_typed_it(phone: Any, server: Any) ->
     last = phone.locator("#last").inner_text()
     shot(phone, f"13-name-{phone.evaluate('lang')}")
     assert last.startswith("van Dijk "), last
+
+
+@pytest.mark.parametrize("phone", ["en", "fr"], indirect=True)
+def test_14_the_words_a_family_stumbled_on(phone: Any, server: Any) -> None:
+    import json
+    import random
+    import re
+
+    from tests_support import play_turn
+
+    base, rt = server
+    lang = phone.evaluate("lang")
+    play_to_a_take_with_the_hint(rt)
+    phone.wait_for_function(f"() => state && state.version >= {rt.table.version}")
+    hint = phone.locator("#hint").inner_text()
+    assert ("once for each" if lang == "en" else "une fois par cristal") in hint, hint
+    parts = phone.locator("#players .player .parts").first.inner_text()
+    label = "Trek points" if lang == "en" else "Points de voyage"
+    assert re.search(rf"{label} -?\d", parts), parts  # points, not a count of treks
+    from browser_support import post
+
+    post(base, "/api/undo")  # the take taken back: the log says so in agreeing words
+    phone.wait_for_selector("#log li.undo")
+    undo = phone.locator("#log li.undo").first.inner_text()
+    undone = phone.locator("#log li.undone").first.inner_text()
+    if lang == "fr":
+        assert undo.startswith("Annulé : ") and " a rendu " in undo and "reprise" not in undo, undo
+        assert undone.endswith("(coup annulé)"), undone
+    rng = random.Random(9)
+    while not rt.table.board.finished:
+        play_turn(rt, rng)
+    phone.wait_for_selector("#end:not([hidden])", timeout=30000)
+    phone.wait_for_function(f"() => state && state.version >= {rt.table.version}")
+    axis = phone.evaluate("[...document.querySelectorAll('#chart text')].map((t) => t.textContent)")
+    assert not any(re.search(r"\(\d+\)", a) for a in axis), axis  # no count of events and undos
+    shot(phone, f"14-end-{lang}", full=True)
+    french = json.loads((Path(__file__).resolve().parents[1] / "web/static/i18n/fr.json").read_text("utf-8"))
+    text = json.dumps(french, ensure_ascii=False)
+    assert "étiquette" not in text.lower(), "one word for a sticker: pastille"
+    assert "Ponctuel :" not in text and "est reprise" not in text

@@ -193,10 +193,10 @@ def test_the_live_turn_is_where_the_thumb_is_and_the_page_speaks_plainly(
     with check.item("11 standings parts are labelled"):
         parts = page.locator("#players .player .parts").first.inner_text()
         assert "Track" in parts and "Crystals" in parts
-        # labelled ("Treks -1"), never the old jargon "-1 treks", in any case
-        assert re.search(r"\bTreks -?\d", parts) and not re.search(r"-?\d+ treks", parts, re.IGNORECASE), (
-            parts
-        )
+        # labelled as points ("Trek points -1", not "Treks -1", which reads as a count), never "-1 treks"
+        assert re.search(r"\bTrek points -?\d", parts) and not re.search(
+            r"-?\d+ treks", parts, re.IGNORECASE
+        ), parts
     with check.item("11 a legend explains the marks"):
         assert "Person" in page.locator("#legend").inner_text()
     with check.item("11 itineraries and row rewards in words"):

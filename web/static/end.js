@@ -54,7 +54,7 @@ function renderChart(s) {
   let out = `<line x1="40" y1="${y(0)}" x2="310" y2="${y(0)}" stroke="currentColor" stroke-opacity=".3"/>`;
   out += `<line x1="40" y1="15" x2="40" y2="140" stroke="currentColor"/><line x1="40" y1="140" x2="310" y2="140" stroke="currentColor"/>`;
   for (const v of [min, Math.round((min + max) / 2), max]) out += `<text x="35" y="${(y(v) + 4).toFixed(1)}" font-size="10" text-anchor="end" fill="currentColor">${v}</text>`;
-  out += `<text x="175" y="156" font-size="10" text-anchor="middle" fill="currentColor">${esc(t("chart_x"))} (${series.length - 1})</text>`;
+  out += `<text x="175" y="156" font-size="10" text-anchor="middle" fill="currentColor">${esc(t("chart_x"))}</text>`;
   out += `<text x="8" y="80" font-size="10" text-anchor="middle" fill="currentColor" transform="rotate(-90 8 80)">${esc(t("chart_y"))}</text>`;
   s.players.forEach((p, k) => {
     const pts = series.map((row, i) => `${x(i).toFixed(1)},${y(row[k]).toFixed(1)}`).join(" ");
