@@ -24,6 +24,7 @@ from companion.past import (
     PastGame,
     Replays,
     display_names,
+    family_rating,
     player_key,
     player_stats,
     with_aliases,
@@ -102,7 +103,9 @@ def history_json(history: History) -> dict[str, Any]:
                 "longest_trek": s.longest_trek,
                 "average_trek_points": _round(s.average_trek_points),
                 "average_crystals": _round(s.average_crystals),
-                "rating": _round(s.rating),
+                # the family's number (0 and up); the model's own figures beside it, by their names
+                "rating": family_rating(s.rating),
+                "ordinal": _round(s.rating),
                 "mu": _round(s.mu),
                 "sigma": _round(s.sigma),
                 "rated_games": s.rated_games,

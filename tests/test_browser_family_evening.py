@@ -276,3 +276,42 @@ def test_14_the_words_a_family_stumbled_on(phone: Any, server: Any) -> None:
     text = json.dumps(french, ensure_ascii=False)
     assert "étiquette" not in text.lower(), "one word for a sticker: pastille"
     assert "Ponctuel :" not in text and "est reprise" not in text
+
+
+def finish_games(base: str, rt: Any, count: int) -> None:
+    """``count`` whole games on the table (a new one started after each but the last)."""
+    import random
+
+    from browser_support import post
+    from tests_support import play_turn
+
+    rng = random.Random(12)
+    for n in range(count):
+        while not rt.table.board.finished:
+            play_turn(rt, rng)
+        if n < count - 1:
+            post(base, "/api/game/new", {"players": PLAYERS.split(","), "seed": n})
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_4_history_shows_a_rating_from_0_up_and_the_model_s_figures_by_their_names(
+    server: Any, browser: Any, lang: str
+) -> None:
+    import re
+
+    base, rt = server
+    finish_games(base, rt, 2)
+    page = browser.new_page(viewport={"width": 360, "height": 740})
+    page.add_init_script(f"localStorage.setItem('lang', '{lang}')")
+    page.goto(base + "/history")
+    page.wait_for_selector(".pstat .rating b")
+    shot(page, f"4-history-{lang}", full=True)
+    ratings = page.locator(".pstat .rating b").all_inner_texts()
+    assert len(ratings) == 3 and all(re.fullmatch(r"\d+", r) for r in ratings), ratings
+    assert max(int(r) for r in ratings) > 0
+    word = "Rating" if lang == "en" else "Cote"
+    rating = page.locator(".pstat .rating").first.inner_text()
+    assert rating.startswith(word) and "\u03bc" in rating and "\u03c3" in rating, rating
+    note = page.locator("[data-i18n=h_rating_note]").inner_text()
+    assert "Plackett" not in note and "Classement" not in note, note
+    assert page.locator("body").inner_text().count("Classement") == 0  # the table's standings word
