@@ -31,7 +31,7 @@ from companion.past import (
 )
 from companion.store import StoreError
 from companion.web_requests import control, json_body, json_error, store_refused, table_runtime
-from companion.wording import say
+from companion.wording import LANGUAGES, say
 
 history_api = Blueprint("history", __name__)
 #: The newest games whose BG Stats link the history lists: a play is logged soon after it
@@ -50,10 +50,12 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 1)
 
 
-def _game_json(game: PastGame, names: dict[str, str], merged: dict[str, str] | None) -> dict[str, Any]:
+def _game_json(
+    game: PastGame, names: dict[str, str], merged: dict[str, str] | None, lang: str = "en"
+) -> dict[str, Any]:
     return {
         "id": game.id,
-        "bgstats": None if merged is None else play_url(play(game, merged)),
+        "bgstats": None if merged is None else play_url(play(game, merged, lang)),
         "started": game.started.isoformat(),
         "ended": game.ended.isoformat() if game.ended else None,
         "minutes": game.minutes,
@@ -79,14 +81,20 @@ def _game_json(game: PastGame, names: dict[str, str], merged: dict[str, str] | N
     }
 
 
-def history_json(history: History) -> dict[str, Any]:
+def _lang() -> str:
+    """The asking page's language (``?lang=``) for the BG Stats comments; English otherwise."""
+    asked = request.args.get("lang", "en")
+    return asked if asked in LANGUAGES else "en"
+
+
+def history_json(history: History, lang: str = "en") -> dict[str, Any]:
     """What the history page draws: games newest first, each player's figures and rating."""
     names = display_names(history.games, history.aliases)
     stats = player_stats(history.games, history.aliases)
     merged = {player: name for player, name in history.aliases.values()}
     return {
         "games": [
-            _game_json(g, names, merged if n < BGSTATS_RECENT else None)
+            _game_json(g, names, merged if n < BGSTATS_RECENT else None, lang)
             for n, g in enumerate(reversed(history.games))
         ],
         "players": [
@@ -134,7 +142,7 @@ def history() -> Any:
     found = _history()
     if isinstance(found, Response):
         return found
-    return jsonify(history_json(found))
+    return jsonify(history_json(found, _lang()))
 
 
 def _finished(game: str) -> PastGame | Response:
@@ -160,7 +168,7 @@ def _finished(game: str) -> PastGame | Response:
 
 def _bgstats_url(game: PastGame) -> tuple[dict[str, Any], str]:
     merged = {player: name for player, name in table_runtime().aliases().values()}
-    data = play(game, merged)
+    data = play(game, merged, _lang())
     return data, play_url(data)
 
 
@@ -185,7 +193,7 @@ def game_address(game_id: int) -> str:
 @history_api.get("/api/bgstats/<game>/qr.svg")
 def bgstats_qr(game: str) -> Response:
     """A QR code for the phone that has BG Stats: this game's card on the history page, whose
-    "Log in BG Stats" link is the createPlay link.
+    "Send to BG Stats" link is the createPlay link.
 
     Not the createPlay link itself: with its JSON it is 1.5-2 kB, a version 25-31 code (up to
     141 modules a side) that a phone cannot read off another phone's screen; this address

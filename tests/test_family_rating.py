@@ -1,7 +1,9 @@
 """The rating a family sees on /history (issue 24 item 4): 0 for a new player, never negative,
-higher with wins; the model's mu and sigma beside it under their own names."""
+higher with wins, mu and sigma beside it by their names; the BG Stats comments (item 6)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -33,3 +35,24 @@ def test_a_new_player_starts_at_0_and_wins_raise_it() -> None:
         assert ann is not None
         seen.append(ann)
     assert seen == sorted(seen) and seen[-1] > seen[0] > 0, seen  # each win raises the winner's
+
+
+def test_bg_stats_comments_follow_the_page_s_language_and_the_host_s_merges(tmp_path: Path) -> None:
+    """Issue 24 item 6: the play's comments in French for a French page, each player by the
+    name shown after a merge (not the old spelling)."""
+    from companion.bgstats import play
+    from companion.past import load_history
+    from companion.store import Store
+
+    from test_history import finished_game
+
+    store = Store(tmp_path)
+    game_id, _board = finished_game(store, ["Ann", "Sam", "Cy"], 4)
+    game = {g.id: g for g in load_history(store).games}[game_id]
+    merged = {"sam": "Samuel"}
+    french = play(game, merged, "fr")["comments"]
+    assert "piste" in french and "cristaux" in french and "Édition" in french, french
+    assert "track" not in french and "crystals" not in french
+    assert "Samuel :" in french and "Sam :" not in french
+    english = play(game, merged)["comments"]
+    assert "Samuel: " in english and "Sam: " not in english

@@ -1,5 +1,5 @@
 // The end of the game: the winners, how they won, the breakdown, the score chart and BG Stats.
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 import { $, dot, esc } from "./page.js";
 
 export function renderEnd(s) {
@@ -26,12 +26,12 @@ export function renderEnd(s) {
 // phone that has BG Stats. Asked once per game and event count (an undo changes the play).
 let bgstatsShown = "";
 async function renderBgStats(s) {
-  const key = `${s.game}/${s.events}`;
+  const key = `${s.game}/${s.events}/${lang()}`;
   if (bgstatsShown === key) return;
   bgstatsShown = key;
   $("bgstats").hidden = true;
   try {
-    const response = await fetch(`/api/bgstats/${encodeURIComponent(s.game)}`);
+    const response = await fetch(`/api/bgstats/${encodeURIComponent(s.game)}?lang=${lang()}`);  // comments in this language
     if (!response.ok || bgstatsShown !== key) return;  // not finished after all, or a newer game
     const play = await response.json();
     $("bgstats-link").href = play.url;

@@ -129,7 +129,7 @@ function fill(select, values) {
 
 async function load() {
   try {
-    const response = await fetch("/api/history");
+    const response = await fetch(`/api/history?lang=${lang()}`);  // BG Stats comments in this language
     const body = await response.json();
     if (!response.ok) { say({ ok: false, code: body.code, params: body.params, message: body.error }); return; }
     render(body);
@@ -152,7 +152,7 @@ async function control(path, body) {
 }
 
 async function start() {
-  $("lang").onclick = () => { setLang(lang() === "en" ? "fr" : "en"); localStorage.setItem("lang", lang()); translate(); };
+  $("lang").onclick = () => { setLang(lang() === "en" ? "fr" : "en"); localStorage.setItem("lang", lang()); translate(); load(); };
   $("hlogin").onsubmit = async (ev) => {
     ev.preventDefault();
     try {
