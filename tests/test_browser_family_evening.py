@@ -315,3 +315,29 @@ def test_4_history_shows_a_rating_from_0_up_and_the_model_s_figures_by_their_nam
     note = page.locator("[data-i18n=h_rating_note]").inner_text()
     assert "Plackett" not in note and "Classement" not in note, note
     assert page.locator("body").inner_text().count("Classement") == 0  # the table's standings word
+
+
+def test_18_after_create_the_edition_page_drops_the_read_only_warning_and_checks_the_name(
+    server: Any, browser: Any
+) -> None:
+    base, _rt = server
+    console: list[str] = []
+    page = browser.new_page(viewport={"width": 360, "height": 740})
+    page.on("console", lambda m: console.append(m.text))
+    page.goto(base + "/edition")
+    page.wait_for_selector("#login:not([hidden])")
+    page.fill("#pin", "2468")
+    page.click("#login-form button")
+    page.wait_for_selector("#create:not([hidden])")
+    name = page.locator("#new-name")
+    name.fill("My Box!")
+    assert not name.evaluate("i => i.checkValidity()"), "the name's pattern is a pattern Chromium uses"
+    name.fill("my-box")
+    assert name.evaluate("i => i.checkValidity()")
+    assert not [m for m in console if "pattern" in m.lower()], console
+    page.click("#create button")
+    page.wait_for_selector("#create", state="hidden")
+    page.wait_for_function("() => document.getElementById('progress').textContent.includes('0/36')")
+    shot(page, "18-created")
+    status = page.locator("#tag-status").inner_text()
+    assert "cannot be changed" not in status and "ships with" not in status, status
