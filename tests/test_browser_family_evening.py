@@ -341,3 +341,23 @@ def test_18_after_create_the_edition_page_drops_the_read_only_warning_and_checks
     shot(page, "18-created")
     status = page.locator("#tag-status").inner_text()
     assert "cannot be changed" not in status and "ships with" not in status, status
+
+
+def test_16_the_keypad_s_c_keeps_bce_and_bce_carries_over_to_the_next_card(server: Any, browser: Any) -> None:
+    base, _rt = server
+    page = browser.new_page(viewport={"width": 360, "height": 740})
+    page.goto(base + "/edition")
+    page.wait_for_selector("#login:not([hidden])")
+    page.fill("#pin", "2468")
+    page.click("#login-form button")
+    page.wait_for_selector("#create:not([hidden])")
+    page.fill("#new-name", "day-one")
+    page.click("#create button")
+    page.wait_for_selector("#create", state="hidden")
+    page.click("#bce")
+    for key in ("2", "2", "1", "C"):
+        page.click(f"#keypad button:text-is('{key}')")
+    assert page.locator("#bce").get_attribute("aria-pressed") == "true", "C cleared the digits only"
+    page.click("#clear-card")  # the next card
+    assert page.locator("#bce").get_attribute("aria-pressed") == "true", "BCE carries over"
+    shot(page, "16-bce-kept")
