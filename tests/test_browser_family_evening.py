@@ -361,3 +361,21 @@ def test_16_the_keypad_s_c_keeps_bce_and_bce_carries_over_to_the_next_card(serve
     page.click("#clear-card")  # the next card
     assert page.locator("#bce").get_attribute("aria-pressed") == "true", "BCE carries over"
     shot(page, "16-bce-kept")
+
+
+@pytest.mark.parametrize("phone", ["en", "fr"], indirect=True)
+def test_10_the_terminal_s_keys_work_in_the_page_s_reader_field(phone: Any, server: Any) -> None:
+    _base, rt = server
+    play_to_a_take_with_the_hint(rt)  # the mover holds a crystal
+    phone.wait_for_function(f"() => state && state.version >= {rt.table.version}")
+    phone.click("#host-toggle")
+    assert not phone.evaluate("state.armed")
+    phone.fill("#tag", "c")
+    phone.click("#tap button")
+    phone.wait_for_function("() => state && state.armed === 1")  # Crystal pressed, not a tag tapped
+    assert "c" not in phone.locator("#last").inner_text().split(), "not 'Unknown tag c'"
+    phone.fill("#tag", "u")
+    phone.click("#tap button")
+    phone.wait_for_function("() => state && !state.armed")
+    if "ancestor" in rt.table.expect()["choices"]:
+        assert phone.locator("#quick button[data-tap=ancestor]").count() == 1
