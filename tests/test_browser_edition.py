@@ -365,8 +365,10 @@ def test_the_next_sticker_saves_a_complete_card_and_keeps_an_incomplete_one(
     )
     expect(page.locator("#tag-status")).to_contain_text("Tag 04A3: a new Day I card")
 
+    assert page.locator("#bce").get_attribute("aria-pressed") == "true", "BCE carries over from I02"
     for key in "77":
         page.click(f"#keypad button:text-is('{key}')")
+    page.click("#bce")  # 77 CE: the era switched off for this card
     page.click("#hours button[data-v='3']")
     reader_tap(base, "04A3")  # its own sticker again saves it and opens nothing else
     expect(page.locator("#card-msg")).to_have_text(re.compile("^Saved I03 \\(77\\)\\. Tag 04A3 is now I03"))

@@ -379,3 +379,25 @@ def test_10_the_terminal_s_keys_work_in_the_page_s_reader_field(phone: Any, serv
     phone.wait_for_function("() => state && !state.armed")
     if "ancestor" in rt.table.expect()["choices"]:
         assert phone.locator("#quick button[data-tap=ancestor]").count() == 1
+
+
+def test_17_the_mock_reader_is_on_the_itineraries_and_ancestor_tabs_too(server: Any, browser: Any) -> None:
+    base, _rt = server
+    page = browser.new_page(viewport={"width": 360, "height": 740})
+    page.goto(base + "/edition")
+    page.wait_for_selector("#login:not([hidden])")
+    page.fill("#pin", "2468")
+    page.click("#login-form button")
+    page.wait_for_selector("#create:not([hidden])")
+    page.fill("#new-name", "its-box")
+    page.click("#create button")
+    page.wait_for_selector("#create", state="hidden")
+    for tab, message in (("its", "#it-msg"), ("anc", "#anc-msg")):
+        page.click(f"#tabs button[data-tab={tab}]")
+        assert page.locator("#mock-tag").is_visible(), tab
+        page.fill("#mock-tag", f"04{tab.upper()}")
+        page.click("#mock-tap")
+        page.wait_for_function(
+            f"() => document.querySelector('{message}').textContent.includes('04{tab.upper()}')"
+        )
+        shot(page, f"17-mock-{tab}")
