@@ -791,9 +791,10 @@ def test_a_restart_is_told_in_french(tmp_path: Path, browser: Any, turn: str) ->
         page.screenshot(path=str(ARTIFACTS / f"family-360-fr-restart-{turn}.png"))
 
 
-def test_stacked_watches_are_drawn_top_one_outermost(server: Any, browser: Any) -> None:
+def test_stacked_watches_are_drawn_top_one_first(server: Any, browser: Any) -> None:
     """7: watches on one hour are drawn in stack order (the top one, which moves first,
-    outermost), not in seating order."""
+    first clockwise), not in seating order; side by side on the rim since issue 24 item 9,
+    so that they never cover the hour numbers."""
     base, rt = server
     page = browser.new_page(viewport={"width": 360, "height": 780})
     page.goto(base + "/")
@@ -810,11 +811,11 @@ def test_stacked_watches_are_drawn_top_one_outermost(server: Any, browser: Any) 
         " state.order = stack; render(state);"
         " return [...document.querySelectorAll('#clock g.watch circle')].map(c =>"
         " [c.querySelector('title').textContent.split(':')[0],"
-        " Math.hypot(+c.getAttribute('cx'), +c.getAttribute('cy'))]); }",
+        " Math.atan2(+c.getAttribute('cx'), -c.getAttribute('cy'))]); }",
         stack,
     )
-    outward = [name for name, _ in sorted(drawn, key=lambda d: -d[1])]
-    assert outward == stack, drawn
+    clockwise = [name for name, _ in sorted(drawn, key=lambda d: d[1])]  # the angle from the 12
+    assert clockwise == stack, drawn
 
 
 def test_a_login_while_the_companion_is_down_is_reported(server: Any, browser: Any) -> None:
