@@ -27,6 +27,7 @@ from typing import Any
 from urllib.parse import quote
 
 from companion.past import PastGame
+from companion.wording import say
 
 CREATE_PLAY = "https://app.bgstatsapp.com/createPlay.html"
 #: Our name in BG Stats: part of how it remembers its matches, so it never changes.
@@ -50,19 +51,29 @@ def play_id(game: PastGame) -> str:
     return f"{game.id}-{game.started.strftime('%Y%m%dT%H%M%SZ')}"
 
 
-def comments(game: PastGame) -> str:
-    """The score breakdown, in BG Stats' free-text comments (English, like the console)."""
+def comments(game: PastGame, names: dict[str, str] | None = None, lang: str = "en") -> str:
+    """The score breakdown, in BG Stats' free-text comments: in the asking page's language,
+    each player by the name shown across games (the host's merges), as in the players list."""
+    shown = names or {}
     lines = [
-        f"{p.name}: {p.score} = track {p.track} + crystals {p.crystals} + treks {p.trek_points}"
-        f" (treks of {', '.join(str(n) for n in p.treks) or 'no'} cards)"
+        say(
+            "bgstats_line",
+            lang,
+            name=shown.get(p.key, p.name),
+            score=p.score,
+            track=p.track,
+            crystals=p.crystals,
+            treks=p.trek_points,
+            cards=", ".join(str(n) for n in p.treks) or "—",
+        )
         for p in sorted(game.players, key=lambda p: p.rank)
     ]
     lines.append(game.tie_break)
-    lines.append(f"Edition: {game.edition}. Refereed by the Trekking Companion.")
+    lines.append(say("bgstats_edition", lang, edition=game.edition))
     return "\n".join(lines)
 
 
-def play(game: PastGame, names: dict[str, str] | None = None) -> dict[str, Any]:
+def play(game: PastGame, names: dict[str, str] | None = None, lang: str = "en") -> dict[str, Any]:
     """The play's JSON object. ``names`` gives each player key the name shown across games
     (the host's merges); by default the name written for this game."""
     shown = names or {}
@@ -91,7 +102,7 @@ def play(game: PastGame, names: dict[str, str] | None = None) -> dict[str, Any]:
             }
             for p in game.players
         ],
-        "comments": comments(game),
+        "comments": comments(game, shown, lang),
     }
     if game.minutes is not None:
         data["durationMin"] = game.minutes

@@ -8,10 +8,13 @@ The page, the API, `companion new` and a fresh companion's first game all come t
 from __future__ import annotations
 
 import random
+from pathlib import Path
 from typing import Any
 
 from companion.config import Config, colour_problem
-from companion.editions import EditionLibrary, edition_setup_value
+from companion.editions import BOX_CARDS_PER_DAY, EditionLibrary, edition_setup_value
+from companion.engine import Edition
+from companion.engine.tokens import DAYS
 from companion.ports import GameSetupError
 from companion.record import RECORD_FORMAT
 from companion.store import Store
@@ -55,6 +58,32 @@ def new_game(
     game resumes and exports exactly even if the owner later edits or deletes it.
     """
     # every entry point (the page, the API, `companion new`, the first game) comes here
+    names, palette, _edition, kept = checked_setup(store.path.parent, players, config, colours, edition)
+    rng = random.Random(seed)
+    stack = rng.sample(names, len(names))
+    setup = {
+        "type": "setup",
+        "record": RECORD_FORMAT,
+        "players": names,
+        "watch_stack": stack,
+        "edition": kept,
+    }
+    meta: dict[str, Any] = {"colours": palette[: len(names)], "mock": mock}
+    if mock:
+        meta["dealer_seed"] = seed if seed is not None else rng.randrange(1 << 30)
+    return store.new_game(setup, meta)
+
+
+def checked_setup(
+    data_dir: Path,
+    players: list[str],
+    config: Config,
+    colours: list[str] | None = None,
+    edition: str | None = None,
+) -> tuple[list[str], list[str], Edition, str | dict[str, Any]]:
+    """A new game's players, colours and edition as `new_game` would start it, or the
+    `GameSetupError` it would refuse it with: the page asks this before "replace the game in
+    progress?", so that a refusal never comes after the family said yes."""
     names = [name for name in map(player_name, players) if name]
     blank = [name for name in names if not visible(name)]
     if blank:
@@ -77,20 +106,20 @@ def new_game(
             raise GameSetupError("bad_colour", colour=repr(colour)[:40])
     if len(palette) < len(names):
         raise GameSetupError("too_few_colours", n=len(names), got=len(palette))
-    library = EditionLibrary(store.path.parent)
+    library = EditionLibrary(data_dir)
     ed, kept = edition_setup_value(library, edition if edition is not None else library.default())
     if ed.itineraries and len(ed.itineraries) < 3 * len(names):
-        raise GameSetupError("too_few_itineraries", edition=ed.name, n=len(names))
-    rng = random.Random(seed)
-    stack = rng.sample(names, len(names))
-    setup = {
-        "type": "setup",
-        "record": RECORD_FORMAT,
-        "players": names,
-        "watch_stack": stack,
-        "edition": kept,
-    }
-    meta: dict[str, Any] = {"colours": palette[: len(names)], "mock": mock}
-    if mock:
-        meta["dealer_seed"] = seed if seed is not None else rng.randrange(1 << 30)
-    return store.new_game(setup, meta)
+        # how many it has and needs, and the cards it lacks: an edition still being transcribed
+        facts: dict[str, Any] = {
+            "edition": ed.name,
+            "n": len(names),
+            "have": len(ed.itineraries),
+            "need": 3 * len(names),
+        }
+        days = {f"day{d}": len(ed.day_cards(d)) for d in range(1, DAYS + 1)}
+        if any(count < BOX_CARDS_PER_DAY for count in days.values()):
+            raise GameSetupError(
+                "too_few_itineraries", why="cards", per_day=BOX_CARDS_PER_DAY, **days, **facts
+            )
+        raise GameSetupError("too_few_itineraries", **facts)
+    return names, palette, ed, kept

@@ -35,6 +35,7 @@ from companion.past import (
     PastGame,
     Replays,
     display_names,
+    family_rating,
     player_key,
     player_stats,
     resolve,
@@ -50,7 +51,7 @@ from companion.web_requests import (
     store_refused,
     table_runtime,
 )
-from companion.wording import say
+from companion.wording import LANGUAGES, say
 
 history_api = Blueprint("history", __name__)
 #: The newest games whose BG Stats link the history lists: a play is logged soon after it
@@ -75,10 +76,12 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 1)
 
 
-def _game_json(game: PastGame, names: dict[str, str], merged: dict[str, str] | None) -> dict[str, Any]:
+def _game_json(
+    game: PastGame, names: dict[str, str], merged: dict[str, str] | None, lang: str = "en"
+) -> dict[str, Any]:
     return {
         "id": game.id,
-        "bgstats": None if merged is None else play_url(play(game, merged)),
+        "bgstats": None if merged is None else play_url(play(game, merged, lang)),
         "started": game.started.isoformat(),
         "ended": game.ended.isoformat() if game.ended else None,
         "minutes": game.minutes,
@@ -104,7 +107,13 @@ def _game_json(game: PastGame, names: dict[str, str], merged: dict[str, str] | N
     }
 
 
-def history_json(history: History) -> dict[str, Any]:
+def _lang() -> str:
+    """The asking page's language (``?lang=``) for the BG Stats comments; English otherwise."""
+    asked = request.args.get("lang", "en")
+    return asked if asked in LANGUAGES else "en"
+
+
+def history_json(history: History, lang: str = "en") -> dict[str, Any]:
     """What the history page draws: games newest first, each player's figures and rating."""
     assisted = history.assisted
     names = display_names(history.games, history.aliases)
@@ -114,7 +123,10 @@ def history_json(history: History) -> dict[str, Any]:
     merged = {player: name for player, name in history.aliases.values()}
     return {
         "games": [
-            {**_game_json(g, names, merged if n < BGSTATS_RECENT else None), "assisted": g.id in assisted}
+            {
+                **_game_json(g, names, merged if n < BGSTATS_RECENT else None, lang),
+                "assisted": g.id in assisted,
+            }
             for n, g in enumerate(reversed(history.games))
         ],
         "players": [
@@ -131,7 +143,9 @@ def history_json(history: History) -> dict[str, Any]:
                 "longest_trek": s.longest_trek,
                 "average_trek_points": _round(s.average_trek_points),
                 "average_crystals": _round(s.average_crystals),
-                "rating": _round(s.rating),
+                # the family's number (0 and up); the model's own figures beside it, by their names
+                "rating": family_rating(s.rating),
+                "ordinal": _round(s.rating),
                 "mu": _round(s.mu),
                 "sigma": _round(s.sigma),
                 "rated_games": s.rated_games,
@@ -158,8 +172,9 @@ class HistoryCache:
         self.reads = SlidingWindow(HISTORY_READS_PER_MINUTE, 60)  # per guest address
         self._version: int | None = None
         self._history: History | None = None
-        self._body: bytes | None = None
-        self._gzipped = b""
+        #: ``/api/history``'s answer per language (the BG Stats comments are worded in it):
+        #: its JSON and the same gzipped.
+        self._bodies: dict[str, tuple[bytes, bytes]] = {}
         self.computed = 0
 
     def history(self) -> History:
@@ -168,21 +183,24 @@ class HistoryCache:
         version = runtime.history_version()
         with self._lock:
             if self._history is None or self._version != version:
-                self._history, self._body = runtime.history(_replays()), None
+                self._history, self._bodies = runtime.history(_replays()), {}
                 self._version = version
                 self.computed += 1
             return self._history
 
-    def body(self, gzipped: bool = False) -> bytes:
+    def body(self, gzipped: bool = False, lang: str = "en") -> bytes:
         """``/api/history``'s JSON, serialised once per history (and compressed once: 500 games
         are some 400 KB, which every phone's browser takes gzipped at a tenth of that, so the
         server's event loop, which also carries the taps, pushes ten times less)."""
         found = self.history()
         with self._lock:
-            if self._body is None or self._history is not found:
-                self._body = current_app.json.dumps(history_json(found)).encode("utf-8")
-                self._gzipped = gzip.compress(self._body, compresslevel=6, mtime=0)
-            return self._gzipped if gzipped else self._body
+            if self._history is not found:
+                self._bodies = {}
+            if lang not in self._bodies:
+                body = current_app.json.dumps(history_json(found, lang)).encode("utf-8")
+                self._bodies[lang] = (body, gzip.compress(body, compresslevel=6, mtime=0))
+            plain, packed = self._bodies[lang]
+            return packed if gzipped else plain
 
 
 def history_cache() -> HistoryCache:
@@ -234,7 +252,7 @@ def history() -> Any:
         return refused
     gzipped = "gzip" in request.headers.get("Accept-Encoding", "")
     try:
-        body = history_cache().body(gzipped)
+        body = history_cache().body(gzipped, _lang())
     except StoreError as exc:
         return store_refused(exc)
     response = Response(body, mimetype="application/json")
@@ -264,7 +282,7 @@ def _finished(game: str) -> PastGame | Response:
 def _bgstats_url(game: PastGame) -> tuple[dict[str, Any], str]:
     history = _history()
     aliases = history.aliases if isinstance(history, History) else {}
-    data = play(game, {player: name for player, name in aliases.values()})
+    data = play(game, {player: name for player, name in aliases.values()}, _lang())
     return data, play_url(data)
 
 
@@ -291,7 +309,7 @@ def game_address(game_id: int) -> str:
 @guest_read
 def bgstats_qr(game: str) -> Response:
     """A QR code for the phone that has BG Stats: this game's card on the history page, whose
-    "Log in BG Stats" link is the createPlay link.
+    "Send to BG Stats" link is the createPlay link.
 
     Not the createPlay link itself: with its JSON it is 1.5-2 kB, a version 25-31 code (up to
     141 modules a side) that a phone cannot read off another phone's screen; this address

@@ -14,6 +14,7 @@ nobody to be ranked against, so it does not rate.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -307,6 +308,17 @@ def player_stats(
         stats.mu, stats.sigma, stats.rated_games = mu, sigma, count
         stats.rating = mu - 3 * sigma
     return sorted(found.values(), key=lambda s: (s.rating is None, -(s.rating or 0.0), s.name.casefold()))
+
+
+#: The family's rating is openskill's ordinal (mu - 3 sigma, 0 for a new player) times this,
+#: whole and never below 0: a number that starts at 0 and grows as a player wins.
+FAMILY_SCALE = 40
+
+
+def family_rating(ordinal: float | None) -> int | None:
+    """The rating the history page shows a family: 0 for a new player, higher with wins and
+    good places, never negative ("-0", "-3" read as a penalty); None when not rated."""
+    return None if ordinal is None else max(0, math.floor(ordinal * FAMILY_SCALE))
 
 
 def rate(games: Sequence[PastGame]) -> dict[str, tuple[float, float, int]]:

@@ -398,6 +398,11 @@ def game_new() -> Any:
         return json_error(400, code="bad_edition_or_seed")
     runtime = table_runtime()
     try:
+        if body.get("check") is True:  # asked before "replace the game in progress?": nothing starts
+            from companion.game_setup import checked_setup
+
+            checked_setup(runtime.data_dir, players, runtime.config, colours, edition)
+            return jsonify({"ok": True})
         game = runtime.start_game(players, colours, edition, seed)
     except GameSetupError as exc:
         return json_error(400, code=exc.code, **exc.params)

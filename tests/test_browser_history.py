@@ -59,7 +59,7 @@ def test_the_end_screen_reaches_bg_stats_and_the_history_at_360_px(server: Any, 
     play_to_the_end(base, rt, 11)
     phone.wait_for_selector("#bgstats:not([hidden])", timeout=30000)
     link = phone.locator("#bgstats-link")
-    assert link.inner_text() == "Log in BG Stats"
+    assert link.inner_text() == "Send to BG Stats"
     url = link.get_attribute("href")
     parts = urlsplit(url)
     assert f"{parts.scheme}://{parts.netloc}{parts.path}" == CREATE_PLAY
@@ -101,7 +101,7 @@ def test_the_end_screen_reaches_bg_stats_and_the_history_at_360_px(server: Any, 
     phone.click("#lang")
     assert phone.locator("h1").inner_text() == "Historique des parties"
     assert "Meilleur" in phone.locator(".pstat").first.inner_text()
-    assert game.locator(".bgstats-game").inner_text() == "Enregistrer dans BG Stats"
+    assert game.locator(".bgstats-game").inner_text() == "Envoyer à BG Stats"
     no_sideways_scroll(phone)
     phone.screenshot(path=str(ARTIFACTS / "phone-360-history-fr.png"), full_page=True)
     # the end screen's QR code brings another phone to this game, its BG Stats link in view

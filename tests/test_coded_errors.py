@@ -287,7 +287,7 @@ def test_the_stores_refusals_say_what_their_raise_sites_said(tmp_path: Path) -> 
         store.enroll("04A1", "I07", "reference")
     assert str(taken.value) == "tag 04A1 is already enrolled as I12; unenroll it first"
     assert taken.value.code == "store_tag_enrolled" and taken.value.params == {"tag": "04A1", "known": "I12"}
-    assert say("store_tag_enrolled", "fr", **taken.value.params).startswith("l'étiquette 04A1 est déjà")
+    assert say("store_tag_enrolled", "fr", **taken.value.params).startswith("la pastille 04A1 est déjà")
     with pytest.raises(StoreError) as missing:
         store.load(9)
     assert str(missing.value) == f"there is no game 9 in {store.path}"

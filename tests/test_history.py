@@ -183,7 +183,7 @@ def check_play(data: dict[str, Any], board: Board, game_id: int) -> None:
         assert p["startPlayer"] == (s.name == board.setup.watch_stack[0])
         assert p["sourcePlayerId"] == s.name.casefold()
         assert (
-            f"{s.name}: {s.total} = track {s.track} + crystals {s.crystals} + treks {s.trek_points}"
+            f"{s.name}: {s.total} = track {s.track} + crystals {s.crystals} + trek points {s.trek_points}"
             in (data["comments"])
         )
     assert sum(p["startPlayer"] for p in data["players"]) == 1

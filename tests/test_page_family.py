@@ -193,10 +193,10 @@ def test_the_live_turn_is_where_the_thumb_is_and_the_page_speaks_plainly(
     with check.item("11 standings parts are labelled"):
         parts = page.locator("#players .player .parts").first.inner_text()
         assert "Track" in parts and "Crystals" in parts
-        # labelled ("Treks -1"), never the old jargon "-1 treks", in any case
-        assert re.search(r"\bTreks -?\d", parts) and not re.search(r"-?\d+ treks", parts, re.IGNORECASE), (
-            parts
-        )
+        # labelled as points ("Trek points -1", not "Treks -1", which reads as a count), never "-1 treks"
+        assert re.search(r"\bTrek points -?\d", parts) and not re.search(
+            r"-?\d+ treks", parts, re.IGNORECASE
+        ), parts
     with check.item("11 a legend explains the marks"):
         assert "Person" in page.locator("#legend").inner_text()
     with check.item("11 itineraries and row rewards in words"):
@@ -792,9 +792,10 @@ def test_a_restart_is_told_in_french(tmp_path: Path, browser: Any, turn: str) ->
         page.screenshot(path=str(ARTIFACTS / f"family-360-fr-restart-{turn}.png"))
 
 
-def test_stacked_watches_are_drawn_top_one_outermost(server: Any, browser: Any) -> None:
+def test_stacked_watches_are_drawn_top_one_first(server: Any, browser: Any) -> None:
     """7: watches on one hour are drawn in stack order (the top one, which moves first,
-    outermost), not in seating order."""
+    first clockwise), not in seating order; side by side on the rim since issue 24 item 9,
+    so that they never cover the hour numbers."""
     base, rt = server
     page = browser.new_page(viewport={"width": 360, "height": 780})
     page.goto(base + "/")
@@ -811,11 +812,11 @@ def test_stacked_watches_are_drawn_top_one_outermost(server: Any, browser: Any) 
         " state.order = stack; render(state);"
         " return [...document.querySelectorAll('#clock g.watch circle')].map(c =>"
         " [c.querySelector('title').textContent.split(':')[0],"
-        " Math.hypot(+c.getAttribute('cx'), +c.getAttribute('cy'))]); }",
+        " Math.atan2(+c.getAttribute('cx'), -c.getAttribute('cy'))]); }",
         stack,
     )
-    outward = [name for name, _ in sorted(drawn, key=lambda d: -d[1])]
-    assert outward == stack, drawn
+    clockwise = [name for name, _ in sorted(drawn, key=lambda d: d[1])]  # the angle from the 12
+    assert clockwise == stack, drawn
 
 
 def test_a_login_while_the_companion_is_down_is_reported(server: Any, browser: Any) -> None:

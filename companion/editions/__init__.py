@@ -41,6 +41,7 @@ from companion.editions.edit import (
     whole_number,
 )
 from companion.editions.library import (
+    BOX_CARDS_PER_DAY,
     EditionLibrary,
     LibraryError,
     edition_setup_value,
@@ -62,6 +63,7 @@ from companion.editions.writes import atomic_write
 
 __all__ = [
     "BASE_PARTS",
+    "BOX_CARDS_PER_DAY",
     "CsvError",
     "EditionLibrary",
     "EditionNotFound",

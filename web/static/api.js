@@ -12,12 +12,16 @@ import { $, page, render, saw } from "./page.js";
 // aria-busy until the answer comes, and `call` ignores it meanwhile.
 export const busy = new Set();
 function busyGroup(path) { return path === "/api/undo" || path === "/api/buttons/undo" ? "undo" : path; }
+// The virtual Undo button is held down for the hold the real one needs (about a second):
+// while it is, the buttons say so instead of greying out in silence.
+let holdingUndo = false;
 export function showBusy() {
   document.querySelectorAll("[data-call]").forEach((el) => {
     const waiting = busy.has(busyGroup(el.dataset.call));
     el.disabled = waiting || el.dataset.off === "1";
     if (waiting) el.setAttribute("aria-busy", "true");
     else el.removeAttribute("aria-busy");
+    if (el.dataset.call === "/api/buttons/undo") el.textContent = t(waiting && holdingUndo ? "undo_holding" : el.dataset.i18n);
   });
 }
 
@@ -25,11 +29,13 @@ export async function call(path, body) {
   const group = busyGroup(path);
   if (busy.has(group)) return null;  // a repeat while the first is on its way: ignored
   busy.add(group);
+  holdingUndo = path === "/api/buttons/undo";
   showBusy();
   try {
     return await send(path, body);
   } finally {
     busy.delete(group);
+    if (group === "undo") holdingUndo = false;
     showBusy();
   }
 }

@@ -31,6 +31,11 @@ export function renderBanner(s) {
   $("hint").textContent = hint ? t("quick_hint") : "";
   const banner = $("banner");
   banner.textContent = text;
+  if (s.finished) {  // the results are at the top of the page: the banner takes you there
+    const link = document.createElement("a");
+    link.href = "#end"; link.className = "to-results"; link.textContent = text;
+    banner.replaceChildren(link);
+  }
   banner.className = "banner" + (e && e.kind === "reveal" ? " reveal" : "");
   banner.style.borderLeftColor = colourOf(e && e.player ? e.player : s.turn);
   const mine = !!(page.csrf && s.mock && !s.finished);
@@ -52,7 +57,7 @@ export function rerenderLast() { if (lastShown) renderLast(lastShown); }
 export function renderLast(last) {
   lastShown = last;
   const el = $("last");
-  const text = sentence(message(last));
+  const text = sentence(message(last), ((page.state && page.state.players) || []).map((p) => p.name));
   if (!text) { el.textContent = ""; el.className = "last"; return; }
   el.textContent = (last.accepted ? "" : "✗ ") + text;
   el.className = "last " + (last.accepted ? "ok" : "bad");

@@ -2,7 +2,7 @@
 import { $, colourOf, dot, esc } from "./page.js";
 
 // The Clock drawn from the game (not the LEDs): the twelve hours, every watch as a token
-// in its player's colour on the rim (stacked watches side by side, the top one outermost),
+// in its player's colour on the rim (stacked watches side by side, the top one first clockwise),
 // the player to move ringed, and the landing preview as a dashed ring with the path to it.
 export function renderClock(s) {
   const svg = $("clock");
@@ -27,10 +27,12 @@ export function renderClock(s) {
   s.players.forEach((q) => { (byHour[q.hour % 12] = byHour[q.hour % 12] || []).push(q); });
   const stack = s.stack || s.order || [];
   const rank = (q) => { const k = stack.indexOf(q.name); return k < 0 ? stack.length : k; };
-  for (const watches of Object.values(byHour)) watches.sort((a, b) => rank(a) - rank(b));  // the top one first, outermost
+  for (const watches of Object.values(byHour)) watches.sort((a, b) => rank(a) - rank(b));  // the top one first (clockwise)
   for (const [hour, stack] of Object.entries(byHour)) {
     stack.forEach((q, k) => {
-      const [x, y] = pt(+hour, 84 - k * 19);
+      // side by side along the rim (half an hour apart, centred on the hour), never
+      // inward over the hour numbers: at a Day's start every watch is on the 12
+      const [x, y] = pt(+hour + (k - (stack.length - 1) / 2) * 0.5, 86);
       const turn = q.name === mover;
       out += `<g class="watch"><circle cx="${x}" cy="${y}" r="${turn ? 10 : 8}" fill="${esc(q.colour)}" stroke="currentColor" stroke-width="${turn ? 3 : 1}"><title>${esc(q.name)}: ${q.hour}</title></circle>` +
         `<text x="${x}" y="${(+y + 4).toFixed(1)}" font-size="10" font-weight="700" text-anchor="middle" fill="#000" aria-hidden="true">${esc(q.name.slice(0, 1))}</text></g>`;

@@ -6,6 +6,9 @@ import { renderLast } from "./banner.js";
 import { showHardware } from "./hardware.js";
 import { $, COLUMNS, LEGEND, cardTitle, esc, itineraryLabel, page, render, seen } from "./page.js";
 
+/** The console's keys (README): the same words typed in the page's reader field press a button. */
+const CONSOLE_KEYS = { c: "crystal", crystal: "crystal", y: "confirm", confirm: "confirm", ok: "confirm", u: "undo", undo: "undo" };
+
 export function renderHost(s) {
   showHardware();  // a host may acknowledge the store's damage: the button follows the login
   $("controls").hidden = !page.csrf;
@@ -14,7 +17,10 @@ export function renderHost(s) {
   $("mock").hidden = !s.mock;
   const choices = s.expect ? s.expect.choices : [];
   $("choices").innerHTML = choices.map((c) => `<option value="${esc(c)}">`).join("");
-  $("quick").innerHTML = (s.expect && s.expect.kind !== "reveal" ? choices.slice(0, 30) : [])
+  // the first 30 choices, and the Ancestor whenever it can be taken (it is last in the list)
+  const quick = choices.slice(0, 30);
+  if (choices.includes("ancestor") && !quick.includes("ancestor")) quick.push("ancestor");
+  $("quick").innerHTML = (s.expect && s.expect.kind !== "reveal" ? quick : [])
     .map((c) => `<button type="button" data-tap="${esc(c)}" data-call="/api/reader/tap">${esc(s.expect.kind === "itinerary" ? itineraryLabel(c) : cardTitle(c))}</button>`).join("");
   fillSelect($("wild1"), COLUMNS.map((c) => [c, t(LEGEND[c])]));
   fillSelect($("wild2"), [["", t("none")], ...COLUMNS.map((c) => [c, t(LEGEND[c])])]);
@@ -54,7 +60,15 @@ export function setupHost() {
   };
   // A logout the companion could not keep (a full disk) is refused and said: still the host.
   $("logout").onclick = async () => { if (await call("/api/logout")) { page.csrf = null; render(page.state); } };
-  $("tap").onsubmit = async (ev) => { ev.preventDefault(); const tag = $("tag").value.trim(); if (tag) { await call("/api/reader/tap", { tag }); $("tag").value = ""; } };
+  $("tap").onsubmit = async (ev) => {
+    ev.preventDefault();
+    const tag = $("tag").value.trim();
+    if (!tag) return;
+    // the terminal's keys work here too: c (or crystal), y (confirm, ok), u (undo) press a button
+    const button = CONSOLE_KEYS[tag.toLowerCase()];
+    await (button ? call("/api/buttons/" + button) : call("/api/reader/tap", { tag }));
+    $("tag").value = "";
+  };
   document.querySelectorAll("[data-button]").forEach((b) => { b.onclick = () => call("/api/buttons/" + b.dataset.button); });
   $("quick").onclick = (ev) => { const b = ev.target.closest("[data-tap]"); if (b) call("/api/reader/tap", { tag: b.dataset.tap }); };
   $("row").onclick = (ev) => { const cell = ev.target.closest("li.pick .cell"); if (cell && page.csrf) call("/api/reader/tap", { tag: cell.dataset.card }); };
@@ -76,15 +90,21 @@ export function setupHost() {
     // what the companion would refuse, said at once in the page's language
     if (players.length < 1 || players.length > 4) { renderLast({ accepted: false, message: t("seats_count") }); return; }
     if (new Set(players).size !== players.length) { renderLast({ accepted: false, message: t("seats_unique") }); return; }
-    if (page.state && !page.state.finished && page.state.events > 0 && !window.confirm(t("replace_game"))) return;
-    await call("/api/game/new", { players, colours, edition: $("edition").value });
+    const game = { players, colours, edition: $("edition").value };
+    if (page.state && !page.state.finished && page.state.events > 0) {
+      // the companion's own checks (names, colours, the edition) first: a refusal never comes
+      // after the family agreed to replace the game in progress
+      if (!(await call("/api/game/new", { ...game, check: true }))) return;
+      if (!window.confirm(t("replace_game"))) return;
+    }
+    await call("/api/game/new", game);
   };
   const palette = ["#0072B2", "#E69F00", "#009E73", "#CC79A7"];
   let saved = [];
   try { saved = JSON.parse(localStorage.getItem("seats") || "[]"); } catch (e) { saved = []; }
   $("seats").innerHTML = palette.map((c, i) => {
     const [name, colour] = saved[i] || [i < 2 ? ["Ann", "Ben"][i] : "", c.toLowerCase()];
-    return `<div class="seat"><span>${i + 1}.</span> <input type="text" size="12" value="${esc(name)}" data-i18n-label="seat_player" data-n="${i + 1}" aria-label="${esc(t("seat_player", { n: i + 1 }))}"> <input type="color" value="${esc(colour)}" data-i18n-label="seat_colour" data-n="${i + 1}" aria-label="${esc(t("seat_colour", { n: i + 1 }))}"></div>`;
+    return `<div class="seat"><span>${i + 1}.</span> <input type="text" size="12" maxlength="24" value="${esc(name)}" data-i18n-label="seat_player" data-n="${i + 1}" aria-label="${esc(t("seat_player", { n: i + 1 }))}"> <input type="color" value="${esc(colour)}" data-i18n-label="seat_colour" data-n="${i + 1}" aria-label="${esc(t("seat_colour", { n: i + 1 }))}"></div>`;
   }).join("");
   fetch("/api/editions").then((r) => r.json()).then((d) => {
     const names = d.editions.includes("reference") ? ["reference", ...d.editions.filter((n) => n !== "reference")] : d.editions;

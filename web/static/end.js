@@ -1,5 +1,5 @@
 // The end of the game: the winners, how they won, the breakdown, the score chart and BG Stats.
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 import { $, dot, esc } from "./page.js";
 
 export function renderEnd(s) {
@@ -14,7 +14,10 @@ export function renderEnd(s) {
     : t("tie_won", { names: leaders.join(", "), n: best, w: s.winners[0] });
   const rows = [...s.players].sort((a, b) => b.total - a.total);
   $("breakdown").innerHTML = `<tr><th scope="col">${t("player")}</th><th scope="col">${t("track")}</th><th scope="col">${t("crystals")}</th><th scope="col">${t("trek_points")}</th><th scope="col">${t("total")}</th></tr>` +
-    rows.map((p) => `<tr><td>${dot(p.colour)}${esc(p.name)}</td><td>${p.track}</td><td>${p.crystals}</td><td>${p.trek_points} <small>(${esc(t("treks_of"))}: ${p.treks.join(", ")})</small></td><td><b>${p.total}</b></td></tr>`).join("");
+    // the cards of each trek on a row of their own under the player's: a phone's narrow Treks
+    // column would wrap "29 (cards per trek: 2, 4, 2, 5, 4, 4)" over five lines
+    rows.map((p) => `<tr class="scores"><td>${dot(p.colour)}${esc(p.name)}</td><td>${p.track}</td><td>${p.crystals}</td><td>${p.trek_points}</td><td><b>${p.total}</b></td></tr>` +
+      `<tr class="trek-cards"><td colspan="5">${esc(t("treks_of"))}: ${p.treks.length ? p.treks.join(", ") : "—"}</td></tr>`).join("");
   renderChart(s);
   renderBgStats(s);
 }
@@ -23,12 +26,12 @@ export function renderEnd(s) {
 // phone that has BG Stats. Asked once per game and event count (an undo changes the play).
 let bgstatsShown = "";
 async function renderBgStats(s) {
-  const key = `${s.game}/${s.events}`;
+  const key = `${s.game}/${s.events}/${lang()}`;
   if (bgstatsShown === key) return;
   bgstatsShown = key;
   $("bgstats").hidden = true;
   try {
-    const response = await fetch(`/api/bgstats/${encodeURIComponent(s.game)}`);
+    const response = await fetch(`/api/bgstats/${encodeURIComponent(s.game)}?lang=${lang()}`);  // comments in this language
     if (!response.ok || bgstatsShown !== key) return;  // not finished after all, or a newer game
     const play = await response.json();
     $("bgstats-link").href = play.url;
@@ -51,7 +54,7 @@ function renderChart(s) {
   let out = `<line x1="40" y1="${y(0)}" x2="310" y2="${y(0)}" stroke="currentColor" stroke-opacity=".3"/>`;
   out += `<line x1="40" y1="15" x2="40" y2="140" stroke="currentColor"/><line x1="40" y1="140" x2="310" y2="140" stroke="currentColor"/>`;
   for (const v of [min, Math.round((min + max) / 2), max]) out += `<text x="35" y="${(y(v) + 4).toFixed(1)}" font-size="10" text-anchor="end" fill="currentColor">${v}</text>`;
-  out += `<text x="175" y="156" font-size="10" text-anchor="middle" fill="currentColor">${esc(t("chart_x"))} (${series.length - 1})</text>`;
+  out += `<text x="175" y="156" font-size="10" text-anchor="middle" fill="currentColor">${esc(t("chart_x"))}</text>`;
   out += `<text x="8" y="80" font-size="10" text-anchor="middle" fill="currentColor" transform="rotate(-90 8 80)">${esc(t("chart_y"))}</text>`;
   s.players.forEach((p, k) => {
     const pts = series.map((row, i) => `${x(i).toFixed(1)},${y(row[k]).toFixed(1)}`).join(" ");

@@ -51,7 +51,9 @@ function renderPlayers(d) {
       ["h_longest", p.longest_trek], ["h_trek_avg", num(p.average_trek_points)], ["h_crystals", num(p.average_crystals)],
     ].map(([k, v]) => `<dt>${esc(t(k))}</dt><dd>${esc(v)}</dd>`).join("");
     const others = p.spellings.filter((n) => n !== p.name);
-    const rating = p.rating === null ? esc(t("h_unrated")) : `${esc(t("h_rating"))} ${esc(num(p.rating))}`;
+    // the family's number, and the model's own figures beside it under their names (for the curious)
+    const rating = p.rating === null ? esc(t("h_unrated"))
+      : `${esc(t("h_rating"))} <b>${esc(num(p.rating))}</b> <small class="model">${esc(t("h_model", { mu: num(p.mu), sigma: num(p.sigma) }))}</small>`;
     return `<li class="pstat" data-key="${esc(p.key)}"><div class="top"><span class="name">${esc(p.name)}</span><span class="rating">${rating}</span></div>` +
       `<dl>${figures}</dl>` + (others.length ? `<p class="also">${esc(t("h_also", { names: others.join(", ") }))}</p>` : "") + "</li>";
   }).join("");
@@ -130,7 +132,7 @@ function fill(select, values) {
 
 async function load() {
   try {
-    const response = await fetch("/api/history");
+    const response = await fetch(`/api/history?lang=${lang()}`);  // BG Stats comments in this language
     const body = await response.json();
     if (!response.ok) { say({ ok: false, code: body.code, params: body.params, message: body.error }); return; }
     render(body);
@@ -153,7 +155,7 @@ async function control(path, body) {
 }
 
 async function start() {
-  $("lang").onclick = () => { setLang(lang() === "en" ? "fr" : "en"); localStorage.setItem("lang", lang()); translate(); };
+  $("lang").onclick = () => { setLang(lang() === "en" ? "fr" : "en"); localStorage.setItem("lang", lang()); translate(); load(); };
   $("hlogin").onsubmit = async (ev) => {
     ev.preventDefault();
     try {

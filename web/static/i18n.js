@@ -70,9 +70,12 @@ export function message(last) {
 
 /** A message shown on its own line starts with a capital: the store's sentences are written
  *  to follow "error:" or to sit inside another sentence (`boundWords`), so they start in lower
- *  case. `message` leaves them as they are; the places that show one alone call this. */
-export function sentence(text) {
-  return text ? text.charAt(0).toLocaleUpperCase(current) + text.slice(1) : text;
+ *  case. `message` leaves them as they are; the places that show one alone call this, with
+ *  the players' ``names`` that must stay as typed. */
+export function sentence(text, names = []) {
+  // a name is written as its player typed it: "van Dijk took…", never "Van Dijk took…"
+  if (!text || names.some((name) => name && text.startsWith(name))) return text;
+  return text.charAt(0).toLocaleUpperCase(current) + text.slice(1);
 }
 
 // For the browser tests, the console and classic scripts (another branch's coach.js): the

@@ -1,12 +1,12 @@
 // The Departures Row: its cards, their positions and Playmat bonuses, and the Ancestors left.
-import { t, year } from "./i18n.js";
+import { t } from "./i18n.js";
 import { $, esc, gains, page } from "./page.js";
 
 export function renderRow(s) {
   const cells = (s.row_cards || []).map((pos) => {
     const c = pos.card;
     const body = c
-      ? `<span class="year">${esc(year(c.year))}</span><span class="title">${esc(c.title)}</span><span><span class="hours">${c.hours} h</span> ${gains(c.gains)}</span>`
+      ? `<span class="year">${c.year < 0 ? `${-c.year} <span class="era">${esc(t("bce"))}</span>` : c.year}</span><span class="title">${esc(c.title)}</span><span><span class="hours">${c.hours} h</span> ${gains(c.gains)}</span>`
       : `<span>${pos.hidden ? t("hidden") : t("empty")}</span>`;
     const pick = c && page.state.mock && page.csrf && s.expect && s.expect.kind === "take" && s.expect.choices.includes(c.id);
     const tag = pick ? "button" : "div";

@@ -13,7 +13,7 @@ for (const b of document.querySelectorAll("#day button")) b.addEventListener("cl
 for (const id of ["title", "note"]) $(id).addEventListener("input", () => { card.dirty = true; });
 function key(k) {
   if (k === "⌫") card.digits = card.digits.slice(0, -1);
-  else if (k === "C") { card.digits = ""; card.bce = false; }
+  else if (k === "C") card.digits = "";  // the digits only: BCE is its own switch
   else if (card.digits.length + k.length <= 5) card.digits += k;
   card.dirty = true; drawCard();
 }
@@ -56,7 +56,8 @@ export function loadCard(c) {
   $("title").value = c.title === c.id ? "" : c.title; $("note").value = c.note || ""; drawCard();
 }
 export function clearCard(keepTag) {
-  Object.assign(card, { id: null, digits: "", bce: false, hours: null, gains: [], dirty: false }); // the Day carries over
+  // the Day and BCE carry over: a Day I deck is mostly BCE, entered one card after another
+  Object.assign(card, { id: null, digits: "", hours: null, gains: [], dirty: false });
   if (!keepTag) card.tag = null;
   $("title").value = ""; $("note").value = ""; drawCard();
 }

@@ -44,6 +44,7 @@ async function openEdition(n) {
     session.seq = (await api("POST", "/api/library/transcribe", { edition: shipped ? null : n })).seq;
     clearCard(); clearIt(); drawMat(); drawAnc(); showProgress(got.progress);
     if (shipped) { $("tag-status").textContent = t("ed_ships_with_the_companion", { n }); $("tag-status").className = "status bound"; }
+    else { $("tag-status").textContent = t("edp_tap_a_card_s"); $("tag-status").className = "status"; }  // an own edition: no "cannot be changed"
     if (got.problems && got.problems.length) $("progress").textContent += t("ed_this_file_needs_fixing") + got.problems.join("; ");
   } catch (e) { session.ed = null; $("progress").textContent = problems(e); }
 }
