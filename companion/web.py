@@ -672,4 +672,7 @@ def create_app(
 
 
 #: The API description (a data file beside this module, kept in step by the tests).
-OPENAPI: dict[str, Any] = json.loads((Path(__file__).parent / "openapi.json").read_text(encoding="utf-8"))
+#: Read as the package's data (not beside this module's file), wherever the module lives.
+OPENAPI: dict[str, Any] = json.loads(
+    importlib.resources.files("companion").joinpath("openapi.json").read_text(encoding="utf-8")
+)
