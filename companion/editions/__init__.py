@@ -10,7 +10,8 @@
 - `cli`: ``companion edition ...``; `web`: the page's library and transcription routes
   (Flask: only the web app factory imports it).
 
-This module names what the rest of the companion uses; `tests/test_architecture.py`
+This module names what the rest of the companion uses, ``cli`` and ``web`` included (they are
+the library's adapters, and import it as any other caller does); `tests/test_architecture.py`
 keeps other modules to these names (and `cli`, `web` to their one importer each), so the
 modules inside can be rearranged without touching their callers.
 """
@@ -53,6 +54,7 @@ from companion.editions.library import (
 )
 from companion.editions.shipped import (
     EditionNotFound,
+    is_path,
     load_edition,
     read_edition_file,
     read_edition_text,
@@ -77,6 +79,7 @@ __all__ = [
     "edition_setup_value",
     "from_base",
     "is_complete",
+    "is_path",
     "itineraries_from_csv",
     "itineraries_to_csv",
     "load_edition",

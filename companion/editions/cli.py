@@ -15,32 +15,31 @@ from pathlib import Path
 from typing import Any
 
 from companion.data_dir import data_dir
-from companion.editions.csv_forms import (
+from companion.editions import (
     CsvError,
+    EditionLibrary,
+    EditionNotFound,
+    FieldError,
+    LibraryError,
+    atomic_write,
+    card_warnings,
     cards_from_csv,
     cards_to_csv,
+    is_path,
     itineraries_from_csv,
     itineraries_to_csv,
-)
-from companion.editions.edit import (
-    FieldError,
-    card_warnings,
+    load_edition,
+    load_named,
     mark_from_base,
     put_card,
     put_itinerary,
+    read_edition_file,
     remove,
     set_ancestor,
     set_playmat,
-)
-from companion.editions.library import EditionLibrary, LibraryError, load_named, validate
-from companion.editions.shipped import (
-    EditionNotFound,
-    is_path,
-    load_edition,
-    read_edition_file,
     shipped_names,
+    validate,
 )
-from companion.editions.writes import atomic_write
 from companion.engine import EditionError
 from companion.engine.edition import edition_to_json
 from companion.wording import say

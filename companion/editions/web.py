@@ -22,20 +22,23 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
-from companion.editions.csv_forms import cards_to_csv, itineraries_to_csv
-from companion.editions.edit import (
+from companion.editions import (
+    EditionLibrary,
+    EditionNotFound,
     FieldError,
+    LibraryError,
     card_checks,
     card_warnings,
+    cards_to_csv,
+    itineraries_to_csv,
     progress,
     put_card,
     put_itinerary,
     remove,
     set_ancestor,
     set_playmat,
+    validate,
 )
-from companion.editions.library import EditionLibrary, LibraryError, validate
-from companion.editions.shipped import EditionNotFound
 from companion.engine import EditionError
 from companion.engine.tokens import ANCESTOR
 from companion.json_bounds import BadJson
