@@ -123,12 +123,6 @@ def foreign_host() -> Response | None:
     )
 
 
-NEED_PIN = (
-    "You are not logged in as host (or your login ended): log in with the table PIN. "
-    "`companion pin` prints it; holding Confirm on the table shows it on the ring."
-)
-
-
 def _authorise() -> Response | None:
     """A control may run: the PIN in the header, or a logged-in page with its CSRF token."""
     foreign = foreign_host()
