@@ -32,7 +32,6 @@ import hashlib
 import hmac
 import json
 import os
-import re
 import secrets
 import threading
 import time
@@ -40,14 +39,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from companion.config import pin_problem
 from companion.files import read_text_file
 from companion.json_bounds import BadJson
 from companion.json_bounds import check as check_json
 from companion.rate import SlidingWindow
 from companion.wording import CodedError, say
 
-#: The one rule for a table PIN, wherever it comes from (config, ``--pin``, the pin file).
-PIN_RULE = re.compile(r"[0-9]{4,8}")
 #: Wrong PINs allowed from one address per minute.
 ADDRESS_GUESSES_PER_MINUTE = 5
 #: Wrong PINs allowed from everyone together per hour (then everyone waits, or the host
@@ -65,13 +63,6 @@ SESSIONS_FILE_LIMIT = 256 * 1024
 class LogoutNotSaved(CodedError):
     """A logout the disk would not keep: the session stays open (a restart would bring it
     back), so the page is told to free space and log out again instead of "logged out"."""
-
-
-def pin_problem(pin: str) -> str | None:
-    """Why ``pin`` cannot be the table PIN (the catalogue's rule, after ``--pin '12': ``), or None."""
-    if not PIN_RULE.fullmatch(pin):
-        return say("pin_rule", "en")
-    return None
 
 
 def kept_pin(data_dir: Path) -> str | None:

@@ -151,8 +151,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     import signal
     import threading
 
-    from companion.access import pin_problem
-    from companion.config import ConfigError, load_config
+    from companion.config import ConfigError, load_config, pin_problem
     from companion.console import KEYS_HELP, describe_expect, keyboard, print_ring
     from companion.serving import PortBusy, serve_when_free
     from companion.startup import build_runtime, build_when_space

@@ -19,8 +19,18 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from companion.access import pin_problem
 from companion.wording import CodedError, say
+
+#: The one rule for a table PIN, wherever it comes from (config, ``--pin``, the pin file).
+PIN_RULE = re.compile(r"[0-9]{4,8}")
+
+
+def pin_problem(pin: str) -> str | None:
+    """Why ``pin`` cannot be the table PIN (the catalogue's rule, after ``--pin '12': ``), or None."""
+    if not PIN_RULE.fullmatch(pin):
+        return say("pin_rule", "en")
+    return None
+
 
 #: Okabe-Ito colours: distinguishable with the common colour-vision deficiencies.
 DEFAULT_PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7")

@@ -262,7 +262,8 @@ def test_a_button_that_can_no_longer_be_read_is_named() -> None:
 
 def test_the_pin_rule_is_the_catalogues() -> None:
     """`--pin` and the PIN file are checked by one rule, worded in the catalogues like the page's."""
-    from companion.access import pin_problem, table_pin
+    from companion.access import table_pin
+    from companion.config import pin_problem
 
     assert pin_problem("12") == say("pin_rule", "en") and "4 to 8 digits" in say("pin_rule", "en")
     assert pin_problem("4821") is None and "4 à 8 chiffres" in say("pin_rule", "fr")
