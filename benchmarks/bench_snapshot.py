@@ -21,10 +21,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from companion.app import Runtime, build_runtime, new_game
 from companion.config import Config
 from companion.engine import Take
+from companion.game_setup import new_game
 from companion.record import TREKKING
+from companion.runtime import Runtime
+from companion.startup import build_runtime
 from companion.store import Store
 
 

@@ -3,7 +3,6 @@ and the input rules (colours, names) shared by the config, the API and the comma
 
 from __future__ import annotations
 
-import ast
 import os
 import stat
 import sys
@@ -372,35 +371,6 @@ def test_names_stored_before_the_rule_reach_the_console_escaped(tmp_path: Path) 
         assert any("\\x1b[2JAnn" in line for line in said)
     finally:
         rt.stop()
-
-
-# --- architecture --------------------------------------------------------------------------------
-
-
-def test_the_web_layer_does_not_import_the_app() -> None:
-    """Arrows point down: app wires web; web knows the runtime only through companion.ports."""
-    root = Path(__file__).resolve().parents[1] / "companion"
-    for module in ("web.py", "web_requests.py", "editions/web.py", "ports.py", "access.py", "http_server.py"):
-        imported = _imports(root / module)
-        assert "companion.app" not in imported and "companion.cli" not in imported, module
-
-
-def _imports(module: Path) -> set[str]:
-    """Every module that ``module`` imports, at the top or inside a function."""
-    tree = ast.parse(module.read_text(encoding="utf-8"))
-    return {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module} | {
-        alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names
-    }
-
-
-def test_the_edition_routes_do_not_import_the_table_page() -> None:
-    """Arrows point down: web registers the library's routes; both share companion.web_requests."""
-    root = Path(__file__).resolve().parents[1] / "companion"
-    for module in ("editions/web.py", "web_requests.py"):
-        imported = _imports(root / module)
-        assert not {"companion.web", "companion.app"} & imported, module
-        assert not any(name.startswith("companion.web.") for name in imported), module
-    assert "companion.web_requests" in _imports(root / "editions/web.py")
 
 
 def test_a_ring_failure_blames_the_drop_in_only_when_the_device_is_refused(tmp_path: Path) -> None:

@@ -199,18 +199,26 @@ def test_the_table_layer_never_imports_the_web_layer() -> None:
 
 #: The composition root: it builds the runtime and hands it to the web layer, so the web layer
 #: (and the port it is given) never imports any of it.
-ROOT = ("companion.app", "companion.startup", "companion.console", "companion.serving", "companion.runtime")
+ROOT = ("companion.startup", "companion.console", "companion.serving", "companion.runtime")
 
 
 def test_the_web_layer_never_imports_the_composition_root() -> None:
     wrong = [
         f"{name} imports {imported}"
         for name, module in modules().items()
-        if inside(name, (*WEB, "companion.ports", "companion.history_web"))
+        if inside(name, (*WEB, "companion.ports", "companion.history_web", "companion.access"))
         for imported in sorted(module.imports)
         if inside(imported, (*ROOT, "companion.cli"))
     ]
     assert not wrong, wrong
+
+
+def test_the_edition_routes_do_not_import_the_table_page() -> None:
+    """The page registers the library's routes, so they never import it; both share the routes'
+    plumbing (moved here from tests/test_access.py)."""
+    imports = modules()["companion.editions.web"].imports
+    assert not inside("companion.web", tuple(imports)) and "companion.web" not in imports
+    assert "companion.web_requests" in imports
 
 
 def test_no_module_reaches_another_modules_private_names() -> None:

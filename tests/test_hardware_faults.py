@@ -479,11 +479,12 @@ def test_companion_run_on_a_pi_without_its_hardware_serves_the_table_and_says_wh
         assert f"{part}: NOT WORKING" in text, text[-3000:]
 
 
-def test_companion_app_imports_no_hardware_driver_until_it_needs_one() -> None:
-    """gpiozero alone was a third of `companion.app`'s import under emulation: the drivers are
-    imported when a ring, reader or buttons are opened, so `companion pin`, `doctor --help` and a
-    mock table start without them."""
+def test_the_composition_root_imports_no_hardware_driver_until_it_needs_one() -> None:
+    """gpiozero alone was a third of the composition root's import (start-up, serving, console)
+    under emulation: the drivers are imported when a ring, reader or buttons are opened, so
+    `companion pin`, `doctor --help` and a mock table start without them."""
     drivers = ["gpiozero", "neopixel_spi", "busio", "board", "mfrc522", "RPi", "spidev"]
-    code = "import json, sys, companion.app; print(json.dumps(sorted(set(sys.modules) & set(sys.argv[1:]))))"
+    root = "companion.startup, companion.serving, companion.console"
+    code = f"import json, sys, {root}; print(json.dumps(sorted(set(sys.modules) & set(sys.argv[1:]))))"
     out = subprocess.run([sys.executable, "-c", code, *drivers], check=True, capture_output=True, text=True)
     assert out.stdout.strip() == "[]", f"imported at start: {out.stdout.strip()}"

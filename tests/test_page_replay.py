@@ -19,10 +19,10 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.app import Runtime
 from companion.editions import load_edition
 from companion.engine import Board, ChooseItinerary, Event, Reveal, Take, Undo, make_setup
 from companion.engine.tokens import ANCESTOR, COLUMNS
+from companion.runtime import Runtime
 from companion.simulate import random_setup
 from companion.view import Replay, _push, page_state, replay
 
