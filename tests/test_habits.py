@@ -66,3 +66,29 @@ def test_the_version_is_written_once_and_read_from_the_metadata() -> None:
         [sys.executable, "-m", "companion", "--version"], capture_output=True, text=True, check=True
     )
     assert shown.stdout.split() == ["companion", PROJECT["version"]]
+
+
+def test_the_score_charts_are_drawn_by_one_module() -> None:
+    """The end screen's and the history page's charts, and their palette, dashes and markers,
+    were written twice (end.js, history.js): chart.js draws both."""
+    static = ROOT / "web" / "static"
+    for name in sorted(p.name for p in static.glob("*.js")):
+        source = (static / name).read_text(encoding="utf-8")
+        if name == "chart.js":
+            assert "<polyline" in source and "const DASHES" in source
+            continue
+        for own in ("<polyline", "const DASHES", "const MARKS", "const PALETTE"):
+            assert own not in source, f"web/static/{name} draws a chart itself ({own}): use chart.js"
+
+
+def test_one_route_draws_qr_codes(tmp_path: Path) -> None:
+    from companion.web import create_app
+
+    from tests_support import make_runtime
+
+    rt = make_runtime(tmp_path)
+    try:
+        rules = [rule.rule for rule in create_app(rt).url_map.iter_rules() if "qr" in rule.rule]
+    finally:
+        rt.stop()
+    assert rules == ["/api/qr.svg"]

@@ -1,5 +1,6 @@
 // The end of the game: the winners, how they won, the breakdown, the score chart and BG Stats.
 import { lang, t } from "./i18n.js";
+import { chartSvg, lineSample, MARKS } from "./chart.js";
 import { $, dot, esc } from "./page.js";
 
 export function renderEnd(s) {
@@ -40,29 +41,15 @@ async function renderBgStats(s) {
   } catch (e) { bgstatsShown = ""; /* the next snapshot tries again */ }
 }
 
-// Each player's line has its own dash pattern and end marker as well as its colour,
-// with axes and a legend, so players are told apart without colour.
-const DASHES = ["", "8 4", "2 4", "10 3 2 3"];
-const MARKS = ["●", "■", "▲", "◆"];
+// The score after each event, one line per player (the chart's drawing: chart.js).
 function renderChart(s) {
   const series = s.chart || [];
   if (series.length < 2) { $("chart").innerHTML = ""; $("chart-legend").innerHTML = ""; return; }
-  const max = Math.max(1, ...series.flat());
-  const min = Math.min(0, ...series.flat());
-  const x = (i) => 40 + (i / (series.length - 1)) * 270;
-  const y = (v) => 140 - ((v - min) / (max - min)) * 125;
-  let out = `<line x1="40" y1="${y(0)}" x2="310" y2="${y(0)}" stroke="currentColor" stroke-opacity=".3"/>`;
-  out += `<line x1="40" y1="15" x2="40" y2="140" stroke="currentColor"/><line x1="40" y1="140" x2="310" y2="140" stroke="currentColor"/>`;
-  for (const v of [min, Math.round((min + max) / 2), max]) out += `<text x="35" y="${(y(v) + 4).toFixed(1)}" font-size="10" text-anchor="end" fill="currentColor">${v}</text>`;
-  out += `<text x="175" y="156" font-size="10" text-anchor="middle" fill="currentColor">${esc(t("chart_x"))}</text>`;
-  out += `<text x="8" y="80" font-size="10" text-anchor="middle" fill="currentColor" transform="rotate(-90 8 80)">${esc(t("chart_y"))}</text>`;
-  s.players.forEach((p, k) => {
-    const pts = series.map((row, i) => `${x(i).toFixed(1)},${y(row[k]).toFixed(1)}`).join(" ");
-    const endY = y(series[series.length - 1][k]);
-    out += `<polyline points="${pts}" fill="none" stroke="${esc(p.colour)}" stroke-width="2.5" stroke-dasharray="${DASHES[k % 4]}"><title>${esc(p.name)}</title></polyline>`;
-    out += `<text x="312" y="${(endY + 4).toFixed(1)}" font-size="10" fill="${esc(p.colour)}" aria-hidden="true">${MARKS[k % 4]}</text>`;
+  const lines = s.players.map((p, k) => ({ name: p.name, colour: p.colour, points: series.map((row, i) => [i, row[k]]) }));
+  $("chart").innerHTML = chartSvg({
+    lines, count: series.length, bottom: 140, height: 125, labelAt: 156, zero: true,
+    xLabel: t("chart_x"), yLabel: t("chart_y"),
   });
-  $("chart").innerHTML = out;
   $("chart").setAttribute("aria-label", t("score_chart") + ": " + s.players.map((p) => `${p.name} ${p.total}`).join(", "));
-  $("chart-legend").innerHTML = s.players.map((p, k) => `<li><svg width="34" height="10" aria-hidden="true"><line x1="0" y1="5" x2="34" y2="5" stroke="${esc(p.colour)}" stroke-width="3" stroke-dasharray="${DASHES[k % 4]}"/></svg> ${MARKS[k % 4]} ${esc(p.name)} (${p.total})</li>`).join("");
+  $("chart-legend").innerHTML = s.players.map((p, k) => `<li>${lineSample(p.colour, k)} ${MARKS[k % 4]} ${esc(p.name)} (${p.total})</li>`).join("");
 }

@@ -1,16 +1,15 @@
 // The history page: finished games, each player's figures and rating, scores over time, and
 // the host's merge of two spellings. Everything comes from /api/history (derived from the
 // event log on the companion); the words from the catalogues (i18n.js), in English or French.
+import { chartSvg, lineSample, MARKS, PALETTE } from "./chart.js";
 import { lang, message, number as num, sentence, setLang, t, when } from "./i18n.js";
+import { esc } from "./text.js";
 
 const $ = (id) => document.getElementById(id);
 let data = null;
 let csrf = null;
 let lastSaid = null;
 
-function esc(s) {
-  return String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
-}
 
 // A refusal or an answer of the server in the page's language: its code and params, the
 // English sentence only for a code this page does not know.
@@ -62,35 +61,24 @@ function renderPlayers(d) {
 // Each player's scores game after game, oldest game on the left. Each line has its own dash
 // and marker as well as its colour, each point a title, and the picture an English or French
 // summary, so it reads without colour and with a screen reader.
-const PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#7F7F00", "#888888"];
-const DASHES = ["", "8 4", "2 4", "10 3 2 3"];
-const MARKS = ["●", "■", "▲", "◆"];
 function renderChart(d) {
   const games = [...d.games].reverse();  // oldest first
   const svg = $("hchart");
   if (games.length === 0) { svg.innerHTML = ""; $("hchart-legend").innerHTML = ""; return; }
-  const scores = games.flatMap((g) => g.players.map((p) => p.score));
-  const max = Math.max(1, ...scores), min = Math.min(0, ...scores);
-  const x = (i) => 40 + (games.length === 1 ? 135 : (i / (games.length - 1)) * 270);
-  const y = (v) => 145 - ((v - min) / (max - min)) * 130;
-  let out = `<line x1="40" y1="15" x2="40" y2="145" stroke="currentColor"/><line x1="40" y1="145" x2="310" y2="145" stroke="currentColor"/>`;
-  for (const v of [min, Math.round((min + max) / 2), max]) out += `<text x="35" y="${(y(v) + 4).toFixed(1)}" font-size="10" text-anchor="end" fill="currentColor">${v}</text>`;
-  out += `<text x="175" y="163" font-size="10" text-anchor="middle" fill="currentColor">${esc(t("h_games_axis"))} (${games.length})</text>`;
-  out += `<text x="8" y="80" font-size="10" text-anchor="middle" fill="currentColor" transform="rotate(-90 8 80)">${esc(t("chart_y"))}</text>`;
-  const summary = [];
-  d.players.forEach((player, k) => {
+  const lines = d.players.map((player, k) => {
     const points = [];
-    games.forEach((g, i) => { const seat = g.players.find((p) => p.key === player.key); if (seat) points.push([i, seat.score, g.id]); });
-    const colour = PALETTE[k % PALETTE.length];
-    out += `<polyline points="${points.map(([i, v]) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ")}" fill="none" stroke="${colour}" stroke-width="2.5" stroke-dasharray="${DASHES[k % 4]}"/>`;
-    for (const [i, v, id] of points) {
-      out += `<text x="${x(i).toFixed(1)}" y="${(y(v) + 4).toFixed(1)}" font-size="10" text-anchor="middle" fill="${colour}"><title>${esc(player.name)} · ${esc(t("h_game", { id }))}: ${v}</title>${MARKS[k % 4]}</text>`;
-    }
-    summary.push(`${player.name} ${points.map((q) => q[1]).join(", ")}`);
+    games.forEach((g, i) => {
+      const seat = g.players.find((p) => p.key === player.key);
+      if (seat) points.push([i, seat.score, `${player.name} · ${t("h_game", { id: g.id })}: ${seat.score}`]);
+    });
+    return { name: player.name, colour: PALETTE[k % PALETTE.length], points };
   });
-  svg.innerHTML = out;
-  svg.setAttribute("aria-label", `${t("h_chart")}: ${summary.join("; ")}`);
-  $("hchart-legend").innerHTML = d.players.map((p, k) => `<li><svg width="34" height="10" aria-hidden="true"><line x1="0" y1="5" x2="34" y2="5" stroke="${PALETTE[k % PALETTE.length]}" stroke-width="3" stroke-dasharray="${DASHES[k % 4]}"/></svg> ${marker(d, p.key)}${esc(p.name)}</li>`).join("");
+  svg.innerHTML = chartSvg({
+    lines, count: games.length, bottom: 145, height: 130, labelAt: 163, everyPoint: true,
+    xLabel: `${t("h_games_axis")} (${games.length})`, yLabel: t("chart_y"),
+  });
+  svg.setAttribute("aria-label", `${t("h_chart")}: ${lines.map((l) => `${l.name} ${l.points.map((q) => q[1]).join(", ")}`).join("; ")}`);
+  $("hchart-legend").innerHTML = d.players.map((p, k) => `<li>${lineSample(PALETTE[k % PALETTE.length], k)} ${marker(d, p.key)}${esc(p.name)}</li>`).join("");
 }
 
 // Each player is marked as in the chart (its colour and mark), whatever colour they played.

@@ -23,9 +23,9 @@ export function saw(s) {
 }
 export function seen() { return page.shown.process === null ? {} : { ...page.shown }; }
 
-export function esc(s) {
-  return String(s ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
-}
+import { esc } from "./text.js";
+
+export { esc };
 export function gains(list) { return (list || []).map((g) => `<span class="tok" title="${esc(t(LEGEND[g] || g))}">${ICON[g] || esc(g)}</span>`).join(" "); }
 export function colourOf(name) {
   const p = page.state && page.state.players.find((q) => q.name === name);
