@@ -79,16 +79,3 @@ def test_the_score_charts_are_drawn_by_one_module() -> None:
             continue
         for own in ("<polyline", "const DASHES", "const MARKS", "const PALETTE"):
             assert own not in source, f"web/static/{name} draws a chart itself ({own}): use chart.js"
-
-
-def test_one_route_draws_qr_codes(tmp_path: Path) -> None:
-    from companion.web import create_app
-
-    from tests_support import make_runtime
-
-    rt = make_runtime(tmp_path)
-    try:
-        rules = [rule.rule for rule in create_app(rt).url_map.iter_rules() if "qr" in rule.rule]
-    finally:
-        rt.stop()
-    assert rules == ["/api/qr.svg"]
