@@ -469,7 +469,7 @@ step_checks
 for step in $ALL_STEPS; do
     run_step "$step"
 done
-current_step=done
+current_step=finished
 
 if [[ -n $only ]]; then
     say "Done: $only"
