@@ -52,7 +52,7 @@ USER_NAME=trekking
 ROOT=${TREKKING_ROOT:-}
 ROOT=${ROOT%/}
 PREFIX=/opt/$APP
-VENV=$PREFIX/.venv
+VENV=$ROOT$PREFIX/.venv
 CONF_DIR=/etc/$APP
 STATE_DIR=/var/lib/$APP
 UNIT=$APP.service
@@ -240,15 +240,20 @@ EOF
 
 reboot_needed=no
 step_boot() {
-    local before after kept
+    local before after block
     say "Enabling SPI0 and SPI1 in $boot_config"
     before=$(cat "$boot_config")
-    # The file without an older copy of the block, then the block at the end.
-    kept=$(awk -v b="$BLOCK_BEGIN" -v e="$BLOCK_END" '
-        $0 == b { inside = 1; next }
-        inside && $0 == e { inside = 0; next }
-        !inside { print }' "$boot_config")
-    after=$(printf '%s\n%s' "$kept" "$(boot_block)")
+    block=$(boot_block)
+    if grep -qxF "$BLOCK_BEGIN" "$boot_config"; then
+        # An earlier install's block is replaced where it stands: the lines after it stay
+        # under its closing [all].
+        after=$(awk -v b="$BLOCK_BEGIN" -v e="$BLOCK_END" -v block="$block" '
+            $0 == b { print block; inside = 1; next }
+            inside { if ($0 == e) inside = 0; next }
+            { print }' "$boot_config")
+    else
+        after=$(printf '%s\n%s' "$before" "$block")
+    fi
     if [[ $after == "$before" ]]; then
         say "  $boot_config already holds these settings"
         return
@@ -316,15 +321,15 @@ EOF
 # ------------------------------------------------------------------------------- code
 step_code() {
     say "Copying $SRC to $PREFIX"
-    mkdir -p "$PREFIX"
-    if [[ $SRC != "$PREFIX" ]]; then
+    mkdir -p "$ROOT$PREFIX"
+    if [[ $SRC != "$ROOT$PREFIX" ]]; then
         rsync -a --delete \
             --exclude .venv --exclude .git \
             --exclude __pycache__ --exclude '*.egg-info' --exclude build \
             --exclude .mypy_cache --exclude .pytest_cache --exclude .ruff_cache --exclude .hypothesis \
-            "$SRC"/ "$PREFIX"/
+            "$SRC"/ "$ROOT$PREFIX"/
     fi
-    chown -R root:root "$PREFIX"
+    chown -R 0:0 "$ROOT$PREFIX"
     [[ -x $VENV/bin/python ]] || python3 -m venv "$VENV"
     "$VENV/bin/pip" install --quiet --upgrade pip
 }
@@ -365,7 +370,7 @@ step_python() {
     # a minute each on a Pi Zero 2 W (hardware/README.md lists what and why). pip's own
     # output is kept, timed: each compiled package says how long it took.
     say "  compiling the drivers that have no wheel for this Python: this takes a few minutes"
-    "$VENV/bin/pip" install --progress-bar off "${PREFIX}[pi]" 2>&1 | timed
+    "$VENV/bin/pip" install --progress-bar off "${ROOT}${PREFIX}[pi]" 2>&1 | timed
     # mfrc522 depends on RPi.GPIO, but on a 64-bit OS (and on any Pi 5) rpi-lgpio must
     # provide the RPi.GPIO module. Both packages install the same module, so remove
     # RPi.GPIO and reinstall rpi-lgpio on top.
@@ -452,7 +457,6 @@ step_doctor() {
 EOF
         return
     fi
-    rm -f "$ROOT$DOCTOR_FLAG"
     say "No reboot is needed: SPI0 and SPI1 are already on."
     if offline; then
         say "Offline install: the doctor runs at the first start (scripts/rehearse-pi runs it here)"
