@@ -80,9 +80,11 @@ def pi_root(tmp_path: Path, config: str | None = STOCK_CONFIG, where: str = "boo
     """A root file system with this machine's users and groups and a stock config.txt."""
     root = tmp_path / "root"
     (root / "etc").mkdir(parents=True)
-    for name in ("passwd", "group", "shadow", "gshadow"):
+    for name in ("passwd", "group", "shadow", "gshadow"):  # without a service user this machine may have
         if Path("/etc", name).exists():
-            shutil.copy(Path("/etc", name), root / "etc" / name)
+            lines = Path("/etc", name).read_text().splitlines(keepends=True)
+            kept = (line for line in lines if not line.startswith("trekking:"))
+            (root / "etc" / name).write_text("".join(kept))
     if config is not None:
         (root / where).mkdir(parents=True)
         (root / where / "config.txt").write_text(config)
