@@ -202,6 +202,10 @@ step_checks() {
 }
 
 # --------------------------------------------------------------------------- packages
+# A Pi on Wi-Fi loses a download now and then: pip tries each one again this many times
+# (its default is 5, a few seconds in all).
+export PIP_RETRIES=${PIP_RETRIES:-15}
+
 step_packages() {
     # build-essential, python3-dev and swig compile spidev and lgpio when no wheel fits;
     # rsync is used for the copy below.
