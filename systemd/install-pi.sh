@@ -1,42 +1,79 @@
 #!/usr/bin/env bash
-# Install the Trekking Companion as a service on Raspberry Pi OS.
+# Install the Trekking Companion as a service on Raspberry Pi OS (64-bit), on a
+# Raspberry Pi Zero 2 W, 3, 4 or 5.
 #
 # Run as root from a checkout of the repository:
 #
 #     sudo systemd/install-pi.sh
 #
-# What it does (safe to run again, e.g. after "git pull"):
-#   1. apt installs the build tools the Pi drivers need;
-#   2. enables SPI (the RFID reader) with raspi-config;
-#   3. creates the system user "trekking" (no login shell) in the groups spi and gpio;
-#   4. copies the checkout to /opt/trekking-companion and installs it with the "pi" extra
-#      into /opt/trekking-companion/.venv;
-#   5. writes /etc/trekking-companion/config.toml from the example, unless it exists;
-#   6. installs /usr/local/bin/trekking-companion, the companion command as the service runs
-#      it (its user, its settings and data): sudo trekking-companion pin / doctor;
-#   7. installs, enables and (re)starts trekking-companion.service.
-# See wiring.md for the hardware and the Pi 4 / Pi 5 differences.
+# What it does (safe to run again, e.g. after "git pull"); each step is named, and a
+# failure says which step failed:
+#   checks    refuses a 32-bit OS and a board the companion does not support, before
+#             anything is changed;
+#   packages  apt installs the build tools the Pi drivers need;
+#   boot      enables SPI0 (the RFID reader) and SPI1 (the NeoPixel ring, /dev/spidev1.0)
+#             and pins the core clock the SPI clock follows on a Pi 3 / Zero 2 W / Pi 4, in
+#             one marked block of config.txt with the firmware's board filters, so one SD
+#             card boots right in any supported board;
+#   user      creates the system user "trekking" (no login shell) in the groups spi and gpio;
+#   udev      writes the rules that give /dev/spidev* to spi and /dev/gpiochip* to gpio,
+#             whether or not the devices exist yet (they appear after the reboot);
+#   code      copies the checkout to /opt/trekking-companion;
+#   lgpio     installs lgpio (gpiozero's pin library): a wheel where one fits this Python,
+#             else built against the OS's liblgpio-dev, else built self-contained (PYPI=1);
+#   python    installs the companion with the "pi" extra into /opt/trekking-companion/.venv;
+#   config    writes /etc/trekking-companion/config.toml from the example, unless it exists;
+#   command   installs /usr/local/bin/trekking-companion (sudo trekking-companion pin / doctor);
+#   service   installs and enables trekking-companion.service;
+#   doctor    says whether a reboot is needed; if so, arranges one "companion doctor" run at
+#             the next boot (its report: journalctl -b -u trekking-companion-doctor),
+#             otherwise runs it at once.
+# See wiring.md for the hardware.
 #
 # Rehearsing in a chroot (scripts/rehearse-pi does it on a PC, under qemu):
-#     systemd/install-pi.sh --chroot
+#     PI_MODEL="Raspberry Pi 5 Model B Rev 1.0" systemd/install-pi.sh --chroot
 # for a root file system with no systemd running and no Pi underneath: the unit is
-# installed and enabled but not started, the state directory systemd would create is
-# made by hand, the spi and gpio groups are created if the OS lacks them, and the
-# board model can be given as PI_MODEL="Raspberry Pi 5 Model B Rev 1.0" (otherwise it
-# is read from /proc/device-tree/model).
+# enabled but not started, the state directory systemd would create is made by hand,
+# and the board model comes from PI_MODEL (otherwise from /proc/device-tree/model).
+#
+# Testing on a PC (tests/test_install_pi.py): these variables stand in for the machine,
+#   TREKKING_ROOT      a directory used as the root file system for every file written
+#                      (config.txt, udev rules, units, /etc/passwd and /etc/group);
+#   PI_MODEL           the board's model string;
+#   PI_ARCH            the kernel's architecture (uname -m);
+#   PI_USERLAND_ARCH   the OS's architecture (dpkg --print-architecture);
+#   BOOT_CONFIG        the config.txt to edit;
+# and --only STEP,STEP runs only those steps (the checks always run first).
 
-set -euo pipefail
+set -eEuo pipefail
 
 APP=trekking-companion
 USER_NAME=trekking
+ROOT=${TREKKING_ROOT:-}
+ROOT=${ROOT%/}
 PREFIX=/opt/$APP
-VENV=$PREFIX/.venv
+VENV=$ROOT$PREFIX/.venv
 CONF_DIR=/etc/$APP
 STATE_DIR=/var/lib/$APP
 UNIT=$APP.service
+DOCTOR_UNIT=$APP-doctor.service
+DOCTOR_FLAG=$CONF_DIR/doctor-at-next-boot
+UDEV_RULES=/etc/udev/rules.d/60-$APP.rules
+BLOCK_BEGIN="# >>> $APP: written by systemd/install-pi.sh, replaced on each install"
+BLOCK_END="# <<< $APP"
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ALL_STEPS="packages boot user udev code lgpio python config command service doctor"
 
 say() { printf '==> %s\n' "$*"; }
+warn() { printf 'warning: %s\n' "$*" >&2; }
+die() {
+    printf 'error: %s\n' "$*" >&2
+    if [[ ${current_step:-checks} != checks ]]; then
+        printf '       (step "%s"; fix that, then run the installer again: it is safe to run again)\n' \
+            "$current_step" >&2
+    fi
+    exit 1
+}
 # pip's output, each line with the time, and how long each package that compiled took
 # ("compiled spidev in 66 s"): what hardware/README.md quotes comes from these lines.
 timed() {
@@ -53,193 +90,403 @@ timed() {
         fi
     done
 }
-warn() { printf 'warning: %s\n' "$*" >&2; }
-die() {
-    printf 'error: %s\n' "$*" >&2
-    exit 1
-}
 
 chroot_mode=no
-for arg in "$@"; do
-    case $arg in
-        --chroot) chroot_mode=yes ;;
-        *) die "unknown option $arg (the only one is --chroot)" ;;
+only=""
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --chroot) chroot_mode=yes; shift ;;
+        --only)
+            [[ $# -ge 2 ]] || die "--only needs a list of steps: ${ALL_STEPS// /,}"
+            only=${2//,/ }
+            shift 2
+            ;;
+        *) die "unknown option $1 (the options are --chroot and --only STEP,STEP)" ;;
     esac
 done
-
-[[ $EUID -eq 0 ]] || die "run as root: sudo $0"
-[[ -f $SRC/pyproject.toml && -f $SRC/systemd/$UNIT ]] ||
-    die "$SRC does not look like a Trekking Companion checkout"
-[[ -f $SRC/companion/config.example.toml ]] ||
-    die "$SRC/companion/config.example.toml is missing; update the checkout"
-
-model=${PI_MODEL:-}
-if [[ -z $model && -r /proc/device-tree/model ]]; then
-    model=$(tr -d '\0' </proc/device-tree/model)
-fi
-arch=$(uname -m)
-is_pi5=no
-case $model in
-    # "Raspberry Pi 5" also matches the Pi 500.
-    *"Raspberry Pi 5"* | *"Compute Module 5"*) is_pi5=yes ;;
-    *) ;;
-esac
-say "Board: ${model:-unknown} ($arch)"
-
-# 1. Packages. build-essential compiles spidev, RPi.GPIO and lgpio when no wheel fits;
-#    rsync is used for the copy below.
-say "Installing packages"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq python3-venv python3-dev git swig build-essential rsync
-apt-get install -y -qq liblgpio-dev ||
-    warn "liblgpio-dev is not available on this OS; pip will use an lgpio wheel instead"
-
-# 2. SPI for the MFRC522 reader.
-if command -v raspi-config >/dev/null 2>&1; then
-    say "Enabling SPI"
-    raspi-config nonint do_spi 0
-else
-    warn "raspi-config not found: enable SPI yourself (dtparam=spi=on in config.txt)"
-fi
-
-# 3. Service user.
-if ! id "$USER_NAME" >/dev/null 2>&1; then
-    say "Creating system user $USER_NAME"
-    useradd --system --user-group --home-dir "$STATE_DIR" --no-create-home \
-        --shell /usr/sbin/nologin "$USER_NAME"
-fi
-for group in spi gpio; do
-    if ! getent group "$group" >/dev/null && [[ $chroot_mode == yes ]]; then
-        groupadd --system "$group"
-    fi
-    if getent group "$group" >/dev/null; then
-        usermod -a -G "$group" "$USER_NAME"
-    else
-        warn "group $group does not exist; $USER_NAME cannot reach its devices"
-    fi
+for step in $only; do
+    [[ " $ALL_STEPS " == *" $step "* ]] || die "unknown step $step (the steps are ${ALL_STEPS// /,})"
 done
+wanted() { [[ -z $only || " $only " == *" $1 "* ]]; }
 
-# 4. Code and virtual environment.
-say "Copying $SRC to $PREFIX"
-mkdir -p "$PREFIX"
-if [[ $SRC != "$PREFIX" ]]; then
-    rsync -a --delete \
-        --exclude .venv --exclude .git \
-        --exclude __pycache__ --exclude '*.egg-info' --exclude build \
-        --exclude .mypy_cache --exclude .pytest_cache --exclude .ruff_cache --exclude .hypothesis \
-        "$SRC"/ "$PREFIX"/
-fi
-chown -R root:root "$PREFIX"
+# Every step runs through run_step, so that a failure names its step.
+current_step=checks
+on_error() {
+    local status=$?
+    printf 'error: the installer stopped at step "%s" (exit status %s); the lines above say why.\n' \
+        "$current_step" "$status" >&2
+    printf '       Fix that, then run it again: sudo %s (it is safe to run again).\n' "$0" >&2
+    exit "$status"
+}
+trap on_error ERR
+run_step() {
+    if wanted "$1"; then
+        current_step=$1
+        "step_$1"
+    fi
+}
 
-say "Installing the companion into $VENV"
-step_started=$(date +%s)
-[[ -x $VENV/bin/python ]] || python3 -m venv "$VENV"
-"$VENV/bin/pip" install --quiet --upgrade pip
-# spidev, rpi_ws281x and lgpio have no wheel for the Pi's Python and compile here:
-# about a minute each on a Pi Zero 2 W (hardware/README.md lists what and why).
-# pip's own output is kept, timed: each compiled package says how long it took.
-say "  compiling spidev, rpi_ws281x and lgpio when no wheel fits: this takes a few minutes"
-"$VENV/bin/pip" install --progress-bar off "${PREFIX}[pi]" 2>&1 | timed
+# ---------------------------------------------------------------------------- checks
+board=""
+# Which supported board the model string names (zero2, pi3, pi4, pi5), or nothing.
+board_of() {
+    case $1 in
+        "Raspberry Pi Zero 2"*) echo zero2 ;;
+        "Raspberry Pi 3 "* | "Raspberry Pi Compute Module 3"*) echo pi3 ;;
+        "Raspberry Pi 4 "* | "Raspberry Pi 400"* | "Raspberry Pi Compute Module 4"*) echo pi4 ;;
+        "Raspberry Pi 5 "* | "Raspberry Pi 500"* | "Raspberry Pi Compute Module 5"*) echo pi5 ;;
+        *) ;;
+    esac
+}
 
-# mfrc522 depends on RPi.GPIO, but on a 64-bit OS (and on any Pi 5) rpi-lgpio must
-# provide the RPi.GPIO module. Both packages install the same module, so remove
-# RPi.GPIO and reinstall rpi-lgpio on top.
-if [[ $arch == aarch64 || $is_pi5 == yes ]]; then
+boot_config_path() {
+    if [[ -n ${BOOT_CONFIG:-} ]]; then
+        echo "$BOOT_CONFIG"
+    elif [[ -f $ROOT/boot/firmware/config.txt ]]; then
+        echo "$ROOT/boot/firmware/config.txt"
+    elif [[ -f $ROOT/boot/config.txt ]]; then
+        echo "$ROOT/boot/config.txt"
+    fi
+}
+
+step_checks() {
+    local model kernel_arch os_arch
+    if [[ -z $ROOT ]]; then
+        [[ $EUID -eq 0 ]] || die "run as root: sudo $0"
+    fi
+    [[ -f $SRC/pyproject.toml && -f $SRC/systemd/$UNIT ]] ||
+        die "$SRC does not look like a Trekking Companion checkout"
+    [[ -f $SRC/companion/config.example.toml ]] ||
+        die "$SRC/companion/config.example.toml is missing; update the checkout"
+
+    model=${PI_MODEL:-}
+    if [[ -z $model && -r /proc/device-tree/model ]]; then
+        model=$(tr -d '\0' </proc/device-tree/model)
+    fi
+    kernel_arch=${PI_ARCH:-$(uname -m)}
+    os_arch=${PI_USERLAND_ARCH:-$(dpkg --print-architecture 2>/dev/null || echo unknown)}
+    say "Board: ${model:-unknown}; kernel $kernel_arch, OS $os_arch"
+
+    case $kernel_arch in
+        aarch64 | arm64) ;;
+        armv6l | armv7l | armv8l | arm*)
+            die "this is a 32-bit system (kernel $kernel_arch). The companion needs Raspberry Pi OS Lite (64-bit): write it to the SD card with Raspberry Pi Imager (Choose OS, Raspberry Pi OS (other), Raspberry Pi OS Lite (64-bit)) and run this again."
+            ;;
+        *)
+            die "this is not a Raspberry Pi (kernel $kernel_arch). Run the installer on the Pi itself, with Raspberry Pi OS Lite (64-bit); to try the companion on a PC, see the README (scripts/companion run --mock)."
+            ;;
+    esac
+    case $os_arch in
+        arm64) ;;
+        armhf | armel)
+            die "this Raspberry Pi OS is the 32-bit one ($os_arch), even if its kernel is 64-bit. The companion needs Raspberry Pi OS Lite (64-bit): write it to the SD card with Raspberry Pi Imager (Choose OS, Raspberry Pi OS (other), Raspberry Pi OS Lite (64-bit)) and run this again."
+            ;;
+        *) die "this OS is built for $os_arch; the companion needs Raspberry Pi OS Lite (64-bit) (arm64)." ;;
+    esac
+
+    if [[ -z $model ]]; then
+        die "no board model in /proc/device-tree/model: run this on a Raspberry Pi Zero 2 W, 3, 4 or 5 (to rehearse elsewhere, give PI_MODEL=\"Raspberry Pi 4 Model B Rev 1.5\" and --chroot)."
+    fi
+    board=$(board_of "$model")
+    if [[ -n $board ]]; then
+        say "Supported board ($board)"
+    else
+        die "the companion does not support this board ($model): its ring, reader and buttons are set up for a Raspberry Pi Zero 2 W, 3, 4 or 5, not for a Pi 1, 2, Zero or Zero W. Move the SD card to one of those and run this again."
+    fi
+
+    if wanted boot; then
+        boot_config=$(boot_config_path)
+        [[ -n $boot_config ]] ||
+            die "no config.txt in $ROOT/boot/firmware or $ROOT/boot: is the boot partition mounted? (mount it, or give its path as BOOT_CONFIG=/path/to/config.txt)"
+    fi
+}
+
+# --------------------------------------------------------------------------- packages
+# A Pi on Wi-Fi loses a download now and then: pip tries each one again this many times
+# (its default is 5, a few seconds in all).
+export PIP_RETRIES=${PIP_RETRIES:-15}
+
+step_packages() {
+    # build-essential, python3-dev and swig compile spidev and lgpio when no wheel fits;
+    # rsync is used for the copy below.
+    say "Installing packages"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq python3-venv python3-dev git swig build-essential rsync
+}
+
+# ------------------------------------------------------------------------------- boot
+# The block this installer keeps in config.txt. [all] first and last: whatever section
+# the file ends in, SPI is on for every board, and nothing after the block is filtered.
+# The SPI clock of a Pi 3 / Zero 2 W / Pi 4 is divided from the VPU core clock, which
+# the firmware scales with load: pinning the core clock keeps the NeoPixel bits at
+# their width (the clocks rpi_ws281x's README gives for SPI). A Pi 5's SPI (RP1) runs
+# from a fixed clock and needs nothing.
+boot_block() {
+    cat <<EOF
+$BLOCK_BEGIN
+[all]
+# SPI0: the RFID reader (/dev/spidev0.0). SPI1: the NeoPixel ring (/dev/spidev1.0, MOSI = GPIO20).
+dtparam=spi=on
+dtoverlay=spi1-1cs
+# The SPI clock follows the core clock: pin it so the ring's timing holds.
+[pi3]
+core_freq=250
+[pi02]
+core_freq=250
+[pi4]
+core_freq=500
+core_freq_min=500
+[all]
+$BLOCK_END
+EOF
+}
+
+reboot_needed=no
+step_boot() {
+    local before after block
+    say "Enabling SPI0 and SPI1 in $boot_config"
+    before=$(cat "$boot_config")
+    block=$(boot_block)
+    if grep -qxF "$BLOCK_BEGIN" "$boot_config"; then
+        # An earlier install's block is replaced where it stands: the lines after it stay
+        # under its closing [all].
+        after=$(awk -v b="$BLOCK_BEGIN" -v e="$BLOCK_END" -v block="$block" '
+            $0 == b { print block; inside = 1; next }
+            inside { if ($0 == e) inside = 0; next }
+            { print }' "$boot_config")
+    else
+        after=$(printf '%s\n%s' "$before" "$block")
+    fi
+    if [[ $after == "$before" ]]; then
+        say "  $boot_config already holds these settings"
+        return
+    fi
+    printf '%s\n' "$after" >"$boot_config.trekking-new"
+    mv "$boot_config.trekking-new" "$boot_config"
+    say "  $boot_config changed: the new settings take effect at the next boot"
+    reboot_needed=yes
+}
+
+# ------------------------------------------------------------------------------- user
+# Membership read from the files themselves, so that a root given as TREKKING_ROOT is
+# read, not this machine's.
+user_exists() { grep -q "^$1:" "$ROOT/etc/passwd" 2>/dev/null; }
+group_exists() { grep -q "^$1:" "$ROOT/etc/group" 2>/dev/null; }
+# The numeric ids, for install and chown: a name would be looked up on this machine.
+uid_of() { awk -F: -v n="$1" '$1 == n { print $3 }' "$ROOT/etc/passwd"; }
+gid_of() { awk -F: -v n="$1" '$1 == n { print $3 }' "$ROOT/etc/group"; }
+in_group() { grep -Eq "^$2:[^:]*:[^:]*:(.*,)?$1(,.*)?$" "$ROOT/etc/group" 2>/dev/null; }
+
+step_user() {
+    local prefix=()
+    [[ -z $ROOT ]] || prefix=(--prefix "$ROOT")
+    # Raspberry Pi OS has both groups; plain Debian has neither. The udev rules below
+    # give the devices to them, so they must exist.
+    for group in spi gpio; do
+        if ! group_exists "$group"; then
+            say "Creating the system group $group"
+            groupadd "${prefix[@]}" --system "$group"
+        fi
+    done
+    if ! user_exists "$USER_NAME"; then
+        say "Creating the system user $USER_NAME"
+        useradd "${prefix[@]}" --system --user-group --home-dir "$STATE_DIR" --no-create-home \
+            --shell /usr/sbin/nologin "$USER_NAME"
+    fi
+    for group in spi gpio; do
+        if ! in_group "$USER_NAME" "$group"; then
+            say "Adding $USER_NAME to the group $group"
+            usermod "${prefix[@]}" -a -G "$group" "$USER_NAME"
+        fi
+    done
+}
+
+# ------------------------------------------------------------------------------- udev
+step_udev() {
+    say "Writing $UDEV_RULES (spidev for the group spi, gpiochip for the group gpio)"
+    install -d -m 0755 "$ROOT/etc/udev/rules.d"
+    cat >"$ROOT$UDEV_RULES" <<'EOF'
+# Written by the Trekking Companion's systemd/install-pi.sh: the reader (SPI0) and the
+# ring (SPI1) for the group spi, the buttons and the reader's reset line for the group
+# gpio, whenever the devices appear (Raspberry Pi OS has the same in 99-com.rules;
+# plain Debian has none).
+SUBSYSTEM=="spidev", KERNEL=="spidev*", GROUP="spi", MODE="0660"
+SUBSYSTEM=="gpio", KERNEL=="gpiochip*", GROUP="gpio", MODE="0660"
+EOF
+    # Earlier installs gave /dev/pio0 to the ring on a Pi 5; the ring is on SPI1 now.
+    rm -f "$ROOT/etc/udev/rules.d/99-$APP-pio.rules"
+    if [[ -z $ROOT && $chroot_mode == no ]] && command -v udevadm >/dev/null 2>&1; then
+        udevadm control --reload
+        udevadm trigger --action=change --subsystem-match=spidev --subsystem-match=gpio || true
+    fi
+}
+
+# ------------------------------------------------------------------------------- code
+step_code() {
+    say "Copying $SRC to $PREFIX"
+    mkdir -p "$ROOT$PREFIX"
+    if [[ $SRC != "$ROOT$PREFIX" ]]; then
+        rsync -a --delete \
+            --exclude .venv --exclude .git \
+            --exclude __pycache__ --exclude '*.egg-info' --exclude build \
+            --exclude .mypy_cache --exclude .pytest_cache --exclude .ruff_cache --exclude .hypothesis \
+            "$SRC"/ "$ROOT$PREFIX"/
+    fi
+    chown -R 0:0 "$ROOT$PREFIX"
+    [[ -x $VENV/bin/python ]] || python3 -m venv "$VENV"
+    "$VENV/bin/pip" install --quiet --upgrade pip
+}
+
+# ------------------------------------------------------------------------------ lgpio
+# lgpio's wheels stop at some Python (0.2.2.0: 3.9-3.12); Raspberry Pi OS trixie has 3.13.
+# Without a wheel pip builds its source package, which links the system's liblgpio
+# unless PYPI=1 asks for a module with the library compiled in (lgpio's setup.py).
+# Which package an OS has is asked of apt; what it answers depends on the archive
+# (Raspberry Pi OS's own, or Debian's).
+apt_has() { [[ -n $(apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: //p' | grep -v none) ]]; }
+
+step_lgpio() {
+    local pip=("$VENV/bin/pip" install --progress-bar off)
+    say "Installing lgpio (gpiozero's pin library)"
+    if "${pip[@]}" --only-binary lgpio "lgpio>=0.2.2" 2>&1 | timed; then
+        say "  lgpio: a wheel fits this Python"
+        return
+    fi
+    if apt_has liblgpio-dev; then
+        say "  no lgpio wheel for this Python: building it against the OS's liblgpio-dev"
+        apt-get install -y -qq liblgpio-dev
+        "${pip[@]}" --no-binary lgpio "lgpio>=0.2.2" 2>&1 | timed
+    else
+        say "  no lgpio wheel for this Python and no liblgpio-dev in apt: building lgpio self-contained (PYPI=1)"
+        PYPI=1 "${pip[@]}" --no-binary lgpio --no-cache-dir "lgpio>=0.2.2" 2>&1 | timed
+    fi
+    "$VENV/bin/python" -c "import lgpio" ||
+        die "lgpio was built but does not import (see the lines above)"
+}
+
+# ----------------------------------------------------------------------------- python
+step_python() {
+    local started
+    say "Installing the companion into $VENV"
+    started=$(date +%s)
+    # spidev (and the other drivers without a wheel for this Python) compile here: about
+    # a minute each on a Pi Zero 2 W (hardware/README.md lists what and why). pip's own
+    # output is kept, timed: each compiled package says how long it took.
+    say "  compiling the drivers that have no wheel for this Python: this takes a few minutes"
+    "$VENV/bin/pip" install --progress-bar off "${ROOT}${PREFIX}[pi]" 2>&1 | timed
+    # mfrc522 depends on RPi.GPIO, but on a 64-bit OS (and on any Pi 5) rpi-lgpio must
+    # provide the RPi.GPIO module. Both packages install the same module, so remove
+    # RPi.GPIO and reinstall rpi-lgpio on top.
     say "Using rpi-lgpio as RPi.GPIO"
     "$VENV/bin/pip" uninstall --quiet -y RPi.GPIO || true
     "$VENV/bin/pip" install --progress-bar off rpi-lgpio 2>&1 | timed
     "$VENV/bin/pip" install --progress-bar off --force-reinstall --no-deps rpi-lgpio 2>&1 | timed
-fi
-say "  the companion and its drivers installed in $(($(date +%s) - step_started)) s"
+    say "  the companion and its drivers installed in $(($(date +%s) - started)) s"
+}
 
-# Pi 5: the ring goes through the PIO block (/dev/pio0), not rpi_ws281x. The "pi"
-# extra installs its driver on every 64-bit Pi (pip cannot tell a Pi 5 from a Pi 4);
-# it is imported on a Pi 5 only.
-if [[ $is_pi5 == yes ]]; then
-    if [[ $arch != aarch64 ]]; then
-        warn "the Pi 5 ring driver exists for the 64-bit OS only: install Raspberry Pi OS (64-bit)"
-    fi
-    if [[ $chroot_mode == yes ]]; then
-        say "Chroot: not checking /dev/pio0"
-    elif [[ ! -e /dev/pio0 ]]; then
-        warn "/dev/pio0 is missing: run 'apt full-upgrade' and reboot (PIO needs a recent kernel)"
+# ----------------------------------------------------------------------------- config
+step_config() {
+    install -d -m 0755 "$ROOT$CONF_DIR"
+    if [[ ! -e $ROOT$CONF_DIR/config.toml ]]; then
+        say "Writing $CONF_DIR/config.toml"
+        install -m 0640 -o 0 -g "$(gid_of "$USER_NAME")" "$SRC/companion/config.example.toml" "$ROOT$CONF_DIR/config.toml"
     else
-        pio_group=$(stat -c %G /dev/pio0)
-        if [[ $pio_group != gpio ]]; then
-            say "Giving the gpio group access to /dev/pio0"
-            echo 'SUBSYSTEM=="*-pio", GROUP="gpio", MODE="0660"' >"/etc/udev/rules.d/99-$APP-pio.rules"
-            udevadm control --reload
-            udevadm trigger --action=change /dev/pio0 || true
-        fi
+        say "Keeping the existing $CONF_DIR/config.toml"
     fi
-fi
+}
 
-# 5. Configuration (never overwritten).
-install -d -m 0755 "$CONF_DIR"
-if [[ ! -e $CONF_DIR/config.toml ]]; then
-    say "Writing $CONF_DIR/config.toml"
-    install -m 0640 -o root -g "$USER_NAME" "$PREFIX/companion/config.example.toml" "$CONF_DIR/config.toml"
-else
-    say "Keeping the existing $CONF_DIR/config.toml"
-fi
+# ---------------------------------------------------------------------------- command
+step_command() {
+    say "Installing /usr/local/bin/$APP (sudo $APP pin, sudo $APP doctor)"
+    install -D -m 0755 "$SRC/systemd/$APP" "$ROOT/usr/local/bin/$APP"
+    # mDNS: announce the page as <hostname>.local (Raspberry Pi OS ships avahi-daemon).
+    if [[ -d $ROOT/etc/avahi/services ]]; then
+        say "Announcing the page over mDNS (/etc/avahi/services/$APP.service)"
+        install -m 0644 "$SRC/systemd/$APP.avahi.service" "$ROOT/etc/avahi/services/$APP.service"
+    fi
+}
 
-# 6. The companion command as the service runs it, for the host: sudo trekking-companion pin.
-say "Installing /usr/local/bin/$APP (sudo $APP pin, sudo $APP doctor)"
-install -m 0755 "$PREFIX/systemd/$APP" "/usr/local/bin/$APP"
+# ---------------------------------------------------------------------------- service
+offline() { [[ -n $ROOT || $chroot_mode == yes ]]; }
 
-# mDNS: announce the page as <hostname>.local (Raspberry Pi OS ships avahi-daemon).
-if [[ -d /etc/avahi/services ]]; then
-    say "Announcing the page over mDNS (/etc/avahi/services/$APP.service)"
-    install -m 0644 "$PREFIX/systemd/$APP.avahi.service" "/etc/avahi/services/$APP.service"
-fi
-
-# 7. Service.
-say "Installing $UNIT"
-install -m 0644 "$PREFIX/systemd/$UNIT" "/etc/systemd/system/$UNIT"
-if [[ $chroot_mode == yes ]]; then
-    # No systemd runs here: enable offline, and make the state directory that
-    # StateDirectory= would make at the first start.
-    say "Chroot: enabling $UNIT without starting it"
-    install -d -m 0700 -o "$USER_NAME" -g "$USER_NAME" "$STATE_DIR"
-    if command -v systemctl >/dev/null 2>&1; then
-        systemctl enable "$UNIT" || warn "systemctl could not enable $UNIT offline"
+enable_units() {
+    if ! offline; then
+        systemctl daemon-reload
+        systemctl enable "$@"
+    elif command -v systemctl >/dev/null 2>&1 && systemctl --root="${ROOT:-/}" enable "$@" 2>/dev/null; then
+        :
     else
-        mkdir -p /etc/systemd/system/multi-user.target.wants
-        ln -sf "/etc/systemd/system/$UNIT" "/etc/systemd/system/multi-user.target.wants/$UNIT"
+        install -d "$ROOT/etc/systemd/system/multi-user.target.wants"
+        for unit in "$@"; do
+            ln -sf "/etc/systemd/system/$unit" "$ROOT/etc/systemd/system/multi-user.target.wants/$unit"
+        done
     fi
-elif systemctl is-active --quiet "$UNIT"; then
-    systemctl daemon-reload
-    systemctl enable "$UNIT"
-    systemctl restart "$UNIT"
-else
-    systemctl daemon-reload
-    systemctl enable --now "$UNIT"
-fi
+}
 
-if [[ $is_pi5 == no && ! -d /etc/systemd/system/$UNIT.d ]]; then
-    cat <<EOF
+step_service() {
+    say "Installing $UNIT and $DOCTOR_UNIT"
+    install -D -m 0644 "$SRC/systemd/$UNIT" "$ROOT/etc/systemd/system/$UNIT"
+    install -D -m 0644 "$SRC/systemd/$DOCTOR_UNIT" "$ROOT/etc/systemd/system/$DOCTOR_UNIT"
+    if offline; then
+        # No systemd runs here: make the state directory StateDirectory= would make.
+        install -d -m 0700 "$ROOT$STATE_DIR"
+        chown "$(uid_of "$USER_NAME"):$(gid_of "$USER_NAME")" "$ROOT$STATE_DIR"
+    fi
+    enable_units "$UNIT" "$DOCTOR_UNIT"
+    if [[ -d $ROOT/etc/systemd/system/$UNIT.d ]] && grep -rqs '^User=root' "$ROOT/etc/systemd/system/$UNIT.d"; then
+        warn "a drop-in in /etc/systemd/system/$UNIT.d runs the companion as root; the ring no longer needs it (SPI1): remove it with sudo systemctl revert $APP"
+    fi
+}
 
-NOTE for Raspberry Pi 4 and older: the NeoPixel ring's driver needs root (/dev/mem).
-Until you add the drop-in below, the companion runs without the ring. Run
-    sudo systemctl edit $APP
-and enter
-    [Service]
-    User=root
-    Group=root
-    CapabilityBoundingSet=CAP_SYS_RAWIO
-    DeviceAllow=/dev/mem rw
-    DeviceAllow=/dev/vcio rw
-Also add dtparam=audio=off to /boot/firmware/config.txt and reboot.
+# ----------------------------------------------------------------------------- doctor
+step_doctor() {
+    if [[ -z $ROOT && $chroot_mode == no ]] && [[ ! -e /dev/spidev0.0 || ! -e /dev/spidev1.0 ]]; then
+        reboot_needed=yes
+    fi
+    echo
+    if [[ $reboot_needed == yes ]]; then
+        # The one-shot unit runs the doctor once, before the service, at the next boot.
+        install -d -m 0755 "$ROOT$CONF_DIR"
+        : >"$ROOT$DOCTOR_FLAG"
+        say "A REBOOT IS NEEDED: SPI0 and SPI1 start only at boot."
+        cat <<EOF
+    Reboot now:        sudo reboot
+    At the next start the companion checks its wiring once, by itself, before the service
+    starts. Read that report (one line per check, each ✗ with its fix) with:
+                       journalctl -b -u $APP-doctor
+    The reader and button checks pass only if a sticker is held on the reader and the
+    buttons are pressed then; for the full interactive check, later:
+                       sudo systemctl stop $APP && sudo $APP doctor; sudo systemctl start $APP
 EOF
-fi
+        return
+    fi
+    say "No reboot is needed: SPI0 and SPI1 are already on."
+    if offline; then
+        say "Offline install: the doctor runs at the first start (scripts/rehearse-pi runs it here)"
+        return
+    fi
+    say "Checking the wiring now: companion doctor (the service waits until it is done)"
+    systemctl stop "$UNIT" 2>/dev/null || true
+    "/usr/local/bin/$APP" doctor ||
+        warn "the doctor found problems (each ✗ above says its fix); the service starts anyway"
+    systemctl start "$UNIT"
+}
 
-if [[ ! -e /dev/spidev0.0 && $chroot_mode == no ]]; then
-    warn "/dev/spidev0.0 does not exist yet: reboot so that SPI is enabled"
-fi
+step_checks
+for step in $ALL_STEPS; do
+    run_step "$step"
+done
+current_step=finished
 
+if [[ -n $only ]]; then
+    say "Done: $only"
+    exit 0
+fi
 if [[ $chroot_mode == yes ]]; then
     started="is installed and enabled (not started: no systemd runs in this chroot)"
+elif [[ $reboot_needed == yes ]]; then
+    started="is installed and enabled: it starts after the reboot"
 else
     started="is running as a service"
 fi
@@ -252,7 +499,7 @@ Done. The Trekking Companion $started.
   Data:    $STATE_DIR
   The table PIN (for the page's Host controls):
     sudo $APP pin
-  Check the wiring (stop the service first; see wiring.md, Test checklist):
+  Check the wiring again (stop the service first; see wiring.md, Test checklist):
     sudo systemctl stop $APP && sudo $APP doctor; sudo systemctl start $APP
   Any other companion command, as the service runs it: sudo $APP --help
 EOF
