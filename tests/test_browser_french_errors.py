@@ -33,7 +33,7 @@ def french_page(browser: Any, base: str, errors: list[str]) -> Any:
 def test_a_part_that_is_down_is_said_in_french_with_its_fix(server: Any, browser: Any) -> None:
     base, rt = server
     errors: list[str] = []
-    rt.health.fail("ring", PermissionError(13, "Permission denied", "/dev/pio0"))
+    rt.health.fail("ring", PermissionError(13, "Permission denied", "/dev/spidev1.0"))
     rt.health.fail(
         "reader",
         HardwareFault("reader_no_answer", version="0x00"),
@@ -42,8 +42,12 @@ def test_a_part_that_is_down_is_said_in_french_with_its_fix(server: Any, browser
     page.reload()
     page.wait_for_selector("#hardware:not([hidden])")
     text = page.locator("#hardware").inner_text()
-    assert "anneau :" in text and "n'a pas le droit d'ouvrir son périphérique" in text and "/dev/pio0" in text
-    assert "drop-in" in text and "donnez /dev/pio0 au groupe gpio" in text
+    assert (
+        "anneau :" in text
+        and "n'a pas le droit d'ouvrir son périphérique" in text
+        and "/dev/spidev1.0" in text
+    )
+    assert "ajoutez-le au groupe spi" in text
     assert "lecteur :" in text and "ne répond pas" in text and "0x00" in text and "jamais 5 V" in text
     for english in ("may not open", "does not answer", "check the", "ring:", "reader:"):
         assert english not in text, english
