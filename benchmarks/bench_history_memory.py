@@ -27,6 +27,7 @@ from typing import Any
 from bench_history import fill
 from bench_step import port_from, request, start_daemon
 
+from companion.record import TREKKING
 from companion.store import Store
 
 
@@ -88,7 +89,7 @@ def main() -> int:
     runs: dict[str, list[dict[str, float]]] = {"glibc default": [], "MALLOC_ARENA_MAX=2": []}
     with tempfile.TemporaryDirectory() as tmp:
         games = Path(tmp) / "games"
-        store = Store(games)
+        store = Store(games, TREKKING)
         fill(store, args.games, seed=1)
         store.close()
         for _ in range(args.rounds):

@@ -19,6 +19,7 @@ from companion.config import Config
 from companion.game_setup import new_game
 from companion.serving import make_server
 from companion.startup import build_runtime
+from companion.record import TREKKING
 from companion.store import Store
 
 #: Takes and itinerary choices played before the picture: the Clock has watches on it.
@@ -31,7 +32,7 @@ def main(target: Path) -> None:
     with tempfile.TemporaryDirectory() as folder:
         data = Path(folder)
         config = Config()
-        store = Store(data)
+        store = Store(data, TREKKING)
         new_game(store, ["Ann", "Ben", "Cy"], config, seed=8, mock=True)
         store.close()
         rt = build_runtime(config, data, mock=True, pin="2468", say=lambda _: None)
