@@ -32,10 +32,10 @@ from typing import IO
 
 from benchmarks.bench_step import port_from
 from companion.records.trekking import TREKKING
-from companion.run.game_setup import new_game
 from companion.run.serving import make_server
 from companion.run.startup import build_runtime
 from companion.store.log import Store
+from companion.table.game_setup import new_game
 from companion.util.config import ButtonSettings, Config, TableSettings
 
 

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from companion.records.trekking import TREKKING
-from companion.run.game_setup import new_game
 from companion.store.log import Store
 from companion.table import Table
+from companion.table.game_setup import new_game
 from companion.table.session import Session
 from companion.table.stream import Committed, StreamItem
 from companion.util.config import Config

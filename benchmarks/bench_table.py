@@ -25,9 +25,9 @@ from pathlib import Path
 
 from companion.hardware.reader import ReaderLoop, TagDebouncer
 from companion.records.trekking import TREKKING
-from companion.run.game_setup import new_game
 from companion.run.startup import build_runtime
 from companion.store.log import Store
+from companion.table.game_setup import new_game
 from companion.util.config import Config
 
 

@@ -30,9 +30,9 @@ from typing import Any
 from companion.coach.bots import greedy_bot, random_bot
 from companion.engine import ChooseItinerary, Take
 from companion.records.trekking import TREKKING
-from companion.run.game_setup import new_game
 from companion.store.log import Store
 from companion.table import Table
+from companion.table.game_setup import new_game
 from companion.util.config import Config
 
 BOTS = {"random": random_bot, "greedy": greedy_bot}

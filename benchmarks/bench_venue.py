@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from companion.records.trekking import TREKKING
-from companion.run.game_setup import new_game
 from companion.run.runtime import Runtime
 from companion.run.startup import build_runtime
 from companion.store.log import Store
+from companion.table.game_setup import new_game
 from companion.table.stream import Committed, StreamItem
 from companion.util.config import Config, TableSettings, VenueSettings
 

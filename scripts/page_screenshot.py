@@ -15,11 +15,11 @@ import tempfile
 import threading
 from pathlib import Path
 
-from companion.util.config import Config
-from companion.run.game_setup import new_game
 from companion.run.serving import make_server
 from companion.run.startup import build_runtime
 from companion.store.log import Store
+from companion.table.game_setup import new_game
+from companion.util.config import Config
 
 #: Takes and itinerary choices played before the picture: the Clock has watches on it.
 STEPS = 7

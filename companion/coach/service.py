@@ -37,8 +37,14 @@ from companion.engine import Board
 from companion.table import Outcome, Table
 from companion.util.processes import mem_available
 from companion.util.text import name_key
+from companion.util.wording import CodedError
 from companion.util.wording import say as words
-from companion.web.ports import CoachRefused
+
+
+class CoachRefused(CodedError, ValueError):
+    """An ask the coach cannot answer (`companion.coach.service.CoachService.ask`): it is
+    off, it is another player's turn, or there is no card to choose now."""
+
 
 log = logging.getLogger("companion.coach.chances")
 

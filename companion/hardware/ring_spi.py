@@ -24,7 +24,8 @@ SPI_BUS, SPI_DEVICE = 1, 0
 DEVICE = f"/dev/spidev{SPI_BUS}.{SPI_DEVICE}"
 #: The SPI clock asked for: 8 SPI bits per NeoPixel bit, so one NeoPixel bit lasts 1.25 us at
 #: 6.4 MHz (the WS2812B's nominal 800 kHz). The Pi's dividers give 6.25 MHz (core clock pinned
-#: at 250/500 MHz on SPI1 of a Pi 3/Zero 2 W/4, 200 MHz on a Pi 5): both decode (tests/hardware/test_ring_spi.py).
+#: at 250/500 MHz on SPI1 of a Pi 3/Zero 2 W/4, 200 MHz on a Pi 5): both decode
+#: (tests/hardware/test_ring_spi.py).
 FREQUENCY = 6_400_000
 #: A NeoPixel 0: 2 SPI bits high, 6 low (~312/938 ns at 6.4 MHz); neopixel_spi's own default.
 BIT0 = 0b11000000

@@ -202,10 +202,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_new(args: argparse.Namespace) -> int:
-    from companion.run.game_setup import new_game
     from companion.store.log import StoreError
+    from companion.table.game_setup import GameSetupError, new_game
     from companion.util.config import ConfigError, colour_problem, load_config
-    from companion.web.ports import GameSetupError
 
     try:
         config = load_config(args.config)

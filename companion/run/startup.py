@@ -25,11 +25,11 @@ from companion.hardware.reader import ReaderLoop, TagDebouncer, open_mfrc522
 from companion.hardware.ring import RingDriver, RingLayout, SimulatedRing, open_ring
 from companion.hardware.supervise import SupervisedButtons, SupervisedReader
 from companion.records.trekking import TREKKING, RecordError
-from companion.run.game_setup import FIRST_PLAYERS, new_game, start_for_table
 from companion.run.runtime import Runtime
 from companion.store.log import DiskFull, GameDamaged, Store, StoredGame, StoreError, disk_full, no_room
 from companion.table import CUE_REJECT, Outcome, Table
 from companion.table.access import table_pin
+from companion.table.game_setup import FIRST_PLAYERS, new_game, start_for_table
 from companion.table.session import Session
 from companion.table.tags import TagResolver
 from companion.util.config import Config

@@ -107,7 +107,7 @@ CREATE TABLE IF NOT EXISTS stream_cursors (
     seq     INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS player_aliases (
-    alias   TEXT PRIMARY KEY,        -- a spelling's key (companion.history.past.player_key), merged by the host
+    alias   TEXT PRIMARY KEY,        -- a spelling's key (history.past.player_key), merged by the host
     player  TEXT NOT NULL,           -- the key of the player it is merged into
     name    TEXT NOT NULL            -- that player's name as the host wrote it
 );

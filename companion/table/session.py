@@ -23,8 +23,8 @@ from companion.store.log import Store
 from companion.table import Listener, Outcome, Table, stored_result
 from companion.table.stream import Hook, Stream, Subscription
 
-#: Stores a new game and returns its id (players, colours, edition, seed): `companion.run.game_setup.new_game`
-#: with the table's settings bound.
+#: Stores a new game and returns its id (players, colours, edition, seed):
+#: `companion.table.game_setup.new_game` with the table's settings bound.
 GameStarter = Callable[[list[str], list[str] | None, str, int | None], int]
 
 
@@ -77,7 +77,7 @@ class Session:
         self, players: list[str], colours: list[str] | None, edition: str, seed: int | None
     ) -> int:
         """Store a new game and put it on the table; raises what the starter raises (a
-        `companion.web.ports.GameSetupError`, an edition error) with nothing changed."""
+        `companion.table.game_setup.GameSetupError`, an edition error) with nothing changed."""
         with self.games_lock:
             game = self.starter(players, colours, edition, seed)
             self.switch(game, started=True)

@@ -38,8 +38,10 @@ from typing import Any
 from flask import Blueprint, Flask, Response, current_app, jsonify, request, session
 from werkzeug.exceptions import HTTPException
 
+from companion.coach.service import CoachRefused
 from companion.engine.tokens import BENEFITS, COLUMNS
 from companion.table.access import LogoutNotSaved, host_allowed, own_names
+from companion.table.game_setup import GameSetupError
 from companion.util.config import colour_problem
 from companion.util.json_bounds import BadJson
 from companion.util.rate import SlidingWindow
@@ -48,7 +50,7 @@ from companion.web.cookie_session import SignedIdCookie
 from companion.web.editions import library_api
 from companion.web.history import history_api
 from companion.web.live_streams import Broadcaster, SseMessages
-from companion.web.ports import CoachRefused, GameSetupError, TableRuntime
+from companion.web.ports import TableRuntime
 from companion.web.route_support import (
     check_pin,
     client_address,
@@ -399,7 +401,7 @@ def game_new() -> Any:
     runtime = table_runtime()
     try:
         if body.get("check") is True:  # asked before "replace the game in progress?": nothing starts
-            from companion.run.game_setup import checked_setup
+            from companion.table.game_setup import checked_setup
 
             checked_setup(runtime.data_dir, players, runtime.config, colours, edition)
             return jsonify({"ok": True})

@@ -19,19 +19,6 @@ from companion.history.past import History, PastGame, Replays
 from companion.table import Outcome
 from companion.table.access import Access
 from companion.util.config import Config
-from companion.util.wording import CodedError
-
-
-class CoachRefused(CodedError, ValueError):
-    """An ask the coach cannot answer (`companion.coach.service.CoachService.ask`): it is
-    off, it is another player's turn, or there is no card to choose now."""
-
-
-class GameSetupError(CodedError, ValueError):
-    """A new game was asked for something impossible (`companion.run.game_setup.new_game`).
-
-    Only ``code`` and ``params``: the page words the refusal in its language, and ``str(exc)``
-    (the CLI's and the API's English) is the English catalogue's sentence."""
 
 
 class TableRuntime(Protocol):

@@ -702,8 +702,8 @@ def test_a_real_table_is_asked_to_reveal_the_new_deck_top(tmp_path: Path, browse
     """6: a game without the mock dealer (decks shuffled by hand) waits for each new deck top
     to be tapped: the live panel's banner says so, highlighted, on a 360 px phone."""
     from companion.records.trekking import TREKKING
-    from companion.run.game_setup import new_game
     from companion.store.log import Store
+    from companion.table.game_setup import new_game
     from companion.util.config import Config
     from tests.support.tables import FAST_BUTTONS
 

@@ -35,9 +35,9 @@ from companion.engine.edition import edition_to_json, parse_edition
 from companion.engine.tokens import BENEFITS
 from companion.records.trekking import TREKKING
 from companion.run.cli import main
-from companion.run.game_setup import new_game
 from companion.run.startup import build_runtime
 from companion.store.log import Store
+from companion.table.game_setup import new_game
 from companion.util.config import Config
 from companion.web.app import create_app
 from tests.support.tables import make_runtime

@@ -27,10 +27,10 @@ from companion.hardware.buttons import Buttons
 from companion.hardware.health import HardwareFault, Health, explain
 from companion.hardware.ring import SimulatedRing
 from companion.records.trekking import TREKKING
-from companion.run.game_setup import new_game
 from companion.run.runtime import Runtime
 from companion.run.startup import build_runtime
 from companion.store.log import Store
+from companion.table.game_setup import new_game
 from companion.util.config import Config, RingSettings
 from tests.support import fake_mfrc522 as fake_mfrc522
 from tests.support.fake_mfrc522 import Chip, Tag, install

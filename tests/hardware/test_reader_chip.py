@@ -193,8 +193,8 @@ def test_the_table_sets_the_configured_gain_and_sets_it_again_after_the_chip_res
     from companion.hardware.buttons import Buttons
     from companion.hardware.ring import SimulatedRing
     from companion.records.trekking import TREKKING
-    from companion.run.game_setup import new_game
     from companion.store.log import Store
+    from companion.table.game_setup import new_game
 
     config = parse_config("[reader]\ngain_db = 23\n[ring]\nleds = 12\n")
     store = Store(tmp_path, TREKKING)

@@ -43,6 +43,7 @@ WEB = (
 TABLE = (
     "companion.table",
     "companion.table.session",
+    "companion.table.stream",
     "companion.store.log",
     "companion.hardware",
     "companion.table.tags",
@@ -173,6 +174,13 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(list(group) for group in groups)
 
 
+def test_the_package_has_no_import_cycle() -> None:
+    known = modules()
+    graph = {name: set(own_imports(module, known)) for name, module in known.items()}
+    found = cycles(graph)
+    assert not found, "import cycles: " + "; ".join(" <-> ".join(group) for group in found)
+
+
 #: The layers, lowest first: a folder of ``companion/`` may import itself and the folders of the
 #: tiers below its own, never one above nor another of its tier. util and engine need only the
 #: standard library; the table works with no hardware, coach, history or page (a replay, the
@@ -261,13 +269,6 @@ def test_the_helpers_and_the_rules_core_import_only_the_standard_library() -> No
     assert not wrong, wrong
 
 
-def test_the_package_has_no_import_cycle() -> None:
-    known = modules()
-    graph = {name: set(own_imports(module, known)) for name, module in known.items()}
-    found = cycles(graph)
-    assert not found, "import cycles: " + "; ".join(" <-> ".join(group) for group in found)
-
-
 def test_the_rules_core_imports_only_itself_and_the_standard_library() -> None:
     stdlib = sys.stdlib_module_names | {"__future__"}
     wrong = [
@@ -309,7 +310,7 @@ def test_the_web_layer_never_imports_the_composition_root() -> None:
 
 def test_the_edition_routes_do_not_import_the_table_page() -> None:
     """The page registers the library's routes, so they never import it; both share the routes'
-    plumbing (moved here from tests/test_access.py)."""
+    plumbing (moved here from tests/web/test_access.py)."""
     imports = modules()["companion.web.editions"].imports
     assert not inside("companion.web.app", tuple(imports)) and "companion.web.app" not in imports
     assert "companion.web.route_support" in imports
@@ -329,12 +330,12 @@ def test_a_private_method_of_another_module_is_found(tmp_path: Path) -> None:
         "class Runtime:\n    def __init__(self):\n        self._own = 1\n"
     )
     known = {
-        "companion.table": Module("companion.table", tmp_path / "table.py"),
-        "companion.run.startup": Module("companion.run.startup", tmp_path / "app.py"),
+        name: Module(name, tmp_path / f"{name.split('.')[1]}.py")
+        for name in ("companion.table", "companion.app")
     }
     for module in known.values():
         read(module, known)
-    assert private_uses(known["companion.run.startup"], known) == ["2: ._emit"]
+    assert private_uses(known["companion.app"], known) == ["2: ._emit"]
     assert private_uses(known["companion.table"], known) == []
 
 
@@ -592,6 +593,7 @@ def test_a_web_module_reaching_the_table_is_found(tmp_path: Path, source: str, f
 # catalogue's sentence (`companion.util.wording.CodedError`), never a sentence at the raise site.
 
 CODED = {
+    "ConfigError",
     "GameSetupError",
     "LibraryError",
     "EnrolRefused",
@@ -599,7 +601,14 @@ CODED = {
     "StoreError",
     "DiskFull",
     "GameDamaged",
+    "RecordError",
+    "BadJson",
+    "FieldError",
+    "Rejection",  # the rules core's refusal: a code and its facts, worded above the engine
 }
+#: Made with a kind or facts beside their reason, but never with English: an unreadable event
+#: (``bad_event``'s ``why``) and a record line that is not JSON.
+REASONED = {"Malformed", "NotJson"}
 #: Two words in a string: a sentence (a code, a param's value such as "GPIO17" or ", " is not).
 SENTENCE = re.compile(r"[A-Za-z]{2,}\s+[A-Za-z]")
 
@@ -613,7 +622,7 @@ def hand_written_errors(path: Path) -> list[str]:
             continue
         func = node.func
         name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-        if name not in CODED:
+        if name not in CODED | REASONED:
             continue
         arguments = [*node.args, *(k.value for k in node.keywords)]
         english = any(
@@ -621,7 +630,8 @@ def hand_written_errors(path: Path) -> list[str]:
             for argument in arguments
             for inner in ast.walk(argument)
         )
-        if english or any(k.arg == "code" for k in node.keywords) or len(node.args) > 1:
+        positional = name in CODED and (any(k.arg == "code" for k in node.keywords) or len(node.args) > 1)
+        if english or positional:
             found.append(f"{node.lineno}: {name}")
     return found
 
@@ -648,12 +658,65 @@ def test_coded_errors_are_made_with_a_code_and_params_only() -> None:
         ('raise StoreError(f"there is no game {game_id} in {self.path}")\n', ["1: StoreError"]),
         ('raise DiskFull(full_message(folder, "nothing was saved and nothing changed"))\n', ["1: DiskFull"]),
         ('raise GameDamaged(f"game {n} is damaged", damage)\n', ["1: GameDamaged"]),
+        ('raise RecordError("record_format", version=repr(version), supported=RECORD_FORMAT)\n', []),
+        ('raise RecordError(f"the edition is not valid: {exc}") from None\n', ["1: RecordError"]),
+        ('raise BadJson("json_too_deep", max=MAX_DEPTH)\n', []),
+        ('raise BadJson("The request body is not valid JSON.", code="json_invalid")\n', ["1: BadJson"]),
+        ('raise FieldError("field_day", column="day", value=text)\n', []),
+        ('raise FieldError("day", f"{text!r} is not a Day", code="field_day")\n', ["1: FieldError"]),
+        ("return Rejection(UNKNOWN_CARD, card=card_id, edition=self.edition.name)\n", []),
+        ('return Rejection(NOTHING_TO_UNDO, "There is nothing to undo.")\n', ["1: Rejection"]),
+        ('return Rejection(BAD_EVENT, reason, {"why": "malformed"})\n', ["1: Rejection"]),
+        ('return Malformed("take", "take_crystals", {"value": repr(crystals)})\n', []),
+        ("return Malformed(None, 'the event has no \"type\"')\n", ["1: Malformed"]),
+        ('raise NotJson(f"the line nests deeper than {MAX_DEPTH} levels")\n', ["1: NotJson"]),
     ],
 )
 def test_a_hand_written_error_is_found(tmp_path: Path, source: str, found: list[str]) -> None:
     path = tmp_path / "probe.py"
     path.write_text(source)
     assert hand_written_errors(path) == found
+
+
+#: Functions whose answer a person reads, worded above them: they return facts, not English
+#: (module, function). A tag's resolution is the ``unknown_tag`` outcome's params.
+WORDLESS = {("table/tags.py", "resolve")}
+
+
+def english_in(path: Path, function: str) -> list[str]:
+    """The lines where ``function`` in ``path`` holds a string of words (its docstring aside)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.FunctionDef) or node.name != function:
+            continue
+        body = node.body[1:] if ast.get_docstring(node) is not None else node.body
+        for statement in body:
+            for inner in ast.walk(statement):
+                if (
+                    isinstance(inner, ast.Constant)
+                    and isinstance(inner.value, str)
+                    and SENTENCE.search(inner.value)
+                ):
+                    found.add(f"{path.name}:{inner.lineno}")
+    return sorted(found)
+
+
+def test_a_tags_resolution_is_facts_not_english() -> None:
+    wrong = [where for module, function in WORDLESS for where in english_in(PACKAGE / module, function)]
+    assert not wrong, wrong
+
+
+def test_english_in_a_resolution_is_found(tmp_path: Path) -> None:
+    path = tmp_path / "tags.py"
+    path.write_text(
+        'def resolve(seen):\n    """What a tag is."""\n    if seen:\n        return seen, {}\n'
+        '    return None, f"Unknown tag {seen!r}. Enrol it on the page"\n'
+    )
+    assert english_in(path, "resolve") == ["tags.py:5"]
+    path.write_text(
+        'def resolve(seen):\n    """What a tag is."""\n    return None, {"tag": seen, "why": "unknown"}\n'
+    )
+    assert english_in(path, "resolve") == []
 
 
 # The console's and the journal's own lines (issue 17, item 4): a sentence printed, said or
@@ -676,6 +739,10 @@ NOT_SENTENCES: dict[tuple[str, str], str] = {
     ): "a check's name, the label of its line, as wiring.md names it",
     ("companion.run.doctor", "ring LEDs"): "a check's name, the label of its line, as wiring.md names it",
     ("companion.run.doctor", "ring colours"): "a check's name, the label of its line, as wiring.md names it",
+    (
+        "companion.run.doctor",
+        "ring order",
+    ): "a check's name, the label of its line (the colour-order question)",
 }
 
 

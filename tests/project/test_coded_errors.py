@@ -21,13 +21,12 @@ import pytest
 from companion.editions import FieldError, LibraryError
 from companion.hardware.health import HardwareFault
 from companion.records.trekking import TREKKING, RecordError
-from companion.run.game_setup import new_game
 from companion.store.log import DiskFull, Store, StoreError
 from companion.table.enrol import EnrolRefused
+from companion.table.game_setup import GameSetupError, new_game
 from companion.util.config import Config, ConfigError
 from companion.util.json_bounds import BadJson
 from companion.util.wording import CodedError, say, template
-from companion.web.ports import GameSetupError
 from tests.support.tables import api_client
 
 PACKAGE = Path(__file__).resolve().parents[2] / "companion"

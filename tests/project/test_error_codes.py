@@ -190,9 +190,8 @@ def test_control_refusals_carry_their_code(env: Any) -> None:
 
 
 def test_the_new_game_refusals_name_their_code_where_they_are_raised(tmp_path: Path) -> None:
-    from companion.run.game_setup import new_game
+    from companion.table.game_setup import GameSetupError, new_game
     from companion.util.config import Config
-    from companion.web.ports import GameSetupError
 
     rt = make_runtime(tmp_path)
     try:

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from companion.records.trekking import TREKKING
-from companion.run.game_setup import new_game
 from companion.run.runtime import Runtime
 from companion.run.startup import build_runtime
 from companion.store.log import Store
+from companion.table.game_setup import new_game
 from companion.util.config import ButtonSettings, Config, RingSettings, TableSettings
 
 FAST_BUTTONS = ButtonSettings(bounce=0.0, undo_hold=0.15)

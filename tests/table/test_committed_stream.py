@@ -22,11 +22,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.records.trekking import TREKKING, replay_text
-from companion.run.game_setup import new_game
 from companion.run.runtime import Runtime
 from companion.run.startup import build_runtime
 from companion.store.log import Store, event_sum
 from companion.table import DISK_FULL, Table
+from companion.table.game_setup import new_game
 from companion.table.session import Session
 from companion.table.stream import Committed, GameFinished, GameStarted, StreamItem, Subscription
 from companion.util.config import Config

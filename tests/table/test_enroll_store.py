@@ -7,9 +7,9 @@ from pathlib import Path
 
 from companion.editions import load_edition
 from companion.records.trekking import TREKKING, replay_text
-from companion.run.game_setup import new_game
 from companion.store.log import Store
 from companion.table.enrol import Enroller, find, parse_values
+from companion.table.game_setup import new_game
 from companion.util.config import Config
 
 

@@ -17,11 +17,10 @@ from typing import Any
 import pytest
 
 from companion.records.trekking import TREKKING
-from companion.run.game_setup import new_game
 from companion.store.log import Store
+from companion.table.game_setup import GameSetupError, new_game
 from companion.util.config import Config
 from companion.util.text import name_key, player_name, visible
-from companion.web.ports import GameSetupError
 from tests.project.test_error_codes import refused
 from tests.store.test_store_safety import free_itinerary
 from tests.support.tables import api_client, make_runtime, play_turn

@@ -207,8 +207,8 @@ def test_the_quick_turn_needs_fewer_inputs_per_take_than_the_confirm_turn() -> N
 
 def test_at_a_real_table_the_take_prompts_the_reveal_of_the_new_deck_top(tmp_path: Path) -> None:
     from companion.records.trekking import TREKKING
-    from companion.run.game_setup import new_game
     from companion.store.log import Store
+    from companion.table.game_setup import new_game
     from companion.util.config import Config
 
     store = Store(tmp_path, TREKKING)
@@ -300,8 +300,8 @@ def test_crystals_chosen_stay_chosen_while_another_player_taps_an_itinerary(tmp_
 
 def test_the_game_a_fresh_companion_starts_has_names_that_read_in_both_languages(tmp_path: Path) -> None:
     """Issue 11, French: the first game's players were "Blue" and "Orange" (English words)."""
-    from companion.run.game_setup import FIRST_PLAYERS
     from companion.run.startup import build_runtime
+    from companion.table.game_setup import FIRST_PLAYERS
     from companion.util.config import Config
 
     said: list[str] = []

@@ -19,10 +19,10 @@ from companion.hardware.ring import RingLayout, render, view_of
 from companion.hardware.ring_pin import START, pin_frame, pin_seconds, read_pin
 from companion.records.trekking import TREKKING
 from companion.run.cli import main
-from companion.run.game_setup import new_game
 from companion.run.startup import build_runtime
 from companion.store.log import Store
 from companion.table.access import TABLE_GUESSES_PER_HOUR, host_allowed, own_names, stored_pin, table_pin
+from companion.table.game_setup import new_game
 from companion.util.config import ButtonSettings, Config, ConfigError, TableSettings, parse_config
 from companion.web.app import create_app
 from tests.support.tables import api_app, client_from, make_runtime

@@ -18,7 +18,15 @@ from companion.records.trekking import RECORD_FORMAT
 from companion.store.log import Store
 from companion.util.config import Config, colour_problem
 from companion.util.text import name_key, player_name, visible
-from companion.web.ports import GameSetupError
+from companion.util.wording import CodedError
+
+
+class GameSetupError(CodedError, ValueError):
+    """A new game was asked for something impossible (`new_game`).
+
+    Only ``code`` and ``params``: the page words the refusal in its language, and ``str(exc)``
+    (the CLI's and the API's English) is the English catalogue's sentence."""
+
 
 #: Longest player name: it must fit the page's tables and the console's lines.
 NAME_LENGTH = 24
