@@ -36,7 +36,7 @@ LIBRARY = (
     "editions/library.py",
     "editions/edit.py",
     "editions/csv_forms.py",
-    "editions/web.py",
+    "web/editions.py",
     "editions/shipped.py",
 )
 

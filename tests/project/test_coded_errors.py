@@ -459,7 +459,7 @@ def test_every_rejection_the_engine_makes_is_worded_by_both_catalogues() -> None
     record reader has its own sentence (``code.why``) in English and French, with every fact it
     names given where it is made (a missing variant would fall back to the bare code's sentence)."""
     found: set[tuple[str, str]] = set()
-    for path in (*sorted((PACKAGE / "engine").glob("*.py")), PACKAGE / "record.py"):
+    for path in (*sorted((PACKAGE / "engine").glob("*.py")), PACKAGE / "records" / "trekking.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not isinstance(node, ast.Call):
                 continue

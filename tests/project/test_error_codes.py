@@ -22,16 +22,16 @@ from tests.support.tables import api_app, client_from, make_runtime
 ROOT = Path(__file__).resolve().parents[2]
 PIN = {"X-Table-Pin": "2468"}
 SERVER = (
-    "web.py",
-    "web_requests.py",
-    "access.py",
-    "game_setup.py",
-    "enroll.py",
-    "json_bounds.py",
-    "history_web.py",
-    "store.py",  # a store refusal reaches the page with its own code (`store_refused`)
-    "past.py",
-    "coach_service.py",  # the coach's refusals of an ask (`CoachRefused`)
+    "web/app.py",
+    "web/route_support.py",
+    "table/access.py",
+    "table/game_setup.py",
+    "table/enrol.py",
+    "util/json_bounds.py",
+    "web/history.py",
+    "store/log.py",  # a store refusal reaches the page with its own code (`store_refused`)
+    "history/past.py",
+    "coach/service.py",  # the coach's refusals of an ask (`CoachRefused`)
 )
 HARDWARE = (
     "hardware/health.py",

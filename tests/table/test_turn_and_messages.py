@@ -268,7 +268,7 @@ def test_every_message_code_has_a_sentence_in_english_and_french() -> None:
     root = Path(__file__).resolve().parents[2]
     table = sorted((root / "companion" / "table").glob("*.py"))  # the table package's modules
     source = "".join(p.read_text() for p in table) + "".join(
-        (root / "companion" / n).read_text() for n in ("runtime.py", "startup.py")
+        (root / "companion" / n).read_text() for n in ("run/runtime.py", "run/startup.py")
     )
     codes = set(CODES) | set(re.findall(r"CUE_[A-Z]+,\s*\"([a-z_]+)\"", source)) | {"took", "unknown_tag"}
     codes |= set(OUTCOME_CODES)  # the table's codes, declared once (companion.table.outcomes)
