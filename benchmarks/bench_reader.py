@@ -22,13 +22,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from companion.hardware.reader import ReaderLoop, TagDebouncer, open_mfrc522
 from companion.util.config import Config

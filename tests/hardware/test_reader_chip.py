@@ -163,7 +163,7 @@ def test_every_uid_comes_out_whole(chip: Chip, uid: list[int]) -> None:
 
 def test_the_benchmark_prints_both_paths_figures(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
     """A short run of benchmarks/bench_reader.py (the figures: --seconds 10)."""
-    import bench_reader
+    from benchmarks import bench_reader
 
     monkeypatch.setattr("sys.argv", ["bench_reader.py", "--seconds", "0.3"])
     assert bench_reader.main() == 0

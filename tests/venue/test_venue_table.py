@@ -43,15 +43,14 @@ def finish(rt: Runtime, rng: random.Random) -> None:
 def test_without_a_venue_nothing_of_it_is_imported_and_the_state_says_none(tmp_path: Path) -> None:
     probe = (
         "import sys\n"
-        "from tests_support import make_runtime\n"
+        "from tests.support.tables import make_runtime\n"
         f"rt = make_runtime(__import__('pathlib').Path({str(tmp_path)!r}))\n"
         "assert rt.venue is None and rt.venue_status() is None\n"
         "rt.stop()\n"
         "loaded = [m for m in sys.modules if m.startswith(('paho', 'companion.venue'))]\n"
         "assert not loaded, loaded\n"
     )
-    tests = Path(__file__).parents[1]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tests), str(tests.parent)])}
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
     ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env)
     assert ran.returncode == 0, ran.stderr
 
