@@ -41,10 +41,11 @@ def test_bg_stats_comments_follow_the_page_s_language_and_the_host_s_merges(tmp_
     name shown after a merge (not the old spelling)."""
     from companion.history.bgstats import play
     from companion.history.past import load_history
+    from companion.records.trekking import TREKKING
     from companion.store.log import Store
     from tests.history.test_history import finished_game
 
-    store = Store(tmp_path)
+    store = Store(tmp_path, TREKKING)
     game_id, _board = finished_game(store, ["Ann", "Sam", "Cy"], 4)
     game = {g.id: g for g in load_history(store).games}[game_id]
     merged = {"sam": "Samuel"}

@@ -425,10 +425,10 @@ def test_one_guest_more_than_the_bound_is_refused_at_once_with_a_sentence(
         inside, release = threading.Semaphore(0), threading.Event()
         real = history_web.history_json
 
-        def held(history: Any) -> Any:
+        def held(history: Any, lang: str) -> Any:
             inside.release()
             release.wait(timeout=60)
-            return real(history)
+            return real(history, lang)
 
         monkeypatch.setattr(history_web, "history_json", held)
         answers: list[int] = []
