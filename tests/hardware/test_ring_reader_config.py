@@ -176,7 +176,7 @@ def test_resolver_enrolled_tags_text_ids_and_title_prefixes() -> None:
     assert "correspond à plusieurs cartes : I" in say("unknown_tag", "fr", **why)
     card, why = r.resolve("99887766")
     assert card is None and why == {"tag": "99887766", "why": "unknown"}
-    assert "Enrol a tag" in say("unknown_tag", **why) and "Enregistrer une étiquette" in say(
+    assert "Enrol a tag" in say("unknown_tag", **why) and "Enregistrer une pastille" in say(
         "unknown_tag", "fr", **why
     )
 
