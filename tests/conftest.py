@@ -51,7 +51,7 @@ def chip() -> Iterator[Any]:
 
 @pytest.fixture
 def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, Any]]:
-    """A browser test's mock table served on a free port (`browser_support.served`): its
+    """A browser test's mock table served on a free port (`tests.support.browser.served`): its
     address and runtime. Its players are the test module's ``PLAYERS``, "Ann,Ben" unless
     it names others; a module needing another table defines its own ``server``."""
     from tests.support.browser import served
@@ -62,8 +62,8 @@ def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str
 
 @pytest.fixture
 def browser() -> Iterator[Any]:
-    """One headless Chromium for a browser test (`browser_support.chromium`); each browser
-    test module skips itself where there is none (`browser_support.playwright()`)."""
+    """One headless Chromium for a browser test (`tests.support.browser.chromium`); each browser
+    test module skips itself where there is none (`tests.support.browser.playwright()`)."""
     from tests.support.browser import ARGS, chromium
 
     with chromium(ARGS) as b:

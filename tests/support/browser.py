@@ -3,7 +3,7 @@
 Each browser test module keeps its own ``server`` and ``browser`` fixtures (its own
 players and Chromium flags), made of these helpers. A module calls `playwright()`
 at import: without Chromium (or Playwright) it is skipped loudly, and in CI
-(``CI=true``) that is a failure instead (`tests_support.require_tool`).
+(``CI=true``) that is a failure instead (`tests.support.tables.require_tool`).
 """
 
 from __future__ import annotations
