@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from tests.browser.test_page_family import axe, axe_script
-from tests.history.test_history import finished_game
 from tests.support.browser import ARTIFACTS, log_in_as_host, playwright, served, watched_page
+from tests.support.games import finished_game
 from tests.support.tables import play_turn
 
 sync_api = playwright()

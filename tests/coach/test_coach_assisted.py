@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.web.app import create_app
-from tests.history.test_history import finished_game
+from tests.support.games import finished_game
 from tests.support.tables import make_runtime
 
 PIN = {"X-Table-Pin": "2468"}

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from companion.history.past import family_rating, rate
-from tests.history.test_history import made_up_game
+from tests.support.games import made_up_game
 
 
 @given(st.floats(min_value=-50, max_value=60), st.floats(min_value=-50, max_value=60))
@@ -43,7 +43,7 @@ def test_bg_stats_comments_follow_the_page_s_language_and_the_host_s_merges(tmp_
     from companion.history.past import load_history
     from companion.records.trekking import TREKKING
     from companion.store.log import Store
-    from tests.history.test_history import finished_game
+    from tests.support.games import finished_game
 
     store = Store(tmp_path, TREKKING)
     game_id, _board = finished_game(store, ["Ann", "Sam", "Cy"], 4)

@@ -6,10 +6,8 @@ from __future__ import annotations
 import gzip
 import io
 import json
-import random
 import re
 import time
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -17,15 +15,14 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 import segno
 
-from companion.coach.simulate import play_game, random_setup
-from companion.editions import load_edition
 from companion.engine import Board, Undo
 from companion.engine.scoring import Standing
 from companion.history.bgstats import BGG_ID, CREATE_PLAY, SOURCE_NAME, play, play_url
-from companion.history.past import PastGame, PastPlayer, Replays, load_history, player_stats, ranks, rate
-from companion.records.trekking import TREKKING, write_record
+from companion.history.past import Replays, load_history, player_stats, ranks, rate
+from companion.records.trekking import TREKKING
 from companion.store.log import Store
 from companion.web.app import create_app
+from tests.support.games import finished_game, made_up_game
 from tests.support.tables import make_runtime
 
 PIN = {"X-Table-Pin": "2468"}
@@ -36,31 +33,8 @@ GAME_FIELDS = {"name", "bggId", "highestWins", "noPoints", "sourceGameId"}
 PLAYER_FIELDS = {"name", "score", "winner", "rank", "startPlayer", "sourcePlayerId", "role"}
 
 
-def finished_game(store: Store, names: list[str], seed: int) -> tuple[int, Board]:
-    """A whole game played by the greedy bot, stored as the table stores one: setup, events."""
-    rng = random.Random(seed)
-    setup = random_setup(load_edition("reference"), names, rng)
-    board, _, _ = play_game(setup, "greedy", rng)
-    head = json.loads(write_record(setup, []).splitlines()[0])
-    game = store.new_game(head, {"colours": ["#0072B2", "#E69F00", "#009E73", "#CC79A7"][: len(names)]})
-    store.write_events(game, 1, list(board.moves), finished=True)
-    return game, board
-
-
 def standing(name: str, total: int, treks: tuple[int, ...] = (3,)) -> Standing:
     return Standing(name, total, 0, 0, total, treks, 12)
-
-
-def made_up_game(game_id: int, places: dict[str, int], day: int = 0) -> PastGame:
-    """A finished game with the given places (for the ratings, which only read places)."""
-    started = datetime(2026, 1, 1, 20, tzinfo=UTC) + timedelta(days=day)
-    players = tuple(
-        PastPlayer(n, n.casefold(), 50 - 10 * r, 0, 0, 0, (3,), r, r == 1, "#000000")
-        for n, r in places.items()
-    )
-    return PastGame(
-        game_id, started, started + timedelta(minutes=40), "reference", players, next(iter(places)), ""
-    )
 
 
 # --- replayed from the log --------------------------------------------------------------------

@@ -14,7 +14,7 @@ from companion.run.runtime import Runtime
 from companion.run.startup import build_runtime
 from companion.store.log import Store
 from companion.util.config import Config
-from tests.history.test_history import finished_game
+from tests.support.games import finished_game
 from tests.support.tables import FAST_BUTTONS
 
 
