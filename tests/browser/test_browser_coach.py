@@ -14,7 +14,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from tests.browser.test_page_family import axe, axe_script
+from tests.support.axe import axe, axe_script
 from tests.support.browser import ARTIFACTS, log_in_as_host, playwright, served, watched_page
 from tests.support.games import finished_game
 from tests.support.tables import play_turn

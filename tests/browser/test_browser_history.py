@@ -14,7 +14,7 @@ import pytest
 
 from companion.history.bgstats import BGG_ID, CREATE_PLAY, SOURCE_NAME
 from companion.history.past import ranks
-from tests.browser.test_page_family import axe, axe_script
+from tests.support.axe import axe, axe_script
 from tests.support.browser import ARTIFACTS, playwright, post, watched_page
 from tests.support.games import finished_game
 

@@ -1,7 +1,7 @@
 """The page as a family meets it (issue 11), in Chromium at 360 px and 1280 px.
 
 Each check names the item of the issue it covers. axe-core, pinned to one
-release (`AXE_VERSION`, its tarball checked against the registry's integrity),
+release (`tests.support.axe.AXE_VERSION`, its tarball checked against the registry's integrity),
 is fetched once with ``npm pack`` into ``.cache/axe`` (``AXE_CORE`` may point at
 an ``axe.min.js`` instead) and injected into the page; serious or critical
 accessibility violations, in either language and colour scheme, fail the test.
@@ -9,15 +9,9 @@ accessibility violations, in either language and colour scheme, fail the test.
 
 from __future__ import annotations
 
-import base64
 import functools
-import hashlib
-import os
 import random
 import re
-import shutil
-import subprocess
-import tarfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,8 +20,9 @@ from typing import Any
 
 import pytest
 
+from tests.support.axe import axe, axe_script
 from tests.support.browser import ARTIFACTS, log_in_as_host, playwright, post
-from tests.support.tables import play_turn, require_tool
+from tests.support.tables import play_turn
 
 sync_api = playwright()
 
@@ -37,49 +32,6 @@ ENGLISH = re.compile(
     r"\b(took|turn|Reveal|Revealed|Undone|crystals? (spent|chosen)|lands at|wins|is over|Tap the|"
     r"has not chosen|is not|cannot|Unknown tag|still in the|Not accepted|Punctual|Confirm|Crystal)\b"
 )
-
-
-#: axe-core pinned to one release and checked against the npm registry's published
-#: integrity (bump both together: ``npm view axe-core@X.Y.Z dist.integrity``).
-AXE_VERSION = "4.14.1"
-AXE_INTEGRITY = (
-    "sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyFNNtuFooJpZe37OgudVGtQ=="
-)
-
-
-def axe_script() -> Path:
-    """The pinned axe-core's ``axe.min.js``, kept in ``.cache/axe`` and served to the page from
-    there (injected, never fetched by the page). Fetched once with ``npm pack`` (the exact version,
-    its tarball checked against `AXE_INTEGRITY`); without npm or the registry the test is skipped
-    on a developer's machine and fails in CI (`require_tool`)."""
-    given = os.environ.get("AXE_CORE")
-    if given:
-        return Path(given)
-    folder = ROOT / ".cache" / "axe"
-    script = folder / f"axe-core-{AXE_VERSION}.min.js"
-    if not script.exists() and shutil.which("npm"):
-        folder.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            ["npm", "pack", "--silent", f"axe-core@{AXE_VERSION}", "--pack-destination", str(folder)],
-            check=False,
-            timeout=300,
-            capture_output=True,
-        )
-        tarball = folder / f"axe-core-{AXE_VERSION}.tgz"
-        if tarball.exists():
-            algorithm, digest = AXE_INTEGRITY.split("-", 1)
-            actual = base64.b64encode(hashlib.new(algorithm, tarball.read_bytes()).digest()).decode()
-            assert actual == digest, f"{tarball}: not axe-core {AXE_VERSION} as published"
-            with tarfile.open(tarball) as archive:
-                member = archive.extractfile("package/axe.min.js")
-                assert member is not None
-                script.write_bytes(member.read())
-    require_tool(
-        script.exists(),
-        f"axe-core {AXE_VERSION} is not in {folder} and npm could not fetch it",
-        f"npm pack axe-core@{AXE_VERSION} --pack-destination {folder}",
-    )
-    return script
 
 
 #: The players of the table `server` (tests/conftest.py) serves for this module's tests.
@@ -106,16 +58,6 @@ def in_view(page: Any, selector: str) -> bool:
     box = page.locator(selector).bounding_box()
     height = page.viewport_size["height"]
     return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height + 1
-
-
-def axe(page: Any, script: Path) -> list[str]:
-    page.add_script_tag(path=str(script))
-    result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
-    return [
-        f"{v['id']} ({v['impact']}): {v['help']} — {[n['target'] for n in v['nodes']][:3]}"
-        for v in result["violations"]
-        if v["impact"] in ("serious", "critical")
-    ]
 
 
 class Checks:
