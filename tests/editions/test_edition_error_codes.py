@@ -27,7 +27,7 @@ from companion.editions import (
     shipped_edition,
 )
 from companion.engine import EditionError
-from tests.project.test_error_codes import CODE, ROOT, refused, words
+from tests.support.codes import CODE, ROOT, refused, words
 from tests.support.tables import api_client
 
 PIN = {"X-Table-Pin": "2468"}

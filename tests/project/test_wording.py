@@ -18,7 +18,7 @@ from companion.hardware.health import HardwareFault, diagnose
 from companion.store.log import DAMAGE_CODES, DamageNotice
 from companion.table.outcomes import OUTCOME_CODES
 from companion.util.wording import catalogue, fill, plural_category, say, took_text
-from tests.project.test_error_codes import hardware_codes, server_codes
+from tests.support.codes import hardware_codes, server_codes
 from tests.support.tables import api_app, client_from, make_runtime, play_turn
 
 ROOT = Path(__file__).resolve().parents[2]

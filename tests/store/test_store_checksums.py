@@ -27,7 +27,7 @@ from companion.run.startup import build_runtime
 from companion.store.log import DAMAGE_CODES, SCHEMA_VERSION, Store
 from companion.util.config import Config
 from companion.web.app import create_app
-from tests.project.test_error_codes import ROOT, words
+from tests.support.codes import ROOT, words
 from tests.support.tables import FAST_BUTTONS, make_runtime, play_turn
 
 
