@@ -13,8 +13,8 @@ import pytest
 from companion.engine import Take
 from companion.run.runtime import Runtime
 from companion.run.serving import make_server
-from tests.store.test_store_checksums import change_one_byte, played, start, take_seq
 from tests.support.browser import ARTIFACTS, log_in_as_host, playwright, watched_page
+from tests.support.stores import change_one_byte, played, start, take_seq
 
 playwright()  # skips this module where there is no Chromium
 

@@ -21,9 +21,8 @@ from companion.store.log import Store
 from companion.table.game_setup import GameSetupError, new_game
 from companion.util.config import Config
 from companion.util.text import name_key, player_name, visible
-from tests.store.test_store_safety import free_itinerary
 from tests.support.codes import refused
-from tests.support.tables import api_client, make_runtime, play_turn
+from tests.support.tables import api_client, free_itinerary, make_runtime, play_turn
 
 PIN = {"X-Table-Pin": "2468"}
 NFC = unicodedata.normalize("NFC", "Zoé")
