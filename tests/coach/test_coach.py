@@ -28,8 +28,8 @@ from companion.engine import Board, ChooseItinerary, Event, Reveal, Take, Undo, 
 from companion.engine.playout import play_out, result, trek_points_table
 from companion.engine.scoring import winners
 from companion.engine.state import HIDDEN, Setup, shuffled_setup
-from tests.engine.test_properties import editions
 from tests.support.builders import board, card, edition, filler
+from tests.support.strategies import editions
 
 
 def _random_event(board: Board, rng: random.Random) -> Any:
