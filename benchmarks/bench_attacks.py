@@ -67,7 +67,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks.powercut import PIN, call, companion, free_port, start
+from benchmarks.daemon import PIN, call, companion, free_port, start
 from benchmarks.soak import proc_status
 from companion.util.processes import Memory, descendants, tree_memory
 

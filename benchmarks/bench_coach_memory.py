@@ -27,7 +27,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from benchmarks.powercut import call, companion, free_port, start
+from benchmarks.daemon import call, companion, free_port, start
 from companion.util.processes import Memory, descendants, memory, tree_memory
 
 CONFIG = '[table]\nhost = "127.0.0.1"\n'

@@ -40,7 +40,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from benchmarks.powercut import PIN, companion, free_port, start
+from benchmarks.daemon import PIN, companion, free_port, start
 from companion.records.trekking import TREKKING, replay_text
 from companion.store.log import Store
 

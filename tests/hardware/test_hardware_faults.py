@@ -22,7 +22,7 @@ from gpiozero.exc import BadPinFactory
 from gpiozero.pins.mock import MockFactory, MockPin
 
 import companion.run.startup as app_module
-from benchmarks.powercut import free_port
+from benchmarks.daemon import free_port
 from companion.hardware.buttons import Buttons
 from companion.hardware.health import HardwareFault, Health, explain
 from companion.hardware.ring import SimulatedRing
@@ -434,7 +434,7 @@ def test_health_says_each_change_once() -> None:
 
 def test_companion_run_on_a_pi_without_its_hardware_serves_the_table_and_says_why(tmp_path: Path) -> None:
     """The rehearsal's situation: a Pi whose drivers cannot reach anything. No exit, no traceback."""
-    from benchmarks.powercut import call
+    from benchmarks.daemon import call
 
     port = free_port()
     config = tmp_path / "config.toml"

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from benchmarks.powercut import free_port
+from benchmarks.daemon import free_port
 from companion.hardware.buttons import Buttons
 from companion.hardware.reader import open_mfrc522
 from companion.hardware.ring import SimulatedRing

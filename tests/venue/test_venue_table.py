@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks.powercut import call, start
+from benchmarks.daemon import call, start
 from companion.run.runtime import Runtime
 from companion.table.stream import GameFinished
 from companion.util.config import Config, TableSettings, VenueSettings

@@ -417,7 +417,7 @@ def test_the_mock_console_can_hold_confirm(tmp_path: Path) -> None:
 
 
 def test_companion_run_shows_the_pin_and_how_to_recover_it(tmp_path: Path) -> None:
-    from benchmarks.powercut import free_port
+    from benchmarks.daemon import free_port
     from companion.run.serving import serve
 
     said: list[str] = []

@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from benchmarks.powercut import free_port
+from benchmarks.daemon import free_port
 from companion.run.serving import make_server
 from companion.web.live_streams import chunk
 from tests.support.tables import make_runtime

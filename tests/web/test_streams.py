@@ -6,7 +6,7 @@ import http.client
 import json
 from pathlib import Path
 
-from benchmarks.powercut import free_port
+from benchmarks.daemon import free_port
 from companion.run.serving import serve
 from tests.support.tables import make_runtime
 
