@@ -34,17 +34,17 @@ audit of issue 12 did:
    many refused unchecked (429), and what that makes per hour.
 
 The daemon's resident memory is printed before and after each attack. Every
-figure is printed; nothing is asserted (the tests in tests/test_http_limits.py and
-tests/test_access.py hold the behaviour).
+figure is printed; nothing is asserted (the tests in tests/web/test_http_limits.py and
+tests/web/test_access.py hold the behaviour).
 
-    .venv/bin/python benchmarks/bench_attacks.py --pages 100 --slow 100
+    .venv/bin/python -m benchmarks.bench_attacks --pages 100 --slow 100
 
 ``--only slowread`` (or any attack's name, repeated) runs only those; ``--tree DIR`` runs
 the daemon on another checkout's code (with this environment's packages; the checkout
 needs a ``companion/page`` link to ``../web``), to measure it before a fix:
 
     git archive main | tar -x -C /tmp/main && ln -s ../web /tmp/main/companion/page
-    .venv/bin/python benchmarks/bench_attacks.py --only slowread --tree /tmp/main
+    .venv/bin/python -m benchmarks.bench_attacks --only slowread --tree /tmp/main
 """
 
 from __future__ import annotations
@@ -67,10 +67,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from companion.processes import Memory, descendants, tree_memory
-
-from powercut import PIN, call, companion, free_port, start
-from soak import proc_status
+from benchmarks.daemon import PIN, call, companion, free_port, start
+from benchmarks.soak import proc_status
+from companion.util.processes import Memory, descendants, tree_memory
 
 CONFIG = '[table]\nhost = "127.0.0.1"\n'
 #: The attacks, in the order they run.
@@ -491,10 +490,9 @@ def attack_history(port: int, pid: int, readers: int, taps: int, patient: bool) 
 
 def fill_history(data: Path, games: int) -> None:
     """``games`` finished games in the store (bench_history's greedy-bot games), before the daemon."""
-    from bench_history import fill
-
-    from companion.record import TREKKING
-    from companion.store import Store
+    from benchmarks.bench_history import fill
+    from companion.records.trekking import TREKKING
+    from companion.store.log import Store
 
     store = Store(data, TREKKING)
     try:

@@ -1,6 +1,6 @@
 """What the store's checksums cost: checking a game at load, and the one-time upgrade.
 
-Run: ``.venv/bin/python benchmarks/bench_checksums.py [--games N] [--events N]``
+Run: ``.venv/bin/python -m benchmarks.bench_checksums [--games N] [--events N]``
 
 - load: `Store.load` of one game of ``--events`` events (read, checksum chain checked,
   events parsed), p50 over the games, and the part of it that is the chain alone.
@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 
 from companion.engine import ChooseItinerary
-from companion.record import TREKKING
-from companion.store import Store, event_sum
+from companion.records.trekking import TREKKING
+from companion.store.log import Store, event_sum
 
 SETUP = {"type": "setup", "players": ["Ann", "Ben"], "watch_stack": ["Ann", "Ben"], "edition": "reference"}
 

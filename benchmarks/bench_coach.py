@@ -1,6 +1,6 @@
 """The coach's speed: rollouts per second per core, a full answer's time, a Zero's estimate.
 
-Run: ``.venv/bin/python benchmarks/bench_coach.py [--seconds S] [--workers W] [--budget B]``
+Run: ``.venv/bin/python -m benchmarks.bench_coach [--seconds S] [--workers W] [--budget B]``
 
 Positions: seeded random games of 3 and 4 players stopped after 0, 20 and 40 takes (a
 Day's start, mid-game, Day III), the player to move about to take a card.
@@ -12,7 +12,7 @@ Day's start, mid-game, Day III), the player to move about to take a card.
   against an older checkout with ``PYTHONPATH``), the coach's previous path (`Board.fork`
   + `Board.push_unrecorded` of the random bot's events, `standings` + `winners`: issue 18's
   first fast path, kept here so that before and after are measured in the same run on a
-  shared machine) and the coach's path as `companion.coach` runs it (`Board.fork` +
+  shared machine) and the coach's path as `companion.coach.chances` runs it (`Board.fork` +
   `companion.engine.playout`: the same games in one loop).
 - *Answer time*: a full coach evaluation through `CoachPool` (worker processes) with a
   time budget, from the median position: wall time and rollouts done.
@@ -40,11 +40,11 @@ import sys
 import time
 from typing import Any
 
-from companion.bots import random_bot
+from companion.coach.bots import random_bot
+from companion.coach.simulate import random_setup
 from companion.editions import load_edition
 from companion.engine import Board, GameState, Setup, Take, winners
 from companion.engine.state import shuffled_setup
-from companion.simulate import random_setup
 
 #: One core of this PC over one Cortex-A53 core at 1 GHz (the issue's 3,300 / 280).
 ZERO_RATIO = 11.8
@@ -112,10 +112,10 @@ def baseline_rate(places: list[tuple[Setup, GameState]], seconds: float, seed: i
 
 
 def unrecorded_rate(places: list[tuple[Setup, GameState]], seconds: float, seed: int) -> Rate:
-    """The coach's previous path, as `companion.coach.rollouts` ran it before `play_out`:
+    """The coach's previous path, as `companion.coach.chances.rollouts` ran it before `play_out`:
     for every candidate, redeal, fork, the candidate and then the random bot's events through
     `push_unrecorded`, `standings` and `winners` (the same games, move for move)."""
-    from companion.coach import _fill_hidden, candidates, redeal
+    from companion.coach.chances import _fill_hidden, candidates, redeal
 
     boards = [Board.from_snapshot(*place) for place in places]
     for board in boards:
@@ -142,10 +142,10 @@ def unrecorded_rate(places: list[tuple[Setup, GameState]], seconds: float, seed:
 def fast_rate(
     places: list[tuple[Setup, GameState]], seconds: float, seed: int, greedy: float | None = None
 ) -> Rate:
-    """The coach's path as it runs: `companion.coach.rollouts` for every candidate take of a
+    """The coach's path as it runs: `companion.coach.chances.rollouts` for every candidate take of a
     position, a few rounds at a time (a redeal a round, fork, `play_out`, tally); ``greedy``:
-    the playout's greedy share (None: the coach's own, `companion.coach.PLAYOUT_GREEDY`)."""
-    from companion.coach import PLAYOUT_GREEDY, candidates, rollouts
+    the playout's greedy share (None: the coach's own, `companion.coach.chances.PLAYOUT_GREEDY`)."""
+    from companion.coach.chances import PLAYOUT_GREEDY, candidates, rollouts
 
     share = PLAYOUT_GREEDY if greedy is None else greedy
     boards = [Board.from_snapshot(*place) for place in places]
@@ -160,8 +160,8 @@ def fast_rate(
 
 def answer(place: tuple[Setup, GameState], workers: int, budget: float) -> dict[str, Any]:
     """One full evaluation through the worker processes with a time budget (pool warm)."""
-    from companion.coach import CoachPool
-    from companion.processes import cpu_seconds
+    from companion.coach.chances import CoachPool
+    from companion.util.processes import cpu_seconds
 
     board = Board.from_snapshot(*place)
     pool = CoachPool(board.edition, workers)

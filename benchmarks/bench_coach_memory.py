@@ -1,12 +1,12 @@
 """The coach's memory: the daemon and its workers (PSS and RSS from /proc/PID/smaps_rollup).
 
-Run: ``.venv/bin/python benchmarks/bench_coach_memory.py [--workers 3]``
+Run: ``.venv/bin/python -m benchmarks.bench_coach_memory [--workers 3]``
 
 1. ``companion run --mock`` on a 3-player game, its process tree read with the coach off,
    on for everyone (a teaching game: it answers unasked, so its workers start and work),
-   and off again. The daemon sizes its own pool (`companion.coach.pool_size`: cores and
+   and off again. The daemon sizes its own pool (`companion.coach.chances.pool_size`: cores and
    MemAvailable), so on this machine it may start fewer workers than a Pi's 3.
-2. A `companion.coach.CoachPool` of ``--workers`` started from this script and asked once:
+2. A `companion.coach.chances.CoachPool` of ``--workers`` started from this script and asked once:
    each worker's PSS, which is what a Pi's pool of that size adds to the daemon.
 
 PSS shares each page among the processes that map it, so the figures add up to what the
@@ -27,9 +27,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from companion.processes import Memory, descendants, memory, tree_memory
-
-from powercut import call, companion, free_port, start
+from benchmarks.daemon import call, companion, free_port, start
+from companion.util.processes import Memory, descendants, memory, tree_memory
 
 CONFIG = '[table]\nhost = "127.0.0.1"\n'
 
@@ -89,10 +88,10 @@ def daemon_tree() -> dict[str, Any]:
 
 
 def pool_of(workers: int) -> dict[str, Any]:
-    from companion.coach import CoachPool
+    from companion.coach.chances import CoachPool
+    from companion.coach.simulate import random_setup
     from companion.editions import load_edition
     from companion.engine import Board
-    from companion.simulate import random_setup
 
     edition = load_edition("reference")
     board = Board(random_setup(edition, ["Ann", "Ben", "Cy"], random.Random(1)))

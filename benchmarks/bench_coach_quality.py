@@ -1,11 +1,11 @@
 """The coach's quality: a bot taking the coach's best card against the greedy bot, with each
 playout tried on the same games at the same CPU-time budget.
 
-Run: ``.venv/bin/python benchmarks/bench_coach_quality.py [--games N] [--seeds 1,2,3]
+Run: ``.venv/bin/python -m benchmarks.bench_coach_quality [--games N] [--seeds 1,2,3]
 [--players 2,3] [--greedy 0,0.5,0.9] [--budget S]``
 
-For each seed and player count, N games: one coach bot (`companion.coach.coach_bot`) and
-P-1 greedy bots (`companion.bots.greedy_bot`), the coach's seat in the watch stack rotating
+For each seed and player count, N games: one coach bot (`companion.coach.chances.coach_bot`) and
+P-1 greedy bots (`companion.coach.bots.greedy_bot`), the coach's seat in the watch stack rotating
 from game to game, the decks shuffled from the seed. Every game is played once by each
 playout variant (``--greedy``: the share of rollout card choices the cheap greedy heuristic
 makes, 0 = the random bot's playouts), alternated on the same deal and the same random
@@ -28,12 +28,12 @@ import sys
 import time
 from typing import Any
 
-from companion.bots import greedy_bot
-from companion.coach import coach_bot
+from companion.coach.bots import greedy_bot
+from companion.coach.chances import coach_bot
+from companion.coach.simulate import MAX_EVENTS_PER_GAME
 from companion.editions import load_edition
 from companion.engine import Board, Event, winners
 from companion.engine.state import shuffled_setup
-from companion.simulate import MAX_EVENTS_PER_GAME
 
 
 def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -140,13 +140,13 @@ def main() -> int:
     return 0
 
 
-#: Rollouts played so far by this process's coach (counted through `companion.coach.rollouts`).
+#: Rollouts played so far by this process's coach (counted through `companion.coach.chances.rollouts`).
 _ROLLOUTS = [0]
 
 
 def _count_rollouts() -> None:
     """Wrap the coach's rollouts so the benchmark can say how many each variant played."""
-    import companion.coach as coach
+    import companion.coach.chances as coach
 
     original = coach.rollouts
 

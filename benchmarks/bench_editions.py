@@ -1,10 +1,10 @@
 """The editions package's costs: its import, and the CSV forms of a whole box.
 
-Run: ``.venv/bin/python benchmarks/bench_editions.py [--repeat R]``
+Run: ``.venv/bin/python -m benchmarks.bench_editions [--repeat R]``
 
-Prints the import time of `companion.editions`, of `companion.record` (which every
+Prints the import time of `companion.editions`, of `companion.records.trekking` (which every
 replay and the table import; the package's ``__init__`` brings the library, the changes
-and the CSV forms along with the shipped editions) and of `companion.cli` (every
+and the CSV forms along with the shipped editions) and of `companion.run.cli` (every
 command's start), the median of R fresh interpreters
 with the interpreter's own start subtracted; then how long the reference edition's 108
 cards and 24 itineraries take to write as CSV and to read back. To compare with another
@@ -45,7 +45,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=15, help="fresh interpreters per import figure")
     args = parser.parse_args()
-    for module in ("companion.editions", "companion.record", "companion.cli"):
+    for module in ("companion.editions", "companion.records.trekking", "companion.run.cli"):
         print(f"import {module}: {import_ms(module, args.repeat):.1f} ms (median of {args.repeat})")
     try:
         from companion.editions import (

@@ -9,7 +9,7 @@ the install put in the environment (whether pytest, mypy and playwright are ther
 pip's download cache is whatever the machine has (say so with the figure);
 ``--no-cache`` sets ``PIP_NO_CACHE_DIR=1`` so that every package is downloaded::
 
-    .venv/bin/python benchmarks/bench_first_run.py [--rev main] [--no-cache]
+    .venv/bin/python -m benchmarks.bench_first_run [--rev main] [--no-cache]
 """
 
 from __future__ import annotations

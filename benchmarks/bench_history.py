@@ -1,16 +1,16 @@
 """The history page's cost: every finished game is replayed from its events on each request.
 
-Run: ``.venv/bin/python benchmarks/bench_history.py [--games 100 500] [--repeat 5] [--json]``
+Run: ``.venv/bin/python -m benchmarks.bench_history [--games 100 500] [--repeat 5] [--json]``
 
 A store is filled with whole games played by the greedy bot (2 to 4 players drawn from
 six names, as a family's table would see), then ``GET /api/history``'s work is timed:
 reading every finished game, replaying it through the engine, the per-player figures,
-the openskill ratings and each game's BG Stats link (`companion.history_web.history_json`).
+the openskill ratings and each game's BG Stats link (`companion.web.history.history_json`).
 It is timed twice: the first request after a start replays every game, the next ones
-only games whose log changed (`companion.past.Replays`); medians of ``--repeat`` runs.
+only games whose log changed (`companion.history.past.Replays`); medians of ``--repeat`` runs.
 It also prints how long the BG Stats link is for 1 to 4 players, and the QR code version
 that link would need (why the end screen's code leads to the history page instead,
-`companion.history_web.bgstats_qr`).
+`companion.web.history.bgstats_qr`).
 """
 
 from __future__ import annotations
@@ -26,13 +26,13 @@ from typing import Any
 
 import segno
 
-from companion.bgstats import play, play_url
+from companion.coach.simulate import play_game, random_setup
 from companion.editions import load_edition
-from companion.history_web import history_json
-from companion.past import Replays, load_history
-from companion.record import TREKKING, write_record
-from companion.simulate import play_game, random_setup
-from companion.store import Store
+from companion.history.bgstats import play, play_url
+from companion.history.past import Replays, load_history
+from companion.records.trekking import TREKKING, write_record
+from companion.store.log import Store
+from companion.web.history import history_json
 
 NAMES = ["Ann", "Ben", "Cy", "Dee", "Eli", "Flo"]
 

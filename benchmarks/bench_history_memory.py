@@ -1,6 +1,6 @@
 """The daemon's memory after serving the history page, with and without ``MALLOC_ARENA_MAX=2``.
 
-Run: ``.venv/bin/python benchmarks/bench_history_memory.py [--games 500] [--requests 100]
+Run: ``.venv/bin/python -m benchmarks.bench_history_memory [--games 500] [--requests 100]
 [--clients 4] [--rounds 2] [--port-range 18700-18799] [--json]``
 
 A data directory is filled with ``--games`` finished games (`bench_history.fill`), then
@@ -24,11 +24,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from bench_history import fill
-from bench_step import port_from, request, start_daemon
-
-from companion.record import TREKKING
-from companion.store import Store
+from benchmarks.bench_history import fill
+from benchmarks.bench_step import port_from, request, start_daemon
+from companion.records.trekking import TREKKING
+from companion.store.log import Store
 
 
 def rss_mb(pid: int) -> float:

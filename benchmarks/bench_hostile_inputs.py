@@ -1,6 +1,6 @@
 """Memory and time under the audit's hostile inputs (issue 12, items 9 and 1; issue 16, items 4 and 11c).
 
-Run: ``.venv/bin/python benchmarks/bench_hostile_inputs.py [--tree PATH] [--cap-mb 1500] [--only TEXT]``
+Run: ``.venv/bin/python -m benchmarks.bench_hostile_inputs [--tree PATH] [--cap-mb 1500] [--only TEXT]``
 
 Each attack runs `companion` in a fresh process (``python -m companion ...`` from
 ``--tree``, this checkout by default, so an older checkout can be measured the

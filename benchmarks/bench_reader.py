@@ -1,9 +1,9 @@
 """The reader's idle cost: SPI exchanges and CPU per empty poll, the companion's wait against the driver's.
 
-Run: ``.venv/bin/python benchmarks/bench_reader.py [--seconds S] [--json]``
+Run: ``.venv/bin/python -m benchmarks.bench_reader [--seconds S] [--json]``
 
 Both paths run the real ``mfrc522`` driver (its register reads and writes, its reset)
-against the emulated MFRC522 of ``tests/fake_mfrc522.py``, whose timer runs in real
+against the emulated MFRC522 of ``tests/support/fake_mfrc522.py``, whose timer runs in real
 time as the datasheet describes it:
 
 - **companion**: `companion.hardware.rc522` (what `PiReader.read_uid` polls): the
@@ -22,18 +22,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-
-from companion.config import Config
 from companion.hardware.reader import ReaderLoop, TagDebouncer, open_mfrc522
-
-from fake_mfrc522 import Chip, install, uninstall
+from companion.util.config import Config
+from tests.support.fake_mfrc522 import Chip, install, uninstall
 
 
 def measure(path: str, seconds: float, config: Config) -> dict[str, float]:

@@ -1,11 +1,11 @@
 """Replaying records: an edition named against the same edition carried inline (issue 26).
 
-Run: ``.venv/bin/python benchmarks/bench_replay.py [--games 200] [--players 4] [--rounds 5] [--json]``
+Run: ``.venv/bin/python -m benchmarks.bench_replay [--games 200] [--players 4] [--rounds 5] [--json]``
 
 The same ``--games`` games (random bots, seeded) are written twice as trekking/1 records:
 once naming the shipped edition, once carrying it inline (as a table's stored games and an
 owner's exports do). Each round replays every record of both kinds through
-`companion.record.replay_text`, the kinds alternated, and times them in this process's CPU
+`companion.records.trekking.replay_text`, the kinds alternated, and times them in this process's CPU
 time (`time.process_time`, which a shared machine's load does not move). Printed: records
 per second for each kind (medians over rounds) and inline / named.
 """
@@ -18,9 +18,9 @@ import random
 import statistics
 import time
 
+from companion.coach.simulate import play_game, random_setup
 from companion.editions import load_edition
-from companion.record import replay_text, write_record
-from companion.simulate import play_game, random_setup
+from companion.records.trekking import replay_text, write_record
 
 
 def records(games: int, players: int, seed: int, inline: bool) -> list[str]:

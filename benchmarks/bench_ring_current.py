@@ -1,6 +1,6 @@
 """What the ring draws: an estimate from the frames the companion really renders.
 
-Run: ``.venv/bin/python benchmarks/bench_ring_current.py``
+Run: ``.venv/bin/python -m benchmarks.bench_ring_current``
 
 Each frame comes from `companion.hardware.ring.render` for scenes of a four-player game
 (a turn with the mover pulsing, the deck waiting to be revealed, a stacked hour, a refused

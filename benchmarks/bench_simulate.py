@@ -1,6 +1,6 @@
 """Engine throughput: random 4-player games per second on one core.
 
-Run: ``.venv/bin/python benchmarks/bench_simulate.py [--games N] [--repeat R]``
+Run: ``.venv/bin/python -m benchmarks.bench_simulate [--games N] [--repeat R]``
 
 Plays N seeded games R times in this one process (one core) and prints the best
 and the median rate, plus a replay-only figure (the engine without the bot), so
@@ -18,9 +18,9 @@ import statistics
 import sys
 import time
 
+from companion.coach.simulate import play_game, random_setup, simulate
 from companion.editions import load_edition
 from companion.engine import Board
-from companion.simulate import play_game, random_setup, simulate
 
 
 def replay_rate(games: int, players: int, seed: int) -> tuple[float, float]:

@@ -1,6 +1,6 @@
 """The live page's snapshot: what every change costs before the first page sees it.
 
-Run: ``.venv/bin/python benchmarks/bench_snapshot.py [--takes 100] [--repeat 50] [--json]``
+Run: ``.venv/bin/python -m benchmarks.bench_snapshot [--takes 100] [--repeat 50] [--json]``
 
 A mocked table (4 players, the mock dealer revealing the new deck tops) plays a game by
 random taps, a person's Undo after ``--undo`` of the takes (0.6), until ``--takes`` takes are
@@ -21,13 +21,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from companion.config import Config
 from companion.engine import Take
-from companion.game_setup import new_game
-from companion.record import TREKKING
-from companion.runtime import Runtime
-from companion.startup import build_runtime
-from companion.store import Store
+from companion.records.trekking import TREKKING
+from companion.run.runtime import Runtime
+from companion.run.startup import build_runtime
+from companion.store.log import Store
+from companion.table.game_setup import new_game
+from companion.util.config import Config
 
 
 def played(tmp: Path, takes: int, undo: float, seed: int) -> Runtime:

@@ -1,6 +1,6 @@
 """Tap -> live update on every phone: latency to N connected Server-Sent Events clients.
 
-Run: ``.venv/bin/python benchmarks/bench_sse.py [--clients 20] [--taps 60] [--port-range 18800-18899]``
+Run: ``.venv/bin/python -m benchmarks.bench_sse [--clients 20] [--taps 60] [--port-range 18800-18899]``
 
 A mock table is served by waitress on loopback; N clients hold ``/api/events``
 open, in a process of their own (so reading them costs the server nothing), each
@@ -30,14 +30,13 @@ import time
 from pathlib import Path
 from typing import IO
 
-from bench_step import port_from
-
-from companion.config import ButtonSettings, Config, TableSettings
-from companion.game_setup import new_game
-from companion.record import TREKKING
-from companion.serving import make_server
-from companion.startup import build_runtime
-from companion.store import Store
+from benchmarks.bench_step import port_from
+from companion.records.trekking import TREKKING
+from companion.run.serving import make_server
+from companion.run.startup import build_runtime
+from companion.store.log import Store
+from companion.table.game_setup import new_game
+from companion.util.config import ButtonSettings, Config, TableSettings
 
 
 def readers_child(port: int, count: int) -> int:

@@ -8,7 +8,7 @@ Prints, for ``companion run --mock`` started from the given Python:
 - resident memory (VmRSS) idle, a few seconds after start, and with N live pages
   attached (each page: ``GET /``, ``GET /api/state?page=1`` and an open
   ``/api/events`` stream, as the page does);
-- the import time of the composition root (`companion.startup`, `serving` and `console`;
+- the import time of the composition root (`companion.run.startup`, `serving` and `console`;
   the median of repeated fresh interpreters, the
   interpreter's own start subtracted) and whether it imports gpiozero.
 
@@ -16,7 +16,7 @@ Only the standard library and the installed companion are needed, so it also run
 inside the rehearsal's arm64 root file system under qemu (scripts/rehearse-pi),
 a rough stand-in for a Pi Zero 2 W:
 
-    .venv/bin/python benchmarks/bench_startup.py --repeat 5
+    .venv/bin/python -m benchmarks.bench_startup --repeat 5
     sudo chroot /var/tmp/trekking-rehearsal/rootfs /opt/trekking-companion/.venv/bin/python \\
         /root/trekking-companion/benchmarks/bench_startup.py --repeat 3
 """
@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 #: The composition root: what `companion run` imports before it opens anything.
-ROOT = "companion.startup, companion.serving, companion.console"
+ROOT = "companion.run.startup, companion.run.serving, companion.run.console"
 
 
 def free_port() -> int:
@@ -180,7 +180,7 @@ def main() -> int:
     # would time the compiler on every start. One warm-up import writes the cache first.
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     subprocess.run(
-        [args.python, "-c", f"import {ROOT}, companion.web"],
+        [args.python, "-c", f"import {ROOT}, companion.web.app"],
         check=True,
     )
     try:

@@ -1,6 +1,6 @@
 """Server CPU per step of a mocked game, with and without live pages (issue 26).
 
-Run: ``.venv/bin/python benchmarks/bench_step.py [--pages 0,20] [--steps 150] [--rounds 3]
+Run: ``.venv/bin/python -m benchmarks.bench_step [--pages 0,20] [--steps 150] [--rounds 3]
 [--port-range 18600-18699] [--tree DIR ...] [--json]``
 
 A step is what one move costs the table: the tap (``POST /api/reader/tap``, and Confirm

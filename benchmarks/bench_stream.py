@@ -1,6 +1,6 @@
 """What the committed stream costs a tap, and how soon a hook hears of it.
 
-Run: ``.venv/bin/python benchmarks/bench_stream.py [--games N] [--json]``
+Run: ``.venv/bin/python -m benchmarks.bench_stream [--games N] [--json]``
 
 Whole mock games (two players, the dealer revealing, every take committed with
 ``synchronous=FULL`` to a temporary folder) are played by tapping the first card the
@@ -25,13 +25,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from companion.config import Config
-from companion.game_setup import new_game
-from companion.record import TREKKING
-from companion.session import Session
-from companion.store import Store
-from companion.stream import Committed, StreamItem
+from companion.records.trekking import TREKKING
+from companion.store.log import Store
 from companion.table import Table
+from companion.table.game_setup import new_game
+from companion.table.session import Session
+from companion.table.stream import Committed, StreamItem
+from companion.util.config import Config
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -1,6 +1,6 @@
 """The table's responsiveness and idle cost, through the whole mocked pipeline.
 
-Run: ``.venv/bin/python benchmarks/bench_table.py [--games N] [--idle SECONDS]``
+Run: ``.venv/bin/python -m benchmarks.bench_table [--games N] [--idle SECONDS]``
 
 - tap -> ring frame: a tag reaches the reader loop's callback, is resolved, refereed,
   appended to SQLite (WAL, synchronous=FULL: an fsync per event) and a new ring
@@ -23,12 +23,12 @@ import threading
 import time
 from pathlib import Path
 
-from companion.config import Config
-from companion.game_setup import new_game
 from companion.hardware.reader import ReaderLoop, TagDebouncer
-from companion.record import TREKKING
-from companion.startup import build_runtime
-from companion.store import Store
+from companion.records.trekking import TREKKING
+from companion.run.startup import build_runtime
+from companion.store.log import Store
+from companion.table.game_setup import new_game
+from companion.util.config import Config
 
 
 def percentile(values: list[float], q: float) -> float:

@@ -1,6 +1,6 @@
 """Inputs per take at the table: the first turn design against the quick turn.
 
-Run: ``.venv/bin/python benchmarks/bench_turn.py [--games N] [--players P] [--bot random|greedy] [--json]``
+Run: ``.venv/bin/python -m benchmarks.bench_turn [--games N] [--players P] [--bot random|greedy] [--json]``
 
 Whole games are played through `companion.table.Table` (the mock dealer reveals the
 cards) in each turn style, by the same bot with the same seeds, and every input a
@@ -27,13 +27,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from companion.bots import greedy_bot, random_bot
-from companion.config import Config
+from companion.coach.bots import greedy_bot, random_bot
 from companion.engine import ChooseItinerary, Take
-from companion.game_setup import new_game
-from companion.record import TREKKING
-from companion.store import Store
+from companion.records.trekking import TREKKING
+from companion.store.log import Store
 from companion.table import Table
+from companion.table.game_setup import new_game
+from companion.util.config import Config
 
 BOTS = {"random": random_bot, "greedy": greedy_bot}
 

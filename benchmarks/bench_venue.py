@@ -1,6 +1,6 @@
 """What a venue absorbs, and what ``[venue]`` costs a table (issue 23 item 6). A benchmark, not a test.
 
-Run: ``.venv/bin/python benchmarks/bench_venue.py [--tables 10 50] [--games 3] [--json]``
+Run: ``.venv/bin/python -m benchmarks.bench_venue [--tables 10 50] [--games 3] [--json]``
 
 1. **Absorb**: N mock tables (in one process, each on its own thread, tapping the first card
    the table expects as fast as the simulator allows, every take committed with
@@ -27,13 +27,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from companion.config import Config, TableSettings, VenueSettings
-from companion.game_setup import new_game
-from companion.record import TREKKING
-from companion.runtime import Runtime
-from companion.startup import build_runtime
-from companion.store import Store
-from companion.stream import Committed, StreamItem
+from companion.records.trekking import TREKKING
+from companion.run.runtime import Runtime
+from companion.run.startup import build_runtime
+from companion.store.log import Store
+from companion.table.game_setup import new_game
+from companion.table.stream import Committed, StreamItem
+from companion.util.config import Config, TableSettings, VenueSettings
 
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 

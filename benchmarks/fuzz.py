@@ -1,6 +1,6 @@
 """Coverage-guided fuzzing (atheris, libFuzzer) of the text a user can hand the companion.
 
-Run: ``.venv/bin/python benchmarks/fuzz.py record|edition|config [--runs N] [--seconds S]``
+Run: ``.venv/bin/python -m benchmarks.fuzz record|edition|config [--runs N] [--seconds S]``
 
 Hypothesis already generates event streams and record lines from their grammar;
 atheris complements it where that helps most, on the parsers: it mutates real
@@ -36,11 +36,11 @@ from pathlib import Path
 import atheris
 
 with atheris.instrument_imports(include=["companion"]):
-    from companion.config import ConfigError, parse_config
+    from companion.coach.simulate import play_game, random_setup
     from companion.editions import load_edition, read_edition_text
     from companion.engine.edition import EditionError
-    from companion.record import RecordError, replay_stream, replay_text, write_record
-    from companion.simulate import play_game, random_setup
+    from companion.records.trekking import RecordError, replay_stream, replay_text, write_record
+    from companion.util.config import ConfigError, parse_config
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED_EXAMPLES = ROOT.parent / "shared" / "contract" / "examples"

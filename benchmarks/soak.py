@@ -1,6 +1,6 @@
 """Soak: many simulated games through the whole mocked daemon with live pages attached.
 
-Run: ``.venv/bin/python benchmarks/soak.py --games 10000 --clients 20 [--json]``
+Run: ``.venv/bin/python -m benchmarks.soak --games 10000 --clients 20 [--json]``
 
 The daemon is the real thing: ``companion run --mock`` in its own process (store,
 engine, ring driver, waitress HTTP server), so the memory and threads reported are
@@ -12,7 +12,7 @@ live pages, in a third process, hold ``/api/events`` open.
 It reports the daemon's resident memory and thread count at the start, every
 ``--sample`` games and at the end, and checks that nothing is lost or doubled:
 
-- after a clean stop, every game's stored log (``companion.store``) replays with no
+- after a clean stop, every game's stored log (``companion.store.log``) replays with no
   rejection to a finished game, and holds exactly the events the table acknowledged;
 - every page saw strictly increasing event ids (no duplicate delivery), was never
   cut off, and ended on the latest snapshot.
@@ -40,10 +40,9 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from companion.record import TREKKING, replay_text
-from companion.store import Store
-
-from powercut import PIN, companion, free_port, start
+from benchmarks.daemon import PIN, companion, free_port, start
+from companion.records.trekking import TREKKING, replay_text
+from companion.store.log import Store
 
 CONFIG = "[buttons]\nbounce = 0.0\nundo_hold = 0.1\n[table]\ncontrols_per_minute = 100000\n"
 

@@ -1,11 +1,11 @@
 """Minutes to transcribe a whole box on the page, from the taps the browser test counted.
 
-``tests/test_browser_edition.py`` transcribes the 108 cards, 24 itineraries,
+``tests/browser/test_browser_edition.py`` transcribes the 108 cards, 24 itineraries,
 playmat, trek table and Ancestor (its 12 copies' stickers) through the page and
 writes every tap and key it made to ``test-artifacts/transcription-counts.json``.
 This script turns those counts into minutes at a stated pace:
 
-    python benchmarks/transcription_pace.py [--tap 0.6] [--key 0.3] [--card 3] [--itinerary 5]
+    python -m benchmarks.transcription_pace [--tap 0.6] [--key 0.3] [--card 3] [--itinerary 5]
 
 ``--tap``: seconds per on-screen tap (big buttons, value already read);
 ``--key``: seconds per key typed; ``--card``/``--itinerary``: seconds to pick the

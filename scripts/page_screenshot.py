@@ -15,12 +15,12 @@ import tempfile
 import threading
 from pathlib import Path
 
-from companion.config import Config
-from companion.game_setup import new_game
-from companion.serving import make_server
-from companion.startup import build_runtime
-from companion.record import TREKKING
-from companion.store import Store
+from companion.run.serving import make_server
+from companion.records.trekking import TREKKING
+from companion.run.startup import build_runtime
+from companion.store.log import Store
+from companion.table.game_setup import new_game
+from companion.util.config import Config
 
 #: Takes and itinerary choices played before the picture: the Clock has watches on it.
 STEPS = 7

@@ -1,14 +1,8 @@
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-# Lets tests import the shared helpers (`builders`, `tests_support`) and the
-# benchmark scripts whose short runs they check (`powercut`, `soak`) as plain modules.
-sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 
 #: The long tests, marked ``slow`` here rather than in each file: ``scripts/test -m "not slow"``
 #: is the quick loop while working, and CI (``scripts/test``) still runs them all. A file name
@@ -47,7 +41,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.fixture
 def chip() -> Iterator[Any]:
     """The emulated MFRC522 (seed 1) behind ``import mfrc522``, for the tests of the real driver."""
-    from fake_mfrc522 import Chip, install, uninstall
+    from tests.support.fake_mfrc522 import Chip, install, uninstall
 
     emulated = Chip(seed=1)
     install(emulated)
@@ -57,10 +51,10 @@ def chip() -> Iterator[Any]:
 
 @pytest.fixture
 def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, Any]]:
-    """A browser test's mock table served on a free port (`browser_support.served`): its
+    """A browser test's mock table served on a free port (`tests.support.browser.served`): its
     address and runtime. Its players are the test module's ``PLAYERS``, "Ann,Ben" unless
     it names others; a module needing another table defines its own ``server``."""
-    from browser_support import served
+    from tests.support.browser import served
 
     with served(tmp_path, getattr(request.module, "PLAYERS", "Ann,Ben")) as table:
         yield table
@@ -68,9 +62,9 @@ def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str
 
 @pytest.fixture
 def browser() -> Iterator[Any]:
-    """One headless Chromium for a browser test (`browser_support.chromium`); each browser
-    test module skips itself where there is none (`browser_support.playwright()`)."""
-    from browser_support import ARGS, chromium
+    """One headless Chromium for a browser test (`tests.support.browser.chromium`); each browser
+    test module skips itself where there is none (`tests.support.browser.playwright()`)."""
+    from tests.support.browser import ARGS, chromium
 
     with chromium(ARGS) as b:
         yield b

@@ -11,7 +11,7 @@
   (Flask: only the web app factory imports it).
 
 This module names what the rest of the companion uses, ``cli`` and ``web`` included (they are
-the library's adapters, and import it as any other caller does); `tests/test_architecture.py`
+the library's adapters, and import it as any other caller does); `tests/project/test_architecture.py`
 keeps other modules to these names (and `cli`, `web` to their one importer each), so the
 modules inside can be rearranged without touching their callers.
 """

@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 from companion.engine.edition import MAX_COLUMN_SPACES
 from companion.engine.tokens import BENEFITS, COLUMNS, CRYSTAL, DAYS, HOURS_PER_DAY
 from companion.engine.words import year_text
-from companion.wording import CodedError
+from companion.util.wording import CodedError
 
 ROMAN = {1: "I", 2: "II", 3: "III"}
 #: The longest title or note a card may have.

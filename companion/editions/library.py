@@ -42,8 +42,8 @@ from companion.editions.writes import atomic_write, folder_lock, remove_orphans
 from companion.engine import Edition, EditionError
 from companion.engine.edition import Problem, edition_to_json
 from companion.engine.tokens import DAYS
-from companion.files import NotUtf8, read_text_file
-from companion.wording import CodedError
+from companion.util.files import NotUtf8, read_text_file
+from companion.util.wording import CodedError
 
 #: Owner's edition names: lower-case letters, digits and inner dashes; never a path.
 SLUG = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?")

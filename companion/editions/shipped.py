@@ -75,9 +75,9 @@ def _with_line(text: str, problem: Problem) -> Problem:
 def read_edition_file(path: Path) -> str:
     """The text of an edition file the user named: a regular file of sane size, UTF-8.
 
-    ``/dev/zero`` or a pipe would otherwise be read forever (`companion.files`); errors name the path.
+    ``/dev/zero`` or a pipe would otherwise be read forever (`companion.util.files`); errors name the path.
     """
-    from companion.files import EDITION_LIMIT, read_text_file
+    from companion.util.files import EDITION_LIMIT, read_text_file
 
     try:
         return read_text_file(path, EDITION_LIMIT)

@@ -1,7 +1,7 @@
 """Playouts: a game played to its end by random legal moves, or mostly greedy ones, fast.
 
-The coach (`companion.coach`) plays thousands of throw-away games a second from a
-position. Driving them through `Board.push_unrecorded` and `companion.bots.random_bot`
+The coach (`companion.coach.chances`) plays thousands of throw-away games a second from a
+position. Driving them through `Board.push_unrecorded` and `companion.coach.bots.random_bot`
 costs, for every move, an event tuple, two method calls, a search of the row for the
 card the bot has just picked out of it, and every validation a legal move cannot fail;
 most of a rollout went there (see ``docs/coach.md``). `play_out` is the same game in one
@@ -10,7 +10,7 @@ same random stream in the same order, and applies it exactly as `Board._take` an
 `Board._choose_itinerary` do, without the checks and without undo records.
 
 Exactness is the whole point, so it is tested, not assumed: a Hypothesis property
-(`tests/test_coach.py`) plays random games on random editions both ways, move by move,
+(`tests/coach/test_coach.py`) plays random games on random editions both ways, move by move,
 and compares the whole state after each move and the final scores. The rare paths (a
 nearly empty row, an Itinerary found by its list of choices, a Day ending) call the
 board's own code rather than copies of it.
@@ -60,7 +60,7 @@ def play_out(board: Board, rng: _Random, limit: int, greedy: float = 0.0) -> int
     card gaining most now less its hours) instead of at random; at 0, the default, one
     more number is never drawn, so the moves are exactly the random bot's (below).
 
-    Each move is the one `companion.bots.random_bot` returns for the same board and the
+    Each move is the one `companion.coach.bots.random_bot` returns for the same board and the
     same random stream, applied as `Board.push_unrecorded` applies it: the board then
     holds the same state, but its move stack does not list these moves. Raises
     `NoLegalMove` where the random bot raises its ``StuckError`` (an edition with too few
@@ -224,7 +224,7 @@ def _play_day(board: Board, rng: _Random, limit: int, greedy: float = 0.0) -> in
     return played
 
 
-#: The greedy bot's price of an hour and its value of a growing trek (`companion.bots`), here
+#: The greedy bot's price of an hour and its value of a growing trek (`companion.coach.bots`), here
 #: so that the engine does not import the bots.
 HOUR_VALUE = 1.2
 TREK_GROWTH_VALUE = 0.6

@@ -4,7 +4,7 @@ The codes are the record contract's (``shared/contract/game-record.md``) and are
 listed here in the contract's precedence order: when several apply, the engine
 reports the first. The rules core writes no sentence: ``params`` holds the facts
 (names, numbers, card ids and years; ``why`` tells apart the sentences one code
-has), and the catalogues word them (``companion.wording.say``), so ``companion
+has), and the catalogues word them (``companion.util.wording.say``), so ``companion
 replay``, the console and the page say the same words in every language.
 """
 
@@ -46,7 +46,7 @@ CODES: Final[tuple[str, ...]] = (
 class Rejection:
     """An event the engine refused: its ``code`` and the facts its sentence names. The
     state it was applied to is unchanged. Made with a code and params only, never English
-    (`tests/test_architecture.py` checks)."""
+    (`tests/project/test_architecture.py` checks)."""
 
     __slots__ = ("code", "params")
 

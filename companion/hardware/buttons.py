@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from companion.config import ButtonSettings
+from companion.util.config import ButtonSettings
 
 if TYPE_CHECKING:
     from gpiozero import Button

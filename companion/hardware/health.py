@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
-from companion.wording import CodedError, say
+from companion.util.wording import CodedError, say
 
 PARTS = ("reader", "ring", "buttons")
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from companion.tags import uid_text
+from companion.table.tags import uid_text
 
 # Registers (MFRC522 datasheet, section 9.2).
 COMMAND, COM_IRQ, ERROR, FIFO_DATA, FIFO_LEVEL = 0x01, 0x04, 0x06, 0x09, 0x0A
@@ -106,7 +106,7 @@ class Selected:
 
     @property
     def uid_text(self) -> str:
-        """What the table calls this tag (`companion.tags.uid_text`)."""
+        """What the table calls this tag (`companion.table.tags.uid_text`)."""
         return uid_text(self.uid)
 
 

@@ -10,7 +10,7 @@ readings into taps: a tag held on the reader counts once, a reading that flicker
 out for less than the debounce window is the same tag still there, and the same
 tag counts again only after it has been away for the whole window.
 
-What a tag stands for is not the reader's business: `companion.tags.TagResolver`
+What a tag stands for is not the reader's business: `companion.table.tags.TagResolver`
 maps what it saw to a card. Reading a sticker's text is `companion.hardware.stickers`'
 (the chip's low-level exchanges, shared with writing them).
 """

@@ -36,7 +36,7 @@ from typing import Any
 
 import adafruit_pixelbuf
 
-from companion.config import RingSettings, colour_rgb
+from companion.util.config import RingSettings, colour_rgb
 
 RGB = tuple[int, int, int]
 OFF: RGB = (0, 0, 0)

@@ -15,22 +15,23 @@ import threading
 from pathlib import Path
 from typing import Any, Protocol
 
-from companion.config import RingSettings, ring_pins
 from companion.hardware.health import HardwareFault
 from companion.hardware.machine import board_model
+from companion.util.config import RingSettings, ring_pins
 
 #: SPI1, chip select 0: ``dtoverlay=spi1-1cs`` makes it; its MOSI is GPIO20.
 SPI_BUS, SPI_DEVICE = 1, 0
 DEVICE = f"/dev/spidev{SPI_BUS}.{SPI_DEVICE}"
 #: The SPI clock asked for: 8 SPI bits per NeoPixel bit, so one NeoPixel bit lasts 1.25 us at
 #: 6.4 MHz (the WS2812B's nominal 800 kHz). The Pi's dividers give 6.25 MHz (core clock pinned
-#: at 250/500 MHz on SPI1 of a Pi 3/Zero 2 W/4, 200 MHz on a Pi 5): both decode (tests/test_ring_spi.py).
+#: at 250/500 MHz on SPI1 of a Pi 3/Zero 2 W/4, 200 MHz on a Pi 5): both decode
+#: (tests/hardware/test_ring_spi.py).
 FREQUENCY = 6_400_000
 #: A NeoPixel 0: 2 SPI bits high, 6 low (~312/938 ns at 6.4 MHz); neopixel_spi's own default.
 BIT0 = 0b11000000
 #: A NeoPixel 1: 5 SPI bits high, 3 low (~781/469 ns). neopixel_spi's default (0b11110000, 4 high:
 #: 625/625 ns) is outside the WS2812B datasheet's T1H 0.8 us +/- 150 ns and T1L 0.45 us +/- 150 ns;
-#: tests/test_ring_spi.py shows the model refusing it.
+#: tests/hardware/test_ring_spi.py shows the model refusing it.
 BIT1 = 0b11111000
 #: Low time before and after each frame, seconds: the WS2812B latches after 50 us low, the
 #: WS2812B-V5 after 280 us; the leading one also pulls down a MOSI that rests high.

@@ -1,7 +1,7 @@
 """Stickers that carry their card: write ``trek:<card id>`` onto blank tags.
 
 A tag that holds its card's id in its memory is recognised by any companion
-with no enrolment (`companion.tags.TagResolver` reads ``trek:`` texts). The two kinds sold as
+with no enrolment (`companion.table.tags.TagResolver` reads ``trek:`` texts). The two kinds sold as
 stickers are handled, frame by frame through `companion.hardware.rc522` (on the
 ``mfrc522`` driver's register access; authentication is the driver's
 ``MFRC522_Auth``), because the driver's own write returns no status and it knows
@@ -30,8 +30,8 @@ from companion.engine.tokens import ANCESTOR
 from companion.engine.words import year_text
 from companion.hardware.rc522 import CLASSIC, DEFAULT_GAIN_DB, Rc522, crc_a
 from companion.hardware.rc522 import NTAG as NTAG  # the kinds' names, for the writer's callers
-from companion.tags import TEXT_PREFIX, uid_text
-from companion.wording import say as words
+from companion.table.tags import TEXT_PREFIX, uid_text
+from companion.util.wording import say as words
 
 #: BCM GPIO -> physical pin, for the mfrc522 package, which numbers pins the BOARD way.
 BCM_TO_BOARD = {
@@ -65,7 +65,7 @@ class Sticker:
 
     @property
     def uid_text(self) -> str:
-        """What the table's reader reports for this tag (`companion.tags.uid_text`)."""
+        """What the table's reader reports for this tag (`companion.table.tags.uid_text`)."""
         return uid_text(self.uid)
 
 

@@ -17,8 +17,7 @@ from typing import Any
 
 from companion.engine import Board, Event, Reveal, Take, Undo
 from companion.engine.tokens import DAY_NAMES
-from companion.store import DiskFull, Store, StoredGame, StoreError
-from companion.stream import GameFinished, Stream, committed
+from companion.store.log import DiskFull, Store, StoredGame, StoreError
 from companion.table.dealer import Dealer
 from companion.table.outcomes import (
     CUE_ACCEPT,
@@ -32,9 +31,10 @@ from companion.table.outcomes import (
     rejected,
     say,
 )
+from companion.table.stream import GameFinished, Stream, committed
 from companion.table.turn import Armed, Pending
-from companion.wording import say as words
-from companion.wording import took_text
+from companion.util.wording import say as words
+from companion.util.wording import took_text
 
 Listener = Callable[[Any, Outcome], None]
 

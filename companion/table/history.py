@@ -14,7 +14,7 @@ from companion.engine import Board, ChooseItinerary, Event, Take, Undo
 from companion.engine.tokens import ANCESTOR, WILD_CODE
 from companion.table.commit import CommittingTable
 from companion.table.outcomes import CUE_ACCEPT, CUE_REJECT, Outcome, say
-from companion.wording import say as sentence
+from companion.util.wording import say as sentence
 
 
 class Corrections(CommittingTable):

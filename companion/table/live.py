@@ -37,8 +37,7 @@ from collections.abc import Callable
 
 from companion.engine import ChooseItinerary, Event, Reveal, Take, Undo
 from companion.engine.tokens import ANCESTOR, DAY_NAMES
-from companion.store import Store, StoredGame
-from companion.stream import GameStarted, Stream
+from companion.store.log import Store, StoredGame
 from companion.table.dealer import Dealer
 from companion.table.history import Corrections
 from companion.table.outcomes import (
@@ -50,6 +49,7 @@ from companion.table.outcomes import (
     say,
 )
 from companion.table.snapshot import PROCESS, Snapshots, itinerary_player
+from companion.table.stream import GameStarted, Stream
 from companion.table.turn import (
     COMMIT,
     PASS,
@@ -81,7 +81,7 @@ class Table(Corrections, Snapshots):
         stream: Stream | None = None,
         started: bool = False,
     ) -> None:
-        """``stream``: where its stored events are told (`companion.session.Session` passes its
+        """``stream``: where its stored events are told (`companion.table.session.Session` passes its
         own); ``started``: the game was just stored, so the stream tells its start first."""
         if turn not in TURN_STYLES:
             raise ValueError(f"turn style {turn!r}: use one of {', '.join(TURN_STYLES)}")

@@ -17,7 +17,7 @@ from typing import Any
 from companion.engine import ChooseItinerary, Edition, Event, Reveal, Take
 from companion.engine.rejections import Rejection
 from companion.engine.tokens import ANCESTOR
-from companion.wording import say as sentence
+from companion.util.wording import say as sentence
 
 # Cues: what the ring and the page should make visible after an input.
 CUE_REJECT = "reject"
@@ -120,7 +120,7 @@ OUTCOME_CODES: dict[str, OutcomeCode] = {
 
 def say(accepted: bool, cue: str, code: str, **params: Any) -> Outcome:
     """An outcome with its code and the facts of its sentence; the English sentence
-    comes from the catalogue the page reads too (`companion.wording`)."""
+    comes from the catalogue the page reads too (`companion.util.wording`)."""
     return Outcome(accepted, sentence(code, **params), cue, code, params=params)
 
 

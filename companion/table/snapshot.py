@@ -11,10 +11,10 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
-from companion.config import DEFAULT_PALETTE, colour_problem
 from companion.engine import Board
 from companion.engine.state import HIDDEN
 from companion.table.commit import CommittingTable
+from companion.util.config import DEFAULT_PALETTE, colour_problem
 
 #: This process, named in every snapshot. Versions count up only within one process (a
 #: new game continues its predecessor's count), so a page compares the versions of two
@@ -38,9 +38,9 @@ class Snapshots(CommittingTable):
     #: The state projected for the latest change, and what it was projected from.
     state_cache: tuple[tuple[Any, ...], dict[str, Any]] | None = None
     #: Extras of every state: name -> function of the table (a coach's advice, say). A
-    #: `companion.session.Session` shares one dict with each game it puts on the table.
+    #: `companion.table.session.Session` shares one dict with each game it puts on the table.
     annotations: dict[str, Callable[[Any], Any]]
-    #: The stored log's replay for the page, continued at each change (`companion.view.Replay`).
+    #: The stored log's replay for the page, continued at each change (`companion.table.view.Replay`).
     page_replay: Any = None
 
     def expect(self) -> dict[str, Any] | None:
@@ -125,7 +125,7 @@ class Snapshots(CommittingTable):
 
     def page_json(self) -> dict[str, Any]:
         """The state plus what the live page draws (treks' cards, the log, the score chart)."""
-        from companion.view import Replay, page_state
+        from companion.table.view import Replay, page_state
 
         with self.lock:
             colours = [self.colour(seat) for seat in range(len(self.board.names))]

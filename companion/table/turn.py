@@ -236,7 +236,7 @@ def _put_back(style: str, state: TurnState, press: UndoPress) -> Step:
     return Step(None, SAVE, "armed_cleared", {"player": state.player, "n": state.crystals})
 
 
-#: (state, input) -> transition. Every pair is declared: `tests/test_turn_machine.py` checks
+#: (state, input) -> transition. Every pair is declared: `tests/engine/test_turn_machine.py` checks
 #: that none is missing and walks each one.
 TRANSITIONS: dict[tuple[str, str], Callable[[str, TurnState, Any], Step]] = {
     (IDLE, "tap_card"): _take,

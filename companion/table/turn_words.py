@@ -2,7 +2,7 @@
 `Outcome`, and what a restart resumes of a turn in progress.
 
 The machine decides (codes and params); the sentences are the catalogue's
-(`companion.wording`, through `companion.table.outcomes.outcome`), the page's too.
+(`companion.util.wording`, through `companion.table.outcomes.outcome`), the page's too.
 """
 
 from __future__ import annotations

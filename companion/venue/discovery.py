@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from companion.config import VenueSettings
+from companion.util.config import VenueSettings
 from companion.venue.topics import Topics, encode
 
 #: (object id, name, template over the state JSON, or None for the status topic itself).

@@ -29,13 +29,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from companion.config import VenueSettings
 from companion.engine import Board
-from companion.record import TREKKING
-from companion.store import Store, event_sum
+from companion.records.trekking import TREKKING
+from companion.store.log import Store, event_sum
 from companion.table.commit import game_result
+from companion.util.config import VenueSettings
+from companion.util.wording import say
 from companion.venue.topics import MAX_PAYLOAD, parse_topic
-from companion.wording import say
 
 #: Events of one game waiting for a gap to fill (or for the setup), at most.
 MAX_WAITING = 2000

@@ -11,8 +11,8 @@ import io
 from html import escape
 from typing import Any
 
+from companion.util.wording import say
 from companion.venue.hall import Hall
-from companion.wording import say
 
 #: The page refreshes itself every few seconds (a venue's screen on the wall).
 REFRESH_SECONDS = 5

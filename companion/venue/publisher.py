@@ -1,6 +1,6 @@
 """The table's side of the venue: an outbox that publishes what the table commits.
 
-The committed stream (`companion.stream`) hands each item to `VenuePublisher.hook`, which
+The committed stream (`companion.table.stream`) hands each item to `VenuePublisher.hook`, which
 only appends it to the outbox; a thread of the publisher's own hands the outbox to paho
 while the broker is connected, and on each acknowledgement (PUBACK) moves the table's
 place in the store (``Store.save_cursor("venue", game, seq)``) over every event acknowledged
@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.config import VenueSettings
-from companion.session import Session
-from companion.stream import Committed, GameFinished, GameStarted, StreamItem, Subscription
+from companion.table.session import Session
+from companion.table.stream import Committed, GameFinished, GameStarted, StreamItem, Subscription
+from companion.util.config import VenueSettings
+from companion.util.wording import say
 from companion.venue.discovery import discovery_messages
 from companion.venue.topics import Topics, broker_address, encode, result_message, setup_message
-from companion.wording import say
 
 #: The outbox's place in the store (`Store.cursor`).
 CURSOR = "venue"

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from companion.stream import GameFinished, GameStarted
+from companion.table.stream import GameFinished, GameStarted
 
 #: The largest message the hall reads; an event is well under 1 KB, a state a few KB.
 MAX_PAYLOAD = 64 * 1024

@@ -1,0 +1,1 @@
+"""Benchmarks, stress runs and the modules they share with the tests."""

@@ -1,0 +1,320 @@
+"""The coach beside a running table: asked for, shown to whoever asked, never a spoiler.
+
+The host's switch (``POST /api/coach {"on": true}``) makes the coach *available*; it then
+answers only when asked: by the player to move from their phone, or by the host for them
+(`CoachService.ask`). The answer goes back to the asking phone, and to the host's pages
+(``GET /api/coach``, host only), never into ``/api/state`` or the live stream a guest gets.
+"Coach for everyone" (``{"everyone": true}``, a teaching game) is a setting of its own: then
+every position is answered unasked and ``GET /api/coach`` answers anyone.
+
+Advice never touches the table's version (what the page's Undo is checked against): an
+answer is published on the coach's own counter, so a player's Undo is never refused as
+stale because the coach spoke. A game where any advice was given is marked *assisted*
+(`assisted`, the store's `mark_assisted`), once.
+
+A thread of its own does the work: the table's listener only sets a flag (a take is no
+slower with the coach on); the thread copies the position under the table's lock, lets
+`companion.coach.chances.CoachPool`'s worker processes play the rollouts with no lock held, and
+publishes the answer with the position it was computed for (the table and its count of
+stored events), so an answer for a past position is never shown.
+
+**One pool at a time.** Switching off kills and reaps the workers before it returns; a
+switch on waits for the previous thread (and its pool) to be gone before starting its own,
+so a switch flipped at finger speed never has two pools. The switch is remembered for the
+running table (a new game keeps it) and is off again at every start.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from companion.coach.chances import Advice, CoachPool, CoachStopped, evaluate, pool_size
+from companion.engine import Board
+from companion.table import Outcome, Table
+from companion.util.processes import mem_available
+from companion.util.text import name_key
+from companion.util.wording import CodedError
+from companion.util.wording import say as words
+
+
+class CoachRefused(CodedError, ValueError):
+    """An ask the coach cannot answer (`companion.coach.service.CoachService.ask`): it is
+    off, it is another player's turn, or there is no card to choose now."""
+
+
+log = logging.getLogger("companion.coach.chances")
+
+#: The answer's time budget: within 1 s on a Pi Zero 2 W with the pool's start and the
+#: position's copy on top (see benchmarks/bench_coach.py).
+SECONDS = 0.8
+#: Rollouts per candidate at most: a fast machine stops here, well before the budget.
+PER_CANDIDATE = 300
+#: How long an ask waits for its answer before saying "still thinking" (the page asks again).
+ASK_WAIT = 15.0
+#: Asks waiting at once at most (each holds a server thread): more are told "thinking" at once.
+ASK_WAITERS = 4
+
+
+class Pool(Protocol):
+    def evaluate(self, board: Board, per_candidate: int, seconds: float | None) -> Advice: ...
+
+    def close(self) -> None: ...
+
+    def release(self) -> None: ...
+
+
+class InThread:
+    """The coach's work in its own thread instead of processes (``workers=0``: tests, or a
+    machine with too little memory for a worker)."""
+
+    def evaluate(self, board: Board, per_candidate: int, seconds: float | None) -> Advice:
+        return evaluate(board, per_candidate, seconds)
+
+    def close(self) -> None:
+        pass
+
+    def release(self) -> None:
+        pass
+
+
+class CoachService:
+    """The host's coach switch, the asks, and the thread that answers them."""
+
+    def __init__(
+        self,
+        current: Callable[[], Table],
+        seconds: float | None = SECONDS,
+        per_candidate: int = PER_CANDIDATE,
+        workers: int | None = None,
+        say: Callable[[str], None] = print,
+        assisted: Callable[[int], None] = lambda game: None,
+    ) -> None:
+        self.current = current
+        self.seconds, self.per_candidate, self.workers = seconds, per_candidate, workers
+        self.say = say
+        #: Marks a game assisted in the store (the runtime's `Store.mark_assisted`).
+        self.assisted = assisted
+        self.on = False
+        #: A teaching game: every position answered unasked, shown to everyone.
+        self.everyone = False
+        self.lock = threading.Lock()
+        #: Notified (under `lock`) whenever an answer is published or the coach stops.
+        self.published = threading.Condition(self.lock)
+        self.changed = threading.Event()
+        self.stopping = threading.Event()
+        self.thread: threading.Thread | None = None
+        #: The pool of the running thread (closed by the switch: one pool at a time).
+        self.pool: Pool | None = None
+        #: The latest answer: (table, stored events, advice as JSON).
+        self.answer: tuple[Table, int, dict[str, Any]] | None = None
+        #: The position someone asked about, still to answer: (table, stored events).
+        self.wanted: tuple[Table, int] | None = None
+        self.waiters = 0
+        self.failed: str | None = None
+        #: Games already marked assisted by this process.
+        self.marked: set[int] = set()
+
+    def pool_workers(self) -> int:
+        """The pool's size: as configured, or by the machine's cores and free memory."""
+        if self.workers is not None:
+            return self.workers
+        return pool_size(os.cpu_count(), mem_available())
+
+    # --- the switch -------------------------------------------------------------------
+
+    def switch(self, on: bool, everyone: bool | None = None) -> None:
+        """Turn the coach on (start its thread; the workers start there) or off (the workers
+        are killed and reaped before this returns); ``everyone``: the teaching setting."""
+        with self.lock:
+            if on == self.on and everyone in (None, self.everyone):
+                return
+            if everyone is not None:
+                self.everyone = everyone
+            if on != self.on:
+                self.on = on
+                self.answer, self.failed, self.wanted = None, None, None
+                if on:
+                    self._start()
+                else:
+                    self._stop()
+            self.changed.set()
+            self.published.notify_all()
+        self._redraw(self.current())
+
+    def _start(self) -> None:
+        """A new thread that first waits for the previous one (and its pool) to be gone."""
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(
+            target=self._run, args=(self.stopping, self.thread), name="coach", daemon=True
+        )
+        self.thread.start()
+
+    def _stop(self) -> None:
+        self.stopping.set()
+        pool, self.pool = self.pool, None
+        if pool is not None:
+            pool.close()  # its thread, waiting on it, sees CoachStopped and ends
+
+    def stop(self) -> None:
+        self.switch(False)
+        thread = self.thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=10)
+
+    # --- what the table and the pages see ------------------------------------------------------
+
+    def notify(self, table: Table, outcome: Outcome) -> None:
+        """The table's listener: only a flag, so the input that changed it is no slower."""
+        if self.on and self.everyone:
+            self.changed.set()
+
+    def view(self, table: Table) -> dict[str, Any]:
+        """``coach`` in the table's snapshot (seen by everyone): the settings only, never advice."""
+        return {"on": self.on, "everyone": self.on and self.everyone}
+
+    def advice(self, table: Table | None = None) -> dict[str, Any]:
+        """The answer for the position on the table now, or what the coach is doing: for the
+        host's pages, and for everyone's in a teaching game (``GET /api/coach``)."""
+        table = table or self.current()
+        with self.lock:
+            return self._status(table, table.seq)
+
+    def _status(self, table: Table, seq: int) -> dict[str, Any]:
+        if not self.on:
+            return {"on": False}
+        if self.failed is not None:
+            return {"on": True, "status": "failed", "detail": self.failed}
+        if table.board.finished:
+            return {"on": True, "status": "over"}
+        answer = self.answer
+        if answer is not None and answer[0] is table and answer[1] == seq:
+            return {"on": True, "status": "ready", "game": table.game_id, "events": seq, **answer[2]}
+        if self.everyone or self.wanted == (table, seq):
+            return {"on": True, "status": "thinking"}
+        return {"on": True, "status": "none"}
+
+    def ask(self, player: str, wait: float = ASK_WAIT) -> dict[str, Any]:
+        """Advice for ``player``, who must be the one to move: waits (at most ``wait`` s) for
+        the answer for the position on the table now. Raises `CoachRefused`."""
+        table = self.current()
+        with table.lock:
+            expect, seq = table.expect(), table.seq
+        with self.lock:
+            if not self.on:
+                raise CoachRefused("coach_off")
+            if expect is None or expect["kind"] != "take":
+                raise CoachRefused("coach_nothing_to_choose")
+            turn = expect["player"]
+            if name_key(turn) != name_key(player):
+                raise CoachRefused("coach_not_to_move", player=player[:40], turn=turn)
+            status = self._status(table, seq)
+            if status.get("status") != "ready" and status.get("status") != "failed":
+                self.wanted = (table, seq)
+                self.changed.set()
+                if self.waiters < ASK_WAITERS:
+                    self.waiters += 1
+                    try:
+                        self.published.wait_for(
+                            lambda: (
+                                self._status(table, seq).get("status") != "thinking"
+                                or table.seq != seq
+                                or self.current() is not table
+                            ),
+                            wait,
+                        )
+                    finally:
+                        self.waiters -= 1
+                status = self._status(table, seq)
+            if table.seq != seq or self.current() is not table:
+                return {"on": self.on, "status": "moved"}
+            return status
+
+    # --- the thread -----------------------------------------------------------------------------
+
+    def _target(self) -> Table | None:
+        """The table whose position is to answer now, or None: every one in a teaching
+        game, else only one somebody asked about."""
+        table = self.current()
+        with self.lock:
+            if self.everyone or self.wanted == (table, table.seq):
+                return table
+        return None
+
+    def _run(self, stopping: threading.Event, previous: threading.Thread | None) -> None:
+        if previous is not None:
+            previous.join()  # one pool at a time: the previous thread has closed its own
+        pool: Pool | None = None
+        edition = None
+        done: tuple[Table, int] | None = None  # the position answered last
+        try:
+            while not stopping.is_set():
+                # woken by an ask or (teaching) the table's listener; and once a second, for
+                # a table that changed without an input (a new game, a restart's resume)
+                self.changed.wait(1.0)
+                self.changed.clear()
+                if stopping.is_set():
+                    break
+                table = self._target()
+                if table is None or (done is not None and done[0] is table and done[1] == table.seq):
+                    continue
+                with table.lock:  # a copy of the position: a few tuples, the lock held briefly
+                    seq, board = table.seq, table.board
+                    setup, state, finished = board.setup, board.snapshot(), board.finished
+                done = (table, seq)
+                if finished:
+                    continue
+                if pool is None or edition is not setup.edition:
+                    if pool is not None:
+                        pool.release()
+                    edition = setup.edition
+                    workers = self.pool_workers()
+                    pool = InThread() if workers == 0 else CoachPool(edition, workers)
+                    with self.lock:
+                        if stopping.is_set():
+                            break
+                        self.pool = pool
+                position = Board.from_snapshot(setup, state)
+                advice = pool.evaluate(position, self.per_candidate, self.seconds)
+                with self.lock:
+                    if stopping.is_set():
+                        break
+                    self.answer = (table, seq, advice.to_json())
+                    if self.wanted == (table, seq):
+                        self.wanted = None
+                    self.published.notify_all()
+                self._mark(table)
+        except CoachStopped:
+            pass
+        except Exception as exc:  # the coach is advice: its failure must never touch the game
+            log.exception("coach failed")
+            with self.lock:
+                self.failed = f"{type(exc).__name__}: {exc}"
+                self.published.notify_all()
+            self.say(words("coach_stopped", error=self.failed))
+        finally:
+            if pool is not None:
+                pool.release()
+            with self.lock:
+                if self.pool is pool:
+                    self.pool = None
+
+    def _mark(self, table: Table) -> None:
+        """The game is assisted from its first answer on (told to the store once)."""
+        game = table.game_id
+        if game in self.marked:
+            return
+        try:
+            self.assisted(game)
+            self.marked.add(game)
+        except Exception as exc:  # a full disk: the mark is tried again with the next answer
+            log.warning("could not mark game %s assisted: %s", game, exc)
+
+    def _redraw(self, table: Table) -> None:
+        """A new snapshot for live pages: the switch's settings changed (never for an answer)."""
+        with table.lock:
+            table.version += 1
+        table.wake()

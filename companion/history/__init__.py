@@ -1,0 +1,1 @@
+"""Finished games: players across games, figures, ratings, and the BG Stats link."""

@@ -1,0 +1,115 @@
+"""A finished game as a BG Stats play: the app's documented "createPlay" push link.
+
+Families log their plays in BG Stats (and through it on BoardGameGeek). BG Stats opens
+a link of the form ``https://app.bgstatsapp.com/createPlay.html?data=<url-encoded JSON>``
+and shows its import dialog, where games and players are matched once and remembered.
+Nothing is sent from the companion: the page shows the link, a phone with BG Stats opens
+it (and another phone reaches it through a QR code, `companion.web.history.bgstats_qr`).
+
+The fields, as documented by BG Stats ("Push plays to BG Stats from other apps or
+websites", https://www.bgstatsapp.com/support/push-plays-to-bg-stats-from-other-apps-or-websites/,
+read 2026-11-24): the link's form (also ``bgstats://app.bgstatsapp.com/...``); an example
+play with ``board``, ``durationMin``, ``comments``, ``game`` {``bggId``, ``highestWins``,
+``name``, ``noPoints``, ``sourceGameId``}, ``location``, ``playDate`` ("2020-10-23 19:16:58",
+so "YYYY-MM-DD HH:MM:SS") and ``players`` [{``startPlayer``, ``name``, ``rank``, ``role``,
+``score``, ``sourcePlayerId``, ``winner``}]; BG Stats suggests matches from the game's BGG id,
+its name and the player names, and saves the user's matches for the next import. The part
+of the page that was readable here stops before ``sourceName`` and ``sourcePlayId``: those
+two are as the issue gives them (the sending app, and the play's id so that a repeat is
+recognised) and as other apps that push plays to BG Stats send them. ``board`` is read as
+the board or mode played (BG Stats' own board/scenario field): "Base", or "Solo".
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import quote
+
+from companion.history.past import PastGame
+from companion.util.wording import say
+
+CREATE_PLAY = "https://app.bgstatsapp.com/createPlay.html"
+#: Our name in BG Stats: part of how it remembers its matches, so it never changes.
+SOURCE_NAME = "Trekking Companion"
+GAME_NAME = "Trekking Through History"
+#: The game's BoardGameGeek id. Checked 2026-11-24 in a BoardGameGeek XML API answer (a
+#: user's plays, kept in a public repository): <item name="Trekking Through History"
+#: objecttype="thing" objectid="353288">, and in an independent list that gives the same id
+#: for the title. The boardgamegeek.com/boardgame/353288 page itself could not be opened from
+#: here; one other list gave 350928, which matches neither of those two sources.
+BGG_ID = 353288
+#: The game in our own terms (BG Stats' ``sourceGameId``): one game, whatever the edition.
+SOURCE_GAME_ID = "trekking-through-history"
+#: BG Stats' ``board`` names the board or mode played: the base game, or the solo mode.
+BOARD_BASE, BOARD_SOLO = "Base", "Solo"
+
+
+def play_id(game: PastGame) -> str:
+    """``sourcePlayId``: the game's id, with its start time so that a new data directory's
+    game 1 is not taken for an older game 1 that BG Stats already has."""
+    return f"{game.id}-{game.started.strftime('%Y%m%dT%H%M%SZ')}"
+
+
+def comments(game: PastGame, names: dict[str, str] | None = None, lang: str = "en") -> str:
+    """The score breakdown, in BG Stats' free-text comments: in the asking page's language,
+    each player by the name shown across games (the host's merges), as in the players list."""
+    shown = names or {}
+    lines = [
+        say(
+            "bgstats_line",
+            lang,
+            name=shown.get(p.key, p.name),
+            score=p.score,
+            track=p.track,
+            crystals=p.crystals,
+            treks=p.trek_points,
+            cards=", ".join(str(n) for n in p.treks) or "—",
+        )
+        for p in sorted(game.players, key=lambda p: p.rank)
+    ]
+    lines.append(game.tie_break)
+    lines.append(say("bgstats_edition", lang, edition=game.edition))
+    return "\n".join(lines)
+
+
+def play(game: PastGame, names: dict[str, str] | None = None, lang: str = "en") -> dict[str, Any]:
+    """The play's JSON object. ``names`` gives each player key the name shown across games
+    (the host's merges); by default the name written for this game."""
+    shown = names or {}
+    started = game.started.astimezone()  # the table's local time, as the family lived it
+    data: dict[str, Any] = {
+        "sourceName": SOURCE_NAME,
+        "sourcePlayId": play_id(game),
+        "playDate": started.strftime("%Y-%m-%d %H:%M:%S"),
+        "game": {
+            "name": GAME_NAME,
+            "bggId": BGG_ID,
+            "highestWins": True,
+            "noPoints": False,
+            "sourceGameId": SOURCE_GAME_ID,
+        },
+        "board": BOARD_SOLO if game.solo else BOARD_BASE,
+        "players": [
+            {
+                "name": shown.get(p.key, p.name),
+                "score": p.score,
+                "winner": p.winner,
+                "rank": p.rank,
+                "startPlayer": p.name == game.start_player,
+                # the player across games, so BG Stats matches them once and remembers
+                "sourcePlayerId": p.key,
+            }
+            for p in game.players
+        ],
+        "comments": comments(game, shown, lang),
+    }
+    if game.minutes is not None:
+        data["durationMin"] = game.minutes
+    return data
+
+
+def play_url(data: dict[str, Any]) -> str:
+    """The link BG Stats opens: the JSON, url-encoded (every reserved character escaped)."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return f"{CREATE_PLAY}?data={quote(text, safe='')}"

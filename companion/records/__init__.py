@@ -1,0 +1,1 @@
+"""Game records: the trekking/1 format (JSON Lines) and replaying a record through the engine."""

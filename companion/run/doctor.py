@@ -1,0 +1,612 @@
+"""`companion doctor`: the self-test a maker runs after wiring.
+
+One line per check, ✓ or ✗, and under each ✗ the fix (the wiring.md section,
+the raspi-config option, the group to join). The checks go from what needs
+nothing to what needs hands: the settings file, the data directory, whether the
+service (or another program) holds the parts, SPI (the boot config's
+``dtparam=spi=on`` and the device), the reader's chip, a tag held on it and its
+kind, the ring (SPI1 in the boot configuration and /dev/spidev1.0, then each LED in
+turn, red, green and blue for the colour order, then each player's colour: the maker
+says what they saw), each button read at rest (a switch wired across its joined legs
+reads pressed for ever, and would never show an edge) then pressed, and the page at
+the address the console prints.
+
+The hardware is reached through the same openers `companion run` uses, passed
+in as `Parts`, so the tests run the doctor against the emulated MFRC522 and
+gpiozero's mock pins. Stop the service first: the doctor needs the reader, the
+ring and the buttons to itself.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from companion.hardware.machine import board_model
+from companion.util.config import Config, ConfigError, colour_rgb, load_config
+from companion.util.wording import say
+
+#: Below this, a long evening's event log and its SQLite journal may not fit.
+MIN_FREE_BYTES = 50 * 1024 * 1024
+SPI_DEVICE = Path("/dev/spidev0.0")
+#: Where Raspberry Pi OS keeps the boot config: bookworm and later, then older releases.
+BOOT_CONFIGS = (Path("/boot/firmware/config.txt"), Path("/boot/config.txt"))
+SERVICE = "trekking-companion"
+#: The devices the table's parts are reached through (a prefix matches /dev/gpiochip0, 4...);
+#: not /dev/mem, which other programs share without getting in the way.
+PART_DEVICES = ("/dev/spidev0.", "/dev/spidev1.", "/dev/gpiochip")
+#: What ``systemctl is-active`` says of a unit that holds its parts (or is about to).
+RUNNING = ("active", "activating", "reloading")
+#: The ring's bus (SPI1, companion/hardware/ring_spi.py) and the boot configurations that enable it,
+#: the first one that exists being read (Raspberry Pi OS bookworm and later, then older systems).
+RING_DEVICE = Path("/dev/spidev1.0")
+#: config.txt's board filters, by the model string they apply to ([all] and no filter: every board).
+BOOT_FILTERS = {"all": "", "pi02": "Raspberry Pi Zero 2", "pi3": "Raspberry Pi 3", "pi4": "Raspberry Pi 4",
+                "pi5": "Raspberry Pi 5"}  # fmt: skip
+OKABE_ITO = {"#0072B2": "blue", "#E69F00": "orange", "#009E73": "green", "#CC79A7": "pink"}
+#: The buttons checked, in order; what to do with each is the catalogue's ``doctor_press.<name>``.
+BUTTONS = ("crystal", "confirm", "undo")
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+    def line(self) -> str:
+        text = f"{'✓' if self.ok else '✗'} {self.name}: {self.detail}"
+        return text if self.ok or not self.fix else f"{text}\n    fix: {self.fix}"
+
+
+@dataclass(frozen=True)
+class Holder:
+    """Another process with one of the parts' devices open."""
+
+    pid: int
+    command: str
+    device: str
+
+
+def service_state(service: str = SERVICE) -> str:
+    """What ``systemctl is-active`` says of the service ("inactive" also when it is not
+    installed), or "absent" where there is no systemd."""
+    try:
+        done = subprocess.run(
+            ["systemctl", "is-active", service], capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "absent"
+    return done.stdout.strip() or "absent"
+
+
+def part_holders(devices: tuple[str, ...] = PART_DEVICES, proc: Path = Path("/proc")) -> list[Holder]:
+    """Other processes holding one of ``devices`` open, among those whose open files this user
+    may see (all of them for root; the service's own, run as another user, only through
+    `service_state`)."""
+    found = []
+    for entry in sorted(proc.iterdir(), key=lambda p: p.name):
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            targets = [os.readlink(fd) for fd in (entry / "fd").iterdir()]
+            command = (entry / "comm").read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:  # not ours to see, or gone meanwhile
+            continue
+        held = next((t for t in targets if t.startswith(devices)), None)
+        if held is not None:
+            found.append(Holder(int(entry.name), command, held))
+    return found
+
+
+def spi_enabled(text: str) -> bool:
+    """Whether a config.txt turns SPI0 on: the last ``dtparam`` naming ``spi`` decides (a
+    boolean parameter with no value is on), or a ``dtoverlay=spi0-...``."""
+    on = False
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        key, _, value = line.partition("=")
+        if key.strip() == "dtoverlay" and value.strip().startswith("spi0-"):
+            on = True
+        if key.strip() != "dtparam":
+            continue
+        for item in value.split(","):
+            name, _, setting = item.strip().partition("=")
+            if name.strip() == "spi":
+                on = setting.strip().lower() in ("", "on", "true", "yes", "okay", "1")
+    return on
+
+
+def boot_spi(paths: tuple[Path, ...]) -> tuple[Path | None, bool]:
+    """(the first boot config that can be read, whether it turns SPI0 on), (None, False) if none."""
+    for path in paths:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        return path, spi_enabled(text)
+    return None, False
+
+
+def _default_reader(config: Config) -> Any:
+    from companion.hardware.reader import open_mfrc522
+
+    return open_mfrc522(config.reader.rst_pin, config.reader.gain_db)
+
+
+def _default_ring(config: Config) -> Any:
+    from companion.hardware.ring import open_ring
+
+    return open_ring(config.ring)
+
+
+def _default_buttons(config: Config, press: Callable[[str], Any]) -> Any:
+    from companion.hardware.buttons import Buttons
+
+    return Buttons(config.buttons, press)
+
+
+@dataclass
+class Parts:
+    """How the doctor reaches the hardware (the tests pass emulated parts)."""
+
+    reader: Callable[[Config], Any] = _default_reader
+    ring: Callable[[Config], Any] = _default_ring
+    buttons: Callable[[Config, Callable[[str], Any]], Any] = _default_buttons
+    spi_device: Path = SPI_DEVICE
+    ring_device: Path = RING_DEVICE
+    boot_configs: tuple[Path, ...] = BOOT_CONFIGS
+    service: Callable[[], str] = service_state
+    holders: Callable[[], list[Holder]] = part_holders
+
+
+@dataclass
+class Doctor:
+    config_path: str | None
+    data_dir: Path
+    say: Callable[[str], None] = print
+    ask: Callable[[str], str] | None = input
+    parts: Parts = field(default_factory=Parts)
+    wait: float = 15.0
+    led_step: float = 0.15
+    checks: list[Check] = field(default_factory=list)
+
+    def report(self, check: Check) -> Check:
+        self.checks.append(check)
+        self.say(check.line())
+        return check
+
+    def run(self) -> bool:
+        """Every check in order; True when all passed."""
+        self.say(say("doctor_stop"))
+        self.say(say("doctor_alone") + "\n")
+        config = self.check_config()
+        self.check_data_dir()
+        if config is not None:
+            free = self.check_service()
+            self.check_spi()
+            if free:
+                reader = self.check_reader(config)
+                if reader is not None:
+                    self.check_tag(reader)
+                self.check_ring_bus()
+                self.check_ring(config)
+                self.check_buttons(config)
+            else:
+                self.say("  " + say("doctor_skip_hardware"))
+            self.check_page(config)
+            if config.venue.broker:
+                self.check_venue(config)
+        failed = [c for c in self.checks if not c.ok]
+        self.say("\n" + say("doctor_passed", passed=len(self.checks) - len(failed), n=len(self.checks)))
+        return not failed
+
+    # --- the checks ---------------------------------------------------------------------------
+
+    def check_venue(self, config: Config) -> None:
+        """Whether the venue's broker ([venue]) accepts this table (paho imported only then)."""
+        from companion.venue.publisher import probe
+
+        problem = probe(config.venue)
+        if problem is None:
+            self.report(Check("venue", True, say("doctor_venue_ok", broker=config.venue.broker)))
+            return
+        code, params = problem
+        self.report(Check("venue", False, say(code, **params), say("doctor_venue.fix")))
+
+    def check_config(self) -> Config | None:
+        try:
+            config = load_config(self.config_path)
+        except ConfigError as exc:
+            self.report(
+                Check(
+                    "config",
+                    False,
+                    str(exc),
+                    say("doctor_config.fix"),
+                )
+            )
+            return None
+        self.report(Check("config", True, say("doctor_config_ok", source=config.source)))
+        return config
+
+    def check_data_dir(self) -> None:
+        where = self.data_dir
+        try:
+            where.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=where, prefix=".doctor-"):
+                pass
+            free = shutil.disk_usage(where).free
+        except OSError as exc:
+            self.report(
+                Check(
+                    "data directory",
+                    False,
+                    say("doctor_data_unwritable", dir=where, error=exc.strerror),
+                    say("doctor_data_unwritable.fix", dir=where),
+                )
+            )
+            return
+        if free < MIN_FREE_BYTES:
+            self.report(
+                Check(
+                    "data directory",
+                    False,
+                    say("doctor_data_low", dir=where, mb=free // 2**20),
+                    say("doctor_data_low.fix"),
+                )
+            )
+            return
+        self.report(Check("data directory", True, say("doctor_data_ok", dir=where, mb=free // 2**20)))
+
+    def check_service(self) -> bool:
+        """False when the service runs: it holds every part, so none is opened under it. Another
+        program holding a part's device is named, and the checks go on (its part's may fail)."""
+        state = self.parts.service()
+        if state in RUNNING:
+            self.report(
+                Check(
+                    "service",
+                    False,
+                    say("doctor_service_running", service=SERVICE),
+                    say("doctor_service_running.fix", service=SERVICE),
+                )
+            )
+            return False
+        held = self.parts.holders()
+        if held:
+            first = held[0]
+            facts: dict[str, Any] = {"pid": first.pid, "command": first.command, "device": first.device}
+            self.report(
+                Check(
+                    "service",
+                    False,
+                    say("doctor_part_held", service=SERVICE, **facts),
+                    say("doctor_part_held.fix"),
+                )
+            )
+            return True
+        self.report(Check("service", True, say("doctor_service_stopped", service=SERVICE)))
+        return True
+
+    def check_spi(self) -> None:
+        device = self.parts.spi_device
+        user = _user()
+        boot, on = boot_spi(self.parts.boot_configs)
+        if not device.exists() and boot is not None:
+            code = "doctor_spi_reboot" if on else "doctor_spi_off"
+            fix = "doctor_spi_reboot.fix" if on else "doctor_spi_missing.fix"
+            self.report(Check("SPI", False, say(code, device=device, config=boot), say(fix)))
+        elif not device.exists():
+            self.report(
+                Check(
+                    "SPI",
+                    False,
+                    say("doctor_spi_missing", device=device),
+                    say("doctor_spi_missing.fix"),
+                )
+            )
+        elif not os.access(device, os.R_OK | os.W_OK):
+            self.report(
+                Check(
+                    "SPI",
+                    False,
+                    say("doctor_spi_refused", device=device, user=user),
+                    say("doctor_spi_refused.fix", user=user),
+                )
+            )
+        else:
+            self.report(Check("SPI", True, say("doctor_spi_ok", device=device, user=user)))
+
+    def check_reader(self, config: Config) -> Any:
+        from companion.hardware.health import explain
+
+        try:
+            reader = self.parts.reader(config)
+            version = reader.check()
+        except Exception as exc:
+            message, fix = explain("reader", exc)
+            self.report(Check("reader", False, message, fix))
+            return None
+        self.report(Check("reader", True, say("doctor_reader_ok", version=f"0x{version:02x}")))
+        return reader
+
+    def check_tag(self, reader: Any) -> None:
+        self.say("  " + say("doctor_hold_tag", seconds=f"{self.wait:.0f}"))
+        deadline = time.monotonic() + self.wait
+        while time.monotonic() < deadline:
+            uid = reader.read_uid()
+            if uid is not None:
+                self.report(Check("tag", True, say("doctor_tag_ok", uid=uid, type=_tag_kind(reader))))
+                return
+            time.sleep(0.1)
+        self.report(
+            Check(
+                "tag",
+                False,
+                say("doctor_tag_none", seconds=f"{self.wait:.0f}"),
+                say("doctor_tag_none.fix"),
+            )
+        )
+
+    def check_ring_bus(self) -> None:
+        """The ring's path: SPI1 enabled in the boot configuration, and its device usable."""
+        boot = next((path for path in self.parts.boot_configs if path.is_file()), None)
+        if boot is None:
+            files = ", ".join(str(path) for path in self.parts.boot_configs)
+            self.report(
+                Check("config.txt", False, say("doctor_boot_none", files=files), say("doctor_boot_none.fix"))
+            )
+        else:
+            line = spi1_overlay(boot.read_text(encoding="utf-8", errors="replace"), board_model())
+            if line is None:
+                self.report(
+                    Check(
+                        "config.txt",
+                        False,
+                        say("doctor_boot_overlay_missing", file=boot),
+                        say("doctor_boot_overlay_missing.fix", file=boot),
+                    )
+                )
+            else:
+                self.report(Check("config.txt", True, say("doctor_boot_overlay_ok", file=boot, line=line)))
+        device, user = self.parts.ring_device, _user()
+        if not device.exists():
+            self.report(
+                Check(
+                    "SPI1",
+                    False,
+                    say("doctor_ring_device_missing", device=device),
+                    say("doctor_ring_device_missing.fix"),
+                )
+            )
+        elif not os.access(device, os.W_OK):
+            self.report(
+                Check(
+                    "SPI1",
+                    False,
+                    say("doctor_ring_device_refused", device=device, user=user),
+                    say("doctor_ring_device_refused.fix", user=user),
+                )
+            )
+        else:
+            self.report(Check("SPI1", True, say("doctor_ring_device_ok", device=device, user=user)))
+
+    def check_ring(self, config: Config) -> None:
+        from companion.hardware.health import explain
+        from companion.hardware.ring import show
+
+        settings = config.ring
+        k = settings.brightness
+        try:
+            ring = self.parts.ring(config)
+            self.say("  " + say("doctor_watch_ring", leds=settings.leds))
+            for led in range(settings.leds):
+                show(ring, [(255, 255, 255) if i == led else (0, 0, 0) for i in range(settings.leds)], k)
+                time.sleep(self.led_step)
+            for primary in ((255, 0, 0), (0, 255, 0), (0, 0, 255)):
+                show(ring, [primary] * settings.leds, k)
+                time.sleep(self.led_step * 4)
+            show(ring, [(0, 0, 0)] * settings.leds, k)
+        except Exception as exc:
+            message, fix = explain("ring", exc)
+            self.report(Check("ring", False, message, fix))
+            return
+        order = self.confirm(say("doctor_ask_order"))
+        self.report(
+            Check(
+                "ring order",
+                order is True,
+                say("doctor_order_ok" if order else "doctor_not_confirmed", order=settings.order),
+                say("doctor_order.fix", order=settings.order),
+            )
+        )
+        led = settings.twelve_oclock_led
+        first = say("doctor_first_led_top") if led == 0 else say("doctor_first_led", led=led)
+        turn = self.confirm(say("doctor_ask_leds", leds=settings.leds, direction=settings.direction))
+        self.report(
+            Check(
+                "ring LEDs",
+                turn is True,
+                say("doctor_leds_ok" if turn else "doctor_not_confirmed"),
+                say("doctor_leds.fix", first=first, leds=settings.leds),
+            )
+        )
+        try:
+            for colour in config.palette:
+                show(ring, [colour_rgb(colour)] * settings.leds, k)
+                time.sleep(self.led_step * 4)
+            show(ring, [(0, 0, 0)] * settings.leds, k)
+        except Exception as exc:
+            message, fix = explain("ring", exc)
+            self.report(Check("ring", False, message, fix))
+            return
+        names = ", ".join(OKABE_ITO.get(c.upper(), c) for c in config.palette)
+        seen = self.confirm(say("doctor_ask_colours", names=names))
+        self.report(
+            Check(
+                "ring colours",
+                seen is True,
+                names if seen else say("doctor_not_confirmed"),
+                say("doctor_colours.fix"),
+            )
+        )
+
+    def check_buttons(self, config: Config) -> None:
+        from companion.hardware.health import explain
+
+        seen = {name: threading.Event() for name in BUTTONS}
+        try:
+            buttons = self.parts.buttons(config, lambda name: seen[name].set())
+        except Exception as exc:
+            message, fix = explain("buttons", exc)
+            self.report(Check("buttons", False, message, fix))
+            return
+        try:
+            stuck = set(buttons.pressed())  # at rest, before any press is asked for
+            for name in BUTTONS:
+                pin = getattr(config.buttons, name)
+                if name in stuck:
+                    self.report(
+                        Check(
+                            f"{name} button",
+                            False,
+                            say("doctor_button_stuck", pin=pin),
+                            say("doctor_button_stuck.fix", pin=pin),
+                        )
+                    )
+                    continue
+                self.say("  " + say("doctor_press", kind=name, pin=pin, seconds=f"{self.wait:.0f}"))
+                if seen[name].wait(self.wait):
+                    self.report(Check(f"{name} button", True, say("doctor_button_ok", pin=pin)))
+                else:
+                    self.report(
+                        Check(
+                            f"{name} button",
+                            False,
+                            say("doctor_button_none", pin=pin),
+                            say("doctor_button_none.fix", pin=pin),
+                        )
+                    )
+        finally:
+            buttons.close()
+
+    def check_page(self, config: Config) -> None:
+        from companion.util.lan import addresses, lan_ip
+
+        port = config.table.port
+        url = addresses(port, config.table.host, lan_ip())[0]
+        if _fetch(url):
+            self.report(Check("page", True, say("doctor_page_running", url=url)))
+            return
+        # Nothing answers: serve the page for a moment, as companion run would (the
+        # standard library's server: it stops cleanly between two requests).
+        from wsgiref.simple_server import WSGIRequestHandler, make_server
+
+        class Quiet(WSGIRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        server, runtime, workdir = None, None, tempfile.mkdtemp(prefix="companion-doctor-")
+        try:
+            from companion.run.startup import build_runtime
+            from companion.web.app import create_app
+
+            runtime = build_runtime(config, Path(workdir), mock=True, say=lambda _: None)
+            runtime.port, runtime.listen = port, config.table.host
+            server = make_server(config.table.host, port, create_app(runtime), handler_class=Quiet)
+            threading.Thread(target=server.serve_forever, name="doctor-http", daemon=True).start()
+            ok = _fetch(url)
+        except OSError as exc:
+            self.report(
+                Check(
+                    "page",
+                    False,
+                    say("doctor_page_port", port=port, error=exc.strerror),
+                    say("doctor_page_port.fix"),
+                )
+            )
+            return
+        finally:
+            if server is not None:
+                server.shutdown()
+                server.server_close()
+            if runtime is not None:
+                runtime.stop()
+            shutil.rmtree(workdir, ignore_errors=True)
+        self.report(
+            Check(
+                "page",
+                ok,
+                say("doctor_page_ok" if ok else "doctor_page_down", url=url),
+                say("doctor_page.fix"),
+            )
+        )
+
+    def confirm(self, question: str) -> bool | None:
+        """The maker's answer (None when nobody can answer: no terminal)."""
+        if self.ask is None:
+            return None
+        try:
+            answer = self.ask(question)
+        except EOFError:
+            return None
+        return answer.strip().lower() in ("y", "yes", "o", "oui")
+
+
+def _tag_kind(reader: Any) -> str:
+    """The kind of the tag the reader selected last, in words (its UID's length, and its SAK
+    when it is neither a MIFARE Classic nor an NTAG21x)."""
+    from companion.hardware.rc522 import CLASSIC, NTAG
+
+    last = getattr(reader, "last", None)
+    if last is None:
+        return say("doctor_tag_kind.unknown")
+    kind = {CLASSIC: "classic", NTAG: "ntag"}.get(last.kind, "other")
+    return say("doctor_tag_kind", kind=kind, bytes=len(last.uid), sak=f"0x{last.sak:02x}")
+
+
+def spi1_overlay(text: str, model: str = "") -> str | None:
+    """The line of a boot configuration (config.txt) that enables SPI1 on the board ``model``:
+    an ``spi1-Ncs`` overlay outside a comment and under a filter that applies to the board
+    (none, ``[all]``, or the board's own such as ``[pi4]``), or None."""
+    applies = True
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if line.startswith("[") and line.endswith("]"):
+            prefix = BOOT_FILTERS.get(line[1:-1].strip().lower())
+            applies = prefix is not None and model.startswith(prefix)
+            continue
+        key, _, value = line.partition("=")
+        if (
+            applies
+            and key.strip() == "dtoverlay"
+            and value.strip().split(",")[0] in ("spi1-1cs", "spi1-2cs", "spi1-3cs")
+        ):
+            return line
+    return None
+
+
+def _fetch(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=3) as response:
+            return response.status == 200 and b"<html" in response.read(4096).lower()
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+def _user() -> str:
+    import pwd
+
+    return pwd.getpwuid(os.geteuid()).pw_name

@@ -1,0 +1,128 @@
+"""Serving the page: the waitress server for a runtime, and waiting for a busy port.
+
+Only `companion run` (the CLI) and the tests come here: the web layer (`companion.web.app`)
+never imports it, it is handed the runtime through its port.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from companion.run.runtime import Runtime
+from companion.util.wording import say
+
+
+def make_server(
+    runtime: Runtime, host: str, port: int, threads: int | None = None, heartbeat: float | None = None
+) -> Any:
+    """The page's HTTP server: waitress, a production WSGI server (`companion.web.http_server`).
+
+    Each live page holds a worker thread for its event stream: the pool has room for
+    the configured live pages (``[table] live_pages``; more pages poll) and spare
+    threads for everything else. A page that reads slower than the game moves must
+    not make the server buffer snapshot after snapshot for it: past 256 KiB of
+    pending output its stream waits, and then sends only the latest state.
+    """
+    from companion.web.app import HEARTBEAT, MAX_BODY, create_app
+    from companion.web.http_server import SPARE_THREADS, create_guarded_server
+
+    app = create_app(runtime, heartbeat=HEARTBEAT if heartbeat is None else heartbeat)
+    threads = threads or runtime.config.table.live_pages + SPARE_THREADS
+    # Live streams may never take every thread, whatever the pool's size: a smaller
+    # pool (a test's, a benchmark's) keeps at least two for pages, polls and controls.
+    streams = app.config["STREAMS"]
+    streams.total = max(1, min(streams.total, threads - 2))
+    server = create_guarded_server(
+        app,
+        host,
+        port,
+        threads,
+        ident="trekking-companion",
+        outbuf_high_watermark=256 * 1024,
+        max_request_body_size=MAX_BODY + 1,  # waitress refuses a body of this size or more
+    )
+    server.stream_slots = streams  # what the caps came to (the tests read it)
+    return server
+
+
+#: A port in use at start is retried this long, every `BIND_RETRY_EVERY` seconds: at boot
+#: the program that held it (an old companion still stopping, another service) may be leaving.
+BIND_RETRY_SECONDS = 60.0
+BIND_RETRY_EVERY = 2.0
+
+
+class PortBusy(Exception):
+    """The port stayed in use for the whole retry window (a fault that may pass, unlike a setting)."""
+
+
+def serve_when_free(
+    runtime: Runtime,
+    host: str,
+    port: int,
+    stop: threading.Event,
+    retry_for: float | None = None,
+    every: float | None = None,
+) -> bool:
+    """`serve`, trying again while the port is in use (said once); False if ``stop`` came first.
+
+    Raises `PortBusy` when the port is still in use after ``retry_for`` seconds; any other
+    failure to listen (an address this machine does not have, a port it may not use) is a
+    setting, raised at once as the OSError it is."""
+    import errno
+
+    retry_for = BIND_RETRY_SECONDS if retry_for is None else retry_for
+    every = BIND_RETRY_EVERY if every is None else every
+    deadline = time.monotonic() + retry_for
+    waited = False
+    while True:
+        try:
+            serve(runtime, host, port)
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE:
+                raise
+            if not waited:
+                runtime.say(
+                    say(
+                        "port_busy",
+                        port=port,
+                        error=exc.strerror,
+                        every=f"{every:.0f}",
+                        seconds=f"{retry_for:.0f}",
+                    )
+                )
+            waited = True
+            if time.monotonic() >= deadline:
+                raise PortBusy(
+                    say("port_still_busy", port=port, seconds=f"{retry_for:.0f}", error=exc.strerror)
+                ) from None
+        else:
+            if waited:
+                runtime.say(say("port_free", port=port))
+            return True
+        if stop.wait(every):
+            return False
+
+
+def serve(runtime: Runtime, host: str, port: int) -> None:
+    """Run the HTTP API in the background until the process ends."""
+    runtime.port, runtime.listen = port, host
+    server = make_server(runtime, host, port)
+    thread = threading.Thread(target=server.run, name="http", daemon=True)
+    thread.start()
+    runtime.threads.append(thread)
+    url, *others = runtime.join_urls()
+    runtime.say(say("table_at", url=url, pin=runtime.pin))
+    try:
+        import io
+
+        import segno
+
+        drawing = io.StringIO()
+        segno.make(url, error="m").terminal(out=drawing, compact=True)
+        runtime.say(drawing.getvalue())
+    except Exception:  # a terminal without the block characters: the address above suffices
+        pass
+    if others:
+        runtime.say(say("also_at", urls=", ".join(others)))

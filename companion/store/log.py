@@ -1,0 +1,1101 @@
+"""The game log on disk: SQLite, one row per accepted event, nothing else.
+
+The event log is the only truth. Each accepted event is committed (WAL journal,
+``synchronous=FULL``: the commit has reached the disk) *before* the ring or the
+page shows its effect, so a pulled plug can lose at most an event nobody saw
+accepted. At start the unfinished game is rebuilt by replaying its events
+through the same engine as ``companion replay``. Finished games are kept.
+
+Writes are transactions: the events of one input (a take and the dealer's
+reveals after it, or every undo and replay of a correction) are stored together
+or not at all, so what the table shows is exactly what a restart resumes. A full
+disk, a database deleted or replaced while running, or a damaged file is a
+`StoreError` that says what happened and what to do; nothing is half-written.
+The data directory is private (0700) and the database 0600: it holds names and
+the session key.
+
+Every stored row carries a checksum, computed inside the transaction that writes it:
+a game's setup line has one, and each event's covers the event, its place and the
+checksum before it (a chain), so a changed byte, a deleted or a reordered row is found
+when the game is loaded. The table then keeps the events before the first damaged one,
+sets the rest aside in the same file (`set_aside`, with a copy of the whole database
+beside it) and shows the damage until the host acknowledges it: the standings never
+change without a word. Databases written before checksums are upgraded once at opening.
+
+Tag enrolments (RFID UID -> card id) live here too, so a tagged deck keeps
+working across games and editions.
+
+The store knows no game: it is given a `GameCodec` (a format name, and the setup and
+events to and from JSON) and stores the JSON it returns, each game with its format's
+name. Trekking's codec is `companion.records.trekking.TREKKING`; a toy game's, in the tests, is
+stored, reloaded and checked the same way. This module imports only the standard
+library and stdlib-only helpers (`companion.store.wal`, `companion.util.wording`).
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import hashlib
+import json
+import json.encoder
+import os
+import sqlite3
+import stat
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, NamedTuple, Protocol, TypeVar
+
+from companion.store.wal import Seal, check_wal, seal_now, set_stranger_aside, write_seal
+from companion.util.wording import CodedError, say
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS games (
+    id       INTEGER PRIMARY KEY,
+    created  TEXT NOT NULL,
+    setup    TEXT NOT NULL,          -- the record's setup line (JSON)
+    meta     TEXT NOT NULL,          -- the table's own settings: colours, mock dealer seed (JSON)
+    finished INTEGER NOT NULL DEFAULT 0,
+    sum      TEXT,                   -- checksum of id, created, setup and meta: the chain's start
+    head     TEXT,                   -- checksum of the last event stored (sum while none is)
+    format   TEXT                    -- the codec's format name its setup and events are in ("trekking/1")
+);
+CREATE TABLE IF NOT EXISTS events (
+    game_id INTEGER NOT NULL REFERENCES games(id),
+    seq     INTEGER NOT NULL,        -- 1, 2, 3... within the game
+    event   TEXT NOT NULL,           -- the record's event line (JSON)
+    at      TEXT NOT NULL,
+    sum     TEXT,                    -- checksum of this row and the previous row's checksum
+    PRIMARY KEY (game_id, seq)
+);
+CREATE TABLE IF NOT EXISTS current (
+    one     INTEGER PRIMARY KEY CHECK (one = 1),
+    game_id INTEGER NOT NULL         -- the game on the table: what a restart resumes
+);
+CREATE TABLE IF NOT EXISTS pending (
+    game_id INTEGER PRIMARY KEY,     -- a take being prepared (card tapped, not confirmed)
+    take    TEXT NOT NULL            -- its JSON, so a restart resumes it
+);
+CREATE TABLE IF NOT EXISTS set_aside (
+    damage  INTEGER NOT NULL,        -- the damage record that moved it here
+    game_id INTEGER NOT NULL,        -- an events row from the first damaged one on, as it was
+    seq     INTEGER NOT NULL,
+    event   TEXT NOT NULL,
+    at      TEXT NOT NULL,
+    sum     TEXT
+);
+CREATE TABLE IF NOT EXISTS damage (
+    id      INTEGER PRIMARY KEY,     -- damage found in a game's rows, shown until acknowledged
+    at      TEXT NOT NULL,
+    game_id INTEGER NOT NULL,
+    code    TEXT NOT NULL,           -- store_event_damaged, store_events_missing, store_setup_damaged
+    params  TEXT NOT NULL,           -- its facts (JSON), for the page's sentence
+    acknowledged INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS tags (
+    uid     TEXT PRIMARY KEY,        -- the tag's UID as the reader reports it
+    card    TEXT NOT NULL,           -- a card id, an itinerary id or "ancestor"
+    edition TEXT NOT NULL,
+    at      TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS stream_cursors (
+    name    TEXT PRIMARY KEY,        -- a follower of the committed stream (a venue's outbox)
+    game_id INTEGER NOT NULL,        -- the last event it has delivered: it catches up after it
+    seq     INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS player_aliases (
+    alias   TEXT PRIMARY KEY,        -- a spelling's key (history.past.player_key), merged by the host
+    player  TEXT NOT NULL,           -- the key of the player it is merged into
+    name    TEXT NOT NULL            -- that player's name as the host wrote it
+);
+CREATE TABLE IF NOT EXISTS assisted (
+    game_id INTEGER PRIMARY KEY,     -- a game in which the coach gave advice (issue 24)
+    at      TEXT NOT NULL            -- when its first advice was given
+);
+CREATE TABLE IF NOT EXISTS options (
+    name    TEXT PRIMARY KEY,        -- a choice of the host kept with the games (rate_assisted)
+    value   TEXT NOT NULL            -- its JSON
+);
+"""
+
+
+class StoreError(CodedError, RuntimeError):
+    """The data directory or its database cannot be used: a ``code`` and its ``params`` (the
+    paths, ids and the system's own error text as ``cause``), so the page words it in its
+    language; ``str(exc)``, the English catalogue's sentence, says what to do."""
+
+
+class DiskFull(StoreError):
+    """The disk of the data directory is full: nothing was written. Its code says what could
+    not be done (``store_full_open``, ``_write``, ``_copy``, ``_start``); ``folder`` is where."""
+
+
+SQLITE_FULL = 13
+#: The schema's version (``PRAGMA user_version``): 1 added the checksums, 2 each game's format.
+SCHEMA_VERSION = 2
+#: The format of every game stored before formats were recorded (schema 2): the only one
+#: the companion ever wrote then. A fact about old files, not a way of reading them.
+LEGACY_FORMAT = "trekking/1"
+
+T = TypeVar("T")
+
+
+class GameCodec(Protocol):
+    """What the store is told about the game it keeps: its format's name, and how its
+    setup and events go to and from JSON. The store stores that JSON, checks it with its
+    checksums and hands back what ``*_from_json`` makes of it; it never looks inside.
+
+    ``setup_from_json`` and ``event_from_json`` raise ``ValueError`` (or a subclass) for
+    JSON they cannot read: a stored event that does not read is damage like a bad checksum.
+    """
+
+    @property
+    def format(self) -> str:
+        """The format's name and version, stored with each game ("trekking/1")."""
+        ...
+
+    def setup_to_json(self, setup: Any) -> dict[str, Any]: ...
+
+    def setup_from_json(self, obj: dict[str, Any]) -> Any: ...
+
+    def event_to_json(self, event: Any) -> dict[str, Any]: ...
+
+    def event_from_json(self, obj: Any) -> Any: ...
+
+
+#: SQLite's I/O error family (extended codes keep it in their low byte): SQLITE_IOERR_SHMSIZE
+#: and the like are how a full disk shows when the shared-memory index or a page cannot grow.
+SQLITE_IOERR = 10
+#: Less room than this, for the companion's user, is a full disk: SQLite needs a 32 KiB index
+#: and a few pages to open a store.
+ROOM_NEEDED = 256 * 1024
+
+
+def no_room(folder: Path) -> bool:
+    """Whether the disk holding ``folder`` has (nearly) no space left for this user: what an
+    ordinary user sees, not root's (ext4 keeps 5 % for root, which is why root never sees it)."""
+    try:
+        info = os.statvfs(folder)
+    except OSError:
+        return False
+    return info.f_bavail * info.f_frsize < ROOM_NEEDED
+
+
+def disk_full(exc: BaseException, folder: Path | None = None) -> bool:
+    """Whether ``exc`` says the disk is full (SQLite's SQLITE_FULL, or ENOSPC from the system):
+    a fault that passes once space is freed, not damage.
+
+    With ``folder``, an I/O error (SQLite's "disk I/O error", the system's EIO) while that
+    folder's disk has no room is a full disk too: on ext4, as the service's ordinary user,
+    SQLite could not grow its index and said only "disk I/O error" (issue 21)."""
+    if isinstance(exc, OSError):
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        return exc.errno == errno.EIO and folder is not None and no_room(folder)
+    if isinstance(exc, sqlite3.Error):
+        code = getattr(exc, "sqlite_errorcode", None)
+        if code == SQLITE_FULL or "disk is full" in str(exc):
+            return True
+        io_error = (code is not None and code & 0xFF == SQLITE_IOERR) or "disk I/O error" in str(exc)
+        return io_error and folder is not None and no_room(folder)
+    return False
+
+
+def _digest(parts: list[Any]) -> str:
+    """A row's checksum: SHA-256 of its fields (as stored) in a JSON list, 128 bits in hex.
+
+    It finds damage, it does not stop forgery: whoever can write the file can recompute it."""
+    text = json.dumps(parts, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def game_sum(game_id: int, created: str, setup: str, meta: str) -> str:
+    """The checksum of a game's row: the start of its events' chain."""
+    return _digest(["game", game_id, created, setup, meta])
+
+
+#: JSON's own string encoder (the C one where there is one), as `json.dumps` uses it with
+#: ``ensure_ascii=False``.
+_quote = json.encoder.encode_basestring
+
+
+def event_sum(previous: str, game_id: int, seq: int, event: str, at: str) -> str:
+    """The checksum of an event row, chained to the one before it (``previous``).
+
+    `_digest` of the same list, its JSON written directly: the same text (a property test
+    holds them together), without building an encoder per row, which made checking 500
+    games' rows at start take seconds."""
+    text = f"[{_quote(previous)},{int(game_id)},{int(seq)},{_quote(event)},{_quote(at)}]"
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+#: The code of each kind of damage (`Damage.kind`): its sentence in the catalogues (web/static/i18n/).
+DAMAGE_CODES = {
+    "event": "store_event_damaged",
+    "missing": "store_events_missing",
+    "setup": "store_setup_damaged",
+    "journal": "store_journal_damaged",  # the WAL (`companion.store.wal`), found before opening
+    "foreign": "store_journal_foreign",  # a WAL that is not this store's (`companion.store.wal.stranger`)
+    "restored": "store_journal_restored",  # this store's WAL beside a database replaced since
+    "finished": "store_finished_damaged",  # a finished game's rows (not the one on the table)
+    "empty": "store_was_empty",  # a zero-length database file, kept aside
+}
+
+
+@dataclass(frozen=True)
+class Damage:
+    """What a game's checksums found wrong when it was loaded.
+
+    ``kind``: "event" (a row changed, missing or out of place: it and every row after it
+    are set aside), "missing" (rows missing at the end of the log), "setup" (the game's
+    setup line changed: the game is not resumed)."""
+
+    game: int
+    kind: str
+    #: The events before the damage: checked, and kept.
+    kept: int
+    #: Rows stored from the first damaged one on (set aside, not deleted).
+    withheld: int
+    #: The checksum of the last kept event (the game's own for none): the chain's new head.
+    head: str
+
+    @property
+    def code(self) -> str:
+        return DAMAGE_CODES[self.kind]
+
+
+class GameDamaged(StoreError):
+    """A game's setup line fails its checksum: the game cannot be resumed as it was played."""
+
+    def __init__(self, code: str, /, *, damage: Damage, **params: Any) -> None:
+        super().__init__(code, **params)
+        self.damage = damage
+
+
+@dataclass(frozen=True)
+class DamageNotice:
+    """Damage found and dealt with, shown (page, console) until the host acknowledges it."""
+
+    id: int
+    at: str
+    game: int
+    code: str
+    params: dict[str, Any]
+
+    @property
+    def _facts(self) -> dict[str, Any]:
+        """The params of its sentence, as the page gets them (the damaged event is ``next``)."""
+        return {"game": self.game, "next": self.params.get("kept", 0) + 1, **self.params}
+
+    @property
+    def message(self) -> str:
+        """The English sentence (console, journal), the catalogue's, which the page words too."""
+        return say(self.code, **self._facts)
+
+    @property
+    def fix(self) -> str:
+        return say(f"{self.code}.fix", **self._facts)
+
+    def to_json(self) -> dict[str, Any]:
+        """For ``/api/state``: like a hardware part's status, for the page's status line."""
+        return {
+            "part": "store",
+            "ok": False,
+            "id": self.id,
+            "at": self.at,
+            "code": self.code,
+            "params": self._facts,
+            "message": self.message,
+            "fix": self.fix,
+        }
+
+
+class StoredEvent(NamedTuple):
+    """One committed event row: its game, place, time, JSON text and chained checksum (a
+    named tuple: a game's load makes hundreds, and a frozen dataclass costs three times more)."""
+
+    game: int
+    seq: int
+    at: str
+    text: str
+    sum: str
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """A game as the store keeps it: its setup and events as the codec reads them."""
+
+    id: int
+    created: str
+    #: The codec's value for the setup line (Trekking: a `companion.engine.Setup`).
+    setup: Any
+    setup_json: dict[str, Any]
+    meta: dict[str, Any]
+    finished: bool
+    #: The codec's values for the checked events, in order (Trekking: `companion.engine.Event`).
+    events: tuple[Any, ...]
+    #: A take being prepared when the game was last saved (card tapped, crystals counted).
+    pending: dict[str, Any] | None = None
+    #: Damage its checksums found: ``events`` stops before it (None: every row checks).
+    damage: Damage | None = None
+    #: ``events`` as stored (time, JSON, checksum), one for one: what a stream catches up from.
+    rows: tuple[StoredEvent, ...] = ()
+    #: The checksum of the game's own row: where its events' chain starts (`event_sum`).
+    sum: str = ""
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _private(path: Path) -> None:
+    """Make an existing file readable by its owner only (the database holds names and sessions)."""
+    try:
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o600)
+    except OSError:  # not ours, or gone: SQLite will say so if it matters
+        pass
+
+
+def _private_dir(folder: Path) -> None:
+    """Make an existing data directory ours only (0700), as a new one is made: one made
+    by hand, or by an older companion, is often 0755. Only a directory we own, and never a
+    shared one (a sticky bit, as /tmp has), the home directory or the root."""
+    try:
+        info = folder.stat()
+        if (
+            info.st_uid == os.geteuid()
+            and info.st_mode & 0o077
+            and not info.st_mode & stat.S_ISVTX
+            and folder.resolve() not in (Path.home().resolve(), Path("/"))
+        ):
+            folder.chmod(0o700)
+    except (OSError, RuntimeError):  # not ours, or gone, or no home: SQLite will say so if it matters
+        pass
+
+
+class Store:
+    """The SQLite event store of one data directory."""
+
+    def __init__(self, data_dir: str | Path, codec: GameCodec) -> None:
+        self.path = Path(data_dir) / "companion.sqlite3"
+        #: The game this store keeps: its format's name, its setup and events to and from JSON.
+        self.codec = codec
+        #: Things found at opening that people should hear about (the game still starts).
+        self.warnings: list[str] = []
+        #: Things that happened while running that the owner should hear of (nothing was lost).
+        self.notices: list[str] = []
+        self._runner: int | None = None
+        #: Said once at opening when the store was upgraded (checksums computed), else None.
+        self.upgraded: str | None = None
+        #: Damage found in games' rows and not yet acknowledged by the host (oldest first).
+        self.damage: list[DamageNotice] = []
+        #: Moves on with every write that changes the history (a game finishing or finished,
+        #: a merge, damage set aside): the history page is computed again only then.
+        self.history_version = 0
+        self._lock = threading.Lock()
+        #: The tie kept between the database and its log (`companion.store.wal`), as last written.
+        self._seal: Seal | None = None
+        self._opened = False
+        self._closed = False
+        try:
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            _private_dir(self.path.parent)
+            empty = self._empty_aside()
+            if not self.path.exists():
+                os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
+            for suffix in ("", "-wal", "-shm"):
+                _private(self.path.with_name(self.path.name + suffix))
+            stranger = set_stranger_aside(self.path)  # before SQLite could apply it
+            journal = check_wal(self.path)
+            if journal is not None:
+                self.warnings.append(str(journal))
+            self._connect()
+            problems = [row[0] for row in self._db.execute("PRAGMA quick_check(5)")]
+            if problems != ["ok"]:
+                raise sqlite3.DatabaseError("; ".join(problems))
+            self._db.executescript(SCHEMA)
+            self._identity = self._file_identity()
+            self._migrate()
+            if journal is not None:  # shown like the rows' damage, until the host has seen it
+                self._record_damage(
+                    self._current(),
+                    "store_journal_damaged",
+                    {"dropped": journal.dropped, "copy": str(journal.kept)},
+                )
+            if empty is not None:  # said at every start, and shown, until the host has seen it
+                self._record_damage(0, DAMAGE_CODES["empty"], {"store": str(self.path), "copy": str(empty)})
+            if stranger is not None:
+                self._record_damage(
+                    self._current(),
+                    DAMAGE_CODES[stranger.kind],
+                    {"journal": str(stranger.journal), "copy": str(stranger.copy), "store": str(self.path)},
+                )
+            self._reseal()
+            self._opened = True
+            self.damage = self._damage_notices()
+        except (OSError, sqlite3.Error) as exc:
+            if hasattr(self, "_db"):  # nothing of a failed opening stays open for the next try
+                self._db.close()
+            if disk_full(exc, self.path.parent):  # no damage: the data is fine, space is needed
+                raise DiskFull("store_full_open", folder=str(self.path.parent)) from None
+            if isinstance(exc, sqlite3.DatabaseError):
+                raise StoreError(
+                    "store_open_damaged", path=str(self.path), file=self.path.name, cause=str(exc)
+                ) from None
+            raise StoreError("store_open_failed", path=str(self.path), cause=str(exc)) from None
+
+    def _empty_aside(self) -> Path | None:
+        """A zero-length database file (a failing card, a copy cut short) with no log to rebuild
+        it from: SQLite would silently make it a new, empty store. It is kept aside instead
+        (``companion.sqlite3.empty-…``) and a new store is started, said (issue 21)."""
+        wal = self.path.with_name(self.path.name + "-wal")
+        try:
+            if self.path.stat().st_size != 0 or (wal.exists() and wal.stat().st_size > 32):
+                return None
+        except FileNotFoundError:
+            return None
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        kept = self.path.with_name(f"{self.path.name}.empty-{stamp}")
+        os.replace(self.path, kept)
+        for suffix in ("-wal", "-shm"):  # an empty log and its index belong to nothing now
+            self.path.with_name(self.path.name + suffix).unlink(missing_ok=True)
+        return kept
+
+    def _migrate(self) -> None:
+        """Bring a store written by an older companion to `SCHEMA_VERSION`, once, in one
+        transaction: version 1 adds the checksums and computes them for the rows there
+        (damage done before the upgrade cannot be told; from now on it is); version 2
+        records each game's format (`LEGACY_FORMAT` for the games already there)."""
+        (version,) = self._db.execute("PRAGMA user_version").fetchone()
+        if version >= SCHEMA_VERSION:
+            return
+
+        def add_column(table: str, column: str) -> None:
+            names = [row[1] for row in self._db.execute(f"PRAGMA table_info({table})")]
+            if column not in names:
+                self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")
+
+        def upgrade() -> tuple[int, int]:
+            games: list[Any] = []
+            events = 0
+            if version < 1:
+                for table, column in (("games", "sum"), ("games", "head"), ("events", "sum")):
+                    add_column(table, column)
+                games = self._db.execute("SELECT id, created, setup, meta FROM games").fetchall()
+                for game_id, created, setup, meta in games:
+                    head = game_sum(game_id, created, setup, meta)
+                    self._db.execute("UPDATE games SET sum = ? WHERE id = ?", (head, game_id))
+                    rows = self._db.execute(
+                        "SELECT seq, event, at FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
+                    ).fetchall()
+                    for seq, event, at in rows:
+                        head = event_sum(head, game_id, seq, event, at)
+                        self._db.execute(
+                            "UPDATE events SET sum = ? WHERE game_id = ? AND seq = ?", (head, game_id, seq)
+                        )
+                    self._db.execute("UPDATE games SET head = ? WHERE id = ?", (head, game_id))
+                    events += len(rows)
+            add_column("games", "format")
+            self._db.execute("UPDATE games SET format = ? WHERE format IS NULL", (LEGACY_FORMAT,))
+            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            return len(games), events
+
+        games, events = self._transaction(upgrade)
+        if games:
+            self.upgraded = say("store_upgraded", path=self.path, games=games, events=events)
+
+    def _reseal(self) -> None:
+        """Keep the tie between the database and its log (`companion.store.wal`) when it changed: a
+        log started afresh (new salts) or a checkpoint (the database file written). Two
+        system calls after a commit; a write only when SQLite restarted its log."""
+        seal = seal_now(self.path)
+        if seal != self._seal:
+            self._seal = seal if write_seal(self.path, seal) else None
+
+    def close(self) -> None:
+        with self._lock:  # not in the middle of another thread's read (the finished games' check)
+            self._closed = True
+            self._db.close()
+        if self._opened:  # closed: SQLite removed the log if this was its last connection
+            write_seal(self.path, seal_now(self.path, closed=True))
+        if self._runner is not None:
+            os.close(self._runner)
+            self._runner = None
+
+    # --- writing: one transaction each, or nothing -------------------------------------
+
+    def _file_identity(self) -> tuple[int, int]:
+        info = os.stat(self.path)
+        return info.st_dev, info.st_ino
+
+    def _connect(self) -> None:
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+
+    def _check_file(self) -> None:
+        """Before a write: is the file we hold open still the store on disk?
+
+        Deleted (``rm``, a cleaning script): the open connection still reads every game,
+        so it is written back whole (``VACUUM INTO``) and the write goes on: nothing is
+        lost. Replaced by another file: someone put it there on purpose, so it is not
+        overwritten; writing stops with a message (writes into the old file would be lost)."""
+        try:
+            if self._file_identity() == self._identity:
+                return
+            replaced = True
+        except FileNotFoundError:
+            replaced = False
+        if not replaced:
+            try:
+                self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                self._db.execute("VACUUM INTO ?", (str(self.path),))
+                self._db.close()
+                _private(self.path)
+                self._connect()
+                self._identity = self._file_identity()
+                self.notices.append(say("store_written_back", path=self.path))
+                return
+            except (OSError, sqlite3.Error):
+                pass
+        if replaced:  # someone put it there on purpose: not overwritten
+            raise StoreError("store_replaced", path=str(self.path))
+        raise StoreError("store_deleted", path=str(self.path))
+
+    def _write(self, statements: list[tuple[str, tuple[Any, ...]]], durable: bool = True) -> int | None:
+        """Run ``statements`` as one transaction; return the first one's row id. On any failure
+        nothing of it is stored and the error says what to do.
+
+        ``durable=False`` skips the fsync (``synchronous=NORMAL`` for this commit): it survives
+        a crash of the companion but perhaps not a power cut, and costs no SD-card flush."""
+
+        def run() -> int | None:
+            last: int | None = None
+            for sql, args in statements:
+                rowid = self._db.execute(sql, args).lastrowid
+                last = rowid if last is None else last
+            return last
+
+        return self._transaction(run, durable)
+
+    def _transaction(self, work: Callable[[], T], durable: bool = True) -> T:
+        """Run ``work`` (statements on ``self._db``) as one transaction, and return what it
+        returns; on any failure nothing of it is stored and the error says what to do."""
+        with self._lock:
+            self._check_file()
+            if not durable:
+                self._db.execute("PRAGMA synchronous=NORMAL")
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                result = work()
+                self._db.execute("COMMIT")
+                self._reseal()
+            except sqlite3.Error as exc:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                if disk_full(exc, self.path.parent) or "full" in str(exc):
+                    raise DiskFull("store_full_write", folder=str(self.path.parent)) from None
+                raise StoreError("store_write_failed", path=str(self.path), cause=str(exc)) from None
+            finally:
+                if not durable:
+                    self._db.execute("PRAGMA synchronous=FULL")
+            return result
+
+    # --- games ------------------------------------------------------------------------
+
+    def new_game(self, setup_json: dict[str, Any], meta: dict[str, Any]) -> int:
+        """Store a new game (its setup line, in the codec's format, and the table's settings,
+        with their checksum), make it the game on the table, and return its id."""
+        created, setup, settings = _now(), json.dumps(setup_json), json.dumps(meta)
+
+        def insert() -> int:
+            game = self._db.execute(
+                "INSERT INTO games (created, setup, meta, format) VALUES (?, ?, ?, ?)",
+                (created, setup, settings, self.codec.format),
+            ).lastrowid
+            assert game is not None
+            start = game_sum(game, created, setup, settings)
+            self._db.execute("UPDATE games SET sum = ?, head = ? WHERE id = ?", (start, start, game))
+            self._db.execute("INSERT OR REPLACE INTO current (one, game_id) VALUES (1, ?)", (game,))
+            return game
+
+        return self._transaction(insert)
+
+    def append(self, game_id: int, seq: int, event: Any) -> StoredEvent:
+        """Durably add the ``seq``-th accepted event (raises if that seq exists)."""
+        return self.write_events(game_id, seq, [event], None)[0]
+
+    def write_events(
+        self,
+        game_id: int,
+        first_seq: int,
+        events: list[Any],
+        finished: bool | None,
+        pending: dict[str, Any] | None = None,
+    ) -> list[StoredEvent]:
+        """Add ``events`` as seq ``first_seq``, ``first_seq + 1``... and the game's finished
+        flag and pending take, in one transaction: all of it is stored or none. Returns the
+        rows as committed (their time, JSON and checksums): what the committed stream tells."""
+        at = _now()
+        texts = [json.dumps(self.codec.event_to_json(event)) for event in events]
+        statements: list[tuple[str, tuple[Any, ...]]] = []
+        if finished is not None:
+            statements.append(("UPDATE games SET finished = ? WHERE id = ?", (int(finished), game_id)))
+        statements += self._pending_statements(game_id, pending)
+
+        def write() -> tuple[list[StoredEvent], bool]:
+            # The chain goes on from the game's head, read inside this transaction (no other
+            # writer can come between) and moved on with the rows.
+            found = self._db.execute("SELECT head, finished FROM games WHERE id = ?", (game_id,)).fetchone()
+            head = str(found[0]) if found and found[0] is not None else ""
+            rows: list[StoredEvent] = []
+            history = bool(finished) or bool(found and found[1])  # a finished game, or one ending
+            for n, text in enumerate(texts):
+                head = event_sum(head, game_id, first_seq + n, text, at)
+                self._db.execute(
+                    "INSERT INTO events (game_id, seq, event, at, sum) VALUES (?, ?, ?, ?, ?)",
+                    (game_id, first_seq + n, text, at, head),
+                )
+                rows.append(StoredEvent(game_id, first_seq + n, at, text, head))
+            if texts:
+                self._db.execute("UPDATE games SET head = ? WHERE id = ?", (head, game_id))
+            for sql, args in statements:
+                self._db.execute(sql, args)
+            return rows, history
+
+        rows, history = self._transaction(write)
+        if history:
+            self.history_version += 1
+        return rows
+
+    def save_pending(self, game_id: int, pending: dict[str, Any] | None) -> None:
+        """Keep (or clear) the take being prepared, so a restart resumes it.
+
+        Not fsynced: a take being prepared is no accepted event, and every tap and Crystal
+        press would otherwise wait for an SD-card flush. The next event's commit flushes it."""
+        self._write(self._pending_statements(game_id, pending), durable=False)
+
+    @staticmethod
+    def _pending_statements(
+        game_id: int, pending: dict[str, Any] | None
+    ) -> list[tuple[str, tuple[Any, ...]]]:
+        if pending is None:
+            return [("DELETE FROM pending WHERE game_id = ?", (game_id,))]
+        return [
+            ("INSERT OR REPLACE INTO pending (game_id, take) VALUES (?, ?)", (game_id, json.dumps(pending)))
+        ]
+
+    def mark_finished(self, game_id: int, finished: bool) -> None:
+        self._write([("UPDATE games SET finished = ? WHERE id = ?", (int(finished), game_id))])
+        self.history_version += 1
+
+    def _read(self, sql: str, args: tuple[Any, ...] = ()) -> list[Any]:
+        """Every row of a query. Under the lock: on the connection shared by all threads, a
+        read in the middle of another thread's transaction would see rows not yet committed."""
+        with self._lock:
+            return self._db.execute(sql, args).fetchall()
+
+    def load(self, game_id: int) -> StoredGame:
+        """A stored game, its events checked against their checksums: ``events`` stops before
+        the first damaged row, and ``damage`` says what was found (see `set_aside`). A damaged
+        setup line raises `GameDamaged`; a game in a format this store's codec does not read,
+        a `StoreError`."""
+        codec = self.codec
+        try:
+            rows = self._read(
+                "SELECT id, created, setup, meta, finished, sum, head, format FROM games WHERE id = ?",
+                (game_id,),
+            )
+            if not rows:
+                raise StoreError("store_no_game", game=game_id, path=str(self.path))
+            row = rows[0]
+            stored = self._read(
+                "SELECT seq, event, at, sum FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
+            )
+            start = game_sum(row[0], row[1], row[2], row[3])
+            if row[5] != start:
+                damage = Damage(game_id, "setup", 0, len(stored), start)
+                raise GameDamaged("store_setup_checksum", game=game_id, path=str(self.path), damage=damage)
+            if row[7] != codec.format:
+                raise StoreError(
+                    "store_game_format", game=game_id, format=str(row[7]), reads=codec.format,
+                    path=str(self.path),
+                )  # fmt: skip
+            setup_json = json.loads(row[2])
+            events: list[Any] = []
+            checked: list[StoredEvent] = []
+            head, damage_found = start, None
+            for seq, text, at, checksum in stored:
+                expected = event_sum(head, game_id, seq, text, at)
+                readable = False
+                if seq == len(events) + 1 and checksum == expected:
+                    try:
+                        event = codec.event_from_json(json.loads(text))
+                        readable = True
+                    except ValueError:  # its checksum holds: a faulty program wrote it so
+                        pass
+                if not readable:
+                    damage_found = Damage(game_id, "event", len(events), len(stored) - len(events), head)
+                    break
+                events.append(event)
+                checked.append(StoredEvent(game_id, seq, at, text, expected))
+                head = expected
+            if damage_found is None and row[6] != head:  # rows missing after the last one here
+                damage_found = Damage(game_id, "missing", len(events), 0, head)
+            found = self._read("SELECT take FROM pending WHERE game_id = ?", (game_id,))
+            pending = found[0] if found else None
+        except (sqlite3.DatabaseError, ValueError) as exc:  # a damaged page or a damaged row
+            raise StoreError("store_read_failed", game=game_id, path=str(self.path), cause=str(exc)) from None
+        return StoredGame(
+            row[0],
+            row[1],
+            codec.setup_from_json(setup_json),
+            setup_json,
+            json.loads(row[3]),
+            bool(row[4]),
+            tuple(events),
+            None if pending is None or damage_found is not None else json.loads(pending[0]),
+            damage_found,
+            tuple(checked),
+            start,
+        )
+
+    def games_after(self, game_id: int) -> list[int]:
+        """The ids of the games stored after ``game_id``, oldest first (a stream's catch-up)."""
+        return [
+            int(row[0]) for row in self._read("SELECT id FROM games WHERE id > ? ORDER BY id", (game_id,))
+        ]
+
+    # --- damage found by the checksums -------------------------------------------------
+
+    def chain_damage(self, game_id: int) -> Damage | None:
+        """The damage in game ``game_id``'s rows by their checksums alone (no event is parsed):
+        what `load` finds, at a fraction of its cost, for checking every game at start."""
+        rows = self._read("SELECT id, created, setup, meta, sum, head FROM games WHERE id = ?", (game_id,))
+        if not rows:
+            return None
+        row = rows[0]
+        stored = self._read(
+            "SELECT seq, event, at, sum FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
+        )
+        head = game_sum(row[0], row[1], row[2], row[3])
+        if row[4] != head:
+            return Damage(game_id, "setup", 0, len(stored), head)
+        for n, (seq, text, at, checksum) in enumerate(stored):
+            expected = event_sum(head, game_id, seq, text, at)
+            if seq != n + 1 or checksum != expected:
+                return Damage(game_id, "event", n, len(stored) - n, head)
+            head = expected
+        return None if row[5] == head else Damage(game_id, "missing", len(stored), 0, head)
+
+    def finished_damage(self) -> list[DamageNotice]:
+        """Check every finished game but the one on the table (which `load` checks) at start, so
+        that damage in one is copied aside and said on the console, the journal and the page as
+        for the game on the table, not only as "1 game could not be read" on the history page
+        (issue 21). Its rows stay as they are (the history leaves the game out); each damaged
+        game is recorded once."""
+        current = self.current_game()
+        known = {int(r[0]) for r in self._read("SELECT game_id FROM damage WHERE code = ?",
+                                               (DAMAGE_CODES["finished"],))}  # fmt: skip
+        found = []
+        for (game_id,) in self._read("SELECT id FROM games WHERE finished = 1 ORDER BY id"):
+            if game_id == current or game_id in known:
+                continue
+            if self._closed:  # the companion is stopping: the next start checks again
+                break
+            damage = self.chain_damage(int(game_id))
+            if damage is not None:
+                found.append(self.set_aside(damage, keep_rows=True))
+        return found
+
+    def set_aside(self, damage: Damage, keep_rows: bool = False) -> DamageNotice:
+        """Deal with ``damage`` so that the game goes on from its last good event, losing nothing.
+
+        First a copy of the whole database is kept beside it (``companion.sqlite3.damaged-…``,
+        the damaged rows as they were); then, in one transaction, the rows from the first
+        damaged one on move to the ``set_aside`` table of the same file (nothing is deleted),
+        the chain's head is set to the last good event, any take being prepared is dropped,
+        and a damage record is written, which the page and the console show at every start
+        until the host acknowledges it (`acknowledge`).
+
+        ``keep_rows``: a finished game that is not on the table: only the copy and the record
+        (``store_finished_damaged``), its rows left as they are."""
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
+        copy = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
+        try:
+            with self._lock:
+                target = sqlite3.connect(copy)
+                try:
+                    self._db.backup(target)
+                finally:
+                    target.close()
+            _private(copy)
+        except (OSError, sqlite3.Error) as exc:
+            copy.unlink(missing_ok=True)
+            if disk_full(exc):
+                raise DiskFull("store_full_copy", folder=str(self.path.parent)) from None
+            raise StoreError("store_copy_failed", copy=str(copy), cause=str(exc)) from None
+        params = {"kept": damage.kept, "withheld": damage.withheld, "copy": str(copy)}
+        at = _now()
+
+        code = DAMAGE_CODES["finished"] if keep_rows else damage.code
+
+        def record() -> int:
+            notice = self._record_damage(damage.game, code, params, at)
+            if damage.kind != "setup" and not keep_rows:
+                self._db.execute(
+                    "INSERT INTO set_aside (damage, game_id, seq, event, at, sum) SELECT ?, game_id, seq, "
+                    "event, at, sum FROM events WHERE game_id = ? AND seq > ?",
+                    (notice, damage.game, damage.kept),
+                )
+                self._db.execute(
+                    "DELETE FROM events WHERE game_id = ? AND seq > ?", (damage.game, damage.kept)
+                )
+                self._db.execute("UPDATE games SET head = ? WHERE id = ?", (damage.head, damage.game))
+                self._db.execute("DELETE FROM pending WHERE game_id = ?", (damage.game,))
+            return notice
+
+        found = DamageNotice(self._transaction(record), at, damage.game, code, params)
+        self.damage.append(found)
+        self.history_version += 1
+        return found
+
+    def _record_damage(self, game: int, code: str, params: dict[str, Any], at: str = "") -> int:
+        """Keep a damage notice (shown until acknowledged); inside a transaction or as one."""
+        sql = "INSERT INTO damage (at, game_id, code, params) VALUES (?, ?, ?, ?)"
+        args = (at or _now(), game, code, json.dumps(params))
+        if self._db.in_transaction:
+            notice = self._db.execute(sql, args).lastrowid
+        else:
+            notice = self._transaction(lambda: self._db.execute(sql, args).lastrowid)
+        assert notice is not None
+        return notice
+
+    def _current(self) -> int:
+        """`current_game` before the lock exists (at opening): 0 for none."""
+        row = self._db.execute("SELECT game_id FROM current WHERE one = 1").fetchone()
+        return int(row[0]) if row else 0
+
+    def _damage_notices(self) -> list[DamageNotice]:
+        rows = self._db.execute(
+            "SELECT id, at, game_id, code, params FROM damage WHERE acknowledged = 0 ORDER BY id"
+        ).fetchall()
+        return [DamageNotice(r[0], r[1], r[2], r[3], json.loads(r[4])) for r in rows]
+
+    def acknowledge(self) -> int:
+        """The host has seen the damage shown: stop showing it. Returns how many notices."""
+        shown = [notice.id for notice in self.damage]
+        if shown:
+            self._write([(f"UPDATE damage SET acknowledged = 1 WHERE id IN ({','.join('?' * len(shown))})",
+                          tuple(shown))])  # fmt: skip
+            self.damage = [notice for notice in self.damage if notice.id not in shown]
+        return len(shown)
+
+    def latest_unfinished(self) -> int | None:
+        rows = self._read("SELECT id FROM games WHERE finished = 0 ORDER BY id DESC LIMIT 1")
+        return int(rows[0][0]) if rows else None
+
+    def current_game(self) -> int | None:
+        """The game to resume: the one last put on the table, finished or not (the table
+        showed it, and the last take of a game can still be undone), else the newest
+        unfinished one (stores older than the `current` table), else None."""
+        rows = self._read("SELECT g.id FROM current c JOIN games g ON g.id = c.game_id")
+        return int(rows[0][0]) if rows else self.latest_unfinished()
+
+    # --- the one companion running on this store ---------------------------------------
+
+    @property
+    def lock_path(self) -> Path:
+        return self.path.with_name("companion.lock")
+
+    def claim(self) -> None:
+        """Mark this process as the companion running on the store (`companion run`), so that
+        other commands that would change the game on the table refuse instead."""
+        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise self._running(self.runner() or 0) from None
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, str(os.getpid()).encode())
+        except OSError:  # a full disk: the lock goes with the descriptor, or the retry finds it held
+            os.close(fd)
+            raise
+        self._runner = fd
+
+    def runner(self) -> int | None:
+        """The process id of a companion running on this store, or None."""
+        try:
+            fd = os.open(self.lock_path, os.O_RDONLY)
+        except OSError:
+            return None
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except OSError:
+                text = os.read(fd, 32).decode(errors="replace").strip()
+                return int(text) if text.isascii() and text.isdigit() else 0
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return None
+        finally:
+            os.close(fd)
+
+    def _running(self, pid: int) -> StoreError:
+        """The refusal when a companion runs on this store: its process id when the lock file has it."""
+        if pid:
+            return StoreError("store_running_pid", folder=str(self.path.parent), pid=pid)
+        return StoreError("store_running", folder=str(self.path.parent))
+
+    def refuse_if_running(self) -> None:
+        """Raise a `StoreError` when a companion runs on this store (its table would not show
+        what this command changes)."""
+        pid = self.runner()
+        if pid is not None:
+            raise self._running(pid)
+
+    def games(self) -> Iterator[tuple[int, str, bool, int]]:
+        """(id, created, finished, event count) of every game, newest first."""
+        yield from self._read(
+            "SELECT g.id, g.created, g.finished, COUNT(e.seq) FROM games g "
+            "LEFT JOIN events e ON e.game_id = g.id GROUP BY g.id ORDER BY g.id DESC"
+        )
+
+    def finished_games(self) -> list[tuple[int, str, str | None, int]]:
+        """(id, created, time of its last event, event count) of every finished game, oldest
+        first: what the history page replays (scores are never stored, only the events)."""
+        return [
+            (int(row[0]), str(row[1]), row[2], int(row[3]))
+            for row in self._read(
+                "SELECT g.id, g.created, MAX(e.at), COUNT(e.seq) FROM games g "
+                "LEFT JOIN events e ON e.game_id = g.id "
+                "WHERE g.finished = 1 GROUP BY g.id ORDER BY g.created, g.id"
+            )
+        ]
+
+    # --- where a follower of the committed stream is (`companion.table.stream`) ---------------
+
+    def save_cursor(self, name: str, game: int, seq: int) -> None:
+        """Keep ``name``'s place in the committed stream: it has delivered event ``seq`` of
+        ``game`` (and everything before). Not fsynced, like a take being prepared: a place
+        lost to a power cut only means some events are delivered twice."""
+        self._write(
+            [
+                (
+                    "INSERT OR REPLACE INTO stream_cursors (name, game_id, seq) VALUES (?, ?, ?)",
+                    (name, game, seq),
+                )
+            ],
+            durable=False,
+        )
+
+    def cursor(self, name: str) -> tuple[int, int] | None:
+        """``name``'s last saved place in the committed stream (game, seq), or None."""
+        rows = self._read("SELECT game_id, seq FROM stream_cursors WHERE name = ?", (name,))
+        return (int(rows[0][0]), int(rows[0][1])) if rows else None
+
+    # --- player merges: the host's decision that two spellings are one player ---------
+
+    def aliases(self) -> dict[str, tuple[str, str]]:
+        """Every merged spelling's key -> (the key of the player it joins, that player's name)."""
+        return {
+            str(a): (str(p), str(n))
+            for a, p, n in self._read("SELECT alias, player, name FROM player_aliases")
+        }
+
+    def merge_player(self, alias: str, player: str, name: str) -> None:
+        """Merge the spelling ``alias`` (a key) into ``player`` (a key, shown as ``name``), in
+        one transaction: spellings already merged into ``alias`` follow it, so no chain forms."""
+        self._write(
+            [
+                ("UPDATE player_aliases SET player = ?, name = ? WHERE player = ?", (player, name, alias)),
+                (
+                    "INSERT OR REPLACE INTO player_aliases (alias, player, name) VALUES (?, ?, ?)",
+                    (alias, player, name),
+                ),
+            ]
+        )
+        self.history_version += 1
+
+    def unmerge_player(self, alias: str) -> bool:
+        """Undo a merge: ``alias`` is a player of its own again. False if it was not merged."""
+        known = self._read("SELECT 1 FROM player_aliases WHERE alias = ?", (alias,))
+        if not known:
+            return False
+        self._write([("DELETE FROM player_aliases WHERE alias = ?", (alias,))])
+        self.history_version += 1
+        return True
+
+    # --- games played with the coach's help ---------------------------------------------
+
+    def mark_assisted(self, game_id: int) -> None:
+        """Mark a game *assisted*: the coach gave advice in it (kept beside the game, not in
+        its checksummed rows; a second mark keeps the first one's time)."""
+        self._write([("INSERT OR IGNORE INTO assisted (game_id, at) VALUES (?, ?)", (game_id, _now()))])
+        self.history_version += 1  # the history's cache shows the mark and leaves it out of ratings
+
+    def assisted(self) -> set[int]:
+        """The games in which the coach gave advice."""
+        return {int(g) for (g,) in self._read("SELECT game_id FROM assisted")}
+
+    def rate_assisted(self) -> bool:
+        """Whether the host includes assisted games in the ratings (not unless they say so)."""
+        found = self._read("SELECT value FROM options WHERE name = 'rate_assisted'")
+        return bool(found) and found[0][0] == "true"
+
+    def set_rate_assisted(self, include: bool) -> None:
+        value = "true" if include else "false"
+        self._write([("INSERT OR REPLACE INTO options (name, value) VALUES ('rate_assisted', ?)", (value,))])
+        self.history_version += 1
+
+    def export(self, game_id: int) -> str:
+        """The game as a record in its format (setup line, naming the format under "record"
+        when it does not, plus every stored event as the codec writes it)."""
+        game = self.load(game_id)
+        head = dict(game.setup_json)
+        head.setdefault("record", self.codec.format)
+        lines = [json.dumps(head)]
+        lines += [json.dumps(self.codec.event_to_json(e)) for e in game.events]
+        return "\n".join(lines) + "\n"
+
+    # --- tags -------------------------------------------------------------------------
+
+    def tags(self) -> dict[str, str]:
+        return dict(self._read("SELECT uid, card FROM tags"))
+
+    def enroll(self, uid: str, card: str, edition: str) -> None:
+        """Map a tag to a card; a tag already enrolled is refused (unenroll it first)."""
+        with self._lock:
+            known = self._db.execute("SELECT card FROM tags WHERE uid = ?", (uid,)).fetchone()
+        if known is not None:
+            raise StoreError("store_tag_enrolled", tag=uid, known=str(known[0]))
+        self._write(
+            [("INSERT INTO tags (uid, card, edition, at) VALUES (?, ?, ?, ?)", (uid, card, edition, _now()))]
+        )
+
+    def rebind(self, uid: str, card: str, edition: str) -> None:
+        """Map a tag to a card, whatever it was bound to, in one transaction: when the write
+        fails (a full disk) the tag keeps its old card."""
+        self._write(
+            [
+                ("DELETE FROM tags WHERE uid = ?", (uid,)),
+                (
+                    "INSERT INTO tags (uid, card, edition, at) VALUES (?, ?, ?, ?)",
+                    (uid, card, edition, _now()),
+                ),
+            ]
+        )
+
+    def unenroll(self, uid: str) -> bool:
+        """Free a tag; False when it was bound to nothing. A write like any other (one
+        transaction), so a full disk is a `DiskFull` that says what to do, not a raw error."""
+        if uid not in self.tags():
+            return False
+        self._write([("DELETE FROM tags WHERE uid = ?", (uid,))])
+        return True

@@ -1,0 +1,427 @@
+"""After the game: the history page, the BG Stats link of a finished game, player merges.
+
+Reading is open on the LAN like the live page (``GET /history``, ``/api/history``,
+``/api/bgstats/<game>`` and its QR code). Merging two spellings of a player is the
+host's decision, so ``POST /api/players/merge`` and ``/unmerge`` are controls: the
+table PIN, like every control (`companion.web.route_support.control`).
+
+Everything is derived from the stored games (`companion.history.past`), so there is no second
+copy of any score to drift: each finished game is replayed once per process and kept in
+memory until its log changes (``benchmarks/bench_history.py`` times both cases).
+
+Reading is open, so it is bounded (issue 21: 24 connections reading ``/api/history`` over
+500 games took taps from 5 ms to 1.2 s). The history and its answer are computed once
+between games (`HistoryCache`, until the store's ``history_version`` moves: a game ends,
+a merge), at most `HISTORY_READERS` guests read it at once and each guest's address at most
+`HISTORY_READS_PER_MINUTE` times a minute; past either, a 503 with a sentence and Retry-After,
+at once, instead of queueing for the threads and the event loop the table's taps need.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import io
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request
+
+from companion.history.bgstats import play, play_url
+from companion.history.past import (
+    History,
+    PastGame,
+    Replays,
+    display_names,
+    family_rating,
+    player_key,
+    player_stats,
+    resolve,
+)
+from companion.store.log import StoreError
+from companion.table.access import host_allowed
+from companion.util.rate import SlidingWindow
+from companion.util.wording import LANGUAGES, say
+from companion.web.route_support import (
+    client_address,
+    control,
+    host_session,
+    json_body,
+    json_error,
+    store_refused,
+    table_runtime,
+)
+
+history_api = Blueprint("history", __name__)
+#: The newest games whose BG Stats link the history lists: a play is logged soon after it
+#: ends, and each link is 1-2 kB (500 games' links would make the page's answer 1 MB).
+BGSTATS_RECENT = 20
+#: Guests (no host login) reading the history, a BG Stats link or its QR code at once: a family's
+#: phones after a game, with room; the server's threads stay free for the table.
+HISTORY_READERS = 4
+#: ``/api/history`` reads one guest's address may make a minute: a page reads it once per load;
+#: past this the address is told to wait (a loop reading it is what slowed the taps).
+HISTORY_READS_PER_MINUTE = 20
+
+
+@history_api.get("/history")
+def page() -> Any:
+    response = current_app.send_static_file("history.html")
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
+
+
+def _game_json(
+    game: PastGame, names: dict[str, str], merged: dict[str, str] | None, lang: str = "en"
+) -> dict[str, Any]:
+    return {
+        "id": game.id,
+        "bgstats": None if merged is None else play_url(play(game, merged, lang)),
+        "started": game.started.isoformat(),
+        "ended": game.ended.isoformat() if game.ended else None,
+        "minutes": game.minutes,
+        "edition": game.edition,
+        "solo": game.solo,
+        "winners": [p.name for p in game.players if p.winner],
+        "players": [
+            {
+                "name": p.name,
+                "key": p.key,
+                "player": names.get(p.key, p.name),
+                "score": p.score,
+                "rank": p.rank,
+                "winner": p.winner,
+                "colour": p.colour,
+                "track": p.track,
+                "crystals": p.crystals,
+                "trek_points": p.trek_points,
+                "treks": list(p.treks),
+            }
+            for p in game.players
+        ],
+    }
+
+
+def _lang() -> str:
+    """The asking page's language (``?lang=``) for the BG Stats comments; English otherwise."""
+    asked = request.args.get("lang", "en")
+    return asked if asked in LANGUAGES else "en"
+
+
+def history_json(history: History, lang: str = "en") -> dict[str, Any]:
+    """What the history page draws: games newest first, each player's figures and rating."""
+    assisted = history.assisted
+    names = display_names(history.games, history.aliases)
+    # games played with the coach's help are not rated unless the host includes them
+    unrated = () if history.rate_assisted else history.assisted
+    stats = player_stats(history.games, history.aliases, unrated)
+    merged = {player: name for player, name in history.aliases.values()}
+    return {
+        "games": [
+            {
+                **_game_json(g, names, merged if n < BGSTATS_RECENT else None, lang),
+                "assisted": g.id in assisted,
+            }
+            for n, g in enumerate(reversed(history.games))
+        ],
+        "players": [
+            {
+                "key": s.key,
+                "name": s.name,
+                "spellings": s.spellings,
+                # the spellings the host merged into this player (each can be separated again)
+                "merged": [n for n in s.spellings if player_key(n) in history.aliases],
+                "games": s.games,
+                "wins": s.wins,
+                "average": _round(s.average),
+                "best": s.best,
+                "longest_trek": s.longest_trek,
+                "average_trek_points": _round(s.average_trek_points),
+                "average_crystals": _round(s.average_crystals),
+                # the family's number (0 and up); the model's own figures beside it, by their names
+                "rating": family_rating(s.rating),
+                "ordinal": _round(s.rating),
+                "mu": _round(s.mu),
+                "sigma": _round(s.sigma),
+                "rated_games": s.rated_games,
+            }
+            for s in stats
+        ],
+        "unreadable": history.unreadable,
+        "assisted_rated": history.rate_assisted,
+        # merged spellings seated beside their player at one table: their own player again
+        "undone_merges": history.undone,
+    }
+
+
+class HistoryCache:
+    """The history and ``/api/history``'s answer, computed once per `history_version`.
+
+    One computation at a time (a flood waits for the one under way, then shares it), and
+    the version is read before computing, so a game that ends meanwhile is computed next
+    time. ``computed`` counts the computations (the tests read it)."""
+
+    def __init__(self, readers: int = HISTORY_READERS) -> None:
+        self._lock = threading.Lock()
+        self.readers = threading.BoundedSemaphore(readers)
+        self.reads = SlidingWindow(HISTORY_READS_PER_MINUTE, 60)  # per guest address
+        self._version: int | None = None
+        self._history: History | None = None
+        #: ``/api/history``'s answer per language (the BG Stats comments are worded in it):
+        #: its JSON and the same gzipped.
+        self._bodies: dict[str, tuple[bytes, bytes]] = {}
+        self.computed = 0
+
+    def history(self) -> History:
+        """The history now (`companion.history.past.load_history`); raises the store's refusal."""
+        runtime = table_runtime()
+        version = runtime.history_version()
+        with self._lock:
+            if self._history is None or self._version != version:
+                self._history, self._bodies = runtime.history(_replays()), {}
+                self._version = version
+                self.computed += 1
+            return self._history
+
+    def body(self, gzipped: bool = False, lang: str = "en") -> bytes:
+        """``/api/history``'s JSON, serialised once per history (and compressed once: 500 games
+        are some 400 KB, which every phone's browser takes gzipped at a tenth of that, so the
+        server's event loop, which also carries the taps, pushes ten times less)."""
+        found = self.history()
+        with self._lock:
+            if self._history is not found:
+                self._bodies = {}
+            if lang not in self._bodies:
+                body = current_app.json.dumps(history_json(found, lang)).encode("utf-8")
+                self._bodies[lang] = (body, gzip.compress(body, compresslevel=6, mtime=0))
+            plain, packed = self._bodies[lang]
+            return packed if gzipped else plain
+
+
+def history_cache() -> HistoryCache:
+    """This app's `HistoryCache`."""
+    cache: HistoryCache = current_app.config.setdefault("HISTORY", HistoryCache())
+    return cache
+
+
+def guest_read(view: Callable[..., Any]) -> Callable[..., Any]:
+    """At most `HISTORY_READERS` guests in ``view`` at once; one more is refused (503,
+    ``history_busy``) at once. A logged-in host is never refused."""
+
+    @functools.wraps(view)
+    def bounded(*args: Any, **kwargs: Any) -> Any:
+        if host_session() is not None:
+            return view(*args, **kwargs)
+        slots = history_cache().readers
+        if not slots.acquire(blocking=False):
+            refused = json_error(503, code="history_busy")
+            refused.headers["Retry-After"] = "2"
+            return refused
+        try:
+            return view(*args, **kwargs)
+        finally:
+            slots.release()
+
+    return bounded
+
+
+def _replays() -> Replays:
+    """This app's finished games already replayed (`companion.history.past.Replays`)."""
+    replays: Replays = current_app.config.setdefault("REPLAYS", Replays())
+    return replays
+
+
+def _history() -> History | Response:
+    try:
+        return history_cache().history()
+    except StoreError as exc:
+        return store_refused(exc)
+
+
+@history_api.get("/api/history")
+@guest_read
+def history() -> Any:
+    if host_session() is None and not history_cache().reads.hit(client_address()):
+        refused = json_error(503, code="history_too_often", max=HISTORY_READS_PER_MINUTE)
+        refused.headers["Retry-After"] = "10"
+        return refused
+    gzipped = "gzip" in request.headers.get("Accept-Encoding", "")
+    try:
+        body = history_cache().body(gzipped, _lang())
+    except StoreError as exc:
+        return store_refused(exc)
+    response = Response(body, mimetype="application/json")
+    response.headers["Vary"] = "Accept-Encoding"
+    if gzipped:
+        response.headers["Content-Encoding"] = "gzip"
+    return response
+
+
+def _finished(game: str) -> PastGame | Response:
+    """The finished game numbered ``game`` (as the address has it), or the refusal."""
+    refusal = json_error(
+        404,
+        code="no_finished_game",
+        game=game[:20],
+    )
+    if not (game.isascii() and game.isdigit() and len(game) < 19):
+        return refusal
+    game_id = int(game)
+    history = _history()  # the merges that hold, which need every game (see holding_merges)
+    if isinstance(history, Response):
+        return history
+    found = next((g for g in history.games if g.id == game_id), None)
+    return refusal if found is None else found
+
+
+def _bgstats_url(game: PastGame) -> tuple[dict[str, Any], str]:
+    history = _history()
+    aliases = history.aliases if isinstance(history, History) else {}
+    data = play(game, {player: name for player, name in aliases.values()}, _lang())
+    return data, play_url(data)
+
+
+@history_api.get("/api/bgstats/<game>")
+@guest_read
+def bgstats(game: str) -> Any:
+    """The finished game as a BG Stats play: the link to open and the JSON it carries."""
+    found = _finished(game)
+    if isinstance(found, Response):
+        return found
+    data, url = _bgstats_url(found)
+    return jsonify({"url": url, "play": data})
+
+
+def game_address(game_id: int) -> str:
+    """This game on the history page, at the address phones at the table can open."""
+    runtime = table_runtime()
+    known = host_allowed(request.host, current_app.config["HOST_NAMES"])
+    base = runtime.join_url(request.host) if known else runtime.join_url()
+    return f"{base.rstrip('/')}/history#game-{game_id}"
+
+
+@history_api.get("/api/bgstats/<game>/qr.svg")
+@guest_read
+def bgstats_qr(game: str) -> Response:
+    """A QR code for the phone that has BG Stats: this game's card on the history page, whose
+    "Send to BG Stats" link is the createPlay link.
+
+    Not the createPlay link itself: with its JSON it is 1.5-2 kB, a version 25-31 code (up to
+    141 modules a side) that a phone cannot read off another phone's screen; this address
+    makes a small one, and a phone at the table reaches the companion like the join code."""
+    import segno
+
+    found = _finished(game)
+    if isinstance(found, Response):
+        return found
+    drawing = io.BytesIO()
+    segno.make(game_address(found.id), error="m").save(drawing, kind="svg", scale=5, light="#fff")
+    return Response(drawing.getvalue(), mimetype="image/svg+xml")
+
+
+# --- the host's merges -----------------------------------------------------------------------
+
+
+def _saved(action: Any) -> Response | None:
+    try:
+        action()
+    except StoreError as exc:
+        return store_refused(exc)
+    return None
+
+
+@history_api.post("/api/players/merge")
+@control()
+def merge() -> Any:
+    """Merge the spelling ``name`` into the player ``into``: their games count as one player's."""
+    body = json_body()
+    name, into = body.get("name"), body.get("into")
+    if not isinstance(name, str) or not isinstance(into, str) or not name.strip() or not into.strip():
+        return json_error(400, code="merge_fields")
+    found = _history()
+    if isinstance(found, Response):
+        return found
+    runtime = table_runtime()
+    aliases = found.aliases
+    # each spelling's player after the merges that hold (never a seat's "#2" of an old game)
+    spellings = {player_key(p.name): resolve(p.name, aliases) for g in found.games for p in g.players}
+    for given in (name, into):
+        if player_key(given) not in spellings:
+            return json_error(
+                400,
+                code="unknown_player",
+                name=given[:40],
+            )
+    moving, target = player_key(name), spellings[player_key(into)]
+    if spellings[moving] == target:
+        return json_error(
+            400,
+            code="same_player",
+            name=name[:40],
+            into=into[:40],
+        )
+    # the spelling, and the spellings merged into it, join the target's group
+    group = {k for k, player in spellings.items() if k == moving or player == moving}
+    for game in found.games:
+        here = {player_key(p.name) for p in game.players}
+        if here & group and any(spellings[k] == target for k in here):
+            return json_error(
+                400,
+                code="played_together",
+                game=game.id,
+                name=name[:40],
+                into=into[:40],
+            )
+    shown = display_names(found.games, aliases)[target]
+    failed = _saved(lambda: runtime.merge_player(moving, target, shown))
+    if failed is not None:
+        return failed
+    return jsonify(
+        {
+            "message": say("merged", name=name.strip()[:40], into=shown),
+            "code": "merged",
+            "params": {"name": name.strip()[:40], "into": shown},
+        }
+    )
+
+
+@history_api.post("/api/history/assisted")
+@control()
+def rate_assisted() -> Any:
+    """The host includes games played with the coach's help in the ratings, or leaves them out."""
+    include = json_body().get("include")
+    if not isinstance(include, bool):
+        return json_error(400, code="assisted_include")
+    failed = _saved(lambda: table_runtime().set_rate_assisted(include))
+    if failed is not None:
+        return failed
+    done = "assisted_rated" if include else "assisted_unrated"
+    return jsonify({"message": say(done), "code": done, "params": {}})
+
+
+@history_api.post("/api/players/unmerge")
+@control()
+def unmerge() -> Any:
+    """Undo a merge: the spelling ``name`` is a player of its own again."""
+    name = json_body().get("name")
+    if not isinstance(name, str) or not name.strip():
+        return json_error(400, code="merge_fields")
+    runtime = table_runtime()
+    result: list[bool] = []
+    failed = _saved(lambda: result.append(runtime.unmerge_player(player_key(name))))
+    if failed is not None:
+        return failed
+    if not result[0]:
+        return json_error(400, code="not_merged", name=name[:40])
+    return jsonify(
+        {
+            "message": say("unmerged", name=name.strip()[:40]),
+            "code": "unmerged",
+            "params": {"name": name.strip()[:40]},
+        }
+    )

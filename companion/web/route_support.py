@@ -1,0 +1,194 @@
+"""What every HTTP route needs from the request it serves: the runtime, the body, errors, the PIN.
+
+`companion.web.app` (the table's page and API) and `companion.web.editions` (the owner's
+edition library) both guard their controls and answer errors the same way. These
+helpers live here, below both, so that neither route module imports the other:
+`companion.web.app` only registers the library's blueprint.
+
+- `table_runtime` is the running table the app was built for (``RUNTIME`` in the
+  app's config: `companion.web.app.create_app` puts it there).
+- `json_error` is every refusal: ``{"error": "...", "code": "...", "params": {...}}`` with a
+  4xx status. ``error`` is the English sentence (scripts and logs read it); ``code`` and
+  ``params`` let the page write the same refusal in its own language (``msg`` in
+  the catalogues web/static/i18n/*.json, where every code has an English and a French sentence).
+- `json_body` is the request's JSON object (``{}`` for no body or another JSON value),
+  decoded within bounds (`companion.util.json_bounds`: depth, number length; the size is
+  bounded before); a body out of bounds or not JSON is a 400 with its code.
+- `control` guards a control: the PIN in ``X-Table-Pin``, or the page's login with
+  its CSRF token; only under this machine's own names; throttled.
+"""
+
+from __future__ import annotations
+
+import functools
+import hmac
+from collections.abc import Callable
+from typing import Any
+
+from flask import Response, current_app, g, jsonify, request, session
+
+from companion.editions import write_refused
+from companion.store.log import DiskFull, StoreError
+from companion.table.access import HostSession, host_allowed
+from companion.util.json_bounds import parse as parse_json
+from companion.util.rate import SlidingWindow
+from companion.util.wording import say
+from companion.web.ports import TableRuntime
+
+
+def table_runtime() -> TableRuntime:
+    runtime: TableRuntime = current_app.config["RUNTIME"]
+    return runtime
+
+
+def json_error(status: int, /, code: str, **params: Any) -> Response:
+    """A refusal: its ``code`` and ``params`` for the page's language, and ``error``, the same
+    sentence in English from the catalogue (scripts, logs and tests read it)."""
+    body: dict[str, object] = {"error": say(code, **params), "code": code}
+    if params:
+        body["params"] = params
+    response = jsonify(body)
+    response.status_code = status
+    return response
+
+
+def not_saved(exc: OSError) -> Response:
+    """An owner's edition file the disk refused to write (full, read-only): nothing changed
+    (`companion.editions.atomic_write` leaves the old file and no temporary one); a 507 that
+    says what to do, for the edition page's changes and the table page's enrolment alike."""
+    refused = write_refused(exc)
+    return json_error(507, code=refused.code, **refused.params)
+
+
+def store_refused(exc: StoreError) -> Response:
+    """The game store refused: a full disk (507, with what to do) or another failure (503,
+    with the store's own code and params, which the page words in its language); either way
+    nothing of it was stored."""
+    if isinstance(exc, DiskFull):
+        return json_error(507, code="disk_full")
+    return json_error(503, code=exc.code, **exc.params)
+
+
+def json_body() -> dict[str, Any]:
+    """The request's JSON object: ``{}`` for no body or a JSON value that is not an object.
+
+    Every body goes through the one bounded parser (`companion.util.json_bounds`), whatever its
+    ``Content-Type``: one that is not JSON within the bounds raises `BadJson`, which the app
+    answers 400 with its code (`companion.web.app.create_app`)."""
+    cached: dict[str, Any] | None = g.get("json_body")
+    if cached is not None:
+        return cached
+    data = request.get_data(cache=True)
+    body = parse_json(data) if data.strip() else {}
+    obj: dict[str, Any] = body if isinstance(body, dict) else {}
+    g.json_body = obj
+    return obj
+
+
+def client_address() -> str:
+    return request.remote_addr or "unknown"
+
+
+def _limiter() -> SlidingWindow:
+    limiter: SlidingWindow = current_app.config["CONTROLS"]
+    return limiter
+
+
+def check_pin(given: str) -> Response | None:
+    """None if ``given`` is the PIN; else the refusal (throttled per address and for the table)."""
+    access = table_runtime().access
+    refused = access.guard.check(client_address(), given, access.pin)
+    if refused is None:
+        return None
+    code, _english = refused  # the catalogue words it, in English and French
+    if code == "wrong_pin":
+        return json_error(403, code="wrong_pin")
+    return json_error(429, code=code)  # a lockout: the PIN was not checked
+
+
+def host_session() -> HostSession | None:
+    """The logged-in host's server-side session, or None (never logged in, logged out, expired)."""
+    return table_runtime().access.sessions.get(session.get("sid"))
+
+
+def foreign_host() -> Response | None:
+    """A refusal when the request came in under a name that is not this machine's."""
+    if host_allowed(request.host, current_app.config["HOST_NAMES"]):
+        return None
+    url = table_runtime().join_url()
+    return json_error(
+        403,
+        code="foreign_host",
+        url=url,
+    )
+
+
+def _authorise() -> Response | None:
+    """A control may run: the PIN in the header, or a logged-in page with its CSRF token."""
+    foreign = foreign_host()
+    if foreign is not None:
+        return foreign
+    if not _limiter().hit(client_address()):
+        return json_error(429, code="rate_limited")
+    given = request.headers.get("X-Table-Pin")
+    if given:
+        return check_pin(given)
+    host = host_session()
+    if host is not None:
+        return csrf_refusal(host)
+    return json_error(401, code="login_needed")
+
+
+def is_host() -> bool:
+    """Whether a read comes from the host: the PIN in the header, or a logged-in page (a GET
+    needs no CSRF token: it changes nothing)."""
+    given = request.headers.get("X-Table-Pin")
+    if given:
+        return check_pin(given) is None
+    return host_session() is not None
+
+
+def guest_refusal() -> Response | None:
+    """The checks a POST anyone may make passes (the coach's ask): this machine's name, the
+    per-address rate, and a JSON body, which another site's page cannot send without the
+    browser asking this server first (and it says no)."""
+    foreign = foreign_host()
+    if foreign is not None:
+        return foreign
+    if not _limiter().hit(client_address()):
+        return json_error(429, code="rate_limited")
+    if not request.is_json:
+        return json_error(415, code="json_needed")
+    return None
+
+
+def csrf_refusal(host: HostSession) -> Response | None:
+    """None if the request carries ``host``'s CSRF token in ``X-CSRF-Token``, else the refusal.
+
+    SameSite=Strict cookies still come with requests from another port of the same host
+    (the same site): only the token, which such a page cannot read, tells the host's page."""
+    token = request.headers.get("X-CSRF-Token", "")
+    if token and hmac.compare_digest(token, host.csrf):
+        return None
+    return json_error(403, code="csrf_stale")
+
+
+def control(
+    mock_only: str | None = None, mock_code: str = "mock_only"
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Guard a control endpoint: authorisation first; ``mock_only`` (the refusal, ``mock_code``
+    its code) refuses it on real hardware."""
+
+    def wrap(view: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(view)
+        def guarded(*args: Any, **kwargs: Any) -> Any:
+            denied = _authorise()
+            if denied is not None:
+                return denied
+            if mock_only and not table_runtime().mock:
+                return json_error(409, code=mock_code)
+            return view(*args, **kwargs)
+
+        return guarded
+
+    return wrap

@@ -1,0 +1,81 @@
+"""The project's habits that code can check: one version, the private API we lean on pinned."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tomllib
+from importlib.metadata import version
+from pathlib import Path
+
+import companion
+
+ROOT = Path(__file__).resolve().parents[2]
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+#: The waitress series whose private API companion/web/http_server.py extends.
+WAITRESS_SERIES = (3, 0)
+#: What of it the server leans on, to re-read in a new waitress before moving the pin.
+WAITRESS_PRIVATE = (
+    "waitress.channel.HTTPChannel: handle_read, write_soon, _flush_some, addr",
+    "waitress.server.BaseWSGIServer: active_channels, readable (and the maintenance it runs)",
+)
+
+
+def series(text: str) -> tuple[int, int]:
+    major, minor = re.match(r"(\d+)\.(\d+)", text).groups()  # type: ignore[union-attr]
+    return int(major), int(minor)
+
+
+def waitress_check(installed: str) -> str | None:
+    """What to re-check when ``installed`` is not the pinned series, or None."""
+    if series(installed) == WAITRESS_SERIES:
+        return None
+    return (
+        f"waitress {installed} is installed, but companion/web/http_server.py extends waitress "
+        f"{'.'.join(map(str, WAITRESS_SERIES))}'s private API: re-read "
+        + "; ".join(WAITRESS_PRIVATE)
+        + f" in waitress {installed}, run tests/web/test_http_limits.py and benchmarks/bench_attacks.py, "
+        "then move the pin in pyproject.toml and WAITRESS_SERIES in tests/project/test_habits.py"
+    )
+
+
+def test_the_installed_waitress_is_the_series_the_server_was_written_for() -> None:
+    problem = waitress_check(version("waitress"))
+    assert problem is None, problem
+
+
+def test_pyproject_pins_waitress_to_that_series() -> None:
+    (pin,) = [d for d in PROJECT["dependencies"] if d.startswith("waitress")]
+    major, minor = WAITRESS_SERIES
+    assert f">={major}.{minor}" in pin and f"<{major}.{minor + 1}" in pin, pin
+
+
+def test_another_waitress_series_is_refused_with_what_to_re_check() -> None:
+    assert waitress_check("3.0.2") is None
+    problem = waitress_check("3.1.0")
+    assert problem is not None and "_flush_some" in problem and "pyproject.toml" in problem
+    assert waitress_check("4.0") is not None
+
+
+def test_the_version_is_written_once_and_read_from_the_metadata() -> None:
+    assert companion.__version__ == PROJECT["version"] == version("trekking-companion")
+    source = (ROOT / "companion" / "__init__.py").read_text(encoding="utf-8")
+    assert PROJECT["version"] not in source, "the version is written in pyproject.toml only"
+    shown = subprocess.run(
+        [sys.executable, "-m", "companion", "--version"], capture_output=True, text=True, check=True
+    )
+    assert shown.stdout.split() == ["companion", PROJECT["version"]]
+
+
+def test_the_score_charts_are_drawn_by_one_module() -> None:
+    """The end screen's and the history page's charts, and their palette, dashes and markers,
+    were written twice (end.js, history.js): chart.js draws both."""
+    static = ROOT / "web" / "static"
+    for name in sorted(p.name for p in static.glob("*.js")):
+        source = (static / name).read_text(encoding="utf-8")
+        if name == "chart.js":
+            assert "<polyline" in source and "const DASHES" in source
+            continue
+        for own in ("<polyline", "const DASHES", "const MARKS", "const PALETTE"):
+            assert own not in source, f"web/static/{name} draws a chart itself ({own}): use chart.js"

@@ -1,0 +1,139 @@
+"""Helpers shared by the table and web tests."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.records.trekking import TREKKING
+from companion.run.runtime import Runtime
+from companion.run.startup import build_runtime
+from companion.store.log import Store
+from companion.table.game_setup import new_game
+from companion.util.config import ButtonSettings, Config, RingSettings, TableSettings
+
+FAST_BUTTONS = ButtonSettings(bounce=0.0, undo_hold=0.15)
+
+
+def make_runtime(
+    tmp_path: Path,
+    players: str = "Ann,Ben",
+    seed: int = 3,
+    config: Config | None = None,
+    turn: str = "quick",
+    **ring: Any,
+) -> Runtime:
+    """A mock table on a new game in ``tmp_path`` (table PIN 2468); ``turn`` is the turn style."""
+    if config is None:
+        config = Config(table=TableSettings(turn=turn), buttons=FAST_BUTTONS, ring=RingSettings(**ring))
+    store = Store(tmp_path, TREKKING)
+    new_game(store, players.split(","), config, seed=seed, mock=True)
+    store.close()
+    return build_runtime(config, tmp_path, mock=True, pin="2468", say=lambda _: None)
+
+
+@contextmanager
+def api_app(tmp_path: Path, **app_options: Any) -> Iterator[tuple[Any, Runtime]]:
+    """The Flask app on `make_runtime`'s table, and the runtime (``app_options``: ``create_app``'s)."""
+    from companion.web.app import create_app
+
+    rt = make_runtime(tmp_path)
+    app = create_app(rt, **app_options)
+    app.testing = True
+    yield app, rt
+    rt.stop()
+
+
+@contextmanager
+def api_client(tmp_path: Path, **app_options: Any) -> Iterator[tuple[Any, Runtime]]:
+    """Flask's test client on `make_runtime`'s table, and the runtime."""
+    with api_app(tmp_path, **app_options) as (app, rt):
+        yield app.test_client(), rt
+
+
+def client_from(app: Any, address: str = "127.0.0.1") -> Any:
+    """A test client whose requests come from ``address`` (limits are per address)."""
+    http = app.test_client()
+    http.environ_base["REMOTE_ADDR"] = address
+    return http
+
+
+def play_turn(rt: Runtime, rng: random.Random) -> None:
+    """One step as players at the table would do it, through taps and gpiozero presses."""
+    expect = rt.table.expect()
+    assert expect is not None
+    if expect["kind"] == "itinerary":
+        assert rt.tap(rng.choice(expect["choices"])).accepted
+        return
+    assert expect["kind"] == "take", expect
+    card = rng.choice(expect["choices"])
+    if rt.table.turn_style == "quick":  # crystals are chosen before the tap, which commits
+        option = next(o for o in rt.table.board.take_options() if o.card == card)
+        for _ in range(rng.randint(0, option.max_crystals)):
+            assert rt.press("crystal").accepted
+    outcome = rt.tap(card)
+    assert outcome.accepted, outcome
+    if rt.table.pending is not None:
+        for _ in range(rng.randint(0, rt.table.pending.max_crystals)):
+            assert rt.press("crystal").accepted
+        assert rt.press("confirm").accepted
+
+
+def require_tool(present: bool, missing: str, install: str) -> None:
+    """A test module's outside tool: CI (``CI`` set) must have it; elsewhere its
+    absence skips the module loudly instead of failing a developer's run."""
+    if present:
+        return
+    if os.environ.get("CI"):
+        raise RuntimeError(f"CI must run these tests, but {missing} ({install})")
+    pytest.skip(f"SKIPPED: {missing} ({install})", allow_module_level=True)
+
+
+def free_itinerary(rt: Runtime, player: str) -> str:
+    """An Itinerary ``player`` could switch to today (no one uses it, they never did)."""
+    board = rt.table.board
+    who = board.names.index(player)
+    taken = set(board.itinerary) | {i for i in range(64) if board.used[who] >> i & 1}
+    return next(it.id for i, it in enumerate(board.edition.itineraries) if i not in taken)
+
+
+# --- a full disk, with a fault-injecting connection (runs everywhere) ------------------------------
+
+
+class FullAfter:
+    """The store's SQLite connection, refusing with SQLITE_FULL once ``budget`` INSERTs were
+    written: a disk filling up in the middle of a transaction."""
+
+    def __init__(self, db: sqlite3.Connection, budget: int) -> None:
+        self.db = db
+        self.budget = budget
+
+    def execute(self, sql: str, args: Any = ()) -> Any:
+        if sql.startswith("INSERT"):
+            if self.budget <= 0:
+                error = sqlite3.OperationalError("database or disk is full")
+                error.sqlite_errorcode = 13  # type: ignore[attr-defined]
+                raise error
+            self.budget -= 1
+        return self.db.execute(sql, args)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.db, name)
+
+
+@contextlib.contextmanager
+def disk_fills_after(rt: Runtime, budget: int) -> Iterator[None]:
+    real = rt.store._db
+    rt.store._db = FullAfter(real, budget)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        rt.store._db = real

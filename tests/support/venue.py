@@ -1,0 +1,154 @@
+"""A real Mosquitto for the venue tests (never a mock broker), and a subscriber that records.
+
+`Broker` writes its own config file in a temporary folder and runs Debian's
+``/usr/sbin/mosquitto`` on a free loopback port, with persistence (a hall's queued messages
+outlive a clean restart); `stop`, `kill` and `start` are the faults the tests make.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.support.tables import require_tool
+
+MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+require_tool(Path(MOSQUITTO).exists(), "mosquitto is not installed", "apt-get install mosquitto")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_until(condition: Callable[[], Any], timeout: float = 60.0, what: str = "") -> Any:
+    """Poll ``condition`` until it is truthy (a bound, not a pause); fail saying ``what``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what or condition}")
+        time.sleep(0.02)
+
+
+class Broker:
+    """A Mosquitto process on ``127.0.0.1:port`` with a config of its own."""
+
+    def __init__(
+        self, folder: Path, users: dict[str, str] | None = None, tls: tuple[Path, Path, Path] | None = None
+    ) -> None:
+        """``users``: a password file with these; ``tls``: (CA, certificate, key) of a TLS listener."""
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+        self.port = free_port()
+        self.url = f"mqtt://127.0.0.1:{self.port}"
+        lines = [
+            f"listener {self.port} 127.0.0.1",
+            *([f"cafile {tls[0]}", f"certfile {tls[1]}", f"keyfile {tls[2]}"] if tls else []),
+            "persistence true",
+            f"persistence_location {folder}/",
+            "max_queued_messages 100000",
+            # Run as root (CI), Mosquitto would become the user "mosquitto", who cannot read
+            # the test's private folder; as anyone else the option is ignored.
+            f"user {getpass.getuser()}",
+        ]
+        if users:
+            passwords = folder / "passwords"
+            passwords.write_text("")
+            for user, password in users.items():
+                subprocess.run(["mosquitto_passwd", "-b", str(passwords), user, password], check=True)
+            lines += ["allow_anonymous false", f"password_file {passwords}"]
+        else:
+            lines.append("allow_anonymous true")
+        self.config = folder / "mosquitto.conf"
+        self.config.write_text("\n".join(lines) + "\n")
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> Broker:
+        log = (self.folder / "mosquitto.log").open("ab")
+        self.process = subprocess.Popen([MOSQUITTO, "-c", str(self.config)], stdout=log, stderr=log)
+        wait_until(self._answers, 20, "mosquitto to listen")
+        return self
+
+    def _answers(self) -> bool:
+        assert self.process is not None and self.process.poll() is None, "mosquitto exited"
+        try:
+            socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+            return True
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        """A clean stop (SIGTERM): Mosquitto saves its persistence (retained, queued) first."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            self.process.wait(20)
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(20)
+
+
+class Collector:
+    """A test's subscriber to ``prefix/#``: every message as (topic, payload, retained)."""
+
+    def __init__(self, broker: Broker, prefix: str = "trekking", persistent: bool = False) -> None:
+        """``persistent``: a session the broker keeps (and queues for) while either is down."""
+        import paho.mqtt.client as mqtt
+
+        self.messages: list[tuple[str, bytes, bool]] = []
+        self.lock = threading.Lock()
+        self.client = mqtt.Client(
+            mqtt.CallbackAPIVersion.VERSION2,
+            client_id=f"collector-{id(self)}",
+            clean_session=not persistent,
+            protocol=mqtt.MQTTv311,
+        )
+        self.client.reconnect_delay_set(1, 2)
+        self.client.on_message = self._on_message
+        self.client.on_connect = lambda client, *_: client.subscribe(f"{prefix}/#", qos=1)
+        self.client.connect("127.0.0.1", broker.port)
+        self.client.loop_start()
+
+    def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
+        with self.lock:
+            self.messages.append((message.topic, bytes(message.payload), bool(message.retain)))
+
+    def of(self, suffix: str) -> list[Any]:
+        with self.lock:
+            return [json.loads(p) for t, p, _ in self.messages if t.endswith(suffix)]
+
+    def configs(self) -> list[tuple[str, Any]]:
+        """Home Assistant discovery configs received: (topic, JSON)."""
+        with self.lock:
+            return [(t, json.loads(p)) for t, p, _ in self.messages if t.endswith("/config")]
+
+    def record(self, table: str, game: int, prefix: str = "trekking") -> str:
+        """The game's record rebuilt from what arrived, duplicates dropped by seq."""
+        setup = self.of(f"{prefix}/{table}/games/{game}/setup")[-1]
+        events: dict[int, Any] = {}
+        for message in self.of(f"{prefix}/{table}/games/{game}/events"):
+            events.setdefault(message["seq"], message["event"])
+        head = (
+            {**setup["setup"], "record": setup["format"]}
+            if "record" not in setup["setup"]
+            else setup["setup"]
+        )
+        return "\n".join(json.dumps(x) for x in [head, *(events[s] for s in sorted(events))]) + "\n"
+
+    def close(self) -> None:
+        self.client.disconnect()
+        self.client.loop_stop()

@@ -1,0 +1,50 @@
+"""``companion hall`` as a process: it serves the venue's read-only page, and a bad broker
+address is a clear sentence, never a traceback."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+from tests.support.venue import Broker, free_port, wait_until
+
+
+def hall(*args: str) -> list[str]:
+    return [sys.executable, "-m", "companion", "hall", *args]
+
+
+def test_a_bad_broker_address_is_said_plainly() -> None:
+    ran = subprocess.run(hall("--broker", "http://x:1"), capture_output=True, text=True)
+    assert ran.returncode != 0 and "Traceback" not in ran.stderr
+    assert "mqtt://broker.local:1883" in ran.stderr + ran.stdout
+
+
+def test_the_hall_serves_its_page_and_csv_and_stops_on_sigterm(tmp_path: Path) -> None:
+    broker = Broker(tmp_path / "broker").start()
+    port = free_port()
+    proc = subprocess.Popen(
+        hall("--broker", broker.url, "--data-dir", str(tmp_path / "hall"), "--port", str(port), "--host",
+             "127.0.0.1"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+
+    def page(path: str) -> str | None:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=2) as answer:
+                return str(answer.read().decode())
+        except OSError:
+            return None
+
+    try:
+        html = wait_until(lambda: page("/"), 30, "the hall's page")
+        assert "The venue" in html and "Standings across the tables" in html
+        assert "Le lieu" in (page("/?lang=fr") or "")
+        assert (page("/results.csv") or "").startswith("table,game,started,player,points,rank,winner")
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _out, err = proc.communicate(timeout=20)
+        broker.stop()
+    assert proc.returncode == 0, err
+    assert b"Traceback" not in err
