@@ -302,32 +302,27 @@ class Doctor:
 
     def check_spi(self) -> None:
         device = self.parts.spi_device
-        user = _user()
         boot, on = boot_spi(self.parts.boot_configs)
         if not device.exists() and boot is not None:
             code = "doctor_spi_reboot" if on else "doctor_spi_off"
             fix = "doctor_spi_reboot.fix" if on else "doctor_spi_missing.fix"
             self.report(Check("SPI", False, say(code, device=device, config=boot), say(fix)))
-        elif not device.exists():
-            self.report(
-                Check(
-                    "SPI",
-                    False,
-                    say("doctor_spi_missing", device=device),
-                    say("doctor_spi_missing.fix"),
-                )
-            )
-        elif not os.access(device, os.R_OK | os.W_OK):
-            self.report(
-                Check(
-                    "SPI",
-                    False,
-                    say("doctor_spi_refused", device=device, user=user),
-                    say("doctor_spi_refused.fix", user=user),
-                )
-            )
         else:
-            self.report(Check("SPI", True, say("doctor_spi_ok", device=device, user=user)))
+            self.check_device("SPI", device, os.R_OK | os.W_OK, "doctor_spi")
+
+    def check_device(self, name: str, device: Path, mode: int, words: str) -> None:
+        """A device a part is reached through: there, and open to this user with ``mode``.
+        ``words`` is the catalogue's prefix: ``<words>_missing``, ``_refused`` (each with its
+        ``.fix``) and ``_ok``."""
+        user = _user()
+        if not device.exists():
+            fix = say(f"{words}_missing.fix")
+            self.report(Check(name, False, say(f"{words}_missing", device=device), fix))
+        elif not os.access(device, mode):
+            fix = say(f"{words}_refused.fix", user=user)
+            self.report(Check(name, False, say(f"{words}_refused", device=device, user=user), fix))
+        else:
+            self.report(Check(name, True, say(f"{words}_ok", device=device, user=user)))
 
     def check_reader(self, config: Config) -> Any:
         from companion.hardware.health import explain
@@ -381,27 +376,7 @@ class Doctor:
                 )
             else:
                 self.report(Check("config.txt", True, say("doctor_boot_overlay_ok", file=boot, line=line)))
-        device, user = self.parts.ring_device, _user()
-        if not device.exists():
-            self.report(
-                Check(
-                    "SPI1",
-                    False,
-                    say("doctor_ring_device_missing", device=device),
-                    say("doctor_ring_device_missing.fix"),
-                )
-            )
-        elif not os.access(device, os.W_OK):
-            self.report(
-                Check(
-                    "SPI1",
-                    False,
-                    say("doctor_ring_device_refused", device=device, user=user),
-                    say("doctor_ring_device_refused.fix", user=user),
-                )
-            )
-        else:
-            self.report(Check("SPI1", True, say("doctor_ring_device_ok", device=device, user=user)))
+        self.check_device("SPI1", self.parts.ring_device, os.W_OK, "doctor_ring_device")
 
     def check_ring(self, config: Config) -> None:
         from companion.hardware.health import explain
