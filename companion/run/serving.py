@@ -25,8 +25,9 @@ def make_server(
     not make the server buffer snapshot after snapshot for it: past 256 KiB of
     pending output its stream waits, and then sends only the latest state.
     """
-    from companion.web.app import HEARTBEAT, MAX_BODY, create_app
+    from companion.web.app import MAX_BODY, create_app
     from companion.web.http_server import SPARE_THREADS, create_guarded_server
+    from companion.web.live import HEARTBEAT
 
     app = create_app(runtime, heartbeat=HEARTBEAT if heartbeat is None else heartbeat)
     threads = threads or runtime.config.table.live_pages + SPARE_THREADS

@@ -1,10 +1,10 @@
 """The page's edition library and transcription mode: HTTP routes (host only).
 
-Every route needs the table PIN (the page's login or ``X-Table-Pin``), like every
-control in `companion.web.app`: both are guarded by `companion.web.route_support.control`, and
-neither route module imports the other. Editions are named, never given as paths; every
-change goes through `companion.editions.edit` and is saved by the library
-(validated by the engine's `parse_edition`, written atomically), and a broken
+Every route needs the table PIN (the page's login or ``X-Table-Pin``), like every control of
+the table page (`companion.web.controls`, ...): all are guarded by
+`companion.web.route_support.control`, and none imports another route module. Editions are
+named, never given as paths; every change goes through `companion.editions.edit` and is saved
+by the library (validated by the engine's `parse_edition`, written atomically), and a broken
 file is answered 400 with its path and line.
 
 Transcription: while the host has the page's transcription open, the reader's

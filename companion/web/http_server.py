@@ -12,7 +12,7 @@ What an audit showed, and the answer here:
   instead of ``select``, which cannot watch more than 1,024 sockets), each
   address may hold only `PER_ADDRESS` connections, and a request must arrive
   whole within `REQUEST_SECONDS` of its first byte;
-- each live page holds a thread: `companion.web.app` caps them (in all and per
+- each live page holds a thread: `companion.web.live` caps them (in all and per
   address), and the pool has `SPARE_THREADS` more, so ``/`` and ``/api/state``
   are answered however many pages are open;
 - a client that pipelines many requests and never reads the answers (90 connections

@@ -1,6 +1,7 @@
 """What the web layer needs from a running table, as an interface.
 
-`companion.web.app` serves whatever object it is given that has this shape;
+The page's routes (each feature's blueprint, registered by `companion.web.app.create_app`)
+serve whatever object they are given that has this shape;
 `companion.run.startup` builds the real one (`companion.run.runtime.Runtime`) and
 `companion.run.serving` wires the two. So the arrows point down: serving knows the web, the
 web knows only this module

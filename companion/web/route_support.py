@@ -1,9 +1,9 @@
 """What every HTTP route needs from the request it serves: the runtime, the body, errors, the PIN.
 
-`companion.web.app` (the table's page and API) and `companion.web.editions` (the owner's
-edition library) both guard their controls and answer errors the same way. These
-helpers live here, below both, so that neither route module imports the other:
-`companion.web.app` only registers the library's blueprint.
+The page's routes live in one module per feature, each a blueprint (`companion.web.live`,
+`companion.web.controls`, `companion.web.editions`, ...; `companion.web.app` registers them).
+They guard their controls and answer errors the same way; these helpers live here, below all
+of them, so that no route module imports another's.
 
 - `table_runtime` is the running table the app was built for (``RUNTIME`` in the
   app's config: `companion.web.app.create_app` puts it there).
@@ -16,6 +16,8 @@ helpers live here, below both, so that neither route module imports the other:
   bounded before); a body out of bounds or not JSON is a 400 with its code.
 - `control` guards a control: the PIN in ``X-Table-Pin``, or the page's login with
   its CSRF token; only under this machine's own names; throttled.
+- `answer` is a table input's answer (a tap, a press, an undo, a correction): its outcome and
+  the table's new state.
 """
 
 from __future__ import annotations
@@ -50,6 +52,12 @@ def json_error(status: int, /, code: str, **params: Any) -> Response:
     response = jsonify(body)
     response.status_code = status
     return response
+
+
+def answer(outcome: Any) -> Response:
+    """An input's answer (a tap, a press, an undo, a correction): what the table made of it
+    (`companion.table` outcomes) and the table's state after it."""
+    return jsonify({"outcome": outcome.to_json(), "state": table_runtime().state()})
 
 
 def not_saved(exc: OSError) -> Response:

@@ -34,12 +34,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "companion"
 
 #: Layers by module name prefix. The web layer serves the page; the table layer must
 #: work with no page at all (a replay, the console, the doctor), so it never imports it.
-WEB = (
-    "companion.web.app",
-    "companion.web.route_support",
-    "companion.web.editions",
-    "companion.web.http_server",
-)
+WEB = ("companion.web",)
 TABLE = (
     "companion.table",
     "companion.table.session",
@@ -301,19 +296,94 @@ def test_the_web_layer_never_imports_the_composition_root() -> None:
     wrong = [
         f"{name} imports {imported}"
         for name, module in modules().items()
-        if inside(name, (*WEB, "companion.web.ports", "companion.web.history", "companion.table.access"))
+        if inside(name, (*WEB, "companion.table.access"))
         for imported in sorted(module.imports)
         if inside(imported, (*ROOT, "companion.run.cli"))
     ]
     assert not wrong, wrong
 
 
-def test_the_edition_routes_do_not_import_the_table_page() -> None:
-    """The page registers the library's routes, so they never import it; both share the routes'
-    plumbing (moved here from tests/web/test_access.py)."""
-    imports = modules()["companion.web.editions"].imports
-    assert not inside("companion.web.app", tuple(imports)) and "companion.web.app" not in imports
-    assert "companion.web.route_support" in imports
+#: The app factory: it registers every feature's blueprint.
+APP = "companion.web.app"
+#: A route's decorator: ``@<blueprint>.get("/api/...")`` and its siblings.
+ROUTE_METHODS = {"get", "post", "put", "patch", "delete", "route"}
+
+
+def route_owners(source: str) -> tuple[list[str], list[tuple[int, str]]]:
+    """A module's blueprints (the names module-level ``Blueprint(...)`` calls are kept in) and
+    its routes: (line, the name the route is declared on) for each ``@x.get("/...")``."""
+    tree = ast.parse(source)
+    blueprints = [
+        target.id
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Name)
+        and node.value.func.id == "Blueprint"
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    ]
+    routes = [
+        (decorator.lineno, decorator.func.value.id)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef)
+        for decorator in node.decorator_list
+        if isinstance(decorator, ast.Call)
+        and isinstance(decorator.func, ast.Attribute)
+        and decorator.func.attr in ROUTE_METHODS
+        and isinstance(decorator.func.value, ast.Name)
+        and decorator.args
+        and isinstance(decorator.args[0], ast.Constant)
+        and str(decorator.args[0].value).startswith("/")
+    ]
+    return blueprints, routes
+
+
+def blueprint_problems(source: str) -> list[str]:
+    """Where a module holding routes is not one feature's blueprint: two blueprints in one
+    module, or a route declared on something else (the app itself)."""
+    blueprints, routes = route_owners(source)
+    found = [f"{len(blueprints)} blueprints: {', '.join(blueprints)}"] if len(blueprints) > 1 else []
+    found += [
+        f"{line}: a route on {owner}, not the module's blueprint"
+        for line, owner in routes
+        if owner not in blueprints
+    ]
+    return found
+
+
+def test_each_web_module_holding_routes_is_one_features_blueprint() -> None:
+    """The page's routes by feature (issue 22): each module one blueprint, its routes on it,
+    none on the app; the factory registers them and no route module imports it."""
+    found = {n: m for n, m in modules().items() if inside(n, WEB)}
+    wrong = [
+        f"{name}: {where}"
+        for name, module in found.items()
+        for where in blueprint_problems(module.path.read_text(encoding="utf-8"))
+    ]
+    assert not wrong, wrong
+    holding = sorted(n for n, m in found.items() if route_owners(m.path.read_text(encoding="utf-8"))[1])
+    assert len(holding) >= 9 and APP not in holding, holding
+    assert set(holding) <= found[APP].imports, "every feature's blueprint is registered by the app"
+    wrong = [name for name in holding if APP in found[name].imports]
+    assert not wrong, f"route modules importing the app factory: {wrong}"
+    assert all("companion.web.route_support" in found[name].imports for name in holding)
+
+
+@pytest.mark.parametrize(
+    ("source", "found"),
+    [
+        ('live = Blueprint("live", __name__)\n@live.get("/api/state")\ndef state(): ...\n', []),
+        ('a = Blueprint("a", __name__)\nb = Blueprint("b", __name__)\n', ["2 blueprints: a, b"]),
+        (
+            'def create_app():\n    app = Flask(__name__)\n    @app.get("/")\n    def index(): ...\n',
+            ["3: a route on app, not the module's blueprint"],
+        ),
+        ('def f(d):\n    @functools.lru_cache()\n    def g(): ...\n    return d.get("x")\n', []),
+    ],
+)
+def test_a_route_outside_its_features_blueprint_is_found(source: str, found: list[str]) -> None:
+    assert blueprint_problems(source) == found
 
 
 def test_no_module_reaches_another_modules_private_names() -> None:
@@ -540,8 +610,9 @@ def test_reaching_into_the_editions_package_is_found(
 
 
 #: The web layer's modules that serve the running table (they all reach it through
-#: `companion.web.route_support.table_runtime()`, typed `companion.web.ports.TableRuntime`).
-WEB_PAGES = (*WEB, "companion.web.history")
+#: `companion.web.route_support.table_runtime()`, typed `companion.web.ports.TableRuntime`):
+#: every one of them, the feature's routes, the live streams, the app factory.
+WEB_PAGES = WEB
 #: What the web layer must never take from the runtime: the live table and its store.
 INSIDES = {"table", "store"}
 

@@ -1,0 +1,217 @@
+"""The live page: what every phone at the table reads, and the stream that keeps it current.
+
+Reading is open on the LAN: the page itself (``/``), ``GET /api/state``, the live stream
+``GET /api/events`` (Server-Sent Events: a full snapshot on connect and after every change,
+heartbeats, ``Last-Event-ID`` catch-up), ``/api/ring``, ``/api/cards`` (the enrolment
+search), ``/api/editions`` (the new game's choice) and ``/api/openapi.json``.
+
+Live pages are capped in all and per address (`StreamSlots`): each holds a server thread;
+past the cap a page polls ``/api/state``. Under waitress one thread writes every page's
+updates (`companion.web.live_streams`).
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request
+
+from companion.web.live_streams import Broadcaster, SseMessages
+from companion.web.route_support import client_address, foreign_host, host_session, json_error, table_runtime
+
+#: Seconds between heartbeats on an idle live stream.
+HEARTBEAT = 15.0
+#: Least time between two snapshots on one live stream: at most 25 redraws a second.
+#: A table moves every few seconds, so this never delays a real update; it keeps a
+#: burst of changes (a reveal right after a take, a script driving the table) from
+#: waking every page's thread for every step. The page always ends on the latest state.
+STREAM_INTERVAL = 0.04
+#: The API description (a data file beside this package's modules, kept in step by the tests).
+#: Read as the package's data (not beside this module's file), wherever the module lives.
+OPENAPI: dict[str, Any] = json.loads(
+    importlib.resources.files("companion").joinpath("openapi.json").read_text(encoding="utf-8")
+)
+
+live_api = Blueprint("live", __name__)
+
+
+class StreamSlots:
+    """Live pages being streamed, in all and per address: each holds a server thread."""
+
+    def __init__(self, total: int, per_address: int) -> None:
+        self.total, self.per_address = total, per_address
+        self.by_address: dict[str, int] = {}
+        self.lock = threading.Lock()
+
+    def take(self, address: str) -> bool:
+        with self.lock:
+            if (
+                sum(self.by_address.values()) >= self.total
+                or self.by_address.get(address, 0) >= self.per_address
+            ):
+                return False
+            self.by_address[address] = self.by_address.get(address, 0) + 1
+            return True
+
+    def give_back(self, address: str) -> None:
+        with self.lock:
+            left = self.by_address.get(address, 0) - 1
+            if left > 0:
+                self.by_address[address] = left
+            else:
+                self.by_address.pop(address, None)
+
+
+@live_api.get("/")
+def index() -> Any:
+    response = current_app.send_static_file("index.html")
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
+@live_api.get("/api/state")
+def state() -> Any:
+    """The table's state; ``?page=1`` adds what the page draws. Also the polling fallback."""
+    runtime = table_runtime()
+    # Each hardware part, so the page (and a host) can see a ring or reader that is down; and
+    # damage the store's checksums found, shown the same way until a host acknowledges it.
+    hardware = runtime.health.as_json()
+    store = runtime.store_damage()
+    if request.args.get("page"):  # computed once per change however many pages poll
+        # the parts' status changes apart from the game: appended to the shared snapshot's text
+        text = runtime.page_text()[1]
+        venue = json.dumps(runtime.venue_status())
+        extra = f',"hardware":{json.dumps(hardware)},"store":{json.dumps(store)},"venue":{venue}'
+        return Response(f"{text[:-1]}{extra}}}", mimetype="application/json")
+    return jsonify({**runtime.state(), "hardware": hardware, "store": store, "venue": runtime.venue_status()})
+
+
+@live_api.get("/api/events")
+def events() -> Response:
+    """Live updates: a snapshot now, then one after each change; heartbeats in between.
+
+    Each stream holds one server thread, so they are capped (`StreamSlots`); a page
+    refused here polls `/api/state` instead. A stream notices within a second that
+    its page went away (waitress tells), and gives its thread back.
+    """
+    runtime = table_runtime()
+    last = request.headers.get("Last-Event-ID") or request.args.get("last_event_id") or ""
+    heartbeat = current_app.config["HEARTBEAT"]
+    interval = current_app.config["STREAM_INTERVAL"]
+    boot = current_app.config["BOOT"]
+    slots: StreamSlots = current_app.config["STREAMS"]
+    address = client_address()
+    if not slots.take(address):
+        response = json_error(
+            503,
+            code="too_many_pages",
+        )
+        response.headers["Retry-After"] = "30"
+        return response
+    gone: Callable[[], bool] = request.environ.get("waitress.client_disconnected", lambda: False)
+    released = threading.Event()
+
+    def release() -> None:  # once, whether the stream ran to its end or never started
+        if not released.is_set():
+            released.set()
+            slots.give_back(address)
+
+    messages: SseMessages = current_app.config["SSE_MESSAGES"]
+    # Under waitress, over HTTP/1.1 (chunked), one thread writes every page's updates
+    # (`companion.web.live_streams`); elsewhere (a test client, HTTP/1.0) the page's own thread does.
+    channel = getattr(request.environ.get("waitress.client_disconnected"), "__self__", None)
+    shared = channel is not None and request.environ.get("SERVER_PROTOCOL") == "HTTP/1.1"
+    broadcaster: Broadcaster = current_app.config["BROADCASTER"]
+
+    def stream() -> Iterator[bytes]:
+        # Event ids are "<this process>-<table version>": a page that saw the latest
+        # one (after a dropped connection) gets nothing again; any other id, or one
+        # from before a restart, gets the current snapshot at once.
+        try:
+            yield b"retry: 2000\n: connected\n\n"
+            sent, sent_at = last, -interval
+            quiet_since = time.monotonic()
+            if shared:
+                version, event_id, message = messages.message(runtime, boot)
+                if event_id != sent:
+                    sent = event_id
+                    yield message
+                page = broadcaster.add(channel, sent)
+                try:  # the broadcaster writes from now on: wait for the page to go away
+                    while not gone() and not page.done.wait(1.0):
+                        pass
+                finally:
+                    broadcaster.remove(page)
+                return
+            while not gone():
+                version = runtime.version()
+                if f"{boot}-{version}" != sent:
+                    pause = sent_at + interval - time.monotonic()
+                    if pause > 0:  # a snapshot just went out: send the latest one a moment later
+                        time.sleep(pause)
+                        continue
+                    version, sent, message = messages.message(runtime, boot)
+                    sent_at = quiet_since = time.monotonic()
+                    yield message
+                # wait in short steps, so a closed page frees its thread within a second
+                wait = min(1.0, max(0.0, quiet_since + heartbeat - time.monotonic()))
+                # a new game wakes this wait and bumps the version: it is sent at once
+                unchanged = runtime.wait_for_change(version, wait) == version
+                if unchanged and time.monotonic() - quiet_since >= heartbeat:
+                    quiet_since = time.monotonic()
+                    yield b": heartbeat\n\n"
+        finally:
+            release()
+
+    response = Response(stream(), mimetype="text/event-stream")
+    response.call_on_close(release)
+    response.headers["Cache-Control"] = "no-cache"
+    response.headers["X-Accel-Buffering"] = "no"
+    return response
+
+
+@live_api.get("/api/ring")
+def ring() -> Any:
+    """The Clock as the ring shows it now: one "#rrggbb" per LED. While the ring shows the
+    table PIN (Confirm held), only a logged-in host sees it; anyone else gets the game's picture."""
+    host = foreign_host() is None and host_session() is not None
+    frame = table_runtime().ring_frame(private=host)
+    return jsonify({"leds": [f"#{r:02x}{g:02x}{b:02x}" for r, g, b in frame]})
+
+
+@live_api.get("/api/cards")
+def cards() -> Any:
+    """Search the edition by title, year or id (for enrolment): each match with its English
+    ``label`` (scripts) and what the page words in its language (kind, title, year, hours, gains)."""
+    from companion.table.enrol import find
+
+    edition = table_runtime().edition()
+    found: list[dict[str, Any]] = []
+    for i, label in find(edition, request.args.get("q", "")):
+        entry: dict[str, Any] = {"id": i, "label": label}
+        if i in edition.card_index:
+            card = edition.card(i)
+            entry.update(kind="card", title=card.title, year=card.year, hours=card.hours)
+            entry["gains"] = list(card.gains)
+        else:
+            entry["kind"] = "itinerary" if i in edition.itinerary_index else "ancestor"
+        found.append(entry)
+    return jsonify({"cards": found})
+
+
+@live_api.get("/api/editions")
+def editions() -> Any:
+    from companion.editions import EditionLibrary
+
+    library = EditionLibrary(table_runtime().data_dir)
+    return jsonify({"editions": library.names(), "default": library.default()})
+
+
+@live_api.get("/api/openapi.json")
+def openapi() -> Any:
+    return jsonify(OPENAPI)
