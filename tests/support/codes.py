@@ -10,7 +10,14 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = (
-    "web/app.py",
+    "web/app.py",  # the app's own errors (an HTTP error, a bad body, a crash)
+    "web/live.py",  # the table page's routes, one module per feature (the edition library's are
+    "web/qr.py",  # LibraryError codes, described apart)
+    "web/auth.py",
+    "web/controls.py",
+    "web/coach.py",
+    "web/enrol.py",
+    "web/mock.py",
     "web/route_support.py",
     "table/access.py",
     "table/game_setup.py",
