@@ -10,7 +10,7 @@ It is timed twice: the first request after a start replays every game, the next 
 only games whose log changed (`companion.history.past.Replays`); medians of ``--repeat`` runs.
 It also prints how long the BG Stats link is for 1 to 4 players, and the QR code version
 that link would need (why the end screen's code leads to the history page instead,
-`companion.web.history.bgstats_qr`).
+`companion.web.qr`).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Families log their plays in BG Stats (and through it on BoardGameGeek). BG Stats
 a link of the form ``https://app.bgstatsapp.com/createPlay.html?data=<url-encoded JSON>``
 and shows its import dialog, where games and players are matched once and remembered.
 Nothing is sent from the companion: the page shows the link, a phone with BG Stats opens
-it (and another phone reaches it through a QR code, `companion.web.history.bgstats_qr`).
+it (and another phone reaches it through a QR code, `companion.web.qr`).
 
 The fields, as documented by BG Stats ("Push plays to BG Stats from other apps or
 websites", https://www.bgstatsapp.com/support/push-plays-to-bg-stats-from-other-apps-or-websites/,

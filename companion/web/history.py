@@ -1,7 +1,8 @@
 """After the game: the history page, the BG Stats link of a finished game, player merges.
 
 Reading is open on the LAN like the live page (``GET /history``, ``/api/history``,
-``/api/bgstats/<game>`` and its QR code). Merging two spellings of a player is the
+``/api/bgstats/<game>``; its QR code is the page's one QR route, `companion.web.qr`, which
+finds the game and bounds its guests here). Merging two spellings of a player is the
 host's decision, so ``POST /api/players/merge`` and ``/unmerge`` are controls: the
 table PIN, like every control (`companion.web.route_support.control`).
 
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import functools
 import gzip
-import io
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -40,7 +40,6 @@ from companion.history.past import (
     resolve,
 )
 from companion.store.log import StoreError
-from companion.table.access import host_allowed
 from companion.util.rate import SlidingWindow
 from companion.util.wording import LANGUAGES, say
 from companion.web.route_support import (
@@ -262,8 +261,9 @@ def history() -> Any:
     return response
 
 
-def _finished(game: str) -> PastGame | Response:
-    """The finished game numbered ``game`` (as the address has it), or the refusal."""
+def finished_game(game: str) -> PastGame | Response:
+    """The finished game numbered ``game`` (as the address has it), or the refusal (its BG Stats
+    play here, its QR code in `companion.web.qr`)."""
     refusal = json_error(
         404,
         code="no_finished_game",
@@ -290,38 +290,11 @@ def _bgstats_url(game: PastGame) -> tuple[dict[str, Any], str]:
 @guest_read
 def bgstats(game: str) -> Any:
     """The finished game as a BG Stats play: the link to open and the JSON it carries."""
-    found = _finished(game)
+    found = finished_game(game)
     if isinstance(found, Response):
         return found
     data, url = _bgstats_url(found)
     return jsonify({"url": url, "play": data})
-
-
-def game_address(game_id: int) -> str:
-    """This game on the history page, at the address phones at the table can open."""
-    runtime = table_runtime()
-    known = host_allowed(request.host, current_app.config["HOST_NAMES"])
-    base = runtime.join_url(request.host) if known else runtime.join_url()
-    return f"{base.rstrip('/')}/history#game-{game_id}"
-
-
-@history_api.get("/api/bgstats/<game>/qr.svg")
-@guest_read
-def bgstats_qr(game: str) -> Response:
-    """A QR code for the phone that has BG Stats: this game's card on the history page, whose
-    "Send to BG Stats" link is the createPlay link.
-
-    Not the createPlay link itself: with its JSON it is 1.5-2 kB, a version 25-31 code (up to
-    141 modules a side) that a phone cannot read off another phone's screen; this address
-    makes a small one, and a phone at the table reaches the companion like the join code."""
-    import segno
-
-    found = _finished(game)
-    if isinstance(found, Response):
-        return found
-    drawing = io.BytesIO()
-    segno.make(game_address(found.id), error="m").save(drawing, kind="svg", scale=5, light="#fff")
-    return Response(drawing.getvalue(), mimetype="image/svg+xml")
 
 
 # --- the host's merges -----------------------------------------------------------------------

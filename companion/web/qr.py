@@ -1,5 +1,16 @@
-"""How another phone reaches the page: its address (``GET /api/join``) and its QR code
-(``GET /api/qr.svg``), as this request reached the companion when that is one of its names.
+"""How another phone reaches a page: its address, and the page's one QR code route.
+
+``GET /api/join`` is the page's address for phones, as this request reached the companion
+when that is one of its names. ``GET /api/qr.svg`` draws it, so a phone joins in one scan;
+``GET /api/qr.svg?game=N`` draws instead finished game N's card on the history page, whose
+"Send to BG Stats" link is that game's createPlay link, for the phone that has BG Stats. An
+unknown or unfinished game is refused like its BG Stats play (404 ``no_finished_game``), and
+guests drawing a game's code are bounded like the history's readers: both come from
+`companion.web.history`. One route, one drawing (`qr_svg`).
+
+Not the createPlay link itself: with its JSON it is 1.5-2 kB, a version 25-31 code (up to 141
+modules a side) that a phone cannot read off another phone's screen; the history card's
+address makes a small one, and a phone at the table reaches the companion like the join code.
 """
 
 from __future__ import annotations
@@ -9,20 +20,38 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from companion.table.access import host_allowed
+from companion.web.history import finished_game, guest_read
 from companion.web.route_support import table_runtime
 
 qr_api = Blueprint("qr", __name__)
 
 
 @qr_api.get("/api/qr.svg")
-def qr() -> Response:
-    """A QR code of the page's address, so a phone joins in one scan."""
+def qr() -> Any:
+    """A QR code of the page's address, so a phone joins in one scan; with ``?game=N``, of
+    that finished game's card on the history page."""
+    game = request.args.get("game")
+    if game is not None:
+        return _game_qr(game)
+    return qr_svg(_join_url())
+
+
+@guest_read
+def _game_qr(game: str) -> Response:
+    found = finished_game(game)
+    if isinstance(found, Response):
+        return found
+    return qr_svg(game_address(found.id))
+
+
+def qr_svg(text: str) -> Response:
+    """``text`` as a QR code (error correction M, which survives a smudged screen), an SVG."""
     import io
 
     import segno
 
     drawing = io.BytesIO()
-    segno.make(_join_url(), error="m").save(drawing, kind="svg", scale=5, light="#fff")
+    segno.make(text, error="m").save(drawing, kind="svg", scale=5, light="#fff")
     return Response(drawing.getvalue(), mimetype="image/svg+xml")
 
 
@@ -32,6 +61,11 @@ def _join_url() -> str:
     if host_allowed(request.host, current_app.config["HOST_NAMES"]):
         return runtime.join_url(request.host)
     return runtime.join_url()
+
+
+def game_address(game_id: int) -> str:
+    """This game on the history page, at the address phones at the table can open."""
+    return f"{_join_url().rstrip('/')}/history#game-{game_id}"
 
 
 @qr_api.get("/api/join")

@@ -3,7 +3,8 @@
 The page's routes live in one module per feature, each a blueprint (`companion.web.live`,
 `companion.web.controls`, `companion.web.editions`, ...; `companion.web.app` registers them).
 They guard their controls and answer errors the same way; these helpers live here, below all
-of them, so that no route module imports another's.
+of them, so that route modules need not import one another (only `companion.web.qr` asks
+`companion.web.history` for a finished game) and none imports the app.
 
 - `table_runtime` is the running table the app was built for (``RUNTIME`` in the
   app's config: `companion.web.app.create_app` puts it there).

@@ -190,15 +190,44 @@ def test_the_bgstats_route_answers_finished_games_only(tmp_path: Path) -> None:
         answer = http.get(f"/api/bgstats/{game_id}").get_json()
         check_play(answer["play"], board, game_id)
         assert decode(answer["url"]) == answer["play"]
-        # the QR code leads a phone at the table to this game's card on the history page
-        qr = http.get(f"/api/bgstats/{game_id}/qr.svg", base_url="http://192.168.1.20:8080")
-        assert qr.status_code == 200 and qr.mimetype == "image/svg+xml"
-        drawing = io.BytesIO()
-        address = f"http://192.168.1.20:8080/history#game-{game_id}"
-        segno.make(address, error="m").save(drawing, kind="svg", scale=5, light="#fff")
-        assert qr.get_data() == drawing.getvalue()
         refused = http.get(f"/api/bgstats/{rt.table.game_id}")  # the game on the table is not over
         assert refused.status_code == 404 and refused.get_json()["code"] == "no_finished_game"
+    finally:
+        rt.stop()
+
+
+def drawn(text: str) -> bytes:
+    """``text`` as a QR code drawn here with segno, as the page's QR route is asked to."""
+    drawing = io.BytesIO()
+    segno.make(text, error="m").save(drawing, kind="svg", scale=5, light="#fff")
+    return drawing.getvalue()
+
+
+def test_the_one_qr_route_draws_a_finished_games_card_and_refuses_any_other_game(tmp_path: Path) -> None:
+    """The page's one QR route (issue 22.7): the page's address, or with ``?game=N`` a finished
+    game's card on the history page (its "Send to BG Stats" link); never a game not over."""
+    rt = make_runtime(tmp_path, "Ann,Ben")
+    try:
+        game_id, _ = finished_game(rt.store, ["Ann", "Ben"], 6)
+        http = create_app(rt).test_client()
+        base = "http://192.168.1.20:8080"
+        qr = http.get(f"/api/qr.svg?game={game_id}", base_url=base)
+        assert qr.status_code == 200 and qr.mimetype == "image/svg+xml"
+        assert qr.get_data() == drawn(f"{base}/history#game-{game_id}")
+        joined = http.get("/api/qr.svg", base_url=base)  # no game: the page's address, as before
+        assert joined.get_data() == drawn(http.get("/api/join", base_url=base).get_json()["url"])
+        for game in (
+            str(rt.table.game_id),
+            "999",
+            "",
+            "1e3",
+            "-1",
+            "9" * 30,
+        ):  # not over, unknown, not a number
+            refused = http.get("/api/qr.svg", query_string={"game": game})
+            assert refused.status_code == 404 and refused.mimetype == "application/json", game
+            assert refused.get_json()["code"] == "no_finished_game", game
+        assert http.get(f"/api/bgstats/{game_id}/qr.svg").status_code == 404  # the second route is gone
     finally:
         rt.stop()
 
@@ -422,6 +451,8 @@ def test_one_guest_more_than_the_bound_is_refused_at_once_with_a_sentence(
         # the others wait for the one computation under way, each holding its place
         late = app.test_client().get("/api/history")
         waiting = [app.test_client().get(f"/api/bgstats/{n}") for n in range(1, 3)]  # counted the same
+        waiting.append(app.test_client().get("/api/qr.svg?game=1"))  # a game's QR code too
+        assert app.test_client().get("/api/qr.svg").status_code == 200  # the page's own is no read
         host = app.test_client()
         assert host.post("/api/login", json={"pin": "2468"}).status_code == 200
         hosts: list[int] = []

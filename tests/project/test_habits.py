@@ -79,3 +79,23 @@ def test_the_score_charts_are_drawn_by_one_module() -> None:
             continue
         for own in ("<polyline", "const DASHES", "const MARKS", "const PALETTE"):
             assert own not in source, f"web/static/{name} draws a chart itself ({own}): use chart.js"
+
+
+def test_one_route_draws_qr_codes(tmp_path: Path) -> None:
+    """The page's address and a finished game's card were drawn by two routes, each with its
+    own copy of the drawing (issue 22.7): ``/api/qr.svg`` (``?game=N``) is the one."""
+    from companion.web.app import create_app
+    from tests.support.tables import make_runtime
+
+    rt = make_runtime(tmp_path)
+    try:
+        rules = [rule.rule for rule in create_app(rt).url_map.iter_rules() if "qr" in rule.rule.lower()]
+    finally:
+        rt.stop()
+    assert rules == ["/api/qr.svg"], f"a second QR route: {rules}; draw with ?game= on /api/qr.svg"
+    drawing = [
+        path.relative_to(ROOT).as_posix()
+        for path in sorted((ROOT / "companion" / "web").glob("*.py"))
+        if "segno" in path.read_text(encoding="utf-8")
+    ]
+    assert drawing == ["companion/web/qr.py"], f"QR codes drawn outside companion.web.qr.qr_svg: {drawing}"

@@ -36,7 +36,7 @@ async function renderBgStats(s) {
     if (!response.ok || bgstatsShown !== key) return;  // not finished after all, or a newer game
     const play = await response.json();
     $("bgstats-link").href = play.url;
-    $("bgstats-qr").src = `/api/bgstats/${encodeURIComponent(s.game)}/qr.svg?e=${s.events}`;
+    $("bgstats-qr").src = `/api/qr.svg?game=${encodeURIComponent(s.game)}&e=${s.events}`;
     $("bgstats").hidden = false;
   } catch (e) { bgstatsShown = ""; /* the next snapshot tries again */ }
 }
