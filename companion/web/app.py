@@ -66,6 +66,7 @@ from companion.web.route_support import (
     store_refused,
     table_runtime,
 )
+from companion.web.state_answers import StateAnswers
 
 #: The page's files: web/ in a checkout, installed as the package companion.page
 #: (pyproject.toml), so a wheel serves the same page as an editable install.
@@ -84,7 +85,8 @@ api = Blueprint("api", __name__, url_prefix="/api")
 
 
 def _answer(outcome: Any) -> Response:
-    return jsonify({"outcome": outcome.to_json(), "state": table_runtime().state()})
+    answers: StateAnswers = current_app.config["STATE_ANSWERS"]
+    return answers.control(outcome)
 
 
 class StreamSlots:
@@ -152,19 +154,13 @@ class CrashLog:
 
 @api.get("/state")
 def state() -> Any:
-    """The table's state; ``?page=1`` adds what the page draws. Also the polling fallback."""
-    runtime = table_runtime()
-    # Each hardware part, so the page (and a host) can see a ring or reader that is down; and
-    # damage the store's checksums found, shown the same way until a host acknowledges it.
-    hardware = runtime.health.as_json()
-    store = runtime.store_damage()
-    if request.args.get("page"):  # computed once per change however many pages poll
-        # the parts' status changes apart from the game: appended to the shared snapshot's text
-        text = runtime.page_text()[1]
-        venue = json.dumps(runtime.venue_status())
-        extra = f',"hardware":{json.dumps(hardware)},"store":{json.dumps(store)},"venue":{venue}'
-        return Response(f"{text[:-1]}{extra}}}", mimetype="application/json")
-    return jsonify({**runtime.state(), "hardware": hardware, "store": store, "venue": runtime.venue_status()})
+    """The table's state; ``?page=1`` adds what the page draws. Also the polling fallback.
+
+    With each hardware part's status (a ring or reader that is down), damage the store's
+    checksums found (shown until a host acknowledges it) and the venue's status; encoded
+    once per change however many pages poll (`companion.web.state_answers`)."""
+    answers: StateAnswers = current_app.config["STATE_ANSWERS"]
+    return answers.state(page=bool(request.args.get("page")))
 
 
 @api.get("/events")
@@ -618,6 +614,7 @@ def create_app(
         STREAM_INTERVAL=stream_interval,
         BOOT=boot,
         SSE_MESSAGES=messages,
+        STATE_ANSWERS=StateAnswers(runtime),
         BROADCASTER=Broadcaster(runtime, messages, boot, stream_interval, heartbeat),
         CONTROLS=SlidingWindow(table_settings.controls_per_minute, 60),  # per address
         STREAMS=StreamSlots(table_settings.live_pages, table_settings.live_pages_per_address),
