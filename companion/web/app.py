@@ -52,6 +52,7 @@ from companion.web.history import history_api
 from companion.web.live_streams import Broadcaster, SseMessages
 from companion.web.ports import TableRuntime
 from companion.web.route_support import (
+    SECURITY_HEADERS,
     check_pin,
     client_address,
     control,
@@ -614,7 +615,6 @@ def create_app(
         STREAM_INTERVAL=stream_interval,
         BOOT=boot,
         SSE_MESSAGES=messages,
-        STATE_ANSWERS=StateAnswers(runtime),
         BROADCASTER=Broadcaster(runtime, messages, boot, stream_interval, heartbeat),
         CONTROLS=SlidingWindow(table_settings.controls_per_minute, 60),  # per address
         STREAMS=StreamSlots(table_settings.live_pages, table_settings.live_pages_per_address),
@@ -626,6 +626,7 @@ def create_app(
         MAX_CONTENT_LENGTH=MAX_BODY,
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.config["STATE_ANSWERS"] = StateAnswers(runtime, app.json.dumps)
     app.session_interface = SignedIdCookie()  # a wall clock stepped back logs no one out
     app.register_blueprint(api)
     app.register_blueprint(library_api)  # the owner's editions (a module of its own)
@@ -639,12 +640,8 @@ def create_app(
 
     @app.after_request
     def security_headers(response: Response) -> Response:
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("X-Frame-Options", "DENY")
-        response.headers.setdefault(
-            "Content-Security-Policy",
-            "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'",
-        )
+        for name, value in SECURITY_HEADERS:
+            response.headers.setdefault(name, value)
         return response
 
     @app.errorhandler(HTTPException)

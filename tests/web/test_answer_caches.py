@@ -125,3 +125,32 @@ def test_a_request_without_a_cookie_builds_no_signer_and_sets_none(tmp_path: Pat
         out = http.post("/api/logout", json={}, headers={"X-CSRF-Token": token})
         assert out.status_code == 200 and "Set-Cookie" in out.headers
         assert http.get("/api/session").get_json()["host"] is False
+
+
+def test_fast_reads_answer_get_state_as_the_route_does(tmp_path: Path) -> None:
+    from werkzeug.test import Client
+
+    from companion.web.state_answers import FastReads
+
+    with api_app(tmp_path) as (app, rt):
+        flask_http, fast_http = app.test_client(), Client(FastReads(app))
+        rt.tap(rt.table.expect()["choices"][0])  # type: ignore[index]
+        for query in ("", "?page=1", "?page=", "?page=0", "?x=2&page=1", "?page=&page=1"):
+            via_flask, fast = flask_http.get(f"/api/state{query}"), fast_http.get(f"/api/state{query}")
+            assert (fast.status_code, fast.data) == (via_flask.status_code, via_flask.data), query
+            assert dict(fast.headers) == dict(via_flask.headers), query
+        # everything else is Flask's: other methods, other paths
+        assert fast_http.post("/api/state").status_code == via_flask_status(flask_http, "post")
+        assert fast_http.get("/api/ring").get_json() == flask_http.get("/api/ring").get_json()
+
+        def broken(page: bool) -> bytes:
+            raise RuntimeError("a bug")
+
+        app.config["STATE_ANSWERS"].state_body = broken  # Flask's error handler answers it
+        failed = fast_http.get("/api/state")
+        assert failed.status_code == 500 and failed.get_json()["code"] == "internal_error"
+
+
+def via_flask_status(http: Any, method: str) -> int:
+    status: int = getattr(http, method)("/api/state").status_code
+    return status
