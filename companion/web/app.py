@@ -216,8 +216,7 @@ def events() -> Response:
                     yield message
                 page = broadcaster.add(channel, sent)
                 try:  # the broadcaster writes from now on: wait for the page to go away
-                    while not gone() and not page.done.wait(1.0):
-                        pass
+                    broadcaster.wait_until_gone(page, gone)
                 finally:
                     broadcaster.remove(page)
                 return

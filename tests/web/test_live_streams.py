@@ -115,3 +115,35 @@ def test_a_chunk_goes_straight_to_the_socket_and_only_the_rest_through_waitress(
     full = Channel(room=0, waiting=b"x" * (BACKLOG + 1))
     assert not Page(full, "", 0.0).write(framed)
     assert full.buffered == b"x" * (BACKLOG + 1)
+
+
+class StillTable:
+    """The runtime's side the broadcaster reads: one snapshot that never changes."""
+
+    def page_text(self) -> tuple[int, str]:
+        return 1, '{"version":1}'
+
+    def wait_for_change(self, version: int, timeout: float) -> int:
+        time.sleep(min(timeout, 0.05))
+        return 1
+
+
+def test_the_broadcaster_wakes_a_page_thread_once_its_page_is_gone() -> None:
+    from typing import Any
+
+    from companion.web.live_streams import Broadcaster, SseMessages
+
+    runtime: Any = StillTable()
+    broadcaster = Broadcaster(runtime, SseMessages(), "boot", interval=0.01, heartbeat=15.0)
+    channel = Channel(room=1 << 20)
+    page = broadcaster.add(channel, "")
+    assert until(lambda: b"boot-1" in channel.sent), "the page got the snapshot"
+    held = threading.Thread(target=broadcaster.wait_until_gone, args=(page, lambda: False))
+    held.start()
+    held.join(0.2)
+    assert held.is_alive(), "the page's thread waits while its page is there"
+    channel.connected = False  # the page went away (waitress saw its connection close)
+    held.join(10.0)
+    assert not held.is_alive(), "the broadcaster woke it: it never had to ask itself"
+    broadcaster.remove(page)
+    assert until(lambda: broadcaster.thread is None), "the broadcaster stops with the last page"
