@@ -25,16 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.bench_history import fill
-from benchmarks.bench_step import port_from, request, start_daemon
+from benchmarks.daemon import port_from, request, rss_mb, start_daemon, stop_daemon
 from companion.records.trekking import TREKKING
 from companion.store.log import Store
-
-
-def rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmRSS")
 
 
 def measure(
@@ -43,12 +36,11 @@ def measure(
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
         shutil.copytree(games_dir, data)
-        if arenas is None:
-            os.environ.pop("MALLOC_ARENA_MAX", None)
-        else:
-            os.environ["MALLOC_ARENA_MAX"] = arenas
+        env = {k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"}
+        if arenas is not None:
+            env["MALLOC_ARENA_MAX"] = arenas
         port = port_from(port_range)
-        daemon = start_daemon(None, port, data, pages=0)  # the table's own cap on live pages
+        daemon = start_daemon(None, port, data, pages=0, env=env)  # the table's own cap on live pages
         try:
             start = rss_mb(daemon.pid)
             left = list(range(requests))
@@ -70,9 +62,7 @@ def measure(
             after = rss_mb(daemon.pid)
             threads_now = len(os.listdir(f"/proc/{daemon.pid}/task"))
         finally:
-            daemon.terminate()
-            daemon.wait(timeout=30)
-            os.environ.pop("MALLOC_ARENA_MAX", None)
+            stop_daemon(daemon)
     return {"rss_first_answer_mb": start, "rss_after_mb": after, "threads": threads_now}
 
 

@@ -4,8 +4,13 @@ Run: ``.venv/bin/python -m benchmarks.bench_step [--pages 0,20] [--steps 150] [-
 [--port-range 18600-18699] [--tree DIR ...] [--json]``
 
 A step is what one move costs the table: the tap (``POST /api/reader/tap``, and Confirm
-when the table asks for it), then the page's ``GET /api/state?page=1``, then every live
-page reading the snapshot that carries the step's version. The daemon is
+when the table asks for it, or ``POST /api/game/new`` when the last game ended), then the
+page's ``GET /api/state?page=1``, then every live page reading the snapshot that carries
+the step's version. Two figures per step are printed: ``cpu_ms_per_step`` is every step as
+driven (ours), ``tap_get_cpu_ms`` is issue 26's step, a tap and the page's GET (with the
+live pages' copies): the new games and Confirms are timed apart (each thread's CPU time
+from ``schedstat``, to the nanosecond, the pages' copies of their change included) and
+taken off. With the quick turn (the table's default) a take is one tap: no Confirm. The daemon is
 ``companion run --mock`` in its own process; the live pages are held by another process
 (one per run, each page from its own loopback address, as phones are), so neither the
 driver nor the pages spend the server's CPU. Printed per tree and page count: the
@@ -25,7 +30,6 @@ Ports come from ``--port-range``: the first one free is taken for each daemon.
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import os
 import selectors
@@ -35,48 +39,18 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-PIN = "2468"
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid: int) -> tuple[float, float]:
-    """The process's user and system CPU time so far (all its threads)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return int(fields[11]) / TICK, int(fields[12]) / TICK
-
-
-def port_from(spec: str) -> int:
-    """The first port of ``spec`` ("lo-hi") that nobody listens on."""
-    lo, hi = (int(p) for p in spec.split("-"))
-    for port in range(lo, hi + 1):
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise SystemExit(f"bench_step: no free port in {spec}; give another --port-range")
-
-
-def request(port: int, method: str, path: str, body: Any = None) -> Any:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    try:
-        headers = {"X-Table-Pin": PIN}
-        data = None
-        if body is not None:
-            data, headers["Content-Type"] = json.dumps(body), "application/json"
-        conn.request(method, path, data, headers)
-        response = conn.getresponse()
-        answer = response.read()
-        if response.status != 200:
-            raise RuntimeError(f"{method} {path} answered {response.status}: {answer[:300]!r}")
-        return json.loads(answer)
-    finally:
-        conn.close()
-
+from benchmarks.daemon import (
+    cpu_seconds,
+    port_from,
+    request,
+    start_daemon,
+    stop_daemon,
+    threads_cpu_seconds,
+)
 
 # --- the pages' process ---------------------------------------------------------------------
 
@@ -124,45 +98,25 @@ def pages_child(port: int, count: int) -> int:
 # --- the driver -----------------------------------------------------------------------------
 
 
-def start_daemon(tree: Path | None, port: int, data: Path, pages: int = 200) -> subprocess.Popen[bytes]:
-    """``companion run --mock`` on ``data``, answering; ``pages``: the live pages' cap (each
-    is a server thread, so the default of the table's settings for a memory figure)."""
-    config = data.parent / "config.toml"
-    cap = f"live_pages = {pages}\n" if pages else ""
-    config.write_text(f'[table]\nhost = "127.0.0.1"\n{cap}controls_per_minute = 100000\n')
-    env = dict(os.environ)
-    if tree is not None:
-        env["PYTHONPATH"] = str(tree)
-    command = [sys.executable, "-m", "companion", "run", "--mock", "--data-dir", str(data),
-               "--config", str(config), "--port", str(port), "--pin", PIN]  # fmt: skip
-    # run from the data's directory: ``-m`` puts the working directory first on the path
-    proc = subprocess.Popen(command, env=env, cwd=data.parent, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
-    while True:
-        try:
-            request(port, "GET", "/api/state")
-            return proc
-        except (OSError, http.client.HTTPException):
-            if proc.poll() is not None:
-                raise SystemExit(proc.stderr.read().decode() if proc.stderr else "exited") from None
-            time.sleep(0.02)
+Aside = Callable[[Callable[[], Any]], Any]
 
 
-def step(port: int, seed: list[int], state: dict[str, Any]) -> dict[str, Any]:
+def step(port: int, seed: list[int], state: dict[str, Any], aside: Aside) -> dict[str, Any]:
     """One move (a new game when the last one ended), as the page makes it: the table's
-    answer, then the page's ``GET /api/state?page=1`` (which is returned)."""
+    answer, then the page's ``GET /api/state?page=1`` (which is returned). What is not the
+    issue's step (a new game, a Confirm) goes through ``aside``, which may time it apart."""
     expect = state["expect"]
     if expect is None:
         seed[0] += 1
         body = {"players": ["Ann", "Ben", "Cy", "Dee"], "seed": seed[0]}
-        request(port, "POST", "/api/game/new", body)
+        aside(lambda: request(port, "POST", "/api/game/new", body))
     else:
         choices = expect["choices"]
         tag = str(choices[seed[0] % len(choices)])
         answer = request(port, "POST", "/api/reader/tap", {"tag": tag})["state"]
         seed[0] = (seed[0] * 1103515245 + 12345) % 2**31
         if answer["pending"] is not None:
-            request(port, "POST", "/api/buttons/confirm", {})
+            aside(lambda: request(port, "POST", "/api/buttons/confirm", {}))
     page: dict[str, Any] = request(port, "GET", "/api/state?page=1")
     return page
 
@@ -175,15 +129,36 @@ def measure(tree: Path | None, pages: int, steps: int, port_range: str, idle: fl
         try:
             if pages:
                 child = subprocess.Popen(
-                    [sys.executable, __file__, "--pages-child", str(pages), "--port", str(port)],
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                    [sys.executable, "-m", "benchmarks.bench_step", "--pages-child", str(pages),
+                     "--port", str(port)],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[1],
                 )  # fmt: skip
                 assert child.stdout is not None and child.stdin is not None
                 if child.stdout.readline().strip() != "ready":
                     raise SystemExit("bench_step: the pages did not connect")
+
+            def pages_have(version: int) -> None:
+                if child is not None:
+                    assert child.stdin is not None and child.stdout is not None
+                    child.stdin.write(f"{version}\n")
+                    child.stdin.flush()
+                    if child.stdout.readline().strip() != "ok":
+                        raise SystemExit("bench_step: the pages stopped")
+
+            asides = {"new_game": 0, "confirm": 0, "cpu": 0.0}
+
+            def aside(call: Callable[[], Any]) -> Any:
+                """A request that is not a tap, and the pages' copy of its change: timed apart."""
+                before = threads_cpu_seconds(daemon.pid)
+                answer = call()
+                pages_have(answer["state"]["version"])
+                asides["cpu"] += threads_cpu_seconds(daemon.pid) - before
+                asides["new_game" if "game" in answer else "confirm"] += 1
+                return answer
+
             seed, state = [1], request(port, "GET", "/api/state")
             for _ in range(10):  # warm: the first answers import and build what later ones reuse
-                state = step(port, seed, state)
+                state = step(port, seed, state, lambda call: call())
             # the daemon's own pace with nothing asked (the ring's animation, the streams'
             # heartbeats): a step's wall time costs this much besides the step itself
             idle0, idle_wall0 = cpu_seconds(daemon.pid), time.perf_counter()
@@ -192,25 +167,27 @@ def measure(tree: Path | None, pages: int, steps: int, port_range: str, idle: fl
             idle_rate = (sum(idle1) - sum(idle0)) / idle_wall
             cpu0, wall0 = cpu_seconds(daemon.pid), time.perf_counter()
             for _ in range(steps):
-                state = step(port, seed, state)
-                if child is not None:
-                    assert child.stdin is not None and child.stdout is not None
-                    child.stdin.write(f"{state['version']}\n")
-                    child.stdin.flush()
-                    if child.stdout.readline().strip() != "ok":
-                        raise SystemExit("bench_step: the pages stopped")
+                state = step(port, seed, state, aside)
+                pages_have(state["version"])
             (user1, system1), wall = cpu_seconds(daemon.pid), time.perf_counter() - wall0
             user, system = user1 - cpu0[0], system1 - cpu0[1]
         finally:
             if child is not None:
                 child.kill()
                 child.wait()
-            daemon.terminate()
-            daemon.wait(timeout=30)
+            stop_daemon(daemon)
+    taps = steps - asides["new_game"]
     return {
+        # ours: every step as the bench drives it (a tap, a Confirm when asked, a new game
+        # when one ended, the page's GET, the live pages' copies)
         "cpu_ms_per_step": 1000 * (user + system) / steps,
         # what the step itself cost: the idle pace over the step's wall time taken off
         "net_cpu_ms_per_step": 1000 * (user + system - idle_rate * wall) / steps,
+        # the issue's: a tap and the page's GET (and the live pages' copies), the new games'
+        # and Confirms' requests timed apart and taken off
+        "tap_get_cpu_ms": 1000 * (user + system - asides["cpu"]) / taps,
+        "new_games": asides["new_game"],
+        "confirms": asides["confirm"],
         "idle_cpu_ms_per_s": 1000 * idle_rate,
         "user_ms": 1000 * user / steps,
         "system_ms": 1000 * system / steps,
@@ -249,6 +226,8 @@ def main() -> int:
     if args.json:
         print(json.dumps(rows))
     else:
+        print("cpu_ms_per_step: ours, every step as driven (tap [+ Confirm] or new game, + GET, + pages)")
+        print("tap_get_cpu_ms: issue 26's step (a tap + the page's GET + the pages' copies)")
         for row in rows:
             print("  ".join(f"{k}={v}" for k, v in row.items()))
     return 0

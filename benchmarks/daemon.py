@@ -1,8 +1,13 @@
 """A `companion run --mock` process for the benchmarks and the tests that drive one: a free port,
-the table's PIN, start it and wait until it answers, call its API."""
+the table's PIN, start it and wait until it answers, call its API, and sample it from outside.
+
+`benchmarks.bench_step` and `benchmarks.bench_history_memory` both start it with
+`start_daemon` (a port of a range the caller gives, the benchmark's own config) and read its
+CPU time and memory from ``/proc`` here, so that their figures are taken alike."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import socket
@@ -15,6 +20,65 @@ from pathlib import Path
 from typing import Any
 
 PIN = "9753"
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """The process's user and system CPU time so far (all its threads, in clock ticks)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) / TICK, int(fields[12]) / TICK
+
+
+def threads_cpu_seconds(pid: int) -> float:
+    """The CPU time of the process's live threads, to the nanosecond (``schedstat``): for a
+    short stretch, where clock ticks are too coarse (a thread that ends in it is missed)."""
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            total += int(Path(f"/proc/{pid}/task/{task}/schedstat").read_text().split()[0])
+        except (OSError, ValueError, IndexError):  # the thread ended meanwhile
+            continue
+    return total / 1e9
+
+
+def rss_mb(pid: int) -> float:
+    """The process's resident memory (VmRSS) in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS")
+
+
+def port_from(spec: str) -> int:
+    """The first port of ``spec`` ("lo-hi") that nobody listens on."""
+    lo, hi = (int(p) for p in spec.split("-"))
+    for port in range(lo, hi + 1):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise SystemExit(f"benchmarks: no free port in {spec}; give another --port-range")
+
+
+def request(port: int, method: str, path: str, body: Any = None) -> Any:
+    """One request on a connection of its own (``http.client``: less of the benchmark's own
+    time than `call`), with the PIN; the JSON answer (a 200 only)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        headers = {"X-Table-Pin": PIN}
+        data = None
+        if body is not None:
+            data, headers["Content-Type"] = json.dumps(body), "application/json"
+        conn.request(method, path, data, headers)
+        response = conn.getresponse()
+        answer = response.read()
+        if response.status != 200:
+            raise RuntimeError(f"{method} {path} answered {response.status}: {answer[:300]!r}")
+        return json.loads(answer)
+    finally:
+        conn.close()
 
 
 def free_port() -> int:
@@ -39,12 +103,16 @@ def companion(*args: str) -> list[str]:
     return [sys.executable, "-m", "companion", *args]
 
 
-def start(data: Path, config: Path, port: int, tree: Path | None = None) -> subprocess.Popen[bytes]:
-    """``companion run --mock`` on ``port``, once it answers (``tree``: the code of another checkout)."""
+def start(
+    data: Path, config: Path, port: int, tree: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """``companion run --mock`` on ``port``, once it answers (``tree``: the code of another
+    checkout; ``env``: the daemon's environment, else this process's)."""
     command = companion(
         "run", "--mock", "--data-dir", str(data), "--config", str(config), "--port", str(port), "--pin", PIN
     )
-    env = None if tree is None else {**os.environ, "PYTHONPATH": str(tree)}
+    if tree is not None:
+        env = {**(os.environ if env is None else env), "PYTHONPATH": str(tree)}
     proc = subprocess.Popen(
         command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         cwd=tree, env=env,
@@ -61,3 +129,20 @@ def start(data: Path, config: Path, port: int, tree: Path | None = None) -> subp
             time.sleep(0.05)
     proc.kill()
     raise RuntimeError("companion run did not answer")
+
+
+def start_daemon(
+    tree: Path | None, port: int, data: Path, pages: int = 200, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """`start` with a benchmark's config beside ``data``: loopback only, controls unthrottled,
+    ``pages`` live pages allowed (each holds a server thread; 0 keeps the table's default)."""
+    config = data.parent / "config.toml"
+    cap = f"live_pages = {pages}\n" if pages else ""
+    config.write_text(f'[table]\nhost = "127.0.0.1"\n{cap}controls_per_minute = 100000\n')
+    return start(data, config, port, tree, env)
+
+
+def stop_daemon(proc: subprocess.Popen[bytes]) -> None:
+    """Stop the daemon as the service manager would (SIGTERM) and wait for it."""
+    proc.terminate()
+    proc.wait(timeout=30)

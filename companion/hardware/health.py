@@ -16,6 +16,7 @@ writes the code in its own language (``hw`` in the catalogues web/static/i18n/*.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -66,6 +67,9 @@ class Health:
         self.say = say
         self._lock = threading.Lock()
         self._parts: dict[str, PartStatus] = {p: PartStatus(p, False, "starting") for p in parts}
+        #: `as_json` as JSON text, made again only after a part's status changed (every
+        #: ``GET /api/state`` carries it; issue 26).
+        self._text: str | None = None
 
     def ok(self, part: str, message: str, quiet: bool = False) -> None:
         self._set(PartStatus(part, True, message), quiet)
@@ -78,6 +82,8 @@ class Health:
         with self._lock:
             before = self._parts.get(status.part)
             self._parts[status.part] = status
+            if before != status:
+                self._text = None
         if before == status or quiet:
             return
         if status.ok:
@@ -102,7 +108,18 @@ class Health:
         """For ``/api/state``: one {part, ok, message, fix} per part; a part that is down
         also has its fault's {code, params}, for the page to word in its language."""
         with self._lock:
-            parts = [asdict(s) for s in self._parts.values()]
+            return self._parts_json()
+
+    def as_json_text(self) -> str:
+        """`as_json` as compact JSON text, encoded once per change of a part's status."""
+        with self._lock:
+            if self._text is None:
+                self._text = json.dumps(self._parts_json(), separators=(",", ":"))
+            return self._text
+
+    def _parts_json(self) -> list[dict[str, object]]:
+        """`as_json`'s list (the caller holds the lock)."""
+        parts = [asdict(s) for s in self._parts.values()]
         for part in parts:
             if part["ok"] or not part["code"]:
                 del part["code"], part["params"]

@@ -27,6 +27,7 @@ truncates to black at night, and moves the grey part of a colour to an RGBW ring
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
 from collections.abc import Callable
@@ -238,9 +239,21 @@ def dim(channel: int, k: float) -> int:
     return max(1, min(255, int(channel * min(k, 1.0))))
 
 
+@functools.lru_cache(maxsize=8)
+def dim_table(k: float) -> tuple[int, ...]:
+    """`dim` of every channel value 0..255 at brightness ``k``: a frame is dimmed by looking
+    its channels up (the ring draws 30 frames a second while a cue plays; issue 26)."""
+    return tuple(dim(channel, k) for channel in range(256))
+
+
 def dimmed(frame: list[RGB], k: float) -> list[RGB]:
     """``frame`` at brightness ``k``, each channel by `dim` (what an RGB ring shows)."""
-    return [(dim(r, k), dim(g, k), dim(b, k)) for r, g, b in frame]
+    table = dim_table(k)
+    try:
+        return [(table[r], table[g], table[b]) if r >= 0 and g >= 0 and b >= 0 else
+                (dim(r, k), dim(g, k), dim(b, k)) for r, g, b in frame]  # fmt: skip
+    except (IndexError, TypeError):  # a channel past 255, or not an int: `dim` itself
+        return [(dim(r, k), dim(g, k), dim(b, k)) for r, g, b in frame]
 
 
 def pixels(frame: list[RGB], k: float, white: bool = False) -> list[tuple[int, ...]]:

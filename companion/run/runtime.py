@@ -192,6 +192,12 @@ class Runtime:
     def page_text(self) -> tuple[int, str]:
         return self.table.page_text()
 
+    def state_text(self) -> str:
+        return self.table.state_text()
+
+    def hardware_text(self) -> str:
+        return self.health.as_json_text()
+
     def version(self) -> int:
         return self.table.version
 

@@ -28,6 +28,7 @@ def make_server(
     from companion.web.app import MAX_BODY, create_app
     from companion.web.http_server import SPARE_THREADS, create_guarded_server
     from companion.web.live import HEARTBEAT
+    from companion.web.state_answers import FastReads
 
     app = create_app(runtime, heartbeat=HEARTBEAT if heartbeat is None else heartbeat)
     threads = threads or runtime.config.table.live_pages + SPARE_THREADS
@@ -36,7 +37,7 @@ def make_server(
     streams = app.config["STREAMS"]
     streams.total = max(1, min(streams.total, threads - 2))
     server = create_guarded_server(
-        app,
+        FastReads(app),  # GET /api/state without Flask's machinery; the rest to the app
         host,
         port,
         threads,

@@ -37,6 +37,8 @@ class Snapshots(CommittingTable):
     page_cache: tuple[int, str] | None
     #: The state projected for the latest change, and what it was projected from.
     state_cache: tuple[tuple[Any, ...], dict[str, Any]] | None = None
+    #: `state_cache`'s state as compact JSON text (`state_text`), with the same key.
+    state_text_cache: tuple[tuple[Any, ...], str] | None = None
     #: Extras of every state: name -> function of the table (a coach's advice, say). A
     #: `companion.table.session.Session` shares one dict with each game it puts on the table.
     annotations: dict[str, Callable[[Any], Any]]
@@ -80,22 +82,37 @@ class Snapshots(CommittingTable):
         still seen), however many pages, scripts and answers ask; each gets its own copy
         of the top level."""
         with self.lock:
-            moves, extras = len(self.board.moves), tuple(self.annotations)
-            key = (
-                self.version,
-                self.seq,
-                moves,
-                id(self.board),
-                id(self.last),
-                self.pending,
-                self.armed,
-                extras,
-            )
-            cached = self.state_cache
-            if cached is None or cached[0] != key:
-                cached = (key, self.project_state())
-                self.state_cache = cached
-            return dict(cached[1])
+            return dict(self.projected()[1])
+
+    def state_text(self) -> str:
+        """`state_json` as compact JSON text, encoded once per projection (every answer to a
+        control and every ``GET /api/state`` carries it)."""
+        with self.lock:
+            key, state = self.projected()
+            cached = self.state_text_cache
+            if cached is None or cached[0] is not key:
+                cached = self.state_text_cache = (key, json.dumps(state, separators=(",", ":")))
+            return cached[1]
+
+    def projected(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """The state projected for the table as it is now, and its key: made again only when
+        the key changed (the caller holds the lock; the dict is shared: never change it)."""
+        moves, extras = len(self.board.moves), tuple(self.annotations)
+        key = (
+            self.version,
+            self.seq,
+            moves,
+            id(self.board),
+            id(self.last),
+            self.pending,
+            self.armed,
+            extras,
+        )
+        cached = self.state_cache
+        if cached is None or cached[0] != key:
+            cached = (key, self.project_state())
+            self.state_cache = cached
+        return cached
 
     def project_state(self) -> dict[str, Any]:
         """The state as JSON, projected from the table now (the caller holds the lock)."""

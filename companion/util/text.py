@@ -35,6 +35,8 @@ def strip_controls(text: str) -> str:
 
 def printable(text: str) -> str:
     """``text`` for a console line: every control or format character written as an escape."""
+    if text.isprintable():  # has none of `_UNSAFE`'s categories: the usual line, checked in C
+        return text
     if not any(_unsafe(char) for char in text):
         return text
     return "".join(char.encode("unicode_escape").decode("ascii") if _unsafe(char) else char for char in text)

@@ -64,7 +64,8 @@ from companion.web.live_streams import Broadcaster, SseMessages
 from companion.web.mock import mock_api
 from companion.web.ports import TableRuntime
 from companion.web.qr import qr_api
-from companion.web.route_support import json_error
+from companion.web.route_support import SECURITY_HEADERS, json_error
+from companion.web.state_answers import StateAnswers
 
 #: The page's files: web/ in a checkout, installed as the package companion.page
 #: (pyproject.toml), so a wheel serves the same page as an editable install.
@@ -151,18 +152,15 @@ def create_app(
         MAX_CONTENT_LENGTH=MAX_BODY,
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.config["STATE_ANSWERS"] = StateAnswers(runtime, app.json.dumps)
     app.session_interface = SignedIdCookie()  # a wall clock stepped back logs no one out
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
 
     @app.after_request
     def security_headers(response: Response) -> Response:
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("X-Frame-Options", "DENY")
-        response.headers.setdefault(
-            "Content-Security-Policy",
-            "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'",
-        )
+        for name, value in SECURITY_HEADERS:
+            response.headers.setdefault(name, value)
         return response
 
     @app.errorhandler(HTTPException)

@@ -12,24 +12,35 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from flask.sessions import SecureCookieSession, SecureCookieSessionInterface
+from flask.sessions import SecureCookieSession, SecureCookieSessionInterface, SessionMixin
 from itsdangerous import BadSignature
 
 if TYPE_CHECKING:
-    from flask import Flask, Request
+    from flask import Flask, Request, Response
 
 
 class SignedIdCookie(SecureCookieSessionInterface):
     """Flask's signed cookie session, its signature's date not checked against the wall clock."""
 
     def open_session(self, app: Flask, request: Request) -> SecureCookieSession | None:
+        if not app.secret_key:  # Flask's own answer then: no session at all
+            return None
+        value = request.cookies.get(self.get_cookie_name(app))
+        if not value:  # no cookie: nothing to check, so no signer to build
+            return self.session_class()
         signer = self.get_signing_serializer(app)
         if signer is None:
             return None
-        value = request.cookies.get(self.get_cookie_name(app))
-        if not value:
-            return self.session_class()
         try:
             return self.session_class(signer.loads(value))
         except BadSignature:
             return self.session_class()
+
+    def save_session(self, app: Flask, session: SessionMixin, response: Response) -> None:
+        """Flask's, without its cookie settings looked up for a session left empty and
+        unchanged (a request that had no cookie and set none): nothing to write then."""
+        if not session and not session.modified:
+            if session.accessed:
+                response.vary.add("Cookie")
+            return
+        super().save_session(app, session, response)

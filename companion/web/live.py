@@ -23,6 +23,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from companion.web.live_streams import Broadcaster, SseMessages
 from companion.web.route_support import client_address, foreign_host, host_session, json_error, table_runtime
+from companion.web.state_answers import StateAnswers
 
 #: Seconds between heartbeats on an idle live stream.
 HEARTBEAT = 15.0
@@ -76,19 +77,13 @@ def index() -> Any:
 
 @live_api.get("/api/state")
 def state() -> Any:
-    """The table's state; ``?page=1`` adds what the page draws. Also the polling fallback."""
-    runtime = table_runtime()
-    # Each hardware part, so the page (and a host) can see a ring or reader that is down; and
-    # damage the store's checksums found, shown the same way until a host acknowledges it.
-    hardware = runtime.health.as_json()
-    store = runtime.store_damage()
-    if request.args.get("page"):  # computed once per change however many pages poll
-        # the parts' status changes apart from the game: appended to the shared snapshot's text
-        text = runtime.page_text()[1]
-        venue = json.dumps(runtime.venue_status())
-        extra = f',"hardware":{json.dumps(hardware)},"store":{json.dumps(store)},"venue":{venue}'
-        return Response(f"{text[:-1]}{extra}}}", mimetype="application/json")
-    return jsonify({**runtime.state(), "hardware": hardware, "store": store, "venue": runtime.venue_status()})
+    """The table's state; ``?page=1`` adds what the page draws. Also the polling fallback.
+
+    With each hardware part's status (a ring or reader that is down), damage the store's
+    checksums found (shown until a host acknowledges it) and the venue's status; encoded
+    once per change however many pages poll (`companion.web.state_answers`)."""
+    answers: StateAnswers = current_app.config["STATE_ANSWERS"]
+    return answers.state(page=bool(request.args.get("page")))
 
 
 @live_api.get("/api/events")
@@ -143,8 +138,7 @@ def events() -> Response:
                     yield message
                 page = broadcaster.add(channel, sent)
                 try:  # the broadcaster writes from now on: wait for the page to go away
-                    while not gone() and not page.done.wait(1.0):
-                        pass
+                    broadcaster.wait_until_gone(page, gone)
                 finally:
                     broadcaster.remove(page)
                 return

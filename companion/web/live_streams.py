@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,9 @@ from companion.web.ports import TableRuntime
 
 #: Output a page's connection may still hold unsent before it is skipped (a few snapshots).
 BACKLOG = 64 * 1024
+#: Seconds between a page's own thread's checks that its page is still there: the broadcaster
+#: sees a page go away within a second and wakes it; this is only in case it did not.
+GONE_CHECK = 30.0
 HEARTBEAT_MESSAGE = b": heartbeat\n\n"
 
 
@@ -38,12 +42,17 @@ def chunk(data: bytes) -> bytes:
     return b"%X\r\n%s\r\n" % (len(data), data)
 
 
+HEARTBEAT_CHUNK = chunk(HEARTBEAT_MESSAGE)
+
+
 class SseMessages:
     """The latest snapshot as one Server-Sent Events message, encoded once per version
-    however many live pages send it (each would otherwise copy and encode ~17 KB)."""
+    however many live pages send it (each would otherwise copy and encode ~17 KB), and
+    framed as a chunk once for the broadcaster."""
 
     def __init__(self) -> None:
         self.latest: tuple[int, str, bytes] | None = None  # replaced whole, never changed in place
+        self.framed: tuple[int, str, bytes] | None = None  # `latest` as one chunk
 
     def message(self, runtime: TableRuntime, boot: str) -> tuple[int, str, bytes]:
         """The table's latest snapshot: its version, event id ("<boot>-<version>") and message."""
@@ -53,6 +62,14 @@ class SseMessages:
         if latest is None or latest[1] != event_id:
             latest = self.latest = (version, event_id, sse(event_id, data).encode())
         return latest
+
+    def chunked(self, runtime: TableRuntime, boot: str) -> tuple[int, str, bytes]:
+        """`message`, its message framed as one HTTP/1.1 chunk (`chunk`)."""
+        latest = self.message(runtime, boot)
+        framed = self.framed
+        if framed is None or framed[1] != latest[1]:
+            framed = self.framed = (latest[0], latest[1], chunk(latest[2]))
+        return framed
 
 
 @dataclass(eq=False)
@@ -67,8 +84,15 @@ class Page:
     #: Set when the broadcaster can no longer write to it (the connection failed).
     done: threading.Event = field(default_factory=threading.Event)
 
-    def write(self, data: bytes) -> bool:
-        """Write ``data`` as a chunk now, unless the page is closed or still draining."""
+    def write(self, framed: bytes) -> bool:
+        """Write ``framed`` (a whole chunk, `chunk`) now, unless the page is closed or still
+        draining.
+
+        With nothing waiting on the connection (the usual case: a page reads what it is
+        sent) the chunk goes straight to the socket, which takes it whole; only what it
+        does not take goes through waitress's buffers and event loop. Through them every
+        page's copy was copied twice more and woke the event loop, which walks every
+        connection (issue 26)."""
         with self.lock:
             channel = self.channel
             if self.closed or not channel.connected or channel.will_close:
@@ -77,7 +101,15 @@ class Page:
             if channel.total_outbufs_len > BACKLOG:
                 return False
             try:
-                channel.write_soon(chunk(data))
+                with channel.outbuf_lock:  # the event loop flushes under it: no write crosses ours
+                    if not channel.total_outbufs_len:
+                        sent = channel.send(framed, do_close=False)  # 0: would block, or gone
+                        if sent:
+                            channel.active_at = channel.drained_at = time.monotonic()
+                            if sent == len(framed):
+                                return True
+                            framed = framed[sent:]
+                channel.write_soon(framed)
             except Exception:  # the connection went away between the check and the write
                 self.done.set()
                 return False
@@ -111,6 +143,13 @@ class Broadcaster:
                 self.thread.start()
         return page
 
+    def wait_until_gone(self, page: Page, gone: Callable[[], bool]) -> None:
+        """Hold the page's own thread until its page went away. The broadcaster, which wakes
+        at least every second anyway, tells it (`Page.done`): twenty page threads each waking
+        every second to ask cost the daemon as much CPU as the one broadcaster (issue 26)."""
+        while not page.done.wait(GONE_CHECK) and not gone():
+            pass
+
     def remove(self, page: Page) -> None:
         """Unregister a page: once this returns, nothing more is written to its connection."""
         with page.lock:
@@ -130,13 +169,16 @@ class Broadcaster:
             pause = sent_at + self.interval - time.monotonic()
             if pause > 0:  # a snapshot just went out: send the latest one a moment later
                 time.sleep(pause)
-            version, event_id, message = self.messages.message(self.runtime, self.boot)
+            version, event_id, message = self.messages.chunked(self.runtime, self.boot)
             now = time.monotonic()
             for page in pages:
-                if page.sent != event_id:
+                channel = page.channel
+                if not channel.connected or channel.will_close:  # gone: its thread gives it up
+                    page.done.set()
+                elif page.sent != event_id:
                     if page.write(message):
                         page.sent, page.quiet_since, sent_at = event_id, now, now
-                elif now - page.quiet_since >= self.heartbeat and page.write(HEARTBEAT_MESSAGE):
+                elif now - page.quiet_since >= self.heartbeat and page.write(HEARTBEAT_CHUNK):
                     page.quiet_since = now
             # a change (or a new game) wakes this wait; a second at most, so heartbeats,
             # drained pages and pages gone are seen in time

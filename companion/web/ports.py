@@ -73,6 +73,14 @@ class TableRuntime(Protocol):
         """The page's snapshot as JSON text with its version, projected once per change."""
         ...
 
+    def state_text(self) -> str:
+        """`state` as compact JSON text, encoded once per change."""
+        ...
+
+    def hardware_text(self) -> str:
+        """Each hardware part's status (``hardware`` in ``/api/state``) as JSON text."""
+        ...
+
     def version(self) -> int:
         """The version of the table's latest change (it counts up across new games)."""
         ...

@@ -38,6 +38,14 @@ from companion.util.rate import SlidingWindow
 from companion.util.wording import say
 from companion.web.ports import TableRuntime
 
+#: Headers on every answer (the app's ``after_request`` sets any its route did not):
+#: nothing sniffed, never framed, and only this server's own scripts and styles.
+SECURITY_HEADERS = (
+    ("X-Content-Type-Options", "nosniff"),
+    ("X-Frame-Options", "DENY"),
+    ("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'"),
+)
+
 
 def table_runtime() -> TableRuntime:
     runtime: TableRuntime = current_app.config["RUNTIME"]
@@ -58,7 +66,8 @@ def json_error(status: int, /, code: str, **params: Any) -> Response:
 def answer(outcome: Any) -> Response:
     """An input's answer (a tap, a press, an undo, a correction): what the table made of it
     (`companion.table` outcomes) and the table's state after it."""
-    return jsonify({"outcome": outcome.to_json(), "state": table_runtime().state()})
+    # the state's text encoded once per change (`companion.web.state_answers`)
+    return current_app.config["STATE_ANSWERS"].control(outcome)  # type: ignore[no-any-return]
 
 
 def not_saved(exc: OSError) -> Response:

@@ -6,6 +6,8 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from companion.editions import load_edition
 from companion.hardware.reader import ReaderLoop, TagDebouncer
@@ -223,3 +225,14 @@ def test_bad_settings_name_the_file_and_line(text: str, fragment: str) -> None:
 def test_missing_config_file() -> None:
     with pytest.raises(ConfigError, match="cannot read config file"):
         load_config("/nonexistent/config.toml")
+
+
+@given(
+    st.lists(st.tuples(*[st.integers(-5, 300)] * 3), max_size=30),
+    st.sampled_from([0.0, 0.08, 0.3, 0.5, 1.0, 1.4, -0.2]),
+)
+def test_a_dimmed_frame_is_each_channel_dimmed(frame: list[tuple[int, int, int]], k: float) -> None:
+    """The looked-up dimming (`dim_table`) gives what `dim` gives, channel by channel."""
+    from companion.hardware.ring import dim, dimmed
+
+    assert dimmed(frame, k) == [(dim(r, k), dim(g, k), dim(b, k)) for r, g, b in frame]

@@ -101,7 +101,7 @@ def test_an_internal_error_is_one_short_log_line_at_most_every_few_seconds(
     def broken() -> Any:
         raise RuntimeError("x" * 5000)
 
-    monkeypatch.setattr(rt.table, "state_json", broken)
+    monkeypatch.setattr(rt.table, "state_text", broken)  # what GET /api/state reads
     with caplog.at_level(logging.INFO):
         answers = [http.get("/api/state") for _ in range(5)]
     assert {a.status_code for a in answers} == {500}

@@ -1,0 +1,156 @@
+"""The state's answers come from text cached per change (`companion.web.state_answers`,
+`companion.table.snapshot`, `companion.hardware.health`): after every kind of change they are
+exactly what the same answers computed afresh are, and a control's answer carries them."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+from companion.run.runtime import Runtime
+from companion.web.state_answers import StateAnswers
+from tests.support.tables import api_app, play_turn
+
+PIN = {"X-Table-Pin": "2468"}
+
+
+def answers(http: Any) -> tuple[Any, Any]:
+    state, page = http.get("/api/state"), http.get("/api/state?page=1")
+    assert state.status_code == page.status_code == 200
+    assert state.mimetype == page.mimetype == "application/json"
+    return state.get_json(), page.get_json()
+
+
+def afresh(http: Any, rt: Runtime, app: Any) -> tuple[Any, Any]:
+    """The answers with every cache forgotten first: what the table and its parts say now."""
+    table = rt.table
+    with table.lock:
+        table.state_cache = table.state_text_cache = table.page_cache = None
+    rt.health._text = None
+    state_answers: StateAnswers = app.config["STATE_ANSWERS"]
+    state_answers.page = None
+    return answers(http)
+
+
+def same_as_afresh(http: Any, rt: Runtime, app: Any) -> None:
+    cached = answers(http)
+    assert cached == afresh(http, rt, app)
+    state, page = cached
+    assert state["version"] == page["version"] == rt.table.version
+    assert state["game"] == page["game"] and state["expect"] == page["expect"]
+
+
+def test_answers_follow_every_kind_of_change(tmp_path: Path) -> None:
+    rng = random.Random(7)
+    with api_app(tmp_path) as (app, rt):
+        http = app.test_client()
+        same_as_afresh(http, rt, app)
+        # an Itinerary chosen, then corrected
+        first = rt.table.expect()
+        assert first is not None and first["kind"] == "itinerary"
+        answer = http.post("/api/reader/tap", json={"tag": first["choices"][0]}, headers=PIN).get_json()
+        assert answer["state"] == {k: v for k, v in answers(http)[0].items() if k in answer["state"]}
+        same_as_afresh(http, rt, app)
+        fixed = {"player": first["player"], "itinerary": "T09"}
+        assert http.post("/api/correct/itinerary", json=fixed, headers=PIN).get_json()["outcome"]["accepted"]
+        same_as_afresh(http, rt, app)
+        for step in range(40):  # takes, crystals chosen before a tap, reveals, undos
+            play_turn(rt, rng)
+            same_as_afresh(http, rt, app)
+            if step % 7 == 3:
+                answer = http.post("/api/undo", json={}, headers=PIN).get_json()
+                assert answer["outcome"]["accepted"], answer
+                same_as_afresh(http, rt, app)
+            if step % 5 == 1 and rt.table.expect()["kind"] == "take":  # type: ignore[index]
+                answer = http.post("/api/buttons/crystal", json={}, headers=PIN).get_json()
+                same_as_afresh(http, rt, app)
+                assert answer["state"]["armed"] == answers(http)[0]["armed"]
+                http.post("/api/undo", json={}, headers=PIN)  # puts chosen crystals back
+                same_as_afresh(http, rt, app)
+        # a part going down and coming back
+        rt.health.fail("ring", OSError("no /dev/spidev1.0"))
+        same_as_afresh(http, rt, app)
+        assert answers(http)[0]["hardware"] == rt.health.as_json()
+        rt.health.ok("ring", "24 LEDs")
+        same_as_afresh(http, rt, app)
+        # a new game from the page
+        before = answers(http)[1]
+        new = http.post("/api/game/new", json={"players": ["Cy", "Dee", "Eve"], "seed": 5}, headers=PIN)
+        assert new.status_code == 200, new.get_json()
+        same_as_afresh(http, rt, app)
+        state, page = answers(http)
+        assert [p["name"] for p in state["players"]] == ["Cy", "Dee", "Eve"]
+        assert page["version"] > before["version"] and page["game"] != before["game"]
+
+
+def test_a_control_answers_with_the_state_after_it(tmp_path: Path) -> None:
+    with api_app(tmp_path) as (app, rt):
+        http = app.test_client()
+        first = rt.table.expect()
+        assert first is not None
+        response = http.post("/api/reader/tap", json={"tag": first["choices"][0]}, headers=PIN)
+        assert response.status_code == 200 and response.mimetype == "application/json"
+        body = response.get_json()
+        assert body["outcome"] == rt.table.last.to_json()
+        assert body["state"] == rt.table.state_json()
+        refused = http.post("/api/reader/tap", json={"tag": "no such card"}, headers=PIN).get_json()
+        assert not refused["outcome"]["accepted"] and refused["state"]["version"] == rt.table.version
+
+
+def test_a_request_without_a_cookie_builds_no_signer_and_sets_none(tmp_path: Path) -> None:
+    from companion.web.cookie_session import SignedIdCookie
+
+    with api_app(tmp_path) as (app, _rt):
+        http = app.test_client()
+        built: list[int] = []
+        interface = app.session_interface
+        assert isinstance(interface, SignedIdCookie)
+        original = interface.get_signing_serializer
+
+        def counted(app_: Any) -> Any:
+            built.append(1)
+            return original(app_)
+
+        interface.get_signing_serializer = counted  # type: ignore[method-assign,assignment]
+        response = http.get("/api/state")
+        assert response.status_code == 200 and "Set-Cookie" not in response.headers
+        assert not built, "no cookie: nothing to sign or check"
+        # the login still signs its cookie, and the next request is the host's
+        login = http.post("/api/login", json={"pin": "2468"})
+        assert login.status_code == 200 and "Set-Cookie" in login.headers and built
+        assert http.get("/api/session").get_json()["host"] is True
+        # logging out clears it: the cookie is deleted
+        token = login.get_json()["csrf"]
+        out = http.post("/api/logout", json={}, headers={"X-CSRF-Token": token})
+        assert out.status_code == 200 and "Set-Cookie" in out.headers
+        assert http.get("/api/session").get_json()["host"] is False
+
+
+def test_fast_reads_answer_get_state_as_the_route_does(tmp_path: Path) -> None:
+    from werkzeug.test import Client
+
+    from companion.web.state_answers import FastReads
+
+    with api_app(tmp_path) as (app, rt):
+        flask_http, fast_http = app.test_client(), Client(FastReads(app))
+        rt.tap(rt.table.expect()["choices"][0])  # type: ignore[index]
+        for query in ("", "?page=1", "?page=", "?page=0", "?x=2&page=1", "?page=&page=1"):
+            via_flask, fast = flask_http.get(f"/api/state{query}"), fast_http.get(f"/api/state{query}")
+            assert (fast.status_code, fast.data) == (via_flask.status_code, via_flask.data), query
+            assert dict(fast.headers) == dict(via_flask.headers), query
+        # everything else is Flask's: other methods, other paths
+        assert fast_http.post("/api/state").status_code == via_flask_status(flask_http, "post")
+        assert fast_http.get("/api/ring").get_json() == flask_http.get("/api/ring").get_json()
+
+        def broken(page: bool) -> bytes:
+            raise RuntimeError("a bug")
+
+        app.config["STATE_ANSWERS"].state_body = broken  # Flask's error handler answers it
+        failed = fast_http.get("/api/state")
+        assert failed.status_code == 500 and failed.get_json()["code"] == "internal_error"
+
+
+def via_flask_status(http: Any, method: str) -> int:
+    status: int = getattr(http, method)("/api/state").status_code
+    return status
