@@ -35,6 +35,7 @@ from companion.store.log import Store, event_sum
 from companion.table.commit import game_result
 from companion.util.config import VenueSettings
 from companion.util.wording import say
+from companion.venue.league import FinishedGame, finished_games
 from companion.venue.topics import MAX_PAYLOAD, parse_topic
 
 #: Events of one game waiting for a gap to fill (or for the setup), at most.
@@ -350,6 +351,13 @@ class Hall:
             ]  # fmt: skip
             return {"tables": tables, "finished": finished, "standings": standings(finished),
                     "problems": list(self.problems), "counts": dict(self.counts)}  # fmt: skip
+
+    def league_games(self) -> list[FinishedGame]:
+        """Every finished game as the hall replayed it, oldest first (`companion.venue.league`)."""
+        with self.lock:  # a board is only read under the lock that feeds it
+            boards = [(g.table, g.game, g.at, self._board(g)) for g in self.games.values()
+                      if g.result is not None]  # fmt: skip
+            return finished_games(boards)
 
     # --- the broker ---------------------------------------------------------------------------
 
