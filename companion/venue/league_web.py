@@ -175,8 +175,9 @@ def render_league(
         f" ({escape(s['from'])} &ndash; {escape(s['to'])})"
         for s in view["seasons"]
     ]
-    heads = ["league_col_place", "hall_col_player", "hall_col_games", "hall_col_wins", "hall_col_points",
-             "league_col_rating", "league_col_mu", "league_col_sigma"]  # fmt: skip
+    # the rating first after the name: what a phone shows before the table scrolls
+    heads = ["league_col_place", "hall_col_player", "league_col_rating", "hall_col_games", "hall_col_wins",
+             "hall_col_points", "league_col_mu", "league_col_sigma"]  # fmt: skip
     numeric = {"hall_col_games", "hall_col_wins", "hall_col_points", "league_col_rating", "league_col_mu",
                "league_col_sigma", "league_col_place"}  # fmt: skip
     head = "".join(f'<th class="{"n" if h in numeric else ""}">{w(h)}</th>' for h in heads)
@@ -187,7 +188,7 @@ def render_league(
         cells = [
             str(place),
             name,
-            *(_cell(p[k]) for k in ("games", "wins", "points", "rating", "mu", "sigma")),
+            *(_cell(p[k]) for k in ("rating", "games", "wins", "points", "mu", "sigma")),
         ]
         rows.append("<tr>" + "".join(f'<td class="{"" if i == 1 else "n"}">{c}</td>'
                                      for i, c in enumerate(cells)) + "</tr>")  # fmt: skip
