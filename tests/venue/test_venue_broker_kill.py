@@ -1,0 +1,46 @@
+"""Issue 23, the broker SIGKILLed mid-game (persistence on, as docs/venue.md configures it).
+
+Mosquitto saves its persistence on a clean stop and every ``autosave_interval`` (30 minutes
+by default); killed outright it loses what it held in memory: the messages it had
+acknowledged to the tables (so they moved their place on) but queued for a hall that was
+away, and retained messages newer than its last save. The hall's per-game acknowledgement
+(``P/T/games/G/stored``, retained) makes the tables send again from the hall's place, so the
+hall still ends with every game whole, equal to each table's ``companion export``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.support.venue import Broker, follow, hall_has_all, play_all, table, wait_until
+
+
+def test_a_broker_killed_mid_game_while_the_hall_was_away_loses_nothing(tmp_path: Path) -> None:
+    broker = Broker(tmp_path / "broker").start()
+    hall = follow(tmp_path / "hall", broker)
+    tables = [table(tmp_path, broker, f"k{i}", seed=20 + i, players="Ann,Ben,Cy") for i in range(3)]
+    try:
+        wait_until(lambda: all(rt.venue_status()["reachable"] for rt in tables), 60, "every table connected")
+        play_all(tables, 5, seed=1)
+        wait_until(lambda: hall_has_all(hall, tables), 60, "the hall to store the first moves")
+        hall.stop()  # away: the broker queues for its persistent session, in memory
+        play_all(tables, 6, seed=2)
+        wait_until(lambda: all(rt.venue.pending() == 0 for rt in tables), 60, "the broker to acknowledge")
+        broker.kill()  # SIGKILL: what it queued for the hall since its last save is gone
+        play_all(tables, 3, seed=3)  # moves made while the broker is down wait in the outboxes
+        broker.start()
+        hall = follow(tmp_path / "hall", broker)
+        play_all(tables, None, seed=4)
+        for rt in tables:
+            assert rt.venue.wait_delivered(60), rt.venue.table
+        wait_until(lambda: hall_has_all(hall, tables), 120, "the hall to store every event")
+        for rt in tables:
+            game = rt.table.game_id
+            assert hall.record(rt.venue.table, game) == rt.store.export(game), rt.venue.table
+        codes = {p["code"] for p in hall.view()["problems"]}
+        assert not codes & {"hall_bad_sum", "hall_bad_event", "hall_bad_message", "hall_failed"}, codes
+    finally:
+        for rt in tables:
+            rt.stop()
+        hall.stop()
+        broker.stop()
