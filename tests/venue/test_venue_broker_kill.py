@@ -44,3 +44,35 @@ def test_a_broker_killed_mid_game_while_the_hall_was_away_loses_nothing(tmp_path
             rt.stop()
         hall.stop()
         broker.stop()
+
+
+def test_a_game_set_up_while_the_hall_was_away_is_sent_whole_when_the_broker_lost_its_setup(
+    tmp_path: Path,
+) -> None:
+    """The retained setup of a game begun while the hall was away dies with the broker: the
+    hall, given events of a game it has no setup for, asks (``setup`` false) and the table
+    sends the game again from its setup on."""
+    broker = Broker(tmp_path / "broker").start()
+    hall = follow(tmp_path / "hall", broker)
+    rt = table(tmp_path, broker, "s1", seed=7)
+    try:
+        wait_until(lambda: rt.venue_status()["reachable"], 60, "the table connected")
+        play_all([rt], None, seed=1)
+        wait_until(lambda: hall_has_all(hall, [rt]), 60, "the hall to store the first game")
+        first = rt.table.game_id
+        hall.stop()
+        second = rt.start_game(["Cy", "Dee"], None, "reference", 4)
+        play_all([rt], 4, seed=2)
+        assert rt.venue.wait_delivered(30)
+        broker.kill()  # the second game's retained setup and its queued events are gone
+        broker.start()
+        hall = follow(tmp_path / "hall", broker)
+        play_all([rt], None, seed=3)
+        assert rt.venue.wait_delivered(60)
+        wait_until(lambda: hall_has_all(hall, [rt]), 120, "the hall to store the second game")
+        for game in (first, second):
+            assert hall.record("s1", game) == rt.store.export(game)
+    finally:
+        rt.stop()
+        hall.stop()
+        broker.stop()
