@@ -52,9 +52,14 @@ class Broker:
     """A Mosquitto process on ``127.0.0.1:port`` with a config of its own."""
 
     def __init__(
-        self, folder: Path, users: dict[str, str] | None = None, tls: tuple[Path, Path, Path] | None = None
+        self,
+        folder: Path,
+        users: dict[str, str] | None = None,
+        tls: tuple[Path, Path, Path] | None = None,
+        acl: str | None = None,
     ) -> None:
-        """``users``: a password file with these; ``tls``: (CA, certificate, key) of a TLS listener."""
+        """``users``: a password file with these; ``tls``: (CA, certificate, key) of a TLS
+        listener; ``acl``: the text of an ACL file (`docs_acl`: the one docs/venue.md gives)."""
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
@@ -75,6 +80,9 @@ class Broker:
             for user, password in users.items():
                 subprocess.run(["mosquitto_passwd", "-b", str(passwords), user, password], check=True)
             lines += ["allow_anonymous false", f"password_file {passwords}"]
+        if acl is not None:
+            (folder / "acl").write_text(acl)
+            lines.append(f"acl_file {folder / 'acl'}")
         else:
             lines.append("allow_anonymous true")
         self.config = folder / "mosquitto.conf"
@@ -105,6 +113,14 @@ class Broker:
         if self.process is not None and self.process.poll() is None:
             self.process.kill()
             self.process.wait(20)
+
+
+def docs_acl(prefix: str = "trekking") -> str:
+    """The Mosquitto ACL file docs/venue.md gives a venue (its first block after "The ACL")."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "venue.md").read_text(encoding="utf-8")
+    after = text[text.index("The ACL, `/etc/mosquitto/trekking.acl`") :]
+    block = after.split("```", 2)[1]
+    return block.replace("trekking/", f"{prefix}/")
 
 
 class Collector:

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.support.venue import Broker, follow, hall_has_all, play_all, table, wait_until
+from companion.util.config import Config, TableSettings, VenueSettings
+from companion.venue.hall import Hall
+from tests.support.tables import FAST_BUTTONS, make_runtime
+from tests.support.venue import Broker, docs_acl, follow, hall_has_all, play_all, table, wait_until
 
 
 def test_a_broker_killed_mid_game_while_the_hall_was_away_loses_nothing(tmp_path: Path) -> None:
@@ -72,6 +75,46 @@ def test_a_game_set_up_while_the_hall_was_away_is_sent_whole_when_the_broker_los
         wait_until(lambda: hall_has_all(hall, [rt]), 120, "the hall to store the second game")
         for game in (first, second):
             assert hall.record("s1", game) == rt.store.export(game)
+    finally:
+        rt.stop()
+        hall.stop()
+        broker.stop()
+
+
+def test_under_the_docs_acl_the_hall_s_acknowledgements_reach_the_table(tmp_path: Path) -> None:
+    """The ACL docs/venue.md gives lets the hall write its acknowledgements and each table read
+    its own: a broker killed while the hall was away still ends with the game whole."""
+    users = {"hall": "hall-secret", "a1": "a1-secret"}
+    broker = Broker(tmp_path / "broker", users=users, acl=docs_acl()).start()
+    (tmp_path / "hall-password").write_text("hall-secret\n")
+    (tmp_path / "a1-password").write_text("a1-secret\n")
+    hall = Hall(tmp_path / "hall", log=lambda _: None)
+    hall_settings = VenueSettings(
+        broker=broker.url, username="hall", password_file=str(tmp_path / "hall-password")
+    )
+    hall.connect(hall_settings, client_id="hall-under-acl")
+    venue = VenueSettings(
+        broker=broker.url, table="a1", username="a1", password_file=str(tmp_path / "a1-password")
+    )
+    config = Config(table=TableSettings(turn="quick"), buttons=FAST_BUTTONS, venue=venue)
+    rt = make_runtime(tmp_path / "a1", "Ann,Ben", seed=9, config=config)
+    rt.venue.start()
+    try:
+        wait_until(lambda: rt.venue_status()["reachable"], 60, "the table connected")
+        play_all([rt], 4, seed=1)
+        wait_until(lambda: hall_has_all(hall, [rt]), 60, "the hall to store the first moves")
+        hall.stop()
+        play_all([rt], 6, seed=2)
+        assert rt.venue.wait_delivered(30)
+        broker.kill()
+        broker.start()
+        hall = Hall(tmp_path / "hall", log=lambda _: None)
+        hall.connect(hall_settings, client_id="hall-under-acl")
+        play_all([rt], None, seed=3)
+        assert rt.venue.wait_delivered(60)
+        wait_until(lambda: hall_has_all(hall, [rt]), 120, "the hall to store every event")
+        game = rt.table.game_id
+        assert hall.record("a1", game) == rt.store.export(game)
     finally:
         rt.stop()
         hall.stop()
