@@ -169,7 +169,7 @@ class Hall:
         if where.kind == "status":
             live.online = payload == b"online"
             return
-        if where.kind == "stored":  # the hall's own acknowledgement, told back by the broker
+        if where.kind in ("stored", "tag"):  # the hall's own acknowledgement; Home Assistant's tag scans
             return
         try:
             message = json.loads(payload)

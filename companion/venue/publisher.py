@@ -192,6 +192,16 @@ class VenuePublisher:
             )
         return Message(self.topics.game(item.game, "result"), encode(result_message(item)), True, again=again)
 
+    def tag_scanned(self, seen: str) -> None:
+        """A tag reached the reader: with ``home_assistant`` and ``tag_scans``, tell Home
+        Assistant's tag scanner now (QoS 0, never queued: a tap told an hour late would fire
+        its automations an hour late). Never waits for the network."""
+        client = self.client
+        if not (self.settings.home_assistant and self.settings.tag_scans) or client is None:
+            return
+        if self.reach.connected and seen.strip():
+            client.publish(self.topics.tag, seen.strip()[:100].encode(), qos=0, retain=False)
+
     def changed(self, *_: Any) -> None:
         """A listener: the table's state changed, publish it (at most ~5 a second)."""
         with self._cond:

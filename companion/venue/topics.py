@@ -59,6 +59,11 @@ class Topics:
     def state(self) -> str:
         return f"{self.base}/state"
 
+    @property
+    def tag(self) -> str:
+        """Each tag tap, for Home Assistant's tag scanner (``[venue] tag_scans``)."""
+        return f"{self.base}/tag"
+
     def game(self, game: int, kind: str) -> str:
         """``kind``: setup, events, result, or stored (the hall's acknowledgement)."""
         return f"{self.base}/games/{game}/{kind}"
@@ -78,7 +83,7 @@ def parse_topic(prefix: str, topic: str) -> Where | None:
     parts = topic.split("/")
     if len(parts) < 3 or parts[0] != prefix or not _WORD.match(parts[1]):
         return None
-    if len(parts) == 3 and parts[2] in ("status", "state"):
+    if len(parts) == 3 and parts[2] in ("status", "state", "tag"):
         return Where(parts[1], parts[2], 0)
     if (
         len(parts) == 5
