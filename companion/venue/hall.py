@@ -129,6 +129,8 @@ class Hall:
             self.games[(game.table, game.game)] = game
             self.live.setdefault(game.table, Live())
         self.client: Any = None
+        #: The finished games replayed for the league, and the hall's version they are of.
+        self._league: tuple[tuple[int, int], list[FinishedGame]] | None = None
 
     # --- one message ------------------------------------------------------------------------
 
@@ -381,9 +383,14 @@ class Hall:
     def league_games(self) -> list[FinishedGame]:
         """Every finished game as the hall replayed it, oldest first (`companion.venue.league`)."""
         with self.lock:  # a board is only read under the lock that feeds it
+            version = (self.counts["stored"], len(self.games))  # a finished game changes by a store
+            if self._league is not None and self._league[0] == version:
+                return self._league[1]
             boards = [(g.table, g.game, g.at, self._board(g)) for g in self.games.values()
                       if g.result is not None]  # fmt: skip
-            return finished_games(boards)
+            games = finished_games(boards)
+            self._league = (version, games)
+            return games
 
     # --- the broker ---------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from typing import Any
 from companion.records.league import (
     PastGame,
     PlayerStats,
+    display_names,
     family_rating,
     holding_merges,
     player_key,
@@ -165,17 +166,16 @@ def league_view(games: list[FinishedGame], book: LeagueBook, season: Season | No
     """The league of ``season`` (None: all time): each player's figures and rating, best
     first, as the history page shows them; the seasons and the host's merges beside it."""
     aliases, undone = holding_merges([g.past for g in games], book.aliases())
-    chosen = [with_aliases(g.past, aliases) for g in games if season is None or season.holds(g.past.started)]
+    keyed = [with_aliases(g.past, aliases) for g in games]
+    chosen = [g for g in keyed if season is None or season.holds(g.started)]
     players = [player_row(s) for s in player_stats(chosen, aliases)]
-    everyone = player_stats([with_aliases(g.past, aliases) for g in games], aliases)
+    everyone = sorted(display_names(keyed, aliases).items(), key=lambda kv: kv[1].casefold())
     return {
         "season": None if season is None else season.to_json(),
         "seasons": [s.to_json() for s in book.seasons()],
         "games": len(chosen),
         "players": players,
-        "everyone": [
-            {"key": s.key, "name": s.name} for s in sorted(everyone, key=lambda s: s.name.casefold())
-        ],
+        "everyone": [{"key": key, "name": name} for key, name in everyone],
         "merges": [{"alias": a, "into": p, "name": n} for a, (p, n) in sorted(book.aliases().items())],
         "undone": undone,
     }
