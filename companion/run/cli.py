@@ -446,6 +446,9 @@ def build_parser() -> argparse.ArgumentParser:
     hall.add_argument("--username", default="", help="the hall's user on the broker")
     hall.add_argument("--password-file", default="", help="a file holding that user's password")
     hall.add_argument("--ca-file", default="", help="mqtts://: the CA that signed the broker's certificate")
+    hall.add_argument(
+        "--pin", help="the league host's PIN, 4 to 8 digits (default: drawn once, kept in DIR/pin)"
+    )
     hall.set_defaults(func=cmd_hall)
     return parser
 
@@ -454,9 +457,11 @@ def cmd_hall(args: argparse.Namespace) -> int:
     """Follow the venue until stopped (Ctrl+C or SIGTERM); the page is read-only."""
     import signal
 
+    from companion.table.access import Access, table_pin
     from companion.util.config import BROKER, TOPIC_WORD, VenueSettings
     from companion.venue.hall import Hall
     from companion.venue.hall_web import create_hall_app
+    from companion.venue.league import LeagueBook
 
     if not BROKER.match(args.broker):
         return _fail(say("config_value.broker", setting="--broker", value=repr(args.broker)))
@@ -468,14 +473,24 @@ def cmd_hall(args: argparse.Namespace) -> int:
     tables = {t.strip() for t in args.tables.split(",") if t.strip()} if args.tables else None
     settings = VenueSettings(broker=args.broker, username=args.username, password_file=args.password_file,
                              ca_file=args.ca_file, topic_prefix=args.prefix)  # fmt: skip
+    try:  # the hall's PIN is the table's rule and code: --pin, else one kept in the folder
+        pin = table_pin("", args.pin, folder)
+    except ValueError as exc:
+        return _fail(str(exc))
+    except OSError as exc:
+        return _fail(say("venue_credentials", broker=args.broker, error=str(exc)))
     hall = Hall(folder, args.prefix, tables)
+    book = LeagueBook(folder / "league")
+    access = Access.for_pin(pin, folder)
+    if not args.pin:
+        print(say("hall_pin_kept", path=folder / "pin"), flush=True)
     try:
         hall.connect(settings)
     except (OSError, ValueError, IndexError) as exc:
         return _fail(say("venue_credentials", broker=args.broker, error=str(exc)))
     from waitress import create_server
 
-    server = create_server(create_hall_app(hall), host=args.host, port=args.port, threads=4)
+    server = create_server(create_hall_app(hall, access, book), host=args.host, port=args.port, threads=4)
 
     def stop(*_: object) -> None:
         raise KeyboardInterrupt
@@ -489,6 +504,7 @@ def cmd_hall(args: argparse.Namespace) -> int:
     finally:
         server.close()
         hall.stop()
+        book.close()
     return 0
 
 

@@ -117,7 +117,10 @@ class Runtime:
         """A tag (UID, card id or title) reached the reader: the one route of every tap.
 
         Capture (the host transcribing an edition takes the tag itself), else resolve once
-        (`companion.table.tags`) and hand the resolved reference to the table."""
+        (`companion.table.tags`) and hand the resolved reference to the table. With a venue,
+        the tap is also Home Assistant's tag scan when ``[venue] tag_scans`` says so."""
+        if self.venue is not None:
+            self.venue.tag_scanned(seen)
         return self.captured(seen) or self.tap_resolved(seen, *self.resolve(seen))
 
     def captured(self, seen: str) -> Outcome | None:

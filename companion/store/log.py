@@ -1054,6 +1054,16 @@ class Store:
         self._write([("INSERT OR REPLACE INTO options (name, value) VALUES ('rate_assisted', ?)", (value,))])
         self.history_version += 1
 
+    def option(self, name: str) -> str | None:
+        """A host's choice kept with the games (the hall's seasons), or None when never set."""
+        found = self._read("SELECT value FROM options WHERE name = ?", (name,))
+        return str(found[0][0]) if found else None
+
+    def set_option(self, name: str, value: str) -> None:
+        """Keep a host's choice (JSON text) under ``name``, in one transaction."""
+        self._write([("INSERT OR REPLACE INTO options (name, value) VALUES (?, ?)", (name, value))])
+        self.history_version += 1
+
     def export(self, game_id: int) -> str:
         """The game as a record in its format (setup line, naming the format under "record"
         when it does not, plus every stored event as the codec writes it)."""

@@ -152,6 +152,8 @@ class VenueSettings:
     #: Announce the table's sensors to Home Assistant (MQTT discovery).
     home_assistant: bool = False
     discovery_prefix: str = "homeassistant"
+    #: With ``home_assistant``: each tag tap is also a Home Assistant tag scan (MQTT tag scanner).
+    tag_scans: bool = False
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,10 @@ Each sensor's config goes, retained, to ``<discovery prefix>/sensor/<node>/<obje
 topic with a template, and the status topic (``online``, or ``offline`` by the last will)
 makes every sensor available or not. They are sent on each connection and again when Home
 Assistant announces ``online`` on ``<discovery prefix>/status`` (it restarted).
+
+With ``tag_scans``, the table is also a Home Assistant MQTT tag scanner: its config goes to
+``<discovery prefix>/tag/<node>/reader/config`` with the ``topic`` on which each tap's tag id
+is then published (Home Assistant fires its ``tag_scanned`` event for each message).
 """
 
 from __future__ import annotations
@@ -59,4 +63,7 @@ def discovery_messages(settings: VenueSettings, topics: Topics) -> list[tuple[st
         if template is not None:
             config["value_template"] = template
         messages.append((f"{settings.discovery_prefix}/sensor/{node}/{object_id}/config", encode(config)))
+    if settings.tag_scans:
+        scanner = {"topic": topics.tag, "device": device}
+        messages.append((f"{settings.discovery_prefix}/tag/{node}/reader/config", encode(scanner)))
     return messages

@@ -12,7 +12,12 @@ store (``<data>/games/<table>/<game>/``), so its record is ``companion export``'
 
 `Hall.connect` follows the broker with a persistent session at QoS 1: while the hall is
 stopped, the broker queues what the tables publish, and the hall acknowledges a message
-only once it has handled (stored) it.
+only once it has handled (stored) it. A broker killed outright loses what it held in memory
+(messages it acknowledged to a table, queued for the hall), so the hall also tells each
+table, retained on ``P/T/games/G/stored``, the last event it stored of each game: on every
+connection for the games still playing, on a gap, for events of a game it has no setup for,
+and when a game ends. A table that reads a place behind its own sends again from there
+(`companion.venue.publisher`): nothing a broker lost is lost to the hall.
 """
 
 from __future__ import annotations
@@ -35,7 +40,8 @@ from companion.store.log import Store, event_sum
 from companion.table.commit import game_result
 from companion.util.config import VenueSettings
 from companion.util.wording import say
-from companion.venue.topics import MAX_PAYLOAD, parse_topic
+from companion.venue.league import FinishedGame, finished_games
+from companion.venue.topics import MAX_PAYLOAD, encode, parse_topic, stored_message
 
 #: Events of one game waiting for a gap to fill (or for the setup), at most.
 MAX_WAITING = 2000
@@ -123,6 +129,8 @@ class Hall:
             self.games[(game.table, game.game)] = game
             self.live.setdefault(game.table, Live())
         self.client: Any = None
+        #: The finished games replayed for the league, and the hall's version they are of.
+        self._league: tuple[tuple[int, int], list[FinishedGame]] | None = None
 
     # --- one message ------------------------------------------------------------------------
 
@@ -162,6 +170,8 @@ class Hall:
         live.seen = time.monotonic()
         if where.kind == "status":
             live.online = payload == b"online"
+            return
+        if where.kind in ("stored", "tag"):  # the hall's own acknowledgement; Home Assistant's tag scans
             return
         try:
             message = json.loads(payload)
@@ -215,8 +225,11 @@ class Hall:
             (table, number, chain, json.dumps(setup), game.at),
         )
         self.index.commit()
-        game.waiting.update(self.early.pop(key, {}))
+        early = self.early.pop(key, {})
+        game.waiting.update(early)
         self._drain(game)
+        if early:  # the table was told the setup was missing: tell it where the game stands now
+            self.acknowledge(game)
 
     def _event(self, table: str, number: int, message: dict[str, Any]) -> None:
         seq, event, chain, at = (
@@ -235,8 +248,10 @@ class Hall:
             self.problem("hall_bad_message", table=table, kind="events")
             return
         game = self.games.get((table, number))
-        if game is None:  # its setup has not come yet: keep it a while
+        if game is None:  # its setup has not come yet: keep it a while, and ask the table for it
             early = self.early.setdefault((table, number), {})
+            if not early:
+                self.send_stored(table, number, 0, setup=False)
             if len(early) < MAX_WAITING and len(self.early) < MAX_TABLES:
                 early[seq] = message
             return
@@ -244,8 +259,9 @@ class Hall:
             self.counts["duplicates"] += 1
             return
         if seq > game.seq + 1:
-            if not game.waiting:
+            if not game.waiting:  # the table sends again from the hall's place
                 self.problem("hall_gap", table=table, game=number, after=game.seq, seq=seq)
+                self.acknowledge(game)
             if len(game.waiting) < MAX_WAITING:
                 game.waiting[seq] = message
             return
@@ -293,9 +309,22 @@ class Hall:
         )  # fmt: skip
         self.index.commit()
         self.counts["stored"] += 1
+        if finished:
+            self.acknowledge(game)
         if self.on_stored is not None:
             self.on_stored(game.table, game.game, seq)
         return True
+
+    def acknowledge(self, game: Game) -> None:
+        """Tell the table (retained) the last event of ``game`` the hall stored in order."""
+        self.send_stored(game.table, game.game, game.seq)
+
+    def send_stored(self, table: str, number: int, seq: int, setup: bool = True) -> None:
+        client = self.client
+        if client is None:
+            return
+        topic = f"{self.prefix}/{table}/games/{number}/stored"
+        client.publish(topic, encode(stored_message(table, number, seq, setup)), qos=1, retain=True)
 
     def _open(self, game: Game) -> Store:
         if game.store is None:
@@ -351,6 +380,18 @@ class Hall:
             return {"tables": tables, "finished": finished, "standings": standings(finished),
                     "problems": list(self.problems), "counts": dict(self.counts)}  # fmt: skip
 
+    def league_games(self) -> list[FinishedGame]:
+        """Every finished game as the hall replayed it, oldest first (`companion.venue.league`)."""
+        with self.lock:  # a board is only read under the lock that feeds it
+            version = (self.counts["stored"], len(self.games))  # a finished game changes by a store
+            if self._league is not None and self._league[0] == version:
+                return self._league[1]
+            boards = [(g.table, g.game, g.at, self._board(g)) for g in self.games.values()
+                      if g.result is not None]  # fmt: skip
+            games = finished_games(boards)
+            self._league = (version, games)
+            return games
+
     # --- the broker ---------------------------------------------------------------------------
 
     def connect(self, settings: VenueSettings, client_id: str = "") -> None:
@@ -368,14 +409,18 @@ class Hall:
                 return
             client.subscribe(f"{self.prefix}/#", qos=1)
             self.log(say("hall_following", broker=settings.broker, prefix=self.prefix))
+            with self.lock:  # where each game stands, which the broker may have forgotten
+                for game in self.games.values():
+                    if game.result is None:
+                        self.acknowledge(game)
 
         client.on_connect = on_connect
         client.on_message = lambda client, userdata, message: self.handle(
             message.topic, bytes(message.payload)
         )
+        self.client = client  # before the first connection: its callback acknowledges through it
         client.connect_async(host, port, keepalive=30)
         client.loop_start()
-        self.client = client
 
     def stop(self) -> None:
         """Disconnect (the broker keeps the session and queues what comes meanwhile) and close."""

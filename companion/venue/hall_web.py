@@ -1,7 +1,10 @@
-"""The hall's read-only page: tables live, finished games, standings across tables, CSV.
+"""The hall's page: tables live, finished games, standings across tables, CSV, and the league.
 
-Only GET routes: nothing here controls a table. Every sentence comes from the catalogues
-(``?lang=fr`` for French); whatever a table sent is escaped before it is shown.
+Nothing here controls a table. Guests only read (GET); the league's host, logged in with the
+hall's PIN (the table's access code: `companion.table.access`, its guessing limits and
+server-side sessions), merges names and defines seasons through POST forms that carry the
+session's CSRF token. Every sentence comes from the catalogues (``?lang=fr`` for French);
+whatever a table sent is escaped before it is shown.
 """
 
 from __future__ import annotations
@@ -11,21 +14,29 @@ import io
 from html import escape
 from typing import Any
 
+from companion.table.access import Access
 from companion.util.wording import say
 from companion.venue.hall import Hall
+from companion.venue.league import LeagueBook
+from companion.venue.league_web import league_routes
 
 #: The page refreshes itself every few seconds (a venue's screen on the wall).
 REFRESH_SECONDS = 5
 
 
-def create_hall_app(hall: Hall) -> Any:
-    """The Flask app of the hall's page, its JSON (``/api/hall``) and ``/results.csv``."""
+def create_hall_app(hall: Hall, access: Access | None = None, book: LeagueBook | None = None) -> Any:
+    """The Flask app of the hall's page, its JSON (``/api/hall``), ``/results.csv``, and with a
+    ``book`` the league (``/league``, ``/api/league``, ``/league.csv``); with ``access`` too,
+    the host's forms behind the hall's PIN."""
     from flask import Flask, Response, jsonify, request
 
     app = Flask("companion.hall")
 
     def lang() -> str:
-        return "fr" if request.args.get("lang") == "fr" else "en"
+        return "fr" if (request.args.get("lang") or request.form.get("lang")) == "fr" else "en"
+
+    if book is not None:
+        league_routes(app, hall, book, access, lang)
 
     @app.get("/api/hall")
     def api() -> Any:
@@ -138,7 +149,8 @@ def render(view: dict[str, Any], lang: str = "en") -> str:
             [say(c, lang) for c in ("hall_col_player", "hall_col_games", "hall_col_wins", "hall_col_points")],
             standings,
         )
-        + f'<p><a href="/results.csv">{w("hall_csv")}</a></p>'
+        + f'<p><a href="/results.csv">{w("hall_csv")}</a> · '
+        + f'<a href="/league?lang={lang}">{w("league_title")}</a></p>'
         + (f"<h2>{w('hall_problems')}</h2><ul>{problems}</ul>" if problems else "")
         + "</body></html>"
     )

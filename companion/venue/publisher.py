@@ -7,7 +7,11 @@ place in the store (``Store.save_cursor("venue", game, seq)``) over every event 
 in order. Nothing the table does waits for the broker. A broker that is down or restarts:
 what was not acknowledged is sent again on the next connection. A table that lost power:
 it subscribes again from its place in the store, so every event reaches the broker, in
-order, perhaps twice (QoS 1; the hall drops duplicates by table, game and seq).
+order, perhaps twice (QoS 1; the hall drops duplicates by table, game and seq). A broker
+killed outright may lose messages it had acknowledged (queued for a hall that was away):
+the table follows the hall's acknowledgements (``P/T/games/G/stored``, retained) and sends
+again, from its store, every event of a game after the hall's place (the setup too when the
+hall has none), so what reaches the hall is whole whatever the broker lost.
 
 paho-mqtt is imported in `start` only: a table without ``[venue]`` never imports it.
 """
@@ -24,11 +28,19 @@ from pathlib import Path
 from typing import Any
 
 from companion.table.session import Session
-from companion.table.stream import Committed, GameFinished, GameStarted, StreamItem, Subscription
+from companion.table.stream import Committed, GameStarted, StreamItem, Subscription
 from companion.util.config import VenueSettings
 from companion.util.wording import say
 from companion.venue.discovery import discovery_messages
-from companion.venue.topics import Topics, broker_address, encode, result_message, setup_message
+from companion.venue.topics import (
+    Topics,
+    broker_address,
+    encode,
+    parse_topic,
+    read_stored,
+    result_message,
+    setup_message,
+)
 
 #: The outbox's place in the store (`Store.cursor`).
 CURSOR = "venue"
@@ -46,6 +58,8 @@ class Message:
     game: int = 0
     seq: int = 0
     acked: bool = False
+    #: Sent again because the hall lacks it: its acknowledgement does not move the table's place.
+    again: bool = False
 
 
 @dataclass
@@ -139,6 +153,8 @@ class VenuePublisher:
         self._state_due = True
         self._state_at = 0.0
         self._discovery_due = settings.home_assistant
+        #: The hall's places told since the last round: game -> (last seq stored, has its setup).
+        self._behind: dict[int, tuple[int, bool]] = {}
         self._stopping = False
         self._thread = threading.Thread(target=self._run, name="venue", daemon=True)
 
@@ -161,16 +177,30 @@ class VenuePublisher:
 
     def hook(self, item: StreamItem) -> None:
         """The committed stream's hook: the item joins the outbox (never waits for the network)."""
-        if isinstance(item, Committed):
-            message = Message(self.topics.game(item.game, "events"), encode(item.to_json()), False,
-                              item.game, item.seq)  # fmt: skip
-        elif isinstance(item, GameStarted):
-            message = Message(self.topics.game(item.game, "setup"), encode(setup_message(item)), True)
-        elif isinstance(item, GameFinished):
-            message = Message(self.topics.game(item.game, "result"), encode(result_message(item)), True)
+        message = self._message(item)
         with self._cond:
             self._outbox.append(message)
             self._cond.notify_all()
+
+    def _message(self, item: StreamItem, again: bool = False) -> Message:
+        if isinstance(item, Committed):
+            return Message(self.topics.game(item.game, "events"), encode(item.to_json()), False,
+                           item.game, item.seq, again=again)  # fmt: skip
+        if isinstance(item, GameStarted):
+            return Message(
+                self.topics.game(item.game, "setup"), encode(setup_message(item)), True, again=again
+            )
+        return Message(self.topics.game(item.game, "result"), encode(result_message(item)), True, again=again)
+
+    def tag_scanned(self, seen: str) -> None:
+        """A tag reached the reader: with ``home_assistant`` and ``tag_scans``, tell Home
+        Assistant's tag scanner now (QoS 0, never queued: a tap told an hour late would fire
+        its automations an hour late). Never waits for the network."""
+        client = self.client
+        if not (self.settings.home_assistant and self.settings.tag_scans) or client is None:
+            return
+        if self.reach.connected and seen.strip():
+            client.publish(self.topics.tag, seen.strip()[:100].encode(), qos=0, retain=False)
 
     def changed(self, *_: Any) -> None:
         """A listener: the table's state changed, publish it (at most ~5 a second)."""
@@ -194,6 +224,7 @@ class VenuePublisher:
             self._set_reach(False, "venue_refused", broker=self.settings.broker, reason=str(reason))
             return
         client.publish(self.topics.status, b"online", qos=1, retain=True)
+        client.subscribe(f"{self.topics.base}/games/+/stored", qos=1)  # the hall's places
         if self.settings.home_assistant:
             client.subscribe(f"{self.settings.discovery_prefix}/status", qos=1)
         self._set_reach(True)
@@ -216,6 +247,14 @@ class VenuePublisher:
             self._cond.notify_all()
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
+        where = parse_topic(self.topics.prefix, message.topic)
+        if where is not None and where.kind == "stored" and where.table == self.table:
+            told = read_stored(bytes(message.payload))
+            if told is not None:
+                with self._cond:
+                    self._behind[where.game] = told
+                    self._cond.notify_all()
+            return
         if message.topic.endswith("/status") and message.payload == b"online":  # Home Assistant restarted
             with self._cond:
                 self._discovery_due = True
@@ -265,7 +304,10 @@ class VenuePublisher:
                     self._state_due, self._state_at = False, time.monotonic()
                 discovery = connected and self._discovery_due
                 self._discovery_due = self._discovery_due and not discovery
+                behind, self._behind = self._behind, {}
             self._acknowledge(acks)
+            for game, (seq, setup) in behind.items():
+                self._send_again(game, seq, setup)
             for message in batch:
                 info = self.client.publish(message.topic, message.payload, qos=1, retain=message.retain)
                 self._by_mid[info.mid] = message
@@ -285,6 +327,7 @@ class VenuePublisher:
         return bool(
             self._stopping
             or self._acks
+            or self._behind
             or (connected and (self._sent < len(self._outbox) or state or self._discovery_due))
         )
 
@@ -301,7 +344,7 @@ class VenuePublisher:
             while self._outbox and self._outbox[0].acked:
                 message = self._outbox.pop(0)
                 self._sent = max(0, self._sent - 1)
-                if message.seq:
+                if message.seq and not message.again:
                     place = (message.game, message.seq)
                     self.acknowledged += 1
         if place is not None:
@@ -309,6 +352,29 @@ class VenuePublisher:
                 self.session.store.save_cursor(CURSOR, *place)
             except Exception as exc:  # a full disk: the place stays behind; events go again, never lost
                 self.log(say("venue_cursor_unsaved", error=str(exc)))
+
+    def _send_again(self, game: int, seq: int, setup: bool) -> None:
+        """The hall stored ``game`` up to ``seq`` (``setup`` False: not even its setup): queue
+        again, from the store, what the table has of it after that and no longer holds in its
+        outbox (the broker acknowledged it, then lost it). Nothing when the hall is not behind."""
+        stream = self.session.stream
+        try:
+            items = stream.stored_after(game - 1, 2**62) if not setup else stream.stored_after(game, seq)
+        except Exception as exc:  # the store cannot be read now: the next acknowledgement asks again
+            self.log(say("venue_again_unread", game=game, error=str(exc)))
+            return
+        with self._cond:
+            waiting = {(m.game, m.seq) for m in self._outbox if m.seq}
+            again = [
+                self._message(item, again=True)
+                for item in items
+                if item.game == game
+                and not (isinstance(item, Committed) and (item.seq <= seq or (game, item.seq) in waiting))
+            ]
+            if setup and not any(m.seq for m in again):  # the hall lacks nothing: a result alone is no news
+                return
+            self._outbox.extend(again)
+            self._cond.notify_all()
 
     def _publish_state(self) -> None:
         try:

@@ -3,7 +3,9 @@
 With ``P`` the prefix and ``T`` the table id: ``P/T/status`` (retained ``online``, or
 ``offline``: the last will), ``P/T/state`` (retained public state), and per game ``G``:
 ``P/T/games/G/setup`` (retained), ``P/T/games/G/events`` (QoS 1, one per committed event)
-and ``P/T/games/G/result`` (retained). No MQTT library here: both sides import it lazily.
+and ``P/T/games/G/result`` (retained); the hall answers on ``P/T/games/G/stored`` (retained:
+the last event it stored, so that the table sends again what a broker lost). No MQTT library
+here: both sides import it lazily.
 """
 
 from __future__ import annotations
@@ -57,8 +59,13 @@ class Topics:
     def state(self) -> str:
         return f"{self.base}/state"
 
+    @property
+    def tag(self) -> str:
+        """Each tag tap, for Home Assistant's tag scanner (``[venue] tag_scans``)."""
+        return f"{self.base}/tag"
+
     def game(self, game: int, kind: str) -> str:
-        """``kind``: setup, events or result."""
+        """``kind``: setup, events, result, or stored (the hall's acknowledgement)."""
         return f"{self.base}/games/{game}/{kind}"
 
 
@@ -76,14 +83,14 @@ def parse_topic(prefix: str, topic: str) -> Where | None:
     parts = topic.split("/")
     if len(parts) < 3 or parts[0] != prefix or not _WORD.match(parts[1]):
         return None
-    if len(parts) == 3 and parts[2] in ("status", "state"):
+    if len(parts) == 3 and parts[2] in ("status", "state", "tag"):
         return Where(parts[1], parts[2], 0)
     if (
         len(parts) == 5
         and parts[2] == "games"
         and parts[3].isdigit()
         and len(parts[3]) < 10
-        and parts[4] in ("setup", "events", "result")
+        and parts[4] in ("setup", "events", "result", "stored")
     ):
         return Where(parts[1], parts[4], int(parts[3]))
     return None
@@ -98,6 +105,26 @@ def setup_message(item: GameStarted) -> dict[str, Any]:
 def result_message(item: GameFinished) -> dict[str, Any]:
     """The retained result: the final standings after event ``seq``."""
     return {"table": item.table, "game": item.game, "seq": item.seq, "result": item.result}
+
+
+def stored_message(table: str, game: int, seq: int, setup: bool = True) -> dict[str, Any]:
+    """The hall's acknowledgement: it has stored game ``game``'s events up to ``seq`` in order
+    (``setup`` False: it has not even the game's setup, send it all again)."""
+    return {"table": table, "game": game, "seq": seq, "setup": setup}
+
+
+def read_stored(payload: bytes) -> tuple[int, bool] | None:
+    """(seq, setup) of a hall's acknowledgement, or None when the payload is none."""
+    try:
+        message = json.loads(payload)
+    except ValueError:
+        return None
+    if not isinstance(message, dict):
+        return None
+    seq, setup = message.get("seq"), message.get("setup", True)
+    if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0 or not isinstance(setup, bool):
+        return None
+    return seq, setup
 
 
 def encode(message: Any) -> bytes:

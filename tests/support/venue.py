@@ -2,13 +2,15 @@
 
 `Broker` writes its own config file in a temporary folder and runs Debian's
 ``/usr/sbin/mosquitto`` on a free loopback port, with persistence (a hall's queued messages
-outlive a clean restart); `stop`, `kill` and `start` are the faults the tests make.
+outlive a clean restart); `stop`, `kill` and `start` are the faults the tests make. `table`,
+`follow`, `play_all` and `hall_has_all`: mock tables publishing to it and a hall following them.
 """
 
 from __future__ import annotations
 
 import getpass
 import json
+import random
 import shutil
 import signal
 import socket
@@ -19,7 +21,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.support.tables import require_tool
+from companion.run.runtime import Runtime
+from companion.util.config import Config, TableSettings, VenueSettings
+from companion.venue.hall import Hall
+from tests.support.tables import FAST_BUTTONS, make_runtime, play_turn, require_tool
 
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 require_tool(Path(MOSQUITTO).exists(), "mosquitto is not installed", "apt-get install mosquitto")
@@ -47,9 +52,14 @@ class Broker:
     """A Mosquitto process on ``127.0.0.1:port`` with a config of its own."""
 
     def __init__(
-        self, folder: Path, users: dict[str, str] | None = None, tls: tuple[Path, Path, Path] | None = None
+        self,
+        folder: Path,
+        users: dict[str, str] | None = None,
+        tls: tuple[Path, Path, Path] | None = None,
+        acl: str | None = None,
     ) -> None:
-        """``users``: a password file with these; ``tls``: (CA, certificate, key) of a TLS listener."""
+        """``users``: a password file with these; ``tls``: (CA, certificate, key) of a TLS
+        listener; ``acl``: the text of an ACL file (`docs_acl`: the one docs/venue.md gives)."""
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
         self.port = free_port()
@@ -70,6 +80,9 @@ class Broker:
             for user, password in users.items():
                 subprocess.run(["mosquitto_passwd", "-b", str(passwords), user, password], check=True)
             lines += ["allow_anonymous false", f"password_file {passwords}"]
+        if acl is not None:
+            (folder / "acl").write_text(acl)
+            lines.append(f"acl_file {folder / 'acl'}")
         else:
             lines.append("allow_anonymous true")
         self.config = folder / "mosquitto.conf"
@@ -100,6 +113,14 @@ class Broker:
         if self.process is not None and self.process.poll() is None:
             self.process.kill()
             self.process.wait(20)
+
+
+def docs_acl(prefix: str = "trekking") -> str:
+    """The Mosquitto ACL file docs/venue.md gives a venue (its first block after "The ACL")."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "venue.md").read_text(encoding="utf-8")
+    after = text[text.index("The ACL, `/etc/mosquitto/trekking.acl`") :]
+    block = after.split("```", 2)[1]
+    return block.replace("trekking/", f"{prefix}/")
 
 
 class Collector:
@@ -152,3 +173,52 @@ class Collector:
     def close(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
+
+
+def table(tmp_path: Path, broker: Broker, name: str, seed: int, players: str = "Ann,Ben") -> Runtime:
+    """A mock table publishing to ``broker`` as table ``name`` (its outbox started)."""
+    venue = VenueSettings(broker=broker.url, table=name)
+    config = Config(table=TableSettings(turn="quick"), buttons=FAST_BUTTONS, venue=venue)
+    rt = make_runtime(tmp_path / name, players, seed=seed, config=config)
+    rt.venue.start()
+    return rt
+
+
+def follow(folder: Path, broker: Broker, **options: object) -> Hall:
+    """A hall keeping its games in ``folder``, following ``broker`` (a persistent session)."""
+    hall = Hall(folder, log=lambda _: None, **options)  # type: ignore[arg-type]
+    hall.connect(VenueSettings(broker=broker.url), client_id="hall-under-test")
+    return hall
+
+
+def play_all(tables: list[Runtime], turns: int | None, seed: int) -> None:
+    """Each table plays ``turns`` steps (None: to the end), all at once, each on its own thread."""
+    failures: list[BaseException] = []
+
+    def run(rt: Runtime, rng: random.Random) -> None:
+        try:
+            done = 0
+            while rt.table.expect() is not None and (turns is None or done < turns):
+                play_turn(rt, rng)
+                done += 1
+        except BaseException as exc:
+            failures.append(exc)
+
+    threads = [
+        threading.Thread(target=run, args=(rt, random.Random(seed + i))) for i, rt in enumerate(tables)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(300)
+    assert not failures, failures
+
+
+def hall_has_all(hall: Hall, tables: list[Runtime]) -> bool:
+    """Has the hall stored every event of each table's current game?"""
+    with hall.lock:
+        for rt in tables:
+            game = hall.games.get((rt.venue.table, rt.table.game_id))
+            if game is None or game.seq != len(rt.store.load(rt.table.game_id).rows):
+                return False
+    return True

@@ -12,63 +12,14 @@ from __future__ import annotations
 
 import json
 import random
-import threading
 from pathlib import Path
 
-from companion.run.runtime import Runtime
-from companion.util.config import Config, TableSettings, VenueSettings
 from companion.venue.hall import Hall
 from companion.venue.hall_web import create_hall_app
-from tests.support.tables import FAST_BUTTONS, make_runtime, play_turn
-from tests.support.venue import Broker, wait_until
+from tests.support.tables import play_turn
+from tests.support.venue import Broker, follow, hall_has_all, play_all, table, wait_until
 
 TABLES = 10
-
-
-def table(tmp_path: Path, broker: Broker, name: str, seed: int, players: str = "Ann,Ben") -> Runtime:
-    venue = VenueSettings(broker=broker.url, table=name)
-    config = Config(table=TableSettings(turn="quick"), buttons=FAST_BUTTONS, venue=venue)
-    rt = make_runtime(tmp_path / name, players, seed=seed, config=config)
-    rt.venue.start()
-    return rt
-
-
-def follow(folder: Path, broker: Broker, **options: object) -> Hall:
-    hall = Hall(folder, log=lambda _: None, **options)  # type: ignore[arg-type]
-    hall.connect(VenueSettings(broker=broker.url), client_id="hall-under-test")
-    return hall
-
-
-def play_all(tables: list[Runtime], turns: int | None, seed: int) -> None:
-    """Each table plays ``turns`` steps (None: to the end), all at once, each on its own thread."""
-    failures: list[BaseException] = []
-
-    def run(rt: Runtime, rng: random.Random) -> None:
-        try:
-            done = 0
-            while rt.table.expect() is not None and (turns is None or done < turns):
-                play_turn(rt, rng)
-                done += 1
-        except BaseException as exc:
-            failures.append(exc)
-
-    threads = [
-        threading.Thread(target=run, args=(rt, random.Random(seed + i))) for i, rt in enumerate(tables)
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(300)
-    assert not failures, failures
-
-
-def hall_has_all(hall: Hall, tables: list[Runtime]) -> bool:
-    with hall.lock:
-        for rt in tables:
-            game = hall.games.get((rt.venue.table, rt.table.game_id))
-            if game is None or game.seq != len(rt.store.load(rt.table.game_id).rows):
-                return False
-    return True
 
 
 def test_ten_tables_play_whole_games_into_one_hall_through_a_broker_restart_and_a_hall_stop(

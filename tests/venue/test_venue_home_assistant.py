@@ -59,3 +59,62 @@ def test_discovery_puts_every_sensor_under_one_device_and_is_resent_when_home_as
         rt.stop()
         collector.close()
         broker.stop()
+
+
+def test_with_tag_scans_each_tap_is_a_home_assistant_tag_scan(tmp_path: Path) -> None:
+    """Home Assistant's MQTT tag scanner: a discovery config at
+    ``<prefix>/tag/[<node_id>/]<object_id>/config`` whose required ``topic`` then carries each
+    scanned tag's id (the documented way; Home Assistant fires ``tag_scanned`` per message)."""
+    from companion.venue.hall import Hall
+
+    broker = Broker(tmp_path / "broker").start()
+    discovery = Collector(broker, prefix="homeassistant")
+    taps = Collector(broker)
+    venue = VenueSettings(broker=broker.url, table="t1", home_assistant=True, tag_scans=True)
+    config = Config(table=TableSettings(turn="quick"), buttons=FAST_BUTTONS, venue=venue)
+    rt = make_runtime(tmp_path / "t1", config=config)
+    hall = Hall(tmp_path / "hall", log=lambda _: None)
+    try:
+        rt.venue.start()
+        scanner = wait_until(lambda: [(t, c) for t, c in discovery.configs() if "/tag/" in t], 30)[0]
+        topic, payload = scanner
+        parts = topic.split("/")
+        assert parts[:2] == ["homeassistant", "tag"] and parts[-1] == "config" and len(parts) in (4, 5)
+        assert all(ID.match(part) for part in parts[2:-1]), topic
+        assert payload["topic"] == "trekking/t1/tag", "topic is required"
+        assert payload["device"] == json.loads(json.dumps(discovery.configs()[0][1]["device"]))
+        wait_until(lambda: rt.venue_status()["reachable"], 30)
+        card = rt.table.expect()["choices"][0]
+        rt.tap(card)
+        rt.tap("04:A2:19:6B")  # a tag no card has: still a scan for Home Assistant
+        wait_until(lambda: len([m for m in taps.messages if m[0] == "trekking/t1/tag"]) == 2, 30, "the scans")
+        scans = [(p, retained) for t, p, retained in taps.messages if t == "trekking/t1/tag"]
+        assert scans == [(card.encode(), False), (b"04:A2:19:6B", False)]
+        hall.handle("trekking/t1/tag", b"04:A2:19:6B")  # the hall follows trekking/#: no problem
+        assert not hall.problems
+    finally:
+        rt.stop()
+        hall.stop()
+        discovery.close()
+        taps.close()
+        broker.stop()
+
+
+def test_without_tag_scans_no_tap_is_sent(tmp_path: Path) -> None:
+    broker = Broker(tmp_path / "broker").start()
+    taps = Collector(broker)
+    venue = VenueSettings(broker=broker.url, table="t1", home_assistant=True)
+    config = Config(table=TableSettings(turn="quick"), buttons=FAST_BUTTONS, venue=venue)
+    rt = make_runtime(tmp_path / "t1", config=config)
+    try:
+        rt.venue.start()
+        wait_until(lambda: rt.venue_status()["reachable"] and taps.of("t1/state"), 30)
+        before = len(taps.of("t1/state"))
+        rt.tap(rt.table.expect()["choices"][0])
+        assert rt.venue.wait_delivered(30)
+        wait_until(lambda: len(taps.of("t1/state")) > before, 30, "the state after the tap")
+        assert not [m for m in taps.messages if m[0].endswith("/tag")]
+    finally:
+        rt.stop()
+        taps.close()
+        broker.stop()

@@ -16,8 +16,9 @@ import { renderHardware, showHardware } from "./hardware.js";
 import { connect, fetchState, pollingTimer, setNotice } from "./live.js";
 import { $, ICON, LEGEND, esc, page, register, render } from "./page.js";
 import { renderCoach, setupCoach } from "./coach.js";
+import { renderVenue, showVenue } from "./venue.js";
 
-for (const view of [renderBanner, renderClock, renderPlayers, renderRow, renderLog, renderEnd, renderHost, showBusy, renderCoach]) register(view);
+for (const view of [renderBanner, renderClock, renderPlayers, renderRow, renderLog, renderEnd, renderHost, showBusy, renderCoach, renderVenue]) register(view);
 
 function translatePage() {
   document.documentElement.lang = lang();
@@ -32,6 +33,7 @@ function translatePage() {
   $("legend").innerHTML = Object.keys(LEGEND).map((k) => `<span><b class="tok">${ICON[k]}</b> ${esc(t(LEGEND[k]))}</span>`).join("");
   if ($("notice").dataset.key) setNotice($("notice").dataset.key);
   showHardware();
+  showVenue();
   if (page.state) render(page.state);
   else rerenderLast();
 }

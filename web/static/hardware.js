@@ -4,6 +4,7 @@
 import { CATALOGUES, fill, lang } from "./i18n.js";
 import { call } from "./api.js";
 import { $, esc, page } from "./page.js";
+import { setVenue } from "./venue.js";
 
 export async function renderHardware() {
   try {
@@ -12,6 +13,7 @@ export async function renderHardware() {
     $("hardware").hidden = down.length === 0;
     hardwareDown = down;
     showHardware();
+    setVenue(state.venue);  // reachability changes apart from the game: the same poll
   } catch (e) { /* the next round retries */ }
 }
 

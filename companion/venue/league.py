@@ -1,0 +1,204 @@
+"""The hall's league: every finished game of every table, rated as a table's history rates it.
+
+The figures and ratings are `companion.records.league`'s (the code a table's history page uses),
+over the games the hall replayed itself, never over what a table claims. The hall's host
+adds two decisions the games cannot make, both kept in the hall's own store under
+``<data>/league/``: that two spellings are one player (``Store.merge_player``, undoable, the
+merges a table's history keeps), and the seasons, named date ranges (UTC dates, both ends
+included) that choose which games a league counts.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+from companion.records.league import (
+    PastGame,
+    PlayerStats,
+    display_names,
+    family_rating,
+    holding_merges,
+    player_key,
+    player_stats,
+    replayed_game,
+    with_aliases,
+)
+from companion.records.trekking import TREKKING
+from companion.store.log import Store
+from companion.util.wording import CodedError
+
+#: Seasons kept at most, and the longest name (a select on a phone).
+MAX_SEASONS = 100
+MAX_SEASON_NAME = 40
+_DAY = re.compile(r"\A\d{4}-\d{2}-\d{2}\Z")
+
+
+class LeagueRefused(CodedError):
+    """A host's change to the league that cannot be made as asked (a code and its params)."""
+
+
+@dataclass(frozen=True)
+class Season:
+    """A named date range: the games set up from ``start`` to ``end`` (UTC dates, both included)."""
+
+    name: str
+    start: date
+    end: date
+
+    def holds(self, started: datetime) -> bool:
+        return self.start <= started.date() <= self.end
+
+    def to_json(self) -> dict[str, str]:
+        return {"name": self.name, "from": self.start.isoformat(), "to": self.end.isoformat()}
+
+
+@dataclass(frozen=True)
+class FinishedGame:
+    """One finished game of the hall: which table, its game number, and its replay."""
+
+    table: str
+    game: int
+    at: str
+    past: PastGame
+
+
+def season_from(name: str, start: str, end: str) -> Season:
+    """A season from the host's form; `LeagueRefused` says what is wrong with it."""
+    name = " ".join(name.split())
+    if not name or len(name) > MAX_SEASON_NAME:
+        raise LeagueRefused("league_season_name", limit=MAX_SEASON_NAME)
+    days = []
+    for text in (start.strip(), end.strip()):
+        try:
+            if not _DAY.match(text):
+                raise ValueError(text)
+            days.append(date.fromisoformat(text))
+        except ValueError:
+            raise LeagueRefused("league_season_date", given=text[:20]) from None
+    if days[1] < days[0]:
+        raise LeagueRefused("league_season_order", start=days[0].isoformat(), end=days[1].isoformat())
+    return Season(name, days[0], days[1])
+
+
+class LeagueBook:
+    """What the hall's host decided (merges and seasons), kept in the hall's own store."""
+
+    def __init__(self, folder: Path) -> None:
+        self.store = Store(folder, TREKKING)
+
+    def seasons(self) -> list[Season]:
+        """Every season, earliest first."""
+        kept = self.store.option("league_seasons")
+        found = []
+        for entry in json.loads(kept) if kept else []:
+            found.append(
+                Season(entry["name"], date.fromisoformat(entry["from"]), date.fromisoformat(entry["to"]))
+            )
+        return sorted(found, key=lambda s: (s.start, s.end, s.name))
+
+    def season(self, name: str | None) -> Season | None:
+        """The season called ``name`` (None: all time); an unknown name is refused."""
+        if not name:
+            return None
+        for season in self.seasons():
+            if season.name == name:
+                return season
+        raise LeagueRefused("league_season_unknown", season=name[:MAX_SEASON_NAME])
+
+    def keep_season(self, season: Season) -> None:
+        """Add ``season``, or change the one of the same name."""
+        others = [s for s in self.seasons() if s.name != season.name]
+        if len(others) >= MAX_SEASONS:
+            raise LeagueRefused("league_season_many", limit=MAX_SEASONS)
+        self._save([*others, season])
+
+    def drop_season(self, name: str) -> None:
+        seasons = self.seasons()
+        if name not in {s.name for s in seasons}:
+            raise LeagueRefused("league_season_unknown", season=name[:MAX_SEASON_NAME])
+        self._save([s for s in seasons if s.name != name])
+
+    def _save(self, seasons: list[Season]) -> None:
+        self.store.set_option("league_seasons", json.dumps([s.to_json() for s in seasons]))
+
+    def merge(self, alias: str, into: str, known: dict[str, str]) -> None:
+        """The player ``alias`` (a key) is ``into`` (a key) from now on; ``known`` maps the
+        league's player keys to their names (a key not in it is refused)."""
+        if alias not in known or into not in known:
+            raise LeagueRefused("league_merge_unknown")
+        if alias == into:
+            raise LeagueRefused("league_merge_same", name=known[alias])
+        self.store.merge_player(alias, into, known[into])
+
+    def unmerge(self, alias: str) -> None:
+        if not self.store.unmerge_player(alias):
+            raise LeagueRefused("league_unmerge_unknown")
+
+    def aliases(self) -> dict[str, tuple[str, str]]:
+        return {player_key(a): (player_key(p), n) for a, (p, n) in self.store.aliases().items()}
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def finished_games(boards: list[tuple[str, int, str, Any]]) -> list[FinishedGame]:
+    """The hall's finished games (table, game, setup time, its board), oldest first, each
+    replayed as a table's history replays its own; numbered 1, 2, ... in that order."""
+    ordered = sorted(boards, key=lambda b: (b[2], b[0], b[1]))
+    games: list[FinishedGame] = []
+    for table, game, at, board in ordered:
+        try:
+            started = datetime.fromisoformat(at)
+        except ValueError:
+            continue  # a table that sent no time for its setup: it cannot be placed in a season
+        past = replayed_game(len(games) + 1, board, started, None)
+        if past is not None:
+            games.append(FinishedGame(table, game, at, past))
+    return games
+
+
+def league_view(games: list[FinishedGame], book: LeagueBook, season: Season | None) -> dict[str, Any]:
+    """The league of ``season`` (None: all time): each player's figures and rating, best
+    first, as the history page shows them; the seasons and the host's merges beside it."""
+    aliases, undone = holding_merges([g.past for g in games], book.aliases())
+    keyed = [with_aliases(g.past, aliases) for g in games]
+    chosen = [g for g in keyed if season is None or season.holds(g.started)]
+    players = [player_row(s) for s in player_stats(chosen, aliases)]
+    everyone = sorted(display_names(keyed, aliases).items(), key=lambda kv: kv[1].casefold())
+    return {
+        "season": None if season is None else season.to_json(),
+        "seasons": [s.to_json() for s in book.seasons()],
+        "games": len(chosen),
+        "players": players,
+        "everyone": [{"key": key, "name": name} for key, name in everyone],
+        "merges": [{"alias": a, "into": p, "name": n} for a, (p, n) in sorted(book.aliases().items())],
+        "undone": undone,
+    }
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(value, 2)
+
+
+def player_row(stats: PlayerStats) -> dict[str, Any]:
+    """One player's line: the history page's figures and its ``rating`` beside openskill's."""
+    return {
+        "key": stats.key,
+        "name": stats.name,
+        "spellings": stats.spellings,
+        "games": stats.games,
+        "wins": stats.wins,
+        "points": stats.total_score,
+        "best": stats.best,
+        "average": round(stats.average, 1),
+        "rating": family_rating(stats.rating),
+        "ordinal": _round(stats.rating),
+        "mu": _round(stats.mu),
+        "sigma": _round(stats.sigma),
+        "rated_games": stats.rated_games,
+    }
