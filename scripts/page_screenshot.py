@@ -15,8 +15,8 @@ import tempfile
 import threading
 from pathlib import Path
 
-from companion.run.serving import make_server
 from companion.records.trekking import TREKKING
+from companion.run.serving import make_server
 from companion.run.startup import build_runtime
 from companion.store.log import Store
 from companion.table.game_setup import new_game
