@@ -13,12 +13,11 @@ Prints, for ``companion run --mock`` started from the given Python:
   interpreter's own start subtracted; wall and CPU time) and whether it imports gpiozero.
 
 Only the standard library and the installed companion are needed, so it also runs
-inside the rehearsal's arm64 root file system under qemu (scripts/rehearse-pi),
-a rough stand-in for a Pi Zero 2 W:
+inside the rehearsal's arm64 root file systems under qemu (scripts/rehearse-pi), an
+emulated Cortex-A53, which is not a Pi Zero 2 W (docs/benchmarks-pi.md):
 
     .venv/bin/python -m benchmarks.bench_startup --repeat 5
-    sudo chroot /var/tmp/trekking-rehearsal/rootfs /opt/trekking-companion/.venv/bin/python \\
-        /root/trekking-companion/benchmarks/bench_startup.py --repeat 3
+    sudo scripts/bench-emulated --only startup
 """
 
 from __future__ import annotations
