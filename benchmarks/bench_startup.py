@@ -10,15 +10,14 @@ Prints, for ``companion run --mock`` started from the given Python:
   ``/api/events`` stream, as the page does);
 - the import time of the composition root (`companion.run.startup`, `serving` and `console`;
   the median of repeated fresh interpreters, the
-  interpreter's own start subtracted) and whether it imports gpiozero.
+  interpreter's own start subtracted; wall and CPU time) and whether it imports gpiozero.
 
 Only the standard library and the installed companion are needed, so it also runs
-inside the rehearsal's arm64 root file system under qemu (scripts/rehearse-pi),
-a rough stand-in for a Pi Zero 2 W:
+inside the rehearsal's arm64 root file systems under qemu (scripts/rehearse-pi), an
+emulated Cortex-A53, which is not a Pi Zero 2 W (docs/benchmarks-pi.md):
 
     .venv/bin/python -m benchmarks.bench_startup --repeat 5
-    sudo chroot /var/tmp/trekking-rehearsal/rootfs /opt/trekking-companion/.venv/bin/python \\
-        /root/trekking-companion/benchmarks/bench_startup.py --repeat 3
+    sudo scripts/bench-emulated --only startup
 """
 
 from __future__ import annotations
@@ -27,6 +26,7 @@ import argparse
 import http.client
 import json
 import os
+import resource
 import socket
 import statistics
 import subprocess
@@ -56,20 +56,26 @@ def rss_mb(pid: int) -> float:
 
 
 def import_time(python: str, repeat: int) -> dict[str, Any]:
-    def run(code: str) -> float:
-        t0 = time.perf_counter()
+    def run(code: str) -> tuple[float, float]:
+        """Wall and CPU seconds (the child's user + system) of one fresh interpreter."""
+        cpu0, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
         subprocess.run([python, "-c", code], check=True)
-        return time.perf_counter() - t0
+        wall, cpu1 = time.perf_counter() - t0, resource.getrusage(resource.RUSAGE_CHILDREN)
+        return wall, (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
 
-    base = statistics.median(run("pass") for _ in range(repeat))
-    full = statistics.median(run(f"import {ROOT}") for _ in range(repeat))
+    bases = [run("pass") for _ in range(repeat)]
+    fulls = [run(f"import {ROOT}") for _ in range(repeat)]
+    base, full = (statistics.median(r[0] for r in runs) for runs in (bases, fulls))
+    base_cpu, full_cpu = (statistics.median(r[1] for r in runs) for runs in (bases, fulls))
     modules = subprocess.run(
         [python, "-c", f"import sys, {ROOT}; print(' '.join(sorted(sys.modules)))"],
         check=True, capture_output=True, text=True,
     ).stdout.split()  # fmt: skip
     return {
         "import_composition_root_s": round(full - base, 3),
+        "import_composition_root_cpu_s": round(full_cpu - base_cpu, 3),
         "interpreter_start_s": round(base, 3),
+        "interpreter_start_cpu_s": round(base_cpu, 3),
         "imports_gpiozero": "gpiozero" in modules,
         "imports_flask": "flask" in modules,
     }

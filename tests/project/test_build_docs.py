@@ -152,7 +152,12 @@ def test_the_first_run_says_what_it_installs_while_it_installs(tmp_path: Path) -
     assert (tmp_path / ".venv" / ".installed-stamp").exists()
 
 
-SCRIPTS = [ROOT / "systemd/install-pi.sh", ROOT / "systemd/trekking-companion", ROOT / "scripts/rehearse-pi"]
+SCRIPTS = [
+    ROOT / "systemd/install-pi.sh",
+    ROOT / "systemd/trekking-companion",
+    ROOT / "scripts/rehearse-pi",
+    ROOT / "scripts/bench-emulated",
+]
 
 
 @pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed")
