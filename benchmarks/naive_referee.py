@@ -157,7 +157,8 @@ class Game:
         return self.ancestors_left <= 0 or not self.people[mover]["treks"]
 
     def end_day(self) -> None:
-        """Every watch back to 0 in the stack order it ended in; itineraries go; after Day III the game ends."""
+        """Every watch back to 0 in the stack order it ended in, itineraries gone; after Day III,
+        the game ends."""
         if self.day == 3:
             self.finished = True
             return
