@@ -26,6 +26,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import islice
+from json.scanner import make_scanner
 from typing import IO, Any, BinaryIO
 
 from companion.editions import EditionNotFound, load_edition, shipped_edition
@@ -304,7 +305,7 @@ _DECODER = json.JSONDecoder()
 _decode = _DECODER.decode
 #: The decoder's own scanner (C), called without `json.JSONDecoder.decode`'s two Python calls
 #: and two whitespace matches, which were a fifth of decoding a short event line.
-_scan = json.scanner.make_scanner(_DECODER)
+_scan: Callable[[str, int], tuple[Any, int]] = make_scanner(_DECODER)  # type: ignore[arg-type]  # typeshed types its argument as itself
 
 
 def _fast_decode(line: str) -> Any:
