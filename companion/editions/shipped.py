@@ -33,8 +33,15 @@ class EditionNotFound(LookupError):
 
 def shipped_names() -> list[str]:
     """Names of the editions inside the package."""
+    return list(_shipped_names())
+
+
+@functools.cache
+def _shipped_names() -> tuple[str, ...]:
+    """The package's edition files, listed once per process: they are part of the installed
+    package, and listing its folder was a fifth of a short record's replay (issue 26)."""
     folder = resources.files(__package__)
-    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json"))
+    return tuple(sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json")))
 
 
 def read_edition_text(text: str, source: str, default_name: str) -> Edition:
@@ -101,8 +108,8 @@ def load_edition(name_or_path: str) -> Edition:
 
 def shipped_edition(name: str) -> Edition:
     """A shipped edition by name; never a file from outside the package."""
-    if name not in shipped_names():
-        raise unknown_edition(name, ", ".join(shipped_names()), "the companion ships")
+    if name not in _shipped_names():
+        raise unknown_edition(name, ", ".join(_shipped_names()), "the companion ships")
     return _shipped(name)
 
 

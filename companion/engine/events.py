@@ -115,6 +115,9 @@ def parse_event(obj: Any) -> Event:
 
 
 def _parse_take(obj: dict[str, Any]) -> Event:
+    card = obj.get("card")
+    if type(card) is str and len(obj) == 2:  # only "type" and "card": most takes of a record
+        return Take(card)
     card = _name(obj, "card")
     if card is None:
         return Malformed("take", "take_card")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple, Protocol
+from typing import NamedTuple, Protocol, cast
 
 from companion.engine.edition import Edition
 from companion.engine.tokens import DAY_NAMES, DAYS, MAX_PLAYERS, ROW_SIZE
@@ -127,24 +127,9 @@ def make_setup(
         unknown_days = set(decks) - set(DAY_NAMES)
         if unknown_days:
             raise SetupError(f"decks are named I, II and III, not {', '.join(sorted(unknown_days))}")
-        built: list[tuple[int, ...]] = []
-        seen: set[str] = set()
-        for day_name in DAY_NAMES:
-            ids = decks.get(day_name, [])
-            for cid in ids:
-                if cid not in edition.card_index:
-                    raise SetupError(f"deck {day_name} names card {cid!r}, which is not in the edition")
-                if cid in seen:
-                    raise SetupError(f"card {cid!r} appears twice in the decks")
-                day = edition.cards[edition.card_index[cid]].day
-                if day != DAY_NAMES.index(day_name) + 1:  # one rule with reveals, which refuse it too
-                    raise SetupError(
-                        f"deck {day_name} names card {cid!r} of the Day {DAY_NAMES[day - 1]} deck; "
-                        "each Day deck holds only its own Day's cards"
-                    )
-                seen.add(cid)
-            built.append(tuple(edition.card_index[cid] for cid in ids))
-        deck_indices = tuple(built)
+        deck_indices = _deck_indices(edition, decks)
+        if deck_indices is None:  # some card is wrong: find the first, in the order of the decks
+            deck_indices = _checked_decks(edition, decks)
         sizes = tuple(len(d) for d in deck_indices)
     else:
         sizes = tuple(sum(1 for c in edition.cards if c.day == d) for d in range(1, DAYS + 1))
@@ -156,6 +141,45 @@ def make_setup(
         player_index={n: i for i, n in enumerate(names)},
         day_sizes=sizes,
     )
+
+
+def _deck_indices(edition: Edition, decks: Mapping[str, Sequence[str]]) -> tuple[tuple[int, ...], ...] | None:
+    """The decks' card indices when every card is the edition's, of its deck's Day and named
+    once, else ``None``: set operations over each deck, where a loop card by card was a tenth
+    of a short record's replay (issue 26)."""
+    if edition.tables is None:
+        return None
+    built: list[tuple[int, ...]] = []
+    for number, day_name in enumerate(DAY_NAMES):
+        indices = tuple(map(edition.card_index.get, decks.get(day_name, [])))
+        unique = set(indices)
+        if len(unique) != len(indices) or not unique <= set(edition.tables.day_cards[number]):
+            return None  # an unknown card (None), one named twice, or another Day's
+        built.append(cast(tuple[int, ...], indices))  # no None: every index is of the Day's cards
+    return tuple(built)  # Days' cards are apart, so no card is in two decks
+
+
+def _checked_decks(edition: Edition, decks: Mapping[str, Sequence[str]]) -> tuple[tuple[int, ...], ...]:
+    """The decks' card indices, checked card by card: `SetupError` for the first card, deck by
+    deck, that is unknown, named twice or of another Day."""
+    seen: set[str] = set()
+    built: list[tuple[int, ...]] = []
+    for day_name in DAY_NAMES:
+        ids = decks.get(day_name, [])
+        for cid in ids:
+            if cid not in edition.card_index:
+                raise SetupError(f"deck {day_name} names card {cid!r}, which is not in the edition")
+            if cid in seen:
+                raise SetupError(f"card {cid!r} appears twice in the decks")
+            day = edition.cards[edition.card_index[cid]].day
+            if day != DAY_NAMES.index(day_name) + 1:  # one rule with reveals, which refuse it too
+                raise SetupError(
+                    f"deck {day_name} names card {cid!r} of the Day {DAY_NAMES[day - 1]} deck; "
+                    "each Day deck holds only its own Day's cards"
+                )
+            seen.add(cid)
+        built.append(tuple(edition.card_index[cid] for cid in ids))
+    return tuple(built)
 
 
 def shuffled_setup(

@@ -48,10 +48,9 @@ def build_tables(
     """``cards`` are (hours, year, day, gains) in edition order."""
     slot_codes = [tuple(BENEFIT_CODE[b] for b in s) for s in slots]
     assert len(slot_codes) == ROW_SIZE
-    gains = tuple(
-        tuple(tuple(BENEFIT_CODE[g] for g in card_gains) + slot_codes[pos] for pos in range(ROW_SIZE))
-        for _, _, _, card_gains in cards
-    )
+    # each card's own codes once, then joined to each position's (not recoded six times)
+    own = [tuple(map(BENEFIT_CODE.__getitem__, card_gains)) for _, _, _, card_gains in cards]
+    gains = tuple(tuple(codes + slot for slot in slot_codes) for codes in own)
     return RuleTables(
         hours=tuple(c[0] for c in cards),
         day_cards=tuple(tuple(i for i, c in enumerate(cards) if c[2] == d) for d in range(1, DAYS + 1)),
