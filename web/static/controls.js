@@ -11,6 +11,8 @@ const CONSOLE_KEYS = { c: "crystal", crystal: "crystal", y: "confirm", confirm: 
 
 export function renderHost(s) {
   showHardware();  // a host may acknowledge the store's damage: the button follows the login
+  // mock mode (a PC): where the virtual reader is, until the host opens it
+  $("mock-where").hidden = !(s.mock && !page.csrf);
   $("controls").hidden = !page.csrf;
   $("login").hidden = !!page.csrf;
   if (!page.csrf) return;
