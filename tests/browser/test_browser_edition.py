@@ -25,6 +25,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from benchmarks.transcription_pace import BUDGET_MINUTES, minutes
 from companion.editions import EditionLibrary, is_complete, shipped_edition
 from companion.engine.edition import edition_to_json
@@ -652,4 +654,35 @@ def test_digits_typed_before_the_page_hears_of_a_readers_tap_go_to_the_new_card(
     _a_1969_card_then_221_bce(page, base, None)
     saved = EditionLibrary(rt.store.path.parent).raw("readerdigits")["cards"]
     assert [(c["id"], c["year"], c["hours"]) for c in saved] == [("I01", 1969, 2), ("I02", -221, 3)]
+    assert errors == []
+
+
+@pytest.mark.parametrize(
+    ("locale", "said"),
+    [
+        ("en-GB", "Tag 04C1 is I01: edit it, or Unbind."),
+        ("fr-FR", "Pastille 04C1 : c'est I01, à modifier, ou Délier."),
+    ],
+)
+def test_an_untitled_card_is_named_once(server: Any, browser: Any, locale: str, said: str) -> None:
+    """A card saved without a title is "I01", never "I01 (I01)" (issue 24, item 14)."""
+    base, _rt = server
+    errors: list[str] = []
+    page = watched_page(
+        browser, base + "/edition", errors, viewport={"width": 360, "height": 780}, locale=locale
+    )
+    page.fill("#pin", "2468")
+    page.click("#login-form button")
+    page.fill("#new-name", "untitled")
+    page.click("#create button")
+    expect(page.locator("#progress")).to_contain_text("0/36")
+    reader_tap(base, "04C1")
+    for key in ("19", "6", "9"):
+        page.click(f"#keypad button:text-is('{key}')")
+    page.click("#hours button[data-v='2']")
+    page.click("#save-card")
+    expect(page.locator("#card-list li")).to_have_count(1)
+    assert (page.locator("#card-list li").text_content() or "").startswith("I01 1969 · 2 h")
+    reader_tap(base, "04C1")
+    expect(page.locator("#tag-status")).to_have_text(said)
     assert errors == []

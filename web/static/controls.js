@@ -138,7 +138,7 @@ export function setupHost() {
 
 // A match of the enrol search in the page's language: "I12 · 490 BCE · Marathon (2 h: Pe ◆)".
 function enrolLabel(c) {
-  if (c.kind === "card") return `${c.id} · ${year(c.year)} · ${c.title} (${c.hours} h${c.gains.length ? ": " + c.gains.map((g) => t(LEGEND[g] || g).split(" (")[0]).join(", ") : ""})`;
+  if (c.kind === "card") return `${c.id} · ${year(c.year)}${!c.title || c.title === c.id ? "" : " · " + c.title} (${c.hours} h${c.gains.length ? ": " + c.gains.map((g) => t(LEGEND[g] || g).split(" (")[0]).join(", ") : ""})`;
   if (c.kind === "itinerary") return itineraryLabel(c.id);
   if (c.kind === "ancestor") return `${t("ancestor")}: ${t("enrol_ancestor")}`;
   return c.label;

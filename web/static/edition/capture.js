@@ -5,7 +5,7 @@ import { anc, saveAnc } from "./ancestor.js";
 import { api, problems } from "./api.js";
 import { card, clearCard, holdTyping, loadCard, missingOfCard, rewindTyping, saveCard, typeHeld } from "./cards.js";
 import { clearIt, it, loadIt, missingOfIt, saveIt } from "./itineraries.js";
-import { $, ROMAN, say, session } from "./shared.js";
+import { $, ROMAN, say, session, untitled } from "./shared.js";
 import { currentTab, showTab } from "./tabs.js";
 
 let polling = null; // the poll on its way: one tap handled at a time (a tap may save the form first)
@@ -53,7 +53,7 @@ async function onTag(tag, bound) {
   }
   showTab("cards");
   const st = $("tag-status");
-  if (knownCard) { loadCard(knownCard); card.tag = tag; st.textContent = t("ed_tag_is_card", { tag, id: knownCard.id, title: knownCard.title }); st.className = "status bound"; return; }
+  if (knownCard) { loadCard(knownCard); card.tag = tag; st.textContent = untitled(knownCard) ? t("ed_tag_is_untitled_card", { tag, id: knownCard.id }) : t("ed_tag_is_card", { tag, id: knownCard.id, title: knownCard.title }); st.className = "status bound"; return; }
   clearCard(true); card.tag = tag;
   if (bound) { st.textContent = t("ed_tag_is_bound_to", { tag, bound }); st.className = "status bound"; }
   else { st.textContent = t("ed_tag_a_new_day", { tag, day: ROMAN[card.day] }); st.className = "status"; }

@@ -2,7 +2,7 @@
 // saved with the sticker tapped for it.
 import { t } from "../i18n.js";
 import { api, here, problems, unbindTag } from "./api.js";
-import { $, BENEFITS, ROMAN, SHORT, btn, say, session, showYear } from "./shared.js";
+import { $, BENEFITS, ROMAN, SHORT, btn, say, session, showYear, untitled } from "./shared.js";
 import { boundWords, checkWords, showProgress } from "./words.js";
 
 // `dirty`: the form holds something typed since it was opened, cleared or saved: the next
@@ -90,7 +90,7 @@ export function drawCard() {
   $("save-card").textContent = card.id ? t("ed_save", { id: card.id }) : t("ed_save_new_card");
   const list = $("card-list"); list.textContent = "";
   for (const c of (ed && ed.cards || []).filter((c) => c.day === card.day)) {
-    const li = document.createElement("li"); li.textContent = `${c.id} ${showYear(c.year)} ${c.title} · ${c.hours} h ${c.gains.join(" ")}`;
+    const li = document.createElement("li"); li.textContent = `${c.id} ${showYear(c.year)}${untitled(c) ? "" : " " + c.title} · ${c.hours} h ${c.gains.join(" ")}`;
     li.addEventListener("click", () => { loadCard(c); card.tag = null; }); list.append(li);
   }
 }
