@@ -23,6 +23,8 @@ from datetime import datetime
 from companion.engine import Board
 from companion.engine.scoring import Standing, explain_tie_break, tie_break_key, winners
 from companion.store.log import Store, StoreError
+from companion.table.marks import MARKERS
+from companion.util.config import DEFAULT_PALETTE
 from companion.util.text import name_key
 
 #: What `Store.aliases` returns: a spelling's key -> (the player's key, the player's name).
@@ -62,7 +64,8 @@ class PastPlayer:
     treks: tuple[int, ...]  # every trek's length, in the order they were made
     rank: int
     winner: bool
-    colour: str
+    colour: str  # the colour and marker the table showed for this seat
+    marker: int = 0
 
     @property
     def longest_trek(self) -> int:
@@ -112,6 +115,8 @@ def past_game(store: Store, game_id: int, created: str, last: str | None) -> Pas
     won = set(winners(standings))
     places = ranks(standings)
     colours = list(stored.meta.get("colours") or [])
+    markers = stored.meta.get("markers")
+    markers = markers if isinstance(markers, list) else list(range(len(standings)))  # older games: by seat
     players = tuple(
         PastPlayer(
             name=s.name,
@@ -124,6 +129,7 @@ def past_game(store: Store, game_id: int, created: str, last: str | None) -> Pas
             rank=place,
             winner=s.name in won,
             colour=str(colours[seat]) if seat < len(colours) else "#888888",
+            marker=int(markers[seat]) % MARKERS if seat < len(markers) else seat % MARKERS,
         )
         for seat, (s, place) in enumerate(zip(standings, places, strict=True))
     )
@@ -189,6 +195,8 @@ class History:
     rate_assisted: bool = False
     #: Merged spellings a table contradicts (seated beside their player): their own again.
     undone: list[str] = field(default_factory=list)
+    #: Each player's own colour and marker (`Store.player_marks`), by player key.
+    marks: dict[str, tuple[str, int]] = field(default_factory=dict)
 
 
 class Replays:
@@ -214,7 +222,9 @@ class Replays:
 def load_history(store: Store, replays: Replays | None = None) -> History:
     """Every finished game of the store, replayed (or taken from ``replays``), with the
     host's merges applied; a damaged game is listed, not fatal."""
-    history = History(assisted=store.assisted(), rate_assisted=store.rate_assisted())
+    history = History(
+        assisted=store.assisted(), rate_assisted=store.rate_assisted(), marks=store.player_marks()
+    )
     cache = replays if replays is not None else Replays()
     games: list[PastGame] = []
     for game_id, created, last, count in store.finished_games():
@@ -229,6 +239,32 @@ def load_history(store: Store, replays: Replays | None = None) -> History:
     history.aliases, history.undone = holding_merges(games, stored)
     history.games = [with_aliases(game, history.aliases) for game in games]
     return history
+
+
+def shown_marks(history: History, keys: Sequence[str]) -> dict[str, tuple[str, int]]:
+    """The colour and marker each player is shown with: their own (`companion.table.marks`);
+    a player from before pairs were kept, the one they had in their latest game if no one shown
+    has it, else the first pair free: no two players shown together share one."""
+    shown: dict[str, tuple[str, int]] = {}
+    used: set[tuple[str, int]] = set()
+    for key in keys:
+        if key in history.marks:
+            shown[key] = history.marks[key]
+            used.add((shown[key][0].upper(), shown[key][1]))
+    last: dict[str, tuple[str, int]] = {}
+    for game in history.games:
+        for p in game.players:
+            last[p.key] = (p.colour, p.marker)
+    free = iter([(c, m) for m in range(MARKERS) for c in DEFAULT_PALETTE])
+    for key in keys:
+        if key in shown:
+            continue
+        pair = last.get(key)
+        if pair is None or (pair[0].upper(), pair[1]) in used:  # more players than pairs: the first
+            pair = next((q for q in free if (q[0].upper(), q[1]) not in used), (DEFAULT_PALETTE[0], 0))
+        shown[key] = pair
+        used.add((pair[0].upper(), pair[1]))
+    return shown
 
 
 # --- per player ---------------------------------------------------------------------------------

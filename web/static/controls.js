@@ -84,9 +84,12 @@ export function setupHost() {
     const seats = [];
     document.querySelectorAll("#seats .seat").forEach((l) => {
       const name = l.querySelector("input[type=text]").value.trim();
-      const colour = l.querySelector("input[type=color]").value;
+      const picker = l.querySelector("input[type=color]");
+      const colour = picker.value;
       seats.push([name, colour]);
-      if (name) { players.push(name); colours.push(colour.toUpperCase()); }
+      // a colour picked now is the player's from now on; else (null) the player keeps their
+      // own, or a new player gets a free one (companion/table/marks.py)
+      if (name) { players.push(name); colours.push(picker.dataset.chosen ? colour.toUpperCase() : null); }
     });
     localStorage.setItem("seats", JSON.stringify(seats));
     // what the companion would refuse, said at once in the page's language
@@ -113,6 +116,7 @@ export function setupHost() {
     fillSelect($("edition"), names.map((n) => [n, n]));
     if (d.default) $("edition").value = d.default; // the table's default edition (a setting)
   });
+  document.querySelectorAll("#seats input[type=color]").forEach((picker) => { picker.oninput = () => { picker.dataset.chosen = "1"; }; });
   document.querySelectorAll("[data-now]").forEach((b) => { b.onclick = () => call("/api/buttons/" + b.dataset.now); });
   $("enrol").closest("details").addEventListener("toggle", async (ev) => {
     if (!ev.target.open) return;
