@@ -5,16 +5,17 @@ A player's pair is given once, at their first game, and kept with the players
 (`Store.player_marks`, by player key after the host's merges). A game's seats take their
 players' pairs; two players who share a colour and sit at one table cannot both have it
 (the ring tells watches apart by colour only), so the later seat takes the first palette
-colour free at that table for that game, keeping its marker. A new player takes the palette
-colour free at the table that the fewest known players have, and the first marker no known
-player has with that colour,
+colour free at that table for that game, keeping its marker. A new player takes a pair no
+one has: the marker the fewest players have (so up to 8 players each have their own marker),
+with the palette colour free at the table that the fewest players have,
 so no two players shown together (a table, the history) share a pair and they are told
 apart without colour. A colour the family picks on the new-game form becomes that player's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 
 #: How many markers the page draws (`web/static/chart.js` MARKS): shapes every phone's fonts have.
 MARKERS = 8
@@ -48,14 +49,12 @@ def seat_marks(
     seated = {mark[0].upper() for mark in own if mark is not None}
     for seat, key in enumerate(keys):
         if own[seat] is None:
-            # the palette colour with a marker still free, free at this table, fewest players
-            def rank(c: str) -> tuple[bool, bool, int]:
-                pairs = sum(1 for colour, _ in used_pairs if colour == c.upper())
-                return (pairs >= MARKERS, c.upper() in seated, pairs)
-
-            colour = min(palette, key=rank)
-            own[seat] = _kept(key, colour, None, used_pairs, keep)
-            seated.add(colour.upper())
+            # a pair no one has; the marker fewest players have (up to 8 players, each has their
+            # own: told apart without colour), then a colour free at this table, the least worn
+            rank = _new_pair_rank(palette, used_pairs, seated)
+            colour, marker = min(((c.upper(), m) for c in palette for m in range(MARKERS)), key=rank)
+            own[seat] = _kept(key, next(c for c in palette if c.upper() == colour), marker, used_pairs, keep)
+            seated.add(colour)
     # each seat its player's colour, unless an earlier seat has it: then, for this game only,
     # the first palette colour free at the table (the ring tells watches apart by colour)
     colours: list[str] = []
@@ -69,6 +68,21 @@ def seat_marks(
             colour = (free or list(palette))[0]
         colours.append(colour)
     return colours, [mark[1] for mark in own if mark is not None], keep
+
+
+def _new_pair_rank(
+    palette: Sequence[str], used_pairs: set[Mark], seated: set[str]
+) -> Callable[[Mark], tuple[bool, int, bool, int, int, int]]:
+    """How good a pair is for a new player (smaller is better)."""
+    worn = Counter(colour for colour, _ in used_pairs)
+    shapes = Counter(marker for _, marker in used_pairs)
+    order = {c.upper(): i for i, c in reversed(list(enumerate(palette)))}
+
+    def rank(pair: Mark) -> tuple[bool, int, bool, int, int, int]:
+        colour, marker = pair
+        return (pair in used_pairs, shapes[marker], colour in seated, worn[colour], order[colour], marker)
+
+    return rank
 
 
 def _kept(key: str, colour: str, wanted: int | None, used_pairs: set[Mark], keep: dict[str, Mark]) -> Mark:

@@ -20,6 +20,11 @@ from tests.support.browser import ARGS, chromium, log_in_as_host, served
 
 #: A lower-case name and a long one: what wrapped or was capitalised before.
 PLAYERS = "Ann,van Dijk,Marguerite"
+#: A tag typed in the page's virtual reader and sent by its form, as the Tap button sends it
+#: (the host's panel may be closed: the form is there all the same).
+TAP = (
+    "(tag) => { document.getElementById('tag').value = tag; document.getElementById('tap').requestSubmit(); }"
+)
 
 
 def step(page: Any, rng: random.Random) -> None:
@@ -28,9 +33,7 @@ def step(page: Any, rng: random.Random) -> None:
     choices = expect.get("choices") or []
     before = page.evaluate("state.version")
     tag = rng.choice(choices) if choices else "y"  # "y": the console's Confirm key
-    page.evaluate(
-        f"() => {{ document.getElementById('tag').value = {tag!r}; document.getElementById('tap').requestSubmit(); }}"
-    )
+    page.evaluate(TAP, tag)
     page.wait_for_function(f"() => state.version > {before}", timeout=15000)
 
 
@@ -57,9 +60,7 @@ def play(base: str, browser: Any, lang: str, out: Path) -> list[str]:
     for _ in range(12):
         step(page, rng)
     shot(3, "early")
-    page.evaluate(
-        "() => { document.getElementById('tag').value = 'ancestor-of-nobody'; document.getElementById('tap').requestSubmit(); }"
-    )
+    page.evaluate(TAP, "ancestor-of-nobody")
     page.wait_for_function("() => document.body.innerText.includes('ancestor-of-nobody')")
     shot(4, "refusal")
     events = 0

@@ -28,16 +28,16 @@ def test_a_player_keeps_their_colour_and_marker_whatever_their_seat(tmp_path: Pa
     store = Store(tmp_path, TREKKING)
     first = new_game(store, ["Ann", "Ben", "Cy"], Config(), seed=1)
     ann, ben, cy = marks_of(store, first)
-    assert [ann[0], ben[0], cy[0]] == [BLUE, ORANGE, GREEN], "a first game: the palette in seat order"
+    assert [ann, ben, cy] == [(BLUE, 0), (ORANGE, 1), (GREEN, 2)], "a first game: a marker each"
     second = new_game(store, ["cy", "Dee", "ANN"], Config(), seed=2)  # other seats, other spellings
     cy2, dee, ann2 = marks_of(store, second)
     assert (cy2, ann2) == (cy, ann), "the same pair at another seat"
-    assert dee == (PINK, 0), "a new player takes the first colour free at the table and no one's"
+    assert dee == (PINK, 3), "a new player: a marker no one has, a colour free at the table and no one's"
     eve = marks_of(store, new_game(store, ["Eve", "Ben"], Config(), seed=3))[0]
-    assert eve == (BLUE, 1), "every colour is someone's: the least worn free here, with a marker free with it"
+    assert eve == (BLUE, 4), "every colour is someone's: the first free here, with a marker no one has"
     together = marks_of(store, new_game(store, ["Ann", "Eve"], Config(), seed=4))
     assert together[0] == ann
-    assert together[1] == (ORANGE, 1), "Eve shares Ann's colour: the later seat takes the next free one"
+    assert together[1] == (ORANGE, 4), "Eve shares Ann's colour: the later seat takes the next free one"
     assert store.player_marks()["eve"] == eve, "for that game only: her own pair is kept"
     store.close()
 
