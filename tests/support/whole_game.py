@@ -46,6 +46,12 @@ def play(base: str, browser: Any, lang: str, out: Path) -> list[str]:
     page.goto(base + "/")
     page.wait_for_selector("#players .player")
 
+    def part(n: int, moment: str, selector: str) -> None:
+        """One part of the page at full size (a whole page at 360 px is too tall to read)."""
+        path = out / f"{lang}-{n:02d}-{moment}.png"
+        page.locator(selector).first.screenshot(path=str(path))
+        print(path)
+
     def shot(n: int, moment: str, full: bool = False) -> None:
         page.wait_for_timeout(300)  # the page's transitions: a picture, not a check
         path = out / f"{lang}-{n:02d}-{moment}.png"
@@ -73,9 +79,14 @@ def play(base: str, browser: Any, lang: str, out: Path) -> list[str]:
     page.wait_for_selector("#end:not([hidden])")
     shot(7, "end")
     shot(8, "end-full", full=True)
+    part(10, "end-card", "#end")
+    part(11, "end-standings", "#players")
+    part(12, "end-log", "#log")
     page.goto(base + "/history")
     page.wait_for_selector("#pstats .pstat")
     shot(9, "history", full=True)
+    part(13, "history-players", "#players-card")
+    part(14, "history-game", "#games li.game")
     page.close()
     return errors
 
