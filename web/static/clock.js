@@ -41,5 +41,5 @@ export function renderClock(s) {
   }
   svg.innerHTML = out;
   svg.setAttribute("aria-label", s.players.map((q) => `${q.name} ${q.hour}`).join(", "));
-  $("order").innerHTML = "<ol>" + (s.order || []).map((name) => `<li>${markOf(name)} ${esc(name)}</li>`).join("") + "</ol>";
+  $("order").innerHTML = "<ol>" + (s.order || []).map((name) => `<li>${markOf(name)}\u00a0${esc(name)}</li>`).join("") + "</ol>";
 }
