@@ -55,7 +55,7 @@ def test_a_players_colour_and_marker_are_the_same_on_the_table_and_in_the_histor
         errors: list[str] = []
         page = watched_page(browser, base + "/", errors, viewport={"width": 360, "height": 780})
         page.wait_for_selector("#players .player")
-        names = page.locator("#players .player .name")
+        names = page.locator("#players .player .who")
         for i, key in enumerate(["ben", "ann"]):
             assert pair(names.nth(i).locator(".mark")) == own[key], key
         watches = page.locator("#clock g.watch text")
