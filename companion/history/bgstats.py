@@ -68,9 +68,22 @@ def comments(game: PastGame, names: dict[str, str] | None = None, lang: str = "e
         )
         for p in sorted(game.players, key=lambda p: p.rank)
     ]
-    lines.append(game.tie_break)
+    lines.append(tie_break_words(game, shown, lang))
     lines.append(say("bgstats_edition", lang, edition=game.edition))
     return "\n".join(lines)
+
+
+def tie_break_words(game: PastGame, shown: dict[str, str], lang: str = "en") -> str:
+    """How the winner was decided, in ``lang``, with the end screen's words (the engine's
+    `explain_tie_break` is English, for replays and logs)."""
+    best = max(p.score for p in game.players)
+    leaders = [shown.get(p.key, p.name) for p in game.players if p.score == best]
+    won = [shown.get(p.key, p.name) for p in sorted(game.players, key=lambda p: p.rank) if p.winner]
+    if len(leaders) == 1:
+        return say("bgstats_won", lang, w=won[0] if won else leaders[0], n=best)
+    if len(won) != 1:
+        return say("tie_shared", lang, names=", ".join(leaders), n=best)
+    return say("tie_won", lang, names=", ".join(leaders), n=best, w=won[0])
 
 
 def play(game: PastGame, names: dict[str, str] | None = None, lang: str = "en") -> dict[str, Any]:

@@ -15,6 +15,7 @@ nobody to be ranked against, so it does not rate.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -37,13 +38,30 @@ from companion.records.league import (
     with_aliases,
 )
 from companion.store.log import Store, StoreError
+from companion.util.config import DEFAULT_PALETTE, MARKERS
 
 #: The figures moved to `companion.records.league` (the hall's league uses them too); their
 #: names stay importable from here.
 __all__ = [
-    "FAMILY_SCALE", "Aliases", "History", "PastGame", "PastPlayer", "PlayerStats", "Replays",
-    "display_names", "family_rating", "holding_merges", "load_history", "past_game", "player_key",
-    "player_stats", "ranks", "rate", "resolve", "with_aliases",
+    "FAMILY_SCALE",
+    "Aliases",
+    "History",
+    "PastGame",
+    "PastPlayer",
+    "PlayerStats",
+    "Replays",
+    "display_names",
+    "family_rating",
+    "holding_merges",
+    "load_history",
+    "past_game",
+    "player_key",
+    "player_stats",
+    "ranks",
+    "rate",
+    "resolve",
+    "shown_marks",
+    "with_aliases",
 ]  # fmt: skip
 
 
@@ -59,7 +77,15 @@ def past_game(store: Store, game_id: int, created: str, last: str | None) -> Pas
         raise StoreError("store_events_checksum", game=game_id)
     board = replay(stored.setup, stored.events)
     colours = list(stored.meta.get("colours") or [])
-    return replayed_game(game_id, board, _when(created), _when(last) if last else None, colours)
+    markers = stored.meta.get("markers")
+    return replayed_game(
+        game_id,
+        board,
+        _when(created),
+        _when(last) if last else None,
+        colours,
+        markers if isinstance(markers, list) else None,
+    )
 
 
 @dataclass
@@ -75,6 +101,8 @@ class History:
     rate_assisted: bool = False
     #: Merged spellings a table contradicts (seated beside their player): their own again.
     undone: list[str] = field(default_factory=list)
+    #: Each player's own colour and marker (`Store.player_marks`), by player key.
+    marks: dict[str, tuple[str, int]] = field(default_factory=dict)
 
 
 class Replays:
@@ -100,7 +128,9 @@ class Replays:
 def load_history(store: Store, replays: Replays | None = None) -> History:
     """Every finished game of the store, replayed (or taken from ``replays``), with the
     host's merges applied; a damaged game is listed, not fatal."""
-    history = History(assisted=store.assisted(), rate_assisted=store.rate_assisted())
+    history = History(
+        assisted=store.assisted(), rate_assisted=store.rate_assisted(), marks=store.player_marks()
+    )
     cache = replays if replays is not None else Replays()
     games: list[PastGame] = []
     for game_id, created, last, count in store.finished_games():
@@ -115,3 +145,29 @@ def load_history(store: Store, replays: Replays | None = None) -> History:
     history.aliases, history.undone = holding_merges(games, stored)
     history.games = [with_aliases(game, history.aliases) for game in games]
     return history
+
+
+def shown_marks(history: History, keys: Sequence[str]) -> dict[str, tuple[str, int]]:
+    """The colour and marker each player is shown with: their own (`companion.table.marks`);
+    a player from before pairs were kept, the one they had in their latest game if no one shown
+    has it, else the first pair free: no two players shown together share one."""
+    shown: dict[str, tuple[str, int]] = {}
+    used: set[tuple[str, int]] = set()
+    for key in keys:
+        if key in history.marks:
+            shown[key] = history.marks[key]
+            used.add((shown[key][0].upper(), shown[key][1]))
+    last: dict[str, tuple[str, int]] = {}
+    for game in history.games:
+        for p in game.players:
+            last[p.key] = (p.colour, p.marker)
+    free = iter([(c, m) for m in range(MARKERS) for c in DEFAULT_PALETTE])
+    for key in keys:
+        if key in shown:
+            continue
+        pair = last.get(key)
+        if pair is None or (pair[0].upper(), pair[1]) in used:  # more players than pairs: the first
+            pair = next((q for q in free if (q[0].upper(), q[1]) not in used), (DEFAULT_PALETTE[0], 0))
+        shown[key] = pair
+        used.add((pair[0].upper(), pair[1]))
+    return shown

@@ -21,6 +21,7 @@ from typing import Any
 from companion.engine import Board, Setup
 from companion.engine.events import Event
 from companion.engine.scoring import Standing, explain_tie_break, tie_break_key, winners
+from companion.util.config import MARKERS
 from companion.util.text import name_key
 
 #: What `Store.aliases` returns: a spelling's key -> (the player's key, the player's name).
@@ -60,7 +61,8 @@ class PastPlayer:
     treks: tuple[int, ...]  # every trek's length, in the order they were made
     rank: int
     winner: bool
-    colour: str
+    colour: str  # the colour and marker the table showed for this seat
+    marker: int = 0
 
     @property
     def longest_trek(self) -> int:
@@ -97,6 +99,7 @@ def replayed_game(
     started: datetime,
     ended: datetime | None,
     colours: Sequence[Any] = (),
+    markers: Sequence[Any] | None = None,
 ) -> PastGame | None:
     """The finished game ``board`` holds (every event pushed), or None if it is not finished.
     Players are keyed by their spelling (`player_key`); `with_aliases` applies merges."""
@@ -105,6 +108,8 @@ def replayed_game(
     standings = board.standings()
     won = set(winners(standings))
     places = ranks(standings)
+    if markers is None:  # older games: by seat
+        markers = list(range(len(standings)))
     players = tuple(
         PastPlayer(
             name=s.name,
@@ -117,6 +122,7 @@ def replayed_game(
             rank=place,
             winner=s.name in won,
             colour=str(colours[seat]) if seat < len(colours) else "#888888",
+            marker=int(markers[seat]) % MARKERS if seat < len(markers) else seat % MARKERS,
         )
         for seat, (s, place) in enumerate(zip(standings, places, strict=True))
     )

@@ -115,6 +115,11 @@ CREATE TABLE IF NOT EXISTS assisted (
     game_id INTEGER PRIMARY KEY,     -- a game in which the coach gave advice (issue 24)
     at      TEXT NOT NULL            -- when its first advice was given
 );
+CREATE TABLE IF NOT EXISTS player_marks (
+    player  TEXT PRIMARY KEY,        -- a player's key (util.text.name_key, after the host's merges)
+    colour  TEXT NOT NULL,           -- their colour, "#rrggbb": the table's, the ring's, the history's
+    marker  INTEGER NOT NULL         -- their marker, an index in the page's marks (issue 24)
+);
 CREATE TABLE IF NOT EXISTS options (
     name    TEXT PRIMARY KEY,        -- a choice of the host kept with the games (rate_assisted)
     value   TEXT NOT NULL            -- its JSON
@@ -608,9 +613,15 @@ class Store:
 
     # --- games ------------------------------------------------------------------------
 
-    def new_game(self, setup_json: dict[str, Any], meta: dict[str, Any]) -> int:
+    def new_game(
+        self,
+        setup_json: dict[str, Any],
+        meta: dict[str, Any],
+        marks: dict[str, tuple[str, int]] | None = None,
+    ) -> int:
         """Store a new game (its setup line, in the codec's format, and the table's settings,
-        with their checksum), make it the game on the table, and return its id."""
+        with their checksum), make it the game on the table, and return its id. ``marks``:
+        players' colours and markers given or changed by this game, kept in the same transaction."""
         created, setup, settings = _now(), json.dumps(setup_json), json.dumps(meta)
 
         def insert() -> int:
@@ -622,9 +633,19 @@ class Store:
             start = game_sum(game, created, setup, settings)
             self._db.execute("UPDATE games SET sum = ?, head = ? WHERE id = ?", (start, start, game))
             self._db.execute("INSERT OR REPLACE INTO current (one, game_id) VALUES (1, ?)", (game,))
+            for player, (colour, marker) in (marks or {}).items():
+                self._db.execute(
+                    "INSERT OR REPLACE INTO player_marks (player, colour, marker) VALUES (?, ?, ?)",
+                    (player, colour, marker),
+                )
             return game
 
         return self._transaction(insert)
+
+    def player_marks(self) -> dict[str, tuple[str, int]]:
+        """Each known player's colour and marker, by player key (`Store.new_game` keeps them)."""
+        rows = self._read("SELECT player, colour, marker FROM player_marks")
+        return {player: (colour, int(marker)) for player, colour, marker in rows}
 
     def append(self, game_id: int, seq: int, event: Any) -> StoredEvent:
         """Durably add the ``seq``-th accepted event (raises if that seq exists)."""

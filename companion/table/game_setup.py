@@ -16,6 +16,7 @@ from companion.engine import Edition
 from companion.engine.tokens import DAYS
 from companion.records.trekking import RECORD_FORMAT
 from companion.store.log import Store
+from companion.table.marks import seat_marks
 from companion.util.config import Config, colour_problem
 from companion.util.text import name_key, player_name, visible
 from companion.util.wording import CodedError
@@ -66,7 +67,12 @@ def new_game(
     game resumes and exports exactly even if the owner later edits or deletes it.
     """
     # every entry point (the page, the API, `companion new`, the first game) comes here
-    names, palette, _edition, kept = checked_setup(store.path.parent, players, config, colours, edition)
+    names, _palette, _edition, kept = checked_setup(store.path.parent, players, config, colours, edition)
+    # each player's own colour and marker (kept with the players, after the host's merges)
+    aliases = store.aliases()
+    keys = [aliases[k][0] if k in aliases else k for k in map(name_key, names)]
+    chosen = list(colours or [])
+    seat_colours, markers, keep = seat_marks(keys, chosen, list(config.palette), store.player_marks())
     rng = random.Random(seed)
     stack = rng.sample(names, len(names))
     setup = {
@@ -76,10 +82,10 @@ def new_game(
         "watch_stack": stack,
         "edition": kept,
     }
-    meta: dict[str, Any] = {"colours": palette[: len(names)], "mock": mock}
+    meta: dict[str, Any] = {"colours": seat_colours, "markers": markers, "mock": mock}
     if mock:
         meta["dealer_seed"] = seed if seed is not None else rng.randrange(1 << 30)
-    return store.new_game(setup, meta)
+    return store.new_game(setup, meta, keep)
 
 
 def checked_setup(
@@ -108,9 +114,10 @@ def checked_setup(
     keys = [name_key(name) for name in names]
     if len(set(keys)) != len(keys):  # "Zoé" twice, "ann" and "Ann": the page would show one name twice
         raise GameSetupError("duplicate_names")
+    # a seat's colour: the one picked for it (None: the player's own, or the palette's)
     palette = list(colours or config.palette)
     for colour in palette[: len(names)]:
-        if colour_problem(colour):
+        if colour is not None and colour_problem(colour):
             raise GameSetupError("bad_colour", colour=repr(colour)[:40])
     if len(palette) < len(names):
         raise GameSetupError("too_few_colours", n=len(names), got=len(palette))

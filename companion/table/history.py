@@ -46,6 +46,7 @@ class Corrections(CommittingTable):
                     take._replace(wild=tuple(wild)),
                     "wild_moved",
                     player=take.player,
+                    columns=list(wild),  # where they went: the sentence names the columns
                     **self.card_params(take.card),
                 )
             )

@@ -99,7 +99,7 @@ OUTCOME_CODES: dict[str, OutcomeCode] = {
     "undo_stale": OutcomeCode(False, CUE_REJECT),
     "no_take_yet": OutcomeCode(False, CUE_REJECT),
     "no_wild": OutcomeCode(False, CUE_REJECT, ("player", *_CARD)),
-    "wild_moved": OutcomeCode(True, CUE_ACCEPT, ("player", *_CARD)),
+    "wild_moved": OutcomeCode(True, CUE_ACCEPT, ("player", "columns", *_CARD)),
     "no_itinerary_today": OutcomeCode(False, CUE_REJECT, ("player",)),
     "itinerary_corrected": OutcomeCode(True, CUE_ACCEPT, ("player", "itinerary")),
     # the rules core's codes, when the table refuses before asking it (with the table's params)

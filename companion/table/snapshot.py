@@ -14,6 +14,7 @@ from typing import Any
 from companion.engine import Board
 from companion.engine.state import HIDDEN
 from companion.table.commit import CommittingTable
+from companion.table.marks import MARKERS
 from companion.util.config import DEFAULT_PALETTE, colour_problem
 
 #: This process, named in every snapshot. Versions count up only within one process (a
@@ -122,7 +123,10 @@ class Snapshots(CommittingTable):
             "game": self.game_id,
             "finished": board.finished,
             "day": board.day,
-            "players": [{**s.to_json(), "colour": self.colour(i)} for i, s in enumerate(board.standings())],
+            "players": [
+                {**s.to_json(), "colour": self.colour(i), "marker": self.marker(i)}
+                for i, s in enumerate(board.standings())
+            ],
             "winners": board.winners(),
             "turn": board.player_to_move,
             "row": [cards[c].id if c >= 0 else None for c in board.row],
@@ -151,6 +155,8 @@ class Snapshots(CommittingTable):
             if continued is None or not continued.continues(self.board.setup, self.stored, dealt):
                 continued = self.page_replay = Replay(self.board.setup, self.stored, dealt)
             page = page_state(self.board, colours, self.stored, dealt, continued)
+            for seat, player in enumerate(page["players"]):
+                player["marker"] = self.marker(seat)
             return {**self.state_json(), **page}
 
     def page_text(self) -> tuple[int, str]:
@@ -166,6 +172,13 @@ class Snapshots(CommittingTable):
                 cached = (snapshot["version"], json.dumps(snapshot, separators=(",", ":")))
                 self.page_cache = cached
             return cached
+
+    def marker(self, seat: int) -> int:
+        """A player's marker (`companion.table.marks`); an older game's seats, which have
+        none, take the page's markers in seat order, as its end chart drew them."""
+        markers = self.meta.get("markers")
+        marker = markers[seat] if isinstance(markers, list) and seat < len(markers) else seat
+        return marker % MARKERS if isinstance(marker, int) else seat % MARKERS
 
     def colour(self, seat: int) -> str:
         """A player's colour; a stored one that is not "#rrggbb" (older games) falls back to the palette."""

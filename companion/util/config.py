@@ -34,6 +34,9 @@ def pin_problem(pin: str) -> str | None:
 
 #: Okabe-Ito colours: distinguishable with the common colour-vision deficiencies.
 DEFAULT_PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7")
+#: How many markers the page draws (`web/static/chart.js` MARKS): shapes every phone's fonts have.
+#: Beside the palette: a player is told apart by the pair (`companion.table.marks`).
+MARKERS = 8
 
 
 class ConfigError(CodedError, ValueError):

@@ -80,6 +80,15 @@ def template(code: str, lang: str = "en", variant: str = "") -> str | None:
     return None
 
 
+def columns_words(columns: list[Any], lang: str = "en") -> str:
+    """Columns by their names on the page's legend: "Person and Event", "Personnage et Événement"."""
+    words = catalogue(lang)
+    names = [str(words.get(f"l_{c}", c)) for c in columns]
+    if len(names) < 2:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} {words['console']['and']} {names[-1]}"
+
+
 def card_label(params: dict[str, Any], lang: str = "en") -> str:
     """A card in a sentence as the page writes it: "Title (year)", the Ancestor by name."""
     if params.get("card") == "ancestor":
@@ -120,6 +129,8 @@ def say(code: str, lang: str = "en", **params: Any) -> str:
         values["c"] = card_label(values, lang)
     if values.get("player") == "":
         values["player"] = catalogue(lang)["msg"]["that_player"]
+    if isinstance(values.get("columns"), list):  # Wild tokens' columns, as the page names them
+        values["columns"] = columns_words(values["columns"], lang)
     if isinstance(values.get("from_base"), dict):  # the page writes it in words too (edition/api.js)
         values["from_base"] = base_words(values["from_base"], lang)
     variant = str(values.get("why") or values.get("kind") or ("more" if values.get("more") else ""))

@@ -35,7 +35,10 @@ def game_new() -> Any:
             code="players_missing",
         )
     colours = body.get("colours")
-    if colours is not None and (not isinstance(colours, list) or any(colour_problem(c) for c in colours)):
+    # a seat's colour, or null: the player's own (`companion.table.marks`)
+    if colours is not None and (
+        not isinstance(colours, list) or any(c is not None and colour_problem(c) for c in colours)
+    ):
         return json_error(400, code="bad_colours")
     edition = body.get("edition", "reference")
     seed = body.get("seed")

@@ -69,6 +69,7 @@ class Capture:
     seq: int = 0
     tag: str | None = None
     seen: float = 0.0
+    tapped: float = 0.0  # when the last tag was tapped (``clock``): keys typed after it are the next card's
     clock: Callable[[], float] = time.monotonic
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -82,7 +83,7 @@ class Capture:
             if self.clock() - self.seen > CAPTURE_LEASE:
                 self.edition = None  # the page is gone: back to the game
                 return False
-            self.seq, self.tag = self.seq + 1, tag
+            self.seq, self.tag, self.tapped = self.seq + 1, tag, self.clock()
             return True
 
 
@@ -419,8 +420,11 @@ def last_tag() -> Any:
     with capture.lock:
         capture.renew()
         seq, tag = capture.seq, capture.tag
+        age = round((capture.clock() - capture.tapped) * 1000) if tag else None
     bound = table_runtime().tags().get(tag) if tag else None
-    return jsonify({"seq": seq, "tag": tag, "bound_to": bound, "capturing": capture.edition})
+    # ``age_ms``: how long ago the tag was tapped, so that the page gives the keys typed since
+    # to the card the tap opens, not to the one it saves (issue 24)
+    return jsonify({"seq": seq, "tag": tag, "bound_to": bound, "capturing": capture.edition, "age_ms": age})
 
 
 @library_api.delete("/api/library/tags/<uid>")

@@ -38,6 +38,7 @@ from companion.history.past import (
     player_key,
     player_stats,
     resolve,
+    shown_marks,
 )
 from companion.store.log import StoreError
 from companion.util.rate import SlidingWindow
@@ -95,7 +96,8 @@ def _game_json(
                 "score": p.score,
                 "rank": p.rank,
                 "winner": p.winner,
-                "colour": p.colour,
+                "colour": p.colour,  # as the table showed this seat
+                "marker": p.marker,
                 "track": p.track,
                 "crystals": p.crystals,
                 "trek_points": p.trek_points,
@@ -120,6 +122,7 @@ def history_json(history: History, lang: str = "en") -> dict[str, Any]:
     unrated = () if history.rate_assisted else history.assisted
     stats = player_stats(history.games, history.aliases, unrated)
     merged = {player: name for player, name in history.aliases.values()}
+    marks = shown_marks(history, [s.key for s in stats])  # each player's own, as on the table
     return {
         "games": [
             {
@@ -132,6 +135,8 @@ def history_json(history: History, lang: str = "en") -> dict[str, Any]:
             {
                 "key": s.key,
                 "name": s.name,
+                "colour": marks[s.key][0],
+                "marker": marks[s.key][1],
                 "spellings": s.spellings,
                 # the spellings the host merged into this player (each can be separated again)
                 "merged": [n for n in s.spellings if player_key(n) in history.aliases],

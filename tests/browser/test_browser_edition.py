@@ -25,6 +25,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from benchmarks.transcription_pace import BUDGET_MINUTES, minutes
 from companion.editions import EditionLibrary, is_complete, shipped_edition
 from companion.engine.edition import edition_to_json
@@ -597,4 +599,90 @@ def test_a_sticker_that_cannot_be_bound_after_the_save_is_said_and_the_card_kept
     )
     assert [c["id"] for c in EditionLibrary(rt.store.path.parent).raw("full")["cards"]] == ["I01"]
     assert "07D1" not in rt.store.tags()
+    assert errors == []
+
+
+#: The keys of 221 BCE, 3 hours, clicked in one go from the page's own script: no wait at all
+#: between the sticker's tap and the first digit (Playwright's clicks take tens of ms each).
+TYPE_221_BCE = """() => {
+  const click = (selector) => document.querySelector(selector).click();
+  const keys = [...document.querySelectorAll("#keypad button")];
+  for (const k of ["2", "2", "1"]) keys.find((b) => b.textContent === k).click();
+  click("#bce"); click("#hours button[data-v='3']");
+}"""
+
+
+def _a_1969_card_then_221_bce(page: Any, base: str, tap: str | None) -> None:
+    """I01 (1969, 2 hours) typed and left unsaved; the next sticker tapped (``tap``: the
+    virtual reader's field and button, in the same script as the keys; None: the reader,
+    just before them), and 221 BCE typed at once (issue 24: its first digit was lost)."""
+    reader_tap(base, "04B1")
+    expect(page.locator("#tag-status")).to_contain_text("Tag 04B1: a new Day I card")
+    for key in ("19", "6", "9"):
+        page.click(f"#keypad button:text-is('{key}')")
+    page.click("#hours button[data-v='2']")
+    if tap is None:
+        reader_tap(base, "04B2")
+        page.evaluate(TYPE_221_BCE)
+    else:
+        page.evaluate(f"() => {{ {tap}; ({TYPE_221_BCE})(); }}")
+    expect(page.locator("#tag-status")).to_contain_text("Tag 04B2: a new Day I card")
+    expect(page.locator("#year-out")).to_have_text("221 BCE")
+    page.click("#save-card")
+    expect(page.locator("#card-msg")).to_contain_text("Saved I02 (221 BCE)")
+
+
+def test_digits_typed_right_after_the_virtual_readers_tap_go_to_the_new_card(
+    server: Any, browser: Any
+) -> None:
+    base, rt = server
+    page, errors = open_new_edition(base, browser, "quickdigits")
+    tap = 'document.querySelector("#mock-tag").value = "04B2"; document.querySelector("#mock-tap").click()'
+    _a_1969_card_then_221_bce(page, base, tap)
+    saved = EditionLibrary(rt.store.path.parent).raw("quickdigits")["cards"]
+    assert [(c["id"], c["year"], c["hours"]) for c in saved] == [("I01", 1969, 2), ("I02", -221, 3)]
+    assert errors == []
+
+
+def test_digits_typed_before_the_page_hears_of_a_readers_tap_go_to_the_new_card(
+    server: Any, browser: Any
+) -> None:
+    """The reader's tap reaches the page at its next poll (every 0.4 s): what is typed in
+    between is the new card's, and the card before keeps its year and hours."""
+    base, rt = server
+    page, errors = open_new_edition(base, browser, "readerdigits")
+    _a_1969_card_then_221_bce(page, base, None)
+    saved = EditionLibrary(rt.store.path.parent).raw("readerdigits")["cards"]
+    assert [(c["id"], c["year"], c["hours"]) for c in saved] == [("I01", 1969, 2), ("I02", -221, 3)]
+    assert errors == []
+
+
+@pytest.mark.parametrize(
+    ("locale", "said"),
+    [
+        ("en-GB", "Tag 04C1 is I01: edit it, or Unbind."),
+        ("fr-FR", "Pastille 04C1 : c'est I01, à modifier, ou Délier."),
+    ],
+)
+def test_an_untitled_card_is_named_once(server: Any, browser: Any, locale: str, said: str) -> None:
+    """A card saved without a title is "I01", never "I01 (I01)" (issue 24, item 14)."""
+    base, _rt = server
+    errors: list[str] = []
+    page = watched_page(
+        browser, base + "/edition", errors, viewport={"width": 360, "height": 780}, locale=locale
+    )
+    page.fill("#pin", "2468")
+    page.click("#login-form button")
+    page.fill("#new-name", "untitled")
+    page.click("#create button")
+    expect(page.locator("#progress")).to_contain_text("0/36")
+    reader_tap(base, "04C1")
+    for key in ("19", "6", "9"):
+        page.click(f"#keypad button:text-is('{key}')")
+    page.click("#hours button[data-v='2']")
+    page.click("#save-card")
+    expect(page.locator("#card-list li")).to_have_count(1)
+    assert (page.locator("#card-list li").text_content() or "").startswith("I01 1969 · 2 h")
+    reader_tap(base, "04C1")
+    expect(page.locator("#tag-status")).to_have_text(said)
     assert errors == []

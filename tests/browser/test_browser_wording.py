@@ -43,7 +43,16 @@ OUTCOMES: list[tuple[str, dict[str, Any]]] = [
     ),
     ("bad_event", {"why": "not_utf8", "byte": "0xff"}),
     ("itinerary_unavailable", {"why": "unknown", "itinerary": "T99", "known": "T01, T02"}),
+    # where the Wild tokens went (issue 24: "The Wild tokens of Marc's Luther's... moved")
+    ("wild_moved", {"player": "Marc", "card": "c", "title": "Luther", "year": 1517, "columns": ["person"]}),
+    (
+        "wild_moved",
+        {"player": "Marc", "card": "c", "title": "Wheel", "year": -3500, "columns": ["event", "progress"]},
+    ),
 ]
+#: The page keeps a year and its era on one line (a no-break space, a non-breaking hyphen);
+#: the console writes plain ones: the same sentence otherwise.
+ON_ONE_LINE = str.maketrans({"\u00a0": " ", "\u2011": "-"})
 
 
 @pytest.fixture
@@ -61,4 +70,14 @@ def test_the_page_renders_each_code_as_the_python_renderer_does(page: Any, lang:
     page.evaluate(f"lang = '{lang}'")
     for code, params in OUTCOMES:
         outcome = json.dumps({"accepted": True, "code": code, "params": params})
-        assert page.evaluate(f"message({outcome})") == say(code, lang, **params), (code, params)
+        shown = page.evaluate(f"message({outcome})")
+        assert shown.translate(ON_ONE_LINE) == say(code, lang, **params), (code, params)
+
+
+@pytest.mark.parametrize(("lang", "era"), [("en", "3500\u00a0BCE"), ("fr", "3500\u00a0av.\u00a0J.\u2011C.")])
+def test_a_year_and_its_era_stay_on_one_line(page: Any, lang: str, era: str) -> None:
+    page.evaluate(f"lang = '{lang}'")
+    outcome = json.dumps(
+        {"accepted": True, "code": "revealed", "params": {"card": "c", "title": "Wheel", "year": -3500}}
+    )
+    assert era in page.evaluate(f"message({outcome})")

@@ -1,5 +1,6 @@
 // The Clock as drawn from the game (not the LEDs).
-import { $, colourOf, dot, esc } from "./page.js";
+import { MARKS } from "./chart.js";
+import { $, colourOf, esc, markOf } from "./page.js";
 
 // The Clock drawn from the game (not the LEDs): the twelve hours, every watch as a token
 // in its player's colour on the rim (stacked watches side by side, the top one first clockwise),
@@ -35,10 +36,10 @@ export function renderClock(s) {
       const [x, y] = pt(+hour + (k - (stack.length - 1) / 2) * 0.5, 86);
       const turn = q.name === mover;
       out += `<g class="watch"><circle cx="${x}" cy="${y}" r="${turn ? 10 : 8}" fill="${esc(q.colour)}" stroke="currentColor" stroke-width="${turn ? 3 : 1}"><title>${esc(q.name)}: ${q.hour}</title></circle>` +
-        `<text x="${x}" y="${(+y + 4).toFixed(1)}" font-size="10" font-weight="700" text-anchor="middle" fill="#000" aria-hidden="true">${esc(q.name.slice(0, 1))}</text></g>`;
+        `<text x="${x}" y="${(+y + 4).toFixed(1)}" font-size="10" font-weight="700" text-anchor="middle" fill="#000" aria-hidden="true">${MARKS[(q.marker || 0) % MARKS.length]}</text></g>`;
     });
   }
   svg.innerHTML = out;
   svg.setAttribute("aria-label", s.players.map((q) => `${q.name} ${q.hour}`).join(", "));
-  $("order").innerHTML = "<ol>" + (s.order || []).map((name) => `<li>${dot(colourOf(name))}${esc(name)}</li>`).join("") + "</ol>";
+  $("order").innerHTML = "<ol>" + (s.order || []).map((name) => `<li>${markOf(name)}\u00a0${esc(name)}</li>`).join("") + "</ol>";
 }

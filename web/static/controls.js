@@ -11,6 +11,8 @@ const CONSOLE_KEYS = { c: "crystal", crystal: "crystal", y: "confirm", confirm: 
 
 export function renderHost(s) {
   showHardware();  // a host may acknowledge the store's damage: the button follows the login
+  // mock mode (a PC): where the virtual reader is, until the host opens it
+  $("mock-where").hidden = !(s.mock && !page.csrf);
   $("controls").hidden = !page.csrf;
   $("login").hidden = !!page.csrf;
   if (!page.csrf) return;
@@ -82,9 +84,12 @@ export function setupHost() {
     const seats = [];
     document.querySelectorAll("#seats .seat").forEach((l) => {
       const name = l.querySelector("input[type=text]").value.trim();
-      const colour = l.querySelector("input[type=color]").value;
+      const picker = l.querySelector("input[type=color]");
+      const colour = picker.value;
       seats.push([name, colour]);
-      if (name) { players.push(name); colours.push(colour.toUpperCase()); }
+      // a colour picked now is the player's from now on; else (null) the player keeps their
+      // own, or a new player gets a free one (companion/table/marks.py)
+      if (name) { players.push(name); colours.push(picker.dataset.chosen ? colour.toUpperCase() : null); }
     });
     localStorage.setItem("seats", JSON.stringify(seats));
     // what the companion would refuse, said at once in the page's language
@@ -111,6 +116,7 @@ export function setupHost() {
     fillSelect($("edition"), names.map((n) => [n, n]));
     if (d.default) $("edition").value = d.default; // the table's default edition (a setting)
   });
+  document.querySelectorAll("#seats input[type=color]").forEach((picker) => { picker.oninput = () => { picker.dataset.chosen = "1"; }; });
   document.querySelectorAll("[data-now]").forEach((b) => { b.onclick = () => call("/api/buttons/" + b.dataset.now); });
   $("enrol").closest("details").addEventListener("toggle", async (ev) => {
     if (!ev.target.open) return;
@@ -136,7 +142,7 @@ export function setupHost() {
 
 // A match of the enrol search in the page's language: "I12 · 490 BCE · Marathon (2 h: Pe ◆)".
 function enrolLabel(c) {
-  if (c.kind === "card") return `${c.id} · ${year(c.year)} · ${c.title} (${c.hours} h${c.gains.length ? ": " + c.gains.map((g) => t(LEGEND[g] || g).split(" (")[0]).join(", ") : ""})`;
+  if (c.kind === "card") return `${c.id} · ${year(c.year)}${!c.title || c.title === c.id ? "" : " · " + c.title} (${c.hours} h${c.gains.length ? ": " + c.gains.map((g) => t(LEGEND[g] || g).split(" (")[0]).join(", ") : ""})`;
   if (c.kind === "itinerary") return itineraryLabel(c.id);
   if (c.kind === "ancestor") return `${t("ancestor")}: ${t("enrol_ancestor")}`;
   return c.label;

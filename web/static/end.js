@@ -1,7 +1,7 @@
 // The end of the game: the winners, how they won, the breakdown, the score chart and BG Stats.
 import { lang, t } from "./i18n.js";
-import { chartSvg, lineSample, MARKS } from "./chart.js";
-import { $, dot, esc } from "./page.js";
+import { chartSvg, lineSample, markSpan } from "./chart.js";
+import { $, esc } from "./page.js";
 
 export function renderEnd(s) {
   $("end").hidden = !s.finished;
@@ -17,7 +17,7 @@ export function renderEnd(s) {
   $("breakdown").innerHTML = `<tr><th scope="col">${t("player")}</th><th scope="col">${t("track")}</th><th scope="col">${t("crystals")}</th><th scope="col">${t("trek_points")}</th><th scope="col">${t("total")}</th></tr>` +
     // the cards of each trek on a row of their own under the player's: a phone's narrow Treks
     // column would wrap "29 (cards per trek: 2, 4, 2, 5, 4, 4)" over five lines
-    rows.map((p) => `<tr class="scores"><td>${dot(p.colour)}${esc(p.name)}</td><td>${p.track}</td><td>${p.crystals}</td><td>${p.trek_points}</td><td><b>${p.total}</b></td></tr>` +
+    rows.map((p) => `<tr class="scores"><td><span class="who">${markSpan(p.colour, p.marker)} ${esc(p.name)}</span></td><td>${p.track}</td><td>${p.crystals}</td><td>${p.trek_points}</td><td><b>${p.total}</b></td></tr>` +
       `<tr class="trek-cards"><td colspan="5">${esc(t("treks_of"))}: ${p.treks.length ? p.treks.join(", ") : "—"}</td></tr>`).join("");
   renderChart(s);
   renderBgStats(s);
@@ -45,11 +45,11 @@ async function renderBgStats(s) {
 function renderChart(s) {
   const series = s.chart || [];
   if (series.length < 2) { $("chart").innerHTML = ""; $("chart-legend").innerHTML = ""; return; }
-  const lines = s.players.map((p, k) => ({ name: p.name, colour: p.colour, points: series.map((row, i) => [i, row[k]]) }));
+  const lines = s.players.map((p, k) => ({ name: p.name, colour: p.colour, marker: p.marker, points: series.map((row, i) => [i, row[k]]) }));
   $("chart").innerHTML = chartSvg({
     lines, count: series.length, bottom: 140, height: 125, labelAt: 156, zero: true,
     xLabel: t("chart_x"), yLabel: t("chart_y"),
   });
   $("chart").setAttribute("aria-label", t("score_chart") + ": " + s.players.map((p) => `${p.name} ${p.total}`).join(", "));
-  $("chart-legend").innerHTML = s.players.map((p, k) => `<li>${lineSample(p.colour, k)} ${MARKS[k % 4]} ${esc(p.name)} (${p.total})</li>`).join("");
+  $("chart-legend").innerHTML = s.players.map((p) => `<li>${lineSample(p.colour, p.marker)} ${markSpan(p.colour, p.marker)} ${esc(p.name)} (${p.total})</li>`).join("");
 }

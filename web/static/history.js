@@ -1,7 +1,7 @@
 // The history page: finished games, each player's figures and rating, scores over time, and
 // the host's merge of two spellings. Everything comes from /api/history (derived from the
 // event log on the companion); the words from the catalogues (i18n.js), in English or French.
-import { chartSvg, lineSample, MARKS, PALETTE } from "./chart.js";
+import { chartSvg, lineSample, markSpan } from "./chart.js";
 import { lang, message, number as num, sentence, setLang, t, when } from "./i18n.js";
 import { esc } from "./text.js";
 
@@ -53,7 +53,7 @@ function renderPlayers(d) {
     // the family's number, and the model's own figures beside it under their names (for the curious)
     const rating = p.rating === null ? esc(t("h_unrated"))
       : `${esc(t("h_rating"))} <b>${esc(num(p.rating))}</b> <small class="model">${esc(t("h_model", { mu: num(p.mu), sigma: num(p.sigma) }))}</small>`;
-    return `<li class="pstat" data-key="${esc(p.key)}"><div class="top"><span class="name">${esc(p.name)}</span><span class="rating">${rating}</span></div>` +
+    return `<li class="pstat" data-key="${esc(p.key)}"><div class="top"><span class="name">${markSpan(p.colour, p.marker)} ${esc(p.name)}</span><span class="rating">${rating}</span></div>` +
       `<dl>${figures}</dl>` + (others.length ? `<p class="also">${esc(t("h_also", { names: others.join(", ") }))}</p>` : "") + "</li>";
   }).join("");
 }
@@ -71,26 +71,24 @@ function renderChart(d) {
       const seat = g.players.find((p) => p.key === player.key);
       if (seat) points.push([i, seat.score, `${player.name} · ${t("h_game", { id: g.id })}: ${seat.score}`]);
     });
-    return { name: player.name, colour: PALETTE[k % PALETTE.length], points };
+    return { name: player.name, colour: player.colour, marker: player.marker, points };
   });
   svg.innerHTML = chartSvg({
     lines, count: games.length, bottom: 145, height: 130, labelAt: 163, everyPoint: true,
     xLabel: `${t("h_games_axis")} (${games.length})`, yLabel: t("chart_y"),
   });
   svg.setAttribute("aria-label", `${t("h_chart")}: ${lines.map((l) => `${l.name} ${l.points.map((q) => q[1]).join(", ")}`).join("; ")}`);
-  $("hchart-legend").innerHTML = d.players.map((p, k) => `<li>${lineSample(PALETTE[k % PALETTE.length], k)} ${marker(d, p.key)}${esc(p.name)}</li>`).join("");
+  $("hchart-legend").innerHTML = d.players.map((p) => `<li>${lineSample(p.colour, p.marker)} ${markSpan(p.colour, p.marker)} ${esc(p.name)}</li>`).join("");
 }
 
-// Each player is marked as in the chart (its colour and mark), whatever colour they played.
-function marker(d, key) {
-  const k = d.players.findIndex((p) => p.key === key);
-  return `<span class="mark" style="color:${PALETTE[k % PALETTE.length]}" aria-hidden="true">${MARKS[k % 4]}</span> `;
-}
+// A game's seat is marked as the table showed it (the seat's colour and marker, the player's
+// own unless two players of one colour sat together).
+function marker(p) { return markSpan(p.colour, p.marker) + " "; }
 
 function renderGames(d) {
   $("games").innerHTML = d.games.map((g) => {
     const rows = [...g.players].sort((a, b) => a.rank - b.rank).map((p) =>
-      `<tr><td>${p.rank}</td><td>${marker(d, p.key)}${esc(p.name)}` +
+      `<tr><td>${p.rank}</td><td>${marker(p)}${esc(p.name)}` +
       `${p.player !== p.name ? ` <small>(${esc(p.player)})</small>` : ""}${p.winner ? ` <span class="win">★ ${esc(t("h_winner"))}</span>` : ""}</td><td><b>${p.score}</b></td></tr>`).join("");
     const facts = [when(g.started), g.minutes ? t("h_minutes", { n: g.minutes }) : "", t("h_edition", { e: g.edition })].filter(Boolean).join(" · ");
     const assisted = g.assisted ? ` <small class="assisted" title="${esc(t("h_assisted_title"))}">${esc(t("h_assisted"))}</small>` : "";

@@ -39,8 +39,10 @@ export function t(key, params) {
   return fill(current, CATALOGUES[current][key] ?? CATALOGUES.en[key] ?? key, params);
 }
 
-/** A card's year as printed: "490 BCE" / "490 av. J.-C." (stored negative), "1492". */
-export function year(y) { return y < 0 ? `${-y} ${t("bce")}` : String(y); }
+/** A card's year as printed: "490 BCE" / "490 av. J.-C." (stored negative), "1492". On the
+ * page a year and its era never part at a line's end ("44" / "BCE", "av. J.-" / "C."): no-break
+ * spaces and a non-breaking hyphen. */
+export function year(y) { return y < 0 ? `${-y}\u00a0${t("bce").replace(/ /g, "\u00a0").replace(/-/g, "\u2011")}` : String(y); }
 
 /** An outcome of the table, or a refusal of the server (code + params), in the page's
  * language; its English `message` only for a code this page does not know. */
@@ -50,6 +52,7 @@ export function message(last) {
   const words = CATALOGUES[current].msg;
   if (p.card !== undefined) p.c = p.card === "ancestor" ? t("ancestor") : p.title ? `${p.title} (${year(p.year)})` : p.card;
   if (p.player === "") p.player = words.that_player;
+  if (Array.isArray(p.columns)) p.columns = columnsWords(p.columns);
   // the store's refusal of a move: its own code and facts (`store`, `facts`) say the cause in this language
   if (last.code === "store_error" && words[p.store]) p.error = fill(current, words[p.store], p.facts || {});
   if (last.code === "enrolled" && p.itinerary) p.c = t("itinerary", { i: p.itinerary });
@@ -66,6 +69,12 @@ export function message(last) {
   }
   if (p.correction) text = t("correction_failed") + " " + text;
   return text;
+}
+
+/** Columns by their legend's names ("Person and Event"), as `companion.util.wording` writes them. */
+function columnsWords(columns) {
+  const names = columns.map((c) => t(`l_${c}`));
+  return names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} ${CATALOGUES[current].console.and} ${names[names.length - 1]}`;
 }
 
 /** A message shown on its own line starts with a capital: the store's sentences are written

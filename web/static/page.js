@@ -2,6 +2,7 @@
 // that write a name, a colour or a card, and the list of views `render` draws a snapshot with.
 import { t, year } from "./i18n.js";
 import { page } from "./shown.js";
+import { markSpan } from "./chart.js";
 
 export const $ = (id) => document.getElementById(id);
 export const DAYS = ["I", "II", "III"];
@@ -32,6 +33,11 @@ export function colourOf(name) {
   return p ? p.colour : "#888";
 }
 export function dot(colour) { return `<span class="dot" style="background:${esc(colour)}" aria-hidden="true"></span>`; }
+// A player as the table shows them everywhere: their marker in their colour (chart.js).
+export function markOf(name) {
+  const p = page.state && page.state.players.find((q) => q.name === name);
+  return p ? markSpan(p.colour, p.marker) : dot("#888");
+}
 export function cardTitle(id) {
   if (id === "ancestor") return t("ancestor");
   const pos = page.state && (page.state.row_cards || []).find((q) => q.card && q.card.id === id);

@@ -1,6 +1,7 @@
 // Each player's standing: total, track, crystals, hour, treks and Itinerary.
 import { t, year } from "./i18n.js";
-import { $, ICON, LEGEND, dot, esc } from "./page.js";
+import { markSpan } from "./chart.js";
+import { $, ICON, LEGEND, esc } from "./page.js";
 
 function trekChip(trek) {
   const first = year(trek[0].year), last = year(trek[trek.length - 1].year);
@@ -16,7 +17,7 @@ export function renderPlayers(s) {
     const done = (p.completed_treks || []).map(trekChip).join("");
     const acts = p.name === acting;
     return `<article class="player${acts ? " turn" : ""}" style="border-left-color:${esc(p.colour)};${acts ? `box-shadow:0 0 0 3px ${esc(p.colour)}` : ""}">
-      <div class="top"><span class="name">${dot(p.colour)}${esc(p.name)}</span><span class="total" title="${t("total")}">${p.total}</span></div>
+      <div class="top"><span class="who">${markSpan(p.colour, p.marker)} <span class="name">${esc(p.name)}</span></span><span class="total" title="${t("total")}">${p.total}</span></div>
       <div class="parts"><span>${t("track")} ${p.track}</span> · <span>${ICON.crystal} ${t("crystals")} ${p.crystals}</span> · <span>${t("trek_points")} ${p.trek_points}</span> · <span>${t("hour")} ${p.hour}</span></div>
       <div class="treks"><b>${t("current_trek")}</b> ${current || "—"}</div>
       ${done ? `<div class="treks"><b>${t("done_treks")}</b> ${done}</div>` : ""}

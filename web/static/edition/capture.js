@@ -3,22 +3,29 @@
 import { t } from "../i18n.js";
 import { anc, saveAnc } from "./ancestor.js";
 import { api, problems } from "./api.js";
-import { card, clearCard, loadCard, missingOfCard, saveCard } from "./cards.js";
+import { card, clearCard, holdTyping, loadCard, missingOfCard, rewindTyping, saveCard, typeHeld } from "./cards.js";
 import { clearIt, it, loadIt, missingOfIt, saveIt } from "./itineraries.js";
-import { $, ROMAN, say, session } from "./shared.js";
+import { $, ROMAN, say, session, untitled } from "./shared.js";
 import { currentTab, showTab } from "./tabs.js";
 
-let polling = false; // one tap handled at a time: a tap may save the form first
-/** Asks for the reader's last tap, and handles it if it is new. */
-export async function pollTag() {
-  if (!session.name || polling) return;
-  polling = true;
+let polling = null; // the poll on its way: one tap handled at a time (a tap may save the form first)
+/** Asks for the reader's last tap, and handles it if it is new; the poll already on its way
+ * if there is one. The keypad's keys wait meanwhile (`holdTyping`). */
+export function pollTag() {
+  if (!session.name) return Promise.resolve();
+  if (!polling) polling = poll().finally(() => { polling = null; });
+  return polling;
+}
+async function poll() {
+  holdTyping();
   try {
     let got; try { got = await api("GET", "/api/library/transcribe/tag"); } catch (e) { return; }
     if (session.seq === -1) { session.seq = got.seq; return; }
     if (got.seq === session.seq || !got.tag) return;
-    session.seq = got.seq; await onTag(got.tag, got.bound_to);
-  } finally { polling = false; }
+    session.seq = got.seq;
+    if (currentTab() === "cards") rewindTyping(got.age_ms); // keys typed after the tap are the next card's
+    await onTag(got.tag, got.bound_to);
+  } finally { typeHeld(); }
 }
 // A sticker opens what it is bound to (a card, an itinerary, the Ancestor), or a new
 // one of the kind on screen; Save binds it. The next sticker is a Save too: the card or
@@ -46,7 +53,7 @@ async function onTag(tag, bound) {
   }
   showTab("cards");
   const st = $("tag-status");
-  if (knownCard) { loadCard(knownCard); card.tag = tag; st.textContent = t("ed_tag_is_card", { tag, id: knownCard.id, title: knownCard.title }); st.className = "status bound"; return; }
+  if (knownCard) { loadCard(knownCard); card.tag = tag; st.textContent = untitled(knownCard) ? t("ed_tag_is_untitled_card", { tag, id: knownCard.id }) : t("ed_tag_is_card", { tag, id: knownCard.id, title: knownCard.title }); st.className = "status bound"; return; }
   clearCard(true); card.tag = tag;
   if (bound) { st.textContent = t("ed_tag_is_bound_to", { tag, bound }); st.className = "status bound"; }
   else { st.textContent = t("ed_tag_a_new_day", { tag, day: ROMAN[card.day] }); st.className = "status"; }
@@ -91,8 +98,13 @@ async function saveBeforeNext(tag, target) {
 // The mock reader (a PC): a typed tag is tapped as the reader would.
 $("mock-tap").addEventListener("click", async () => {
   const tag = $("mock-tag").value.trim(); if (!tag) return;
-  await api("POST", "/api/reader/tap", { tag }).catch((e) => say("card-msg", problems(e), "err"));
-  $("mock-tag").value = ""; pollTag();
+  holdTyping(); // from the tap on, as with a sticker on the reader: what is typed goes to the form it opens
+  try {
+    await api("POST", "/api/reader/tap", { tag }).catch((e) => say("card-msg", problems(e), "err"));
+    $("mock-tag").value = "";
+    await pollTag(); // a poll sent before the tap may miss it: one more after it
+    await pollTag();
+  } finally { typeHeld(); }
 });
 // Leaving the page gives the reader back to the table.
 window.addEventListener("pagehide", () => {

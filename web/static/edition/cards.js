@@ -2,21 +2,43 @@
 // saved with the sticker tapped for it.
 import { t } from "../i18n.js";
 import { api, here, problems, unbindTag } from "./api.js";
-import { $, BENEFITS, ROMAN, SHORT, btn, say, session, showYear } from "./shared.js";
+import { $, BENEFITS, ROMAN, SHORT, btn, say, session, showYear, untitled } from "./shared.js";
 import { boundWords, checkWords, showProgress } from "./words.js";
 
 // `dirty`: the form holds something typed since it was opened, cleared or saved: the next
 // sticker saves it (when complete) rather than dropping it.
 export const card = { id: null, day: 1, digits: "", bce: false, hours: null, gains: [], tag: null, dirty: false };
 
-for (const b of document.querySelectorAll("#day button")) b.addEventListener("click", () => { card.day = +b.dataset.day; if (card.id) card.dirty = true; drawCard(); });
-for (const id of ["title", "note"]) $(id).addEventListener("input", () => { card.dirty = true; });
+// Every tap on the form (a key, BCE, the Day, the hours, a benefit) goes through `key`:
+// while a sticker's tap may be on its way (the poll, the save of the card before it), taps
+// wait in `held` and are made once it is handled (`typeHeld`), on the form the tap leaves on
+// screen; handling a tap saves and clears the form, and dropped a digit typed in that
+// fraction of a second (issue 24: 221 BCE saved as 21 BCE). `holds` counts the taps and polls
+// on their way. Keys are "0"-"9", "17"-"19", "⌫", "C", "BCE", "day:N", "hours:N", "gain:G"
+// and "gain:⌫".
+export const typing = { held: [], holds: 0 };
+// The taps made lately (when, which, the form before it): a sticker's tap reaches the page up
+// to a poll later, and what was tapped after it is given to the card it opens (`rewindTyping`).
+const typed = [];
+const KEPT_MS = 5000;
 function key(k) {
-  if (k === "⌫") card.digits = card.digits.slice(0, -1);
+  if (typing.holds > 0) { typing.held.push(k); return; }
+  const now = performance.now();
+  while (typed.length && typed[0].at < now - KEPT_MS) typed.shift();
+  const { digits, bce, dirty, day, hours } = card;
+  typed.push({ at: now, k, before: { digits, bce, dirty, day, hours, gains: [...card.gains] } });
+  const [kind, value] = k.includes(":") ? k.split(":") : ["", k];
+  if (kind === "day") { card.day = +value; if (!card.id) { drawCard(); return; } }  // a Day alone is no input yet
+  else if (kind === "hours") card.hours = +value;
+  else if (kind === "gain") { if (value === "⌫") card.gains.pop(); else card.gains.push(value); }
+  else if (k === "⌫") card.digits = card.digits.slice(0, -1);
   else if (k === "C") card.digits = "";  // the digits only: BCE is its own switch
+  else if (k === "BCE") card.bce = !card.bce;
   else if (card.digits.length + k.length <= 5) card.digits += k;
   card.dirty = true; drawCard();
 }
+for (const b of document.querySelectorAll("#day button")) b.addEventListener("click", () => key(`day:${b.dataset.day}`));
+for (const id of ["title", "note"]) $(id).addEventListener("input", () => { card.dirty = true; });
 // The last row types two digits at once: years are said that way ("nineteen sixty-nine")
 // and most History cards' years are in the 1700s-1900s, so 1969 is 19, 6, 9: three taps.
 for (const k of ["1", "2", "3", "4", "5", "6", "7", "8", "9", "⌫", "0", "C", "17", "18", "19"]) { const b = btn(k, () => key(k)); b.classList.toggle("pair", k.length === 2); $("keypad").append(b); }
@@ -25,15 +47,36 @@ document.addEventListener("keydown", (ev) => {
   if ($("tab-cards").hidden || ev.target.closest("input, select, textarea") || ev.ctrlKey || ev.metaKey || ev.altKey) return;
   if (/^[0-9]$/.test(ev.key)) key(ev.key);
   else if (ev.key === "Backspace") key("⌫");
-  else if (ev.key === "b" || ev.key === "-") { card.bce = !card.bce; card.dirty = true; drawCard(); }
+  else if (ev.key === "b" || ev.key === "-") key("BCE");
   else if (ev.key === "Enter") $("save-card").click();
   else return;
   ev.preventDefault();
 });
-$("bce").addEventListener("click", () => { card.bce = !card.bce; card.dirty = true; drawCard(); });
-for (let h = 1; h <= 12; h++) $("hours").append(btn(String(h), () => { card.hours = h; card.dirty = true; drawCard(); }, String(h)));
-for (const g of BENEFITS) $("tokens").append(btn(SHORT[g], () => { card.gains.push(g); card.dirty = true; drawCard(); }, g));
-$("tokens").append(btn("⌫", () => { card.gains.pop(); card.dirty = true; drawCard(); }, "back"));
+$("bce").addEventListener("click", () => key("BCE"));
+/** A tap ``ageMs`` ago has just reached the page: what was tapped on the form since is taken
+ * back from the form on screen (as it was before) and held for the form the tap opens. */
+export function rewindTyping(ageMs) {
+  const since = performance.now() - (typeof ageMs === "number" ? ageMs : 0);
+  const first = typed.findIndex((e) => e.at >= since);
+  if (first >= 0) {
+    Object.assign(card, typed[first].before);
+    typing.held.unshift(...typed.slice(first).map((e) => e.k));
+    drawCard();
+  }
+  typed.length = 0;
+}
+/** Holds the keypad's keys: a tap may be on its way. */
+export function holdTyping() { typing.holds += 1; }
+/** Ends a hold; the last one types the keys held, into the form on screen. */
+export function typeHeld() {
+  typing.holds = Math.max(0, typing.holds - 1);
+  if (typing.holds > 0) return;
+  const keys = typing.held.splice(0);
+  for (const k of keys) key(k);
+}
+for (let h = 1; h <= 12; h++) $("hours").append(btn(String(h), () => key(`hours:${h}`), String(h)));
+for (const g of BENEFITS) $("tokens").append(btn(SHORT[g], () => key(`gain:${g}`), g));
+$("tokens").append(btn("⌫", () => key("gain:⌫"), "back"));
 
 function year() { return card.digits ? (card.bce ? -1 : 1) * parseInt(card.digits, 10) : null; }
 export function drawCard() {
@@ -47,17 +90,19 @@ export function drawCard() {
   $("save-card").textContent = card.id ? t("ed_save", { id: card.id }) : t("ed_save_new_card");
   const list = $("card-list"); list.textContent = "";
   for (const c of (ed && ed.cards || []).filter((c) => c.day === card.day)) {
-    const li = document.createElement("li"); li.textContent = `${c.id} ${showYear(c.year)} ${c.title} · ${c.hours} h ${c.gains.join(" ")}`;
+    const li = document.createElement("li"); li.textContent = `${c.id} ${showYear(c.year)}${untitled(c) ? "" : " " + c.title} · ${c.hours} h ${c.gains.join(" ")}`;
     li.addEventListener("click", () => { loadCard(c); card.tag = null; }); list.append(li);
   }
 }
 export function loadCard(c) {
+  typed.length = 0;
   Object.assign(card, { id: c.id, day: c.day, digits: String(Math.abs(c.year)), bce: c.year < 0, hours: c.hours, gains: [...c.gains], dirty: false });
   $("title").value = c.title === c.id ? "" : c.title; $("note").value = c.note || ""; drawCard();
 }
 export function clearCard(keepTag) {
   // the Day and BCE carry over: a Day I deck is mostly BCE, entered one card after another
   Object.assign(card, { id: null, digits: "", hours: null, gains: [], dirty: false });
+  typed.length = 0;
   if (!keepTag) card.tag = null;
   $("title").value = ""; $("note").value = ""; drawCard();
 }
