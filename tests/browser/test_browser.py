@@ -9,12 +9,20 @@ skips this loudly; in CI (``CI=true``) a missing browser is a failure.
 from __future__ import annotations
 
 import random
-import time
 from typing import Any
 
 import pytest
 
-from tests.support.browser import ARTIFACTS, log_in_as_host, playwright, post, watched_page
+from tests.support.browser import (
+    ARTIFACTS,
+    drawn,
+    log_in_as_host,
+    playwright,
+    post,
+    pump_until,
+    wait_until,
+    watched_page,
+)
 
 playwright()  # skips this module where there is no Chromium
 
@@ -97,10 +105,7 @@ def test_login_form_hides_once_logged_in(server: Any, browser: Any) -> None:
     page.click("#logout")
     page.wait_for_selector("#login", state="visible")
     # logout needs the CSRF token (issue 16): the page sends it, and the server's session ends
-    deadline = time.monotonic() + 10
-    while rt.access.sessions.count():
-        assert time.monotonic() < deadline, "the page's logout was refused"
-        time.sleep(0.05)
+    wait_until(lambda: not rt.access.sessions.count(), "the page's logout was accepted")
     page.screenshot(path=str(ARTIFACTS / "phone-360-logged-out.png"), full_page=True)
 
 
@@ -142,7 +147,7 @@ def test_a_refused_host_page_returns_to_the_login_form_saying_why(server: Any, b
     page.wait_for_selector("#login", state="visible")
     assert not page.locator("#controls").is_visible()
     rt.tap(rt.table.expect()["choices"][0])  # the game moves on; the page redraws
-    page.wait_for_timeout(1500)
+    drawn(page, rt.table.version)
     why = page.locator("#login-why")
     assert why.is_visible() and "no longer logged in" in why.inner_text()
     page.screenshot(path=str(ARTIFACTS / "phone-360-login-again.png"), full_page=True)
@@ -181,11 +186,7 @@ def test_the_buttons_that_work_before_the_scripts_wait_for_them(server: Any, bro
         held.clear()
         page.route("**/i18n/fr.json", hold)
         page.goto(base + path, wait_until="domcontentloaded")
-        for _ in range(50):
-            if held:
-                break
-            page.wait_for_timeout(100)
-        assert held, "the page fetched its catalogue"
+        pump_until(page, lambda: held, "the page fetched its catalogue")
         assert [page.locator(b).is_disabled() for b in buttons] == [True, True], path
         held[0].continue_()
         for b in buttons:

@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.axe import axe, axe_script
-from tests.support.browser import ARTIFACTS, log_in_as_host, playwright, served, watched_page
+from tests.support.browser import (
+    ARTIFACTS,
+    drawn,
+    log_in_as_host,
+    playwright,
+    served,
+    settled,
+    watched_page,
+)
 from tests.support.games import finished_game
 from tests.support.tables import play_turn
 
@@ -93,7 +101,8 @@ def test_the_advice_shows_on_the_asking_phone_and_the_hosts_only(tmp_path: Path,
             _snap(asker, f"asker-{lang}")
             _snap(host, f"host-{lang}")
             # the guest's phone: still only the offer, and nothing of the answer in its state
-            guest.wait_for_timeout(0)
+            drawn(guest, rt.table.version)  # the guest shows the table as it is now,
+            settled(guest)  # and whatever that drawing started (a read of the coach) has run
             assert guest.locator("#coach-body .coach-cards").count() == 0
             assert guest.evaluate("() => JSON.stringify(state.coach)") == '{"on":true,"everyone":false}'
             guest_read = guest.evaluate("async () => (await (await fetch('/api/coach')).json()).coach.status")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -15,7 +14,7 @@ import pytest
 from companion.history.bgstats import BGG_ID, CREATE_PLAY, SOURCE_NAME
 from companion.history.past import ranks
 from tests.support.axe import axe, axe_script
-from tests.support.browser import ARTIFACTS, playwright, post, watched_page
+from tests.support.browser import ARTIFACTS, playwright, post, pump_until, watched_page
 from tests.support.games import finished_game
 
 playwright()  # skips this module where there is no Chromium
@@ -38,11 +37,7 @@ def play_to_the_end(base: str, rt: Any, seed: int) -> None:
 
 def until(page: Any, condition: str) -> None:
     """Wait for a page condition (the page's CSP forbids the eval that wait_for_function needs)."""
-    for _ in range(100):
-        if page.evaluate(condition):
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"never true: {condition}")
+    pump_until(page, lambda: page.evaluate(condition), f"never true: {condition}")
 
 
 def no_sideways_scroll(page: Any) -> None:

@@ -11,7 +11,15 @@ import random
 from typing import Any
 
 from companion.engine import Take
-from tests.support.browser import ARTIFACTS, log_in_as_host, playwright, post, watched_page
+from tests.support.browser import (
+    ARTIFACTS,
+    caught_up,
+    log_in_as_host,
+    playwright,
+    post,
+    pump_until,
+    watched_page,
+)
 
 playwright()  # skips this module where there is no Chromium
 
@@ -43,7 +51,8 @@ def test_a_double_tap_on_undo_takes_back_one_take_and_the_log_says_so(server: An
     held: list[Any] = []  # the undo requests that reached the network, their answers held back
     phone.route("**/api/undo", lambda route: held.append(route))
     phone.locator("#undo").dblclick()  # two taps, the second while the first is on its way
-    phone.wait_for_timeout(400)
+    pump_until(phone, lambda: held, "the first undo reached the network")
+    caught_up(phone)  # and the second tap's, had it sent one
     assert len(held) == 1, "the second tap sent a second undo"
     assert phone.locator("#undo").is_disabled()
     assert phone.locator("#undo").get_attribute("aria-busy") == "true"
@@ -53,7 +62,7 @@ def test_a_double_tap_on_undo_takes_back_one_take_and_the_log_says_so(server: An
         )
     assert not phone.locator("#now-confirm").get_attribute("aria-busy")  # other controls do not
     phone.locator("#undo").click(force=True)  # and a third, later: still on its way, still ignored
-    phone.wait_for_timeout(200)
+    caught_up(phone)
     assert len(held) == 1
     assert held[0].request.post_data_json["version"] == rt.table.version  # the table it showed
 
@@ -116,7 +125,8 @@ def test_every_control_sends_once_while_its_answer_is_on_its_way(server: Any, br
         held: list[Any] = []
         phone.route("**" + path, holding(held))
         phone.locator(selector).dblclick()
-        phone.wait_for_timeout(300)
+        pump_until(phone, lambda: held, f"the first {path} reached the network")  # noqa: B023
+        caught_up(phone)  # and the second tap's, had it sent one
         assert len(held) == 1, (path, len(held))
         waiting = phone.locator(f"[data-call='{path}']")
         assert all(waiting.nth(i).is_disabled() for i in range(waiting.count())), path

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from tests.support.axe import axe, axe_script
-from tests.support.browser import ARTIFACTS, log_in_as_host, playwright, post
+from tests.support.browser import ARTIFACTS, log_in_as_host, playwright, post, pump_until, settled
 from tests.support.tables import play_turn
 
 sync_api = playwright()
@@ -275,12 +275,8 @@ def test_a_slow_snapshot_never_puts_the_page_back_in_time(server: Any, browser: 
     page.goto(base + "/")
     synced(page, rt)
     page.route("**/api/state*", hold)
-    page.evaluate("() => { fetchState(); }")
-    for _ in range(50):
-        if held:
-            break
-        page.wait_for_timeout(100)
-    assert held, "the page asked for the state"
+    page.evaluate("() => { window.slowFetch = fetchState(); }")  # its promise: drawn or dropped
+    pump_until(page, lambda: held, "the page asked for the state")
     before = page.evaluate("state.version")
     play_turn(rt, random.Random(5))
     synced(page, rt)
@@ -288,7 +284,7 @@ def test_a_slow_snapshot_never_puts_the_page_back_in_time(server: Any, browser: 
     assert newest > before
     route, response = held.pop()
     route.fulfill(response=response)  # the old snapshot arrives last
-    page.wait_for_timeout(500)
+    page.evaluate("() => window.slowFetch")  # the page has read the old snapshot (and dropped it)
     assert page.evaluate("state.version") == newest
     assert page.evaluate("state.version") == rt.table.version
     page.unroute("**/api/state*")
@@ -313,12 +309,12 @@ def test_start_asks_before_replacing_a_game_starts_one_and_remembers_the_seats(
     page.fill("#seats > :nth-child(3) input[type=text]", "Yann")
     page.once("dialog", lambda d: d.dismiss())
     page.click("#newgame button[type=submit]")
-    page.wait_for_timeout(300)
+    settled(page)
     assert rt.table.game_id == game, "15: no new game without a yes"
     page.on("dialog", lambda d: d.accept())
     page.dblclick("#newgame button[type=submit]")
     page.wait_for_function(f"() => state && state.game > {game}")
-    page.wait_for_timeout(500)
+    settled(page)  # the second click's call, had there been one, answered too
     assert rt.table.game_id == game + 1, "15: a double click starts one game"
     assert list(rt.table.board.names) == ["Zoé", "Ben", "Yann"]
     page.reload()

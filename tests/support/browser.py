@@ -4,6 +4,14 @@ Each browser test module keeps its own ``server`` and ``browser`` fixtures (its 
 players and Chromium flags), made of these helpers. A module calls `playwright()`
 at import: without Chromium (or Playwright) it is skipped loudly, and in CI
 (``CI=true``) that is a failure instead (`tests.support.tables.require_tool`).
+
+The waits a browser test needs are here too, each a wait for a condition, never for a
+fixed time: `wait_until` (a condition of the table, in this process), `pump_until` (a
+condition the test's own route or dialog handlers make true), `caught_up` (every request
+the page sent so far has reached the routes), `settled` (what a click started has run) and
+`drawn` (the page shows a given state version). Only the first two hold a fixed pause, the
+short step between two looks at their condition; tests/project/test_fixed_waits.py keeps
+every other fixed wait out of tests/browser.
 """
 
 from __future__ import annotations
@@ -11,8 +19,9 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -91,3 +100,69 @@ def post(base: str, path: str, body: dict[str, Any] | None = None) -> dict[str, 
     with urllib.request.urlopen(request, timeout=10) as response:
         result: dict[str, Any] = json.loads(response.read())
         return result
+
+
+#: How long a wait may last before it fails: a loaded machine is slow, not wrong, so this only
+#: ends a wait that would never end (the failure says what never happened).
+DEADLINE = 60.0
+#: The step between two looks at a condition: short beside what the page does, long beside a poll's cost.
+STEP = 0.02
+
+
+def wait_until(condition: Callable[[], object], what: str, seconds: float = DEADLINE) -> None:
+    """Wait for ``condition()`` to hold (a condition of the table, read in this process). It is
+    looked at every `STEP`: the sleep between two looks is this helper's only pause."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"waited {seconds:.0f} s: {what}"
+        time.sleep(STEP)
+
+
+def pump_until(page: Any, condition: Callable[[], object], what: str, seconds: float = DEADLINE) -> None:
+    """Wait for a condition the test's own handlers make true (a route that kept a request, a
+    dialog answered) or the page's (read with ``page.evaluate``). Playwright runs those handlers
+    only while the test waits on it, so this waits on the page `STEP` at a time, never
+    ``time.sleep`` (which would hold the handlers back), until ``condition()`` holds."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"waited {seconds:.0f} s: {what}"
+        page.wait_for_timeout(STEP * 1000)
+
+
+#: The marker request `caught_up` sends, and its route.
+CAUGHT_UP = "/api/session?caught-up"
+
+
+def caught_up(page: Any) -> None:
+    """Wait until every request the page has sent so far has reached the test's routes. One more
+    request, sent now through a route of its own, is seen by that route: the browser hands the
+    test its intercepted requests in the order they were sent, so any request sent before it
+    (a second tap's) has been handed over too. A check that something was *not* sent follows this."""
+    seen: list[Any] = []
+
+    def marker(route: Any) -> None:
+        seen.append(route)
+        route.continue_()
+
+    def ours(url: str) -> bool:  # a function, not a glob: in a glob "?" is a wildcard
+        return url.endswith(CAUGHT_UP)
+
+    page.route(ours, marker)
+    page.evaluate(f"() => {{ fetch('{CAUGHT_UP}', {{credentials: 'same-origin'}}); }}")
+    pump_until(page, lambda: seen, "the page's requests reached the test's routes")
+    page.unroute(ours, marker)
+
+
+def settled(page: Any) -> None:
+    """Wait until what a click started has run: the page's tasks queued so far are done, every
+    request sent has reached the routes, and no control's call is on its way (api.js marks each
+    aria-busy meanwhile). A check that something did *not* happen (no second game) follows this."""
+    page.evaluate("() => new Promise((done) => setTimeout(done))")  # no delay: the next task
+    caught_up(page)
+    page.wait_for_selector("[data-call][aria-busy=true]", state="detached", timeout=DEADLINE * 1000)
+
+
+def drawn(page: Any, version: int) -> None:
+    """Wait until the page shows the table's state ``version`` or a later one (its redraw after a
+    change the test made on the table)."""
+    page.wait_for_function(f"() => state && state.version >= {version}", timeout=DEADLINE * 1000)

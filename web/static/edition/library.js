@@ -24,7 +24,9 @@ export async function listEditions(choose) {
   sel.value = pick; await openEdition(pick);
   if (!owned.length) { $("create").hidden = false; }
 }
-$("edition").addEventListener("change", () => openEdition($("edition").value));
+// A pick of the edition already open (or opening) opens nothing again: a second opening,
+// landing after the host picked an itinerary, would clear the screen under them.
+$("edition").addEventListener("change", () => { if ($("edition").value !== session.name) openEdition($("edition").value); });
 $("open-create").addEventListener("click", () => { $("create").hidden = !$("create").hidden; $("new-name").focus(); });
 $("create").addEventListener("submit", async (ev) => {
   ev.preventDefault();
@@ -34,17 +36,25 @@ $("create").addEventListener("submit", async (ev) => {
   } catch (e) { say("card-msg", problems(e), "err"); $("progress").textContent = problems(e); }
 });
 
+// Openings started, so that only the latest one draws: on a slow table the answer for an
+// edition picked before arrives after the one picked since, and would show the wrong edition.
+let openings = 0;
+
 async function openEdition(n) {
+  const mine = ++openings;
   session.name = n;
   const shipped = session.readOnly.has(n);
   try {
     const got = await api("GET", `/api/library/${encodeURIComponent(n)}`);
+    if (mine !== openings) return;  // another edition was picked meanwhile
     session.ed = got.edition; session.tags = got.tags;
     // From now on the reader's taps come to this page: only taps after this one count.
-    session.seq = (await api("POST", "/api/library/transcribe", { edition: shipped ? null : n })).seq;
+    const seq = (await api("POST", "/api/library/transcribe", { edition: shipped ? null : n })).seq;
+    if (mine !== openings) return;
+    session.seq = seq;
     clearCard(); clearIt(); drawMat(); drawAnc(); showProgress(got.progress);
     if (shipped) { $("tag-status").textContent = t("ed_ships_with_the_companion", { n }); $("tag-status").className = "status bound"; }
     else { $("tag-status").textContent = t("edp_tap_a_card_s"); $("tag-status").className = "status"; }  // an own edition: no "cannot be changed"
     if (got.problems && got.problems.length) $("progress").textContent += t("ed_this_file_needs_fixing") + got.problems.join("; ");
-  } catch (e) { session.ed = null; $("progress").textContent = problems(e); }
+  } catch (e) { if (mine === openings) { session.ed = null; $("progress").textContent = problems(e); } }
 }
