@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import random
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ import pytest
 
 from companion.run.serving import make_server
 from companion.util.config import Config, TableSettings, VenueSettings
-from tests.support.browser import playwright, post, served, watched_page
+from tests.support.browser import playwright, post, served, wait_until, watched_page
 from tests.support.tables import FAST_BUTTONS, make_runtime
 from tests.support.venue import Broker
 
@@ -43,16 +42,14 @@ def venue_table(tmp_path: Path) -> Iterator[tuple[str, Any, Broker]]:
     broker.stop()
 
 
-def line(page: Any, wanted: str, timeout: float = 40.0) -> str:
+def line(page: Any, wanted: str) -> str:
     """The venue line once it holds ``wanted`` (the page polls the status every 10 s)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        text = str(page.locator("#venue").inner_text()) if page.locator("#venue").is_visible() else ""
-        if wanted in text:
-            return text
-        if time.monotonic() > deadline:
-            raise AssertionError(f"the venue line never said {wanted!r}: {text!r}")
-        time.sleep(0.1)
+
+    def text() -> str:
+        return str(page.locator("#venue").inner_text()) if page.locator("#venue").is_visible() else ""
+
+    wait_until(lambda: wanted in text(), f"the venue line saying {wanted!r}")
+    return text()
 
 
 def test_the_venue_line_shows_the_outbox_then_the_connection(venue_table: Any, browser: Any) -> None:
