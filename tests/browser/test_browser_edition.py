@@ -30,7 +30,7 @@ import pytest
 from benchmarks.transcription_pace import BUDGET_MINUTES, minutes
 from companion.editions import EditionLibrary, is_complete, shipped_edition
 from companion.engine.edition import edition_to_json
-from tests.support.browser import ARTIFACTS, playwright, post, watched_page
+from tests.support.browser import ARTIFACTS, playwright, post, pump_until, watched_page
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 
@@ -685,4 +685,45 @@ def test_an_untitled_card_is_named_once(server: Any, browser: Any, locale: str, 
     assert (page.locator("#card-list li").text_content() or "").startswith("I01 1969 · 2 h")
     reader_tap(base, "04C1")
     expect(page.locator("#tag-status")).to_have_text(said)
+    assert errors == []
+
+
+def test_a_benefit_tapped_while_a_poll_is_on_its_way_stays_on_the_card_before_the_sticker(
+    server: Any, browser: Any
+) -> None:
+    """A tap made while the page's poll is on its way waits for it; made before the next
+    sticker's tap, it is the card before's even when the poll brings that sticker back (the whole
+    box test lost I31's third benefit to I32 under load: a held tap took the moment it was made
+    at, not the moment it was tapped)."""
+    base, rt = server
+    page, errors = open_new_edition(base, browser, "heldtap")
+    reader_tap(base, "04D1")
+    expect(page.locator("#tag-status")).to_contain_text("Tag 04D1: a new Day I card")
+    for key in ("19", "6", "9"):
+        page.click(f"#keypad button:text-is('{key}')")
+    page.click("#hours button[data-v='2']")
+    held: list[Any] = []
+
+    def hold(route: Any) -> None:
+        held.append(route)
+
+    def polls(url: str) -> bool:
+        return url.endswith("/api/library/transcribe/tag")
+
+    page.route(polls, hold)
+    pump_until(page, lambda: held, "the page's next poll for a sticker")
+    page.evaluate("() => document.querySelector(\"#tokens button[data-v='person']\").click()")
+    reader_tap(base, "04D2")  # after the benefit: the sticker of the next card
+    held.pop().continue_()  # the poll reaches the companion now, after the sticker
+    page.unroute(polls, hold)  # (and lets any later poll through)
+    expect(page.locator("#tag-status")).to_contain_text("Tag 04D2: a new Day I card")
+    expect(page.locator("#card-msg")).to_contain_text("Saved I01 (1969)")
+    saved = EditionLibrary(rt.store.path.parent).raw("heldtap")["cards"]
+    assert [(c["id"], c["year"], c["hours"], c["gains"]) for c in saved] == [("I01", 1969, 2, ["person"])]
+    page.evaluate(TYPE_221_BCE)
+    expect(page.locator("#year-out")).to_have_text("221 BCE")
+    page.click("#save-card")
+    expect(page.locator("#card-msg")).to_contain_text("Saved I02 (221 BCE)")
+    saved = EditionLibrary(rt.store.path.parent).raw("heldtap")["cards"]
+    assert saved[1]["gains"] == [], "the benefit tapped before the sticker is not the new card's"
     assert errors == []

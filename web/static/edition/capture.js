@@ -3,7 +3,7 @@
 import { t } from "../i18n.js";
 import { anc, saveAnc } from "./ancestor.js";
 import { api, problems } from "./api.js";
-import { card, clearCard, holdTyping, loadCard, missingOfCard, rewindTyping, saveCard, typeHeld } from "./cards.js";
+import { card, clearCard, holdTyping, loadCard, missingOfCard, rewindTyping, saveCard, typeHeld, typing } from "./cards.js";
 import { clearIt, it, loadIt, missingOfIt, saveIt } from "./itineraries.js";
 import { $, ROMAN, say, session, untitled } from "./shared.js";
 import { currentTab, showTab } from "./tabs.js";
@@ -99,6 +99,7 @@ async function saveBeforeNext(tag, target) {
 $("mock-tap").addEventListener("click", async () => {
   const tag = $("mock-tag").value.trim(); if (!tag) return;
   holdTyping(); // from the tap on, as with a sticker on the reader: what is typed goes to the form it opens
+  typing.here = performance.now();
   try {
     await api("POST", "/api/reader/tap", { tag }).catch((e) => say("card-msg", problems(e), "err"));
     $("mock-tag").value = "";

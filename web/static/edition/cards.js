@@ -16,17 +16,22 @@ export const card = { id: null, day: 1, digits: "", bce: false, hours: null, gai
 // fraction of a second (issue 24: 221 BCE saved as 21 BCE). `holds` counts the taps and polls
 // on their way. Keys are "0"-"9", "17"-"19", "⌫", "C", "BCE", "day:N", "hours:N", "gain:G"
 // and "gain:⌫".
-export const typing = { held: [], holds: 0 };
+// Each held tap keeps when it was made: a tap made before a sticker's tap is the old card's
+// even when a poll on its way held it until after (issue 24, seen under load). `here`: when
+// this page's own virtual-reader button was pressed (the sticker's moment, known exactly).
+export const typing = { held: [], holds: 0, here: null };
 // The taps made lately (when, which, the form before it): a sticker's tap reaches the page up
 // to a poll later, and what was tapped after it is given to the card it opens (`rewindTyping`).
 const typed = [];
 const KEPT_MS = 5000;
-function key(k) {
-  if (typing.holds > 0) { typing.held.push(k); return; }
-  const now = performance.now();
-  while (typed.length && typed[0].at < now - KEPT_MS) typed.shift();
+function key(k, at = performance.now()) {
+  if (typing.holds > 0) { typing.held.push({ k, at }); return; }
+  make(k, at);
+}
+function make(k, at) {
+  while (typed.length && typed[0].at < performance.now() - KEPT_MS) typed.shift();
   const { digits, bce, dirty, day, hours } = card;
-  typed.push({ at: now, k, before: { digits, bce, dirty, day, hours, gains: [...card.gains] } });
+  typed.push({ at, k, before: { digits, bce, dirty, day, hours, gains: [...card.gains] } });
   const [kind, value] = k.includes(":") ? k.split(":") : ["", k];
   if (kind === "day") { card.day = +value; if (!card.id) { drawCard(); return; } }  // a Day alone is no input yet
   else if (kind === "hours") card.hours = +value;
@@ -56,14 +61,17 @@ $("bce").addEventListener("click", () => key("BCE"));
 /** A tap ``ageMs`` ago has just reached the page: what was tapped on the form since is taken
  * back from the form on screen (as it was before) and held for the form the tap opens. */
 export function rewindTyping(ageMs) {
-  const since = performance.now() - (typeof ageMs === "number" ? ageMs : 0);
+  let since = performance.now() - (typeof ageMs === "number" ? ageMs : 0);
+  if (typing.here !== null) since = Math.min(since, typing.here);
   const first = typed.findIndex((e) => e.at >= since);
-  if (first >= 0) {
-    Object.assign(card, typed[first].before);
-    typing.held.unshift(...typed.slice(first).map((e) => e.k));
-    drawCard();
-  }
+  const moved = first >= 0 ? typed.slice(first).map(({ k, at }) => ({ k, at })) : [];
+  if (first >= 0) Object.assign(card, typed[first].before);
   typed.length = 0;
+  // taps held by a poll on its way but made before the sticker's tap: the old card's, made now
+  const held = typing.held.splice(0);
+  for (const e of held.filter((e) => e.at < since)) make(e.k, e.at);
+  typing.held.push(...moved, ...held.filter((e) => e.at >= since));
+  drawCard();
 }
 /** Holds the keypad's keys: a tap may be on its way. */
 export function holdTyping() { typing.holds += 1; }
@@ -71,8 +79,9 @@ export function holdTyping() { typing.holds += 1; }
 export function typeHeld() {
   typing.holds = Math.max(0, typing.holds - 1);
   if (typing.holds > 0) return;
+  typing.here = null;
   const keys = typing.held.splice(0);
-  for (const k of keys) key(k);
+  for (const e of keys) key(e.k, e.at);
 }
 for (let h = 1; h <= 12; h++) $("hours").append(btn(String(h), () => key(`hours:${h}`), String(h)));
 for (const g of BENEFITS) $("tokens").append(btn(SHORT[g], () => key(`gain:${g}`), g));
