@@ -9,11 +9,13 @@ event log is the truth, so nothing is stored twice and nothing can drift.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from companion.engine import Board, ChooseItinerary, Event, Reveal, Setup, Take, Undo, explain_tie_break
+from companion.engine.edition import Edition, Itinerary
 from companion.engine.tokens import ANCESTOR, COLUMNS, DAY_NAMES
 
 
@@ -202,8 +204,13 @@ def itinerary_view(board: Board, seat: int) -> dict[str, Any] | None:
     index = board.itinerary[seat]
     if index < 0:
         return None
-    it = board.edition.itineraries[index]
-    depths = board.column_depths(seat)
+    return _itinerary_view(board.edition.itineraries[index], board.column_depths(seat))
+
+
+@functools.lru_cache(maxsize=1024)
+def _itinerary_view(it: Itinerary, depths: tuple[int, ...]) -> dict[str, Any]:
+    """`itinerary_view` of a card covered to ``depths``: the same few per game, so each is
+    built once and shared by every snapshot (they are only encoded: never change one)."""
     columns = []
     for kind, spaces, depth in zip(COLUMNS, it.columns, depths, strict=True):
         nxt = spaces[depth] if depth < len(spaces) else None
@@ -215,6 +222,19 @@ def itinerary_view(board: Board, seat: int) -> dict[str, Any] | None:
         done = all(depths[c] > i for c in members)
         rows.append({"reward": reward, "complete": done})
     return {"id": it.id, "columns": columns, "rows": rows}
+
+
+def used_itineraries(edition: Edition, used: int) -> list[str]:
+    """The ids of the Itineraries a player has used (bit ``i`` of ``used``: the edition's
+    ``i``-th), in the edition's order: only the set bits are visited, not every card."""
+    ids, cards = [], edition.itineraries
+    while used:
+        low = used & -used
+        if low.bit_length() > len(cards):
+            break  # no such card (the bits are the engine's): none past the edition's last
+        ids.append(cards[low.bit_length() - 1].id)
+        used ^= low
+    return ids
 
 
 def page_state(
@@ -251,9 +271,7 @@ def page_state(
             "current_trek": treks[-1] if treks else [],
             "completed_treks": treks[:-1],
             "itinerary": itinerary_view(board, seat),
-            "used_itineraries": [
-                it.id for i, it in enumerate(edition.itineraries) if board.used[seat] >> i & 1
-            ],
+            "used_itineraries": used_itineraries(edition, board.used[seat]),
         })  # fmt: skip
     row = []
     for position, index in enumerate(board.row):
