@@ -41,6 +41,10 @@ class Past:
     log: list[dict[str, Any]] = field(default_factory=list)
     start: list[int] = field(default_factory=list)  # every player's total before any move
     moves: list[Move] = field(default_factory=list)
+    #: `treks`' last answer: (players, how many moves, the top move, the treks).
+    _treks: tuple[int, int, Move | None, list[list[list[dict[str, Any]]]]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @property
     def events(self) -> list[Event]:
@@ -53,9 +57,29 @@ class Past:
         return [self.start, *(move.totals for move in self.moves)]
 
     def treks(self, players: int) -> list[list[list[dict[str, Any]]]]:
-        """Per player, their treks (completed, then the current one) as card lists."""
-        treks: list[list[list[dict[str, Any]]]] = [[] for _ in range(players)]
-        for move in self.moves:
+        """Per player, their treks (completed, then the current one) as card lists.
+
+        Continued from the last answer when the moves only grew since (a continued replay's
+        `Past` lives from change to change): the moves change only at the top and a move
+        taken back is never pushed again, so the last answer's top move (held here, compared
+        by identity) still at its place means the moves below it are the same. The lists
+        are extended in place: a caller keeping them past the next call copies them."""
+        moves = self.moves
+        cached = self._treks
+        if cached is not None and cached[0] == players and cached[1] <= len(moves):
+            _, done, top, treks = cached
+            if done == 0 or moves[done - 1] is top:
+                self._add_treks(treks, moves[done:])
+                self._treks = (players, len(moves), moves[-1] if moves else None, treks)
+                return treks
+        treks = [[] for _ in range(players)]
+        self._add_treks(treks, moves)
+        self._treks = (players, len(moves), moves[-1] if moves else None, treks)
+        return treks
+
+    @staticmethod
+    def _add_treks(treks: list[list[list[dict[str, Any]]]], moves: Sequence[Move]) -> None:
+        for move in moves:
             event, entry = move.event, move.entry
             if not isinstance(event, Take):
                 continue
@@ -65,7 +89,6 @@ class Past:
             elif move.starts_trek:
                 treks[move.seat].append([])
             treks[move.seat][-1].append(card)
-        return treks
 
 
 def replay(setup: Setup, stored: Sequence[Event], dealt: bool = False) -> Past:
