@@ -10,6 +10,8 @@ Each server runs in its own process and is asked ``--requests`` times, a new con
 - ``waitress``: waitress (with `companion.web.http_server`'s limits) and a WSGI app that
   answers ``{}``: the HTTP server's own share;
 - ``waitress+flask``: the same with a one-route Flask app: what Flask adds;
+- ``waitress+flask 404``: that app asked for a path it does not have: what Flask's 404
+  costs (its exception and error page), the like-for-like figure for the daemon's 404;
 - ``companion GET /api/state``, ``?page=1`` and an unknown path (Flask's 404): the daemon
   (`companion run --mock`) answering the page's read, and a request that reaches Flask and
   does nothing.
@@ -64,7 +66,7 @@ def per_request(pid: int, port: int, path: str, requests: int) -> float:
     return 1000 * (sum(cpu_seconds(pid)) - before) / requests
 
 
-def bare(kind: str, port_range: str, requests: int) -> float:
+def bare(kind: str, port_range: str, requests: int, path: str = "/") -> float:
     port = port_from(port_range)
     proc = subprocess.Popen([sys.executable, "-c", BARE, str(port), kind])
     try:
@@ -76,7 +78,7 @@ def bare(kind: str, port_range: str, requests: int) -> float:
                 if proc.poll() is not None:
                     raise SystemExit(f"bench_request_floor: the {kind} server did not start") from None
                 time.sleep(0.05)
-        return per_request(proc.pid, port, "/", requests)
+        return per_request(proc.pid, port, path, requests)
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -107,6 +109,9 @@ def main() -> int:
         for kind in ("wsgi", "flask"):
             name = "waitress" if kind == "wsgi" else "waitress+flask"
             runs.setdefault(name, []).append(bare(kind, args.port_range, args.requests))
+        runs.setdefault("waitress+flask 404", []).append(
+            bare("flask", args.port_range, args.requests, "/api/no-such-path")
+        )
         for name, figure in companion(args.port_range, args.requests).items():
             runs.setdefault(name, []).append(figure)
     rows = {name: round(statistics.median(figures), 3) for name, figures in runs.items()}

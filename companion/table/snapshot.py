@@ -22,6 +22,12 @@ from companion.util.config import DEFAULT_PALETTE, colour_problem
 #: snapshots of the same process and takes any snapshot of a new one (after a restart).
 PROCESS = secrets.token_hex(4)
 
+#: The snapshots' compact JSON: what ``json.dumps(value, separators=(",", ":"))`` gives,
+#: without its check for containers that hold themselves (a fifth of the encoding: a
+#: projection is built fresh from the table and never refers to itself). One encoder
+#: for all threads: it keeps nothing between calls.
+COMPACT = json.JSONEncoder(separators=(",", ":"), check_circular=False)
+
 
 def itinerary_player(board: Board) -> str | None:
     """The next player, in stack order (top first), still without an Itinerary today."""
@@ -92,7 +98,7 @@ class Snapshots(CommittingTable):
             key, state = self.projected()
             cached = self.state_text_cache
             if cached is None or cached[0] is not key:
-                cached = self.state_text_cache = (key, json.dumps(state, separators=(",", ":")))
+                cached = self.state_text_cache = (key, COMPACT.encode(state))
             return cached[1]
 
     def projected(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -169,7 +175,7 @@ class Snapshots(CommittingTable):
             cached = self.page_cache
             if cached is None or cached[0] != self.version:
                 snapshot = self.page_json()
-                cached = (snapshot["version"], json.dumps(snapshot, separators=(",", ":")))
+                cached = (snapshot["version"], COMPACT.encode(snapshot))
                 self.page_cache = cached
             return cached
 

@@ -9,11 +9,13 @@ event log is the truth, so nothing is stored twice and nothing can drift.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from companion.engine import Board, ChooseItinerary, Event, Reveal, Setup, Take, Undo, explain_tie_break
+from companion.engine.edition import Edition, Itinerary
 from companion.engine.tokens import ANCESTOR, COLUMNS, DAY_NAMES
 
 
@@ -39,6 +41,10 @@ class Past:
     log: list[dict[str, Any]] = field(default_factory=list)
     start: list[int] = field(default_factory=list)  # every player's total before any move
     moves: list[Move] = field(default_factory=list)
+    #: `treks`' last answer: (players, how many moves, the top move, the treks).
+    _treks: tuple[int, int, Move | None, list[list[list[dict[str, Any]]]]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @property
     def events(self) -> list[Event]:
@@ -51,9 +57,29 @@ class Past:
         return [self.start, *(move.totals for move in self.moves)]
 
     def treks(self, players: int) -> list[list[list[dict[str, Any]]]]:
-        """Per player, their treks (completed, then the current one) as card lists."""
-        treks: list[list[list[dict[str, Any]]]] = [[] for _ in range(players)]
-        for move in self.moves:
+        """Per player, their treks (completed, then the current one) as card lists.
+
+        Continued from the last answer when the moves only grew since (a continued replay's
+        `Past` lives from change to change): the moves change only at the top and a move
+        taken back is never pushed again, so the last answer's top move (held here, compared
+        by identity) still at its place means the moves below it are the same. The lists
+        are extended in place: a caller keeping them past the next call copies them."""
+        moves = self.moves
+        cached = self._treks
+        if cached is not None and cached[0] == players and cached[1] <= len(moves):
+            _, done, top, treks = cached
+            if done == 0 or moves[done - 1] is top:
+                self._add_treks(treks, moves[done:])
+                self._treks = (players, len(moves), moves[-1] if moves else None, treks)
+                return treks
+        treks = [[] for _ in range(players)]
+        self._add_treks(treks, moves)
+        self._treks = (players, len(moves), moves[-1] if moves else None, treks)
+        return treks
+
+    @staticmethod
+    def _add_treks(treks: list[list[list[dict[str, Any]]]], moves: Sequence[Move]) -> None:
+        for move in moves:
             event, entry = move.event, move.entry
             if not isinstance(event, Take):
                 continue
@@ -63,7 +89,6 @@ class Past:
             elif move.starts_trek:
                 treks[move.seat].append([])
             treks[move.seat][-1].append(card)
-        return treks
 
 
 def replay(setup: Setup, stored: Sequence[Event], dealt: bool = False) -> Past:
@@ -202,8 +227,13 @@ def itinerary_view(board: Board, seat: int) -> dict[str, Any] | None:
     index = board.itinerary[seat]
     if index < 0:
         return None
-    it = board.edition.itineraries[index]
-    depths = board.column_depths(seat)
+    return _itinerary_view(board.edition.itineraries[index], board.column_depths(seat))
+
+
+@functools.lru_cache(maxsize=1024)
+def _itinerary_view(it: Itinerary, depths: tuple[int, ...]) -> dict[str, Any]:
+    """`itinerary_view` of a card covered to ``depths``: the same few per game, so each is
+    built once and shared by every snapshot (they are only encoded: never change one)."""
     columns = []
     for kind, spaces, depth in zip(COLUMNS, it.columns, depths, strict=True):
         nxt = spaces[depth] if depth < len(spaces) else None
@@ -215,6 +245,19 @@ def itinerary_view(board: Board, seat: int) -> dict[str, Any] | None:
         done = all(depths[c] > i for c in members)
         rows.append({"reward": reward, "complete": done})
     return {"id": it.id, "columns": columns, "rows": rows}
+
+
+def used_itineraries(edition: Edition, used: int) -> list[str]:
+    """The ids of the Itineraries a player has used (bit ``i`` of ``used``: the edition's
+    ``i``-th), in the edition's order: only the set bits are visited, not every card."""
+    ids, cards = [], edition.itineraries
+    while used:
+        low = used & -used
+        if low.bit_length() > len(cards):
+            break  # no such card (the bits are the engine's): none past the edition's last
+        ids.append(cards[low.bit_length() - 1].id)
+        used ^= low
+    return ids
 
 
 def page_state(
@@ -251,9 +294,7 @@ def page_state(
             "current_trek": treks[-1] if treks else [],
             "completed_treks": treks[:-1],
             "itinerary": itinerary_view(board, seat),
-            "used_itineraries": [
-                it.id for i, it in enumerate(edition.itineraries) if board.used[seat] >> i & 1
-            ],
+            "used_itineraries": used_itineraries(edition, board.used[seat]),
         })  # fmt: skip
     row = []
     for position, index in enumerate(board.row):

@@ -154,3 +154,16 @@ def test_fast_reads_answer_get_state_as_the_route_does(tmp_path: Path) -> None:
 def via_flask_status(http: Any, method: str) -> int:
     status: int = getattr(http, method)("/api/state").status_code
     return status
+
+
+def test_the_cached_texts_are_the_standard_compact_json(tmp_path: Path) -> None:
+    """The snapshots' encoder (no self-reference check) writes the bytes ``json.dumps`` would."""
+    import json
+
+    rng = random.Random(11)
+    with api_app(tmp_path) as (_app, rt):
+        for _ in range(30):
+            play_turn(rt, rng)
+            table = rt.table
+            assert table.page_text()[1] == json.dumps(table.page_json(), separators=(",", ":"))
+            assert table.state_text() == json.dumps(table.state_json(), separators=(",", ":"))

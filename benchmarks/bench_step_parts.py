@@ -1,0 +1,117 @@
+"""A step's parts in the process, without HTTP: the tap, the state's text, the page's text.
+
+Run: ``.venv/bin/python -m benchmarks.bench_step_parts [--games 6] [--rounds 3] [--tree DIR ...]
+[--json]``
+
+Beside `benchmarks.bench_step` (the daemon's CPU per step from outside), this says what the
+table's own work costs in a step, so that the rest is known to be the HTTP server's: whole
+mocked games (4 players, ``--games`` seeds, random taps, Confirm when asked) are played
+through `Runtime.tap`, and after each tap the state's JSON text (`Snapshots.state_text`,
+what every answer carries) and the page's (`Snapshots.page_text`, once per change for all
+live pages) are made, as the daemon makes them. Printed: the mean CPU time (this thread's,
+`time.thread_time`) of each, per tree (``--tree``: another checkout's code, run in its own
+process), medians over ``--rounds`` with the trees alternated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def parts(games: int) -> dict[str, float]:
+    """The mean CPU ms of a tap, the state's text and the page's text over ``games`` games."""
+    from companion.records.trekking import TREKKING
+    from companion.run.startup import build_runtime
+    from companion.store.log import Store
+    from companion.table.game_setup import new_game
+    from companion.util.config import Config
+
+    taps: list[float] = []
+    states: list[float] = []
+    pages: list[float] = []
+    for seed in range(1, games + 1):
+        with tempfile.TemporaryDirectory() as tmp:
+            config, store = Config(), Store(Path(tmp), TREKKING)
+            new_game(store, ["Ann", "Ben", "Cy", "Dee"], config, seed=seed, mock=True)
+            store.close()
+            rt = build_runtime(config, Path(tmp), mock=True, pin="0000", say=lambda _: None)
+            rng = random.Random(seed)
+            while not rt.table.board.finished:
+                expect = rt.table.expect()
+                assert expect is not None
+                choice = rng.choice(expect["choices"])
+                t0 = time.thread_time()
+                rt.tap(choice)
+                t1 = time.thread_time()
+                if rt.table.pending is not None:
+                    rt.table.press("confirm")
+                t2 = time.thread_time()
+                rt.table.state_text()
+                t3 = time.thread_time()
+                rt.table.page_text()
+                t4 = time.thread_time()
+                taps.append(t1 - t0)
+                states.append(t3 - t2)
+                pages.append(t4 - t3)
+            rt.stop()
+    return {
+        "steps": len(taps),
+        "tap_ms": 1000 * statistics.fmean(taps),
+        "state_text_ms": 1000 * statistics.fmean(states),
+        "page_text_ms": 1000 * statistics.fmean(pages),
+    }
+
+
+def measure(tree: Path | None, games: int) -> dict[str, float]:
+    """`parts` in a process of its own, with ``tree``'s code (this file run as a script: an
+    older tree may not have it)."""
+    env = dict(os.environ)
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree)
+    out = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--child", "--games", str(games)],
+        capture_output=True, text=True, check=True, env=env, cwd=tree or Path(__file__).parents[1],
+    ).stdout  # fmt: skip
+    result: dict[str, float] = json.loads(out.strip().splitlines()[-1])
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=6)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--tree", action="append", help="a checkout to run from (repeatable)")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(parts(args.games)))
+        return 0
+    trees: list[Path | None] = [Path(t).resolve() for t in args.tree] if args.tree else [None]
+    runs: dict[str, list[dict[str, float]]] = {}
+    for _ in range(args.rounds):
+        for tree in trees:
+            runs.setdefault(str(tree or "installed"), []).append(measure(tree, args.games))
+    rows = [
+        {"tree": tree, **{k: round(statistics.median(r[k] for r in results), 3) for k in results[0]}}
+        for tree, results in runs.items()
+    ]
+    if args.json:
+        print(json.dumps(rows))
+    else:
+        for row in rows:
+            print("  ".join(f"{k}={v}" for k, v in row.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
