@@ -15,10 +15,8 @@ alternated ``--rounds`` times (medians).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
-import statistics
 import tempfile
 import threading
 from pathlib import Path
@@ -26,6 +24,7 @@ from typing import Any
 
 from benchmarks.bench_history import fill
 from benchmarks.daemon import port_from, request, rss_mb, start_daemon, stop_daemon
+from benchmarks.medians import medians, print_rows
 from companion.records.trekking import TREKKING
 from companion.store.log import Store
 
@@ -88,14 +87,10 @@ def main() -> int:
             )
     rows: list[dict[str, Any]] = [
         {"malloc": name, "games": args.games, "requests": args.requests, "clients": args.clients,
-         **{k: round(statistics.median(r[k] for r in results), 1) for k in results[0]}}
+         **medians(results, 1)}
         for name, results in runs.items()
     ]  # fmt: skip
-    if args.json:
-        print(json.dumps(rows))
-    else:
-        for row in rows:
-            print("  ".join(f"{k}={v}" for k, v in row.items()))
+    print_rows(rows, args.json)
     return 0
 
 

@@ -34,7 +34,6 @@ import json
 import os
 import selectors
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -51,6 +50,7 @@ from benchmarks.daemon import (
     stop_daemon,
     threads_cpu_seconds,
 )
+from benchmarks.medians import medians, print_rows
 
 # --- the pages' process ---------------------------------------------------------------------
 
@@ -220,16 +220,13 @@ def main() -> int:
                 runs.setdefault(key, []).append(measure(tree, pages, args.steps, args.port_range, args.idle))
     rows = [
         {"tree": tree, "pages": pages, "steps": args.steps, "rounds": len(results),
-         **{k: round(statistics.median(r[k] for r in results), 2) for k in results[0]}}
+         **medians(results, 2)}
         for (tree, pages), results in runs.items()
     ]  # fmt: skip
-    if args.json:
-        print(json.dumps(rows))
-    else:
-        print("cpu_ms_per_step: ours, every step as driven (tap [+ Confirm] or new game, + GET, + pages)")
-        print("tap_get_cpu_ms: issue 26's step (a tap + the page's GET + the pages' copies)")
-        for row in rows:
-            print("  ".join(f"{k}={v}" for k, v in row.items()))
+    print_rows(rows, args.json, legend=(
+        "cpu_ms_per_step: ours, every step as driven (tap [+ Confirm] or new game, + GET, + pages)",
+        "tap_get_cpu_ms: issue 26's step (a tap + the page's GET + the pages' copies)",
+    ))  # fmt: skip
     return 0
 
 

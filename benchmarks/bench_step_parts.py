@@ -96,20 +96,15 @@ def main() -> int:
     if args.child:
         print(json.dumps(parts(args.games)))
         return 0
+    from benchmarks.medians import medians, print_rows  # here: the child runs in trees without it
+
     trees: list[Path | None] = [Path(t).resolve() for t in args.tree] if args.tree else [None]
     runs: dict[str, list[dict[str, float]]] = {}
     for _ in range(args.rounds):
         for tree in trees:
             runs.setdefault(str(tree or "installed"), []).append(measure(tree, args.games))
-    rows = [
-        {"tree": tree, **{k: round(statistics.median(r[k] for r in results), 3) for k in results[0]}}
-        for tree, results in runs.items()
-    ]
-    if args.json:
-        print(json.dumps(rows))
-    else:
-        for row in rows:
-            print("  ".join(f"{k}={v}" for k, v in row.items()))
+    rows = [{"tree": tree, **medians(results, 3)} for tree, results in runs.items()]
+    print_rows(rows, args.json)
     return 0
 
 
