@@ -137,3 +137,13 @@ def disk_fills_after(rt: Runtime, budget: int) -> Iterator[None]:
         yield
     finally:
         rt.store._db = real
+
+
+#: A seat's looks on the page (the table's settings, not the record's): left out when the page's
+#: players are compared with a replay's.
+SEAT_LOOKS = ("colour", "marker")
+
+
+def without_looks(players: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The page's players as a replay of the record gives them: without `SEAT_LOOKS`."""
+    return [{k: v for k, v in p.items() if k not in SEAT_LOOKS} for p in players]

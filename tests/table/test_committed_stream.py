@@ -30,7 +30,7 @@ from companion.table.game_setup import new_game
 from companion.table.session import Session
 from companion.table.stream import Committed, GameFinished, GameStarted, StreamItem, Subscription
 from companion.util.config import Config
-from tests.support.tables import FAST_BUTTONS, disk_fills_after, make_runtime, play_turn
+from tests.support.tables import FAST_BUTTONS, disk_fills_after, make_runtime, play_turn, without_looks
 
 WAIT = 30.0  # seconds a hook may take to catch up on a loaded machine (a bound, not a pause)
 
@@ -79,10 +79,6 @@ class Recorder:
             json.dumps(i.event) for i in self.items if isinstance(i, Committed) and i.game == game
         ]
         return "\n".join(lines) + "\n"
-
-
-#: A seat's looks on the page (the table's settings, not the record's): left out of comparisons.
-SEAT_LOOKS = ("colour", "marker")
 
 
 def stored_rows(data: Path, game: int) -> list[tuple[int, str, str, str]]:
@@ -168,9 +164,7 @@ def test_a_hook_sees_exactly_the_stored_log_through_a_whole_evening(tmp_path: Pa
     replayed = replay_text(again.record(second)).to_json()
     assert replayed["rejected"] == []
     page = rt.state()
-    assert replayed["players"] == [
-        {k: v for k, v in p.items() if k not in SEAT_LOOKS} for p in page["players"]
-    ]
+    assert replayed["players"] == without_looks(page["players"])
     assert replayed["winners"] == page["winners"] == finished[0].result["winners"]
     assert finished[0].result["players"] == replayed["players"]
     assert rt.store.export(second) == again.record(second), "the rebuilt record is `companion export`'s"

@@ -19,10 +19,7 @@ from companion.run.startup import build_runtime
 from companion.store.log import Store
 from companion.table import CUE_REJECT, Table
 from companion.util.config import Config
-from tests.support.tables import FAST_BUTTONS, api_client, make_runtime, play_turn
-
-#: A seat's looks on the page (the table's settings, not the record's): left out of comparisons.
-SEAT_LOOKS = ("colour", "marker")
+from tests.support.tables import FAST_BUTTONS, api_client, make_runtime, play_turn, without_looks
 
 
 def test_a_whole_game_through_the_virtual_reader_and_gpiozero_buttons(tmp_path: Path) -> None:
@@ -38,9 +35,7 @@ def test_a_whole_game_through_the_virtual_reader_and_gpiozero_buttons(tmp_path: 
     # The event log is the truth: the exported record replays to the same standings.
     record = rt.store.export(rt.table.game_id)
     replayed = replay_text(record).to_json()
-    assert replayed["players"] == [
-        {k: v for k, v in p.items() if k not in SEAT_LOOKS} for p in state["players"]
-    ]
+    assert replayed["players"] == without_looks(state["players"])
     assert replayed["winners"] == state["winners"] and replayed["rejected"] == []
     # The ring celebrates the winners in their colours.
     frame = render(view_of(rt.table, 0.0), rt.layout, 0.0)
