@@ -12,9 +12,12 @@ What an audit showed, and the answer here:
   instead of ``select``, which cannot watch more than 1,024 sockets), each
   address may hold only `PER_ADDRESS` connections, and a request must arrive
   whole within `REQUEST_SECONDS` of its first byte;
-- each live page holds a thread: `companion.web.live` caps them (in all and per
-  address), and the pool has `SPARE_THREADS` more, so ``/`` and ``/api/state``
-  are answered however many pages are open;
+- a live page's connection leaves waitress once its first snapshot is written
+  (`GuardedChannel.hand_over`): its thread is free again and the event loop no longer
+  walks it on every pass (twenty idle pages walked ten times a request cost each step
+  ~1.4 ms, issue 26); it still counts against its address and the connection limit.
+  `companion.web.live` caps the pages (in all and per address), and the pool has
+  `SPARE_THREADS` threads beyond that cap;
 - a client that pipelines many requests and never reads the answers (90 connections
   of 150 ``GET /api/openapi.json`` each, in the audit of issue 16) made waitress queue
   every request and block one thread per connection on output nobody took, until no
@@ -31,7 +34,10 @@ What an audit showed, and the answer here:
 from __future__ import annotations
 
 import math
+import socket
+import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from waitress import create_server
@@ -56,9 +62,51 @@ SEND_SECONDS = 10.0
 SWEEP_SECONDS = 1.0
 
 
+#: What takes a connection from waitress (`GuardedChannel.hand_over`): called on the event
+#: loop's thread with the socket, the output waitress had not sent yet and a function to call
+#: once the socket is closed; returns a function that closes it (when the server closes).
+Taker = Callable[[socket.socket, bytes, Callable[[], None]], Callable[[], None]]
+
+
+class HandedOver:
+    """The connections handed out of waitress (`GuardedChannel.hand_over`) and still open:
+    they count against their address and the connection limit as if waitress held them."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.open: dict[int, tuple[str, Callable[[], None]]] = {}  # key -> (address, close it)
+        self.keys = 0
+
+    def add(self, address: str, close: Callable[[], None]) -> int:
+        with self.lock:
+            self.keys += 1
+            self.open[self.keys] = (address, close)
+            return self.keys
+
+    def closed(self, key: int) -> None:
+        with self.lock:
+            self.open.pop(key, None)
+
+    def addresses(self) -> list[str]:
+        with self.lock:
+            return [address for address, _ in self.open.values()]
+
+    def close_all(self) -> None:
+        """Close every connection handed out (the server is closing: waitress closes its own)."""
+        with self.lock:
+            closers = [close for _, close in self.open.values()]
+        for close in closers:
+            close()
+
+
 class GuardedChannel(HTTPChannel):  # type: ignore[misc]
     """A connection that counts against its address, must send each request promptly, may
     queue only a few, and must read its answers."""
+
+    #: Who takes the connection over (`hand_over`); None while waitress holds it.
+    taker: Taker | None = None
+    #: Set by `hand_over`: from then on waitress neither polls, writes to nor closes the socket.
+    leaving = False
 
     def __init__(self, server: Any, sock: Any, addr: Any, adj: Any, map: Any = None) -> None:
         super().__init__(server, sock, addr, adj, map)
@@ -70,6 +118,8 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
         self.drained_at = now
         address = _address(addr)
         same = sum(1 for ch in list(server.active_channels.values()) if _address(ch.addr) == address)
+        handed: HandedOver | None = getattr(server, "handed_over", None)
+        same += handed.addresses().count(address) if handed is not None else 0
         if same > PER_ADDRESS:
             self.will_close = True  # closed by the event loop before anything is read
 
@@ -90,7 +140,46 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
                 self.requests[-1].headers["CONNECTION"] = "close"
         return result
 
+    def hand_over(self, taker: Taker) -> bool:
+        """Give this connection to ``taker`` once waitress has let go of it: the response's
+        thread may return at once (what waitress would write after it is dropped: the taker
+        writes the rest of the response, its end included). False if the connection is
+        closing or gone (nothing is handed over then).
+
+        waitress lets go on its event loop's thread, before a pass registers any connection
+        (`_loop_hooks`): the socket is never in a poll of waitress's while another owns it."""
+        with self.requests_lock:
+            if not self.connected or self.will_close or self.leaving:
+                return False
+            self.taker, self.leaving = taker, True
+        leaving: list[GuardedChannel] = self.server.leaving
+        leaving.append(self)
+        self.server.pull_trigger()
+        return True
+
+    def readable(self) -> bool:
+        return not self.leaving and bool(super().readable())
+
+    def writable(self) -> bool:
+        return not self.leaving and bool(super().writable())
+
+    def handle_close(self) -> None:
+        if self.leaving:  # the taker closes the socket (it sees the page gone itself)
+            self.connected = False
+            self.del_channel()
+            return
+        super().handle_close()
+
+    def close(self) -> None:
+        if self.leaving:
+            self.connected = False
+            self.del_channel()
+            return
+        super().close()
+
     def write_soon(self, data: bytes) -> Any:
+        if self.leaving:  # handed over: the response goes on on the taker's side
+            return len(data)
         if data and not self.total_outbufs_len:
             self.drained_at = time.monotonic()  # output starts waiting now
         return super().write_soon(data)
@@ -104,6 +193,35 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
 
 def _address(addr: Any) -> str:
     return str(addr[0]) if isinstance(addr, tuple) and addr else str(addr)
+
+
+def _let_go(listener: Any, channel: GuardedChannel) -> None:
+    """Take ``channel`` out of waitress (on the event loop's thread) and give its socket and
+    unsent output to its taker."""
+    with channel.outbuf_lock:
+        pending = b"".join(outbuf.get() for outbuf in channel.outbufs)
+        for outbuf in channel.outbufs:
+            outbuf.close()
+        channel.outbufs, channel.total_outbufs_len = [], 0
+        channel.connected = False
+    sock, address = channel.socket, _address(channel.addr)
+    channel.del_channel()
+    channel.socket = None
+    taker, channel.taker = channel.taker, None
+    if sock is None or taker is None:
+        return
+    handed: HandedOver = listener.handed_over
+    key = handed.add(address, lambda: None)
+    try:
+        close = taker(sock, pending, lambda: handed.closed(key))
+    except Exception:  # never out of the event loop: that would stop the server
+        listener.logger.exception("live page not handed over")
+        handed.closed(key)
+        sock.close()
+        return
+    with handed.lock:
+        if key in handed.open:
+            handed.open[key] = (address, close)
 
 
 def sweep(server: Any, now: float) -> None:
@@ -121,24 +239,32 @@ def sweep(server: Any, now: float) -> None:
             channel.will_close = True
 
 
-def _monotonic_sweeps(server: Any) -> Any:
-    """The listener's ``readable``, with its periodic sweep on the monotonic clock.
+def _loop_hooks(server: Any) -> Any:
+    """The listener's ``readable`` (called by the event loop at the start of each pass), with
+    its periodic sweep on the monotonic clock, the hand-overs, and the connections handed
+    over counted against the connection limit.
 
     waitress runs its ``maintenance`` from ``readable`` when the wall clock passes the
     next sweep's time: a clock stepped back an hour meant no sweep for an hour. Its own
-    sweep is pushed to never; `sweep` runs every `SWEEP_SECONDS` of the monotonic clock."""
+    sweep is pushed to never; `sweep` runs every `SWEEP_SECONDS` of the monotonic clock.
+    The listeners come before any connection in the loop's map, so a connection let go
+    here is not in this pass's poll, nor in any later one."""
     original = server.readable
     next_sweep = 0.0
+    server.leaving, server.handed_over = [], HandedOver()
 
     def readable() -> bool:
         nonlocal next_sweep
+        while server.leaving:
+            _let_go(server, server.leaving.pop(0))
         now = time.monotonic()
         if now >= next_sweep:
             next_sweep = now + SWEEP_SECONDS
             sweep(server, now)
         server.next_channel_cleanup = math.inf
         answer: bool = original()
-        return answer
+        handed = len(server.handed_over.open)
+        return answer and not (handed and len(server._map) + handed >= server.adj.connection_limit)
 
     return readable
 
@@ -157,8 +283,21 @@ def create_guarded_server(app: Any, host: str, port: int, threads: int, **option
         **options,
     )
     sockets = getattr(server, "map", None) or server._map
-    for listener in list(sockets.values()):
-        if isinstance(listener, BaseWSGIServer):
-            listener.channel_class = GuardedChannel
-            listener.readable = _monotonic_sweeps(listener)
+    listeners = [listener for listener in list(sockets.values()) if isinstance(listener, BaseWSGIServer)]
+    for listener in listeners:
+        listener.channel_class = GuardedChannel
+        listener.readable = _loop_hooks(listener)
+    close = server.close
+
+    def close_all() -> Any:  # waitress closes what it holds; the connections handed out too
+        answer = close()
+        for listener in listeners:
+            listener.handed_over.close_all()
+            for channel in listener.leaving:  # asked to leave, never let go: the loop stopped
+                if channel.socket is not None:
+                    channel.socket.close()
+                    channel.socket = None
+        return answer
+
+    server.close = close_all
     return server

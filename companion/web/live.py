@@ -5,9 +5,9 @@ Reading is open on the LAN: the page itself (``/``), ``GET /api/state``, the liv
 heartbeats, ``Last-Event-ID`` catch-up), ``/api/ring``, ``/api/cards`` (the enrolment
 search), ``/api/editions`` (the new game's choice) and ``/api/openapi.json``.
 
-Live pages are capped in all and per address (`StreamSlots`): each holds a server thread;
-past the cap a page polls ``/api/state``. Under waitress one thread writes every page's
-updates (`companion.web.live_streams`).
+Live pages are capped in all and per address (`StreamSlots`): past the cap a page polls
+``/api/state``. Under waitress a page's connection is handed to one writer for every page
+once its first snapshot is sent (`companion.web.live_streams`): its server thread is free.
 """
 
 from __future__ import annotations
@@ -42,7 +42,8 @@ live_api = Blueprint("live", __name__)
 
 
 class StreamSlots:
-    """Live pages being streamed, in all and per address: each holds a server thread."""
+    """Live pages being streamed, in all and per address: each holds a connection (and,
+    outside waitress, a server thread)."""
 
     def __init__(self, total: int, per_address: int) -> None:
         self.total, self.per_address = total, per_address
@@ -90,9 +91,10 @@ def state() -> Any:
 def events() -> Response:
     """Live updates: a snapshot now, then one after each change; heartbeats in between.
 
-    Each stream holds one server thread, so they are capped (`StreamSlots`); a page
-    refused here polls `/api/state` instead. A stream notices within a second that
-    its page went away (waitress tells), and gives its thread back.
+    Streams are capped (`StreamSlots`); a page refused here polls `/api/state` instead.
+    Under waitress the stream's thread is free once the first snapshot is sent (the
+    broadcaster sees the page go away at once); elsewhere it holds the thread and notices
+    within a second that its page went away.
     """
     runtime = table_runtime()
     last = request.headers.get("Last-Event-ID") or request.args.get("last_event_id") or ""
@@ -110,17 +112,23 @@ def events() -> Response:
         return response
     gone: Callable[[], bool] = request.environ.get("waitress.client_disconnected", lambda: False)
     released = threading.Event()
+    handed = threading.Event()  # the broadcaster holds the page: it gives the slot back
 
-    def release() -> None:  # once, whether the stream ran to its end or never started
+    def give_back() -> None:  # once, whether the stream ran to its end or never started
         if not released.is_set():
             released.set()
             slots.give_back(address)
 
+    def release() -> None:
+        if not handed.is_set():
+            give_back()
+
     messages: SseMessages = current_app.config["SSE_MESSAGES"]
-    # Under waitress, over HTTP/1.1 (chunked), one thread writes every page's updates
-    # (`companion.web.live_streams`); elsewhere (a test client, HTTP/1.0) the page's own thread does.
+    # Under waitress, over HTTP/1.1 (chunked), the page's connection is handed over to one
+    # writer for every page once its first snapshot is out (`companion.web.live_streams`);
+    # elsewhere (a test client, HTTP/1.0) the page's own thread writes its updates.
     channel = getattr(request.environ.get("waitress.client_disconnected"), "__self__", None)
-    shared = channel is not None and request.environ.get("SERVER_PROTOCOL") == "HTTP/1.1"
+    shared = hasattr(channel, "hand_over") and request.environ.get("SERVER_PROTOCOL") == "HTTP/1.1"
     broadcaster: Broadcaster = current_app.config["BROADCASTER"]
 
     def stream() -> Iterator[bytes]:
@@ -136,12 +144,10 @@ def events() -> Response:
                 if event_id != sent:
                     sent = event_id
                     yield message
-                page = broadcaster.add(channel, sent)
-                try:  # the broadcaster writes from now on: wait for the page to go away
-                    broadcaster.wait_until_gone(page, gone)
-                finally:
-                    broadcaster.remove(page)
-                return
+                handed.set()  # before the hand-over: the slot may be given back from then on
+                if channel is None or not channel.hand_over(broadcaster.take(sent, give_back)):
+                    handed.clear()  # the page went away: the slot is given back below
+                return  # the thread is free; the broadcaster writes the rest of the response
             while not gone():
                 version = runtime.version()
                 if f"{boot}-{version}" != sent:

@@ -3,33 +3,37 @@
 A thread per page that wakes at every change, fetches the snapshot and hands it to
 waitress cost the daemon about 0.2 ms of CPU per page per step (issue 26): at 20 phones
 as much as the step itself. Here a page's own server thread sends the first snapshot and
-then only waits for its page to go away; one `Broadcaster` thread writes each new
-snapshot (encoded once, `SseMessages`) and the heartbeats to every page's connection.
+hands the connection over (`companion.web.http_server.GuardedChannel.hand_over`): the
+thread is free again, and waitress's event loop, which walks every connection it holds
+several times a request, no longer walks the page's. The `Broadcaster` owns the socket
+from then on: one thread writes each new snapshot (encoded once, `SseMessages`) and the
+heartbeats to every page, another watches the sockets (a page gone, output drained).
 
 Each message is written as one HTTP/1.1 chunk, as waitress frames what an application
-yields for a response without a length; the page's thread ends the response (waitress
-writes the last chunk) only after the broadcaster has let go of its connection. A page
-whose connection has output waiting is skipped until it drains: it gets the latest
-snapshot then, never a backlog (waitress's deadline closes one that never drains).
+yields for a response without a length, and the response ends as waitress ends it (the
+last chunk when the server closes it; nothing more to a page gone). A page whose output
+is still waiting past `BACKLOG` is skipped until it drains: it gets the latest snapshot
+then, never a backlog; output no byte of which is taken for `SEND_SECONDS` closes it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
+import selectors
+import socket
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from companion.web.ports import TableRuntime
 
 #: Output a page's connection may still hold unsent before it is skipped (a few snapshots).
 BACKLOG = 64 * 1024
-#: Seconds between a page's own thread's checks that its page is still there: the broadcaster
-#: sees a page go away within a second and wakes it; this is only in case it did not.
-GONE_CHECK = 30.0
 HEARTBEAT_MESSAGE = b": heartbeat\n\n"
+#: The end of a chunked response (what waitress writes when a response's iterator ends).
+LAST_CHUNK = b"0\r\n\r\n"
 
 
 def sse(event_id: str, data: str) -> str:
@@ -72,116 +76,214 @@ class SseMessages:
         return framed
 
 
+def _nothing() -> None:
+    pass
+
+
 @dataclass(eq=False)
 class Page:
-    """A live page the broadcaster writes to: its waitress connection and what it was sent."""
+    """A live page the broadcaster writes to: its socket, what it was sent, what waits."""
 
-    channel: Any
+    sock: socket.socket
     sent: str
     quiet_since: float
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    #: Called once the socket is closed (gives back the page's slot and its connection).
+    on_close: Callable[[], None] = _nothing
+    #: Output the socket has not taken yet, in order.
+    pending: bytearray = field(default_factory=bytearray)
+    #: Since when `pending` has waited without the page taking a byte of it.
+    drained_at: float = 0.0
     closed: bool = False
-    #: Set when the broadcaster can no longer write to it (the connection failed).
-    done: threading.Event = field(default_factory=threading.Event)
 
-    def write(self, framed: bytes) -> bool:
-        """Write ``framed`` (a whole chunk, `chunk`) now, unless the page is closed or still
-        draining.
-
-        With nothing waiting on the connection (the usual case: a page reads what it is
-        sent) the chunk goes straight to the socket, which takes it whole; only what it
-        does not take goes through waitress's buffers and event loop. Through them every
-        page's copy was copied twice more and woke the event loop, which walks every
-        connection (issue 26)."""
-        with self.lock:
-            channel = self.channel
-            if self.closed or not channel.connected or channel.will_close:
-                self.done.set()
-                return False
-            if channel.total_outbufs_len > BACKLOG:
-                return False
-            try:
-                with channel.outbuf_lock:  # the event loop flushes under it: no write crosses ours
-                    if not channel.total_outbufs_len:
-                        sent = channel.send(framed, do_close=False)  # 0: would block, or gone
-                        if sent:
-                            channel.active_at = channel.drained_at = time.monotonic()
-                            if sent == len(framed):
-                                return True
-                            framed = framed[sent:]
-                channel.write_soon(framed)
-            except Exception:  # the connection went away between the check and the write
-                self.done.set()
-                return False
+    def write(self, framed: bytes, now: float) -> bool:
+        """Write ``framed`` (a whole chunk, `chunk`) now, unless the page is still draining
+        more than `BACKLOG`; what the socket does not take waits, after what waited already.
+        Raises OSError if the connection failed."""
+        if len(self.pending) > BACKLOG:
+            return False
+        if self.pending:
+            self.pending += framed
             return True
+        try:
+            sent = self.sock.send(framed)
+        except BlockingIOError:
+            sent = 0
+        if sent < len(framed):
+            self.pending += framed[sent:]
+            self.drained_at = now  # output starts waiting now
+        return True
+
+    def flush(self, now: float) -> None:
+        """Send what waits, as much as the socket takes (raises OSError if it failed)."""
+        try:
+            sent = self.sock.send(self.pending)
+        except BlockingIOError:
+            sent = 0
+        if sent:
+            del self.pending[:sent]
+            self.drained_at = now
 
 
 class Broadcaster:
-    """The one thread that writes snapshots and heartbeats to every registered page; it
-    runs while there are pages and starts again with the next one."""
+    """The threads that write snapshots and heartbeats to every page handed over and watch
+    their sockets; they run while there are pages and start again with the next one."""
 
     def __init__(
         self, runtime: TableRuntime, messages: SseMessages, boot: str, interval: float, heartbeat: float
     ):
         self.runtime, self.messages, self.boot = runtime, messages, boot
         self.interval, self.heartbeat = interval, heartbeat
-        self.lock = threading.Lock()
-        self.pages: list[Page] = []
-        self.thread: threading.Thread | None = None
+        self.lock = threading.Lock()  # the pages, their sockets and the selector
+        self.pages: dict[int, Page] = {}  # by the socket's file descriptor
+        self.thread: threading.Thread | None = None  # the writer
+        self.watcher: threading.Thread | None = None
+        self.selector: selectors.BaseSelector | None = None
         #: When a page last joined: it may have been sent a snapshot older than the latest
-        #: one while this thread waited, so the wait is short for a while after.
+        #: one while the writer waited, so the wait is short for a while after.
         self.joined_at = -math.inf
 
-    def add(self, channel: Any, sent: str) -> Page:
-        """Register a page whose connection has been sent ``sent`` (an event id) already."""
-        page = Page(channel, sent, time.monotonic())
+    def take(
+        self, sent: str, on_close: Callable[[], None]
+    ) -> Callable[[socket.socket, bytes, Callable[[], None]], Callable[[], None]]:
+        """What hands a page's connection to this broadcaster (`GuardedChannel.hand_over`):
+        ``sent`` is the event id it was sent already, ``on_close`` is called once its socket
+        is closed."""
+
+        def taker(sock: socket.socket, pending: bytes, closed: Callable[[], None]) -> Callable[[], None]:
+            def released() -> None:
+                closed()
+                on_close()
+
+            page = self.add(sock, sent, pending, released)
+            return lambda: self.drop(page, end=True)
+
+        return taker
+
+    def add(
+        self, sock: socket.socket, sent: str, pending: bytes = b"", on_close: Callable[[], None] = _nothing
+    ) -> Page:
+        """Own ``sock``, a page's connection sent ``sent`` (an event id) already, and
+        ``pending`` (output not sent yet)."""
+        now = time.monotonic()
+        page = Page(sock, sent, now, on_close, bytearray(pending), now)
+        sock.setblocking(False)
         with self.lock:
-            self.pages.append(page)
-            self.joined_at = page.quiet_since
+            if self.selector is None:
+                self.selector = selectors.DefaultSelector()
+            events = selectors.EVENT_READ | (selectors.EVENT_WRITE if pending else 0)
+            self.selector.register(sock, events, page)
+            self.pages[sock.fileno()] = page
+            self.joined_at = now
             if self.thread is None:
                 self.thread = threading.Thread(target=self.run, name="live-pages", daemon=True)
                 self.thread.start()
+            if self.watcher is None:
+                self.watcher = threading.Thread(target=self.watch, name="live-pages-watch", daemon=True)
+                self.watcher.start()
         return page
 
-    def wait_until_gone(self, page: Page, gone: Callable[[], bool]) -> None:
-        """Hold the page's own thread until its page went away. The broadcaster, which wakes
-        at least every second anyway, tells it (`Page.done`): twenty page threads each waking
-        every second to ask cost the daemon as much CPU as the one broadcaster (issue 26)."""
-        while not page.done.wait(GONE_CHECK) and not gone():
-            pass
-
-    def remove(self, page: Page) -> None:
-        """Unregister a page: once this returns, nothing more is written to its connection."""
-        with page.lock:
-            page.closed = True
+    def drop(self, page: Page, end: bool = False) -> None:
+        """Close a page's connection (``end``: with the response's last chunk, as waitress
+        ends a response when the server closes) and give back what it held."""
         with self.lock:
-            if page in self.pages:
-                self.pages.remove(page)
+            if page.closed:
+                return
+            page.closed = True
+            fd = page.sock.fileno()
+            self.pages.pop(fd, None)
+            if self.selector is not None:
+                self.selector.unregister(page.sock)
+            if end:
+                with contextlib.suppress(OSError):  # best effort, as the socket takes it now
+                    page.sock.send(bytes(page.pending) + LAST_CHUNK)
+            page.sock.close()
+        page.on_close()
+
+    def _watch_writes(self, page: Page) -> None:
+        """Watch ``page``'s socket for room when output waits, only for its going away else
+        (under `lock`)."""
+        if self.selector is not None and not page.closed:
+            events = selectors.EVENT_READ | (selectors.EVENT_WRITE if page.pending else 0)
+            if self.selector.get_key(page.sock).events != events:
+                self.selector.modify(page.sock, events, page)
+
+    def watch(self) -> None:
+        """Wait on every page's socket: a page gone is closed at once, waiting output is
+        sent as soon as the page takes it."""
+        while True:
+            with self.lock:
+                selector = self.selector
+                if not self.pages or selector is None:
+                    self.watcher = None
+                    if self.thread is None and selector is not None:
+                        selector.close()
+                        self.selector = None
+                    return
+            try:
+                ready = selector.select(1.0)
+            except (OSError, ValueError):  # closed meanwhile: the next turn sees why
+                continue
+            now = time.monotonic()
+            for key, events in ready:
+                page: Page = key.data
+                gone = False
+                with self.lock:
+                    if page.closed:
+                        continue
+                    try:
+                        if events & selectors.EVENT_READ:
+                            # a page sends nothing after its request: this is its end
+                            # (or bytes it should not send, read and dropped)
+                            gone = not page.sock.recv(65536)
+                        if not gone and events & selectors.EVENT_WRITE and page.pending:
+                            page.flush(now)
+                            self._watch_writes(page)
+                    except BlockingIOError:
+                        pass
+                    except OSError:
+                        gone = True
+                if gone:
+                    self.drop(page)
 
     def run(self) -> None:
+        """Write the latest snapshot to every page that has not had it, after each change,
+        and heartbeats to the quiet ones; close a page whose output waits too long."""
+        from companion.web.http_server import SEND_SECONDS  # (waitress: imported only if it serves)
+
         sent_at = -math.inf
         while True:
             with self.lock:
                 if not self.pages:
                     self.thread = None
+                    if self.watcher is None and self.selector is not None:
+                        self.selector.close()
+                        self.selector = None
                     return
-                pages = list(self.pages)
             pause = sent_at + self.interval - time.monotonic()
             if pause > 0:  # a snapshot just went out: send the latest one a moment later
                 time.sleep(pause)
             version, event_id, message = self.messages.chunked(self.runtime, self.boot)
             now = time.monotonic()
-            for page in pages:
-                channel = page.channel
-                if not channel.connected or channel.will_close:  # gone: its thread gives it up
-                    page.done.set()
-                elif page.sent != event_id:
-                    if page.write(message):
-                        page.sent, page.quiet_since, sent_at = event_id, now, now
-                elif now - page.quiet_since >= self.heartbeat and page.write(HEARTBEAT_CHUNK):
-                    page.quiet_since = now
-            # a change (or a new game) wakes this wait; a second at most, so heartbeats,
-            # drained pages and pages gone are seen in time
+            failed: list[Page] = []
+            with self.lock:
+                pages = list(self.pages.values())
+                for page in pages:
+                    try:
+                        if page.pending and now - page.drained_at >= SEND_SECONDS:
+                            failed.append(page)  # it takes nothing: as waitress's sweep closes it
+                        elif page.sent != event_id:
+                            if page.write(message, now):
+                                page.sent, page.quiet_since, sent_at = event_id, now, now
+                        elif now - page.quiet_since >= self.heartbeat and page.write(HEARTBEAT_CHUNK, now):
+                            page.quiet_since = now
+                        if page.pending:
+                            self._watch_writes(page)
+                    except OSError:  # the connection failed
+                        failed.append(page)
+            for page in failed:
+                self.drop(page)
+            # a change (or a new game) wakes this wait; a second at most, so heartbeats
+            # and output waiting too long are seen in time
             wait = min(1.0, max(0.0, min((p.quiet_since for p in pages), default=now) + self.heartbeat - now))
             if now - self.joined_at < 1.0:
                 wait = min(wait, self.interval)

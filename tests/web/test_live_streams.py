@@ -1,18 +1,27 @@
-"""Under waitress one thread writes every live page's updates (`companion.web.live_streams`):
-each page still gets every change and its heartbeats, and the writer stops with the last page."""
+"""Under waitress a live page's connection is handed to one writer for every page once its
+first snapshot is out (`companion.web.live_streams`): each page still gets every change and
+its heartbeats, its server thread is free, waitress's event loop no longer holds it, it still
+counts against its address, and a page that leaves frees everything."""
 
 from __future__ import annotations
 
+import http.client
+import os
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from benchmarks.daemon import free_port
 from companion.run.serving import make_server
-from companion.web.live_streams import BACKLOG, Page, chunk
-from tests.support.tables import make_runtime
+from companion.util.config import Config, TableSettings
+from companion.web import http_server
+from companion.web.live_streams import BACKLOG, LAST_CHUNK, Broadcaster, Page, SseMessages, chunk
+from tests.support.tables import FAST_BUTTONS, make_runtime
 
 PAGES = 5
 
@@ -28,6 +37,21 @@ def until(condition: Callable[[], bool], seconds: float = 10.0) -> bool:
 
 def writers() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == "live-pages"]
+
+
+def broadcaster_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith("live-pages")]
+
+
+def open_fds() -> set[str]:
+    return set(os.listdir("/proc/self/fd"))
+
+
+def open_page(port: int, address: str) -> tuple[socket.socket, bytes]:
+    """A live page from ``address``: its socket and what it read up to its first snapshot."""
+    page = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(address, 0))
+    page.sendall(b"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    return page, read_until(page, b"event: state", b"")
 
 
 def read_until(page: socket.socket, marker: bytes, received: bytes) -> bytes:
@@ -74,76 +98,184 @@ def test_one_writer_sends_every_page_each_change_and_heartbeats_then_stops(tmp_p
     server.close()
 
 
-class Channel:
-    """What `Page.write` uses of a waitress connection: a socket that takes ``room`` bytes at
-    most, and waitress's buffered write for the rest."""
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Callable[..., tuple[Any, Any, int]]]:
+    """A mock table served by waitress: (server, runtime, port); closed after the test."""
+    made: list[tuple[Any, Any]] = []
 
-    def __init__(self, room: int, waiting: bytes = b"") -> None:
-        self.room, self.sent, self.buffered = room, b"", waiting
-        self.connected, self.will_close = True, False
-        self.outbuf_lock = threading.Condition()
-        self.active_at = self.drained_at = 0.0
+    def serve(config: Config | None = None, threads: int = PAGES + 4) -> tuple[Any, Any, int]:
+        rt = make_runtime(tmp_path, config=config)
+        port = free_port()
+        server = make_server(rt, "127.0.0.1", port, threads=threads)
+        threading.Thread(target=server.run, daemon=True).start()
+        made.append((server, rt))
+        return server, rt, port
 
-    @property
-    def total_outbufs_len(self) -> int:
-        return len(self.buffered)
-
-    def send(self, data: bytes, do_close: bool = True) -> int:
-        taken = data[: self.room]
-        self.sent += taken
-        self.room -= len(taken)
-        return len(taken)
-
-    def write_soon(self, data: bytes) -> int:
-        self.buffered += data
-        return len(data)
+    yield serve
+    for server, rt in made:
+        server.close()
+        rt.stop()
 
 
-def test_a_chunk_goes_straight_to_the_socket_and_only_the_rest_through_waitress() -> None:
+def test_a_page_handed_over_frees_its_thread_and_leaves_waitress_event_loop(served: Any) -> None:
+    server, rt, port = served()
+    loop_before = len(server._map)  # the listener and waitress's trigger
+    pages = [open_page(port, f"127.0.2.{k + 1}")[0] for k in range(PAGES)]
+    try:
+        # each page held a server thread and was walked on every pass of the event loop
+        assert until(lambda: server.task_dispatcher.active_count == 0), "no thread holds a page"
+        assert len(server._map) == loop_before, "the event loop no longer holds the pages"
+        assert len(server.handed_over.open) == PAGES
+        # the threads answer everything else, and the pages still get every change
+        status = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        status.request("GET", "/api/state")
+        assert status.getresponse().status == 200
+        rt.tap(rt.table.expect()["choices"][0])
+        wanted = f'"version":{rt.table.version},'.encode()
+        for page in pages:
+            read_until(page, wanted, b"")
+    finally:
+        for page in pages:
+            page.close()
+
+
+def test_a_page_that_leaves_frees_its_socket_slot_and_the_threads(served: Any) -> None:
+    server, _, port = served()
+    status = http.client.HTTPConnection("127.0.0.1", port, timeout=10)  # imports, caches: before
+    status.request("GET", "/api/state?page=1")
+    status.getresponse().read()
+    status.close()
+    assert until(lambda: len(server.active_channels) == 0)
+    before = open_fds()
+    pages = [open_page(port, f"127.0.2.{k + 1}")[0] for k in range(PAGES)]
+    assert until(lambda: len(server.handed_over.open) == PAGES)
+    assert len(open_fds()) >= len(before) + 2 * PAGES  # each page's two ends, in this process
+    for page in pages:
+        page.close()
+    assert until(lambda: open_fds() == before), "every socket (and the broadcaster's selector) closed"
+    assert until(lambda: not broadcaster_threads()), "the broadcaster's threads stop with the last page"
+    assert not server.handed_over.open and server.stream_slots.by_address == {}
+
+
+def test_a_page_handed_over_keeps_its_slot_and_counts_against_its_address(
+    served: Any, monkeypatch: Any
+) -> None:
+    monkeypatch.setattr(http_server, "PER_ADDRESS", 3)
+    server, _, port = served(Config(table=TableSettings(live_pages_per_address=2), buttons=FAST_BUTTONS))
+    pages = [open_page(port, "127.0.2.1")[0] for _ in range(2)]
+    try:
+        assert until(lambda: len(server.handed_over.open) == 2)
+        third = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=("127.0.2.1", 0))
+        third.request("GET", "/api/events")
+        assert third.getresponse().status == 503, "the pages handed over still hold their slots"
+        third.close()
+        more = [
+            socket.create_connection(("127.0.0.1", port), source_address=("127.0.2.1", 0)) for _ in range(3)
+        ]
+        # 2 pages + 2 connections are the address's 4th: past PER_ADDRESS (3) the next is closed
+        more[-1].settimeout(10)
+        assert more[-1].recv(1) == b"", "the pages count against their address"
+        for sock in more:
+            sock.close()
+    finally:
+        for page in pages:
+            page.close()
+
+
+def test_closing_the_server_ends_each_page_response(served: Any) -> None:
+    server, _, port = served()
+    page, received = open_page(port, "127.0.2.1")
+    assert until(lambda: len(server.handed_over.open) == 1)
+    server.close()
+    while not received.endswith(LAST_CHUNK):  # waitress's end of a chunked response, then the close
+        data = page.recv(65536)
+        assert data, "closed without the response's last chunk"
+        received += data
+    assert page.recv(1) == b""
+    page.close()
+
+
+def test_a_chunk_goes_straight_to_the_socket_and_waits_only_for_room() -> None:
     framed = chunk(b"data: x\n\n" * 50)
-    whole = Channel(room=1 << 20)
-    assert Page(whole, "", 0.0).write(framed)
-    assert whole.sent == framed and whole.buffered == b""
-    part = Channel(room=100)  # the socket's buffer is full after 100 bytes
-    assert Page(part, "", 0.0).write(framed)
-    assert part.sent + part.buffered == framed and len(part.sent) == 100
-    # output already waiting: the chunk goes after it, through waitress, never ahead of it
-    behind = Channel(room=1 << 20, waiting=b"earlier")
-    assert Page(behind, "", 0.0).write(framed)
-    assert behind.sent == b"" and behind.buffered == b"earlier" + framed
+    ours, theirs = socket.socketpair()
+    ours.setblocking(False)
+    page = Page(ours, "", 0.0)
+    assert page.write(framed, 1.0)
+    assert not page.pending and theirs.recv(65536) == framed
+    # output already waiting: the chunk goes after it, never ahead of it
+    page.pending += b"earlier"
+    assert page.write(framed, 2.0)
+    assert page.pending == b"earlier" + framed and page.drained_at == 0.0
+    page.flush(3.0)
+    assert not page.pending and page.drained_at == 3.0
+    assert theirs.recv(65536) == b"earlier" + framed
     # a page still draining a backlog is skipped (it gets the latest snapshot later)
-    full = Channel(room=0, waiting=b"x" * (BACKLOG + 1))
-    assert not Page(full, "", 0.0).write(framed)
-    assert full.buffered == b"x" * (BACKLOG + 1)
+    page.pending += b"x" * (BACKLOG + 1)
+    assert not page.write(framed, 4.0)
+    assert page.pending == b"x" * (BACKLOG + 1)
+    ours.close()
+    theirs.close()
 
 
-class StillTable:
-    """The runtime's side the broadcaster reads: one snapshot that never changes."""
+def test_a_chunk_the_socket_does_not_take_whole_waits_from_then() -> None:
+    ours, theirs = socket.socketpair()
+    ours.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    ours.setblocking(False)
+    framed = chunk(b"y" * 1_000_000)
+    page = Page(ours, "", 0.0)
+    assert page.write(framed, 5.0)
+    assert 0 < len(page.pending) < len(framed) and page.drained_at == 5.0
+    taken = len(framed) - len(page.pending)
+    assert framed.endswith(bytes(page.pending)) and taken > 0
+    ours.close()
+    theirs.close()
+
+
+class Versions:
+    """The runtime's side the broadcaster reads: a snapshot of ``size`` bytes, a new version
+    at each `bump`."""
+
+    def __init__(self, size: int = 10) -> None:
+        self.version, self.size = 1, size
+        self.changed = threading.Condition()
 
     def page_text(self) -> tuple[int, str]:
-        return 1, '{"version":1}'
+        return self.version, f'{{"version":{self.version},"pad":"{"p" * self.size}"}}'
+
+    def bump(self) -> None:
+        with self.changed:
+            self.version += 1
+            self.changed.notify_all()
 
     def wait_for_change(self, version: int, timeout: float) -> int:
-        time.sleep(min(timeout, 0.05))
-        return 1
+        with self.changed:
+            self.changed.wait_for(lambda: self.version != version, timeout)
+            return self.version
 
 
-def test_the_broadcaster_wakes_a_page_thread_once_its_page_is_gone() -> None:
-    from typing import Any
-
-    from companion.web.live_streams import Broadcaster, SseMessages
-
-    runtime: Any = StillTable()
+def test_the_broadcaster_closes_a_page_as_soon_as_it_goes_away() -> None:
+    runtime: Any = Versions()
     broadcaster = Broadcaster(runtime, SseMessages(), "boot", interval=0.01, heartbeat=15.0)
-    channel = Channel(room=1 << 20)
-    page = broadcaster.add(channel, "")
-    assert until(lambda: b"boot-1" in channel.sent), "the page got the snapshot"
-    held = threading.Thread(target=broadcaster.wait_until_gone, args=(page, lambda: False))
-    held.start()
-    held.join(0.2)
-    assert held.is_alive(), "the page's thread waits while its page is there"
-    channel.connected = False  # the page went away (waitress saw its connection close)
-    held.join(10.0)
-    assert not held.is_alive(), "the broadcaster woke it: it never had to ask itself"
-    broadcaster.remove(page)
-    assert until(lambda: broadcaster.thread is None), "the broadcaster stops with the last page"
+    ours, theirs = socket.socketpair()
+    closed = threading.Event()
+    page = broadcaster.add(ours, "", on_close=closed.set)
+    assert read_until(theirs, b"boot-1", b""), "the page got the snapshot"
+    assert not closed.wait(0.2), "it is held while its page is there"
+    theirs.close()  # the page went away
+    assert closed.wait(10.0) and page.closed and ours.fileno() == -1
+    assert until(lambda: broadcaster.thread is None and broadcaster.watcher is None)
+    assert broadcaster.selector is None, "the selector is closed with the last page"
+
+
+def test_a_page_that_takes_nothing_is_closed_after_send_seconds(monkeypatch: Any) -> None:
+    monkeypatch.setattr(http_server, "SEND_SECONDS", 0.3)
+    runtime: Any = Versions(size=400_000)
+    broadcaster = Broadcaster(runtime, SseMessages(), "boot", interval=0.01, heartbeat=15.0)
+    ours, theirs = socket.socketpair()
+    theirs.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    closed = threading.Event()
+    page = broadcaster.add(ours, "", on_close=closed.set)
+    assert until(lambda: bool(page.pending) or closed.is_set()), "the page's output waits"
+    assert closed.wait(10.0), "the page that never reads is closed"
+    theirs.close()
+    assert until(lambda: broadcaster.thread is None and broadcaster.watcher is None)
