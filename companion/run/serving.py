@@ -19,23 +19,25 @@ def make_server(
 ) -> Any:
     """The page's HTTP server: waitress, a production WSGI server (`companion.web.http_server`).
 
-    Each live page holds a worker thread for its event stream: the pool has room for
-    the configured live pages (``[table] live_pages``; more pages poll) and spare
-    threads for everything else. A page that reads slower than the game moves must
-    not make the server buffer snapshot after snapshot for it: past 256 KiB of
-    pending output its stream waits, and then sends only the latest state.
+    A live page's stream leaves the pool once its first snapshot is out (its connection
+    is handed to the live pages' writer): the pool needs `SPARE_THREADS` for everything
+    else and `HELD_PAGES` for the pages that cannot be handed over (HTTP/1.0), whatever
+    ``[table] live_pages`` is (216 threads at its cap of 200
+    before, issue 26). A page that reads slower than the game moves must not make the server
+    buffer snapshot after snapshot for it: past 256 KiB of pending output its stream
+    waits, and then sends only the latest state.
     """
     from companion.web.app import MAX_BODY, create_app
-    from companion.web.http_server import SPARE_THREADS, create_guarded_server
+    from companion.web.http_server import HELD_PAGES, SPARE_THREADS, create_guarded_server
     from companion.web.live import HEARTBEAT
     from companion.web.state_answers import FastReads
 
     app = create_app(runtime, heartbeat=HEARTBEAT if heartbeat is None else heartbeat)
-    threads = threads or runtime.config.table.live_pages + SPARE_THREADS
-    # Live streams may never take every thread, whatever the pool's size: a smaller
-    # pool (a test's, a benchmark's) keeps at least two for pages, polls and controls.
+    threads = threads or HELD_PAGES + SPARE_THREADS
+    # Streams that hold a thread may never take every thread, whatever the pool's size:
+    # a smaller pool (a test's, a benchmark's) keeps at least two for polls and controls.
     streams = app.config["STREAMS"]
-    streams.total = max(1, min(streams.total, threads - 2))
+    streams.held_total = max(1, min(streams.total, HELD_PAGES, threads - 2))
     server = create_guarded_server(
         FastReads(app),  # GET /api/state without Flask's machinery; the rest to the app
         host,

@@ -17,7 +17,7 @@ What an audit showed, and the answer here:
   walks it on every pass (twenty idle pages walked ten times a request cost each step
   ~1.4 ms, issue 26); it still counts against its address and the connection limit.
   `companion.web.live` caps the pages (in all and per address), and the pool has
-  `SPARE_THREADS` threads beyond that cap;
+  `SPARE_THREADS` threads, and `HELD_PAGES` more for the pages that cannot be handed over;
 - a client that pipelines many requests and never reads the answers (90 connections
   of 150 ``GET /api/openapi.json`` each, in the audit of issue 16) made waitress queue
   every request and block one thread per connection on output nobody took, until no
@@ -52,8 +52,12 @@ PER_ADDRESS = 24
 REQUEST_SECONDS = 10.0
 #: Seconds an idle keep-alive connection is kept.
 IDLE_SECONDS = 30
-#: Threads beyond the live pages' cap: what answers everything else.
+#: Threads for everything but the live pages that hold one (`HELD_PAGES`).
 SPARE_THREADS = 16
+#: Live pages that may each hold a thread for as long as they last: those whose connection
+#: cannot be handed over (HTTP/1.0, no chunks); every other page holds one only until its
+#: first snapshot is out.
+HELD_PAGES = 8
 #: Requests one connection may have queued ahead of their answers (HTTP pipelining).
 PIPELINED = 4
 #: Seconds a connection's unsent output may wait without the client taking a byte of it.

@@ -42,13 +42,28 @@ live_api = Blueprint("live", __name__)
 
 
 class StreamSlots:
-    """Live pages being streamed, in all and per address: each holds a connection (and,
-    outside waitress, a server thread)."""
+    """Live pages being streamed, in all and per address, each on a connection; and those
+    that hold a server thread for as long as they last (``held``: under waitress, a page
+    whose connection cannot be handed over, over HTTP/1.0), capped apart."""
 
-    def __init__(self, total: int, per_address: int) -> None:
+    def __init__(self, total: int, per_address: int, held_total: int | None = None) -> None:
         self.total, self.per_address = total, per_address
+        self.held_total = total if held_total is None else held_total
         self.by_address: dict[str, int] = {}
+        self.held = 0
         self.lock = threading.Lock()
+
+    def hold(self) -> bool:
+        """Take a server thread for a page's whole stream (after `take`), if one is left."""
+        with self.lock:
+            if self.held >= self.held_total:
+                return False
+            self.held += 1
+            return True
+
+    def unhold(self) -> None:
+        with self.lock:
+            self.held -= 1
 
     def take(self, address: str) -> bool:
         with self.lock:
@@ -87,6 +102,12 @@ def state() -> Any:
     return answers.state(page=bool(request.args.get("page")))
 
 
+def too_many_pages() -> Response:
+    response = json_error(503, code="too_many_pages")
+    response.headers["Retry-After"] = "30"
+    return response
+
+
 @live_api.get("/api/events")
 def events() -> Response:
     """Live updates: a snapshot now, then one after each change; heartbeats in between.
@@ -103,13 +124,17 @@ def events() -> Response:
     boot = current_app.config["BOOT"]
     slots: StreamSlots = current_app.config["STREAMS"]
     address = client_address()
+    # Under waitress, over HTTP/1.1 (chunked), the page's connection is handed over to one
+    # writer for every page once its first snapshot is out (`companion.web.live_streams`);
+    # elsewhere (a test client, HTTP/1.0) the page's own thread writes its updates.
+    channel = getattr(request.environ.get("waitress.client_disconnected"), "__self__", None)
+    shared = hasattr(channel, "hand_over") and request.environ.get("SERVER_PROTOCOL") == "HTTP/1.1"
+    holds = channel is not None and not shared  # a waitress thread for the stream's whole life
     if not slots.take(address):
-        response = json_error(
-            503,
-            code="too_many_pages",
-        )
-        response.headers["Retry-After"] = "30"
-        return response
+        return too_many_pages()
+    if holds and not slots.hold():
+        slots.give_back(address)
+        return too_many_pages()
     gone: Callable[[], bool] = request.environ.get("waitress.client_disconnected", lambda: False)
     released = threading.Event()
     handed = threading.Event()  # the broadcaster holds the page: it gives the slot back
@@ -118,17 +143,14 @@ def events() -> Response:
         if not released.is_set():
             released.set()
             slots.give_back(address)
+            if holds:
+                slots.unhold()
 
     def release() -> None:
         if not handed.is_set():
             give_back()
 
     messages: SseMessages = current_app.config["SSE_MESSAGES"]
-    # Under waitress, over HTTP/1.1 (chunked), the page's connection is handed over to one
-    # writer for every page once its first snapshot is out (`companion.web.live_streams`);
-    # elsewhere (a test client, HTTP/1.0) the page's own thread writes its updates.
-    channel = getattr(request.environ.get("waitress.client_disconnected"), "__self__", None)
-    shared = hasattr(channel, "hand_over") and request.environ.get("SERVER_PROTOCOL") == "HTTP/1.1"
     broadcaster: Broadcaster = current_app.config["BROADCASTER"]
 
     def stream() -> Iterator[bytes]:

@@ -26,12 +26,12 @@ from tests.support.tables import make_runtime
 
 @pytest.fixture
 def serve(tmp_path: Path) -> Iterator[Any]:
-    """Start a server for a config: ``serve(config) -> (port, runtime)``."""
+    """Start a server for a config: ``serve(config, threads) -> (port, runtime)``."""
     started: list[tuple[Any, Any]] = []
 
-    def start(config: Config | None = None) -> tuple[int, Any]:
+    def start(config: Config | None = None, threads: int | None = None) -> tuple[int, Any]:
         rt = make_runtime(tmp_path / str(len(started)), config=config)
-        server = make_server(rt, "127.0.0.1", 0, heartbeat=1.0)
+        server = make_server(rt, "127.0.0.1", 0, threads=threads, heartbeat=1.0)
         threading.Thread(target=server.run, daemon=True).start()
         started.append((server, rt))
         return server.socket.getsockname()[1], rt
@@ -211,17 +211,37 @@ def test_a_failing_ring_never_turns_a_stored_tap_into_a_500(serve: Any) -> None:
 
 def test_live_streams_never_take_every_thread_of_a_small_pool(tmp_path: Path) -> None:
     """A pool smaller than the live pages' cap (a test's, a benchmark's) still keeps two
-    threads for pages, polls and controls: a page stuck behind its own streams never catches up."""
+    threads for polls and controls from the pages that hold one (HTTP/1.0: not handed over);
+    the pages handed over hold none, so the table's cap is theirs whatever the pool."""
     rt = make_runtime(tmp_path)
     small = make_server(rt, "127.0.0.1", 0, threads=4)
     usual = make_server(rt, "127.0.0.1", 0)
     try:
-        assert small.stream_slots.total == 2
-        assert usual.stream_slots.total == rt.config.table.live_pages
+        assert small.stream_slots.held_total == 2
+        assert usual.stream_slots.held_total == http_server.HELD_PAGES
+        assert small.stream_slots.total == usual.stream_slots.total == rt.config.table.live_pages
     finally:
         small.close()
         usual.close()
         rt.stop()
+
+
+def test_pages_that_hold_a_thread_are_capped_apart(serve: Any) -> None:
+    """An HTTP/1.0 page (no chunks: its connection is not handed over) keeps its thread, so
+    only `HELD_PAGES` of them are streamed; HTTP/1.1 pages are still taken meanwhile."""
+    port, _ = serve(threads=4)  # two threads at most for pages that hold one
+    held = []
+    for k in range(3):
+        sock = connect(port, f"127.0.7.{k + 1}")
+        sock.sendall(b"GET /api/events HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+        held.append(sock)
+    assert [status_of(sock) for sock in held] == [200, 200, 503]
+    conn, response = open_stream(port, "127.0.7.9")
+    assert response.status == 200, "a page handed over needs no thread of its own"
+    assert get(port, "/api/state")[0] == 200
+    conn.close()
+    for sock in held:
+        sock.close()
 
 
 # --- slow readers and the clock (issue 16) ---------------------------------------------------------

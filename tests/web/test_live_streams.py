@@ -124,7 +124,7 @@ def test_a_page_handed_over_frees_its_thread_and_leaves_waitress_event_loop(serv
     try:
         # each page held a server thread and was walked on every pass of the event loop
         assert until(lambda: server.task_dispatcher.active_count == 0), "no thread holds a page"
-        assert len(server._map) == loop_before, "the event loop no longer holds the pages"
+        assert until(lambda: len(server._map) == loop_before), "the event loop no longer holds the pages"
         assert len(server.handed_over.open) == PAGES
         # the threads answer everything else, and the pages still get every change
         status = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
