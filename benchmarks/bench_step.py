@@ -17,7 +17,8 @@ driver nor the pages spend the server's CPU. Printed per tree and page count: th
 daemon's CPU time per step (user + system, from ``/proc/<pid>/stat``, which unlike wall
 time does not move with a shared machine's load) beside the wall time per step, the
 daemon's idle CPU rate (measured over ``--idle`` seconds with nothing asked: the mock
-ring's animation, the streams' heartbeats) and the net CPU of a step (the idle rate
+ring's animation, the streams' heartbeats), its threads and resident memory with the pages
+open, and the net CPU of a step (the idle rate
 over the step's wall time taken off: on a loaded machine a step's wall time grows, and
 with it the idle work counted in it).
 
@@ -46,8 +47,10 @@ from benchmarks.daemon import (
     cpu_seconds,
     port_from,
     request,
+    rss_mb,
     start_daemon,
     stop_daemon,
+    thread_count,
     threads_cpu_seconds,
 )
 from benchmarks.medians import medians, print_rows
@@ -171,6 +174,7 @@ def measure(tree: Path | None, pages: int, steps: int, port_range: str, idle: fl
                 pages_have(state["version"])
             (user1, system1), wall = cpu_seconds(daemon.pid), time.perf_counter() - wall0
             user, system = user1 - cpu0[0], system1 - cpu0[1]
+            threads, rss = thread_count(daemon.pid), rss_mb(daemon.pid)  # the pages still open
         finally:
             if child is not None:
                 child.kill()
@@ -192,6 +196,9 @@ def measure(tree: Path | None, pages: int, steps: int, port_range: str, idle: fl
         "user_ms": 1000 * user / steps,
         "system_ms": 1000 * system / steps,
         "wall_ms_per_step": 1000 * wall / steps,
+        # the daemon with its pages open, after the steps: threads and resident memory
+        "threads": threads,
+        "rss_mb": rss,
     }
 
 

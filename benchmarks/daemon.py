@@ -49,6 +49,11 @@ def rss_mb(pid: int) -> float:
     raise RuntimeError("no VmRSS")
 
 
+def thread_count(pid: int) -> int:
+    """The process's threads now."""
+    return len(os.listdir(f"/proc/{pid}/task"))
+
+
 def port_from(spec: str) -> int:
     """The first port of ``spec`` ("lo-hi") that nobody listens on."""
     lo, hi = (int(p) for p in spec.split("-"))
@@ -135,7 +140,7 @@ def start_daemon(
     tree: Path | None, port: int, data: Path, pages: int = 200, env: dict[str, str] | None = None
 ) -> subprocess.Popen[bytes]:
     """`start` with a benchmark's config beside ``data``: loopback only, controls unthrottled,
-    ``pages`` live pages allowed (each holds a server thread; 0 keeps the table's default)."""
+    ``pages`` live pages allowed (0 keeps the table's default)."""
     config = data.parent / "config.toml"
     cap = f"live_pages = {pages}\n" if pages else ""
     config.write_text(f'[table]\nhost = "127.0.0.1"\n{cap}controls_per_minute = 100000\n')
