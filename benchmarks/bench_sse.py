@@ -106,8 +106,9 @@ def main() -> int:
         threading.Thread(target=server.run, daemon=True).start()
         arrivals: dict[int, list[float]] = {}
         child = subprocess.Popen(
-            [sys.executable, __file__, "--readers-child", str(args.clients), "--port", str(port)],
-            stdout=subprocess.PIPE, text=True,
+            [sys.executable, "-m", "benchmarks.bench_sse", "--readers-child", str(args.clients),
+             "--port", str(port)],
+            stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[1],
         )  # fmt: skip
         assert child.stdout is not None
         if child.stdout.readline().strip() != "ready":
