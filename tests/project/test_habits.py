@@ -19,6 +19,11 @@ WAITRESS_SERIES = (3, 0)
 WAITRESS_PRIVATE = (
     "waitress.channel.HTTPChannel: handle_read, write_soon, _flush_some, addr",
     "waitress.server.BaseWSGIServer: active_channels, readable (and the maintenance it runs)",
+    "the live pages' hand-over (GuardedChannel.hand_over, _let_go): HTTPChannel's readable, "
+    "writable, handle_close, close, del_channel, outbufs, outbuf_lock, requests_lock, socket, "
+    "connected; BaseWSGIServer's _map, pull_trigger, adj.connection_limit; wasyncore.poll2 "
+    "calling each channel's readable in the map's order (the listener before any connection); "
+    "WSGITask.finish writing the last chunk through write_soon",
 )
 
 
