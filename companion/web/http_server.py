@@ -66,10 +66,11 @@ SEND_SECONDS = 10.0
 SWEEP_SECONDS = 1.0
 
 
-#: What takes a connection from waitress (`GuardedChannel.hand_over`): called on the event
-#: loop's thread with the socket, the output waitress had not sent yet and a function to call
-#: once the socket is closed; returns a function that closes it (when the server closes).
-Taker = Callable[[socket.socket, bytes, Callable[[], None]], Callable[[], None]]
+#: What takes a connection from waitress (`GuardedChannel.hand_over`): called once, on the
+#: event loop's thread, with the socket (None if the connection closed before it could be
+#: handed over), the output waitress had not sent yet and a function to call once the socket
+#: is closed; returns a function that closes it (when the server closes).
+Taker = Callable[[socket.socket | None, bytes, Callable[[], None]], Callable[[], None]]
 
 
 class HandedOver:
@@ -199,6 +200,10 @@ def _address(addr: Any) -> str:
     return str(addr[0]) if isinstance(addr, tuple) and addr else str(addr)
 
 
+def _nothing() -> None:
+    pass
+
+
 def _let_go(listener: Any, channel: GuardedChannel) -> None:
     """Take ``channel`` out of waitress (on the event loop's thread) and give its socket and
     unsent output to its taker."""
@@ -212,7 +217,10 @@ def _let_go(listener: Any, channel: GuardedChannel) -> None:
     channel.del_channel()
     channel.socket = None
     taker, channel.taker = channel.taker, None
-    if sock is None or taker is None:
+    if taker is None:
+        return
+    if sock is None:  # waitress closed it (the page went away) as it was being handed over
+        taker(None, b"", _nothing)
         return
     handed: HandedOver = listener.handed_over
     key = handed.add(address, lambda: None)
@@ -301,6 +309,9 @@ def create_guarded_server(app: Any, host: str, port: int, threads: int, **option
                 if channel.socket is not None:
                     channel.socket.close()
                     channel.socket = None
+                if channel.taker is not None:
+                    channel.taker(None, b"", _nothing)
+                    channel.taker = None
         return answer
 
     server.close = close_all

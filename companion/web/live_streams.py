@@ -29,6 +29,10 @@ from dataclasses import dataclass, field
 
 from companion.web.ports import TableRuntime
 
+Done = Callable[[], None]
+#: What takes a page's connection (`companion.web.http_server.Taker`, not imported: waitress).
+Taker = Callable[[socket.socket | None, bytes, Done], Done]
+
 #: Output a page's connection may still hold unsent before it is skipped (a few snapshots).
 BACKLOG = 64 * 1024
 HEARTBEAT_MESSAGE = b": heartbeat\n\n"
@@ -142,18 +146,19 @@ class Broadcaster:
         #: one while the writer waited, so the wait is short for a while after.
         self.joined_at = -math.inf
 
-    def take(
-        self, sent: str, on_close: Callable[[], None]
-    ) -> Callable[[socket.socket, bytes, Callable[[], None]], Callable[[], None]]:
+    def take(self, sent: str, on_close: Callable[[], None]) -> Taker:
         """What hands a page's connection to this broadcaster (`GuardedChannel.hand_over`):
         ``sent`` is the event id it was sent already, ``on_close`` is called once its socket
         is closed."""
 
-        def taker(sock: socket.socket, pending: bytes, closed: Callable[[], None]) -> Callable[[], None]:
+        def taker(sock: socket.socket | None, pending: bytes, closed: Done) -> Done:
             def released() -> None:
                 closed()
                 on_close()
 
+            if sock is None:  # the page went away before it was handed over
+                released()
+                return _nothing
             page = self.add(sock, sent, pending, released)
             return lambda: self.drop(page, end=True)
 

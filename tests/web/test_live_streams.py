@@ -279,3 +279,27 @@ def test_a_page_that_takes_nothing_is_closed_after_send_seconds(monkeypatch: Any
     assert closed.wait(10.0), "the page that never reads is closed"
     theirs.close()
     assert until(lambda: broadcaster.thread is None and broadcaster.watcher is None)
+
+
+class Leaving:
+    """A waitress connection that waitress closed (its page went away) while it was being
+    handed over: what `_let_go` reads of it."""
+
+    def __init__(self, taker: Any) -> None:
+        self.outbuf_lock = threading.Condition()
+        self.outbufs: list[Any] = []
+        self.total_outbufs_len, self.connected = 0, True
+        self.socket, self.addr, self.taker = None, ("127.0.2.1", 5000), taker
+
+    def del_channel(self) -> None:
+        pass
+
+
+def test_a_page_gone_while_it_is_handed_over_gives_its_slot_back() -> None:
+    runtime: Any = Versions()
+    broadcaster = Broadcaster(runtime, SseMessages(), "boot", interval=0.01, heartbeat=15.0)
+    given_back = threading.Event()
+    listener: Any = type("Listener", (), {"handed_over": http_server.HandedOver()})()
+    http_server._let_go(listener, Leaving(broadcaster.take("boot-1", given_back.set)))
+    assert given_back.is_set(), "the slot is given back"
+    assert not listener.handed_over.open and not broadcaster_threads() and broadcaster.selector is None
