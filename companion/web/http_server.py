@@ -14,8 +14,8 @@ What an audit showed, and the answer here:
   whole within `REQUEST_SECONDS` of its first byte;
 - a live page's connection leaves waitress once its first snapshot is written
   (`GuardedChannel.hand_over`): its thread is free again and the event loop no longer
-  walks it on every pass (twenty idle pages walked ten times a request cost each step
-  ~1.4 ms, issue 26); it still counts against its address and the connection limit.
+  walks it on every pass (at 20 pages the loop's thread took 2.0 ms a step instead of
+  1.5, issue 26); it still counts against its address and the connection limit.
   `companion.web.live` caps the pages (in all and per address), and the pool has
   `SPARE_THREADS` threads, and `HELD_PAGES` more for the pages that cannot be handed over;
 - a client that pipelines many requests and never reads the answers (90 connections
