@@ -19,6 +19,7 @@ then, never a backlog; output no byte of which is taken for `SEND_SECONDS` close
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
 import selectors
 import socket
@@ -28,6 +29,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from companion.web.ports import TableRuntime
+
+log = logging.getLogger("companion.web.live_streams")
 
 Done = Callable[[], None]
 #: What takes a page's connection (`companion.web.http_server.Taker`, not imported: waitress).
@@ -228,27 +231,35 @@ class Broadcaster:
                 ready = selector.select(1.0)
             except (OSError, ValueError):  # closed meanwhile: the next turn sees why
                 continue
-            now = time.monotonic()
-            for key, events in ready:
-                page: Page = key.data
-                gone = False
-                with self.lock:
-                    if page.closed:
-                        continue
-                    try:
-                        if events & selectors.EVENT_READ:
-                            # a page sends nothing after its request: this is its end
-                            # (or bytes it should not send, read and dropped)
-                            gone = not page.sock.recv(65536)
-                        if not gone and events & selectors.EVENT_WRITE and page.pending:
-                            page.flush(now)
-                            self._watch_writes(page)
-                    except BlockingIOError:
-                        pass
-                    except OSError:
-                        gone = True
-                if gone:
-                    self.drop(page)
+            try:
+                self._serve(ready)
+            except Exception:  # a fault here must not leave every page unwatched for good
+                log.exception("live pages: watching the sockets failed")
+                time.sleep(0.1)
+
+    def _serve(self, ready: list[tuple[selectors.SelectorKey, int]]) -> None:
+        """Close the pages gone, send what waits to those with room (`watch`)."""
+        now = time.monotonic()
+        for key, events in ready:
+            page: Page = key.data
+            gone = False
+            with self.lock:
+                if page.closed:
+                    continue
+                try:
+                    if events & selectors.EVENT_READ:
+                        # a page sends nothing after its request: this is its end
+                        # (or bytes it should not send, read and dropped)
+                        gone = not page.sock.recv(65536)
+                    if not gone and events & selectors.EVENT_WRITE and page.pending:
+                        page.flush(now)
+                        self._watch_writes(page)
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    gone = True
+            if gone:
+                self.drop(page)
 
     def run(self) -> None:
         """Write the latest snapshot to every page that has not had it, after each change,
@@ -267,7 +278,12 @@ class Broadcaster:
             pause = sent_at + self.interval - time.monotonic()
             if pause > 0:  # a snapshot just went out: send the latest one a moment later
                 time.sleep(pause)
-            version, event_id, message = self.messages.chunked(self.runtime, self.boot)
+            try:
+                version, event_id, message = self.messages.chunked(self.runtime, self.boot)
+            except Exception:  # the pages keep what they have; the next turn tries again
+                log.exception("live pages: the snapshot failed")
+                time.sleep(1.0)
+                continue
             now = time.monotonic()
             failed: list[Page] = []
             with self.lock:

@@ -303,3 +303,32 @@ def test_a_page_gone_while_it_is_handed_over_gives_its_slot_back() -> None:
     http_server._let_go(listener, Leaving(broadcaster.take("boot-1", given_back.set)))
     assert given_back.is_set(), "the slot is given back"
     assert not listener.handed_over.open and not broadcaster_threads() and broadcaster.selector is None
+
+
+class FailsOnce(Versions):
+    """A table whose snapshot fails once (a bug, a disk error) before it works again."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.failed = False
+
+    def page_text(self) -> tuple[int, str]:
+        if not self.failed:
+            self.failed = True
+            raise RuntimeError("the snapshot failed")
+        return super().page_text()
+
+
+def test_a_snapshot_that_fails_once_does_not_stop_the_writer(caplog: Any) -> None:
+    runtime: Any = FailsOnce()
+    broadcaster = Broadcaster(runtime, SseMessages(), "boot", interval=0.01, heartbeat=15.0)
+    ours, theirs = socket.socketpair()
+    theirs.settimeout(10)
+    closed = threading.Event()
+    broadcaster.add(ours, "", on_close=closed.set)
+    assert read_until(theirs, b"boot-1", b""), "the writer tried again and the page got it"
+    assert runtime.failed and "the snapshot failed" in caplog.text
+    runtime.bump()
+    assert read_until(theirs, b"boot-2", b"")
+    theirs.close()
+    assert closed.wait(10.0)
