@@ -22,6 +22,7 @@ from urllib.parse import parse_qsl
 
 from flask import Flask, Response
 
+from companion.web.fast_controls import FastControls
 from companion.web.ports import TableRuntime
 from companion.web.route_support import SECURITY_HEADERS
 
@@ -65,10 +66,13 @@ class StateAnswers:
         """`state_body` as the route's answer."""
         return Response(self.state_body(page), mimetype="application/json")
 
-    def control(self, outcome: Any) -> Response:
+    def control_body(self, outcome: Any) -> bytes:
         """A control's answer: what it did (its outcome) and the state after it."""
-        body = f'{{"outcome":{self.text(outcome.to_json())},"state":{self.runtime.state_text()}}}\n'
-        return Response(body, mimetype="application/json")
+        return f'{{"outcome":{self.text(outcome.to_json())},"state":{self.runtime.state_text()}}}\n'.encode()
+
+    def control(self, outcome: Any) -> Response:
+        """`control_body` as the route's answer."""
+        return Response(self.control_body(outcome), mimetype="application/json")
 
 
 def _same(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
@@ -88,13 +92,18 @@ StartResponse = Callable[..., Any]
 
 
 class FastReads:
-    """The WSGI app waitress serves: ``GET /api/state`` answered here, all else by ``app``."""
+    """The WSGI app waitress serves: ``GET /api/state`` answered here, the mock reader's tap and
+    the buttons by `companion.web.fast_controls.FastControls`, all else by ``app``."""
 
     def __init__(self, app: Flask) -> None:
         self.app = app
         self.answers: StateAnswers = app.config["STATE_ANSWERS"]
+        self.controls = FastControls(app)
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        if environ.get("REQUEST_METHOD") == "POST":
+            answered = self.controls.answer(environ, start_response)
+            return self.app(environ, start_response) if answered is None else answered
         if environ.get("PATH_INFO") == "/api/state" and environ.get("REQUEST_METHOD") == "GET":
             try:
                 body = self.answers.state_body(wants_page(environ.get("QUERY_STRING", "")))
