@@ -151,3 +151,17 @@ def test_every_refusal_answers_as_the_route_does(tmp_path: Path, monkeypatch: py
 
 def broken(tag: str) -> Any:
     raise RuntimeError("a bug")
+
+
+def test_the_app_has_no_hook_the_path_before_flask_would_skip(tmp_path: Path) -> None:
+    """The controls answered before Flask run none of Flask's hooks: the app's only one, the
+    security headers, is written by `fast_controls.send` itself. A hook added to the app must
+    be added there too (or the controls left to Flask), which this test is here to say."""
+    with twins(tmp_path) as both:
+        app = both.apps[0]
+        assert not any(app.before_request_funcs.values())
+        assert not any(app.teardown_request_funcs.values()) and not app.teardown_appcontext_funcs
+        assert not any(app.url_value_preprocessors.values())
+        assert not any(app.url_default_functions.values())
+        hooks = [f.__name__ for funcs in app.after_request_funcs.values() for f in funcs]
+        assert hooks == ["security_headers"]
