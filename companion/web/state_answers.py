@@ -37,6 +37,8 @@ class StateAnswers:
         #: The last ``?page=1`` answer and the texts it was made of (compared by identity or
         #: value: a new snapshot, parts' status, store damage or venue status makes another).
         self.page: tuple[tuple[str, str, str, str], bytes] | None = None
+        #: `kept`'s values and their texts, by name.
+        self.texts: dict[str, tuple[Any, str]] = {}
 
     def text(self, value: Any) -> str:
         """``value`` as ``jsonify`` encodes it, compact."""
@@ -45,7 +47,16 @@ class StateAnswers:
     def extras(self) -> tuple[str, str, str]:
         """``hardware``, ``store`` and ``venue`` as JSON text: they change apart from the game."""
         runtime = self.runtime
-        return runtime.hardware_text(), self.text(runtime.store_damage()), self.text(runtime.venue_status())
+        store, venue = self.kept("store", runtime.store_damage()), self.kept("venue", runtime.venue_status())
+        return runtime.hardware_text(), store, venue
+
+    def kept(self, name: str, value: Any) -> str:
+        """`text` of ``value``, kept while the value named ``name`` stays equal (an empty list of
+        damage notices, no venue: encoding them at each read was most of a cached answer's CPU)."""
+        found = self.texts.get(name)
+        if found is None or found[0] != value:
+            found = self.texts[name] = (value, self.text(value))
+        return found[1]
 
     def state_body(self, page: bool) -> bytes:
         """The table's state with its extras; ``page``: the page's snapshot (what it draws)."""
