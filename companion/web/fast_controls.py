@@ -46,17 +46,12 @@ StartResponse = Callable[..., Any]
 
 
 class FastControls:
-    """The tap's and the buttons' answers for one app (`FastControls.answer`); the app's
-    own settings: its runtime, rate limit, names, answers and crash handler."""
+    """The tap's and the buttons' answers for one app (`FastControls.answer`), with the app's
+    own settings read at each request as the routes read them: its runtime, rate limit,
+    names, answers, body limit and crash handler."""
 
     def __init__(self, app: Flask) -> None:
-        config = app.config
-        self.runtime = config["RUNTIME"]
-        self.limiter = config["CONTROLS"]
-        self.names: frozenset[str] = config["HOST_NAMES"]
-        self.answers = config["STATE_ANSWERS"]
-        self.crash: Callable[[BaseException, str], Refusal] = config["CRASH"]
-        self.max_body: int = config["MAX_CONTENT_LENGTH"]
+        self.config = app.config
         self.dumps: Callable[..., str] = app.json.dumps
         #: Each route's refusal on real hardware, as its guard (`route_support.control`) has it.
         views = app.view_functions
@@ -82,7 +77,7 @@ class FastControls:
             if button is not None:
                 return ask, None, button
             length = environ.get("CONTENT_LENGTH", "")
-            if not (length.isascii() and length.isdigit()) or int(length) > self.max_body:
+            if not (length.isascii() and length.isdigit()) or int(length) > self.config["MAX_CONTENT_LENGTH"]:
                 return None
             data = asked.get_data(cache=True)
             environ["wsgi.input"] = io.BytesIO(data)  # for Flask, should it answer after all
@@ -93,7 +88,7 @@ class FastControls:
 
     def no_session(self) -> HostSession | None:
         """The host session of a request without a cookie (never asked: the PIN came)."""
-        session: HostSession | None = self.runtime.access.sessions.get(None)
+        session: HostSession | None = self.config["RUNTIME"].access.sessions.get(None)
         return session
 
     def answer(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes] | None:
@@ -104,13 +99,15 @@ class FastControls:
         ask, tag, button = asked
         try:
             code = self.off_mock[0] if tag is not None else self.off_mock[1]
-            refusal = control_refusal(self.runtime, self.limiter, self.names, ask, code)
+            config = self.config
+            runtime = config["RUNTIME"]
+            refusal = control_refusal(runtime, config["CONTROLS"], config["HOST_NAMES"], ask, code)
             if refusal is None:
-                runtime = self.runtime
                 outcome = runtime.tap(tag) if tag is not None else runtime.press(button)
-                return send(start_response, "200 OK", self.answers.control_body(outcome))
+                return send(start_response, "200 OK", config["STATE_ANSWERS"].control_body(outcome))
         except Exception as exc:  # a bug: answered as Flask's error handler answers it
-            refusal = self.crash(exc, f"POST {environ['PATH_INFO']}")
+            crash: Callable[[BaseException, str], Refusal] = self.config["CRASH"]
+            refusal = crash(exc, f"POST {environ['PATH_INFO']}")
         body = refusal_text(self.dumps, refusal.code, refusal.params).encode()
         return send(start_response, f"{refusal.status} {HTTP_STATUS_CODES[refusal.status].upper()}", body)
 

@@ -32,7 +32,6 @@ class Twins:
         for side in ("flask", "fast"):
             rt = make_runtime(tmp_path / side)
             app = create_app(rt, hostname="table")
-            app.config["CONTROLS"] = SlidingWindow(40, 60)  # the rate limit within a test's reach
             self.runtimes.append(rt)
             self.apps.append(app)
         self.flask_calls = 0
@@ -45,6 +44,8 @@ class Twins:
         self.apps[1].wsgi_app = counted
         self.flask = self.apps[0].test_client()
         self.fast = Client(FastReads(self.apps[1]))
+        for app in self.apps:  # the rate limit within a test's reach, read at each request by both
+            app.config["CONTROLS"] = SlidingWindow(40, 60)
 
     def ask(self, method: str, path: str, fast_answers: bool, **options: Any) -> TestResponse:
         """``method path`` asked of both: the same answer, and answered before Flask or not."""
