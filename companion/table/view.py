@@ -54,7 +54,9 @@ class Past:
     @property
     def totals(self) -> list[list[int]]:
         """Every player's total at the start and after each move in effect (the chart)."""
-        return [self.start, *(move.totals for move in self.moves)]
+        chart = [move.totals for move in self.moves]  # a list, not a generator: a tenth of a snapshot
+        chart.insert(0, self.start)
+        return chart
 
     def treks(self, players: int) -> list[list[list[dict[str, Any]]]]:
         """Per player, their treks (completed, then the current one) as card lists.
