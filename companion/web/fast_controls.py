@@ -71,7 +71,7 @@ class FastControls:
             return None
         if not environ.get("HTTP_X_TABLE_PIN") or "HTTP_TRANSFER_ENCODING" in environ:
             return None
-        asked = Request(environ)
+        asked = Request(environ, populate_request=False)  # leaves the environ as Flask would get it
         try:
             ask = ask_of(asked, self.no_session)
             if button is not None:
