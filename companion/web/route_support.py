@@ -35,7 +35,7 @@ from werkzeug.sansio.request import Request as BaseRequest
 
 from companion.editions import write_refused
 from companion.store.log import DiskFull, StoreError
-from companion.table.access import HostSession, host_allowed
+from companion.table.access import Access, HostSession, host_allowed
 from companion.util.json_bounds import parse as parse_json
 from companion.util.rate import SlidingWindow
 from companion.util.wording import say
@@ -141,9 +141,8 @@ def _limiter() -> SlidingWindow:
     return limiter
 
 
-def pin_refusal(access: Any, address: str, given: str) -> Refusal | None:
-    """None if ``given`` is the PIN; else the refusal (throttled per address and for the table).
-    ``access``: the runtime's `companion.table.access.Access`."""
+def pin_refusal(access: Access, address: str, given: str) -> Refusal | None:
+    """None if ``given`` is the PIN; else the refusal (throttled per address and for the table)."""
     refused_pin = access.guard.check(address, given, access.pin)
     if refused_pin is None:
         return None
