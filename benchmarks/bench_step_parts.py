@@ -8,9 +8,13 @@ table's own work costs in a step, so that the rest is known to be the HTTP serve
 mocked games (4 players, ``--games`` seeds, random taps, Confirm when asked) are played
 through `Runtime.tap`, and after each tap the state's JSON text (`Snapshots.state_text`,
 what every answer carries) and the page's (`Snapshots.page_text`, once per change for all
-live pages) are made, as the daemon makes them. Printed: the mean CPU time (this thread's,
-`time.thread_time`) of each, per tree (``--tree``: another checkout's code, run in its own
-process), medians over ``--rounds`` with the trees alternated.
+live pages) are made, as the daemon makes them. The same games are played again through the
+WSGI app waitress serves (``POST /api/reader/tap`` with the PIN, as `benchmarks.bench_step`
+sends it, to `FastReads` over the daemon's Flask app, no socket): ``wsgi_tap_ms`` is that
+request's CPU, the table's tap included, so ``wsgi_tap_ms - tap_ms`` is the web layer's share.
+Printed: the mean CPU time (this thread's, `time.thread_time`) of each, per tree (``--tree``:
+another checkout's code, run in its own process), medians over ``--rounds`` with the trees
+alternated.
 """
 
 from __future__ import annotations
@@ -68,7 +72,56 @@ def parts(games: int) -> dict[str, float]:
         "tap_ms": 1000 * statistics.fmean(taps),
         "state_text_ms": 1000 * statistics.fmean(states),
         "page_text_ms": 1000 * statistics.fmean(pages),
+        "wsgi_tap_ms": 1000 * statistics.fmean(wsgi_taps(games)),
     }
+
+
+def wsgi_taps(games: int) -> list[float]:
+    """The CPU time of each tap of ``games`` games asked of the WSGI app waitress serves."""
+    import io
+
+    from companion.records.trekking import TREKKING
+    from companion.run.startup import build_runtime
+    from companion.store.log import Store
+    from companion.table.game_setup import new_game
+    from companion.util.config import Config
+    from companion.web.app import create_app
+    from companion.web.state_answers import FastReads
+
+    def environ(body: bytes) -> dict[str, object]:
+        return {
+            "REQUEST_METHOD": "POST", "SCRIPT_NAME": "", "PATH_INFO": "/api/reader/tap",
+            "QUERY_STRING": "", "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "8080",
+            "SERVER_PROTOCOL": "HTTP/1.1", "REMOTE_ADDR": "127.0.0.1", "HTTP_HOST": "127.0.0.1:8080",
+            "HTTP_X_TABLE_PIN": "0000", "CONTENT_TYPE": "application/json",
+            "CONTENT_LENGTH": str(len(body)), "wsgi.input": io.BytesIO(body), "wsgi.errors": sys.stderr,
+            "wsgi.url_scheme": "http", "wsgi.version": (1, 0), "wsgi.multithread": True,
+            "wsgi.multiprocess": False, "wsgi.run_once": False, "wsgi.input_terminated": True,
+        }  # fmt: skip
+
+    def start_response(status: str, headers: object, exc_info: object = None) -> None:
+        assert status.startswith("200"), status
+
+    taps: list[float] = []
+    for seed in range(1, games + 1):
+        with tempfile.TemporaryDirectory() as tmp:
+            config, store = Config(), Store(Path(tmp), TREKKING)
+            new_game(store, ["Ann", "Ben", "Cy", "Dee"], config, seed=seed, mock=True)
+            store.close()
+            rt = build_runtime(config, Path(tmp), mock=True, pin="0000", say=lambda _: None)
+            app = FastReads(create_app(rt))
+            rng = random.Random(seed)
+            while not rt.table.board.finished:
+                expect = rt.table.expect()
+                assert expect is not None
+                asked = environ(json.dumps({"tag": rng.choice(expect["choices"])}).encode())
+                t0 = time.thread_time()
+                b"".join(app(asked, start_response))
+                taps.append(time.thread_time() - t0)
+                if rt.table.pending is not None:
+                    rt.table.press("confirm")
+            rt.stop()
+    return taps
 
 
 def measure(tree: Path | None, games: int) -> dict[str, float]:

@@ -664,10 +664,7 @@ class Store:
         rows as committed (their time, JSON and checksums): what the committed stream tells."""
         at = _now()
         texts = [json.dumps(self.codec.event_to_json(event)) for event in events]
-        statements: list[tuple[str, tuple[Any, ...]]] = []
-        if finished is not None:
-            statements.append(("UPDATE games SET finished = ? WHERE id = ?", (int(finished), game_id)))
-        statements += self._pending_statements(game_id, pending)
+        statements = self._pending_statements(game_id, pending)
 
         def write() -> tuple[list[StoredEvent], bool]:
             # The chain goes on from the game's head, read inside this transaction (no other
@@ -685,6 +682,8 @@ class Store:
                 rows.append(StoredEvent(game_id, first_seq + n, at, text, head))
             if texts:
                 self._db.execute("UPDATE games SET head = ? WHERE id = ?", (head, game_id))
+            if finished is not None and (found is None or found[1] != int(finished)):  # only a change
+                self._db.execute("UPDATE games SET finished = ? WHERE id = ?", (int(finished), game_id))
             for sql, args in statements:
                 self._db.execute(sql, args)
             return rows, history

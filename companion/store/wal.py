@@ -179,23 +179,31 @@ def seal_path(database: Path) -> Path:
     return database.with_name(database.name + "-seal")
 
 
-def wal_salts(database: Path) -> tuple[int, int] | None:
-    """The salts in the header of ``database``'s log, or None (no log, or no header yet)."""
+def wal_salts(database: Path | str) -> tuple[int, int] | None:
+    """The salts in the header of ``database``'s log, or None (no log, or no header yet).
+
+    Read with the system's own calls, not a Python file object: the seal is checked after
+    every commit, and opening a buffered file cost nine tenths of it (issue 26)."""
     try:
-        with database.with_name(database.name + "-wal").open("rb") as wal:
-            header = wal.read(WAL_HEADER)
+        fd = os.open(f"{os.fspath(database)}-wal", os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return None
+    try:
+        header = os.pread(fd, WAL_HEADER, 0)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     if len(header) < WAL_HEADER or int.from_bytes(header[:4], "big") not in (MAGIC_LE, MAGIC_BE):
         return None
     salt1, salt2 = struct.unpack(">2I", header[16:24])
     return salt1, salt2
 
 
-def db_print(database: Path) -> list[int] | None:
+def db_print(database: Path | str) -> list[int] | None:
     """The database file as a log continues it: its size and modification time (ns)."""
     try:
-        info = database.stat()
+        info = os.stat(database)
     except OSError:
         return None
     return [info.st_size, info.st_mtime_ns]
@@ -204,7 +212,7 @@ def db_print(database: Path) -> list[int] | None:
 Seal = tuple[object, list[int] | None]
 
 
-def seal_now(database: Path, closed: bool = False) -> Seal:
+def seal_now(database: Path | str, closed: bool = False) -> Seal:
     """The seal for ``database`` as it is now (``closed``: its last connection has closed)."""
     salts = wal_salts(database)
     if closed and salts is None:

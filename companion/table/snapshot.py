@@ -6,7 +6,6 @@ however many pages ask right after it.
 
 from __future__ import annotations
 
-import json
 import secrets
 from collections.abc import Callable
 from typing import Any
@@ -15,18 +14,13 @@ from companion.engine import Board
 from companion.engine.state import HIDDEN
 from companion.table.commit import CommittingTable
 from companion.table.marks import MARKERS
+from companion.table.page_text import COMPACT, PageText
 from companion.util.config import DEFAULT_PALETTE, colour_problem
 
 #: This process, named in every snapshot. Versions count up only within one process (a
 #: new game continues its predecessor's count), so a page compares the versions of two
 #: snapshots of the same process and takes any snapshot of a new one (after a restart).
 PROCESS = secrets.token_hex(4)
-
-#: The snapshots' compact JSON: what ``json.dumps(value, separators=(",", ":"))`` gives,
-#: without its check for containers that hold themselves (a fifth of the encoding: a
-#: projection is built fresh from the table and never refers to itself). One encoder
-#: for all threads: it keeps nothing between calls.
-COMPACT = json.JSONEncoder(separators=(",", ":"), check_circular=False)
 
 
 def itinerary_player(board: Board) -> str | None:
@@ -51,6 +45,8 @@ class Snapshots(CommittingTable):
     annotations: dict[str, Callable[[Any], Any]]
     #: The stored log's replay for the page, continued at each change (`companion.table.view.Replay`).
     page_replay: Any = None
+    #: The page's snapshots as text, the parts that did not change kept (`companion.table.page_text`).
+    page_encoder: PageText | None = None
 
     def expect(self) -> dict[str, Any] | None:
         """What the table waits for next, for the ring, the page and scripts."""
@@ -175,7 +171,10 @@ class Snapshots(CommittingTable):
             cached = self.page_cache
             if cached is None or cached[0] != self.version:
                 snapshot = self.page_json()
-                cached = (snapshot["version"], COMPACT.encode(snapshot))
+                encoder = self.page_encoder
+                if encoder is None:
+                    encoder = self.page_encoder = PageText()
+                cached = (snapshot["version"], encoder.encode(snapshot))
                 self.page_cache = cached
             return cached
 

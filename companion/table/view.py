@@ -54,7 +54,9 @@ class Past:
     @property
     def totals(self) -> list[list[int]]:
         """Every player's total at the start and after each move in effect (the chart)."""
-        return [self.start, *(move.totals for move in self.moves)]
+        chart = [move.totals for move in self.moves]  # a list, not a generator: a tenth of a snapshot
+        chart.insert(0, self.start)
+        return chart
 
     def treks(self, players: int) -> list[list[list[dict[str, Any]]]]:
         """Per player, their treks (completed, then the current one) as card lists.
@@ -247,6 +249,27 @@ def _itinerary_view(it: Itinerary, depths: tuple[int, ...]) -> dict[str, Any]:
     return {"id": it.id, "columns": columns, "rows": rows}
 
 
+#: `edition_view`'s last answer, and the edition it is of.
+_edition_view: tuple[Edition, dict[str, Any]] | None = None
+
+
+def edition_view(edition: Edition) -> dict[str, Any]:
+    """The snapshot's ``edition``: its name and the layout of its Itineraries. The same for every
+    snapshot of a game, so built once per edition and shared (only encoded: never change it)."""
+    global _edition_view
+    cached = _edition_view
+    if cached is None or cached[0] is not edition:
+        view = {
+            "name": edition.name,
+            "title": edition.title,
+            "itineraries": list(edition.itinerary_index),
+            # spaces per column (person, event, innovation, progress): the cards have no titles
+            "itinerary_spaces": {it.id: [len(c) for c in it.columns] for it in edition.itineraries},
+        }
+        cached = _edition_view = (edition, view)
+    return cached[1]
+
+
 def used_itineraries(edition: Edition, used: int) -> list[str]:
     """The ids of the Itineraries a player has used (bit ``i`` of ``used``: the edition's
     ``i``-th), in the edition's order: only the set bits are visited, not every card."""
@@ -312,13 +335,7 @@ def page_state(
             }
         )
     result: dict[str, Any] = {
-        "edition": {
-            "name": edition.name,
-            "title": edition.title,
-            "itineraries": list(edition.itinerary_index),
-            # spaces per column (person, event, innovation, progress): the cards have no titles
-            "itinerary_spaces": {it.id: [len(c) for c in it.columns] for it in edition.itineraries},
-        },
+        "edition": edition_view(edition),
         "players": players,
         "order": [board.names[i] for i in order if board.hour[i] < 12],
         # every watch by hour, then stack (the top one first): the page's Clock stacks them so

@@ -35,6 +35,7 @@ the page needs no build step. The web layer knows the running table only through
 
 from __future__ import annotations
 
+import functools
 import importlib.resources
 import logging
 import math
@@ -64,7 +65,7 @@ from companion.web.live_streams import Broadcaster, SseMessages
 from companion.web.mock import mock_api
 from companion.web.ports import TableRuntime
 from companion.web.qr import qr_api
-from companion.web.route_support import SECURITY_HEADERS, json_error
+from companion.web.route_support import SECURITY_HEADERS, Refusal, json_error, refused
 from companion.web.state_answers import StateAnswers
 
 #: The page's files: web/ in a checkout, installed as the package companion.page
@@ -120,6 +121,13 @@ class CrashLog:
         )
 
 
+def crashed(crash_log: CrashLog, exc: BaseException, where: str) -> Refusal:
+    """A bug while answering ``where`` (``"POST /api/reader/tap"``): one line in the log, and the
+    500 that says so, without a traceback."""
+    crash_log.report(exc, where)
+    return Refusal(500, code="internal_error", params={"error_type": type(exc).__name__})
+
+
 def create_app(
     runtime: TableRuntime,
     heartbeat: float = HEARTBEAT,
@@ -173,14 +181,10 @@ def create_app(
         return json_error(400, code=exc.code, **exc.params)
 
     crash_log = CrashLog(app.logger)
+    app.config["CRASH"] = functools.partial(crashed, crash_log)  # the controls before Flask too
 
     @app.errorhandler(Exception)
     def crash(exc: Exception) -> Any:  # a bug, reported without a traceback
-        crash_log.report(exc, f"{request.method} {request.path}")
-        return json_error(
-            500,
-            code="internal_error",
-            error_type=type(exc).__name__,
-        )
+        return refused(crashed(crash_log, exc, f"{request.method} {request.path}"))
 
     return app

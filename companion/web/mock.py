@@ -14,6 +14,15 @@ from companion.web.route_support import answer, control, json_body, json_error, 
 
 mock_api = Blueprint("mock", __name__)
 
+#: The virtual buttons' names: ``POST /api/buttons/<name>``.
+BUTTONS = ("crystal", "confirm", "undo")
+
+
+def given_tag(body: dict[str, Any]) -> str | None:
+    """The tap's tag in its body (``{"tag": "..."}``), or None when it has none (``tag_missing``)."""
+    tag = body.get("tag")
+    return tag if isinstance(tag, str) and tag.strip() else None
+
 
 @mock_api.post("/api/reader/tap")
 @control(
@@ -21,10 +30,10 @@ mock_api = Blueprint("mock", __name__)
     mock_code="real_reader",
 )
 def tap() -> Any:
-    body = json_body()
-    if not isinstance(body.get("tag"), str) or not body["tag"].strip():
+    tag = given_tag(json_body())
+    if tag is None:
         return json_error(400, code="tag_missing")
-    return answer(table_runtime().tap(body["tag"]))
+    return answer(table_runtime().tap(tag))
 
 
 @mock_api.post("/api/buttons/<name>")
@@ -32,7 +41,7 @@ def tap() -> Any:
     mock_only="The virtual buttons only exist in mock mode; press the real ones.", mock_code="real_buttons"
 )
 def press(name: str) -> Any:
-    if name not in ("crystal", "confirm", "undo"):
+    if name not in BUTTONS:
         return json_error(
             404,
             code="no_button",

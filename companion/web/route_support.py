@@ -16,7 +16,9 @@ of them, so that route modules need not import one another (only `companion.web.
   decoded within bounds (`companion.util.json_bounds`: depth, number length; the size is
   bounded before); a body out of bounds or not JSON is a 400 with its code.
 - `control` guards a control: the PIN in ``X-Table-Pin``, or the page's login with
-  its CSRF token; only under this machine's own names; throttled.
+  its CSRF token; only under this machine's own names; throttled. Its checks are
+  `control_refusal`, which reads the request through a `ControlAsk`, so that the tap's and
+  the buttons' answers before Flask (`companion.web.fast_controls`) run the very same code.
 - `answer` is a table input's answer (a tap, a press, an undo, a correction): its outcome and
   the table's new state.
 """
@@ -26,13 +28,14 @@ from __future__ import annotations
 import functools
 import hmac
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
-from flask import Response, current_app, g, jsonify, request, session
+from flask import Response, current_app, g, request, session
+from werkzeug.sansio.request import Request as BaseRequest
 
 from companion.editions import write_refused
 from companion.store.log import DiskFull, StoreError
-from companion.table.access import HostSession, host_allowed
+from companion.table.access import Access, HostSession, host_allowed
 from companion.util.json_bounds import parse as parse_json
 from companion.util.rate import SlidingWindow
 from companion.util.wording import say
@@ -52,15 +55,32 @@ def table_runtime() -> TableRuntime:
     return runtime
 
 
-def json_error(status: int, /, code: str, **params: Any) -> Response:
-    """A refusal: its ``code`` and ``params`` for the page's language, and ``error``, the same
-    sentence in English from the catalogue (scripts, logs and tests read it)."""
+class Refusal(NamedTuple):
+    """A refusal before it is an HTTP answer: its status, its catalogue code and its params."""
+
+    status: int
+    code: str
+    params: dict[str, Any]
+
+
+def refusal_text(dumps: Callable[..., str], code: str, params: dict[str, Any]) -> str:
+    """A refusal's body as ``jsonify`` writes it (``dumps``: the app's ``app.json.dumps``)."""
     body: dict[str, object] = {"error": say(code, **params), "code": code}
     if params:
         body["params"] = params
-    response = jsonify(body)
-    response.status_code = status
-    return response
+    return f"{dumps(body)}\n"
+
+
+def refused(refusal: Refusal) -> Response:
+    """`refusal` as the route's answer."""
+    text = refusal_text(current_app.json.dumps, refusal.code, refusal.params)
+    return Response(text, status=refusal.status, mimetype="application/json")
+
+
+def json_error(status: int, /, code: str, **params: Any) -> Response:
+    """A refusal: its ``code`` and ``params`` for the page's language, and ``error``, the same
+    sentence in English from the catalogue (scripts, logs and tests read it)."""
+    return refused(Refusal(status, code, params))
 
 
 def answer(outcome: Any) -> Response:
@@ -96,15 +116,24 @@ def json_body() -> dict[str, Any]:
     cached: dict[str, Any] | None = g.get("json_body")
     if cached is not None:
         return cached
-    data = request.get_data(cache=True)
-    body = parse_json(data) if data.strip() else {}
-    obj: dict[str, Any] = body if isinstance(body, dict) else {}
+    obj = body_object(request.get_data(cache=True))
     g.json_body = obj
     return obj
 
 
+def body_object(data: bytes) -> dict[str, Any]:
+    """`json_body` of the bytes ``data``: raises `BadJson` when they are not JSON within bounds."""
+    body = parse_json(data) if data.strip() else {}
+    return body if isinstance(body, dict) else {}
+
+
 def client_address() -> str:
-    return request.remote_addr or "unknown"
+    return address_of(request)
+
+
+def address_of(asked: BaseRequest) -> str:
+    """The client's address of a request (Flask's, or werkzeug's for a WSGI environ)."""
+    return asked.remote_addr or "unknown"
 
 
 def _limiter() -> SlidingWindow:
@@ -112,16 +141,21 @@ def _limiter() -> SlidingWindow:
     return limiter
 
 
+def pin_refusal(access: Access, address: str, given: str) -> Refusal | None:
+    """None if ``given`` is the PIN; else the refusal (throttled per address and for the table)."""
+    refused_pin = access.guard.check(address, given, access.pin)
+    if refused_pin is None:
+        return None
+    code, _english = refused_pin  # the catalogue words it, in English and French
+    if code == "wrong_pin":
+        return Refusal(403, code="wrong_pin", params={})
+    return Refusal(429, code, {})  # a lockout: the PIN was not checked
+
+
 def check_pin(given: str) -> Response | None:
     """None if ``given`` is the PIN; else the refusal (throttled per address and for the table)."""
-    access = table_runtime().access
-    refused = access.guard.check(client_address(), given, access.pin)
-    if refused is None:
-        return None
-    code, _english = refused  # the catalogue words it, in English and French
-    if code == "wrong_pin":
-        return json_error(403, code="wrong_pin")
-    return json_error(429, code=code)  # a lockout: the PIN was not checked
+    refusal = pin_refusal(table_runtime().access, client_address(), given)
+    return None if refusal is None else refused(refusal)
 
 
 def host_session() -> HostSession | None:
@@ -129,32 +163,77 @@ def host_session() -> HostSession | None:
     return table_runtime().access.sessions.get(session.get("sid"))
 
 
+def foreign_refusal(runtime: TableRuntime, host: str, names: frozenset[str]) -> Refusal | None:
+    """A refusal when the request came in under ``host``, a name that is not this machine's."""
+    if host_allowed(host, names):
+        return None
+    return Refusal(403, code="foreign_host", params={"url": runtime.join_url()})
+
+
 def foreign_host() -> Response | None:
     """A refusal when the request came in under a name that is not this machine's."""
-    if host_allowed(request.host, current_app.config["HOST_NAMES"]):
-        return None
-    url = table_runtime().join_url()
-    return json_error(
-        403,
-        code="foreign_host",
-        url=url,
+    refusal = foreign_refusal(table_runtime(), request.host, current_app.config["HOST_NAMES"])
+    return None if refusal is None else refused(refusal)
+
+
+class ControlAsk(NamedTuple):
+    """What a control's guard reads of its request: the same from Flask's request (`control`)
+    as from the WSGI environ (`companion.web.fast_controls`)."""
+
+    #: ``Host``, as werkzeug's ``request.host`` gives it.
+    host: str
+    #: The client's address (``REMOTE_ADDR``).
+    address: str
+    #: ``X-Table-Pin``, or None.
+    pin: str | None
+    #: ``X-CSRF-Token``, or "".
+    csrf: str
+    #: The logged-in host's session, looked up only when no PIN came (it reads the cookie).
+    host_session: Callable[[], HostSession | None]
+
+
+def control_refusal(
+    runtime: TableRuntime,
+    limiter: SlidingWindow,
+    names: frozenset[str],
+    ask: ControlAsk,
+    mock_code: str | None = None,
+) -> Refusal | None:
+    """Whether a control may run, or why not: this machine's name, the per-address rate, the PIN
+    in the header or a logged-in page with its CSRF token, and (``mock_code``: the refusal's code)
+    mock mode. The rate and the PIN count each request: call it once per request."""
+    refusal = foreign_refusal(runtime, ask.host, names)
+    if refusal is not None:
+        return refusal
+    if not limiter.hit(ask.address):
+        return Refusal(429, code="rate_limited", params={})
+    if ask.pin:
+        refusal = pin_refusal(runtime.access, ask.address, ask.pin)
+    else:
+        host = ask.host_session()
+        refusal = Refusal(401, code="login_needed", params={}) if host is None else csrf_check(host, ask.csrf)
+    if refusal is None and mock_code is not None and not runtime.mock:
+        refusal = Refusal(409, mock_code, {})
+    return refusal
+
+
+def ask_of(asked: BaseRequest, session_of: Callable[[], HostSession | None]) -> ControlAsk:
+    """`ControlAsk` of a request (Flask's, or werkzeug's for a WSGI environ); ``session_of``
+    looks up its host session."""
+    return ControlAsk(
+        asked.host,
+        address_of(asked),
+        asked.headers.get("X-Table-Pin"),
+        asked.headers.get("X-CSRF-Token", ""),
+        session_of,
     )
 
 
-def _authorise() -> Response | None:
+def _authorise(mock_code: str | None = None) -> Response | None:
     """A control may run: the PIN in the header, or a logged-in page with its CSRF token."""
-    foreign = foreign_host()
-    if foreign is not None:
-        return foreign
-    if not _limiter().hit(client_address()):
-        return json_error(429, code="rate_limited")
-    given = request.headers.get("X-Table-Pin")
-    if given:
-        return check_pin(given)
-    host = host_session()
-    if host is not None:
-        return csrf_refusal(host)
-    return json_error(401, code="login_needed")
+    ask = ask_of(request, host_session)
+    refusal = control_refusal(table_runtime(), _limiter(), current_app.config["HOST_NAMES"], ask, mock_code)
+    return None if refusal is None else refused(refusal)
 
 
 def is_host() -> bool:
@@ -180,15 +259,20 @@ def guest_refusal() -> Response | None:
     return None
 
 
-def csrf_refusal(host: HostSession) -> Response | None:
-    """None if the request carries ``host``'s CSRF token in ``X-CSRF-Token``, else the refusal.
+def csrf_check(host: HostSession, token: str) -> Refusal | None:
+    """None if ``token`` (``X-CSRF-Token``) is ``host``'s CSRF token, else the refusal.
 
     SameSite=Strict cookies still come with requests from another port of the same host
     (the same site): only the token, which such a page cannot read, tells the host's page."""
-    token = request.headers.get("X-CSRF-Token", "")
     if token and hmac.compare_digest(token, host.csrf):
         return None
-    return json_error(403, code="csrf_stale")
+    return Refusal(403, code="csrf_stale", params={})
+
+
+def csrf_refusal(host: HostSession) -> Response | None:
+    """None if the request carries ``host``'s CSRF token in ``X-CSRF-Token``, else the refusal."""
+    refusal = csrf_check(host, request.headers.get("X-CSRF-Token", ""))
+    return None if refusal is None else refused(refusal)
 
 
 def control(
@@ -197,16 +281,17 @@ def control(
     """Guard a control endpoint: authorisation first; ``mock_only`` (the refusal, ``mock_code``
     its code) refuses it on real hardware."""
 
+    off_mock = mock_code if mock_only else None
+
     def wrap(view: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(view)
         def guarded(*args: Any, **kwargs: Any) -> Any:
-            denied = _authorise()
+            denied = _authorise(off_mock)
             if denied is not None:
                 return denied
-            if mock_only and not table_runtime().mock:
-                return json_error(409, code=mock_code)
             return view(*args, **kwargs)
 
+        guarded.off_mock = off_mock  # type: ignore[attr-defined]  # read by `companion.web.fast_controls`
         return guarded
 
     return wrap

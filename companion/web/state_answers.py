@@ -22,6 +22,7 @@ from urllib.parse import parse_qsl
 
 from flask import Flask, Response
 
+from companion.web.fast_controls import FastControls
 from companion.web.ports import TableRuntime
 from companion.web.route_support import SECURITY_HEADERS
 
@@ -36,6 +37,8 @@ class StateAnswers:
         #: The last ``?page=1`` answer and the texts it was made of (compared by identity or
         #: value: a new snapshot, parts' status, store damage or venue status makes another).
         self.page: tuple[tuple[str, str, str, str], bytes] | None = None
+        #: `kept`'s values and their texts, by name.
+        self.texts: dict[str, tuple[Any, str]] = {}
 
     def text(self, value: Any) -> str:
         """``value`` as ``jsonify`` encodes it, compact."""
@@ -44,7 +47,16 @@ class StateAnswers:
     def extras(self) -> tuple[str, str, str]:
         """``hardware``, ``store`` and ``venue`` as JSON text: they change apart from the game."""
         runtime = self.runtime
-        return runtime.hardware_text(), self.text(runtime.store_damage()), self.text(runtime.venue_status())
+        store, venue = self.kept("store", runtime.store_damage()), self.kept("venue", runtime.venue_status())
+        return runtime.hardware_text(), store, venue
+
+    def kept(self, name: str, value: Any) -> str:
+        """`text` of ``value``, kept while the value named ``name`` stays equal (an empty list of
+        damage notices, no venue: encoding them at each read was most of a cached answer's CPU)."""
+        found = self.texts.get(name)
+        if found is None or found[0] != value:
+            found = self.texts[name] = (value, self.text(value))
+        return found[1]
 
     def state_body(self, page: bool) -> bytes:
         """The table's state with its extras; ``page``: the page's snapshot (what it draws)."""
@@ -65,10 +77,13 @@ class StateAnswers:
         """`state_body` as the route's answer."""
         return Response(self.state_body(page), mimetype="application/json")
 
-    def control(self, outcome: Any) -> Response:
+    def control_body(self, outcome: Any) -> bytes:
         """A control's answer: what it did (its outcome) and the state after it."""
-        body = f'{{"outcome":{self.text(outcome.to_json())},"state":{self.runtime.state_text()}}}\n'
-        return Response(body, mimetype="application/json")
+        return f'{{"outcome":{self.text(outcome.to_json())},"state":{self.runtime.state_text()}}}\n'.encode()
+
+    def control(self, outcome: Any) -> Response:
+        """`control_body` as the route's answer."""
+        return Response(self.control_body(outcome), mimetype="application/json")
 
 
 def _same(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
@@ -88,13 +103,18 @@ StartResponse = Callable[..., Any]
 
 
 class FastReads:
-    """The WSGI app waitress serves: ``GET /api/state`` answered here, all else by ``app``."""
+    """The WSGI app waitress serves: ``GET /api/state`` answered here, the mock reader's tap and
+    the buttons by `companion.web.fast_controls.FastControls`, all else by ``app``."""
 
     def __init__(self, app: Flask) -> None:
         self.app = app
         self.answers: StateAnswers = app.config["STATE_ANSWERS"]
+        self.controls = FastControls(app)
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        if environ.get("REQUEST_METHOD") == "POST":
+            answered = self.controls.answer(environ, start_response)
+            return self.app(environ, start_response) if answered is None else answered
         if environ.get("PATH_INFO") == "/api/state" and environ.get("REQUEST_METHOD") == "GET":
             try:
                 body = self.answers.state_body(wants_page(environ.get("QUERY_STRING", "")))

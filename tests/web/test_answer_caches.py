@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.run.runtime import Runtime
+from companion.store.log import DamageNotice
 from companion.web.state_answers import StateAnswers
 from tests.support.tables import api_app, play_turn
 
@@ -29,7 +30,7 @@ def afresh(http: Any, rt: Runtime, app: Any) -> tuple[Any, Any]:
         table.state_cache = table.state_text_cache = table.page_cache = None
     rt.health._text = None
     state_answers: StateAnswers = app.config["STATE_ANSWERS"]
-    state_answers.page = None
+    state_answers.page, state_answers.texts = None, {}
     return answers(http)
 
 
@@ -74,6 +75,21 @@ def test_answers_follow_every_kind_of_change(tmp_path: Path) -> None:
         assert answers(http)[0]["hardware"] == rt.health.as_json()
         rt.health.ok("ring", "24 LEDs")
         same_as_afresh(http, rt, app)
+        # a venue's status changing, and store damage found, then acknowledged
+        rt.venue = Venue({"table": "t1", "online": False})
+        same_as_afresh(http, rt, app)
+        rt.venue.now = {"table": "t1", "online": True}
+        same_as_afresh(http, rt, app)
+        assert answers(http)[0]["venue"] == {"table": "t1", "online": True}
+        rt.venue = None
+        same_as_afresh(http, rt, app)
+        facts = {"kept": 3, "withheld": 1, "copy": "/tmp/copy"}
+        notice = DamageNotice(1, "2026-11-26T10:00:00Z", rt.table.game_id, "store_event_damaged", facts)
+        rt.store.damage.append(notice)
+        same_as_afresh(http, rt, app)
+        assert answers(http)[0]["store"] == [notice.to_json()]
+        rt.store.damage.clear()
+        same_as_afresh(http, rt, app)
         # a new game from the page
         before = answers(http)[1]
         new = http.post("/api/game/new", json={"players": ["Cy", "Dee", "Eve"], "seed": 5}, headers=PIN)
@@ -82,6 +98,16 @@ def test_answers_follow_every_kind_of_change(tmp_path: Path) -> None:
         state, page = answers(http)
         assert [p["name"] for p in state["players"]] == ["Cy", "Dee", "Eve"]
         assert page["version"] > before["version"] and page["game"] != before["game"]
+
+
+class Venue:
+    """A venue outbox's status as the page reads it (`Runtime.venue_status`)."""
+
+    def __init__(self, now: dict[str, Any]) -> None:
+        self.now = now
+
+    def status(self) -> dict[str, Any]:
+        return self.now
 
 
 def test_a_control_answers_with_the_state_after_it(tmp_path: Path) -> None:

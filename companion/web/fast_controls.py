@@ -1,0 +1,119 @@
+"""The mock reader's tap and the virtual buttons answered before Flask (issue 26).
+
+A tap through Flask cost about half a millisecond of CPU in Flask's own machinery (its
+contexts, routing, session, response object and hooks) before the table did anything: as
+much as the table's work. `FastControls` answers ``POST /api/reader/tap`` and
+``POST /api/buttons/<name>`` from the WSGI environ with the very same code as the routes
+(`companion.web.mock`): the guard is `companion.web.route_support.control_refusal`, read through
+werkzeug's own request (its ``host``, headers and address), the body goes through
+`route_support.body_object`, the tag through `mock.given_tag`, refusals are written by
+`route_support.refusal_text` and bugs by the app's crash handler (``CRASH``).
+
+Only the plain case comes here: the PIN in ``X-Table-Pin``, no cookie (a cookie's session
+may renew it: Flask's to answer), a body of known length within bounds that is a JSON object
+with a tag, a button of the three. Anything else goes to Flask before anything counts (the
+rate, a PIN guess), so no request is counted twice; once the guard has run, every answer is
+this path's.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from flask import Flask
+from werkzeug.http import HTTP_STATUS_CODES
+from werkzeug.wrappers import Request
+
+from companion.table.access import HostSession
+from companion.web.mock import BUTTONS, given_tag
+from companion.web.route_support import (
+    SECURITY_HEADERS,
+    ControlAsk,
+    Refusal,
+    ask_of,
+    body_object,
+    control_refusal,
+    refusal_text,
+)
+
+TAP = "/api/reader/tap"
+#: ``PATH_INFO`` of each virtual button's control.
+BUTTON_PATHS = {f"/api/buttons/{name}": name for name in BUTTONS}
+
+StartResponse = Callable[..., Any]
+
+
+class FastControls:
+    """The tap's and the buttons' answers for one app (`FastControls.answer`), with the app's
+    own settings read at each request as the routes read them: its runtime, rate limit,
+    names, answers, body limit and crash handler."""
+
+    def __init__(self, app: Flask) -> None:
+        self.config = app.config
+        self.dumps: Callable[..., str] = app.json.dumps
+        #: Each route's refusal on real hardware, as its guard (`route_support.control`) has it.
+        views = app.view_functions
+        self.off_mock: tuple[str, str] = (
+            getattr(views["mock.tap"], "off_mock"),  # noqa: B009  # set by the decorator, untyped
+            getattr(views["mock.press"], "off_mock"),  # noqa: B009
+        )
+
+    def asked(self, environ: dict[str, Any]) -> tuple[ControlAsk, str | None, str | None] | None:
+        """The request's guard inputs, its tag (a tap) or button: None for all that Flask answers.
+        Reads nothing that counts; a body read is put back for Flask."""
+        if environ.get("REQUEST_METHOD") != "POST" or environ.get("SCRIPT_NAME"):
+            return None
+        path = environ.get("PATH_INFO")
+        button = BUTTON_PATHS.get(path) if isinstance(path, str) else None
+        if (path != TAP and button is None) or "HTTP_COOKIE" in environ:
+            return None
+        if not environ.get("HTTP_X_TABLE_PIN") or "HTTP_TRANSFER_ENCODING" in environ:
+            return None
+        asked = Request(environ, populate_request=False)  # leaves the environ as Flask would get it
+        try:
+            ask = ask_of(asked, self.no_session)
+            if button is not None:
+                return ask, None, button
+            length = environ.get("CONTENT_LENGTH", "")
+            if not (length.isascii() and length.isdigit()) or int(length) > self.config["MAX_CONTENT_LENGTH"]:
+                return None
+            data = asked.get_data(cache=True)
+            environ["wsgi.input"] = io.BytesIO(data)  # for Flask, should it answer after all
+            tag = given_tag(body_object(data))
+        except Exception:  # a Host werkzeug refuses, a body that is not JSON: Flask's answer
+            return None
+        return (ask, tag, None) if tag is not None else None
+
+    def no_session(self) -> HostSession | None:
+        """The host session of a request without a cookie (never asked: the PIN came)."""
+        session: HostSession | None = self.config["RUNTIME"].access.sessions.get(None)
+        return session
+
+    def answer(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes] | None:
+        """The answer to a tap or a button's press, or None: Flask's to answer."""
+        asked = self.asked(environ)
+        if asked is None:
+            return None
+        ask, tag, button = asked
+        try:
+            code = self.off_mock[0] if tag is not None else self.off_mock[1]
+            config = self.config
+            runtime = config["RUNTIME"]
+            refusal = control_refusal(runtime, config["CONTROLS"], config["HOST_NAMES"], ask, code)
+            if refusal is None:
+                outcome = runtime.tap(tag) if tag is not None else runtime.press(button)
+                return send(start_response, "200 OK", config["STATE_ANSWERS"].control_body(outcome))
+        except Exception as exc:  # a bug: answered as Flask's error handler answers it
+            crash: Callable[[BaseException, str], Refusal] = self.config["CRASH"]
+            refusal = crash(exc, f"POST {environ['PATH_INFO']}")
+        body = refusal_text(self.dumps, refusal.code, refusal.params).encode()
+        return send(start_response, f"{refusal.status} {HTTP_STATUS_CODES[refusal.status].upper()}", body)
+
+
+def send(start_response: StartResponse, status: str, body: bytes) -> list[bytes]:
+    """``body`` as JSON with the headers Flask's answer carries (its type, length, `SECURITY_HEADERS`)."""
+    headers = [("Content-Type", "application/json"), ("Content-Length", str(len(body))), *SECURITY_HEADERS]
+    start_response(status, headers)
+    return [body]

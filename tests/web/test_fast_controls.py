@@ -1,0 +1,168 @@
+"""The tap and the buttons answered before Flask (`companion.web.fast_controls`) answer every
+request exactly as the routes do: two identical tables get the same requests, one through
+Flask, one through the WSGI app waitress serves (`FastReads`), and the status line, the body
+and the headers must be byte for byte the same, success or refusal; each request is also
+checked to have been answered where it should (before Flask, or by Flask)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from werkzeug.test import Client, TestResponse
+
+from companion.run.runtime import Runtime
+from companion.util.rate import SlidingWindow
+from companion.web.app import MAX_BODY, create_app
+from companion.web.state_answers import FastReads
+from tests.support.tables import make_runtime
+
+PIN = {"X-Table-Pin": "2468"}
+
+
+class Twins:
+    """The same table twice: ``flask`` asks the app, ``fast`` asks what waitress serves."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.runtimes: list[Runtime] = []
+        self.apps: list[Any] = []
+        for side in ("flask", "fast"):
+            rt = make_runtime(tmp_path / side)
+            app = create_app(rt, hostname="table")
+            self.runtimes.append(rt)
+            self.apps.append(app)
+        self.flask_calls = 0
+        wsgi_app = self.apps[1].wsgi_app
+
+        def counted(environ: dict[str, Any], start_response: Any) -> Any:
+            self.flask_calls += 1
+            return wsgi_app(environ, start_response)
+
+        self.apps[1].wsgi_app = counted
+        self.flask = self.apps[0].test_client()
+        self.fast = Client(FastReads(self.apps[1]))
+        for app in self.apps:  # the rate limit within a test's reach, read at each request by both
+            app.config["CONTROLS"] = SlidingWindow(40, 60)
+
+    def ask(self, method: str, path: str, fast_answers: bool, **options: Any) -> TestResponse:
+        """``method path`` asked of both: the same answer, and answered before Flask or not."""
+        calls = self.flask_calls
+        via_flask: TestResponse = self.flask.open(path, method=method, **options)
+        fast = self.fast.open(path, method=method, **options)
+        assert fast.status == via_flask.status, (path, fast.status, via_flask.status)
+        assert fast.data == via_flask.data, (path, fast.data, via_flask.data)
+        assert headers(fast) == headers(via_flask), path
+        assert (self.flask_calls == calls) is fast_answers, (path, fast.data)
+        return via_flask
+
+    def tap(self, tag: str, fast_answers: bool = True, **options: Any) -> TestResponse:
+        options.setdefault("headers", PIN)
+        answer: TestResponse = self.ask("POST", "/api/reader/tap", fast_answers, json={"tag": tag}, **options)
+        return answer
+
+    def choice(self) -> str:
+        expect = self.runtimes[0].table.expect()
+        assert expect is not None and expect == self.runtimes[1].table.expect()
+        return str(expect["choices"][0])
+
+
+def headers(answer: TestResponse) -> list[tuple[str, str]]:
+    """The answer's headers, in order; a cookie by its name only (each table signs its own)."""
+    return [
+        (name, value.split("=", 1)[0] if name == "Set-Cookie" else value)
+        for name, value in answer.headers.to_wsgi_list()
+    ]
+
+
+@contextmanager
+def twins(tmp_path: Path) -> Iterator[Twins]:
+    both = Twins(tmp_path)
+    try:
+        yield both
+    finally:
+        for rt in both.runtimes:
+            rt.stop()
+
+
+def test_taps_and_presses_answer_as_the_routes_do(tmp_path: Path) -> None:
+    with twins(tmp_path) as both:
+        for _ in range(12):
+            answer = both.tap(both.choice())
+            assert answer.status_code == 200 and answer.get_json()["state"]["version"] > 0
+        both.tap("no-such-card")  # the table's own refusal: a 200 with its outcome
+        for name in ("crystal", "undo", "confirm"):
+            assert both.ask("POST", f"/api/buttons/{name}", True, headers=PIN).status_code == 200
+        both.tap("  " + both.choice() + " ")  # the table strips the tag
+        assert both.runtimes[0].table.version == both.runtimes[1].table.version > 12
+
+
+def test_every_refusal_answers_as_the_route_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with twins(tmp_path) as both:
+        tag = both.choice()
+        # refused by the guard, which the path before Flask runs itself
+        assert both.tap(tag, headers={"X-Table-Pin": "1111"}).status_code == 403  # wrong PIN
+        foreign = {**PIN, "Host": "evil.example"}
+        assert both.tap(tag, headers=foreign).get_json()["code"] == "foreign_host"
+        for rt in both.runtimes:
+            rt.mock = False
+        assert both.tap(tag).get_json()["code"] == "real_reader"  # not mock mode
+        press = both.ask("POST", "/api/buttons/confirm", True, headers=PIN)
+        assert press.get_json()["code"] == "real_buttons"
+        for rt in both.runtimes:
+            rt.mock = True
+        # Flask's, the path before it declining before anything counts
+        assert both.tap(tag, False, headers={}).get_json()["code"] == "login_needed"  # no PIN
+        assert both.tap(tag, False, headers={"X-Table-Pin": ""}).get_json()["code"] == "login_needed"
+
+        def body(data: bytes) -> TestResponse:
+            return both.ask("POST", "/api/reader/tap", False, data=data, headers=PIN, content_type="text")
+
+        assert body(b'{"tag":').get_json()["code"] == "json_invalid"
+        assert body(b"[1]").get_json()["code"] == body(b"").get_json()["code"] == "tag_missing"
+        assert body(b'{"tag":' + b"[" * 200 + b"]" * 200 + b"}").get_json()["code"] == "json_too_deep"
+        assert both.tap(" ", False).get_json()["code"] == "tag_missing"
+        assert body(b'{"tag":"' + b"x" * MAX_BODY + b'"}').status_code == 413  # body too big
+        assert both.ask("POST", "/api/buttons/other", False, headers=PIN).get_json()["code"] == "no_button"
+        assert both.ask("GET", "/api/reader/tap", False, headers=PIN).status_code == 405
+        assert both.ask("POST", "/api/buttons/confirm/", False, headers=PIN).status_code in (308, 404)
+        # the page's login: a cookie is Flask's (its session may renew it), CSRF included
+        for client in (both.flask, both.fast):
+            assert client.post("/api/login", json={"pin": "2468"}).status_code == 200
+        stale = both.tap(tag, False, headers={"X-CSRF-Token": "stale"})
+        assert stale.get_json()["code"] == "csrf_stale" and "Set-Cookie" in stale.headers
+        assert both.tap(tag, False).status_code == 200  # the PIN beside a cookie: Flask's too
+        for client in (both.flask, both.fast):
+            client.delete_cookie("session")
+        # a bug: the app's crash handler's answer and log line
+        for rt in both.runtimes:
+            monkeypatch.setattr(rt, "tap", broken)
+        crash = both.tap(tag).get_json()
+        assert (crash["code"], crash["params"]) == ("internal_error", {"error_type": "RuntimeError"})
+        monkeypatch.undo()
+        # many wrong PINs lock the address out; then the rate limit refuses everything
+        codes = [both.tap(tag, headers={"X-Table-Pin": "1111"}).get_json()["code"] for _ in range(12)]
+        assert codes[0] == "wrong_pin" and codes[-1] != "wrong_pin", codes
+        while both.tap(tag).get_json().get("code") != "rate_limited":
+            pass
+        assert both.ask("POST", "/api/buttons/undo", True, headers=PIN).status_code == 429
+
+
+def broken(tag: str) -> Any:
+    raise RuntimeError("a bug")
+
+
+def test_the_app_has_no_hook_the_path_before_flask_would_skip(tmp_path: Path) -> None:
+    """The controls answered before Flask run none of Flask's hooks: the app's only one, the
+    security headers, is written by `fast_controls.send` itself. A hook added to the app must
+    be added there too (or the controls left to Flask), which this test is here to say."""
+    with twins(tmp_path) as both:
+        app = both.apps[0]
+        assert not any(app.before_request_funcs.values())
+        assert not any(app.teardown_request_funcs.values()) and not app.teardown_appcontext_funcs
+        assert not any(app.url_value_preprocessors.values())
+        assert not any(app.url_default_functions.values())
+        hooks = [f.__name__ for funcs in app.after_request_funcs.values() for f in funcs]
+        assert hooks == ["security_headers"]
