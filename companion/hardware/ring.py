@@ -96,7 +96,8 @@ class ClockView:
     armed: int = 0  # crystals the mover chose before tapping a card
 
 
-def _scale(colour: RGB, k: float) -> RGB:
+def scale(colour: RGB, k: float) -> RGB:
+    """``colour`` at ``k`` of its strength (clamped to 0..1); `ring_scene` draws with it too."""
     k = max(0.0, min(1.0, k))
     return (int(colour[0] * k), int(colour[1] * k), int(colour[2] * k))
 
@@ -121,23 +122,23 @@ def render(view: ClockView, layout: RingLayout, t: float) -> list[RGB]:
         return [view.winners[((i + turn) // max(1, n // 12)) % len(view.winners)] for i in range(n)]
 
     if view.waiting == "itinerary" and view.waiting_colour is not None:
-        glow = _scale(view.waiting_colour, 0.15 + 0.15 * math.sin(t * 2 * math.pi / 2.0))
+        glow = scale(view.waiting_colour, 0.15 + 0.15 * math.sin(t * 2 * math.pi / 2.0))
         for hour in range(12):
             frame[layout.led(hour)] = glow
     elif view.waiting == "reveal":  # every hour breathes white under a running comet: tap the deck top
-        glow = _scale(WHITE, 0.15 + 0.1 * math.sin(t * 2 * math.pi / 1.5))
+        glow = scale(WHITE, 0.15 + 0.1 * math.sin(t * 2 * math.pi / 1.5))
         for hour in range(12):
             frame[layout.led(hour)] = glow
         head = int(t * n / 1.5) % n
         for k in range(3):
             led = layout.after(layout.led(0), head - k)
-            frame[led] = _scale(WHITE, 0.9 / (k + 1))
+            frame[led] = scale(WHITE, 0.9 / (k + 1))
 
     if view.preview is not None and view.mover is not None:
         colour = view.watches[view.mover].colour
         start, landing = view.preview
         for hour in range(start + 1, landing):
-            frame[layout.led(hour)] = _scale(colour, 0.25)
+            frame[layout.led(hour)] = scale(colour, 0.25)
         if int(t / 0.25) % 2 == 0:
             frame[layout.led(landing)] = colour
 
@@ -155,9 +156,7 @@ def render(view: ClockView, layout: RingLayout, t: float) -> list[RGB]:
         if layout.spare:
             shown = stack[: layout.spare + 1]
             for k, (i, w) in enumerate(shown):
-                frame[layout.after(led, k)] = (
-                    _pulse(view, i, w.colour, t) if k == 0 else _scale(w.colour, 0.4)
-                )
+                frame[layout.after(led, k)] = _pulse(view, i, w.colour, t) if k == 0 else scale(w.colour, 0.4)
         else:  # one LED per hour: the top watch, then each stacked one in turn
             slot = int(t / 0.6) % (len(stack) + 1)
             i, w = stack[0] if slot == 0 or slot > len(stack) - 1 else stack[slot]
@@ -166,13 +165,13 @@ def render(view: ClockView, layout: RingLayout, t: float) -> list[RGB]:
     if cue == "bonus":
         sweep = int(view.cue_age / CUE_SECONDS["bonus"] * n * 2) % n
         for k in range(4):
-            frame[(sweep - k) % n] = _scale(GOLD, 1.0 - k * 0.25)
+            frame[(sweep - k) % n] = scale(GOLD, 1.0 - k * 0.25)
     return frame
 
 
 def _pulse(view: ClockView, i: int, colour: RGB, t: float) -> RGB:
     if view.mover == i:
-        return _scale(colour, 0.55 + 0.45 * math.sin(t * 2 * math.pi / 1.2))
+        return scale(colour, 0.55 + 0.45 * math.sin(t * 2 * math.pi / 1.2))
     return colour
 
 

@@ -28,7 +28,7 @@ from companion.hardware.ring import (
     ClockView,
     RingLayout,
     Watch,
-    _scale,
+    scale,
 )
 
 #: A write that moves: puts its LEDs of the frame at time t.
@@ -60,7 +60,7 @@ class Scene:
         if mover is not None and view.preview is not None:
             start, landing = view.preview
             for hour in range(start + 1, landing):
-                steps.append((layout.led(hour), _scale(mover.colour, 0.25)))
+                steps.append((layout.led(hour), scale(mover.colour, 0.25)))
             steps.append(((layout.led(landing),), self._blink(mover.colour, 0.25)))
         if view.armed and view.mover is not None and view.preview is None:
             hour = view.watches[view.mover].hour
@@ -77,7 +77,7 @@ class Scene:
                     if k == 0 and view.mover == i:
                         steps.append(((led,), self._pulse(w.colour)))
                     else:
-                        steps.append((layout.after(led, k), w.colour if k == 0 else _scale(w.colour, 0.4)))
+                        steps.append((layout.after(led, k), w.colour if k == 0 else scale(w.colour, 0.4)))
             elif len(stack) > 1:  # one LED per hour: the top watch, then each stacked one in turn
                 steps.append(((led,), self._turns(stack)))
             elif view.mover == stack[0][0]:
@@ -124,7 +124,7 @@ class Scene:
         if cue == "bonus":
             sweep = int(cue_age / CUE_SECONDS["bonus"] * n * 2) % n
             for k in range(4):
-                frame[(sweep - k) % n] = _scale(GOLD, 1.0 - k * 0.25)
+                frame[(sweep - k) % n] = scale(GOLD, 1.0 - k * 0.25)
         return frame
 
     def moving(self, cue_age: float) -> bool:
@@ -146,7 +146,7 @@ class Scene:
         """Every hour glowing ``0.15 ± depth`` of ``colour`` over ``period`` seconds."""
 
         def write(frame: list[RGB], t: float, leds: Collection[int]) -> None:
-            glow = _scale(colour, 0.15 + depth * math.sin(t * 2 * math.pi / period))
+            glow = scale(colour, 0.15 + depth * math.sin(t * 2 * math.pi / period))
             for led in leds:
                 frame[led] = glow
 
@@ -158,7 +158,7 @@ class Scene:
         for k in range(3):
             led = layout.after(layout.led(0), head - k)
             if led not in covered:
-                frame[led] = _scale(WHITE, 0.9 / (k + 1))
+                frame[led] = scale(WHITE, 0.9 / (k + 1))
 
     @staticmethod
     def _blink(colour: RGB, half: float) -> Placed:
@@ -176,7 +176,7 @@ class Scene:
         """The mover's watch, pulsing (`companion.hardware.ring._pulse`)."""
 
         def write(frame: list[RGB], t: float, leds: Collection[int]) -> None:
-            pulse = _scale(colour, 0.55 + 0.45 * math.sin(t * 2 * math.pi / 1.2))
+            pulse = scale(colour, 0.55 + 0.45 * math.sin(t * 2 * math.pi / 1.2))
             for led in leds:
                 frame[led] = pulse
 
@@ -189,9 +189,7 @@ class Scene:
         def write(frame: list[RGB], t: float, leds: Collection[int]) -> None:
             slot = int(t / 0.6) % (len(stack) + 1)
             i, w = stack[0] if slot == 0 or slot > len(stack) - 1 else stack[slot]
-            shown = (
-                _scale(w.colour, 0.55 + 0.45 * math.sin(t * 2 * math.pi / 1.2)) if i == mover else w.colour
-            )
+            shown = scale(w.colour, 0.55 + 0.45 * math.sin(t * 2 * math.pi / 1.2)) if i == mover else w.colour
             for led in leds:
                 frame[led] = shown
 
