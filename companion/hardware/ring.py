@@ -30,14 +30,18 @@ from __future__ import annotations
 import functools
 import math
 import threading
+import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import adafruit_pixelbuf
 
 from companion.util.config import RingSettings, colour_rgb
+
+if TYPE_CHECKING:
+    from companion.hardware.ring_scene import Scene
 
 RGB = tuple[int, int, int]
 OFF: RGB = (0, 0, 0)
@@ -289,7 +293,14 @@ def brightness_now(settings: RingSettings, now: datetime | None = None) -> float
 
 @dataclass
 class RingDriver:
-    """Shows the table on a ring at a steady frame rate, on its own thread.
+    """Shows the table on a ring, on its own thread: at ``fps`` while the picture moves, and
+    only when it can change while it does not (issue 26).
+
+    A still picture (nothing pulsing, blinking or playing) is drawn when the table changes
+    (`notify`), when an overlay starts, when the wall clock's minute turns (the only moments the
+    night brightness can switch), and when a failed ring is due to be retried; in between the
+    thread sleeps. A moving one is drawn ``fps`` times a second, each frame only what moves
+    (`companion.hardware.ring_scene.Scene`) and only the LEDs that changed sent to the ring.
 
     A ring that fails (no /dev/spidev1.0 without the SPI1 overlay, a user not in
     group spi, a driver missing) is reported to ``health`` and replaced by a
@@ -308,11 +319,14 @@ class RingDriver:
     opener: Callable[[], Any] | None = None
     retry: float = 5.0
     _stop: threading.Event = field(default_factory=threading.Event)
+    #: Set by a change the thread must draw at once (`notify`, an overlay, `stop`).
+    _wake: threading.Event = field(default_factory=threading.Event)
     last: list[RGB] = field(default_factory=list)
     #: The brightness `last` was shown at (a new one re-sends the frame).
     level: float = -1.0
     failed: bool = False
-    #: A picture shown instead of the game while it returns frames (the PIN display).
+    #: A picture shown instead of the game while it returns frames (the PIN display); setting
+    #: it wakes the thread.
     overlay: Callable[[float], list[RGB] | None] | None = None
     next_open: float = 0.0
     unconfirmed: bool = False
@@ -320,25 +334,53 @@ class RingDriver:
     #: What the ring shows of the game, read from the table when it changed (`notify`) and
     #: drawn from here at every frame: the frames never wait for the table's lock.
     view: ClockView | None = None
+    #: `view` prepared for drawing (its still part drawn once).
+    scene: Scene | None = None
     #: When the cue of `view` was given (the table's latest outcome): its age grows per frame.
     view_at: float = 0.0
+    #: The wall clock (seconds since the epoch) the night brightness is read from.
+    wall: Callable[[], float] = time.time
+    #: The ring `last` was written to: only its changed LEDs are sent again.
+    drawn_on: Any = None
+    #: The brightness of the wall clock's current minute, and that minute's span on `wall`.
+    _brightness: tuple[float, float, float] = (0.0, 0.0, -1.0)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if name == "overlay" and value is not None and "_wake" in self.__dict__:
+            self._wake.set()  # the PIN display starts now, not at the next minute
 
     def notify(self, table: Any, outcome: Any = None) -> None:
         """A listener of the table (and of a new game put on it): read what the ring shows
-        now, once per change. Called with the table's lock held (listeners are)."""
+        now, once per change, and wake the thread. Called with the table's lock held (listeners are)."""
+        from companion.hardware.ring_scene import Scene  # it builds on this module
+
         with table.lock:
             self.table = table
-            self.view, self.view_at = view_of(table, table.last.at), table.last.at
+            view = view_of(table, table.last.at)
+            self.scene, self.view, self.view_at = Scene(view, self.layout), view, table.last.at
+        self._wake.set()
 
     def game_frame(self, now: float | None = None) -> list[RGB]:
         """The game's picture at ``now``, whatever overlay is shown."""
         now = self.clock() if now is None else now
-        view = self.view
-        if view is None:
+        scene = self.scene
+        if scene is None:
             self.notify(self.table)
-            view = self.view
-            assert view is not None
-        return render(replace(view, cue_age=now - self.view_at), self.layout, now)
+            scene = self.scene
+            assert scene is not None
+        return scene.frame(now, now - self.view_at)
+
+    def brightness(self) -> float:
+        """`brightness_now`, read once per minute of the wall clock (it only changes on a minute)."""
+        now = self.wall()
+        start, end, k = self._brightness
+        if not start <= now < end:
+            wall = datetime.fromtimestamp(now)
+            k = brightness_now(self.settings, wall)
+            start = now - wall.second - wall.microsecond / 1e6
+            self._brightness = (start, start + 60.0, k)
+        return k
 
     def draw(self) -> list[RGB]:
         """Render and show one frame now (only pushed to the LEDs when it changed)."""
@@ -349,10 +391,23 @@ class RingDriver:
             if overlay is not None and self.overlay is overlay:
                 self.overlay = None  # the display is over
             frame = self.game_frame(now)
-        k = brightness_now(self.settings)
+        k = self.brightness()
         if frame != self.last or k != self.level:
-            show(self.ring, frame, k)
-            self.last, self.level = frame, k
+            ring, last = self.ring, self.last
+            try:
+                if k == self.level and self.drawn_on is ring and len(last) == len(frame):
+                    changed = [i for i, colour in enumerate(frame) if colour != last[i]]
+                    for i, pixel in zip(
+                        changed, pixels([frame[i] for i in changed], k, has_white(ring)), strict=True
+                    ):
+                        ring[i] = pixel
+                    ring.show()
+                else:
+                    show(ring, frame, k)
+            except BaseException:
+                self.last = []  # the ring holds part of a frame: the next one is sent whole
+                raise
+            self.last, self.level, self.drawn_on = frame, k, ring
             if self.on_frame is not None:
                 self.on_frame(frame)
         return frame
@@ -401,11 +456,31 @@ class RingDriver:
             if self.health is not None:
                 self.health.ok("ring", f"{self.settings.leds} LEDs on GPIO{self.settings.pin}")
 
+    def pause(self, period: float) -> float:
+        """How long the thread may sleep after a frame: ``period`` while the picture moves (or
+        nothing is shown on the ring yet); else until the wall clock's next minute (a night
+        brightness switch) or the failed ring's retry, whichever comes first, unless woken."""
+        scene = self.scene
+        now = self.clock()
+        if self.overlay is not None or scene is None or not self.last or scene.moving(now - self.view_at):
+            return period
+        wait = self._brightness[1] - self.wall() + 0.001
+        if self.failed and self.opener is not None:
+            wait = min(wait, self.next_open - now)
+        return max(period, wait)
+
     def run(self) -> None:
         """Draw until stopped; a failing ring never stops the table."""
         period = 1.0 / self.settings.fps
-        while not self._stop.wait(period):
+        wait = period
+        while True:
+            self._wake.wait(wait)
+            if self._stop.is_set():
+                return
+            self._wake.clear()  # before the frame: a change from now on wakes the next one
             self.step()
+            wait = self.pause(period)
 
     def stop(self) -> None:
         self._stop.set()
+        self._wake.set()
