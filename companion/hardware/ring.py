@@ -34,76 +34,25 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import adafruit_pixelbuf
 
+# the picture's parts (companion.hardware.ring_scene), re-exported: `from companion.hardware.ring import RGB`
+from companion.hardware.ring_scene import CRYSTAL as CRYSTAL
+from companion.hardware.ring_scene import CUE_SECONDS as CUE_SECONDS
+from companion.hardware.ring_scene import GOLD as GOLD
+from companion.hardware.ring_scene import MARKER as MARKER
+from companion.hardware.ring_scene import OFF as OFF
+from companion.hardware.ring_scene import RED as RED
+from companion.hardware.ring_scene import RGB as RGB
+from companion.hardware.ring_scene import WHITE as WHITE
+from companion.hardware.ring_scene import ClockView as ClockView
+from companion.hardware.ring_scene import RingLayout as RingLayout
+from companion.hardware.ring_scene import Scene
+from companion.hardware.ring_scene import Watch as Watch
+from companion.hardware.ring_scene import scale as scale
 from companion.util.config import RingSettings, colour_rgb
-
-if TYPE_CHECKING:
-    from companion.hardware.ring_scene import Scene
-
-RGB = tuple[int, int, int]
-OFF: RGB = (0, 0, 0)
-RED: RGB = (255, 0, 0)
-GOLD: RGB = (255, 170, 0)
-WHITE: RGB = (255, 255, 255)
-CRYSTAL: RGB = (86, 180, 233)  # Okabe-Ito sky blue, the Crystal button's colour
-MARKER: RGB = (10, 10, 10)
-
-#: How long a cue stays on the ring, seconds.
-CUE_SECONDS = {"reject": 0.8, "bonus": 1.5, "day_end": 2.4}
-
-
-@dataclass(frozen=True)
-class RingLayout:
-    """Where the hours are: LED count, the LED at 12 o'clock, and the direction."""
-
-    leds: int = 24
-    twelve: int = 0
-    clockwise: bool = True
-
-    def led(self, hour: int) -> int:
-        """The LED of ``hour`` (0 and 12 are both 12 o'clock)."""
-        step = round((hour % 12) * self.leds / 12)
-        return (self.twelve + (step if self.clockwise else -step)) % self.leds
-
-    @property
-    def spare(self) -> int:
-        """LEDs between two hour LEDs (0 on a 12- or 16-LED ring)."""
-        return self.leds // 12 - 1 if self.leds % 12 == 0 else 0
-
-    def after(self, led: int, k: int) -> int:
-        """The LED ``k`` steps after ``led`` in clock direction."""
-        return (led + (k if self.clockwise else -k)) % self.leds
-
-
-@dataclass(frozen=True)
-class Watch:
-    hour: int
-    colour: RGB
-    height: int  # 0 = top of the stack at that hour
-
-
-@dataclass(frozen=True)
-class ClockView:
-    """Everything the ring shows, taken from the table at one moment."""
-
-    watches: tuple[Watch, ...] = ()
-    mover: int | None = None  # index into watches
-    preview: tuple[int, int] | None = None  # (from hour, landing hour) of the mover
-    waiting: str | None = None  # "reveal" or "itinerary"
-    waiting_colour: RGB | None = None
-    cue: str | None = None
-    cue_age: float = 99.0  # seconds since the cue
-    winners: tuple[RGB, ...] = ()
-    armed: int = 0  # crystals the mover chose before tapping a card
-
-
-def scale(colour: RGB, k: float) -> RGB:
-    """``colour`` at ``k`` of its strength (clamped to 0..1); `ring_scene` draws with it too."""
-    k = max(0.0, min(1.0, k))
-    return (int(colour[0] * k), int(colour[1] * k), int(colour[2] * k))
 
 
 def render(view: ClockView, layout: RingLayout, t: float) -> list[RGB]:
@@ -353,8 +302,6 @@ class RingDriver:
     def notify(self, table: Any, outcome: Any = None) -> None:
         """A listener of the table (and of a new game put on it): read what the ring shows
         now, once per change, and wake the thread. Called with the table's lock held (listeners are)."""
-        from companion.hardware.ring_scene import Scene  # it builds on this module
-
         with table.lock:
             self.table = table
             view = view_of(table, table.last.at)

@@ -1,4 +1,7 @@
-"""One `ClockView` prepared for many frames: the still part drawn once, only what moves per frame.
+"""What the ring shows (its geometry, the view, the colours) and one view prepared for many frames.
+
+The picture's parts live here, below `companion.hardware.ring`, which draws with them and
+re-exports them (``from companion.hardware.ring import RGB`` still works).
 
 `companion.hardware.ring.render` draws a whole picture from the view at every frame (30 a
 second). A `Scene` walks the same layers once, when the table changes: every LED written by
@@ -14,22 +17,71 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection
+from dataclasses import dataclass
 from typing import Any
 
-from companion.hardware.ring import (
-    CRYSTAL,
-    CUE_SECONDS,
-    GOLD,
-    MARKER,
-    OFF,
-    RED,
-    RGB,
-    WHITE,
-    ClockView,
-    RingLayout,
-    Watch,
-    scale,
-)
+RGB = tuple[int, int, int]
+OFF: RGB = (0, 0, 0)
+RED: RGB = (255, 0, 0)
+GOLD: RGB = (255, 170, 0)
+WHITE: RGB = (255, 255, 255)
+CRYSTAL: RGB = (86, 180, 233)  # Okabe-Ito sky blue, the Crystal button's colour
+MARKER: RGB = (10, 10, 10)
+
+#: How long a cue stays on the ring, seconds.
+CUE_SECONDS = {"reject": 0.8, "bonus": 1.5, "day_end": 2.4}
+
+
+@dataclass(frozen=True)
+class RingLayout:
+    """Where the hours are: LED count, the LED at 12 o'clock, and the direction."""
+
+    leds: int = 24
+    twelve: int = 0
+    clockwise: bool = True
+
+    def led(self, hour: int) -> int:
+        """The LED of ``hour`` (0 and 12 are both 12 o'clock)."""
+        step = round((hour % 12) * self.leds / 12)
+        return (self.twelve + (step if self.clockwise else -step)) % self.leds
+
+    @property
+    def spare(self) -> int:
+        """LEDs between two hour LEDs (0 on a 12- or 16-LED ring)."""
+        return self.leds // 12 - 1 if self.leds % 12 == 0 else 0
+
+    def after(self, led: int, k: int) -> int:
+        """The LED ``k`` steps after ``led`` in clock direction."""
+        return (led + (k if self.clockwise else -k)) % self.leds
+
+
+@dataclass(frozen=True)
+class Watch:
+    hour: int
+    colour: RGB
+    height: int  # 0 = top of the stack at that hour
+
+
+@dataclass(frozen=True)
+class ClockView:
+    """Everything the ring shows, taken from the table at one moment."""
+
+    watches: tuple[Watch, ...] = ()
+    mover: int | None = None  # index into watches
+    preview: tuple[int, int] | None = None  # (from hour, landing hour) of the mover
+    waiting: str | None = None  # "reveal" or "itinerary"
+    waiting_colour: RGB | None = None
+    cue: str | None = None
+    cue_age: float = 99.0  # seconds since the cue
+    winners: tuple[RGB, ...] = ()
+    armed: int = 0  # crystals the mover chose before tapping a card
+
+
+def scale(colour: RGB, k: float) -> RGB:
+    """``colour`` at ``k`` of its strength (clamped to 0..1); `ring_scene` draws with it too."""
+    k = max(0.0, min(1.0, k))
+    return (int(colour[0] * k), int(colour[1] * k), int(colour[2] * k))
+
 
 #: A write that moves: puts its LEDs of the frame at time t.
 Write = Callable[[list[RGB], float], None]
