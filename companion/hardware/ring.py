@@ -167,7 +167,7 @@ class SimulatedRing(adafruit_pixelbuf.PixelBuf):  # type: ignore[misc]
         self.shows = 0
 
     def _transmit(self, buffer: bytearray) -> None:
-        self.shown = [(buffer[i], buffer[i + 1], buffer[i + 2]) for i in range(0, len(buffer), 3)]
+        self.shown = list(zip(buffer[0::3], buffer[1::3], buffer[2::3], strict=True))
         self.shows += 1
 
 
