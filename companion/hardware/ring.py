@@ -128,23 +128,37 @@ def _pulse(view: ClockView, i: int, colour: RGB, t: float) -> RGB:
     return colour
 
 
+#: `colour_rgb`, each colour parsed once (the ring reads every seat's colour at each change).
+rgb = functools.lru_cache(maxsize=64)(colour_rgb)
+
+
+def stack_height(hours: list[int], seqs: list[int], seat: int) -> int:
+    """Where ``seat``'s watch is in its hour's stack, 0 on top: the watches at its hour that
+    arrived later (a higher ``seq``) are above it, and of equal ones those of lower seats."""
+    hour, seq = hours[seat], seqs[seat]
+    return sum(
+        1
+        for j, other in enumerate(hours)
+        if other == hour and (seqs[j] > seq or (seqs[j] == seq and j < seat))
+    )
+
+
 def view_of(table: Any, now: float) -> ClockView:
     """Read a `companion.table.Table` into a `ClockView` (call with the table's lock held)."""
     board = table.board
+    hours, seqs = board.hour, board.seq
     watches = []
     for seat in range(len(board.names)):
-        same = [j for j in range(len(board.names)) if board.hour[j] == board.hour[seat]]
-        height = sorted(same, key=lambda j: -board.seq[j]).index(seat)
-        watches.append(Watch(board.hour[seat], colour_rgb(table.colour(seat)), height))
+        watches.append(Watch(hours[seat], rgb(table.colour(seat)), stack_height(hours, seqs, seat)))
     expect = table.expect()
     waiting = expect["kind"] if expect and expect["kind"] in ("reveal", "itinerary") else None
     waiting_colour = None
     if waiting == "itinerary":
-        waiting_colour = colour_rgb(table.colour(board.names.index(expect["player"])))
+        waiting_colour = rgb(table.colour(board.names.index(expect["player"])))
     pending = table.pending
     winners: tuple[RGB, ...] = ()
     if board.finished:
-        winners = tuple(colour_rgb(table.colour(board.names.index(w))) for w in board.winners())
+        winners = tuple(rgb(table.colour(board.names.index(w))) for w in board.winners())
     return ClockView(
         watches=tuple(watches),
         mover=None if board.finished else board.turn,
@@ -283,8 +297,10 @@ class RingDriver:
     #: What the ring shows of the game, read from the table when it changed (`notify`) and
     #: drawn from here at every frame: the frames never wait for the table's lock.
     view: ClockView | None = None
-    #: `view` prepared for drawing (its still part drawn once).
+    #: `view` prepared for drawing (its still part drawn once), by `current_scene`.
     scene: Scene | None = None
+    #: The thread sleeps past the next frame (a still picture): a change must wake it.
+    sleeping: bool = False
     #: When the cue of `view` was given (the table's latest outcome): its age grows per frame.
     view_at: float = 0.0
     #: The wall clock (seconds since the epoch) the night brightness is read from.
@@ -301,22 +317,34 @@ class RingDriver:
 
     def notify(self, table: Any, outcome: Any = None) -> None:
         """A listener of the table (and of a new game put on it): read what the ring shows
-        now, once per change, and wake the thread. Called with the table's lock held (listeners are)."""
+        now, once per change, and wake the thread if it sleeps on a still picture (a moving one
+        is drawn within a frame anyway). Called with the table's lock held (listeners are)."""
         with table.lock:
             self.table = table
-            view = view_of(table, table.last.at)
-            self.scene, self.view, self.view_at = Scene(view, self.layout), view, table.last.at
-        self._wake.set()
+            self.view, self.view_at = view_of(table, table.last.at), table.last.at
+        if self.sleeping:
+            self._wake.set()
+
+    def current_scene(self) -> Scene:
+        """The `Scene` of `view`, prepared at its first frame (on the ring's thread, not the
+        table's listener), and kept when a change leaves the view as it was (a refused tap)."""
+        view = self.view
+        if view is None:
+            self.notify(self.table)
+            view = self.view
+            assert view is not None
+        scene = self.scene
+        if scene is None or scene.view is not view:
+            if scene is not None and scene.view == view:
+                scene.view = view
+            else:
+                scene = self.scene = Scene(view, self.layout)
+        return scene
 
     def game_frame(self, now: float | None = None) -> list[RGB]:
         """The game's picture at ``now``, whatever overlay is shown."""
         now = self.clock() if now is None else now
-        scene = self.scene
-        if scene is None:
-            self.notify(self.table)
-            scene = self.scene
-            assert scene is not None
-        return scene.frame(now, now - self.view_at)
+        return self.current_scene().frame(now, now - self.view_at)
 
     def brightness(self) -> float:
         """`brightness_now`, read once per minute of the wall clock (it only changes on a minute)."""
@@ -409,7 +437,13 @@ class RingDriver:
         brightness switch) or the failed ring's retry, whichever comes first, unless woken."""
         scene = self.scene
         now = self.clock()
-        if self.overlay is not None or scene is None or not self.last or scene.moving(now - self.view_at):
+        if (
+            self.overlay is not None
+            or scene is None
+            or scene.view is not self.view
+            or not self.last
+            or scene.moving(now - self.view_at)
+        ):
             return period
         wait = self._brightness[1] - self.wall() + 0.001
         if self.failed and self.opener is not None:
@@ -419,12 +453,18 @@ class RingDriver:
     def run(self) -> None:
         """Draw until stopped; a failing ring never stops the table."""
         period = 1.0 / self.settings.fps
-        wait = period
+        wait, shown = period, None
         while True:
+            if wait > period:
+                self.sleeping = True  # from now on `notify` wakes the thread...
+                if self.view is not shown:  # ...and a change that came before is drawn now
+                    wait = period
             self._wake.wait(wait)
+            self.sleeping = False
             if self._stop.is_set():
                 return
-            self._wake.clear()  # before the frame: a change from now on wakes the next one
+            self._wake.clear()
+            shown = self.view
             self.step()
             wait = self.pause(period)
 

@@ -213,3 +213,18 @@ def test_only_the_changed_leds_are_sent_and_the_ring_holds_the_whole_frame(
                     assert ring.sent == fresh.sent
     finally:
         rt.stop()
+
+
+def test_a_change_is_read_at_once_and_prepared_at_the_next_frame(rt: Runtime) -> None:
+    """The table's listener only reads the view: the scene is built by the ring's next frame (not
+    under the table's lock), a moving picture's thread is not woken for it (its next frame is
+    due anyway), and a change that leaves the view as it was (a second refused tap) keeps the scene."""
+    driver = rt.driver
+    driver.draw()
+    refused = rt.tap("not-a-card")
+    assert not refused.accepted and driver.scene is not None and driver.scene.view is not driver.view
+    assert not driver._wake.is_set(), "a moving picture's thread is not woken by a change"
+    first = driver.current_scene()
+    assert first.view is driver.view
+    rt.tap("not-a-card")
+    assert driver.current_scene() is first, "the same picture: the same scene"

@@ -7,7 +7,7 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from companion.hardware.ring import CUE_SECONDS, ClockView, RingLayout, Watch, render
+from companion.hardware.ring import CUE_SECONDS, ClockView, RingLayout, Watch, render, stack_height
 from companion.hardware.ring_scene import Scene
 
 colours = st.tuples(*(st.integers(0, 255),) * 3)
@@ -58,3 +58,12 @@ def test_a_game_with_a_mover_moves_and_a_still_one_does_not() -> None:
     assert Scene(replace(still, mover=0), layout).moving(99.0), "the mover's watch pulses"
     assert Scene(replace(still, cue="reject", cue_age=0.1), layout).moving(0.1)
     assert not Scene(replace(still, cue="reject", cue_age=0.1), layout).moving(0.8), "the flash is over"
+
+
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 5)), min_size=1, max_size=6))
+def test_a_watchs_height_is_its_place_in_its_hours_stack(seats: list[tuple[int, int]]) -> None:
+    """`stack_height` against the sort it replaced: the latest arrival on top, ties by seat."""
+    hours, seqs = [h for h, _ in seats], [q for _, q in seats]
+    for seat in range(len(seats)):
+        same = [j for j in range(len(seats)) if hours[j] == hours[seat]]
+        assert stack_height(hours, seqs, seat) == sorted(same, key=lambda j: -seqs[j]).index(seat)
