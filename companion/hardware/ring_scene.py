@@ -15,6 +15,7 @@ the ring can sleep while nothing moves (issue 26). ``Scene(view, layout).frame(t
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
@@ -91,18 +92,26 @@ Placed = Callable[[list[RGB], float, Collection[int]], None]
 DRAWN_CUES = ("reject", "day_end", "bonus")
 
 
+@functools.lru_cache(maxsize=8)
+def hour_leds(layout: RingLayout) -> tuple[tuple[int, ...], list[RGB]]:
+    """The LEDs of the twelve hours, and the frame of their faint markers (`render`'s first layer)."""
+    hours = tuple(layout.led(hour) for hour in range(12))
+    markers = [OFF] * layout.leds
+    for led in hours:
+        markers[led] = MARKER
+    return hours, markers
+
+
 class Scene:
     """`render` of one view, split into its still base and its moving writes."""
 
     def __init__(self, view: ClockView, layout: RingLayout) -> None:
         self.view, self.layout = view, layout
-        n = self.n = layout.leds
+        self.n = layout.leds
         self.cue_seconds = CUE_SECONDS.get(view.cue, 0) if view.cue else 0.0
         self.day_colours = [w.colour for w in view.watches] or [WHITE]
         steps: list[tuple[int | tuple[int, ...] | None, Any]] = []  # (LED, colour) or (LEDs, Placed)
-        hours = tuple(layout.led(hour) for hour in range(12))
-        for led in hours:
-            steps.append((led, MARKER))
+        hours, markers = hour_leds(layout)  # the first layer, under everything: the base's start
         if view.waiting == "itinerary" and view.waiting_colour is not None:
             steps.append((hours, self._breathing(view.waiting_colour, 0.15, 2.0)))
         elif view.waiting == "reveal":
@@ -136,7 +145,7 @@ class Scene:
                 steps.append(((led,), self._pulse(stack[0][1].colour)))
             else:
                 steps.append((led, stack[0][1].colour))
-        self.base: list[RGB] = [OFF] * n
+        self.base: list[RGB] = markers.copy()
         self.writes: list[Write] = []
         #: LEDs a still layer writes after the write being looked at (its own are overwritten)
         later: set[int] = set()
