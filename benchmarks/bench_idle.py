@@ -10,7 +10,11 @@ Run: ``.venv/bin/python -m benchmarks.bench_idle [--seconds 5] [--rounds 3]
   player's colour and the mover's watch pulses);
 - ``game``: a game in progress, between two turns (the mover's watch pulses);
 - ``cue``: a cue playing: a rejected tap (the ring's red flash, 0.8 s), measured from the tap's
-  answer for 0.7 s, again and again until ``--seconds`` of flashes are measured.
+  answer for 0.7 s, again and again until ``--seconds`` of flashes are measured;
+- ``steps``: not idle: ``--steps`` steps of `benchmarks.bench_step` (a tap and the page's GET,
+  no live page) as fast as they go, each thread's CPU per step beside (``cpu_ms_per_step``):
+  what the ring and the buttons cost inside a step, which bench_step's whole-process figure
+  cannot separate from the server's.
 
 Per thread, from ``/proc/PID/task/TID/schedstat``: CPU time (to the nanosecond) and the times
 the thread was put on a CPU (its wake-ups), each per second of the window. Thread names come
@@ -85,6 +89,7 @@ class Window:
         self.cpu: dict[str, int] = defaultdict(int)
         self.runs: dict[str, int] = defaultdict(int)
         self.seconds = 0.0
+        self.steps = 0
 
     def add(self, before: Sample, after: Sample, seconds: float) -> None:
         self.seconds += seconds
@@ -99,6 +104,8 @@ class Window:
         for key in sorted(self.cpu, key=lambda k: -self.cpu[k]):
             out[f"{key}|cpu_ms_per_s"] = self.cpu[key] / 1e6 / self.seconds
             out[f"{key}|wakeups_per_s"] = self.runs[key] / self.seconds
+            if self.steps:
+                out[f"{key}|cpu_ms_per_step"] = self.cpu[key] / 1e6 / self.steps
         return out
 
 
@@ -149,7 +156,21 @@ def into_a_game(port: int) -> str:
         taps += 1
 
 
-def measure(tree: Path | None, seconds: float, port_range: str) -> dict[str, dict[str, float]]:
+def stepping(port: int, pid: int, names: dict[int, str], steps: int) -> dict[str, float]:
+    """The daemon through ``steps`` of bench_step's steps (new games and Confirms included)."""
+    from benchmarks.bench_step import step
+
+    window = Window(names)
+    seed, state = [1], request(port, "GET", "/api/state")
+    before, start = sample(pid), time.perf_counter()
+    for _ in range(steps):
+        state = step(port, seed, state, lambda call: call())
+    window.add(before, sample(pid), time.perf_counter() - start)
+    window.steps = steps
+    return window.rates()
+
+
+def measure(tree: Path | None, seconds: float, port_range: str, steps: int) -> dict[str, dict[str, float]]:
     with tempfile.TemporaryDirectory() as tmp:
         port = port_from(port_range)
         daemon = start_daemon(tree, port, Path(tmp) / "data")
@@ -162,6 +183,8 @@ def measure(tree: Path | None, seconds: float, port_range: str) -> dict[str, dic
             names = thread_names(daemon.pid)
             out["game"] = quiet(daemon.pid, names, seconds)
             out["cue"] = flashes(port, daemon.pid, names, seconds)
+            if steps:
+                out["steps"] = stepping(port, daemon.pid, names, steps)
         finally:
             stop_daemon(daemon)
     return out
@@ -171,6 +194,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="seconds measured per situation")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of every tree")
+    parser.add_argument("--steps", type=int, default=200, help="steps of the 'steps' situation (0: none)")
     parser.add_argument("--port-range", default="18700-18799", help="ports to choose from, lo-hi")
     parser.add_argument("--tree", action="append", help="a checkout to run the daemon from (repeatable)")
     parser.add_argument("--threads", default="all,ring,Thread-N (held),waitress-N,MainThread",
@@ -182,22 +206,25 @@ def main() -> int:
     runs: dict[tuple[str, str], list[dict[str, float]]] = {}
     for _ in range(args.rounds):
         for tree in trees:
-            for situation, rates in measure(tree, args.seconds, args.port_range).items():
+            for situation, rates in measure(tree, args.seconds, args.port_range, args.steps).items():
                 runs.setdefault((str(tree or "installed"), situation), []).append(rates)
     wanted = [t for t in args.threads.split(",") if t]
     rows: list[dict[str, Any]] = []
     for (label, situation), results in runs.items():
         keys = set.intersection(*(set(r) for r in results))  # a thread seen in every round
-        figures = medians([{k: r[k] for k in keys} for r in results], 2)
+        figures = medians([{k: r[k] for k in keys} for r in results], 4)
         threads = sorted({k.split("|")[0] for k in keys}, key=lambda t: -figures[f"{t}|cpu_ms_per_s"])
         for thread in threads:
             if wanted and thread not in wanted:
                 continue
-            rows.append({
+            row = {
                 "tree": label, "situation": situation, "thread": thread.replace(" ", "_"),
-                "cpu_ms_per_s": figures[f"{thread}|cpu_ms_per_s"],
-                "wakeups_per_s": figures[f"{thread}|wakeups_per_s"],
-            })  # fmt: skip
+                "cpu_ms_per_s": round(figures[f"{thread}|cpu_ms_per_s"], 2),
+                "wakeups_per_s": round(figures[f"{thread}|wakeups_per_s"], 2),
+            }  # fmt: skip
+            if f"{thread}|cpu_ms_per_step" in figures:
+                row["cpu_ms_per_step"] = round(figures[f"{thread}|cpu_ms_per_step"], 3)
+            rows.append(row)
     print_rows(rows, args.json, legend=(
         f"per thread, medians over {args.rounds} rounds of {args.seconds} s; 'Thread-N_(held)': gpiozero's"
         " hold threads together; 'waitress-N': the server's threads together; 'all': the process",
