@@ -4,6 +4,8 @@ gpiozero chooses how to reach the pins through its pin factory: on a Raspberry
 Pi its default (lgpio), on a PC its ``MockFactory``, whose pins the page and the
 tests drive (`MockButtons.press`). The buttons go to GND and use the Pi's
 internal pull-ups. Undo reacts only to a hold, so a brush against it does nothing.
+Each button's hold timer sleeps until a press (`companion.hardware.button_hold`): an idle
+table's buttons cost no CPU.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ class Buttons:
         # import time under emulation, and commands that touch no pin never pay it.
         from gpiozero import Button
 
+        from companion.hardware.button_hold import quiet_hold
+
         if factory is None:
             # gpiozero warns, one multi-line warning each, of every pin library it falls back
             # from; when none works our own fault line names the cause and the fix, and when
@@ -54,6 +58,7 @@ class Buttons:
             pin = getattr(settings, name)
             hold = {"undo": settings.undo_hold, "confirm": settings.pin_hold}.get(name, 1.0)
             button = Button(pin, pull_up=True, bounce_time=bounce, hold_time=hold, pin_factory=factory)
+            quiet_hold(button)  # before any handler: the hold thread that polls is gone first
             if name == "undo":
                 button.when_held = lambda: press("undo")
             else:

@@ -30,75 +30,29 @@ from __future__ import annotations
 import functools
 import math
 import threading
+import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 import adafruit_pixelbuf
 
+# the picture's parts (companion.hardware.ring_scene), re-exported: `from companion.hardware.ring import RGB`
+from companion.hardware.ring_scene import CRYSTAL as CRYSTAL
+from companion.hardware.ring_scene import CUE_SECONDS as CUE_SECONDS
+from companion.hardware.ring_scene import GOLD as GOLD
+from companion.hardware.ring_scene import MARKER as MARKER
+from companion.hardware.ring_scene import OFF as OFF
+from companion.hardware.ring_scene import RED as RED
+from companion.hardware.ring_scene import RGB as RGB
+from companion.hardware.ring_scene import WHITE as WHITE
+from companion.hardware.ring_scene import ClockView as ClockView
+from companion.hardware.ring_scene import RingLayout as RingLayout
+from companion.hardware.ring_scene import Scene
+from companion.hardware.ring_scene import Watch as Watch
+from companion.hardware.ring_scene import scale as scale
 from companion.util.config import RingSettings, colour_rgb
-
-RGB = tuple[int, int, int]
-OFF: RGB = (0, 0, 0)
-RED: RGB = (255, 0, 0)
-GOLD: RGB = (255, 170, 0)
-WHITE: RGB = (255, 255, 255)
-CRYSTAL: RGB = (86, 180, 233)  # Okabe-Ito sky blue, the Crystal button's colour
-MARKER: RGB = (10, 10, 10)
-
-#: How long a cue stays on the ring, seconds.
-CUE_SECONDS = {"reject": 0.8, "bonus": 1.5, "day_end": 2.4}
-
-
-@dataclass(frozen=True)
-class RingLayout:
-    """Where the hours are: LED count, the LED at 12 o'clock, and the direction."""
-
-    leds: int = 24
-    twelve: int = 0
-    clockwise: bool = True
-
-    def led(self, hour: int) -> int:
-        """The LED of ``hour`` (0 and 12 are both 12 o'clock)."""
-        step = round((hour % 12) * self.leds / 12)
-        return (self.twelve + (step if self.clockwise else -step)) % self.leds
-
-    @property
-    def spare(self) -> int:
-        """LEDs between two hour LEDs (0 on a 12- or 16-LED ring)."""
-        return self.leds // 12 - 1 if self.leds % 12 == 0 else 0
-
-    def after(self, led: int, k: int) -> int:
-        """The LED ``k`` steps after ``led`` in clock direction."""
-        return (led + (k if self.clockwise else -k)) % self.leds
-
-
-@dataclass(frozen=True)
-class Watch:
-    hour: int
-    colour: RGB
-    height: int  # 0 = top of the stack at that hour
-
-
-@dataclass(frozen=True)
-class ClockView:
-    """Everything the ring shows, taken from the table at one moment."""
-
-    watches: tuple[Watch, ...] = ()
-    mover: int | None = None  # index into watches
-    preview: tuple[int, int] | None = None  # (from hour, landing hour) of the mover
-    waiting: str | None = None  # "reveal" or "itinerary"
-    waiting_colour: RGB | None = None
-    cue: str | None = None
-    cue_age: float = 99.0  # seconds since the cue
-    winners: tuple[RGB, ...] = ()
-    armed: int = 0  # crystals the mover chose before tapping a card
-
-
-def _scale(colour: RGB, k: float) -> RGB:
-    k = max(0.0, min(1.0, k))
-    return (int(colour[0] * k), int(colour[1] * k), int(colour[2] * k))
 
 
 def render(view: ClockView, layout: RingLayout, t: float) -> list[RGB]:
@@ -121,23 +75,23 @@ def render(view: ClockView, layout: RingLayout, t: float) -> list[RGB]:
         return [view.winners[((i + turn) // max(1, n // 12)) % len(view.winners)] for i in range(n)]
 
     if view.waiting == "itinerary" and view.waiting_colour is not None:
-        glow = _scale(view.waiting_colour, 0.15 + 0.15 * math.sin(t * 2 * math.pi / 2.0))
+        glow = scale(view.waiting_colour, 0.15 + 0.15 * math.sin(t * 2 * math.pi / 2.0))
         for hour in range(12):
             frame[layout.led(hour)] = glow
     elif view.waiting == "reveal":  # every hour breathes white under a running comet: tap the deck top
-        glow = _scale(WHITE, 0.15 + 0.1 * math.sin(t * 2 * math.pi / 1.5))
+        glow = scale(WHITE, 0.15 + 0.1 * math.sin(t * 2 * math.pi / 1.5))
         for hour in range(12):
             frame[layout.led(hour)] = glow
         head = int(t * n / 1.5) % n
         for k in range(3):
             led = layout.after(layout.led(0), head - k)
-            frame[led] = _scale(WHITE, 0.9 / (k + 1))
+            frame[led] = scale(WHITE, 0.9 / (k + 1))
 
     if view.preview is not None and view.mover is not None:
         colour = view.watches[view.mover].colour
         start, landing = view.preview
         for hour in range(start + 1, landing):
-            frame[layout.led(hour)] = _scale(colour, 0.25)
+            frame[layout.led(hour)] = scale(colour, 0.25)
         if int(t / 0.25) % 2 == 0:
             frame[layout.led(landing)] = colour
 
@@ -155,9 +109,7 @@ def render(view: ClockView, layout: RingLayout, t: float) -> list[RGB]:
         if layout.spare:
             shown = stack[: layout.spare + 1]
             for k, (i, w) in enumerate(shown):
-                frame[layout.after(led, k)] = (
-                    _pulse(view, i, w.colour, t) if k == 0 else _scale(w.colour, 0.4)
-                )
+                frame[layout.after(led, k)] = _pulse(view, i, w.colour, t) if k == 0 else scale(w.colour, 0.4)
         else:  # one LED per hour: the top watch, then each stacked one in turn
             slot = int(t / 0.6) % (len(stack) + 1)
             i, w = stack[0] if slot == 0 or slot > len(stack) - 1 else stack[slot]
@@ -166,33 +118,47 @@ def render(view: ClockView, layout: RingLayout, t: float) -> list[RGB]:
     if cue == "bonus":
         sweep = int(view.cue_age / CUE_SECONDS["bonus"] * n * 2) % n
         for k in range(4):
-            frame[(sweep - k) % n] = _scale(GOLD, 1.0 - k * 0.25)
+            frame[(sweep - k) % n] = scale(GOLD, 1.0 - k * 0.25)
     return frame
 
 
 def _pulse(view: ClockView, i: int, colour: RGB, t: float) -> RGB:
     if view.mover == i:
-        return _scale(colour, 0.55 + 0.45 * math.sin(t * 2 * math.pi / 1.2))
+        return scale(colour, 0.55 + 0.45 * math.sin(t * 2 * math.pi / 1.2))
     return colour
+
+
+#: `colour_rgb`, each colour parsed once (the ring reads every seat's colour at each change).
+rgb = functools.lru_cache(maxsize=64)(colour_rgb)
+
+
+def stack_height(hours: list[int], seqs: list[int], seat: int) -> int:
+    """Where ``seat``'s watch is in its hour's stack, 0 on top: the watches at its hour that
+    arrived later (a higher ``seq``) are above it, and of equal ones those of lower seats."""
+    hour, seq = hours[seat], seqs[seat]
+    return sum(
+        1
+        for j, other in enumerate(hours)
+        if other == hour and (seqs[j] > seq or (seqs[j] == seq and j < seat))
+    )
 
 
 def view_of(table: Any, now: float) -> ClockView:
     """Read a `companion.table.Table` into a `ClockView` (call with the table's lock held)."""
     board = table.board
+    hours, seqs = board.hour, board.seq
     watches = []
     for seat in range(len(board.names)):
-        same = [j for j in range(len(board.names)) if board.hour[j] == board.hour[seat]]
-        height = sorted(same, key=lambda j: -board.seq[j]).index(seat)
-        watches.append(Watch(board.hour[seat], colour_rgb(table.colour(seat)), height))
+        watches.append(Watch(hours[seat], rgb(table.colour(seat)), stack_height(hours, seqs, seat)))
     expect = table.expect()
     waiting = expect["kind"] if expect and expect["kind"] in ("reveal", "itinerary") else None
     waiting_colour = None
     if waiting == "itinerary":
-        waiting_colour = colour_rgb(table.colour(board.names.index(expect["player"])))
+        waiting_colour = rgb(table.colour(board.names.index(expect["player"])))
     pending = table.pending
     winners: tuple[RGB, ...] = ()
     if board.finished:
-        winners = tuple(colour_rgb(table.colour(board.names.index(w))) for w in board.winners())
+        winners = tuple(rgb(table.colour(board.names.index(w))) for w in board.winners())
     return ClockView(
         watches=tuple(watches),
         mover=None if board.finished else board.turn,
@@ -215,7 +181,7 @@ class SimulatedRing(adafruit_pixelbuf.PixelBuf):  # type: ignore[misc]
         self.shows = 0
 
     def _transmit(self, buffer: bytearray) -> None:
-        self.shown = [(buffer[i], buffer[i + 1], buffer[i + 2]) for i in range(0, len(buffer), 3)]
+        self.shown = list(zip(buffer[0::3], buffer[1::3], buffer[2::3], strict=True))
         self.shows += 1
 
 
@@ -290,7 +256,14 @@ def brightness_now(settings: RingSettings, now: datetime | None = None) -> float
 
 @dataclass
 class RingDriver:
-    """Shows the table on a ring at a steady frame rate, on its own thread.
+    """Shows the table on a ring, on its own thread: at ``fps`` while the picture moves, and
+    only when it can change while it does not (issue 26).
+
+    A still picture (nothing pulsing, blinking or playing) is drawn when the table changes
+    (`notify`), when an overlay starts, when the wall clock's minute turns (the only moments the
+    night brightness can switch), and when a failed ring is due to be retried; in between the
+    thread sleeps. A moving one is drawn ``fps`` times a second, each frame only what moves
+    (`companion.hardware.ring_scene.Scene`) and only the LEDs that changed sent to the ring.
 
     A ring that fails (no /dev/spidev1.0 without the SPI1 overlay, a user not in
     group spi, a driver missing) is reported to ``health`` and replaced by a
@@ -309,11 +282,14 @@ class RingDriver:
     opener: Callable[[], Any] | None = None
     retry: float = 5.0
     _stop: threading.Event = field(default_factory=threading.Event)
+    #: Set by a change the thread must draw at once (`notify`, an overlay, `stop`).
+    _wake: threading.Event = field(default_factory=threading.Event)
     last: list[RGB] = field(default_factory=list)
     #: The brightness `last` was shown at (a new one re-sends the frame).
     level: float = -1.0
     failed: bool = False
-    #: A picture shown instead of the game while it returns frames (the PIN display).
+    #: A picture shown instead of the game while it returns frames (the PIN display); setting
+    #: it wakes the thread.
     overlay: Callable[[float], list[RGB] | None] | None = None
     next_open: float = 0.0
     unconfirmed: bool = False
@@ -321,25 +297,65 @@ class RingDriver:
     #: What the ring shows of the game, read from the table when it changed (`notify`) and
     #: drawn from here at every frame: the frames never wait for the table's lock.
     view: ClockView | None = None
+    #: `view` prepared for drawing (its still part drawn once), by `current_scene`.
+    scene: Scene | None = None
+    #: The thread sleeps past the next frame (a still picture): a change must wake it.
+    sleeping: bool = False
     #: When the cue of `view` was given (the table's latest outcome): its age grows per frame.
     view_at: float = 0.0
+    #: The wall clock (seconds since the epoch) the night brightness is read from.
+    wall: Callable[[], float] = time.time
+    #: The ring `last` was written to: only its changed LEDs are sent again.
+    drawn_on: Any = None
+    #: The brightness of the wall clock's current minute, and that minute's span on `wall`.
+    _brightness: tuple[float, float, float] = (0.0, 0.0, -1.0)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__setattr__(self, name, value)
+        if name == "overlay" and value is not None and "_wake" in self.__dict__:
+            self._wake.set()  # the PIN display starts now, not at the next minute
 
     def notify(self, table: Any, outcome: Any = None) -> None:
         """A listener of the table (and of a new game put on it): read what the ring shows
-        now, once per change. Called with the table's lock held (listeners are)."""
+        now, once per change, and wake the thread if it sleeps on a still picture (a moving one
+        is drawn within a frame anyway). Called with the table's lock held (listeners are)."""
         with table.lock:
             self.table = table
             self.view, self.view_at = view_of(table, table.last.at), table.last.at
+        if self.sleeping:
+            self._wake.set()
 
-    def game_frame(self, now: float | None = None) -> list[RGB]:
-        """The game's picture at ``now``, whatever overlay is shown."""
-        now = self.clock() if now is None else now
+    def current_scene(self) -> Scene:
+        """The `Scene` of `view`, prepared at its first frame (on the ring's thread, not the
+        table's listener), and kept when a change leaves the view as it was (a refused tap)."""
         view = self.view
         if view is None:
             self.notify(self.table)
             view = self.view
             assert view is not None
-        return render(replace(view, cue_age=now - self.view_at), self.layout, now)
+        scene = self.scene
+        if scene is None or scene.view is not view:
+            if scene is not None and scene.view == view:
+                scene.view = view
+            else:
+                scene = self.scene = Scene(view, self.layout)
+        return scene
+
+    def game_frame(self, now: float | None = None) -> list[RGB]:
+        """The game's picture at ``now``, whatever overlay is shown."""
+        now = self.clock() if now is None else now
+        return self.current_scene().frame(now, now - self.view_at)
+
+    def brightness(self) -> float:
+        """`brightness_now`, read once per minute of the wall clock (it only changes on a minute)."""
+        now = self.wall()
+        start, end, k = self._brightness
+        if not start <= now < end:
+            wall = datetime.fromtimestamp(now)
+            k = brightness_now(self.settings, wall)
+            start = now - wall.second - wall.microsecond / 1e6
+            self._brightness = (start, start + 60.0, k)
+        return k
 
     def draw(self) -> list[RGB]:
         """Render and show one frame now (only pushed to the LEDs when it changed)."""
@@ -350,10 +366,23 @@ class RingDriver:
             if overlay is not None and self.overlay is overlay:
                 self.overlay = None  # the display is over
             frame = self.game_frame(now)
-        k = brightness_now(self.settings)
+        k = self.brightness()
         if frame != self.last or k != self.level:
-            show(self.ring, frame, k)
-            self.last, self.level = frame, k
+            ring, last = self.ring, self.last
+            try:
+                if k == self.level and self.drawn_on is ring and len(last) == len(frame):
+                    changed = [i for i, colour in enumerate(frame) if colour != last[i]]
+                    for i, pixel in zip(
+                        changed, pixels([frame[i] for i in changed], k, has_white(ring)), strict=True
+                    ):
+                        ring[i] = pixel
+                    ring.show()
+                else:
+                    show(ring, frame, k)
+            except BaseException:
+                self.last = []  # the ring holds part of a frame: the next one is sent whole
+                raise
+            self.last, self.level, self.drawn_on = frame, k, ring
             if self.on_frame is not None:
                 self.on_frame(frame)
         return frame
@@ -402,11 +431,43 @@ class RingDriver:
             if self.health is not None:
                 self.health.ok("ring", f"{self.settings.leds} LEDs on GPIO{self.settings.pin}")
 
+    def pause(self, period: float) -> float:
+        """How long the thread may sleep after a frame: ``period`` while the picture moves (or
+        nothing is shown on the ring yet); else until the wall clock's next minute (a night
+        brightness switch) or the failed ring's retry, whichever comes first, unless woken."""
+        scene = self.scene
+        now = self.clock()
+        if (
+            self.overlay is not None
+            or scene is None
+            or scene.view is not self.view
+            or not self.last
+            or scene.moving(now - self.view_at)
+        ):
+            return period
+        wait = self._brightness[1] - self.wall() + 0.001
+        if self.failed and self.opener is not None:
+            wait = min(wait, self.next_open - now)
+        return max(period, wait)
+
     def run(self) -> None:
         """Draw until stopped; a failing ring never stops the table."""
         period = 1.0 / self.settings.fps
-        while not self._stop.wait(period):
+        wait, shown = period, None
+        while True:
+            if wait > period:
+                self.sleeping = True  # from now on `notify` wakes the thread...
+                if self.view is not shown:  # ...and a change that came before is drawn now
+                    wait = period
+            self._wake.wait(wait)
+            self.sleeping = False
+            if self._stop.is_set():
+                return
+            self._wake.clear()
+            shown = self.view
             self.step()
+            wait = self.pause(period)
 
     def stop(self) -> None:
         self._stop.set()
+        self._wake.set()

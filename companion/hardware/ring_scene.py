@@ -1,0 +1,257 @@
+"""What the ring shows (its geometry, the view, the colours) and one view prepared for many frames.
+
+The picture's parts live here, below `companion.hardware.ring`, which draws with them and
+re-exports them (``from companion.hardware.ring import RGB`` still works).
+
+`companion.hardware.ring.render` draws a whole picture from the view at every frame (30 a
+second). A `Scene` walks the same layers once, when the table changes: every LED written by
+a layer that does not move with time goes into `Scene.base`, and what moves (the mover's pulse,
+a blink, the breathing hours, the comet, a cue) is kept as a list of small writes, in
+`render`'s order, each without the LEDs a later still layer covers. A frame is then a copy of
+the base and those writes; `Scene.moving` says whether frames change with time at all, so that
+the ring can sleep while nothing moves (issue 26). ``Scene(view, layout).frame(t, view.cue_age)
+== render(view, layout, t)`` for every view and time (tests/hardware/test_ring_scene.py).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
+from typing import Any
+
+RGB = tuple[int, int, int]
+OFF: RGB = (0, 0, 0)
+RED: RGB = (255, 0, 0)
+GOLD: RGB = (255, 170, 0)
+WHITE: RGB = (255, 255, 255)
+CRYSTAL: RGB = (86, 180, 233)  # Okabe-Ito sky blue, the Crystal button's colour
+MARKER: RGB = (10, 10, 10)
+
+#: How long a cue stays on the ring, seconds.
+CUE_SECONDS = {"reject": 0.8, "bonus": 1.5, "day_end": 2.4}
+
+
+@dataclass(frozen=True)
+class RingLayout:
+    """Where the hours are: LED count, the LED at 12 o'clock, and the direction."""
+
+    leds: int = 24
+    twelve: int = 0
+    clockwise: bool = True
+
+    def led(self, hour: int) -> int:
+        """The LED of ``hour`` (0 and 12 are both 12 o'clock)."""
+        step = round((hour % 12) * self.leds / 12)
+        return (self.twelve + (step if self.clockwise else -step)) % self.leds
+
+    @property
+    def spare(self) -> int:
+        """LEDs between two hour LEDs (0 on a 12- or 16-LED ring)."""
+        return self.leds // 12 - 1 if self.leds % 12 == 0 else 0
+
+    def after(self, led: int, k: int) -> int:
+        """The LED ``k`` steps after ``led`` in clock direction."""
+        return (led + (k if self.clockwise else -k)) % self.leds
+
+
+@dataclass(frozen=True)
+class Watch:
+    hour: int
+    colour: RGB
+    height: int  # 0 = top of the stack at that hour
+
+
+@dataclass(frozen=True)
+class ClockView:
+    """Everything the ring shows, taken from the table at one moment."""
+
+    watches: tuple[Watch, ...] = ()
+    mover: int | None = None  # index into watches
+    preview: tuple[int, int] | None = None  # (from hour, landing hour) of the mover
+    waiting: str | None = None  # "reveal" or "itinerary"
+    waiting_colour: RGB | None = None
+    cue: str | None = None
+    cue_age: float = 99.0  # seconds since the cue
+    winners: tuple[RGB, ...] = ()
+    armed: int = 0  # crystals the mover chose before tapping a card
+
+
+def scale(colour: RGB, k: float) -> RGB:
+    """``colour`` at ``k`` of its strength (clamped to 0..1); `ring_scene` draws with it too."""
+    k = max(0.0, min(1.0, k))
+    return (int(colour[0] * k), int(colour[1] * k), int(colour[2] * k))
+
+
+#: A write that moves: puts its LEDs of the frame at time t.
+Write = Callable[[list[RGB], float], None]
+#: A write that moves, before it knows its LEDs (or, for the comet, the LEDs it must leave alone).
+Placed = Callable[[list[RGB], float, Collection[int]], None]
+#: Cues that draw something while they last (others, "accept" say, only name the outcome).
+DRAWN_CUES = ("reject", "day_end", "bonus")
+
+
+@functools.lru_cache(maxsize=8)
+def hour_leds(layout: RingLayout) -> tuple[tuple[int, ...], list[RGB]]:
+    """The LEDs of the twelve hours, and the frame of their faint markers (`render`'s first layer)."""
+    hours = tuple(layout.led(hour) for hour in range(12))
+    markers = [OFF] * layout.leds
+    for led in hours:
+        markers[led] = MARKER
+    return hours, markers
+
+
+class Scene:
+    """`render` of one view, split into its still base and its moving writes."""
+
+    def __init__(self, view: ClockView, layout: RingLayout) -> None:
+        self.view, self.layout = view, layout
+        self.n = layout.leds
+        self.cue_seconds = CUE_SECONDS.get(view.cue, 0) if view.cue else 0.0
+        self.day_colours = [w.colour for w in view.watches] or [WHITE]
+        steps: list[tuple[int | tuple[int, ...] | None, Any]] = []  # (LED, colour) or (LEDs, Placed)
+        hours, markers = hour_leds(layout)  # the first layer, under everything: the base's start
+        if view.waiting == "itinerary" and view.waiting_colour is not None:
+            steps.append((hours, self._breathing(view.waiting_colour, 0.15, 2.0)))
+        elif view.waiting == "reveal":
+            steps.append((hours, self._breathing(WHITE, 0.1, 1.5)))
+            steps.append((None, self._comet))
+        mover = view.watches[view.mover] if view.preview is not None and view.mover is not None else None
+        if mover is not None and view.preview is not None:
+            start, landing = view.preview
+            for hour in range(start + 1, landing):
+                steps.append((layout.led(hour), scale(mover.colour, 0.25)))
+            steps.append(((layout.led(landing),), self._blink(mover.colour, 0.25)))
+        if view.armed and view.mover is not None and view.preview is None:
+            hour = view.watches[view.mover].hour
+            leds = tuple(layout.led(hour + k) for k in range(1, min(view.armed, 11) + 1))
+            steps.append((leds, self._blink(CRYSTAL, 0.4)))
+        by_hour: dict[int, list[tuple[int, Watch]]] = {}
+        for i, w in enumerate(view.watches):
+            by_hour.setdefault(w.hour % 12, []).append((i, w))
+        for hour, stack in by_hour.items():
+            stack.sort(key=lambda iw: iw[1].height)
+            led = layout.led(hour)
+            if layout.spare:
+                for k, (i, w) in enumerate(stack[: layout.spare + 1]):
+                    if k == 0 and view.mover == i:
+                        steps.append(((led,), self._pulse(w.colour)))
+                    else:
+                        steps.append((layout.after(led, k), w.colour if k == 0 else scale(w.colour, 0.4)))
+            elif len(stack) > 1:  # one LED per hour: the top watch, then each stacked one in turn
+                steps.append(((led,), self._turns(stack)))
+            elif view.mover == stack[0][0]:
+                steps.append(((led,), self._pulse(stack[0][1].colour)))
+            else:
+                steps.append((led, stack[0][1].colour))
+        self.base: list[RGB] = markers.copy()
+        self.writes: list[Write] = []
+        #: LEDs a still layer writes after the write being looked at (its own are overwritten)
+        later: set[int] = set()
+        for where, what in reversed(steps):
+            if isinstance(where, int):
+                later.add(where)
+            elif where is None:  # its LEDs move with time: those a still layer covers are skipped
+                self.writes.append(self._at(frozenset(later), what))
+            else:
+                shown = tuple(led for led in where if led not in later)
+                if shown:
+                    self.writes.append(self._at(shown, what))
+        self.writes.reverse()
+        for where, what in steps:
+            if isinstance(where, int):
+                self.base[where] = what
+
+    # --- what a frame is ---------------------------------------------------------------------
+
+    def frame(self, t: float, cue_age: float) -> list[RGB]:
+        """The ring's picture at ``t`` with the view's cue ``cue_age`` seconds old (`render`'s)."""
+        view, n = self.view, self.n
+        cue = view.cue if view.cue and cue_age < self.cue_seconds else None
+        if cue == "reject":
+            on = int(cue_age / 0.2) % 2 == 0
+            return [RED if on else OFF] * n
+        if cue == "day_end":
+            colours = self.day_colours
+            lit = int(cue_age / CUE_SECONDS["day_end"] * n * 2)
+            return [colours[i % len(colours)] if i < lit % (n + 1) or lit > n else OFF for i in range(n)]
+        if view.winners:
+            turn = int(t * 8) % n
+            return [view.winners[((i + turn) // max(1, n // 12)) % len(view.winners)] for i in range(n)]
+        frame = self.base.copy()
+        for write in self.writes:
+            write(frame, t)
+        if cue == "bonus":
+            sweep = int(cue_age / CUE_SECONDS["bonus"] * n * 2) % n
+            for k in range(4):
+                frame[(sweep - k) % n] = scale(GOLD, 1.0 - k * 0.25)
+        return frame
+
+    def moving(self, cue_age: float) -> bool:
+        """Whether frames from now on change with time (else the last one stays until the view does).
+        A cue that draws is over once ``cue_age`` passes its time, and it only grows."""
+        cue = self.view.cue
+        if cue in DRAWN_CUES and cue_age < self.cue_seconds:
+            return True
+        return bool(self.view.winners or self.writes)
+
+    # --- the writes that move ----------------------------------------------------------------
+
+    @staticmethod
+    def _at(leds: Collection[int], write: Placed) -> Write:
+        return lambda frame, t: write(frame, t, leds)
+
+    @staticmethod
+    def _breathing(colour: RGB, depth: float, period: float) -> Placed:
+        """Every hour glowing ``0.15 ± depth`` of ``colour`` over ``period`` seconds."""
+
+        def write(frame: list[RGB], t: float, leds: Collection[int]) -> None:
+            glow = scale(colour, 0.15 + depth * math.sin(t * 2 * math.pi / period))
+            for led in leds:
+                frame[led] = glow
+
+        return write
+
+    def _comet(self, frame: list[RGB], t: float, covered: Collection[int]) -> None:
+        layout = self.layout
+        head = int(t * self.n / 1.5) % self.n
+        for k in range(3):
+            led = layout.after(layout.led(0), head - k)
+            if led not in covered:
+                frame[led] = scale(WHITE, 0.9 / (k + 1))
+
+    @staticmethod
+    def _blink(colour: RGB, half: float) -> Placed:
+        """``colour`` on for ``half`` seconds, then what was under it for as long."""
+
+        def write(frame: list[RGB], t: float, leds: Collection[int]) -> None:
+            if int(t / half) % 2 == 0:
+                for led in leds:
+                    frame[led] = colour
+
+        return write
+
+    @staticmethod
+    def _pulse(colour: RGB) -> Placed:
+        """The mover's watch, pulsing (`companion.hardware.ring._pulse`)."""
+
+        def write(frame: list[RGB], t: float, leds: Collection[int]) -> None:
+            pulse = scale(colour, 0.55 + 0.45 * math.sin(t * 2 * math.pi / 1.2))
+            for led in leds:
+                frame[led] = pulse
+
+        return write
+
+    def _turns(self, stack: list[tuple[int, Watch]]) -> Placed:
+        """A stack on a one-LED hour: the top watch, then each stacked one in turn (the mover pulsing)."""
+        mover = self.view.mover
+
+        def write(frame: list[RGB], t: float, leds: Collection[int]) -> None:
+            slot = int(t / 0.6) % (len(stack) + 1)
+            i, w = stack[0] if slot == 0 or slot > len(stack) - 1 else stack[slot]
+            shown = scale(w.colour, 0.55 + 0.45 * math.sin(t * 2 * math.pi / 1.2)) if i == mover else w.colour
+            for led in leds:
+                frame[led] = shown
+
+        return write

@@ -1,0 +1,230 @@
+"""The ring's thread: asleep while the picture is still, at ``fps`` while it moves, and every frame
+what `render` draws (issue 26: the idle daemon's ring woke 30 times a second to draw the same picture)."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import adafruit_pixelbuf
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import companion.hardware.ring as ring_module
+from companion.hardware.ring import (
+    ClockView,
+    RingDriver,
+    RingLayout,
+    SimulatedRing,
+    Watch,
+    dimmed,
+    pixels,
+    render,
+    view_of,
+)
+from companion.run.runtime import Runtime
+from companion.util.config import RingSettings
+from tests.support.tables import make_runtime
+
+#: A bound on waits for the ring's thread, never a measure (a loaded CI machine may be slow).
+PATIENCE = 30.0
+LAYOUT = RingLayout(24)
+FULL = RingSettings(brightness=1.0, night_brightness=1.0)
+STILL = ClockView(watches=(Watch(3, (255, 0, 0), 0), Watch(7, (0, 0, 255), 0)))
+#: 12:00:30 local time: the wall clock's minute turns in 30 s, never while a test runs.
+NOON = datetime(2026, 11, 26, 12, 0, 30).timestamp()
+
+
+def until(condition: Any, what: str) -> None:
+    deadline = time.monotonic() + PATIENCE
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.005)
+
+
+def sleeping_for(thread: threading.Thread) -> float | None:
+    """The timeout of the ``Condition.wait`` ``thread`` sleeps in, once it sleeps in one."""
+    found: list[float | None] = []
+
+    def asleep() -> bool:
+        frame: FrameType | None = sys._current_frames().get(thread.ident or -1)
+        while frame is not None:
+            if frame.f_code.co_name == "wait" and "waiter" in frame.f_locals:
+                found.append(frame.f_locals["timeout"])
+                return True
+            frame = frame.f_back
+        return False
+
+    until(asleep, f"{thread.name} never slept")
+    return found[0]
+
+
+@pytest.fixture
+def rt(tmp_path: Path) -> Iterator[Runtime]:
+    runtime = make_runtime(tmp_path)
+    yield runtime
+    runtime.stop()
+
+
+def still_driver(rt: Runtime, monkeypatch: pytest.MonkeyPatch, ring: Any, **options: Any) -> RingDriver:
+    """A driver on ``rt``'s table whose game shows `STILL` (the table's own views always move)."""
+    views = [STILL]
+    monkeypatch.setattr(ring_module, "view_of", lambda table, now: views[-1])
+    driver = RingDriver(rt.table, ring, LAYOUT, FULL, time.monotonic, **options)
+    driver.wall = lambda: NOON
+    driver.views = views
+    driver.notify(rt.table)
+    return driver
+
+
+def running(driver: RingDriver) -> threading.Thread:
+    thread = threading.Thread(target=driver.run, name="ring", daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_still_picture_is_drawn_once_and_the_thread_sleeps_until_a_change(
+    rt: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ring = SimulatedRing(24)
+    driver = still_driver(rt, monkeypatch, ring)
+    thread = running(driver)
+    try:
+        until(lambda: ring.shows == 1, "the still picture is shown")
+        assert ring.shown == render(STILL, LAYOUT, 0.0)
+        timeout = sleeping_for(thread)
+        assert timeout is not None and timeout > 10, f"a still picture polls every {timeout} s"
+        assert ring.shows == 1
+        moved = ClockView(watches=(Watch(4, (255, 0, 0), 0), Watch(7, (0, 0, 255), 0)))
+        driver.views.append(moved)  # type: ignore[attr-defined]
+        driver.notify(rt.table)  # the table changed: drawn at once, not at the next minute
+        until(lambda: ring.shown == render(moved, LAYOUT, 0.0), "a change is drawn")
+        pin = [(0, 60, 160)] * 24
+        driver.overlay = lambda now: pin  # Confirm held: the PIN display starts at once
+        until(lambda: ring.shown == pin, "an overlay is drawn")
+        driver.overlay = None
+        driver.notify(rt.table)
+        until(lambda: ring.shown == render(moved, LAYOUT, 0.0), "the game again")
+    finally:
+        driver.stop()
+        thread.join(PATIENCE)
+    assert not thread.is_alive(), "stop wakes a sleeping ring thread"
+
+
+def test_a_moving_picture_is_drawn_at_fps(rt: Runtime) -> None:
+    """The table's new game: the ring breathes in the first player's colour, the mover pulses."""
+    thread = running(rt.driver)
+    until(lambda: rt.driver.ring.shows >= 3, "frames are drawn")
+    assert sleeping_for(thread) == pytest.approx(1 / rt.config.ring.fps)
+
+
+def test_a_failed_ring_is_retried_while_the_picture_is_still(
+    rt: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    attempts: list[int] = []
+    works = threading.Event()
+    real = SimulatedRing(24)
+
+    def opener() -> Any:
+        attempts.append(1)
+        if not works.is_set():
+            raise FileNotFoundError(2, "No such file or directory", "/dev/spidev1.0")
+        return real
+
+    driver = still_driver(rt, monkeypatch, SimulatedRing(24), opener=opener, retry=0.02)
+    driver.failed = True
+    thread = running(driver)
+    try:
+        until(lambda: len(attempts) >= 3, "the ring is retried every `retry` s, the picture still")
+        assert driver.ring is not real and driver.ring.shown == render(STILL, LAYOUT, 0.0), (
+            "the page's ring shows the Clock meanwhile"
+        )
+        works.set()
+        until(lambda: real.shows >= 1, "the real ring takes over")
+        assert real.shown == render(STILL, LAYOUT, 0.0)
+    finally:
+        driver.stop()
+        thread.join(PATIENCE)
+
+
+def test_a_still_picture_is_shown_again_when_the_night_brightness_starts(
+    rt: Runtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ring = SimulatedRing(24)
+    night = RingSettings(brightness=1.0, night_brightness=0.5, night_from="22:00", night_until="07:00")
+    driver = still_driver(rt, monkeypatch, ring)
+    driver.settings = night
+    wall = [datetime(2026, 11, 26, 21, 59, 59, 500000).timestamp()]
+    driver.wall = lambda: wall[0]
+    driver.step()
+    assert driver.level == 1.0 and ring.shows == 1
+    assert 0.4 < driver.pause(1 / 30) < 0.6, "it sleeps until 22:00, when the brightness switches"
+    wall[0] += 0.6
+    driver.step()
+    assert driver.level == 0.5 and ring.shows == 2
+    assert ring.shown == dimmed(render(STILL, LAYOUT, 0.0), 0.5)
+    assert 59 < driver.pause(1 / 30) < 60.1, "then until the next minute"
+
+
+class RGBWRing(adafruit_pixelbuf.PixelBuf):  # type: ignore[misc]
+    """An RGBW ring that keeps the bytes of its last show."""
+
+    def __init__(self, leds: int) -> None:
+        super().__init__(leds, byteorder="GRBW", auto_write=False)
+        self.sent = b""
+
+    def _transmit(self, buffer: bytearray) -> None:
+        self.sent = bytes(buffer)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.floats(0, 30, allow_nan=False), min_size=1, max_size=25), st.sampled_from([1.0, 0.3, 0.08])
+)
+def test_only_the_changed_leds_are_sent_and_the_ring_holds_the_whole_frame(
+    tmp_path_factory: pytest.TempPathFactory, times: list[float], level: float
+) -> None:
+    """The ring's bytes after each frame are those of the whole frame sent afresh."""
+    rt = make_runtime(tmp_path_factory.mktemp("ring"))
+    now = [0.0]
+    try:
+        for ring in (SimulatedRing(24), RGBWRing(24)):
+            settings_ = RingSettings(brightness=level, night_brightness=level)
+            driver = RingDriver(rt.table, ring, rt.layout, settings_, lambda: now[0])
+            for t in times:
+                now[0] = t
+                frame = driver.draw()
+                view = view_of(rt.table, rt.table.last.at)
+                assert frame == render(replace(view, cue_age=t - rt.table.last.at), rt.layout, t)
+                fresh = type(ring)(24)
+                fresh[:] = pixels(frame, level, ring.bpp == 4)
+                fresh.show()
+                if isinstance(ring, SimulatedRing):
+                    assert ring.shown == fresh.shown
+                else:
+                    assert ring.sent == fresh.sent
+    finally:
+        rt.stop()
+
+
+def test_a_change_is_read_at_once_and_prepared_at_the_next_frame(rt: Runtime) -> None:
+    """The table's listener only reads the view: the scene is built by the ring's next frame (not
+    under the table's lock), a moving picture's thread is not woken for it (its next frame is
+    due anyway), and a change that leaves the view as it was (a second refused tap) keeps the scene."""
+    driver = rt.driver
+    driver.draw()
+    refused = rt.tap("not-a-card")
+    assert not refused.accepted and driver.scene is not None and driver.scene.view is not driver.view
+    assert not driver._wake.is_set(), "a moving picture's thread is not woken by a change"
+    first = driver.current_scene()
+    assert first.view is driver.view
+    rt.tap("not-a-card")
+    assert driver.current_scene() is first, "the same picture: the same scene"
