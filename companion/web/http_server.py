@@ -81,12 +81,25 @@ class HandedOver:
         self.lock = threading.Lock()
         self.open: dict[int, tuple[str, Callable[[], None]]] = {}  # key -> (address, close it)
         self.keys = 0
+        #: Set by `close_all`: a connection whose taker answers later is closed then (`closer`).
+        self.closing = False
 
     def add(self, address: str, close: Callable[[], None]) -> int:
         with self.lock:
             self.keys += 1
             self.open[self.keys] = (address, close)
             return self.keys
+
+    def closer(self, key: int, close: Callable[[], None]) -> None:
+        """What closes connection ``key``, known once its taker has it: called at once if the
+        server began closing meanwhile (`close_all` came between `add` and this)."""
+        with self.lock:
+            if key not in self.open:
+                return
+            self.open[key] = (self.open[key][0], close)
+            late = self.closing
+        if late:
+            close()
 
     def closed(self, key: int) -> None:
         with self.lock:
@@ -99,6 +112,7 @@ class HandedOver:
     def close_all(self) -> None:
         """Close every connection handed out (the server is closing: waitress closes its own)."""
         with self.lock:
+            self.closing = True
             closers = [close for _, close in self.open.values()]
         for close in closers:
             close()
@@ -132,10 +146,19 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
         self.active_at = time.monotonic()
         super().handle_read()
 
+    #: True while `received` parses on the event loop's thread (`_serve_here` asks it).
+    receiving = False
+    #: Set by `_serve_here`: the request just received is answered here, not by the pool.
+    serve_here = False
+
     def received(self, data: bytes) -> bool:
         if self.request is None and data:
             self.request_started = time.monotonic()  # the first byte of a new request
-        result: bool = super().received(data)
+        self.receiving = True
+        try:
+            result: bool = super().received(data)
+        finally:
+            self.receiving = False
         with self.requests_lock:
             if len(self.requests) > PIPELINED:  # one read held many requests: keep the first few
                 for dropped in self.requests[PIPELINED:]:
@@ -143,6 +166,9 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
                 del self.requests[PIPELINED:]
                 # not in service yet (only the first is): its answer closes the connection
                 self.requests[-1].headers["CONNECTION"] = "close"
+        if self.serve_here:  # outside the requests' lock, which waitress's service takes
+            self.serve_here = False
+            self.service()
         return result
 
     def hand_over(self, taker: Taker) -> bool:
@@ -231,9 +257,7 @@ def _let_go(listener: Any, channel: GuardedChannel) -> None:
         handed.closed(key)
         sock.close()
         return
-    with handed.lock:
-        if key in handed.open:
-            handed.open[key] = (address, close)
+    handed.closer(key, close)
 
 
 def sweep(server: Any, now: float) -> None:
@@ -281,8 +305,42 @@ def _loop_hooks(server: Any) -> Any:
     return readable
 
 
-def create_guarded_server(app: Any, host: str, port: int, threads: int, **options: Any) -> Any:
-    """A waitress server for ``app`` with the limits above (``options`` go to waitress)."""
+#: Which requests the event loop's thread answers itself (method, path): see `_serve_here`.
+Inline = Callable[[str, str], bool]
+
+
+def _serve_here(listener: Any, inline: Inline) -> Callable[[Any], None]:
+    """The listener's ``add_task``: a request ``inline`` names, received with nothing queued
+    or unsent on its connection, is answered on the event loop's thread (`GuardedChannel.received`
+    calls waitress's own ``service``); every other goes to the pool as before.
+
+    Handing a request to a pool thread and back costs more CPU than answering one that needs
+    no lock and no disk: two thread wake-ups and a pass of the loop woken by waitress's
+    trigger, about a third of ``GET /api/state``'s CPU on the reference PC (issue 26). Only such
+    requests are named: a slow answer here would hold every connection."""
+    pool = listener.add_task
+
+    def add_task(channel: Any) -> None:
+        requests = channel.requests
+        if (
+            getattr(channel, "receiving", False)  # not a pipelined one queued by a pool thread
+            and len(requests) == 1
+            and not channel.total_outbufs_len  # nothing to wait for: the answer goes out now
+            and not requests[0].error
+            and inline(requests[0].command, requests[0].path)
+        ):
+            channel.serve_here = True
+            return
+        pool(channel)
+
+    return add_task
+
+
+def create_guarded_server(
+    app: Any, host: str, port: int, threads: int, inline: Inline | None = None, **options: Any
+) -> Any:
+    """A waitress server for ``app`` with the limits above (``options`` go to waitress); the
+    requests ``inline`` names (method, path) are answered on the event loop's thread."""
     server = create_server(
         app,
         host=host,
@@ -299,6 +357,8 @@ def create_guarded_server(app: Any, host: str, port: int, threads: int, **option
     for listener in listeners:
         listener.channel_class = GuardedChannel
         listener.readable = _loop_hooks(listener)
+        if inline is not None:
+            listener.add_task = _serve_here(listener, inline)
     close = server.close
 
     def close_all() -> Any:  # waitress closes what it holds; the connections handed out too

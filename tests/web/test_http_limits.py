@@ -332,3 +332,20 @@ def test_deadlines_hold_when_the_wall_clock_steps_back(serve: Any, monkeypatch: 
     sock.sendall(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: a")
     assert closed_by_server(sock, within=6.0)
     sock.close()
+
+
+def test_a_connection_handed_over_while_the_server_closes_is_closed_too() -> None:
+    """`close_all` may come between a connection's registration and its taker's answer (the
+    taker runs on the event loop's thread): the closer given late is called at once."""
+    handed = http_server.HandedOver()
+    closed: list[str] = []
+    early = handed.add("127.0.0.1", lambda: None)
+    handed.closer(early, lambda: closed.append("early"))
+    late = handed.add("127.0.0.2", lambda: None)  # registered, its taker still working
+    handed.close_all()
+    assert closed == ["early"]
+    handed.closer(late, lambda: closed.append("late"))
+    assert closed == ["early", "late"]
+    handed.closed(late)
+    handed.closer(late, lambda: closed.append("gone"))  # already closed: nothing to call
+    assert closed == ["early", "late"]
