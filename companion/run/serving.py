@@ -43,6 +43,7 @@ def make_server(
         host,
         port,
         threads,
+        inline=FastReads.answers_at_once,  # GET /api/state: on the event loop's thread
         ident="trekking-companion",
         outbuf_high_watermark=256 * 1024,
         max_request_body_size=MAX_BODY + 1,  # waitress refuses a body of this size or more

@@ -111,6 +111,13 @@ class FastReads:
         self.answers: StateAnswers = app.config["STATE_ANSWERS"]
         self.controls = FastControls(app)
 
+    @staticmethod
+    def answers_at_once(method: str, path: str) -> bool:
+        """The requests answered here from text already made (the snapshot is made once per
+        change): the server may answer them on its event loop's thread rather than hand them
+        to a pool thread (`companion.web.http_server.create_guarded_server`)."""
+        return method == "GET" and path == "/api/state"
+
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         if environ.get("REQUEST_METHOD") == "POST":
             answered = self.controls.answer(environ, start_response)

@@ -1,0 +1,129 @@
+"""``GET /api/state`` answered on waitress's event loop thread, everything else by the pool.
+
+The real waitress server on a loopback port; a WSGI app notes which thread answered each
+request. Answering the page's read on the loop's thread saves two thread wake-ups a request
+(issue 26); a request that may wait (a control, a slow route) must never hold the loop.
+"""
+
+from __future__ import annotations
+
+import http.client
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from companion.run.serving import make_server
+from companion.web.http_server import create_guarded_server
+from companion.web.state_answers import FastReads
+from tests.support.tables import make_runtime
+
+
+class Noting:
+    """A WSGI app that answers every path with its own name and notes the answering thread."""
+
+    def __init__(self) -> None:
+        self.threads: list[tuple[str, str]] = []
+        self.release = threading.Event()
+        self.release.set()
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        path = environ["PATH_INFO"]
+        self.threads.append((path, threading.current_thread().name))
+        if path == "/slow":
+            self.release.wait(30)
+        body = path.encode()
+        start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", str(len(body)))])
+        return [body]
+
+
+@pytest.fixture
+def noting() -> Iterator[tuple[int, Noting]]:
+    app = Noting()
+    server = create_guarded_server(app, "127.0.0.1", 0, 4, inline=FastReads.answers_at_once)
+    thread = threading.Thread(target=server.run, name="loop", daemon=True)
+    thread.start()
+    yield server.socket.getsockname()[1], app
+    app.release.set()
+    server.close()
+    thread.join(10)
+
+
+def ask(port: int, method: str, path: str) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request(method, path)
+        response = conn.getresponse()
+        return response.status, response.read()
+    finally:
+        conn.close()
+
+
+def test_the_pages_read_is_answered_on_the_loops_thread_and_the_rest_by_the_pool(noting: Any) -> None:
+    port, app = noting
+    assert ask(port, "GET", "/api/state?page=1") == (200, b"/api/state")
+    assert ask(port, "GET", "/api/state") == (200, b"/api/state")
+    assert ask(port, "POST", "/api/state") == (200, b"/api/state")
+    assert ask(port, "GET", "/api/events") == (200, b"/api/events")
+    threads = [name for _, name in app.threads]
+    assert threads[:2] == ["loop", "loop"]  # both reads: the loop's own thread
+    assert all(name.startswith("waitress-") for name in threads[2:])  # a POST, another path
+
+
+def test_pipelined_reads_are_answered_in_order(noting: Any) -> None:
+    port, app = noting
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        one = b"GET /api/state HTTP/1.1\r\nHost: x\r\n\r\n"
+        other = b"GET /other HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        sock.sendall(one + other)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    assert received.count(b"HTTP/1.1 200 OK") == 2
+    assert received.index(b"/api/state") < received.index(b"/other")
+    assert [path for path, _ in app.threads] == ["/api/state", "/other"]
+
+
+def test_a_slow_answer_on_the_pool_does_not_hold_the_pages_reads(noting: Any) -> None:
+    port, app = noting
+    app.release.clear()
+    slow = threading.Thread(target=ask, args=(port, "GET", "/slow"), daemon=True)
+    slow.start()
+    try:
+        # answered while the pool's thread still waits in /slow
+        assert ask(port, "GET", "/api/state") == (200, b"/api/state")
+        assert slow.is_alive()
+    finally:
+        app.release.set()
+        slow.join(10)
+
+
+def test_the_daemons_read_from_the_loop_equals_the_pools(tmp_path: Path) -> None:
+    """The same table's ``GET /api/state?page=1`` through the inline path and through the pool:
+    the same status, headers and body."""
+    answers = []
+    for inline in (True, False):
+        rt = make_runtime(tmp_path / str(inline))
+        server = make_server(rt, "127.0.0.1", 0, heartbeat=1.0)
+        if not inline:
+            for listener in server.map.values() if hasattr(server, "map") else server._map.values():
+                if "add_task" in vars(listener):
+                    del listener.add_task  # waitress's own: every request to the pool
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", server.socket.getsockname()[1], timeout=10)
+            conn.request("GET", "/api/state?page=1")
+            response = conn.getresponse()
+            headers = sorted((k, v) for k, v in response.getheaders() if k not in ("Date",))
+            answers.append((response.status, headers, response.read()))
+            conn.close()
+        finally:
+            server.close()
+            rt.stop()
+    assert answers[0][0] == 200
+    assert answers[0][1] == answers[1][1]
+    assert answers[0][2].startswith(b"{") and len(answers[0][2]) == len(answers[1][2])
