@@ -26,6 +26,10 @@ with it the idle work counted in it).
 versions of the code are measured in the same run: every round goes through each tree
 and page count in turn (A/B alternated), and the medians over rounds are printed.
 Ports come from ``--port-range``: the first one free is taken for each daemon.
+
+``--connections``: ``new`` (the default, issue 26's measure) opens a connection per request;
+``keep`` asks every request on one kept-alive connection, as a phone's browser does (the
+tap and the page's read come from the same page); ``new,keep`` runs both in each round.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.daemon import (
+    KeptConnection,
     cpu_seconds,
     port_from,
     request,
@@ -102,9 +107,12 @@ def pages_child(port: int, count: int) -> int:
 
 
 Aside = Callable[[Callable[[], Any]], Any]
+Ask = Callable[..., Any]
 
 
-def step(port: int, seed: list[int], state: dict[str, Any], aside: Aside) -> dict[str, Any]:
+def step(
+    port: int, seed: list[int], state: dict[str, Any], aside: Aside, ask: Ask = request
+) -> dict[str, Any]:
     """One move (a new game when the last one ended), as the page makes it: the table's
     answer, then the page's ``GET /api/state?page=1`` (which is returned). What is not the
     issue's step (a new game, a Confirm) goes through ``aside``, which may time it apart."""
@@ -112,19 +120,21 @@ def step(port: int, seed: list[int], state: dict[str, Any], aside: Aside) -> dic
     if expect is None:
         seed[0] += 1
         body = {"players": ["Ann", "Ben", "Cy", "Dee"], "seed": seed[0]}
-        aside(lambda: request(port, "POST", "/api/game/new", body))
+        aside(lambda: ask(port, "POST", "/api/game/new", body))
     else:
         choices = expect["choices"]
         tag = str(choices[seed[0] % len(choices)])
-        answer = request(port, "POST", "/api/reader/tap", {"tag": tag})["state"]
+        answer = ask(port, "POST", "/api/reader/tap", {"tag": tag})["state"]
         seed[0] = (seed[0] * 1103515245 + 12345) % 2**31
         if answer["pending"] is not None:
-            aside(lambda: request(port, "POST", "/api/buttons/confirm", {}))
-    page: dict[str, Any] = request(port, "GET", "/api/state?page=1")
+            aside(lambda: ask(port, "POST", "/api/buttons/confirm", {}))
+    page: dict[str, Any] = ask(port, "GET", "/api/state?page=1")
     return page
 
 
-def measure(tree: Path | None, pages: int, steps: int, port_range: str, idle: float) -> dict[str, float]:
+def measure(
+    tree: Path | None, pages: int, steps: int, port_range: str, idle: float, keep: bool = False
+) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         port = port_from(port_range)
         daemon = start_daemon(tree, port, Path(tmp) / "data")
@@ -159,9 +169,10 @@ def measure(tree: Path | None, pages: int, steps: int, port_range: str, idle: fl
                 asides["new_game" if "game" in answer else "confirm"] += 1
                 return answer
 
-            seed, state = [1], request(port, "GET", "/api/state")
+            ask: Ask = KeptConnection(port) if keep else request
+            seed, state = [1], ask(port, "GET", "/api/state")
             for _ in range(10):  # warm: the first answers import and build what later ones reuse
-                state = step(port, seed, state, lambda call: call())
+                state = step(port, seed, state, lambda call: call(), ask)
             # the daemon's own pace with nothing asked (the ring's animation, the streams'
             # heartbeats): a step's wall time costs this much besides the step itself
             idle0, idle_wall0 = cpu_seconds(daemon.pid), time.perf_counter()
@@ -170,7 +181,7 @@ def measure(tree: Path | None, pages: int, steps: int, port_range: str, idle: fl
             idle_rate = (sum(idle1) - sum(idle0)) / idle_wall
             cpu0, wall0 = cpu_seconds(daemon.pid), time.perf_counter()
             for _ in range(steps):
-                state = step(port, seed, state, aside)
+                state = step(port, seed, state, aside, ask)
                 pages_have(state["version"])
             (user1, system1), wall = cpu_seconds(daemon.pid), time.perf_counter() - wall0
             user, system = user1 - cpu0[0], system1 - cpu0[1]
@@ -210,6 +221,11 @@ def main() -> int:
     parser.add_argument("--idle", type=float, default=3.0, help="seconds the idle pace is measured over")
     parser.add_argument("--port-range", default="18600-18699", help="ports to choose from, lo-hi")
     parser.add_argument("--tree", action="append", help="a checkout to run the daemon from (repeatable)")
+    parser.add_argument(
+        "--connections", default="new",
+        help="new (a connection per request: the issue's measure), keep (one kept alive, "
+        "as a phone's browser does), or both: new,keep",
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--pages-child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
@@ -219,16 +235,22 @@ def main() -> int:
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     trees: list[Path | None] = [Path(t).resolve() for t in args.tree] if args.tree else [None]
     counts = [int(p) for p in args.pages.split(",")]
-    runs: dict[tuple[str, int], list[dict[str, float]]] = {}
+    modes = args.connections.split(",")
+    if not set(modes) <= {"new", "keep"}:
+        parser.error("--connections takes new, keep or new,keep")
+    runs: dict[tuple[str, int, str], list[dict[str, float]]] = {}
     for _ in range(args.rounds):
         for tree in trees:
             for pages in counts:
-                key = (str(tree or "installed"), pages)
-                runs.setdefault(key, []).append(measure(tree, pages, args.steps, args.port_range, args.idle))
+                for connections in modes:
+                    key = (str(tree or "installed"), pages, connections)
+                    runs.setdefault(key, []).append(
+                        measure(tree, pages, args.steps, args.port_range, args.idle, connections == "keep")
+                    )
     rows = [
-        {"tree": tree, "pages": pages, "steps": args.steps, "rounds": len(results),
-         **medians(results, 2)}
-        for (tree, pages), results in runs.items()
+        {"tree": tree, "pages": pages, "connections": connections, "steps": args.steps,
+         "rounds": len(results), **medians(results, 2)}
+        for (tree, pages, connections), results in runs.items()
     ]  # fmt: skip
     print_rows(rows, args.json, legend=(
         "cpu_ms_per_step: ours, every step as driven (tap [+ Confirm] or new game, + GET, + pages)",

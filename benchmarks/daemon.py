@@ -86,6 +86,44 @@ def request(port: int, method: str, path: str, body: Any = None) -> Any:
         conn.close()
 
 
+class KeptConnection:
+    """`request` on one kept-alive connection, as a phone's browser asks (HTTP/1.1 keep-alive):
+    no connection set up and torn down per request. Opened again if the server closed it."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.conn: http.client.HTTPConnection | None = None
+
+    def __call__(self, port: int, method: str, path: str, body: Any = None) -> Any:
+        headers = {"X-Table-Pin": PIN}
+        data = None
+        if body is not None:
+            data, headers["Content-Type"] = json.dumps(body), "application/json"
+        for attempt in (1, 2):
+            if self.conn is None:
+                self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+            try:
+                self.conn.request(method, path, data, headers)
+                response = self.conn.getresponse()
+                answer = response.read()
+            except (http.client.HTTPException, OSError):
+                self.close()
+                if attempt == 2:
+                    raise
+                continue
+            if response.will_close:
+                self.close()
+            if response.status != 200:
+                raise RuntimeError(f"{method} {path} answered {response.status}: {answer[:300]!r}")
+            return json.loads(answer)
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+            self.conn = None
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
