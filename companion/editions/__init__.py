@@ -7,6 +7,8 @@
 - `edit`: one change at a time to an edition's JSON object (a card, an itinerary, the
   playmat, the Ancestor) and what is still the base edition's.
 - `csv_forms`: the cards and the itineraries as CSV, read and written.
+- `memos`: the shipped editions' itinerary memos, computed beforehand (``itineraries.memo``)
+  and offered to every edition read whose Itinerary cards are the same.
 - `cli`: ``companion edition ...``; `web`: the page's library and transcription routes
   (Flask: only the web app factory imports it).
 
@@ -52,6 +54,7 @@ from companion.editions.library import (
     validate,
     write_refused,
 )
+from companion.editions.memos import offer_memos
 from companion.editions.shipped import (
     EditionNotFound,
     is_path,
@@ -86,6 +89,7 @@ __all__ = [
     "load_named",
     "mark_from_base",
     "mine_name",
+    "offer_memos",
     "progress",
     "put_card",
     "put_itinerary",

@@ -16,6 +16,7 @@ import re
 from importlib import resources
 from pathlib import Path
 
+from companion.editions.memos import offer_memos
 from companion.engine.edition import Edition, EditionError, Problem, parse_edition
 
 
@@ -45,7 +46,8 @@ def _shipped_names() -> tuple[str, ...]:
 
 
 def read_edition_text(text: str, source: str, default_name: str) -> Edition:
-    """Parse an edition file's text; JSON syntax errors are reported with line and column."""
+    """Parse an edition file's text; JSON syntax errors are reported with line and column.
+    Its itineraries are offered the shipped memos of the same cards (`offer_memos`)."""
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -54,7 +56,7 @@ def read_edition_text(text: str, source: str, default_name: str) -> Edition:
     except (ValueError, RecursionError) as exc:  # a 5,000-digit number, nesting thousands deep
         raise EditionError([Problem("file", f"not usable JSON: {exc}")], source) from None
     try:
-        return parse_edition(obj, default_name=default_name)
+        return offer_memos(parse_edition(obj, default_name=default_name))
     except EditionError as exc:
         raise EditionError([_with_line(text, p) for p in exc.problems], source) from None
 
