@@ -4,9 +4,10 @@ A process's first replays spent most of their time filling itinerary memos, one 
 step at a time, and filling them all when an edition loads cost more than a replay (issue 26).
 So the memos of every shipped edition's Itinerary cards are computed here once, when the
 editions or the rules change (``scripts/itinerary-memos`` writes ``itineraries.memo``), and
-loaded in about a millisecond. Each is keyed by its card's content, not by its edition's name,
-so an inline copy of a shipped edition, or an owner's edition keeping a printed card, finds it
-too; any other card keeps the lazy memo.
+each is read from the file when its itinerary is first played (tens of microseconds; the
+reference edition's 24 in a millisecond or two). Each is keyed by its card's content, not by
+its edition's name, so an inline copy of a shipped edition, or an owner's edition keeping a
+printed card, finds it too; any other card keeps the lazy memo.
 
 Nothing in the file is trusted blindly: it is `marshal` data (values only, never code) with
 a CRC of its payload and the engine's `MEMO_VERSION`; a file that is missing, damaged or of
@@ -19,8 +20,10 @@ from __future__ import annotations
 
 import functools
 import marshal
+import sys
 import zlib
-from collections.abc import Iterable
+from array import array
+from collections.abc import Callable, Iterable, Iterator
 from importlib import resources
 from pathlib import Path
 
@@ -32,7 +35,47 @@ MEMO_FILE = "itineraries.memo"
 #: What the file's outer tuple starts with.
 MAGIC = "trekking-itinerary-memos"
 
+#: Whole memos, by card.
 Memos = dict[MemoKey, list[Step | None]]
+
+
+class Stored:
+    """The file's memos: every distinct step once (``pool``: about 2,600 among the reference
+    edition's 27,000 steps), and each card's memo as indices into it, little-endian 32-bit
+    (``indices``), turned into its list of steps when its itinerary is first played."""
+
+    __slots__ = ("indices", "pool")
+
+    def __init__(self, pool: tuple[object, ...] = (), indices: dict[MemoKey, bytes] | None = None) -> None:
+        self.pool = pool
+        self.indices = indices or {}
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+    def __iter__(self) -> Iterator[MemoKey]:
+        return iter(self.indices)
+
+    def steps(self, key: MemoKey) -> list[object] | None:
+        """The memo of the card ``key`` (``None``: no such card, or an index out of the pool)."""
+        blob = self.indices.get(key)
+        if blob is None or len(blob) % 4:
+            return None
+        numbers = array("I")
+        if numbers.itemsize != 4:  # pragma: no cover - every platform Python runs on has 32-bit ints
+            return None
+        numbers.frombytes(blob)
+        if sys.byteorder == "big":  # pragma: no cover - the Pi and the PC are little-endian
+            numbers.byteswap()
+        pool = self.pool
+        try:
+            return [pool[i] for i in numbers]
+        except IndexError:
+            return None
+
+    def reader(self, key: MemoKey) -> Callable[[], list[object] | None] | None:
+        """What reads the memo of the card ``key`` when asked (``None``: the file has none)."""
+        return functools.partial(self.steps, key) if key in self.indices else None
 
 
 def compute_memos(editions: Iterable[Edition]) -> Memos:
@@ -48,47 +91,55 @@ def compute_memos(editions: Iterable[Edition]) -> Memos:
 
 
 def encode_memos(memos: Memos) -> bytes:
-    """The file's bytes. Equal steps are one object (about 2,600 distinct among 27,000 for
-    the reference edition), which `marshal` writes once and refers to after: the file is a
-    third of the size and loads six times faster."""
-    distinct: dict[Step | None, Step | None] = {}
-    payload = marshal.dumps(
-        [(key, [distinct.setdefault(s, s) for s in steps]) for key, steps in memos.items()]
-    )
+    """The file's bytes (`Stored`): the distinct steps once, then each memo as indices, so that
+    a memo is read only when its itinerary is played (a list of tuples per memo in `marshal`
+    took twice as long)."""
+    pool: dict[Step | None, int] = {}
+    indices = []
+    for key, steps in memos.items():
+        numbers = array("I", [pool.setdefault(s, len(pool)) for s in steps])
+        if sys.byteorder == "big":  # pragma: no cover
+            numbers.byteswap()
+        indices.append((key, numbers.tobytes()))
+    payload = marshal.dumps((tuple(pool), indices))
     return marshal.dumps((MAGIC, MEMO_VERSION, zlib.crc32(payload), payload))
 
 
-def decode_memos(data: bytes) -> Memos:
+def decode_memos(data: bytes) -> Stored:
     """The memos in a file's bytes, or none when the file is not one this engine wrote:
     anything else (damaged, another version, another format) is ignored, never raised."""
     try:
         magic, version, crc, payload = marshal.loads(data)
         if magic != MAGIC or version != MEMO_VERSION or zlib.crc32(payload) != crc:
-            return {}
-        return {key: steps for key, steps in marshal.loads(payload)}
+            return Stored()
+        pool, indices = marshal.loads(payload)
+        stored = Stored(pool, {key: blob for key, blob in indices})
     except (EOFError, ValueError, TypeError):  # what marshal raises on bad data; unpacking
-        return {}
+        return Stored()
+    if type(pool) is not tuple or not all(type(blob) is bytes for blob in stored.indices.values()):
+        return Stored()
+    return stored
 
 
 @functools.cache
-def shipped_memos() -> Memos:
+def shipped_memos() -> Stored:
     """The shipped memos, read once per process (none if the file is missing)."""
     try:
         data = resources.files(__package__).joinpath(MEMO_FILE).read_bytes()
     except OSError:
-        return {}
+        return Stored()
     return decode_memos(data)
 
 
 def offer_memos(edition: Edition) -> Edition:
     """Offer each of ``edition``'s itineraries the shipped memo of its card, if there is one
-    (taken, once checked, when the itinerary is first played). Returns ``edition``."""
+    (read and, once checked, taken when the itinerary is first played). Returns ``edition``."""
     memos = shipped_memos()
     if memos:
         for table in edition.rules.itineraries:
-            steps = memos.get(table.key)
-            if steps is not None:
-                table.offer(steps)
+            read = memos.reader(table.key)
+            if read is not None:
+                table.offer(read)
     return edition
 
 

@@ -24,8 +24,9 @@ played, after checking a sample of its steps against its own rules.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from companion.engine.tokens import COLUMN_INDEX, CRYSTAL, CRYSTAL_CODE, WILD_CODE
 
@@ -72,9 +73,11 @@ class ItineraryTable:
     rows: tuple[tuple[int, int, tuple[int, ...]] | None, ...]
     radix: tuple[int, int, int, int]
     steps: list[Step | None] = field(compare=False, repr=False)
-    #: A memo computed beforehand for this card (at most one, see `offer`), taken or dropped
+    #: What reads a memo computed beforehand for this card (at most one, see `offer`), called
     #: when the memo is first needed.
-    offered: list[list[Step | None]] = field(default_factory=list, compare=False, repr=False)
+    offered: list[Callable[[], Sequence[object] | None]] = field(
+        default_factory=list, compare=False, repr=False
+    )
 
     @classmethod
     def build(cls, columns: Sequence[Sequence[object]], rows: Sequence[object]) -> ItineraryTable:
@@ -100,11 +103,12 @@ class ItineraryTable:
         """How many progress numbers this card has (every mixed-radix number is one)."""
         return self.radix[3] * (self.lengths[3] + 1)
 
-    def offer(self, steps: list[Step | None]) -> None:
-        """Offer a whole memo computed beforehand for this card (`key`); `memo` takes it only
-        if its sampled steps are this table's own."""
+    def offer(self, read: Callable[[], Sequence[object] | None]) -> None:
+        """Offer a whole memo computed beforehand for this card (`key`): ``read`` gives it (or
+        ``None``) when the itinerary is first played, and `memo` takes it only if its sampled
+        steps are this table's own. An itinerary never played costs nothing to offer."""
         if not self.steps:
-            self.offered[:] = [steps]
+            self.offered[:] = [read]
 
     def memo(self) -> list[Step | None]:
         """The transition memo, allocated the first time this itinerary is played (an
@@ -112,8 +116,9 @@ class ItineraryTable:
         `matches`, else empty, each step then computed the first time it is needed."""
         if not self.steps:
             offered = self.offered
-            if offered and self.matches(offered[0]):
-                self.steps.extend(offered[0])
+            steps = offered[0]() if offered else None
+            if steps is not None and self.matches(steps):
+                self.steps.extend(cast("Sequence[Step | None]", steps))
             else:
                 self.steps.extend([None] * (self.states * _CODES))
             offered.clear()
