@@ -111,8 +111,8 @@ def read_set(path: str) -> list[bytes]:
 
 
 def warm_child(round_: int, paths: list[str]) -> None:
-    """One warm round in a process of its own: both sides warmed on every set (the edition
-    loaded, the engine's memos built), then each set replayed by each, the first side
+    """One warm round in a process of its own: both sides warmed on every game of every set (the
+    edition loaded, the engine's memos built), then each set replayed by each, the first side
     alternating with the round; every output compared. Prints (CPU s, wall s) per set and side."""
     import companion
 
@@ -120,7 +120,7 @@ def warm_child(round_: int, paths: list[str]) -> None:
     sets = [read_set(path) for path in paths]
     for records in sets:
         for replay in sides.values():
-            for data in records[:20]:
+            for data in records:  # every game once: the memos hold every step these games take
                 replay(data)
     order = ("engine", "naive") if round_ % 2 == 0 else ("naive", "engine")
     times = []
