@@ -24,7 +24,6 @@ import sys
 import zlib
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from importlib import resources
 from pathlib import Path
 
 from companion.engine.edition import Edition
@@ -141,7 +140,7 @@ def decode_memos(data: bytes) -> Stored:
 def shipped_memos() -> Stored:
     """The shipped memos, read once per process (none if the file is missing)."""
     try:
-        data = resources.files(__package__).joinpath(MEMO_FILE).read_bytes()
+        data = Path(__file__).resolve().with_name(MEMO_FILE).read_bytes()
     except OSError:
         return Stored()
     return decode_memos(data)

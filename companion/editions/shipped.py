@@ -13,11 +13,15 @@ from __future__ import annotations
 import functools
 import json
 import re
-from importlib import resources
 from pathlib import Path
 
 from companion.editions.memos import offer_memos
 from companion.engine.edition import Edition, EditionError, Problem, parse_edition
+
+#: The package's folder, where the shipped editions are: a plain path, not `importlib.resources`,
+#: whose first use cost 2 ms of a process's first replay (issue 26) for a package that is always
+#: installed as files.
+FOLDER = Path(__file__).resolve().parent
 
 
 class EditionNotFound(LookupError):
@@ -41,8 +45,7 @@ def shipped_names() -> list[str]:
 def _shipped_names() -> tuple[str, ...]:
     """The package's edition files, listed once per process: they are part of the installed
     package, and listing its folder was a fifth of a short record's replay (issue 26)."""
-    folder = resources.files(__package__)
-    return tuple(sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json")))
+    return tuple(sorted(p.name[:-5] for p in FOLDER.iterdir() if p.name.endswith(".json")))
 
 
 def read_edition_text(text: str, source: str, default_name: str) -> Edition:
@@ -130,5 +133,5 @@ def unknown_edition(name: str, known: str, choose: str, hint: str = "") -> Editi
 def _shipped(name: str) -> Edition:
     """A shipped edition, parsed once per process: the files are part of the package,
     and the edition's compiled tables (with their memoized itinerary steps) are shared."""
-    text = resources.files(__package__).joinpath(f"{name}.json").read_text(encoding="utf-8")
+    text = (FOLDER / f"{name}.json").read_text(encoding="utf-8")
     return read_edition_text(text, f"{name}.json", name)
