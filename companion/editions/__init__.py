@@ -7,61 +7,122 @@
 - `edit`: one change at a time to an edition's JSON object (a card, an itinerary, the
   playmat, the Ancestor) and what is still the base edition's.
 - `csv_forms`: the cards and the itineraries as CSV, read and written.
+- `memos`: the shipped editions' itinerary memos, computed beforehand (``itineraries.memo``)
+  and offered to every edition read whose Itinerary cards are the same.
 - `cli`: ``companion edition ...``; `web`: the page's library and transcription routes
   (Flask: only the web app factory imports it).
 
-This module names what the rest of the companion uses, ``cli`` and ``web`` included (they are
-the library's adapters, and import it as any other caller does); `tests/project/test_architecture.py`
-keeps other modules to these names (and `cli`, `web` to their one importer each), so the
-modules inside can be rearranged without touching their callers.
+This module names what the rest of the companion uses (each module imported when one of its
+names is first used), ``cli`` and ``web`` included (they are the library's adapters, and import
+it as any other caller does); `tests/project/test_architecture.py` keeps other modules to these
+names (and `cli`, `web` to their one importer each), so the modules inside can be rearranged
+without touching their callers.
 """
 
 from __future__ import annotations
 
-from companion.editions.csv_forms import (
-    CsvError,
-    cards_from_csv,
-    cards_to_csv,
-    itineraries_from_csv,
-    itineraries_to_csv,
-)
-from companion.editions.edit import (
-    BASE_PARTS,
-    FieldError,
-    card_checks,
-    card_warnings,
-    from_base,
-    mark_from_base,
-    progress,
-    put_card,
-    put_itinerary,
-    remove,
-    set_ancestor,
-    set_playmat,
-    transcribed,
-    whole_number,
-)
-from companion.editions.library import (
-    BOX_CARDS_PER_DAY,
-    EditionLibrary,
-    LibraryError,
-    edition_setup_value,
-    is_complete,
-    load_named,
-    mine_name,
-    validate,
-    write_refused,
-)
-from companion.editions.shipped import (
-    EditionNotFound,
-    is_path,
-    load_edition,
-    read_edition_file,
-    read_edition_text,
-    shipped_edition,
-    shipped_names,
-)
-from companion.editions.writes import atomic_write
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from companion.editions.csv_forms import (
+        CsvError,
+        cards_from_csv,
+        cards_to_csv,
+        itineraries_from_csv,
+        itineraries_to_csv,
+    )
+    from companion.editions.edit import (
+        BASE_PARTS,
+        FieldError,
+        card_checks,
+        card_warnings,
+        from_base,
+        mark_from_base,
+        progress,
+        put_card,
+        put_itinerary,
+        remove,
+        set_ancestor,
+        set_playmat,
+        transcribed,
+        whole_number,
+    )
+    from companion.editions.library import (
+        BOX_CARDS_PER_DAY,
+        EditionLibrary,
+        LibraryError,
+        edition_setup_value,
+        is_complete,
+        load_named,
+        mine_name,
+        validate,
+        write_refused,
+    )
+    from companion.editions.memos import offer_memos
+    from companion.editions.shipped import (
+        EditionNotFound,
+        is_path,
+        load_edition,
+        read_edition_file,
+        read_edition_text,
+        shipped_edition,
+        shipped_names,
+    )
+    from companion.editions.writes import atomic_write
+
+#: The module of this package each exported name lives in, imported when the name is first used
+#: (`__getattr__`): ``companion replay`` needs `shipped` only, not the CSV forms, the edits or the
+#: library, which were half the import time of replaying a record (issue 26).
+_HOMES = {
+    "CsvError": "csv_forms",
+    "cards_from_csv": "csv_forms",
+    "cards_to_csv": "csv_forms",
+    "itineraries_from_csv": "csv_forms",
+    "itineraries_to_csv": "csv_forms",
+    "BASE_PARTS": "edit",
+    "FieldError": "edit",
+    "card_checks": "edit",
+    "card_warnings": "edit",
+    "from_base": "edit",
+    "mark_from_base": "edit",
+    "progress": "edit",
+    "put_card": "edit",
+    "put_itinerary": "edit",
+    "remove": "edit",
+    "set_ancestor": "edit",
+    "set_playmat": "edit",
+    "transcribed": "edit",
+    "whole_number": "edit",
+    "BOX_CARDS_PER_DAY": "library",
+    "EditionLibrary": "library",
+    "LibraryError": "library",
+    "edition_setup_value": "library",
+    "is_complete": "library",
+    "load_named": "library",
+    "mine_name": "library",
+    "validate": "library",
+    "write_refused": "library",
+    "offer_memos": "memos",
+    "EditionNotFound": "shipped",
+    "is_path": "shipped",
+    "load_edition": "shipped",
+    "read_edition_file": "shipped",
+    "read_edition_text": "shipped",
+    "shipped_edition": "shipped",
+    "shipped_names": "shipped",
+    "atomic_write": "writes",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value  # later uses are plain attribute reads
+    return value
+
 
 __all__ = [
     "BASE_PARTS",
@@ -86,6 +147,7 @@ __all__ = [
     "load_named",
     "mark_from_base",
     "mine_name",
+    "offer_memos",
     "progress",
     "put_card",
     "put_itinerary",

@@ -13,10 +13,15 @@ from __future__ import annotations
 import functools
 import json
 import re
-from importlib import resources
 from pathlib import Path
 
+from companion.editions.memos import offer_memos
 from companion.engine.edition import Edition, EditionError, Problem, parse_edition
+
+#: The package's folder, where the shipped editions are: a plain path, not `importlib.resources`,
+#: whose first use cost 2 ms of a process's first replay (issue 26) for a package that is always
+#: installed as files.
+FOLDER = Path(__file__).resolve().parent
 
 
 class EditionNotFound(LookupError):
@@ -40,12 +45,12 @@ def shipped_names() -> list[str]:
 def _shipped_names() -> tuple[str, ...]:
     """The package's edition files, listed once per process: they are part of the installed
     package, and listing its folder was a fifth of a short record's replay (issue 26)."""
-    folder = resources.files(__package__)
-    return tuple(sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json")))
+    return tuple(sorted(p.name[:-5] for p in FOLDER.iterdir() if p.name.endswith(".json")))
 
 
 def read_edition_text(text: str, source: str, default_name: str) -> Edition:
-    """Parse an edition file's text; JSON syntax errors are reported with line and column."""
+    """Parse an edition file's text; JSON syntax errors are reported with line and column.
+    Its itineraries are offered the shipped memos of the same cards (`offer_memos`)."""
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -54,7 +59,7 @@ def read_edition_text(text: str, source: str, default_name: str) -> Edition:
     except (ValueError, RecursionError) as exc:  # a 5,000-digit number, nesting thousands deep
         raise EditionError([Problem("file", f"not usable JSON: {exc}")], source) from None
     try:
-        return parse_edition(obj, default_name=default_name)
+        return offer_memos(parse_edition(obj, default_name=default_name))
     except EditionError as exc:
         raise EditionError([_with_line(text, p) for p in exc.problems], source) from None
 
@@ -128,5 +133,5 @@ def unknown_edition(name: str, known: str, choose: str, hint: str = "") -> Editi
 def _shipped(name: str) -> Edition:
     """A shipped edition, parsed once per process: the files are part of the package,
     and the edition's compiled tables (with their memoized itinerary steps) are shared."""
-    text = resources.files(__package__).joinpath(f"{name}.json").read_text(encoding="utf-8")
+    text = (FOLDER / f"{name}.json").read_text(encoding="utf-8")
     return read_edition_text(text, f"{name}.json", name)

@@ -15,12 +15,18 @@ Because covering is always top-down, an itinerary's progress is just how deep
 each column is covered. The engine packs those four depths into one small
 integer (a mixed-radix number) and memoizes each (progress, token) transition,
 so placing a token on the hot path is one list lookup.
+
+Filling that memo is most of a process's first replays (issue 26): a memo computed
+beforehand for the same printed card (`companion.editions.memos`, for the shipped
+editions) can be *offered* to a table, which takes it when the itinerary is first
+played, after checking a sample of its steps against its own rules.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from companion.engine.tokens import COLUMN_INDEX, CRYSTAL, CRYSTAL_CODE, WILD_CODE
 
@@ -30,6 +36,16 @@ Reward = tuple[int, int]
 Step = tuple[int, int, int]
 #: Token codes a transition is memoized for: the four columns, then "Wild, engine's choice".
 _CODES = 5
+#: The version of `ItineraryTable.compute`'s rules: a memo computed beforehand records it and
+#: is taken only under the same one. Change it with any change to how a step is computed
+#: (``tests/editions/test_memos.py`` fails on a shipped memo that no longer matches).
+MEMO_VERSION = 1
+#: The key of an itinerary's memo: its flattened card, (lengths, spaces, rows).
+MemoKey = tuple[
+    tuple[int, int, int, int],
+    tuple[tuple[Reward, ...], ...],
+    tuple[tuple[int, int, tuple[int, ...]] | None, ...],
+]
 
 
 def reward(space: object) -> Reward:
@@ -57,6 +73,11 @@ class ItineraryTable:
     rows: tuple[tuple[int, int, tuple[int, ...]] | None, ...]
     radix: tuple[int, int, int, int]
     steps: list[Step | None] = field(compare=False, repr=False)
+    #: What reads a memo computed beforehand for this card (at most one, see `offer`), called
+    #: when the memo is first needed.
+    offered: list[Callable[[], Sequence[object] | None]] = field(
+        default_factory=list, compare=False, repr=False
+    )
 
     @classmethod
     def build(cls, columns: Sequence[Sequence[object]], rows: Sequence[object]) -> ItineraryTable:
@@ -72,13 +93,52 @@ class ItineraryTable:
             radix[c] = radix[c - 1] * (lengths[c - 1] + 1)
         return cls(lengths, spaces, tuple(row_table), (radix[0], radix[1], radix[2], radix[3]), [])
 
+    @property
+    def key(self) -> MemoKey:
+        """What the memo depends on: two tables with the same key have the same memo."""
+        return (self.lengths, self.spaces, self.rows)
+
+    @property
+    def states(self) -> int:
+        """How many progress numbers this card has (every mixed-radix number is one)."""
+        return self.radix[3] * (self.lengths[3] + 1)
+
+    def offer(self, read: Callable[[], Sequence[object] | None]) -> None:
+        """Offer a whole memo computed beforehand for this card (`key`): ``read`` gives it (or
+        ``None``) when the itinerary is first played, and `memo` takes it only if its sampled
+        steps are this table's own. An itinerary never played costs nothing to offer."""
+        if not self.steps:
+            self.offered[:] = [read]
+
     def memo(self) -> list[Step | None]:
         """The transition memo, allocated the first time this itinerary is played (an
-        edition's other itineraries cost no memory)."""
+        edition's other itineraries cost no memory): the offered one if it passes
+        `matches`, else empty, each step then computed the first time it is needed."""
         if not self.steps:
-            states = self.radix[3] * (self.lengths[3] + 1)
-            self.steps.extend([None] * (states * _CODES))
+            offered = self.offered
+            steps = offered[0]() if offered else None
+            if steps is not None and self.matches(steps):
+                self.steps.extend(cast("Sequence[Step | None]", steps))
+            else:
+                self.steps.extend([None] * (self.states * _CODES))
+            offered.clear()
         return self.steps
+
+    def matches(self, steps: Sequence[object]) -> bool:
+        """Whether ``steps`` can be this card's whole memo: one step per (progress, token) and,
+        for each token code, the steps at two progress numbers (spread from the first to the
+        last) equal to what `compute` gives. A sample, not a proof (ten steps: a tenth of a
+        millisecond a card): a memo computed beforehand is checked whole by the tests, this
+        catches a wrong card or a stale file."""
+        states = self.states
+        if len(steps) != states * _CODES:
+            return False
+        for code in range(_CODES):
+            spread = (states - 1) * code // (_CODES - 1)
+            for progress in (spread, states - 1 - spread):
+                if steps[progress * _CODES + code] != self.compute(progress, code):
+                    return False
+        return True
 
     def complete(self) -> None:
         """Fill the whole transition memo now: every (progress, token) step is then one
@@ -103,7 +163,14 @@ class ItineraryTable:
         return (f[0], f[1], f[2], f[3])
 
     def step(self, progress: int, code: int) -> Step:
-        """Place one token (a column index, or `WILD_CODE` for the engine's choice)."""
+        """Place one token (a column index, or `WILD_CODE` for the engine's choice), and
+        memoize the step."""
+        result = self.compute(progress, code)
+        self.memo()[progress * _CODES + code] = result
+        return result
+
+    def compute(self, progress: int, code: int) -> Step:
+        """The step of placing one token at ``progress``, computed from the card."""
         fills = list(self.decode(progress))
         column = best_wild_column(self, fills) if code == WILD_CODE else code
         if column < 0 or fills[column] >= self.lengths[column]:
@@ -117,7 +184,6 @@ class ItineraryTable:
                 points += row[0]
                 crystals += row[1]
             result = (progress + self.radix[column], points, crystals)
-        self.memo()[progress * _CODES + code] = result
         return result
 
 

@@ -27,7 +27,7 @@ from itertools import islice
 from json.scanner import make_scanner
 from typing import IO, Any, BinaryIO
 
-from companion.editions import EditionNotFound, load_edition, shipped_edition
+from companion.editions import EditionNotFound, load_edition, offer_memos, shipped_edition
 from companion.engine import (
     Board,
     Edition,
@@ -351,8 +351,9 @@ def _inline_edition(key: bytes) -> Edition:
     `marshal` form, which `marshal.loads` turns back into that very value, types included
     (``1``, ``1.0`` and ``true`` differ), so two records share an edition only when their
     objects are equal and typed alike; it is five to seven times quicker to write than the
-    object's JSON. An invalid edition raises, and is not kept."""
-    return parse_edition(marshal.loads(key))
+    object's JSON. An invalid edition raises, and is not kept. Its itineraries are offered the
+    shipped memos of the same cards, as a shipped edition's are (`offer_memos`)."""
+    return offer_memos(parse_edition(marshal.loads(key)))
 
 
 def parse_inline_edition(obj: dict[str, Any]) -> Edition:
@@ -360,7 +361,7 @@ def parse_inline_edition(obj: dict[str, Any]) -> Edition:
     try:
         key = marshal.dumps(obj)
     except ValueError:  # nested past marshal's depth (a setup line's own nesting is bounded first)
-        return parse_edition(obj)
+        return offer_memos(parse_edition(obj))
     return _inline_edition(key)
 
 

@@ -207,3 +207,23 @@ def test_a_trek_table_of_another_length_is_a_warning_and_still_scores() -> None:
     assert [edition.trek_points(n) for n in (1, 3, 4, 6)] == [-1, 5, 8, 14]
     ed["treks"] = []
     assert any(line.startswith("treks: error") for line in problems(ed))
+
+
+HOMES = ("csv_forms", "edit", "library", "memos", "shipped", "writes")
+
+
+def test_every_exported_name_is_there_when_first_used() -> None:
+    """The package imports its modules when one of their names is first used (issue 26): each
+    name it exports resolves, to its home module's object."""
+    import importlib
+
+    import companion.editions as package
+
+    for name in package.__all__:
+        value = getattr(package, name)
+        homes = [m for m in ("csv_forms", "edit", "library", "memos", "shipped", "writes")]
+        assert any(
+            getattr(importlib.import_module(f"companion.editions.{m}"), name, None) is value for m in homes
+        )
+    with pytest.raises(AttributeError):
+        package.no_such_name  # noqa: B018
