@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from companion import __version__
 from companion.editions import EditionNotFound, load_named, read_edition_text
 from companion.engine import EditionError
 from companion.engine.words import year_text
@@ -345,11 +344,25 @@ def cmd_enroll(args: argparse.Namespace) -> int:
     return 0
 
 
+class ShowVersion(argparse.Action):
+    """``--version``: the version is read from the package's metadata only when asked for
+    (`companion.__getattr__`), not on every start."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit", **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        from companion import __version__
+
+        print(f"{parser.prog} {__version__}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="companion", description="Referee for the board game Trekking Through History."
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--version", action=ShowVersion)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     replay = sub.add_parser("replay", help="replay a game record and print the standings")
