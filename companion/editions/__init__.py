@@ -18,13 +18,16 @@ modules inside can be rearranged without touching their callers.
 
 from __future__ import annotations
 
-from companion.editions.csv_forms import (
-    CsvError,
-    cards_from_csv,
-    cards_to_csv,
-    itineraries_from_csv,
-    itineraries_to_csv,
-)
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # loaded at their first use (`__getattr__`): the table's start needs no CSV
+    from companion.editions.csv_forms import (
+        CsvError,
+        cards_from_csv,
+        cards_to_csv,
+        itineraries_from_csv,
+        itineraries_to_csv,
+    )
 from companion.editions.edit import (
     BASE_PARTS,
     FieldError,
@@ -101,3 +104,19 @@ __all__ = [
     "whole_number",
     "write_refused",
 ]
+
+#: The CSV forms (and the ``csv`` module) are read when a name of theirs is first asked for
+#: (PEP 562): `companion run` serves the page without them (issue 26, a Zero's start).
+_CSV_NAMES = frozenset(
+    {"CsvError", "cards_from_csv", "cards_to_csv", "itineraries_from_csv", "itineraries_to_csv"}
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _CSV_NAMES:
+        raise AttributeError(f"module 'companion.editions' has no attribute {name!r}")
+    from companion.editions import csv_forms
+
+    value = getattr(csv_forms, name)
+    globals()[name] = value
+    return value

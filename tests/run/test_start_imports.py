@@ -51,6 +51,7 @@ DEFERRED = (
     "companion.history.bgstats",
     "companion.records.league",
     "companion.hardware.stickers",
+    "companion.editions.csv_forms",
     "companion.venue",
     "paho",
     "openskill",
