@@ -358,7 +358,32 @@ class ShowVersion(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
+def add_edition_commands(edition: argparse.ArgumentParser) -> None:
+    """``companion edition``'s actions: check and show here, the library's in `edition_commands`."""
+    from companion.run.edition_commands import add_commands
+
+    edition_sub = edition.add_subparsers(dest="edition_command", metavar="ACTION")
+    check = edition_sub.add_parser("check", help="list every problem of an edition file")
+    check.add_argument("path", metavar="PATH")
+    check.set_defaults(func=cmd_edition_check)
+    show = edition_sub.add_parser("show", help="list the cards of an edition (name or path)")
+    show.add_argument("name", metavar="NAME_OR_PATH", nargs="?", default="reference")
+    show.add_argument("--data-dir", help="where the owner's editions are kept")
+    show.set_defaults(func=cmd_edition_show)
+    add_commands(edition_sub)
+
+
+def command_word(argv: Sequence[str]) -> str | None:
+    """The command a command line names: its first word that is not an option (the top-level
+    parser's options take no value), or None (``--help``, ``--version``, nothing)."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """Every command's parser; given the ``command`` on the command line, the editions' dozen
+    actions are built only for ``edition``: argparse builds each parser eagerly, and those took
+    half of the parser's 15 ms of CPU on a PC, every start (issue 26). ``--help`` lists every
+    command either way."""
     parser = argparse.ArgumentParser(
         prog="companion", description="Referee for the board game Trekking Through History."
     )
@@ -371,18 +396,8 @@ def build_parser() -> argparse.ArgumentParser:
     replay.set_defaults(func=cmd_replay)
 
     edition = sub.add_parser("edition", help="the editions: check, show, edit, CSV, share, stickers")
-    edition_sub = edition.add_subparsers(dest="edition_command", metavar="ACTION")
-    check = edition_sub.add_parser("check", help="list every problem of an edition file")
-    check.add_argument("path", metavar="PATH")
-    check.set_defaults(func=cmd_edition_check)
-    show = edition_sub.add_parser("show", help="list the cards of an edition (name or path)")
-    show.add_argument("name", metavar="NAME_OR_PATH", nargs="?", default="reference")
-    show.add_argument("--data-dir", help="where the owner's editions are kept")
-    show.set_defaults(func=cmd_edition_show)
-    from companion.run.edition_commands import add_commands
-
-    add_commands(edition_sub)
-
+    if command in (None, "edition"):
+        add_edition_commands(edition)
     sim = sub.add_parser("simulate", help="play whole games with bots and report results and speed")
     sim.add_argument("--games", type=int, default=1000, help="number of games (default 1000)")
     sim.add_argument("--players", type=int, default=4, help="players per game, 1-4 (default 4)")
@@ -531,8 +546,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    parser = build_parser(command_word(words))
+    args = parser.parse_args(words)
     # The Pi's wrapper (systemd/trekking-companion) names the service's settings and data
     # this way, for every command that takes them; --config and --data-dir still win.
     for option, variable in (("config", "COMPANION_CONFIG"), ("data_dir", "COMPANION_DATA_DIR")):

@@ -52,6 +52,7 @@ DEFERRED = (
     "companion.records.league",
     "companion.hardware.stickers",
     "companion.editions.csv_forms",
+    "companion.run.edition_commands",
     "companion.venue",
     "paho",
     "openskill",
