@@ -3,9 +3,9 @@
 The start of a Pi Zero 2 W is mostly imports (``python -X importtime``; docs/benchmarks-pi.md).
 What serving the page does not need loads at its first use, in its adapter: the coach's
 rollouts when the coach first works, the history and the league when a page first asks
-for them, the sticker reader's text when an unknown tag is read, the venue only with a
-``[venue]`` broker, the version only for ``--version``. This keeps them there: a top-level
-import added back would fail here.
+for them, the sticker reader's text when an unknown tag is read, the editions' CSV forms and
+commands when used, the venue only with a ``[venue]`` broker, the version only for
+``--version``. This keeps them there: a top-level import added back would fail here.
 """
 
 from __future__ import annotations
@@ -53,6 +53,8 @@ DEFERRED = (
     "companion.hardware.stickers",
     "companion.editions.csv_forms",
     "companion.run.edition_commands",
+    "companion.run.doctor",
+    "companion.table.enrol",
     "companion.venue",
     "paho",
     "openskill",
