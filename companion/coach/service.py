@@ -30,15 +30,17 @@ import logging
 import os
 import threading
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from companion.coach.chances import Advice, CoachPool, CoachStopped, evaluate, pool_size
 from companion.engine import Board
 from companion.table import Outcome, Table
 from companion.util.processes import mem_available
 from companion.util.text import name_key
 from companion.util.wording import CodedError
 from companion.util.wording import say as words
+
+if TYPE_CHECKING:  # the rollouts and their pool load when the coach first works, not at start (issue 26)
+    from companion.coach.chances import Advice
 
 
 class CoachRefused(CodedError, ValueError):
@@ -72,6 +74,8 @@ class InThread:
     machine with too little memory for a worker)."""
 
     def evaluate(self, board: Board, per_candidate: int, seconds: float | None) -> Advice:
+        from companion.coach.chances import evaluate
+
         return evaluate(board, per_candidate, seconds)
 
     def close(self) -> None:
@@ -122,6 +126,8 @@ class CoachService:
         """The pool's size: as configured, or by the machine's cores and free memory."""
         if self.workers is not None:
             return self.workers
+        from companion.coach.chances import pool_size
+
         return pool_size(os.cpu_count(), mem_available())
 
     # --- the switch -------------------------------------------------------------------
@@ -247,6 +253,8 @@ class CoachService:
     def _run(self, stopping: threading.Event, previous: threading.Thread | None) -> None:
         if previous is not None:
             previous.join()  # one pool at a time: the previous thread has closed its own
+        from companion.coach.chances import CoachPool, CoachStopped
+
         pool: Pool | None = None
         edition = None
         done: tuple[Table, int] | None = None  # the position answered last

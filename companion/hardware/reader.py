@@ -25,8 +25,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.hardware.rc522 import DEFAULT_GAIN_DB, Rc522, Selected
-from companion.hardware.stickers import BCM_TO_BOARD
-from companion.hardware.stickers import read_text as read_sticker_text
 
 
 @dataclass
@@ -127,7 +125,10 @@ class PiReader:
     def read_text(self) -> str | None:
         # MIFARE Classic (SimpleMFRC522's blocks 8-10) or NTAG21x (NDEF text): both kinds
         # of sticker `companion edition stickers` writes; it retries the wake-up that a tag
-        # which just answered anticollision ignores (ISO 14443-3: READY -> IDLE).
+        # which just answered anticollision ignores (ISO 14443-3: READY -> IDLE). Imported
+        # here: only an unknown tag needs it, and the start is quicker without (issue 26).
+        from companion.hardware.stickers import read_text as read_sticker_text
+
         return read_sticker_text(self.simple.READER, self.chip)
 
     def close(self) -> None:
@@ -168,6 +169,7 @@ def open_mfrc522(rst_pin: int, gain_db: int = DEFAULT_GAIN_DB) -> PiReader:
     Pi-only imports live here: ``mfrc522`` needs ``RPi.GPIO`` (``rpi-lgpio`` on a Pi 5)
     and ``spidev``, which fail to import on a PC."""
     from companion.hardware.health import HardwareFault
+    from companion.hardware.stickers import BCM_TO_BOARD
 
     try:
         from mfrc522 import MFRC522, SimpleMFRC522

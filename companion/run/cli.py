@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from companion import __version__
 from companion.editions import EditionNotFound, load_named, read_edition_text
 from companion.engine import EditionError
 from companion.engine.words import year_text
@@ -345,19 +344,24 @@ def cmd_enroll(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="companion", description="Referee for the board game Trekking Through History."
-    )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+class ShowVersion(argparse.Action):
+    """``--version``: the version is read from the package's metadata only when asked for
+    (`companion.__getattr__`), not on every start."""
 
-    replay = sub.add_parser("replay", help="replay a game record and print the standings")
-    replay.add_argument("record", metavar="RECORD", help='a trekking/1 record (JSON Lines), or "-" for stdin')
-    replay.add_argument("--json", action="store_true", help="print the contract's JSON object")
-    replay.set_defaults(func=cmd_replay)
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="show the version and exit", **kwargs)
 
-    edition = sub.add_parser("edition", help="the editions: check, show, edit, CSV, share, stickers")
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        from companion import __version__
+
+        print(f"{parser.prog} {__version__}")
+        parser.exit()
+
+
+def add_edition_commands(edition: argparse.ArgumentParser) -> None:
+    """``companion edition``'s actions: check and show here, the library's in `edition_commands`."""
+    from companion.run.edition_commands import add_commands
+
     edition_sub = edition.add_subparsers(dest="edition_command", metavar="ACTION")
     check = edition_sub.add_parser("check", help="list every problem of an edition file")
     check.add_argument("path", metavar="PATH")
@@ -366,10 +370,34 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("name", metavar="NAME_OR_PATH", nargs="?", default="reference")
     show.add_argument("--data-dir", help="where the owner's editions are kept")
     show.set_defaults(func=cmd_edition_show)
-    from companion.run.edition_commands import add_commands
-
     add_commands(edition_sub)
 
+
+def command_word(argv: Sequence[str]) -> str | None:
+    """The command a command line names: its first word that is not an option (the top-level
+    parser's options take no value), or None (``--help``, ``--version``, nothing)."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """Every command's parser; given the ``command`` on the command line, the editions' dozen
+    actions are built only for ``edition``: argparse builds each parser eagerly, and those took
+    half of the parser's 15 ms of CPU on a PC, every start (issue 26). ``--help`` lists every
+    command either way."""
+    parser = argparse.ArgumentParser(
+        prog="companion", description="Referee for the board game Trekking Through History."
+    )
+    parser.add_argument("--version", action=ShowVersion)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    replay = sub.add_parser("replay", help="replay a game record and print the standings")
+    replay.add_argument("record", metavar="RECORD", help='a trekking/1 record (JSON Lines), or "-" for stdin')
+    replay.add_argument("--json", action="store_true", help="print the contract's JSON object")
+    replay.set_defaults(func=cmd_replay)
+
+    edition = sub.add_parser("edition", help="the editions: check, show, edit, CSV, share, stickers")
+    if command in (None, "edition"):
+        add_edition_commands(edition)
     sim = sub.add_parser("simulate", help="play whole games with bots and report results and speed")
     sim.add_argument("--games", type=int, default=1000, help="number of games (default 1000)")
     sim.add_argument("--players", type=int, default=4, help="players per game, 1-4 (default 4)")
@@ -518,8 +546,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else argv
+    parser = build_parser(command_word(words))
+    args = parser.parse_args(words)
     # The Pi's wrapper (systemd/trekking-companion) names the service's settings and data
     # this way, for every command that takes them; --config and --data-dir still win.
     for option, variable in (("config", "COMPANION_CONFIG"), ("data_dir", "COMPANION_DATA_DIR")):

@@ -15,18 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from companion.editions import (
-    CsvError,
     EditionLibrary,
     EditionNotFound,
     FieldError,
     LibraryError,
     atomic_write,
     card_warnings,
-    cards_from_csv,
-    cards_to_csv,
     is_path,
-    itineraries_from_csv,
-    itineraries_to_csv,
     load_edition,
     load_named,
     mark_from_base,
@@ -73,6 +68,8 @@ def _errors(exc: Exception) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from companion.editions import cards_to_csv, itineraries_to_csv  # (not loaded by every start)
+
     try:
         obj = _edition_object(args, args.edition)
     except (EditionNotFound, EditionError, LibraryError) as exc:
@@ -87,6 +84,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    from companion.editions import CsvError, cards_from_csv, itineraries_from_csv  # (as cmd_export)
+
     path = Path(args.file)
     try:
         text = read_edition_file(path)

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from companion.coach.service import CoachService
 from companion.engine import Edition
@@ -22,7 +22,6 @@ from companion.hardware.reader import ReaderLoop
 from companion.hardware.ring import RGB, RingDriver, RingLayout, SimulatedRing, brightness_now, dimmed
 from companion.hardware.ring_pin import pin_frame
 from companion.hardware.supervise import SupervisedButtons
-from companion.history.past import History, PastGame, Replays, load_history
 from companion.store.log import Store
 from companion.table import CUE_ACCEPT, CUE_REJECT, Outcome, Table
 from companion.table.access import Access, session_key
@@ -32,6 +31,9 @@ from companion.util.config import Config
 from companion.util.lan import addresses, is_local_only, lan_ip
 from companion.util.text import printable
 from companion.util.wording import say
+
+if TYPE_CHECKING:  # the history is read when a page asks for it, not at start (issue 26)
+    from companion.history.past import History, PastGame, Replays
 
 
 @dataclass
@@ -264,6 +266,8 @@ class Runtime:
         return self.store.aliases()
 
     def history(self, replays: Replays) -> History:
+        from companion.history.past import load_history
+
         return load_history(self.store, replays)
 
     def history_version(self) -> int:

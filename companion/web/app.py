@@ -67,6 +67,7 @@ from companion.web.ports import TableRuntime
 from companion.web.qr import qr_api
 from companion.web.route_support import SECURITY_HEADERS, Refusal, json_error, refused
 from companion.web.state_answers import StateAnswers
+from companion.web.url_rules import LazyBuilderRule
 
 #: The page's files: web/ in a checkout, installed as the package companion.page
 #: (pyproject.toml), so a wheel serves the same page as an editable install.
@@ -128,6 +129,12 @@ def crashed(crash_log: CrashLog, exc: BaseException, where: str) -> Refusal:
     return Refusal(500, code="internal_error", params={"error_type": type(exc).__name__})
 
 
+class PageApp(Flask):
+    """Flask with URL builders compiled when first used (`companion.web.url_rules`): a quicker start."""
+
+    url_rule_class = LazyBuilderRule
+
+
 def create_app(
     runtime: TableRuntime,
     heartbeat: float = HEARTBEAT,
@@ -140,7 +147,7 @@ def create_app(
 
     from companion.table.access import SESSION_SECONDS
 
-    app = Flask(__name__, static_folder=str(WEB_ROOT / "static"), static_url_path="/static")
+    app = PageApp(__name__, static_folder=str(WEB_ROOT / "static"), static_url_path="/static")
     table_settings = runtime.config.table
     boot, messages = secrets.token_hex(4), SseMessages()
     app.config.update(

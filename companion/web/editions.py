@@ -29,8 +29,6 @@ from companion.editions import (
     LibraryError,
     card_checks,
     card_warnings,
-    cards_to_csv,
-    itineraries_to_csv,
     progress,
     put_card,
     put_itinerary,
@@ -290,6 +288,8 @@ def make_default(name: str) -> Any:
 @control()
 def export(name: str) -> Any:
     import json
+
+    from companion.editions import cards_to_csv, itineraries_to_csv  # (CSV loads when first asked)
 
     kind = request.args.get("format", "json")
     try:

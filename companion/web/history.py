@@ -24,22 +24,10 @@ import functools
 import gzip
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
 
-from companion.history.bgstats import play, play_url
-from companion.history.past import (
-    History,
-    PastGame,
-    Replays,
-    display_names,
-    family_rating,
-    player_key,
-    player_stats,
-    resolve,
-    shown_marks,
-)
 from companion.store.log import StoreError
 from companion.util.rate import SlidingWindow
 from companion.util.wording import LANGUAGES, say
@@ -52,6 +40,9 @@ from companion.web.route_support import (
     store_refused,
     table_runtime,
 )
+
+if TYPE_CHECKING:  # types only: the history, the league and BG Stats load when first asked (issue 26)
+    from companion.history.past import History, PastGame, Replays
 
 history_api = Blueprint("history", __name__)
 #: The newest games whose BG Stats link the history lists: a play is logged soon after it
@@ -79,6 +70,8 @@ def _round(value: float | None) -> float | None:
 def _game_json(
     game: PastGame, names: dict[str, str], merged: dict[str, str] | None, lang: str = "en"
 ) -> dict[str, Any]:
+    from companion.history.bgstats import play, play_url
+
     return {
         "id": game.id,
         "bgstats": None if merged is None else play_url(play(game, merged, lang)),
@@ -116,6 +109,8 @@ def _lang() -> str:
 
 def history_json(history: History, lang: str = "en") -> dict[str, Any]:
     """What the history page draws: games newest first, each player's figures and rating."""
+    from companion.history.past import display_names, family_rating, player_key, player_stats, shown_marks
+
     assisted = history.assisted
     names = display_names(history.games, history.aliases)
     # games played with the coach's help are not rated unless the host includes them
@@ -236,6 +231,8 @@ def guest_read(view: Callable[..., Any]) -> Callable[..., Any]:
 
 def _replays() -> Replays:
     """This app's finished games already replayed (`companion.history.past.Replays`)."""
+    from companion.history.past import Replays
+
     replays: Replays = current_app.config.setdefault("REPLAYS", Replays())
     return replays
 
@@ -285,6 +282,9 @@ def finished_game(game: str) -> PastGame | Response:
 
 
 def _bgstats_url(game: PastGame) -> tuple[dict[str, Any], str]:
+    from companion.history.bgstats import play, play_url
+    from companion.history.past import History
+
     history = _history()
     aliases = history.aliases if isinstance(history, History) else {}
     data = play(game, {player: name for player, name in aliases.values()}, _lang())
@@ -317,6 +317,8 @@ def _saved(action: Any) -> Response | None:
 @control()
 def merge() -> Any:
     """Merge the spelling ``name`` into the player ``into``: their games count as one player's."""
+    from companion.history.past import display_names, player_key, resolve
+
     body = json_body()
     name, into = body.get("name"), body.get("into")
     if not isinstance(name, str) or not isinstance(into, str) or not name.strip() or not into.strip():
@@ -386,6 +388,8 @@ def rate_assisted() -> Any:
 @control()
 def unmerge() -> Any:
     """Undo a merge: the spelling ``name`` is a player of its own again."""
+    from companion.history.past import player_key
+
     name = json_body().get("name")
     if not isinstance(name, str) or not name.strip():
         return json_error(400, code="merge_fields")

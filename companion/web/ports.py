@@ -12,14 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from companion.engine import Edition
 from companion.hardware.health import Health
-from companion.history.past import History, PastGame, Replays
 from companion.table import Outcome
 from companion.table.access import Access
 from companion.util.config import Config
+
+if TYPE_CHECKING:  # types only: the history and the league load when a page first asks (issue 26)
+    from companion.history.past import History, PastGame, Replays
 
 
 class TableRuntime(Protocol):

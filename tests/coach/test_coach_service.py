@@ -141,7 +141,7 @@ def test_the_table_takes_cards_while_the_coach_thinks_and_its_late_answer_is_not
     """The coach's thread holds no lock of the table while it computes: a take goes through
     meanwhile, and the answer it then finishes (for the position before that take) is not
     shown; the next answer is for the position after it."""
-    from companion.coach import service as coach_service
+    from companion.coach import chances
     from companion.coach.chances import evaluate
 
     thinking, release = threading.Event(), threading.Event()
@@ -154,7 +154,8 @@ def test_the_table_takes_cards_while_the_coach_thinks_and_its_late_answer_is_not
             assert release.wait(30)
         return evaluate(board, 1, None, seed=1)
 
-    monkeypatch.setattr(coach_service, "evaluate", slow)
+    # the service imports the rollouts when it first works (issue 26): patched where they live
+    monkeypatch.setattr(chances, "evaluate", slow)
     with api_client(tmp_path) as (http, rt):
         rt.coach.workers = 0
         rng = random.Random(3)
