@@ -29,25 +29,31 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 
-def parts(games: int) -> dict[str, float]:
-    """The mean CPU ms of a tap, the state's text and the page's text over ``games`` games."""
+def mocked_runtime(tmp: str, seed: int) -> Any:
+    """A mocked table in ``tmp`` with a new 4-player game of ``seed`` (what both measures play)."""
     from companion.records.trekking import TREKKING
     from companion.run.startup import build_runtime
     from companion.store.log import Store
     from companion.table.game_setup import new_game
     from companion.util.config import Config
 
+    config, store = Config(), Store(Path(tmp), TREKKING)
+    new_game(store, ["Ann", "Ben", "Cy", "Dee"], config, seed=seed, mock=True)
+    store.close()
+    return build_runtime(config, Path(tmp), mock=True, pin="0000", say=lambda _: None)
+
+
+def parts(games: int) -> dict[str, float]:
+    """The mean CPU ms of a tap, the state's text and the page's text over ``games`` games."""
     taps: list[float] = []
     states: list[float] = []
     pages: list[float] = []
     for seed in range(1, games + 1):
         with tempfile.TemporaryDirectory() as tmp:
-            config, store = Config(), Store(Path(tmp), TREKKING)
-            new_game(store, ["Ann", "Ben", "Cy", "Dee"], config, seed=seed, mock=True)
-            store.close()
-            rt = build_runtime(config, Path(tmp), mock=True, pin="0000", say=lambda _: None)
+            rt = mocked_runtime(tmp, seed)
             rng = random.Random(seed)
             while not rt.table.board.finished:
                 expect = rt.table.expect()
@@ -80,11 +86,6 @@ def wsgi_taps(games: int) -> list[float]:
     """The CPU time of each tap of ``games`` games asked of the WSGI app waitress serves."""
     import io
 
-    from companion.records.trekking import TREKKING
-    from companion.run.startup import build_runtime
-    from companion.store.log import Store
-    from companion.table.game_setup import new_game
-    from companion.util.config import Config
     from companion.web.app import create_app
     from companion.web.state_answers import FastReads
 
@@ -105,10 +106,7 @@ def wsgi_taps(games: int) -> list[float]:
     taps: list[float] = []
     for seed in range(1, games + 1):
         with tempfile.TemporaryDirectory() as tmp:
-            config, store = Config(), Store(Path(tmp), TREKKING)
-            new_game(store, ["Ann", "Ben", "Cy", "Dee"], config, seed=seed, mock=True)
-            store.close()
-            rt = build_runtime(config, Path(tmp), mock=True, pin="0000", say=lambda _: None)
+            rt = mocked_runtime(tmp, seed)
             app = FastReads(create_app(rt))
             rng = random.Random(seed)
             while not rt.table.board.finished:
