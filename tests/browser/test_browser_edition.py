@@ -30,7 +30,7 @@ import pytest
 from benchmarks.transcription_pace import BUDGET_MINUTES, minutes
 from companion.editions import EditionLibrary, is_complete, shipped_edition
 from companion.engine.edition import edition_to_json
-from tests.support.browser import ARTIFACTS, playwright, post, pump_until, watched_page
+from tests.support.browser import ARTIFACTS, playwright, post, pump_until, sticker_then_1969, watched_page
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 
@@ -582,11 +582,7 @@ def test_a_sticker_that_cannot_be_bound_after_the_save_is_said_and_the_card_kept
 
     base, rt = server
     page, errors = open_new_edition(base, browser, "full")
-    reader_tap(base, "07D1")
-    expect(page.locator("#tag-status")).to_contain_text("Tag 07D1: a new Day I card")
-    for key in ("19", "6", "9"):
-        page.click(f"#keypad button:text-is('{key}')")
-    page.click("#hours button[data-v='2']")
+    sticker_then_1969(page, base, "07D1", "Tag 07D1: a new Day I card")
 
     def full(*_: Any, **__: Any) -> None:
         raise DiskFull("store_full_write", folder="/srv/companion")
@@ -616,11 +612,7 @@ def _a_1969_card_then_221_bce(page: Any, base: str, tap: str | None) -> None:
     """I01 (1969, 2 hours) typed and left unsaved; the next sticker tapped (``tap``: the
     virtual reader's field and button, in the same script as the keys; None: the reader,
     just before them), and 221 BCE typed at once (issue 24: its first digit was lost)."""
-    reader_tap(base, "04B1")
-    expect(page.locator("#tag-status")).to_contain_text("Tag 04B1: a new Day I card")
-    for key in ("19", "6", "9"):
-        page.click(f"#keypad button:text-is('{key}')")
-    page.click("#hours button[data-v='2']")
+    sticker_then_1969(page, base, "04B1", "Tag 04B1: a new Day I card")
     if tap is None:
         reader_tap(base, "04B2")
         page.evaluate(TYPE_221_BCE)
@@ -676,14 +668,10 @@ def test_an_untitled_card_is_named_once(server: Any, browser: Any, locale: str, 
     page.fill("#new-name", "untitled")
     page.click("#create button")
     expect(page.locator("#progress")).to_contain_text("0/36")
-    reader_tap(base, "04C1")
     # what a person waits for before typing: the page naming the sticker (typed within a few
     # milliseconds of the tap, the keys can count as typed before it when the poll's answer is
     # slow to arrive: under load the card was then saved without its sticker)
-    expect(page.locator("#tag-status")).to_contain_text("04C1")
-    for key in ("19", "6", "9"):
-        page.click(f"#keypad button:text-is('{key}')")
-    page.click("#hours button[data-v='2']")
+    sticker_then_1969(page, base, "04C1", "04C1")
     page.click("#save-card")
     expect(page.locator("#card-list li")).to_have_count(1)
     assert (page.locator("#card-list li").text_content() or "").startswith("I01 1969 · 2 h")
@@ -701,11 +689,7 @@ def test_a_benefit_tapped_while_a_poll_is_on_its_way_stays_on_the_card_before_th
     at, not the moment it was tapped)."""
     base, rt = server
     page, errors = open_new_edition(base, browser, "heldtap")
-    reader_tap(base, "04D1")
-    expect(page.locator("#tag-status")).to_contain_text("Tag 04D1: a new Day I card")
-    for key in ("19", "6", "9"):
-        page.click(f"#keypad button:text-is('{key}')")
-    page.click("#hours button[data-v='2']")
+    sticker_then_1969(page, base, "04D1", "Tag 04D1: a new Day I card")
     held: list[Any] = []
 
     def hold(route: Any) -> None:

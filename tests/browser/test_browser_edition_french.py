@@ -14,7 +14,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from tests.support.browser import ARTIFACTS, playwright, post
+from tests.support.browser import ARTIFACTS, playwright, sticker_then_1969
 
 expect = playwright().expect
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,11 +69,7 @@ def test_the_edition_pages_refusals_are_said_in_french(server: Any, browser: Any
 
     # a card saved with its sticker: the binding and the likely mistake are said in French too
     # (the answer's `binding` and `checks`)
-    post(base, "/api/reader/tap", {"tag": "04A1"})
-    expect(page.locator("#tag-status")).to_contain_text("04A1")
-    for key in ("19", "6", "9"):
-        page.click(f"#keypad button:text-is('{key}')")
-    page.click("#hours button[data-v='2']")
+    sticker_then_1969(page, base, "04A1", "04A1")
     page.click("#save-card")
     expect(page.locator("#card-msg")).to_have_text(
         "I01 enregistrée (1969). La pastille 04A1 est maintenant I01. Carte suivante. À vérifier : "
@@ -201,11 +197,7 @@ def test_a_sticker_the_store_refuses_to_bind_is_said_in_french(
     page.fill("#new-name", "ma-boite")
     page.click("#create button")
     expect(page.locator("#progress")).to_contain_text("Jour I: 0/36")
-    post(base, "/api/reader/tap", {"tag": "07D1"})
-    expect(page.locator("#tag-status")).to_contain_text("07D1")
-    for key in ("19", "6", "9"):
-        page.click(f"#keypad button:text-is('{key}')")
-    page.click("#hours button[data-v='2']")
+    sticker_then_1969(page, base, "07D1", "07D1")
 
     def refused(*_: Any, **__: Any) -> None:
         raise StoreError("store_write_failed", path="/srv/companion.sqlite3", cause="disk I/O error")

@@ -109,6 +109,17 @@ DEADLINE = 60.0
 STEP = 0.02
 
 
+def sticker_then_1969(page: Any, base: str, tag: str, named: str) -> None:
+    """A sticker tapped on the virtual reader, the edition page naming it (``named``: what its
+    status line then contains, as a person reads it before typing), then 1969 and 2 hours typed
+    on the keypad: the card most edition tests start from."""
+    post(base, "/api/reader/tap", {"tag": tag})
+    playwright().expect(page.locator("#tag-status")).to_contain_text(named)
+    for key in ("19", "6", "9"):
+        page.click(f"#keypad button:text-is('{key}')")
+    page.click("#hours button[data-v='2']")
+
+
 def wait_until(condition: Callable[[], object], what: str, seconds: float = DEADLINE) -> None:
     """Wait for ``condition()`` to hold (a condition of the table, read in this process). It is
     looked at every `STEP`: the sleep between two looks is this helper's only pause."""
