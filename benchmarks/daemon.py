@@ -67,21 +67,27 @@ def port_from(spec: str) -> int:
     raise SystemExit(f"benchmarks: no free port in {spec}; give another --port-range")
 
 
+def _ask(conn: http.client.HTTPConnection, method: str, path: str, body: Any) -> tuple[bool, Any]:
+    """One request on ``conn``, with the PIN: whether the server closes the connection after
+    it, and the JSON answer (a 200 only)."""
+    headers = {"X-Table-Pin": PIN}
+    data = None
+    if body is not None:
+        data, headers["Content-Type"] = json.dumps(body), "application/json"
+    conn.request(method, path, data, headers)
+    response = conn.getresponse()
+    answer = response.read()
+    if response.status != 200:
+        raise RuntimeError(f"{method} {path} answered {response.status}: {answer[:300]!r}")
+    return response.will_close, json.loads(answer)
+
+
 def request(port: int, method: str, path: str, body: Any = None) -> Any:
     """One request on a connection of its own (``http.client``: less of the benchmark's own
     time than `call`), with the PIN; the JSON answer (a 200 only)."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     try:
-        headers = {"X-Table-Pin": PIN}
-        data = None
-        if body is not None:
-            data, headers["Content-Type"] = json.dumps(body), "application/json"
-        conn.request(method, path, data, headers)
-        response = conn.getresponse()
-        answer = response.read()
-        if response.status != 200:
-            raise RuntimeError(f"{method} {path} answered {response.status}: {answer[:300]!r}")
-        return json.loads(answer)
+        return _ask(conn, method, path, body)[1]
     finally:
         conn.close()
 
@@ -95,27 +101,19 @@ class KeptConnection:
         self.conn: http.client.HTTPConnection | None = None
 
     def __call__(self, port: int, method: str, path: str, body: Any = None) -> Any:
-        headers = {"X-Table-Pin": PIN}
-        data = None
-        if body is not None:
-            data, headers["Content-Type"] = json.dumps(body), "application/json"
         for attempt in (1, 2):
             if self.conn is None:
                 self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
             try:
-                self.conn.request(method, path, data, headers)
-                response = self.conn.getresponse()
-                answer = response.read()
+                closing, answer = _ask(self.conn, method, path, body)
             except (http.client.HTTPException, OSError):
                 self.close()
                 if attempt == 2:
                     raise
                 continue
-            if response.will_close:
+            if closing:
                 self.close()
-            if response.status != 200:
-                raise RuntimeError(f"{method} {path} answered {response.status}: {answer[:300]!r}")
-            return json.loads(answer)
+            return answer
         raise AssertionError("unreachable")
 
     def close(self) -> None:
