@@ -39,7 +39,7 @@ def make_server(
     streams = app.config["STREAMS"]
     streams.held_total = max(1, min(streams.total, HELD_PAGES, threads - 2))
     server = create_guarded_server(
-        FastReads(app),  # GET /api/state without Flask's machinery; the rest to the app
+        FastReads(app),  # GET /api/state and the PIN-sent controls without Flask; the rest to Flask
         host,
         port,
         threads,
