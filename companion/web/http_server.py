@@ -75,7 +75,11 @@ Taker = Callable[[socket.socket | None, bytes, Callable[[], None]], Callable[[],
 
 class HandedOver:
     """The connections handed out of waitress (`GuardedChannel.hand_over`) and still open:
-    they count against their address and the connection limit as if waitress held them."""
+    they count against their address and the connection limit as if waitress held them.
+
+    It also keeps the count of every address's connections, waitress's and these
+    (`join`, `leave`): counting them by walking every connection at each accept cost
+    O(connections) a connection (issue 26)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -83,11 +87,32 @@ class HandedOver:
         self.keys = 0
         #: Set by `close_all`: a connection whose taker answers later is closed then (`closer`).
         self.closing = False
+        #: Connections open by address, waitress's and the ones handed out (absent: none).
+        self.by_address: dict[str, int] = {}
+
+    def join(self, address: str) -> int:
+        """Count one more connection from ``address``; how many it holds now, this one included."""
+        with self.lock:
+            same = self.by_address[address] = self.by_address.get(address, 0) + 1
+            return same
+
+    def leave(self, address: str) -> None:
+        """Count one connection from ``address`` fewer (it closed or left waitress)."""
+        with self.lock:
+            self._leave(address)
+
+    def _leave(self, address: str) -> None:
+        left = self.by_address.get(address, 0) - 1
+        if left > 0:
+            self.by_address[address] = left
+        else:
+            self.by_address.pop(address, None)
 
     def add(self, address: str, close: Callable[[], None]) -> int:
         with self.lock:
             self.keys += 1
             self.open[self.keys] = (address, close)
+            self.by_address[address] = self.by_address.get(address, 0) + 1
             return self.keys
 
     def closer(self, key: int, close: Callable[[], None]) -> None:
@@ -103,11 +128,9 @@ class HandedOver:
 
     def closed(self, key: int) -> None:
         with self.lock:
-            self.open.pop(key, None)
-
-    def addresses(self) -> list[str]:
-        with self.lock:
-            return [address for address, _ in self.open.values()]
+            found = self.open.pop(key, None)
+            if found is not None:
+                self._leave(found[0])
 
     def close_all(self) -> None:
         """Close every connection handed out (the server is closing: waitress closes its own)."""
@@ -126,6 +149,8 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
     taker: Taker | None = None
     #: Set by `hand_over`: from then on waitress neither polls, writes to nor closes the socket.
     leaving = False
+    #: The address this connection is counted against (`HandedOver.join`) until `del_channel`.
+    counted: str | None = None
 
     def __init__(self, server: Any, sock: Any, addr: Any, adj: Any, map: Any = None) -> None:
         super().__init__(server, sock, addr, adj, map)
@@ -135,12 +160,18 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
         self.active_at = now
         #: Since when the unsent output has waited without the client taking any of it.
         self.drained_at = now
-        address = _address(addr)
-        same = sum(1 for ch in list(server.active_channels.values()) if _address(ch.addr) == address)
-        handed: HandedOver | None = getattr(server, "handed_over", None)
-        same += handed.addresses().count(address) if handed is not None else 0
-        if same > PER_ADDRESS:
+        handed: HandedOver = server.handed_over
+        self.counted = address = _address(addr)
+        if handed.join(address) > PER_ADDRESS:
             self.will_close = True  # closed by the event loop before anything is read
+
+    def del_channel(self, map: Any = None) -> None:
+        """Out of waitress's connections: no longer counted against its address (a connection
+        handed over is counted again by `HandedOver.add`)."""
+        super().del_channel(map)
+        address, self.counted = self.counted, None
+        if address is not None:
+            self.server.handed_over.leave(address)
 
     def handle_read(self) -> None:
         self.active_at = time.monotonic()

@@ -17,7 +17,8 @@ PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["
 WAITRESS_SERIES = (3, 0)
 #: What of it the server leans on, to re-read in a new waitress before moving the pin.
 WAITRESS_PRIVATE = (
-    "waitress.channel.HTTPChannel: handle_read, write_soon, _flush_some, addr",
+    "waitress.channel.HTTPChannel: handle_read, write_soon, _flush_some, addr, del_channel (called "
+    "once a connection leaves the loop's map, on every close: the per-address counts follow it)",
     "waitress.server.BaseWSGIServer: active_channels, readable (and the maintenance it runs)",
     "the live pages' hand-over (GuardedChannel.hand_over, _let_go): HTTPChannel's readable, "
     "writable, handle_close, close, del_channel, outbufs, outbuf_lock, requests_lock, socket, "

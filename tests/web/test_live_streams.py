@@ -332,3 +332,71 @@ def test_a_snapshot_that_fails_once_does_not_stop_the_writer(caplog: Any) -> Non
     assert read_until(theirs, b"boot-2", b"")
     theirs.close()
     assert closed.wait(10.0)
+
+
+def recount(server: Any) -> dict[str, int]:
+    """Every address's connections counted the slow way: waitress's and those handed over."""
+    counts: dict[str, int] = {}
+    channels = list(server.active_channels.values())
+    handed = [address for address, _ in list(server.handed_over.open.values())]
+    for address in [http_server._address(ch.addr) for ch in channels] + handed:
+        counts[address] = counts.get(address, 0) + 1
+    return counts
+
+
+def test_each_address_s_count_follows_every_connection_opened_answered_handed_over_and_closed(
+    served: Any, monkeypatch: Any
+) -> None:
+    """The per-address counts (kept as connections come and go, not recounted at each accept)
+    always equal a recount, over a random mix of plain connections, answered requests, live
+    pages and closes from many addresses; and an address at its limit is refused, then served
+    again once one of its connections closed."""
+    import random
+
+    monkeypatch.setattr(http_server, "PER_ADDRESS", 4)
+    server, _, port = served(Config(table=TableSettings(live_pages=40, live_pages_per_address=2)))
+    draw = random.Random(26)
+    addresses = [f"127.0.3.{k + 1}" for k in range(12)]
+    held: list[tuple[str, socket.socket]] = []
+    try:
+        for _ in range(8):
+            for _ in range(10):
+                address, what = draw.choice(addresses), draw.random()
+                if held and what < 0.3:
+                    held.pop(draw.randrange(len(held)))[1].close()
+                elif what < 0.5 and sum(1 for a, _ in held if a == address) < 2:
+                    held.append((address, open_page(port, address)[0]))
+                elif sum(1 for a, _ in held if a == address) < 4:
+                    sock = socket.create_connection(
+                        ("127.0.0.1", port), timeout=10, source_address=(address, 0)
+                    )
+                    if what < 0.8:  # answered, and kept alive
+                        sock.sendall(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                        read_until(sock, b"}", b"")
+                    held.append((address, sock))
+            expected: dict[str, int] = {}
+            for address, _ in held:
+                expected[address] = expected.get(address, 0) + 1
+            assert until(lambda wanted=expected: recount(server) == wanted), (recount(server), expected)  # type: ignore[misc]
+            assert server.handed_over.by_address == expected
+        # fill one address to its limit: the next connection is refused, then served once one left
+        full = "127.0.3.200"
+        socks = [
+            socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(full, 0))
+            for _ in range(5)
+        ]
+        socks[-1].settimeout(10)
+        assert socks[-1].recv(1) == b"", "the address's fifth connection is refused"
+        socks.pop().close()
+        socks.pop(0).close()
+        assert until(lambda: server.handed_over.by_address.get(full) == 3)
+        again = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(full, 0))
+        again.sendall(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert read_until(again, b"}", b"").startswith(b"HTTP/1.1 200"), "served again"
+        again.close()
+        for sock in socks:
+            sock.close()
+    finally:
+        for _, sock in held:
+            sock.close()
+    assert until(lambda: server.handed_over.by_address == {}), "every count given back"
