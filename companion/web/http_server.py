@@ -26,6 +26,9 @@ What an audit showed, and the answer here:
   pipeline) and 256 KiB of output unsent (``outbuf_high_watermark``, set by
   `companion.run.serving.make_server`: the thread writing more waits), and output no byte of
   which has been taken for `SEND_SECONDS` closes the connection, which frees that thread;
+- per request (issue 26): each address's connections are counted as they open and close
+  (`HandedOver.join`), a response's head goes out in its body's ``send`` (`OneSendTask`), and
+  the event loop does not wake itself after a request it answered (`_woken_from_elsewhere`);
 - every deadline here is on the monotonic clock: waitress schedules its sweep and
   times idle connections by the wall clock, so a clock stepped back (NTP at boot, a
   Pi without a real-time clock) stopped the sweep, and with it every deadline above.
@@ -43,6 +46,7 @@ from typing import Any
 from waitress import create_server
 from waitress.channel import HTTPChannel  # type: ignore[import-untyped]
 from waitress.server import BaseWSGIServer  # type: ignore[import-untyped]
+from waitress.task import WSGITask  # type: ignore[import-untyped]
 
 #: Connections open at once, in all (waitress's default is 100).
 CONNECTIONS = 600
@@ -141,6 +145,27 @@ class HandedOver:
             close()
 
 
+class OneSendTask(WSGITask):  # type: ignore[misc]
+    """waitress's task, writing a response's head with the first piece of its body: one
+    ``send`` (and one segment to the client) instead of two. Each loopback ``send`` also
+    delivers to the receiver in the sender's CPU time: the page's read and the tap each paid
+    for two (issue 26). The bytes on the wire are the same."""
+
+    def write(self, data: bytes) -> None:
+        channel: GuardedChannel = self.channel
+        if self.wrote_header or not data:
+            super().write(data)
+            return
+        channel.holding = True  # `GuardedChannel.write_soon` keeps the head for the body's write
+        try:
+            super().write(data)
+        finally:
+            channel.holding = False
+            head, channel.head = channel.head, b""
+        if head:  # no body went out after all (a HEAD request, a 204, a 304)
+            channel.write_soon(head)
+
+
 class GuardedChannel(HTTPChannel):  # type: ignore[misc]
     """A connection that counts against its address, must send each request promptly, may
     queue only a few, and must read its answers."""
@@ -151,6 +176,11 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
     leaving = False
     #: The address this connection is counted against (`HandedOver.join`) until `del_channel`.
     counted: str | None = None
+    task_class = OneSendTask
+    #: Set by `OneSendTask.write` while it writes a response's head and its first piece of body.
+    holding = False
+    #: The response's head, kept by `write_soon` to go out with the body's first piece.
+    head = b""
 
     def __init__(self, server: Any, sock: Any, addr: Any, adj: Any, map: Any = None) -> None:
         super().__init__(server, sock, addr, adj, map)
@@ -242,6 +272,11 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
     def write_soon(self, data: bytes) -> Any:
         if self.leaving:  # handed over: the response goes on on the taker's side
             return len(data)
+        if self.holding:  # `OneSendTask.write`: the head waits for the body's first piece
+            if not self.head:
+                self.head = data
+                return len(data)
+            data, self.head = self.head + data, b""
         if data and not self.total_outbufs_len:
             self.drained_at = time.monotonic()  # output starts waiting now
         return super().write_soon(data)
@@ -319,9 +354,11 @@ def _loop_hooks(server: Any) -> Any:
     original = server.readable
     next_sweep = 0.0
     server.leaving, server.handed_over = [], HandedOver()
+    server.pull_trigger = _woken_from_elsewhere(server)
 
     def readable() -> bool:
         nonlocal next_sweep
+        server.loop_thread = threading.get_ident()
         while server.leaving:
             _let_go(server, server.leaving.pop(0))
         now = time.monotonic()
@@ -334,6 +371,21 @@ def _loop_hooks(server: Any) -> Any:
         return answer and not (handed and len(server._map) + handed >= server.adj.connection_limit)
 
     return readable
+
+
+def _woken_from_elsewhere(server: Any) -> Callable[[], None]:
+    """The listener's ``pull_trigger``, which wakes the event loop, doing nothing when the
+    loop's own thread calls it: waitress calls it at the end of every request's service,
+    and for a request answered on the loop's thread (`_serve_here`) that cost a write to the
+    trigger's pipe, a pass of the loop and a read, for nothing: the loop has not polled yet,
+    and its next poll asks every connection what it waits for (issue 26)."""
+    pull = server.pull_trigger
+
+    def pull_trigger() -> None:
+        if threading.get_ident() != getattr(server, "loop_thread", None):
+            pull()
+
+    return pull_trigger
 
 
 #: Which requests the event loop's thread answers itself (method, path): see `_serve_here`.

@@ -25,6 +25,11 @@ WAITRESS_PRIVATE = (
     "connected; BaseWSGIServer's _map, pull_trigger, adj.connection_limit; wasyncore.poll2 "
     "calling each channel's readable in the map's order (the listener before any connection); "
     "WSGITask.finish writing the last chunk through write_soon",
+    "one send per response (OneSendTask): HTTPChannel.task_class; WSGITask.write, wrote_header, "
+    "channel, writing the head through channel.write_soon then the body's first piece in the same "
+    "call (a head written alone still goes out at the end of that call)",
+    "the loop not waking itself (_woken_from_elsewhere): BaseWSGIServer.pull_trigger called by "
+    "HTTPChannel.service and write_soon as self.server.pull_trigger()",
 )
 
 

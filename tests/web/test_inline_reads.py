@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from companion.run.serving import make_server
-from companion.web.http_server import create_guarded_server
+from companion.web.http_server import GuardedChannel, create_guarded_server
 from companion.web.state_answers import FastReads
 from tests.support.tables import make_runtime
 
@@ -127,3 +127,100 @@ def test_the_daemons_read_from_the_loop_equals_the_pools(tmp_path: Path) -> None
     assert answers[0][0] == 200
     assert answers[0][1] == answers[1][1]
     assert answers[0][2].startswith(b"{") and len(answers[0][2]) == len(answers[1][2])
+
+
+def raw(port: int, request: bytes) -> bytes:
+    """What the server sends for ``request`` on a new connection, until it closes it."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(request)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    return received
+
+
+class Streaming(Noting):
+    """`Noting`, with a chunked answer (no length) at ``/chunks``, in three pieces."""
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        if environ["PATH_INFO"] != "/chunks":
+            return super().__call__(environ, start_response)
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [b"one", b"", b"two", b"three"]
+
+
+REQUESTS = [
+    b"GET /api/state?page=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",  # on the loop
+    b"GET /other HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",  # on the pool
+    b"HEAD /other HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",  # a head, no body
+    b"GET /chunks HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",  # chunked
+    b"GET /chunks HTTP/1.0\r\nHost: x\r\n\r\n",  # no chunks: closed at the end
+    b"GET /api/state HTTP/1.1\r\nHost: x\r\n\r\nGET /other HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+]
+
+
+def without_date(answer: bytes) -> bytes:
+    return b"\r\n".join(line for line in answer.split(b"\r\n") if not line.startswith(b"Date: "))
+
+
+def test_each_answer_is_the_bytes_waitress_sends_with_its_head_in_the_bodys_send(monkeypatch: Any) -> None:
+    """A response's head goes out in the same ``send`` as its body's first piece (one loopback
+    delivery instead of two), and every byte is what waitress alone sends (its Date aside):
+    on the loop's thread or the pool's, with a length or chunked, with no body at all."""
+    import waitress
+
+    sends: list[tuple[int, bytes]] = []
+    original = GuardedChannel.send
+
+    def send(channel: Any, data: bytes, **options: Any) -> int:
+        sent: int = original(channel, data, **options)
+        sends.append((id(channel), bytes(data[:sent])))
+        return sent
+
+    monkeypatch.setattr(GuardedChannel, "send", send)
+    ours = create_guarded_server(Streaming(), "127.0.0.1", 0, 4, inline=FastReads.answers_at_once)
+    plain = waitress.create_server(Streaming(), host="127.0.0.1", port=0, threads=4)
+    for server in (ours, plain):
+        threading.Thread(target=server.run, daemon=True).start()
+    try:
+        for request in REQUESTS:
+            sends.clear()
+            answer = raw(ours.socket.getsockname()[1], request)
+            assert without_date(answer) == without_date(raw(plain.socket.getsockname()[1], request))
+            assert b"".join(data for _, data in sends) == answer
+            heads = [data for _, data in sends if data.startswith(b"HTTP/1.")]
+            assert all(not head.endswith(b"\r\n\r\n") for head in heads if b"HEAD" not in request), heads
+        sends.clear()
+        raw(ours.socket.getsockname()[1], REQUESTS[0])
+        assert len(sends) == 1, "the page's read: one send"
+    finally:
+        ours.close()
+        plain.close()
+
+
+def test_the_loop_never_wakes_itself_for_a_read_it_answered(monkeypatch: Any) -> None:
+    """waitress wakes its event loop (a write to its trigger's pipe) after each request: for a
+    read answered on the loop's own thread that cost a pass of the loop for nothing. Requests
+    served by the pool still wake it, and are answered."""
+    app = Noting()
+    server = create_guarded_server(app, "127.0.0.1", 0, 4, inline=FastReads.answers_at_once)
+    pulls: list[str] = []
+    original = server.trigger.pull_trigger
+
+    def pull_trigger(thunk: Any = None) -> None:
+        pulls.append(threading.current_thread().name)
+        original(thunk)
+
+    monkeypatch.setattr(server.trigger, "pull_trigger", pull_trigger)
+    thread = threading.Thread(target=server.run, name="loop", daemon=True)
+    thread.start()
+    port = server.socket.getsockname()[1]
+    try:
+        for _ in range(5):
+            assert ask(port, "GET", "/api/state?page=1") == (200, b"/api/state")
+        assert "loop" not in pulls, pulls
+        assert ask(port, "GET", "/other") == (200, b"/other")
+        assert any(name.startswith("waitress-") for name in pulls), "the pool still wakes the loop"
+    finally:
+        server.close()
+        thread.join(10)
