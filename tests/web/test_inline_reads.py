@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from companion.run.serving import make_server
+from companion.web import http_server
 from companion.web.http_server import GuardedChannel, create_guarded_server
 from companion.web.state_answers import FastReads
 from tests.support.tables import make_runtime
@@ -224,3 +225,42 @@ def test_the_loop_never_wakes_itself_for_a_read_it_answered(monkeypatch: Any) ->
     finally:
         server.close()
         thread.join(10)
+
+
+def test_no_request_shows_the_app_a_proxys_headers_as_with_waitress_own_middleware() -> None:
+    """No proxy is trusted: the headers one sets (a client can claim any address with them)
+    are taken out before the app sees the request, as waitress's proxy middleware takes them,
+    without that middleware's CPU; the rest of the request is what waitress gives the app."""
+    import waitress
+    from waitress.proxy_headers import PROXY_HEADERS as WAITRESS_PROXY_HEADERS
+
+    assert set(http_server.PROXY_HEADERS) == {f"HTTP_{name}" for name in WAITRESS_PROXY_HEADERS}
+    seen: list[dict[str, Any]] = []
+
+    def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        seen.append({k: v for k, v in environ.items() if isinstance(v, str)})
+        start_response("200 OK", [("Content-Length", "0")])
+        return [b""]
+
+    ours = create_guarded_server(app, "127.0.0.1", 0, 4, inline=FastReads.answers_at_once)
+    plain = waitress.create_server(app, host="127.0.0.1", port=0, threads=4)
+    for server in (ours, plain):
+        threading.Thread(target=server.run, daemon=True).start()
+    claims = (
+        b"X-Forwarded-For: 10.9.9.9\r\nX-Forwarded-Proto: https\r\nX-Forwarded-Host: evil\r\n"
+        b"X-Forwarded-Port: 1\r\nX-Forwarded-By: me\r\nForwarded: for=10.9.9.9\r\nX-Other: kept\r\n"
+    )
+    try:
+        for path in (b"/api/state", b"/other"):  # on the loop's thread, on the pool's
+            for server in (ours, plain):
+                request = b"GET " + path + b" HTTP/1.1\r\nHost: x\r\n" + claims + b"Connection: close\r\n\r\n"
+                raw(server.socket.getsockname()[1], request)
+            mine, theirs = seen[-2:]
+            assert not any("FORWARDED" in name for name in mine) and mine["HTTP_X_OTHER"] == "kept"
+            ignored = ("SERVER_PORT", "REMOTE_PORT")
+            assert {k: v for k, v in mine.items() if k not in ignored} == {
+                k: v for k, v in theirs.items() if k not in ignored
+            }
+    finally:
+        ours.close()
+        plain.close()
