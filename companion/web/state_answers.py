@@ -99,6 +99,22 @@ def wants_page(query: str) -> bool:
     return False
 
 
+#: `wants_page` of the queries seen last (a page asks the same one every time); cleared
+#: when full: the query is the client's, so the memo must stay small whatever it sends.
+PAGE_QUERIES: dict[str, bool] = {}
+PAGE_QUERIES_KEPT = 32
+
+
+def wants_page_kept(query: str) -> bool:
+    """`wants_page`, parsed once per query string (of the last `PAGE_QUERIES_KEPT`)."""
+    found = PAGE_QUERIES.get(query)
+    if found is None:
+        if len(PAGE_QUERIES) >= PAGE_QUERIES_KEPT:
+            PAGE_QUERIES.clear()
+        found = PAGE_QUERIES[query] = wants_page(query)
+    return found
+
+
 StartResponse = Callable[..., Any]
 
 
@@ -124,14 +140,25 @@ class FastReads:
             return self.app(environ, start_response) if answered is None else answered
         if environ.get("PATH_INFO") == "/api/state" and environ.get("REQUEST_METHOD") == "GET":
             try:
-                body = self.answers.state_body(wants_page(environ.get("QUERY_STRING", "")))
+                body = self.answers.state_body(wants_page_kept(environ.get("QUERY_STRING", "")))
             except Exception:  # Flask answers it (its error handlers, the crash log)
                 return self.app(environ, start_response)
-            headers = [
+            start_response("200 OK", self.headers(body))
+            return [body]
+        return self.app(environ, start_response)
+
+    #: The last answer's body and headers (the page's body is the same object until it changes).
+    last: tuple[bytes, tuple[tuple[str, str], ...]] = (b"", ())
+
+    def headers(self, body: bytes) -> list[tuple[str, str]]:
+        """The answer's headers for ``body``, made once per body (a list each time: waitress
+        rewrites the one it is given)."""
+        last = self.last
+        if last[0] is not body:
+            headers = (
                 ("Content-Type", "application/json"),
                 ("Content-Length", str(len(body))),
                 *SECURITY_HEADERS,
-            ]
-            start_response("200 OK", headers)
-            return [body]
-        return self.app(environ, start_response)
+            )
+            last = self.last = (body, headers)
+        return list(last[1])
