@@ -28,7 +28,8 @@ What an audit showed, and the answer here:
   which has been taken for `SEND_SECONDS` closes the connection, which frees that thread;
 - per request (issue 26): each address's connections are counted as they open and close
   (`HandedOver.join`), a response's head goes out in its body's ``send`` (`OneSendTask`), and
-  the event loop does not wake itself after a request it answered (`_woken_from_elsewhere`);
+  the event loop does not wake itself after a request it answered (`_woken_from_elsewhere`),
+  and a request that came with its connection is read in the pass that accepted it;
 - every deadline here is on the monotonic clock: waitress schedules its sweep and
   times idle connections by the wall clock, so a clock stepped back (NTP at boot, a
   Pi without a real-time clock) stopped the sweep, and with it every deadline above.
@@ -37,6 +38,7 @@ What an audit showed, and the answer here:
 from __future__ import annotations
 
 import math
+import select
 import socket
 import threading
 import time
@@ -194,6 +196,10 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
         self.counted = address = _address(addr)
         if handed.join(address) > PER_ADDRESS:
             self.will_close = True  # closed by the event loop before anything is read
+        elif _has_input(sock):
+            # the request came with the connection (most do): read it now, not in the loop's
+            # next pass (a poll of every connection, issue 26)
+            self.handle_read()
 
     def del_channel(self, map: Any = None) -> None:
         """Out of waitress's connections: no longer counted against its address (a connection
@@ -286,6 +292,13 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
         if sent:
             self.active_at = self.drained_at = time.monotonic()
         return sent
+
+
+def _has_input(sock: socket.socket) -> bool:
+    """Whether ``sock`` has something to read (or its end) right now."""
+    poller = select.poll()
+    poller.register(sock, select.POLLIN)
+    return bool(poller.poll(0))
 
 
 def _address(addr: Any) -> str:

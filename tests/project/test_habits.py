@@ -28,6 +28,8 @@ WAITRESS_PRIVATE = (
     "one send per response (OneSendTask): HTTPChannel.task_class; WSGITask.write, wrote_header, "
     "channel, writing the head through channel.write_soon then the body's first piece in the same "
     "call (a head written alone still goes out at the end of that call)",
+    "a request read in the pass that accepts its connection: HTTPChannel.handle_read called at the "
+    "end of the channel's __init__ (the channel complete, in the map) when poll says it has input",
     "the loop not waking itself (_woken_from_elsewhere): BaseWSGIServer.pull_trigger called by "
     "HTTPChannel.service and write_soon as self.server.pull_trigger()",
 )

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import waitress.server
 
 from companion.run.serving import make_server
 from companion.web import http_server
@@ -264,3 +265,41 @@ def test_no_request_shows_the_app_a_proxys_headers_as_with_waitress_own_middlewa
     finally:
         ours.close()
         plain.close()
+
+
+def test_a_request_that_came_with_its_connection_is_answered_in_the_pass_that_accepts_it() -> None:
+    """Most requests arrive with their connection: read in the event loop's pass that accepts
+    it, not in a pass of its own (a poll of every connection). A connection that sends
+    nothing yet is read when it does, as before."""
+    passes: list[int] = []
+    answered_in: list[int] = []
+
+    def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        answered_in.append(len(passes))
+        start_response("200 OK", [("Content-Length", "2")])
+        return [b"ok"]
+
+    server = create_guarded_server(app, "127.0.0.1", 0, 4, inline=FastReads.answers_at_once)
+    (listener,) = [ch for ch in server._map.values() if isinstance(ch, waitress.server.BaseWSGIServer)]
+    hooked = listener.readable
+
+    def readable() -> bool:  # the listener's, asked once at the start of each pass
+        passes.append(1)
+        answer: bool = hooked()
+        return answer
+
+    listener.readable = readable
+    port = server.socket.getsockname()[1]
+    early = socket.create_connection(("127.0.0.1", port), timeout=10)
+    early.sendall(b"GET /api/state HTTP/1.1\r\nHost: x\r\n\r\n")  # before the loop runs at all
+    late = socket.create_connection(("127.0.0.1", port), timeout=10)  # sends later
+    threading.Thread(target=server.run, daemon=True).start()
+    try:
+        assert early.recv(65536).endswith(b"\r\n\r\nok")
+        assert answered_in == [1], "answered in the first pass, which accepted it"
+        late.sendall(b"GET /api/state HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert late.recv(65536).endswith(b"\r\n\r\nok")
+    finally:
+        early.close()
+        late.close()
+        server.close()
