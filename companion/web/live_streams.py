@@ -261,11 +261,27 @@ class Broadcaster:
             if gone:
                 self.drop(page)
 
+    def _write_to(self, page: Page, event_id: str, message: bytes, now: float, failed: list[Page]) -> bool:
+        """Write the change (``message``, as ``event_id``) to ``page`` if it has not had it, or a
+        heartbeat if it has been quiet long enough; a page whose output waits past
+        `SEND_SECONDS` goes to ``failed``. True if the change went out (under `lock`)."""
+        from companion.web.http_server import SEND_SECONDS
+
+        sent = False
+        if page.pending and now - page.drained_at >= SEND_SECONDS:
+            failed.append(page)  # it takes nothing: as waitress's sweep closes it
+        elif page.sent != event_id:
+            if page.write(message, now):
+                page.sent, page.quiet_since, sent = event_id, now, True
+        elif now - page.quiet_since >= self.heartbeat and page.write(HEARTBEAT_CHUNK, now):
+            page.quiet_since = now
+        if page.pending:
+            self._watch_writes(page)
+        return sent
+
     def run(self) -> None:
         """Write the latest snapshot to every page that has not had it, after each change,
         and heartbeats to the quiet ones; close a page whose output waits too long."""
-        from companion.web.http_server import SEND_SECONDS  # (waitress: imported only if it serves)
-
         sent_at = -math.inf
         while True:
             with self.lock:
@@ -286,26 +302,38 @@ class Broadcaster:
                 continue
             now = time.monotonic()
             failed: list[Page] = []
+            heartbeat, quietest = self.heartbeat, now
             with self.lock:
-                pages = list(self.pages.values())
-                for page in pages:
+                for page in list(self.pages.values()):
+                    # the usual case, written out: nothing waits, the change goes out (a method
+                    # call and four tests a page: 10-15 us of 150-190 a change at 20 pages,
+                    # issue 26); `_write_to` does the same, and every other case
+                    if not page.pending and page.sent != event_id:
+                        try:
+                            try:
+                                sent = page.sock.send(message)
+                            except BlockingIOError:
+                                sent = 0
+                            page.sent, page.quiet_since, sent_at = event_id, now, now
+                            if sent < len(message):
+                                page.pending += message[sent:]
+                                page.drained_at = now  # output starts waiting now
+                                self._watch_writes(page)
+                        except OSError:  # the connection failed
+                            failed.append(page)
+                            quietest = min(quietest, page.quiet_since)
+                        continue
                     try:
-                        if page.pending and now - page.drained_at >= SEND_SECONDS:
-                            failed.append(page)  # it takes nothing: as waitress's sweep closes it
-                        elif page.sent != event_id:
-                            if page.write(message, now):
-                                page.sent, page.quiet_since, sent_at = event_id, now, now
-                        elif now - page.quiet_since >= self.heartbeat and page.write(HEARTBEAT_CHUNK, now):
-                            page.quiet_since = now
-                        if page.pending:
-                            self._watch_writes(page)
+                        if self._write_to(page, event_id, message, now, failed):
+                            sent_at = now
                     except OSError:  # the connection failed
                         failed.append(page)
+                    quietest = min(quietest, page.quiet_since)
             for page in failed:
                 self.drop(page)
             # a change (or a new game) wakes this wait; a second at most, so heartbeats
             # and output waiting too long are seen in time
-            wait = min(1.0, max(0.0, min((p.quiet_since for p in pages), default=now) + self.heartbeat - now))
+            wait = min(1.0, max(0.0, quietest + heartbeat - now))
             if now - self.joined_at < 1.0:
                 wait = min(wait, self.interval)
             self.runtime.wait_for_change(version, max(wait, 0.01))

@@ -5,6 +5,7 @@ counts against its address, and a page that leaves frees everything."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import os
 import socket
@@ -400,3 +401,45 @@ def test_each_address_s_count_follows_every_connection_opened_answered_handed_ov
         for _, sock in held:
             sock.close()
     assert until(lambda: server.handed_over.by_address == {}), "every count given back"
+
+
+def test_pages_that_take_a_change_whole_or_in_part_each_get_every_byte_in_order() -> None:
+    """The writer's usual case (nothing waiting: the change straight to the socket) and its
+    others (part of a change left waiting, sent as the page reads) give each page the same
+    stream: each version's message whole, in order, none twice, the last one always."""
+    runtime: Any = Versions(size=600_000)  # more than a socket takes at once
+    messages = SseMessages()
+    broadcaster = Broadcaster(runtime, messages, "boot", interval=0.0, heartbeat=15.0)
+    pairs = [socket.socketpair() for _ in range(3)]
+    for ours, _ in pairs:
+        broadcaster.add(ours, "")
+    streams = [bytearray() for _ in pairs]
+    frames: dict[int, bytes] = {}
+
+    def read_some(k: int, theirs: socket.socket) -> None:
+        theirs.settimeout(0.05)
+        with contextlib.suppress(TimeoutError):
+            streams[k] += theirs.recv(1 << 20)
+
+    try:
+        for _ in range(6):
+            frames[runtime.version] = chunk(messages.message(runtime, "boot")[2])
+            for k, (_, theirs) in enumerate(pairs):
+                for _ in range(k + 1):  # the pages read at their own pace
+                    read_some(k, theirs)
+            runtime.bump()
+        frames[runtime.version] = chunk(messages.message(runtime, "boot")[2])
+        last = frames[runtime.version]
+        for k, (_, theirs) in enumerate(pairs):
+            assert until(lambda k=k, theirs=theirs: read_some(k, theirs) or bytes(streams[k]).endswith(last))  # type: ignore[misc]
+            stream, versions = bytes(streams[k]), []
+            while stream:  # the stream is whole messages, in version order, none repeated
+                found = [v for v, frame in frames.items() if stream.startswith(frame)]
+                assert len(found) == 1, stream[:80]
+                versions.append(found[0])
+                stream = stream[len(frames[found[0]]) :]
+            assert versions == sorted(set(versions)) and versions[-1] == runtime.version
+    finally:
+        for _, theirs in pairs:
+            theirs.close()
+        assert until(lambda: not broadcaster_threads())
