@@ -27,7 +27,7 @@ What an audit showed, and the answer here:
   `companion.run.serving.make_server`: the thread writing more waits), and output no byte of
   which has been taken for `SEND_SECONDS` closes the connection, which frees that thread;
 - per request (issue 26): each address's connections are counted as they open and close
-  (`HandedOver.join`), a response's head goes out in its body's ``send`` (`OneSendTask`), and
+  (`HandedOver.join`), a response's head goes out in its body's ``send`` (`OneSendTask`),
   the event loop does not wake itself after a request it answered (`_woken_from_elsewhere`),
   and a request that came with its connection is read in the pass that accepted it;
 - every deadline here is on the monotonic clock: waitress schedules its sweep and
