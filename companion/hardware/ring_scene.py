@@ -11,6 +11,8 @@ a blink, the breathing hours, the comet, a cue) is kept as a list of small write
 the base and those writes; `Scene.moving` says whether frames change with time at all, so that
 the ring can sleep while nothing moves (issue 26). ``Scene(view, layout).frame(t, view.cue_age)
 == render(view, layout, t)`` for every view and time (tests/hardware/test_ring_scene.py).
+`Scene.changing` names the LEDs the writes can reach, so that the ring compares and sends only
+those between two frames of one scene (the mover's pulse: one LED of 24, 30 times a second).
 """
 
 from __future__ import annotations
@@ -84,10 +86,11 @@ def scale(colour: RGB, k: float) -> RGB:
     return (int(colour[0] * k), int(colour[1] * k), int(colour[2] * k))
 
 
-#: A write that moves: puts its LEDs of the frame at time t.
-Write = Callable[[list[RGB], float], None]
-#: A write that moves, before it knows its LEDs (or, for the comet, the LEDs it must leave alone).
+#: A write that moves: puts the LEDs it is given (for the comet: those it must leave alone) of
+#: the frame at time t.
 Placed = Callable[[list[RGB], float, Collection[int]], None]
+#: A write that moves, with its LEDs: called as ``placed(frame, t, leds)``.
+Write = tuple[Placed, Collection[int]]
 #: Cues that draw something while they last (others, "accept" say, only name the outcome).
 DRAWN_CUES = ("reject", "day_end", "bonus")
 
@@ -149,16 +152,22 @@ class Scene:
         self.writes: list[Write] = []
         #: LEDs a still layer writes after the write being looked at (its own are overwritten)
         later: set[int] = set()
+        reached: set[int] = set()
         for where, what in reversed(steps):
             if isinstance(where, int):
                 later.add(where)
             elif where is None:  # its LEDs move with time: those a still layer covers are skipped
-                self.writes.append(self._at(frozenset(later), what))
+                self.writes.append((what, frozenset(later)))
+                reached.update(led for led in range(self.n) if led not in later)
             else:
                 shown = tuple(led for led in where if led not in later)
                 if shown:
-                    self.writes.append(self._at(shown, what))
+                    self.writes.append((what, shown))
+                    reached.update(shown)
         self.writes.reverse()
+        #: The LEDs the writes reach, in order: all that can differ between two frames at
+        #: which no cue draws and no winners turn (`changing`).
+        self.reached: tuple[int, ...] = tuple(sorted(reached))
         for where, what in steps:
             if isinstance(where, int):
                 self.base[where] = what
@@ -180,13 +189,21 @@ class Scene:
             turn = int(t * 8) % n
             return [view.winners[((i + turn) // max(1, n // 12)) % len(view.winners)] for i in range(n)]
         frame = self.base.copy()
-        for write in self.writes:
-            write(frame, t)
+        for write, leds in self.writes:
+            write(frame, t, leds)
         if cue == "bonus":
             sweep = int(cue_age / CUE_SECONDS["bonus"] * n * 2) % n
             for k in range(4):
                 frame[(sweep - k) % n] = scale(GOLD, 1.0 - k * 0.25)
         return frame
+
+    def changing(self, cue_age: float) -> tuple[int, ...] | None:
+        """The LEDs in which the frame at ``cue_age`` can differ from another such frame of this
+        scene: `reached` while no cue draws and no winners turn; None (any LED) while they do."""
+        view = self.view
+        if view.winners or (view.cue in DRAWN_CUES and cue_age < self.cue_seconds):
+            return None
+        return self.reached
 
     def moving(self, cue_age: float) -> bool:
         """Whether frames from now on change with time (else the last one stays until the view does).
@@ -197,10 +214,6 @@ class Scene:
         return bool(self.view.winners or self.writes)
 
     # --- the writes that move ----------------------------------------------------------------
-
-    @staticmethod
-    def _at(leds: Collection[int], write: Placed) -> Write:
-        return lambda frame, t: write(frame, t, leds)
 
     @staticmethod
     def _breathing(colour: RGB, depth: float, period: float) -> Placed:
