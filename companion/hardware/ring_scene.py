@@ -124,20 +124,22 @@ class Scene:
         if mover is not None and view.preview is not None:
             start, landing = view.preview
             for hour in range(start + 1, landing):
-                steps.append((layout.led(hour), scale(mover.colour, 0.25)))
-            steps.append(((layout.led(landing),), self._blink(mover.colour, 0.25)))
+                steps.append((hours[hour % 12], scale(mover.colour, 0.25)))
+            steps.append(((hours[landing % 12],), self._blink(mover.colour, 0.25)))
         if view.armed and view.mover is not None and view.preview is None:
             hour = view.watches[view.mover].hour
-            leds = tuple(layout.led(hour + k) for k in range(1, min(view.armed, 11) + 1))
+            leds = tuple(hours[(hour + k) % 12] for k in range(1, min(view.armed, 11) + 1))
             steps.append((leds, self._blink(CRYSTAL, 0.4)))
         by_hour: dict[int, list[tuple[int, Watch]]] = {}
         for i, w in enumerate(view.watches):
             by_hour.setdefault(w.hour % 12, []).append((i, w))
+        spare = layout.spare
         for hour, stack in by_hour.items():
-            stack.sort(key=lambda iw: iw[1].height)
-            led = layout.led(hour)
-            if layout.spare:
-                for k, (i, w) in enumerate(stack[: layout.spare + 1]):
+            if len(stack) > 1:
+                stack.sort(key=lambda iw: iw[1].height)
+            led = hours[hour]
+            if spare:
+                for k, (i, w) in enumerate(stack[: spare + 1]):
                     if k == 0 and view.mover == i:
                         steps.append(((led,), self._pulse(w.colour)))
                     else:
