@@ -317,6 +317,9 @@ class RingDriver:
     #: The scene `last` was drawn from while no cue drew on it: a frame of it differs from
     #: `last` only in the LEDs `Scene.changing` names.
     drawn_scene: Scene | None = None
+    #: What `pixels` gives for each colour sent since `level` or `drawn_on` last changed (the
+    #: pulse's colours repeat every period): a frame's changed LEDs are looked up here.
+    pixel_of: dict[RGB, tuple[int, ...]] = field(default_factory=dict)
 
     @property
     def overlay(self) -> Callable[[float], list[RGB] | None] | None:
@@ -400,10 +403,17 @@ class RingDriver:
             return frame
         try:
             if changed is None:
+                self.pixel_of = {}
                 show(ring, frame, k)
             else:
-                shown = pixels([frame[i] for i in changed], k, has_white(ring))
-                for i, pixel in zip(changed, shown, strict=True):
+                known = self.pixel_of
+                if len(known) > 4096:  # colours never seen again (cues, other scenes): bounded
+                    known.clear()
+                for i in changed:
+                    colour = frame[i]
+                    pixel = known.get(colour)
+                    if pixel is None:
+                        pixel = known[colour] = pixels([colour], k, has_white(ring))[0]
                     ring[i] = pixel
                 ring.show()
         except BaseException:

@@ -248,34 +248,40 @@ shown_views = st.builds(
     armed=st.integers(0, 3),
 ).filter(lambda v: v.mover is None or v.mover < len(v.watches))
 #: One frame: a view (the same object as before, an equal copy, or another), how long after the
-#: last, the brightness, and whether the PIN display is on.
+#: last, the brightness, whether the PIN display is on, and whether the other ring took over.
 moments = st.tuples(
     st.integers(0, 3),
     st.sampled_from([0.0, 0.1, 0.3, 1.0, 2.5]) | st.floats(0, 3, allow_nan=False),
     st.sampled_from([1.0, 1.0, 0.3]),
     st.sampled_from([False, False, False, True]),
+    st.sampled_from([False] * 7 + [True]),
 )
 REJECTED = ClockView(watches=(Watch(3, (255, 0, 0), 0), Watch(5, (0, 0, 255), 0)), mover=1, cue="reject")
 
 
 @settings(max_examples=400, deadline=None)
 @given(st.lists(shown_views, min_size=1, max_size=3), st.lists(moments, min_size=1, max_size=30))
-@example([REJECTED], [(0, 0.0, 1.0, False), (0, 1.0, 1.0, False)])  # the flash over: the whole frame again
+@example([REJECTED], [(0, 0.0, 1.0, False, False), (0, 1.0, 1.0, False, False)])  # the flash over: all again
 def test_every_frame_leaves_the_ring_as_the_whole_frame_sent_afresh(
-    seen: list[ClockView], frames: list[tuple[int, float, float, bool]]
+    seen: list[ClockView], frames: list[tuple[int, float, float, bool, bool]]
 ) -> None:
-    """Only the LEDs a scene's writes reach are compared between its frames (`Scene.changing`):
-    across views, cues, the winners, brightness changes and the PIN display, the ring's bytes
-    after every frame are those of `render`'s frame sent whole to a new ring."""
+    """Only the LEDs a scene's writes reach are compared between its frames (`Scene.changing`),
+    and each colour's pixel is looked up once per brightness and ring (`RingDriver.pixel_of`):
+    across views, cues, the winners, brightness changes, the PIN display and an RGBW ring taking
+    over from an RGB one, the ring's bytes after every frame are those of `render`'s frame sent
+    whole to a new ring."""
     now, level = [100.0], [1.0]
     pin = [(0, 60, 160)] * 24
-    for ring in (SimulatedRing(24), RGBWRing(24)):
+    for rings in ((SimulatedRing(24), RGBWRing(24)), (RGBWRing(24), SimulatedRing(24))):
+        ring = rings[0]
         driver = RingDriver(None, ring, LAYOUT, FULL, lambda: now[0])  # the view is set here, not read
         driver.brightness = lambda: level[0]  # type: ignore[method-assign]
         driver.view, driver.view_at = seen[0], now[0]
-        for which, later, k, overlay in frames:
+        for which, later, k, overlay, other in frames:
             now[0] += later
             level[0] = k
+            if other:  # as `reopen` does when the real ring opens again
+                ring = driver.ring = rings[1] if ring is rings[0] else rings[0]
             if which < len(seen) and seen[which] is not driver.view:
                 driver.view, driver.view_at = seen[which], now[0]  # a change: its cue starts
             elif which == len(seen):  # the table told again, the same picture
