@@ -396,6 +396,8 @@ class RingDriver:
             changed = None  # the whole frame afresh
         elif leds is not None and scene is self.drawn_scene:
             changed = [i for i in leds if frame[i] != last[i]]
+        elif frame == last:  # a cue's frame held (a flash lasts 0.2 s), a change that left the picture
+            changed = []
         else:
             changed = [i for i, colour in enumerate(frame) if colour != last[i]]
         if changed == []:
