@@ -514,7 +514,8 @@ class RingDriver:
             self.sleeping = False
             if self._stop.is_set():
                 return
-            self._wake.clear()
+            if self._wake.is_set():  # (`clear` takes the event's lock: not 30 times a second for nothing)
+                self._wake.clear()
             shown = self.view
             self.step()
             wait = self.pause(period)
