@@ -112,7 +112,6 @@ class Scene:
         self.view, self.layout = view, layout
         self.n = layout.leds
         self.cue_seconds = CUE_SECONDS.get(view.cue, 0) if view.cue else 0.0
-        self.day_colours = [w.colour for w in view.watches] or [WHITE]
         steps: list[tuple[int | tuple[int, ...] | None, Any]] = []  # (LED, colour) or (LEDs, Placed)
         hours, markers = hour_leds(layout)  # the first layer, under everything: the base's start
         if view.waiting == "itinerary" and view.waiting_colour is not None:
@@ -139,11 +138,10 @@ class Scene:
                 stack.sort(key=lambda iw: iw[1].height)
             led = hours[hour]
             if spare:
-                for k, (i, w) in enumerate(stack[: spare + 1]):
-                    if k == 0 and view.mover == i:
-                        steps.append(((led,), self._pulse(w.colour)))
-                    else:
-                        steps.append((layout.after(led, k), w.colour if k == 0 else scale(w.colour, 0.4)))
+                i, w = stack[0]
+                steps.append(((led,), self._pulse(w.colour)) if view.mover == i else (led, w.colour))
+                for k in range(1, min(len(stack), spare + 1)):
+                    steps.append((layout.after(led, k), scale(stack[k][1].colour, 0.4)))
             elif len(stack) > 1:  # one LED per hour: the top watch, then each stacked one in turn
                 steps.append(((led,), self._turns(stack)))
             elif view.mover == stack[0][0]:
@@ -184,7 +182,7 @@ class Scene:
             on = int(cue_age / 0.2) % 2 == 0
             return [RED if on else OFF] * n
         if cue == "day_end":
-            colours = self.day_colours
+            colours = [w.colour for w in view.watches] or [WHITE]
             lit = int(cue_age / CUE_SECONDS["day_end"] * n * 2)
             return [colours[i % len(colours)] if i < lit % (n + 1) or lit > n else OFF for i in range(n)]
         if view.winners:
