@@ -493,9 +493,10 @@ class RingDriver:
 
     def rest(self, wait: float, period: float) -> None:
         """Sleep ``wait`` seconds between two frames: on `_wake` past a frame's ``period`` (a still
-        picture: a change must wake the thread), else in `time.sleep`, which costs the thread about
-        half the CPU of an `Event` wait on Linux, 30 times a second: a moving picture's next frame
-        is due within ``period`` anyway (a change, an overlay or `stop` is seen then)."""
+        picture: a change must wake the thread), else in `time.sleep`: a moving picture's next
+        frame is due within ``period`` anyway (a change, an overlay or `stop` is seen then), and a
+        bare loop of `time.sleep` at 30 a second cost the reference PC 1.0-1.4 ms/s against
+        2.0-2.4 for `Event.wait` (issue 26)."""
         if wait > period:
             self._wake.wait(wait)
         else:
