@@ -22,6 +22,9 @@ frame (1/30 s) per draw:
 
 Printed: microseconds of CPU per frame, medians over ``--rounds`` with the trees alternated
 (``--tree``: another checkout's code, run in its own process, as `benchmarks.bench_step_parts`).
+Then what the wake-up alone costs on this machine (``--wake-seconds``, 0 for none): a thread that
+only sleeps 1/30 s in a loop, by ``threading.Event.wait`` and by ``time.sleep``, its CPU per
+second from ``/proc/self/task/TID/schedstat`` (which counts the kernel's part too).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -122,6 +126,29 @@ def per_frame(kind: str, situation: str, frames: int, games: int) -> float:
     return 1e6 * statistics.fmean(spent)
 
 
+def wake_cost(how: str, seconds: float) -> float:
+    """CPU ms per second of a thread that only sleeps a frame at a time, ``how``: event or sleep."""
+    event, stop = threading.Event(), threading.Event()
+
+    def run() -> None:
+        while not stop.is_set():
+            if how == "event":
+                event.wait(FRAME)
+            else:
+                time.sleep(FRAME)
+
+    thread = threading.Thread(target=run, name=f"wake-{how}")
+    thread.start()
+    time.sleep(0.5)
+    stat = Path(f"/proc/self/task/{thread.native_id}/schedstat")
+    before = int(stat.read_text().split()[0])
+    time.sleep(seconds)
+    spent = int(stat.read_text().split()[0]) - before
+    stop.set()
+    thread.join()
+    return spent / 1e6 / seconds
+
+
 def child(frames: int, games: int) -> dict[str, float]:
     out: dict[str, float] = {}
     for kind in ("sim", "spi"):
@@ -151,6 +178,7 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=3)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--tree", action="append", help="a checkout to run from (repeatable)")
+    parser.add_argument("--wake-seconds", type=float, default=3.0, help="seconds a wake-up measure (0: none)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -164,7 +192,11 @@ def main() -> int:
     for _ in range(args.rounds):
         for tree in trees:
             runs.setdefault(str(tree or "installed"), []).append(measure(tree, args.frames, args.games))
-    rows = [{"tree": tree, **medians(results, 1)} for tree, results in runs.items()]
+    rows: list[dict[str, Any]] = [{"tree": tree, **medians(results, 1)} for tree, results in runs.items()]
+    if args.wake_seconds > 0:
+        for how in ("event", "sleep"):
+            costs = [wake_cost(how, args.wake_seconds) for _ in range(args.rounds)]
+            rows.append({"wait": how, "per_s": 30, "cpu_ms_per_s": round(statistics.median(costs), 2)})
     legend = ("CPU microseconds per RingDriver.draw (this thread's, warm), medians over the rounds",)
     print_rows(rows, args.json, legend=legend)
     return 0
