@@ -1,7 +1,7 @@
 """The idle daemon's CPU and wake-ups per second, per thread (issue 26: a table where nothing happens).
 
-Run: ``.venv/bin/python -m benchmarks.bench_idle [--seconds 5] [--rounds 3]
-[--port-range 18700-18799] [--tree DIR ...] [--json]``
+Run: ``.venv/bin/python -m benchmarks.bench_idle [--seconds 5] [--rounds 3] [--steps 200]
+[--pages N] [--port-range 18700-18799] [--tree DIR ...] [--json]``
 
 ``companion run --mock`` runs in its own process with nothing asked, in three situations:
 
@@ -14,7 +14,11 @@ Run: ``.venv/bin/python -m benchmarks.bench_idle [--seconds 5] [--rounds 3]
 - ``steps``: not idle: ``--steps`` steps of `benchmarks.bench_step` (a tap and the page's GET,
   no live page) as fast as they go, each thread's CPU per step beside (``cpu_ms_per_step``):
   what the ring and the buttons cost inside a step, which bench_step's whole-process figure
-  cannot separate from the server's.
+  cannot separate from the server's;
+- ``steps-pagesN`` (with ``--pages N``): the same steps with N live pages held by bench_step's
+  pages process, each step waiting until every page has its change, as bench_step's: a step
+  then lasts the live pages' pacing (about 40 ms at 20 pages), and the ring's 30 frames a
+  second count in it as issue 26's profile counts them.
 
 Per thread, from ``/proc/PID/task/TID/schedstat``: CPU time (to the nanosecond) and the times
 the thread was put on a CPU (its wake-ups), each per second of the window. Thread names come
@@ -34,6 +38,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -156,21 +161,53 @@ def into_a_game(port: int) -> str:
         taps += 1
 
 
-def stepping(port: int, pid: int, names: dict[int, str], steps: int) -> dict[str, float]:
-    """The daemon through ``steps`` of bench_step's steps (new games and Confirms included)."""
+def stepping(port: int, pid: int, names: dict[int, str], steps: int, pages: int = 0) -> dict[str, float]:
+    """The daemon through ``steps`` of bench_step's steps (new games and Confirms included),
+    with ``pages`` live pages each given every change before the next step (bench_step's)."""
     from benchmarks.bench_step import step
 
-    window = Window(names)
-    seed, state = [1], request(port, "GET", "/api/state")
-    before, start = sample(pid), time.perf_counter()
-    for _ in range(steps):
-        state = step(port, seed, state, lambda call: call())
-    window.add(before, sample(pid), time.perf_counter() - start)
+    child = None
+    if pages:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "benchmarks.bench_step", "--pages-child", str(pages), "--port", str(port)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[1],
+        )  # fmt: skip
+        assert child.stdout is not None and child.stdin is not None
+        if child.stdout.readline().strip() != "ready":
+            raise SystemExit("bench_idle: the pages did not connect")
+
+    def pages_have(version: int) -> None:
+        if child is not None:
+            assert child.stdin is not None and child.stdout is not None
+            child.stdin.write(f"{version}\n")
+            child.stdin.flush()
+            if child.stdout.readline().strip() != "ok":
+                raise SystemExit("bench_idle: the pages stopped")
+
+    def aside(call: Any) -> Any:
+        answer = call()
+        pages_have(answer["state"]["version"])
+        return answer
+
+    try:
+        window = Window(names | thread_names(pid))  # the pages' writer may start with the first page
+        seed, state = [1], request(port, "GET", "/api/state")
+        before, start = sample(pid), time.perf_counter()
+        for _ in range(steps):
+            state = step(port, seed, state, aside)
+            pages_have(state["version"])
+        window.add(before, sample(pid), time.perf_counter() - start)
+    finally:
+        if child is not None:
+            child.kill()
+            child.wait()
     window.steps = steps
     return window.rates()
 
 
-def measure(tree: Path | None, seconds: float, port_range: str, steps: int) -> dict[str, dict[str, float]]:
+def measure(
+    tree: Path | None, seconds: float, port_range: str, steps: int, pages: int = 0
+) -> dict[str, dict[str, float]]:
     with tempfile.TemporaryDirectory() as tmp:
         port = port_from(port_range)
         daemon = start_daemon(tree, port, Path(tmp) / "data")
@@ -185,6 +222,8 @@ def measure(tree: Path | None, seconds: float, port_range: str, steps: int) -> d
             out["cue"] = flashes(port, daemon.pid, names, seconds)
             if steps:
                 out["steps"] = stepping(port, daemon.pid, names, steps)
+            if steps and pages:
+                out[f"steps-pages{pages}"] = stepping(port, daemon.pid, names, steps, pages)
         finally:
             stop_daemon(daemon)
     return out
@@ -195,6 +234,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=5.0, help="seconds measured per situation")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of every tree")
     parser.add_argument("--steps", type=int, default=200, help="steps of the 'steps' situation (0: none)")
+    parser.add_argument("--pages", type=int, default=0, help="live pages of a 2nd steps situation (0: none)")
     parser.add_argument("--port-range", default="18700-18799", help="ports to choose from, lo-hi")
     parser.add_argument("--tree", action="append", help="a checkout to run the daemon from (repeatable)")
     parser.add_argument("--threads", default="all,ring,Thread-N (held),waitress-N,MainThread",
@@ -206,7 +246,8 @@ def main() -> int:
     runs: dict[tuple[str, str], list[dict[str, float]]] = {}
     for _ in range(args.rounds):
         for tree in trees:
-            for situation, rates in measure(tree, args.seconds, args.port_range, args.steps).items():
+            measured = measure(tree, args.seconds, args.port_range, args.steps, args.pages)
+            for situation, rates in measured.items():
                 runs.setdefault((str(tree or "installed"), situation), []).append(rates)
     wanted = [t for t in args.threads.split(",") if t]
     rows: list[dict[str, Any]] = []

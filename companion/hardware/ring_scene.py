@@ -11,6 +11,8 @@ a blink, the breathing hours, the comet, a cue) is kept as a list of small write
 the base and those writes; `Scene.moving` says whether frames change with time at all, so that
 the ring can sleep while nothing moves (issue 26). ``Scene(view, layout).frame(t, view.cue_age)
 == render(view, layout, t)`` for every view and time (tests/hardware/test_ring_scene.py).
+`Scene.changing` names the LEDs the writes can reach, so that the ring compares and sends only
+those between two frames of one scene (the mover's pulse: one LED of 24, 30 times a second).
 """
 
 from __future__ import annotations
@@ -84,10 +86,11 @@ def scale(colour: RGB, k: float) -> RGB:
     return (int(colour[0] * k), int(colour[1] * k), int(colour[2] * k))
 
 
-#: A write that moves: puts its LEDs of the frame at time t.
-Write = Callable[[list[RGB], float], None]
-#: A write that moves, before it knows its LEDs (or, for the comet, the LEDs it must leave alone).
+#: A write that moves: puts the LEDs it is given (for the comet: those it must leave alone) of
+#: the frame at time t.
 Placed = Callable[[list[RGB], float, Collection[int]], None]
+#: A write that moves, with its LEDs: called as ``placed(frame, t, leds)``.
+Write = tuple[Placed, Collection[int]]
 #: Cues that draw something while they last (others, "accept" say, only name the outcome).
 DRAWN_CUES = ("reject", "day_end", "bonus")
 
@@ -109,7 +112,6 @@ class Scene:
         self.view, self.layout = view, layout
         self.n = layout.leds
         self.cue_seconds = CUE_SECONDS.get(view.cue, 0) if view.cue else 0.0
-        self.day_colours = [w.colour for w in view.watches] or [WHITE]
         steps: list[tuple[int | tuple[int, ...] | None, Any]] = []  # (LED, colour) or (LEDs, Placed)
         hours, markers = hour_leds(layout)  # the first layer, under everything: the base's start
         if view.waiting == "itinerary" and view.waiting_colour is not None:
@@ -121,24 +123,25 @@ class Scene:
         if mover is not None and view.preview is not None:
             start, landing = view.preview
             for hour in range(start + 1, landing):
-                steps.append((layout.led(hour), scale(mover.colour, 0.25)))
-            steps.append(((layout.led(landing),), self._blink(mover.colour, 0.25)))
+                steps.append((hours[hour % 12], scale(mover.colour, 0.25)))
+            steps.append(((hours[landing % 12],), self._blink(mover.colour, 0.25)))
         if view.armed and view.mover is not None and view.preview is None:
             hour = view.watches[view.mover].hour
-            leds = tuple(layout.led(hour + k) for k in range(1, min(view.armed, 11) + 1))
+            leds = tuple(hours[(hour + k) % 12] for k in range(1, min(view.armed, 11) + 1))
             steps.append((leds, self._blink(CRYSTAL, 0.4)))
         by_hour: dict[int, list[tuple[int, Watch]]] = {}
         for i, w in enumerate(view.watches):
             by_hour.setdefault(w.hour % 12, []).append((i, w))
+        spare = layout.spare
         for hour, stack in by_hour.items():
-            stack.sort(key=lambda iw: iw[1].height)
-            led = layout.led(hour)
-            if layout.spare:
-                for k, (i, w) in enumerate(stack[: layout.spare + 1]):
-                    if k == 0 and view.mover == i:
-                        steps.append(((led,), self._pulse(w.colour)))
-                    else:
-                        steps.append((layout.after(led, k), w.colour if k == 0 else scale(w.colour, 0.4)))
+            if len(stack) > 1:
+                stack.sort(key=lambda iw: iw[1].height)
+            led = hours[hour]
+            if spare:
+                i, w = stack[0]
+                steps.append(((led,), self._pulse(w.colour)) if view.mover == i else (led, w.colour))
+                for k in range(1, min(len(stack), spare + 1)):
+                    steps.append((layout.after(led, k), scale(stack[k][1].colour, 0.4)))
             elif len(stack) > 1:  # one LED per hour: the top watch, then each stacked one in turn
                 steps.append(((led,), self._turns(stack)))
             elif view.mover == stack[0][0]:
@@ -149,16 +152,22 @@ class Scene:
         self.writes: list[Write] = []
         #: LEDs a still layer writes after the write being looked at (its own are overwritten)
         later: set[int] = set()
+        reached: set[int] = set()
         for where, what in reversed(steps):
             if isinstance(where, int):
                 later.add(where)
             elif where is None:  # its LEDs move with time: those a still layer covers are skipped
-                self.writes.append(self._at(frozenset(later), what))
+                self.writes.append((what, frozenset(later)))
+                reached.update(led for led in range(self.n) if led not in later)
             else:
                 shown = tuple(led for led in where if led not in later)
                 if shown:
-                    self.writes.append(self._at(shown, what))
+                    self.writes.append((what, shown))
+                    reached.update(shown)
         self.writes.reverse()
+        #: The LEDs the writes reach, in order: all that can differ between two frames at
+        #: which no cue draws and no winners turn (`changing`).
+        self.reached: tuple[int, ...] = tuple(sorted(reached))
         for where, what in steps:
             if isinstance(where, int):
                 self.base[where] = what
@@ -173,20 +182,28 @@ class Scene:
             on = int(cue_age / 0.2) % 2 == 0
             return [RED if on else OFF] * n
         if cue == "day_end":
-            colours = self.day_colours
+            colours = [w.colour for w in view.watches] or [WHITE]
             lit = int(cue_age / CUE_SECONDS["day_end"] * n * 2)
             return [colours[i % len(colours)] if i < lit % (n + 1) or lit > n else OFF for i in range(n)]
         if view.winners:
             turn = int(t * 8) % n
             return [view.winners[((i + turn) // max(1, n // 12)) % len(view.winners)] for i in range(n)]
         frame = self.base.copy()
-        for write in self.writes:
-            write(frame, t)
+        for write, leds in self.writes:
+            write(frame, t, leds)
         if cue == "bonus":
             sweep = int(cue_age / CUE_SECONDS["bonus"] * n * 2) % n
             for k in range(4):
                 frame[(sweep - k) % n] = scale(GOLD, 1.0 - k * 0.25)
         return frame
+
+    def changing(self, cue_age: float) -> tuple[int, ...] | None:
+        """The LEDs in which the frame at ``cue_age`` can differ from another such frame of this
+        scene: `reached` while no cue draws and no winners turn; None (any LED) while they do."""
+        view = self.view
+        if view.winners or (view.cue in DRAWN_CUES and cue_age < self.cue_seconds):
+            return None
+        return self.reached
 
     def moving(self, cue_age: float) -> bool:
         """Whether frames from now on change with time (else the last one stays until the view does).
@@ -197,10 +214,6 @@ class Scene:
         return bool(self.view.winners or self.writes)
 
     # --- the writes that move ----------------------------------------------------------------
-
-    @staticmethod
-    def _at(leds: Collection[int], write: Placed) -> Write:
-        return lambda frame, t: write(frame, t, leds)
 
     @staticmethod
     def _breathing(colour: RGB, depth: float, period: float) -> Placed:

@@ -10,6 +10,7 @@ import. Pi-only modules (``spidev``, ``neopixel_spi``) are imported here, lazily
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import threading
 from pathlib import Path
@@ -91,6 +92,27 @@ class SpidevBus:
         self.port.writebytes2(data)
 
 
+#: The eight SPI bytes of each byte of a frame, MSB first: `BIT1` for a 1, `BIT0` for a 0.
+SPI_CODES = tuple(bytes(BIT1 if byte >> bit & 1 else BIT0 for bit in range(7, -1, -1)) for byte in range(256))
+
+
+@functools.cache
+def looked_up(library: type) -> type:
+    """neopixel_spi's ring (``library``) encoding each frame byte by byte from `SPI_CODES`.
+
+    The library builds the SPI bytes bit by bit in Python: 576 steps for a 24-LED frame, about
+    0.1 ms on a PC (issue 26 puts a Zero 2 W core at roughly 12 times slower), 30 frames a
+    second while the mover's watch pulses; a lookup takes about 6 us here. The bytes are the
+    same (tests/hardware/test_ring_spi.py compares them with the library's own encoder, for
+    the `BIT0` and `BIT1` `ring_on` gives); the rest of the class is the library's."""
+
+    class LookedUp(library):  # type: ignore[misc]
+        def _transmogrify(self, buffer: bytearray) -> None:
+            self._spibuf[:] = b"".join(map(SPI_CODES.__getitem__, buffer))
+
+    return LookedUp
+
+
 def spidev_bufsiz(path: Path = BUFSIZ_FILE) -> int:
     """The running kernel's spidev transfer limit (the default when it cannot be read)."""
     try:
@@ -107,7 +129,7 @@ def ring_on(bus: SpidevBus, settings: RingSettings) -> Any:
     needed = frame_bytes(settings.leds, len(settings.order))
     if needed > bus.bufsiz:
         raise HardwareFault("ring_frame_too_long", size=needed, bufsiz=bus.bufsiz)
-    return neopixel_spi.NeoPixel_SPI(
+    return looked_up(neopixel_spi.NeoPixel_SPI)(
         bus,
         settings.leds,
         pixel_order=settings.order,

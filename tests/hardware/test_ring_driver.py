@@ -15,7 +15,7 @@ from typing import Any
 
 import adafruit_pixelbuf
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import companion.hardware.ring as ring_module
@@ -51,11 +51,15 @@ def until(condition: Any, what: str) -> None:
 
 
 def sleeping_for(thread: threading.Thread) -> float | None:
-    """The timeout of the ``Condition.wait`` ``thread`` sleeps in, once it sleeps in one."""
+    """The timeout of the ``Condition.wait`` ``thread`` sleeps in, once it sleeps in one, or of
+    its `time.sleep` between two frames (`RingDriver.rest` on top: only that C call is below it)."""
     found: list[float | None] = []
 
     def asleep() -> bool:
         frame: FrameType | None = sys._current_frames().get(thread.ident or -1)
+        if frame is not None and frame.f_code.co_name == "rest":
+            found.append(frame.f_locals["wait"])
+            return True
         while frame is not None:
             if frame.f_code.co_name == "wait" and "waiter" in frame.f_locals:
                 found.append(frame.f_locals["timeout"])
@@ -228,3 +232,66 @@ def test_a_change_is_read_at_once_and_prepared_at_the_next_frame(rt: Runtime) ->
     assert first.view is driver.view
     rt.tap("not-a-card")
     assert driver.current_scene() is first, "the same picture: the same scene"
+
+
+colours = st.tuples(*(st.integers(0, 255),) * 3)
+shown_views = st.builds(
+    ClockView,
+    watches=st.lists(st.builds(Watch, st.integers(0, 11), colours, st.integers(0, 2)), max_size=4).map(tuple),
+    mover=st.none() | st.integers(0, 3),
+    preview=st.none() | st.tuples(st.integers(0, 6), st.integers(3, 11)),
+    waiting=st.sampled_from([None, "reveal", "itinerary"]),
+    waiting_colour=st.none() | colours,
+    cue=st.sampled_from([None, "reject", "bonus", "day_end", "accept"]),
+    cue_age=st.just(0.0),
+    winners=st.sampled_from([(), (), ((255, 0, 0), (0, 0, 255))]),
+    armed=st.integers(0, 3),
+).filter(lambda v: v.mover is None or v.mover < len(v.watches))
+#: One frame: a view (the same object as before, an equal copy, or another), how long after the
+#: last, the brightness, whether the PIN display is on, and whether the other ring took over.
+moments = st.tuples(
+    st.integers(0, 3),
+    st.sampled_from([0.0, 0.1, 0.3, 1.0, 2.5]) | st.floats(0, 3, allow_nan=False),
+    st.sampled_from([1.0, 1.0, 0.3]),
+    st.sampled_from([False, False, False, True]),
+    st.sampled_from([False] * 7 + [True]),
+)
+REJECTED = ClockView(watches=(Watch(3, (255, 0, 0), 0), Watch(5, (0, 0, 255), 0)), mover=1, cue="reject")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(shown_views, min_size=1, max_size=3), st.lists(moments, min_size=1, max_size=30))
+@example([REJECTED], [(0, 0.0, 1.0, False, False), (0, 1.0, 1.0, False, False)])  # the flash over: all again
+def test_every_frame_leaves_the_ring_as_the_whole_frame_sent_afresh(
+    seen: list[ClockView], frames: list[tuple[int, float, float, bool, bool]]
+) -> None:
+    """Only the LEDs a scene's writes reach are compared between its frames (`Scene.changing`),
+    and each colour's pixel is looked up once per brightness and ring (`RingDriver.pixel_of`):
+    across views, cues, the winners, brightness changes, the PIN display and an RGBW ring taking
+    over from an RGB one, the ring's bytes after every frame are those of `render`'s frame sent
+    whole to a new ring."""
+    now, level = [100.0], [1.0]
+    pin = [(0, 60, 160)] * 24
+    for rings in ((SimulatedRing(24), RGBWRing(24)), (RGBWRing(24), SimulatedRing(24))):
+        ring = rings[0]
+        driver = RingDriver(None, ring, LAYOUT, FULL, lambda: now[0])  # the view is set here, not read
+        driver.brightness = lambda: level[0]  # type: ignore[method-assign]
+        driver.view, driver.view_at = seen[0], now[0]
+        for which, later, k, overlay, other in frames:
+            now[0] += later
+            level[0] = k
+            if other:  # as `reopen` does when the real ring opens again
+                ring = driver.ring = rings[1] if ring is rings[0] else rings[0]
+            if which < len(seen) and seen[which] is not driver.view:
+                driver.view, driver.view_at = seen[which], now[0]  # a change: its cue starts
+            elif which == len(seen):  # the table told again, the same picture
+                driver.view = replace(driver.view)
+            driver.overlay = (lambda _: pin) if overlay else None
+            drawn = driver.draw()
+            aged = replace(driver.view, cue_age=now[0] - driver.view_at)
+            expected = pin if overlay else render(aged, LAYOUT, now[0])
+            assert drawn == expected
+            fresh = type(ring)(24)
+            fresh[:] = pixels(expected, k, ring.bpp == 4)
+            fresh.show()
+            assert ring.sent == fresh.sent

@@ -67,3 +67,30 @@ def test_a_watchs_height_is_its_place_in_its_hours_stack(seats: list[tuple[int, 
     for seat in range(len(seats)):
         same = [j for j in range(len(seats)) if hours[j] == hours[seat]]
         assert stack_height(hours, seqs, seat) == sorted(same, key=lambda j: -seqs[j]).index(seat)
+
+
+@settings(max_examples=600, deadline=None)
+@given(views(), layouts, times, times, st.floats(-1, 3, allow_nan=False))
+def test_two_frames_of_a_scene_differ_only_in_the_leds_it_names(
+    view: ClockView, layout: RingLayout, t: float, other: float, age: float
+) -> None:
+    """What the ring compares and sends between two frames of one scene (`Scene.changing`): no
+    LED outside it ever differs, while no cue draws and no winners turn (else it names none)."""
+    scene = Scene(view, layout)
+    leds, later = scene.changing(view.cue_age), scene.changing(age)
+    if leds is None or later is None:
+        ages = (view.cue_age, age)
+        drawn = view.winners or any(view.cue == cue and a < s for cue, s in CUE_SECONDS.items() for a in ages)
+        assert drawn, "only a cue that draws or the winners' colours make the whole frame move"
+        return
+    assert leds == later
+    first, second = scene.frame(t, view.cue_age), scene.frame(other, age)
+    assert [i for i in range(layout.leds) if first[i] != second[i] and i not in leds] == []
+
+
+def test_a_pulsing_mover_changes_its_own_led_only() -> None:
+    layout = RingLayout(24)
+    view = ClockView(watches=(Watch(3, (255, 0, 0), 0), Watch(5, (0, 0, 255), 0)), mover=1)
+    assert Scene(view, layout).changing(99.0) == (layout.led(5),)
+    assert Scene(replace(view, mover=None), layout).changing(99.0) == ()
+    assert Scene(replace(view, cue="reject", cue_age=0.1), layout).changing(0.1) is None

@@ -25,6 +25,7 @@ from companion.hardware.ring_spi import (
     BIT0,
     BIT1,
     FREQUENCY,
+    RESET_SECONDS,
     SpidevBus,
     frame_bytes,
     open_spi_ring,
@@ -297,3 +298,38 @@ def test_the_reset_is_long_enough_for_the_datasheet() -> None:
     show(ring, [(0, 0, 0)] * 12, 1.0)
     zeros = len(port.writes[-1]) - len(port.writes[-1].lstrip(b"\0"))
     assert zeros * 8 * 1e9 / FREQUENCY >= RES_NS
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    order=st.sampled_from(ORDERS),
+    size=st.sampled_from([1, 12, 24, 60]),
+    data=st.data(),
+    brightness=st.sampled_from([1.0, 0.08]) | st.floats(0.0, 1.0),
+)
+def test_the_ring_sends_the_bytes_the_librarys_own_encoder_sends(
+    order: str, size: int, data: st.DataObject, brightness: float
+) -> None:
+    """`ring_on`'s ring encodes a frame from a table (`looked_up`): byte for byte what
+    neopixel_spi's bit-by-bit encoder sends, frame after frame (whole frames and single LEDs)."""
+    import neopixel_spi
+
+    ring, port = spi_ring(size, order)
+    assert type(ring) is not neopixel_spi.NeoPixel_SPI and isinstance(ring, neopixel_spi.NeoPixel_SPI)
+    library_port = RecordingPort()
+    library = neopixel_spi.NeoPixel_SPI(
+        SpidevBus(library_port), size, pixel_order=order, brightness=1.0, auto_write=False,
+        frequency=FREQUENCY, reset_time=RESET_SECONDS, bit0=BIT0, bit1=BIT1,
+    )  # fmt: skip
+    show(ring, data.draw(st.lists(colour, min_size=size, max_size=size)), brightness)
+    show(library, [(0, 0, 0)] * size, 1.0)
+    for led, value in data.draw(st.lists(st.tuples(st.integers(0, size - 1), colour), max_size=5)):
+        ring[led] = library[led] = value
+        ring.show()
+        library[:] = ring[:]  # every LED as the table-encoded ring holds it
+        library.show()
+        assert port.writes[-1] == library_port.writes[-1]
+    library[:] = ring[:]
+    ring.show()
+    library.show()
+    assert port.writes[-1] == library_port.writes[-1]

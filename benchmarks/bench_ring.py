@@ -1,0 +1,206 @@
+"""The ring's CPU per frame in a game, on the simulated ring and on the Pi's SPI ring, per tree.
+
+Run: ``.venv/bin/python -m benchmarks.bench_ring [--frames 3000] [--games 3] [--rounds 3]
+[--tree DIR ...] [--json]``
+
+`benchmarks.bench_idle` measures the daemon's ring thread from outside, but the daemon on a PC
+runs the simulated ring (``--mock``). This measures `RingDriver.draw` in the process (this
+thread's CPU, `time.thread_time`, warm: no thread wake-up, which costs about as much again on
+this PC) on both rings a table has:
+
+- ``sim``: `SimulatedRing`, what ``companion run --mock`` draws on;
+- ``spi``: the Pi's ring as `companion.hardware.ring_spi.ring_on` makes it (neopixel_spi's
+  encoder on our `SpidevBus`), writing to a port that keeps nothing: all of a Pi's frame but
+  the kernel's SPI transfer.
+
+Two situations, each a mocked 4-player game (``--games`` seeds) with a clock that moves a
+frame (1/30 s) per draw:
+
+- ``game``: between two turns, the mover's watch pulsing: the same picture frame after frame;
+- ``change``: a random tap (Confirm when asked) before every frame, the frame after a change
+  of the table: its scene prepared and the whole frame compared (the tap itself not counted).
+
+Printed: microseconds of CPU per frame, medians over ``--rounds`` with the trees alternated
+(``--tree``: another checkout's code, run in its own process, as `benchmarks.bench_step_parts`).
+Then what the wake-up alone costs on this machine (``--wake-seconds``, 0 for none): a thread that
+only sleeps 1/30 s in a loop, by ``threading.Event.wait`` and by ``time.sleep``, its CPU per
+second from ``/proc/self/task/TID/schedstat`` (which counts the kernel's part too).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+FRAME = 1 / 30
+
+
+class Clock:
+    """The driver's clock: moved a frame per draw by the benchmark."""
+
+    now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Discard:
+    """spidev's ``SpiDev`` as `SpidevBus` uses it, keeping nothing."""
+
+    max_speed_hz = 0
+    mode = 0
+
+    def writebytes2(self, data: Any) -> None:
+        pass
+
+
+def ring_of(kind: str, rt: Any) -> Any:
+    from companion.hardware.ring import SimulatedRing
+    from companion.hardware.ring_spi import SpidevBus, ring_on
+
+    settings = rt.driver.settings
+    return SimulatedRing(settings.leds) if kind == "sim" else ring_on(SpidevBus(Discard()), settings)
+
+
+def between_turns(rt: Any, rng: random.Random) -> None:
+    """Random taps until the mover is to take a card (no itinerary, no reveal, nothing pending)."""
+    for taps in range(200):
+        expect = rt.table.expect()
+        if taps >= 8 and expect["kind"] not in ("itinerary", "reveal") and rt.table.pending is None:
+            return
+        if rt.table.pending is not None:
+            rt.table.press("confirm")
+        else:
+            rt.tap(rng.choice(expect["choices"]))
+
+
+def mocked_runtime(tmp: str, seed: int) -> Any:
+    """A mocked table in ``tmp`` with a new 4-player game of ``seed`` (`benchmarks.bench_step_parts`')."""
+    from companion.records.trekking import TREKKING
+    from companion.run.startup import build_runtime
+    from companion.store.log import Store
+    from companion.table.game_setup import new_game
+    from companion.util.config import Config
+
+    config, store = Config(), Store(Path(tmp), TREKKING)
+    new_game(store, ["Ann", "Ben", "Cy", "Dee"], config, seed=seed, mock=True)
+    store.close()
+    return build_runtime(config, Path(tmp), mock=True, pin="0000", say=lambda _: None)
+
+
+def per_frame(kind: str, situation: str, frames: int, games: int) -> float:
+    """Mean CPU microseconds of one `RingDriver.draw` on ring ``kind`` in ``situation``."""
+    spent: list[float] = []
+    for seed in range(1, games + 1):
+        with tempfile.TemporaryDirectory() as tmp:
+            rt = mocked_runtime(tmp, seed)
+            rng = random.Random(seed)
+            between_turns(rt, rng)
+            clock = Clock()
+            driver = rt.driver
+            driver.ring, driver.clock = ring_of(kind, rt), clock
+            driver.draw()
+            for _ in range(frames // games):
+                if situation == "change":
+                    if rt.table.board.finished:
+                        break
+                    if rt.table.pending is not None:
+                        rt.table.press("confirm")
+                    else:
+                        rt.tap(rng.choice(rt.table.expect()["choices"]))
+                clock.now += FRAME
+                start = time.thread_time()
+                driver.draw()
+                spent.append(time.thread_time() - start)
+            rt.stop()
+    return 1e6 * statistics.fmean(spent)
+
+
+def wake_cost(how: str, seconds: float) -> float:
+    """CPU ms per second of a thread that only sleeps a frame at a time, ``how``: event or sleep."""
+    event, stop = threading.Event(), threading.Event()
+
+    def run() -> None:
+        while not stop.is_set():
+            if how == "event":
+                event.wait(FRAME)
+            else:
+                time.sleep(FRAME)
+
+    thread = threading.Thread(target=run, name=f"wake-{how}")
+    thread.start()
+    time.sleep(0.5)
+    stat = Path(f"/proc/self/task/{thread.native_id}/schedstat")
+    before = int(stat.read_text().split()[0])
+    time.sleep(seconds)
+    spent = int(stat.read_text().split()[0]) - before
+    stop.set()
+    thread.join()
+    return spent / 1e6 / seconds
+
+
+def child(frames: int, games: int) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for kind in ("sim", "spi"):
+        for situation in ("game", "change"):
+            out[f"{kind}_{situation}_us"] = per_frame(kind, situation, frames, games)
+    return out
+
+
+def measure(tree: Path | None, frames: int, games: int) -> dict[str, float]:
+    """`child` in a process of its own, with ``tree``'s code (this file run as a script: an
+    older tree may not have it)."""
+    env = dict(os.environ)
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree)
+    script = str(Path(__file__).resolve())
+    out = subprocess.run(
+        [sys.executable, script, "--child", "--frames", str(frames), "--games", str(games)],
+        capture_output=True, text=True, check=True, env=env, cwd=tree or Path(__file__).parents[1],
+    ).stdout  # fmt: skip
+    result: dict[str, float] = json.loads(out.strip().splitlines()[-1])
+    return result
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=3000, help="frames measured per ring and situation")
+    parser.add_argument("--games", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--tree", action="append", help="a checkout to run from (repeatable)")
+    parser.add_argument("--wake-seconds", type=float, default=3.0, help="seconds a wake-up measure (0: none)")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(args.frames, args.games)))
+        return 0
+    from benchmarks.medians import medians, print_rows
+
+    trees: list[Path | None] = [Path(t).resolve() for t in args.tree] if args.tree else [None]
+    runs: dict[str, list[dict[str, float]]] = {}
+    for _ in range(args.rounds):
+        for tree in trees:
+            runs.setdefault(str(tree or "installed"), []).append(measure(tree, args.frames, args.games))
+    rows: list[dict[str, Any]] = [{"tree": tree, **medians(results, 1)} for tree, results in runs.items()]
+    if args.wake_seconds > 0:
+        for how in ("event", "sleep"):
+            costs = [wake_cost(how, args.wake_seconds) for _ in range(args.rounds)]
+            rows.append({"wait": how, "per_s": 30, "cpu_ms_per_s": round(statistics.median(costs), 2)})
+    legend = ("CPU microseconds per RingDriver.draw (this thread's, warm), medians over the rounds",)
+    print_rows(rows, args.json, legend=legend)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
