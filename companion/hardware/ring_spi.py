@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import functools
+import logging
 import os
 import threading
 from pathlib import Path
@@ -19,6 +20,8 @@ from typing import Any, Protocol
 from companion.hardware.health import HardwareFault
 from companion.hardware.machine import board_model
 from companion.util.config import RingSettings, ring_pins
+
+log = logging.getLogger("companion.hardware.ring_spi")
 
 #: SPI1, chip select 0: ``dtoverlay=spi1-1cs`` makes it; its MOSI is GPIO20.
 SPI_BUS, SPI_DEVICE = 1, 0
@@ -107,10 +110,36 @@ def looked_up(library: type) -> type:
     the `BIT0` and `BIT1` `ring_on` gives); the rest of the class is the library's."""
 
     class LookedUp(library):  # type: ignore[misc]
+        #: Whether the table gives this library's own bytes: asked once, on the first frame,
+        #: since `_transmogrify` and `_spibuf` are the library's private parts and a Pi may
+        #: hold another release than the tests ran (False: the library's own loop from then on).
+        agrees: bool | None = None
+
         def _transmogrify(self, buffer: bytearray) -> None:
-            self._spibuf[:] = b"".join(map(SPI_CODES.__getitem__, buffer))
+            if self.agrees is None:
+                self.agrees = _same_bytes(self, len(buffer), super()._transmogrify)
+            if self.agrees:
+                self._spibuf[:] = b"".join(map(SPI_CODES.__getitem__, buffer))
+            else:
+                super()._transmogrify(buffer)
 
     return LookedUp
+
+
+def _same_bytes(ring: Any, size: int, library: Any) -> bool:
+    """Whether `SPI_CODES` encode a frame of ``size`` bytes as the ``library``'s own encoder
+    does on ``ring``: frames that hold every byte value between them, so every code is compared."""
+    for start in range(0, 256, max(size, 1)):
+        probe = bytearray((start + at) % 256 for at in range(size))
+        library(probe)
+        if bytes(ring._spibuf) != b"".join(map(SPI_CODES.__getitem__, probe)):
+            break
+    else:
+        return True
+    log.warning(
+        "ring: neopixel_spi encodes frames differently from this release's table; its own encoder is used"
+    )
+    return False
 
 
 def spidev_bufsiz(path: Path = BUFSIZ_FILE) -> int:

@@ -28,6 +28,7 @@ from companion.hardware.ring_spi import (
     RESET_SECONDS,
     SpidevBus,
     frame_bytes,
+    looked_up,
     open_spi_ring,
     ring_on,
 )
@@ -333,3 +334,43 @@ def test_the_ring_sends_the_bytes_the_librarys_own_encoder_sends(
     ring.show()
     library.show()
     assert port.writes[-1] == library_port.writes[-1]
+
+
+def test_a_library_that_encodes_otherwise_keeps_its_own_encoder(caplog: pytest.LogCaptureFixture) -> None:
+    """A neopixel_spi release whose bytes differ from `SPI_CODES` (here: a 1 sent as 4 high SPI
+    bits, its default) is not overridden: the ring sends that release's own bytes, and says so."""
+    import neopixel_spi
+
+    class OtherRelease(neopixel_spi.NeoPixel_SPI):  # type: ignore[misc]
+        def _transmogrify(self, buffer: bytearray) -> None:
+            self._spibuf[:] = b"".join(
+                bytes(0b11110000 if byte >> bit & 1 else BIT0 for bit in range(7, -1, -1)) for byte in buffer
+            )
+
+    def ring_of(kind: type) -> tuple[Any, RecordingPort]:
+        port = RecordingPort()
+        ring = kind(
+            SpidevBus(port), 12, pixel_order="GRB", brightness=1.0, auto_write=False,
+            frequency=FREQUENCY, reset_time=RESET_SECONDS, bit0=BIT0, bit1=BIT1,
+        )  # fmt: skip
+        return ring, port
+
+    ours, ours_port = ring_of(looked_up(OtherRelease))
+    theirs, theirs_port = ring_of(OtherRelease)
+    for ring in (ours, theirs):
+        ring.fill((200, 17, 3))
+        ring.show()
+        ring[5] = (1, 255, 128)
+        ring.show()
+    assert ours_port.writes == theirs_port.writes
+    assert 0b11110000 in ours_port.writes[-1]
+    assert "its own encoder is used" in caplog.text
+    assert looked_up(neopixel_spi.NeoPixel_SPI) is not looked_up(OtherRelease)
+
+
+def test_the_librarys_own_release_takes_the_table() -> None:
+    """With the release the tests run, the first frame's check agrees and the table encodes."""
+    ring, port = spi_ring(12, "GRB")
+    show(ring, [(9, 99, 199)] * 12, 1.0)
+    assert ring.agrees is True
+    assert BIT1 in port.writes[-1]
