@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from companion.engine import Board
+from companion.engine.scoring import Standing, winners
 from companion.engine.state import HIDDEN
 from companion.table.commit import CommittingTable
 from companion.table.marks import MARKERS
@@ -38,6 +39,12 @@ class Snapshots(CommittingTable):
     page_cache: tuple[int, str] | None
     #: The state projected for the latest change, and what it was projected from.
     state_cache: tuple[tuple[Any, ...], dict[str, Any]] | None = None
+    #: The board's standings `state_cache`'s state was projected with (the page's snapshot
+    #: shares them: the same board), with the same key.
+    standings_cache: tuple[tuple[Any, ...], list[Standing]] | None = None
+    #: `expect`'s last answer and what it was worked out from (`turn_key`): the ring, the
+    #: console and the state each ask it after every input.
+    expect_cache: tuple[tuple[Any, ...], dict[str, Any] | None] | None = None
     #: `state_cache`'s state as compact JSON text (`state_text`), with the same key.
     state_text_cache: tuple[tuple[Any, ...], str] | None = None
     #: Extras of every state: name -> function of the table (a coach's advice, say). A
@@ -49,7 +56,24 @@ class Snapshots(CommittingTable):
     page_encoder: PageText | None = None
 
     def expect(self) -> dict[str, Any] | None:
-        """What the table waits for next, for the ring, the page and scripts."""
+        """What the table waits for next, for the ring, the page and scripts: worked out once
+        per change of the board or the turn's state (each caller gets its own copy)."""
+        key = self.turn_key()
+        cached = self.expect_cache
+        if cached is None or cached[0] != key:
+            cached = self.expect_cache = (key, self.work_out_expect())
+        found = cached[1]
+        return None if found is None else {**found, "choices": list(found["choices"])}
+
+    def turn_key(self) -> tuple[Any, ...]:
+        """What `expect` depends on: the board (the same object, its log's length and the
+        table's, the version) and the turn's state. A change of the board goes through the
+        stored log or replaces the board, as `projected`'s key assumes too."""
+        board = self.board
+        return (self.version, self.seq, len(board.moves), board, self.pending, self.armed)
+
+    def work_out_expect(self) -> dict[str, Any] | None:
+        """`expect` worked out from the board and the turn's state (the caller holds the lock)."""
         board = self.board
         if board.finished:
             return None
@@ -113,23 +137,28 @@ class Snapshots(CommittingTable):
         )
         cached = self.state_cache
         if cached is None or cached[0] != key:
-            cached = (key, self.project_state())
+            standings = self.board.standings()
+            cached = (key, self.project_state(standings))
             self.state_cache = cached
+            self.standings_cache = (key, standings)
         return cached
 
-    def project_state(self) -> dict[str, Any]:
-        """The state as JSON, projected from the table now (the caller holds the lock)."""
+    def project_state(self, standings: list[Standing] | None = None) -> dict[str, Any]:
+        """The state as JSON, projected from the table now (the caller holds the lock;
+        ``standings``: the board's, when the caller has them)."""
         board = self.board
         cards = board.edition.cards
+        if standings is None:
+            standings = board.standings()
         return {
             "game": self.game_id,
             "finished": board.finished,
             "day": board.day,
             "players": [
                 {**s.to_json(), "colour": self.colour(i), "marker": self.marker(i)}
-                for i, s in enumerate(board.standings())
+                for i, s in enumerate(standings)
             ],
-            "winners": board.winners(),
+            "winners": winners(standings) if board.finished else [],
             "turn": board.player_to_move,
             "row": [cards[c].id if c >= 0 else None for c in board.row],
             "hidden": [c == HIDDEN for c in board.row],
@@ -156,10 +185,13 @@ class Snapshots(CommittingTable):
             continued = self.page_replay
             if continued is None or not continued.continues(self.board.setup, self.stored, dealt):
                 continued = self.page_replay = Replay(self.board.setup, self.stored, dealt)
-            page = page_state(self.board, colours, self.stored, dealt, continued)
+            key, state = self.projected()
+            standings = self.standings_cache
+            shared = standings[1] if standings is not None and standings[0] is key else None
+            page = page_state(self.board, colours, self.stored, dealt, continued, shared)
             for seat, player in enumerate(page["players"]):
                 player["marker"] = self.marker(seat)
-            return {**self.state_json(), **page}
+            return {**state, **page}
 
     def page_text(self) -> tuple[int, str]:
         """`page_json` as compact JSON with its version, computed once per version

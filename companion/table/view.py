@@ -16,6 +16,7 @@ from typing import Any
 
 from companion.engine import Board, ChooseItinerary, Event, Reveal, Setup, Take, Undo, explain_tie_break
 from companion.engine.edition import Edition, Itinerary
+from companion.engine.scoring import Standing
 from companion.engine.tokens import ANCESTOR, COLUMNS, DAY_NAMES
 
 
@@ -138,8 +139,11 @@ class Replay:
             and (self.count == 0 or source[self.count - 1] is self.last)
         )
 
-    def advance(self) -> Past:
-        """Replay the events stored since the last call; the past as a whole replay gives it."""
+    def advance(self, settle: bool = True) -> Past:
+        """Replay the events stored since the last call; the past as a whole replay gives it.
+
+        ``settle``: False leaves the top moves still without totals for the caller, who has
+        the board's standings already (`settle`: a standings' pass is a fifth of a snapshot)."""
         fresh, past, dealt, source = self.board, self.past, self.dealt, self.source
         log, moves = past.log, past.moves
         for n in range(self.count + 1, len(source) + 1):
@@ -167,7 +171,8 @@ class Replay:
             log.append({"n": n, "day": fresh.day, "kind": "undo", "event": gone})
         if len(source) > self.count:
             self.count, self.last = len(source), source[-1]
-        _settle(moves, fresh)
+        if settle:
+            _settle(moves, fresh)
         return past
 
 
@@ -178,9 +183,12 @@ _NAMED = ("kind", "player", "card", "title", "year", "itinerary")
 def _settle(moves: list[Move], board: Board) -> None:
     """Give the moves at the top of the stack still without totals the board's totals now:
     only reveals (which change no score) were pushed since the latest of them."""
-    if not moves or moves[-1].totals:
-        return
-    totals = _totals(board)
+    if moves and not moves[-1].totals:
+        settle(moves, _totals(board))
+
+
+def settle(moves: list[Move], totals: list[int]) -> None:
+    """`_settle` with the board's totals given (``totals``: every player's, in seat order)."""
     for move in reversed(moves):
         if move.totals:
             break
@@ -283,12 +291,39 @@ def used_itineraries(edition: Edition, used: int) -> list[str]:
     return ids
 
 
+def settled_past(
+    board: Board,
+    stored: Sequence[Event] | None,
+    dealt: bool,
+    continued: Replay | None,
+    standings: list[Standing] | None,
+) -> tuple[Past, bool]:
+    """``stored`` replayed (``continued``, else afresh: see `page_state`), and whether its moves
+    in effect are the board's. Its top moves are settled with ``standings``' totals when they
+    are (the replay's board is then in the board's state), else with the replay's own board."""
+    replayed = (
+        continued
+        if continued is not None
+        else Replay(board.setup, board.moves if stored is None else stored, dealt)
+    )
+    past = replayed.advance(settle=False)
+    same = past.events == board.moves
+    moves = past.moves
+    if moves and not moves[-1].totals:
+        if same and standings is not None:
+            settle(moves, [s.total for s in standings])
+        else:
+            _settle(moves, replayed.board)
+    return past, same
+
+
 def page_state(
     board: Board,
     colours: list[str],
     stored: Sequence[Event] | None = None,
     dealt: bool = False,
     continued: Replay | None = None,
+    standings: list[Standing] | None = None,
 ) -> dict[str, Any]:
     """Everything the page draws, besides the table's own fields (expect, pending, last).
 
@@ -296,17 +331,16 @@ def page_state(
     `replay`); without it the log lists the moves in effect. The treks and the chart are
     always the board's: should ``stored`` not replay to the board's moves, they are
     replayed from those. ``continued``: a replay of ``stored`` to continue instead (see
-    `Replay`), which gives the same page."""
-    if continued is not None:
-        past = continued.advance()
-    else:
-        past = replay(board.setup, board.moves if stored is None else stored, dealt)
+    `Replay`), which gives the same page. ``standings``: the board's, when the caller has
+    them already (`companion.table.snapshot.Snapshots.projected` shares its own)."""
+    past, same = settled_past(board, stored, dealt, continued, standings)
     log = past.log
-    if past.events != board.moves:
+    if not same:
         past = replay(board.setup, board.moves)
     treks_of = past.treks(len(board.names))
     edition = board.edition
-    standings = board.standings()
+    if standings is None:
+        standings = board.standings()
     order = sorted(range(len(board.names)), key=lambda i: (board.hour[i], -board.seq[i]))
     players = []
     for seat, s in enumerate(standings):
