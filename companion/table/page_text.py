@@ -13,14 +13,69 @@ flags bools: never a 1 where a True was).
 from __future__ import annotations
 
 import json
+import json.encoder
 import secrets
+from collections.abc import Callable, Sequence
 from typing import Any
+
+from companion.engine import Board, explain_tie_break
+from companion.engine.edition import Edition
+from companion.engine.scoring import Standing
+from companion.table.view import (
+    Past,
+    edition_view,
+    itinerary_view,
+    row_entry,
+    stack_order,
+    used_itineraries,
+)
 
 #: The snapshots' compact JSON: what ``json.dumps(value, separators=(",", ":"))`` gives,
 #: without its check for containers that hold themselves (a fifth of the encoding: a
 #: projection is built fresh from the table and never refers to itself). One encoder
 #: for all threads: it keeps nothing between calls.
 COMPACT = json.JSONEncoder(separators=(",", ":"), check_circular=False)
+
+
+def _fast_dumps() -> Callable[[Any], str]:
+    """`COMPACT`'s ``encode`` without its set-up per call: ``JSONEncoder.encode`` builds the
+    C encoder afresh each time (2-3 us: more than encoding a small value), this one is built
+    once, with `COMPACT`'s options, as ``json.encoder`` builds it. Where the C encoder is
+    missing (another interpreter), `COMPACT.encode` itself."""
+    make = getattr(json.encoder, "c_make_encoder", None)  # not in typeshed: the C accelerator's
+    if make is None:
+        return COMPACT.encode
+    escape = json.encoder.encode_basestring_ascii
+    encoder = make(None, COMPACT.default, escape, None, ":", ",", False, False, True)
+
+    def dumps(value: Any) -> str:
+        if isinstance(value, str):
+            return str(escape(value))  # as `JSONEncoder.encode` does: the C encoder wants a container
+        return "".join(encoder(value, 0))
+
+    return dumps
+
+
+#: ``json.dumps(value, separators=(",", ":"))``, the snapshots' many small parts encoded apart.
+dumps = _fast_dumps()
+
+#: The members the page's snapshot has besides the state's (and ``players``, its own): an
+#: extra of the state (`companion.table.snapshot.Snapshots.annotations`) named as one of
+#: them is encoded the plain way.
+PAGE_KEYS = frozenset(
+    (
+        "players",
+        "edition",
+        "order",
+        "stack",
+        "row_cards",
+        "log",
+        "log_length",
+        "chart",
+        "ancestor",
+        "tie_break",
+    )
+)
 
 #: A placeholder no snapshot's text can hold: a NUL (which JSON writes ``\u0000``) and a
 #: random token, then the part's number.
@@ -44,6 +99,13 @@ class PageText:
         self.chart: tuple[list[list[int]], str] = ([], "")
         #: The log's entries as last encoded (copies) and each one's text.
         self.log: tuple[list[dict[str, Any]], list[str]] = ([], [])
+        #: Each seat's text in the state and in the page, with what it was made of (`state`, `page`).
+        self.state_players: list[tuple[tuple[Any, ...], str]] = []
+        self.page_players: list[tuple[tuple[Any, ...], str]] = []
+        #: The edition the texts below are of; its row positions', Itineraries' (per card and
+        #: tokens), used Itineraries' (per bits) and fixed blocks' texts.
+        self.edition: Edition | None = None
+        self.per_edition: dict[Any, Any] = {}
 
     def encode(self, page: dict[str, Any]) -> str:
         """``page`` (`companion.table.snapshot.Snapshots.page_json`) as compact JSON text."""
@@ -60,7 +122,7 @@ class PageText:
             shared value never changed, whose text is kept while it is the same object)."""
             found = kept.get(place)
             if found is None or (found[0] is not value if copy is value else found[0] != value):
-                found = (copy, COMPACT.encode(value))
+                found = (copy, dumps(value))
             seen[place] = found
             return placeholder(found[1])
 
@@ -96,6 +158,108 @@ class PageText:
             out.append(after)
         return "".join(out)
 
+    def state(self, state: dict[str, Any], standings: Sequence[Standing], colours: list[str],
+              markers: list[int]) -> tuple[str, str, str]:  # fmt: skip
+        """The state's text (``state``: `companion.table.snapshot.Snapshots.project_state`'s,
+        its players those of ``standings``, ``colours`` and ``markers``), and its members
+        before and after ``players`` (without their braces: the page's snapshot is the state
+        with its own players and more members). Each player's text is kept while their
+        standing, colour and marker are the same (most players did not move)."""
+        head, tail = members(state, "players")
+        kept, texts = self.state_players, []
+        for seat, standing in enumerate(standings):
+            key = (standing, colours[seat], markers[seat])
+            found = kept[seat] if seat < len(kept) else None
+            if found is None or found[0] != key:
+                found = (key, dumps({**standing.to_json(), "colour": key[1], "marker": key[2]}))
+                if seat < len(kept):
+                    kept[seat] = found
+                else:
+                    kept.append(found)
+            texts.append(found[1])
+        del kept[len(standings) :]
+        return (
+            f'{{{head}{"," if head else ""}"players":[{",".join(texts)}]{"," if tail else ""}{tail}}}',
+            head,
+            tail,
+        )
+
+    def page(self, board: Board, head: str, tail: str, past: Past, log: list[Any],
+             standings: Sequence[Standing], colours: list[str], markers: list[int]) -> str:  # fmt: skip
+        """The page's snapshot as text, without building it: what `encode` gives of
+        `companion.table.snapshot.Snapshots.page_json` (the state's ``head`` and ``tail`` from
+        `state`, ``past`` the replay the treks and the chart are drawn from, ``log`` the
+        stored log's entries). Each part is kept with what it was made of and made again only
+        when that changed: a player's text (their standing, colour, marker, treks, Itinerary
+        and its tokens, used Itineraries), each row position's, the edition's."""
+        edition = board.edition
+        if self.edition is not edition:
+            self.edition, self.per_edition = edition, {}
+        per_edition = self.per_edition
+        treks_of = past.treks(len(board.names))
+        players, kept = [], self.page_players
+        for seat, standing in enumerate(standings):
+            treks = treks_of[seat]
+            key = (
+                standing, colours[seat], markers[seat], treks, len(treks), len(treks[-1]) if treks else 0,
+                board.itinerary[seat], board.fills[seat], board.used[seat],
+            )  # fmt: skip
+            found = kept[seat] if seat < len(kept) else None
+            if found is None or found[0] != key:
+                found = (key, self.player_text(board, seat, standing, key[1], key[2], treks))
+                if seat < len(kept):
+                    kept[seat] = found
+                else:
+                    kept.append(found)
+            players.append(found[1])
+        del kept[len(standings) :]
+        order = stack_order(board)
+        names, hours = board.names, board.hour
+        row = []
+        for position, index in enumerate(board.row):
+            text = per_edition.get(("row", position, index))
+            if text is None:
+                text = per_edition["row", position, index] = dumps(row_entry(edition, position, index))
+            row.append(text)
+        fixed = per_edition.get("fixed")
+        if fixed is None:
+            ancestor = edition.ancestor
+            shown = None if ancestor is None else {"hours": ancestor.hours, "gains": list(ancestor.gains)}
+            fixed = per_edition["fixed"] = (dumps(edition_view(edition)), dumps(shown))
+        window = log[-60:]
+        text = (
+            f'{{{head}{"," if head else ""}"players":[{",".join(players)}]{"," if tail else ""}{tail}'
+            f',"edition":{fixed[0]}'
+            f',"order":{dumps([names[i] for i in order if hours[i] < 12])}'
+            f',"stack":{dumps([names[i] for i in order])}'
+            f',"row_cards":[{",".join(row)}]'
+            f',"log":{self.log_text(window)},"log_length":{len(log)}'
+            f',"chart":{self.chart_text(past.totals)},"ancestor":{fixed[1]}'
+        )
+        if board.finished:
+            text += f',"tie_break":{dumps(explain_tie_break(list(standings)))}'
+        return text + "}"
+
+    def player_text(self, board: Board, seat: int, standing: Standing, colour: str, marker: int,
+                    treks: list[list[dict[str, Any]]]) -> str:  # fmt: skip
+        """A player's text in the page's snapshot (`companion.table.view.page_state`'s player
+        with its marker): their Itinerary's and used Itineraries' texts kept per edition."""
+        per_edition = self.per_edition
+        itinerary = ("itinerary", board.itinerary[seat], board.fills[seat])
+        itinerary_text = per_edition.get(itinerary)
+        if itinerary_text is None:
+            itinerary_text = per_edition[itinerary] = dumps(itinerary_view(board, seat))
+        used = ("used", board.used[seat])
+        used_text = per_edition.get(used)
+        if used_text is None:
+            used_text = per_edition[used] = dumps(used_itineraries(board.edition, board.used[seat]))
+        return (
+            f'{dumps(standing.to_json())[:-1]},"colour":{dumps(colour)}'
+            f',"current_trek":{dumps(treks[-1] if treks else [])}'
+            f',"completed_treks":{dumps(treks[:-1])}'
+            f',"itinerary":{itinerary_text},"used_itineraries":{used_text},"marker":{dumps(marker)}}}'
+        )
+
     def chart_text(self, chart: list[Any]) -> str:
         """The score chart's text: the rows kept that it still begins with, then the new ones."""
         rows, inner = self.chart
@@ -103,7 +267,7 @@ class PageText:
             rows, inner = [], ""
         new = chart[len(rows) :]
         if new:
-            more = COMPACT.encode(new)[1:-1]
+            more = dumps(new)[1:-1]
             inner = f"{inner},{more}" if inner else more
             rows = rows + [list(row) for row in new]
         self.chart = (rows, inner)
@@ -118,9 +282,18 @@ class PageText:
             same = 0
         entries, texts = (entries[shift:], texts[shift:]) if same else ([], [])
         fresh = log[same:]
-        texts += [COMPACT.encode(entry) for entry in fresh]
+        texts += [dumps(entry) for entry in fresh]
         self.log = (entries + [dict(entry) for entry in fresh], texts)
         return f"[{','.join(texts)}]"
+
+
+def members(value: dict[str, Any], name: str) -> tuple[str, str]:
+    """The compact JSON of ``value``'s members before ``name`` and after it, without braces."""
+    keys = list(value)
+    at = keys.index(name)
+    head = dumps({k: value[k] for k in keys[:at]})[1:-1]
+    tail = dumps({k: value[k] for k in keys[at + 1 :]})[1:-1]
+    return head, tail
 
 
 def _start_of(entries: list[dict[str, Any]], log: list[Any]) -> int:

@@ -317,6 +317,22 @@ def settled_past(
     return past, same
 
 
+def row_entry(edition: Edition, position: int, index: int) -> dict[str, Any]:
+    """A position of the Departures Row as the page draws it: the card there (``index``: the
+    edition's, -1 none, -2 hidden), the position's bonus."""
+    card = None
+    if index >= 0:
+        info = edition.cards[index]
+        card = {"id": info.id, "title": info.title, "year": info.year, "hours": info.hours,
+                "gains": list(info.gains), "note": info.note}  # fmt: skip
+    return {"position": position, "card": card, "hidden": index == -2, "bonus": list(edition.slots[position])}
+
+
+def stack_order(board: Board) -> list[int]:
+    """The seats by hour, then stack (the top one first): the turn order and the Clock's stacks."""
+    return sorted(range(len(board.names)), key=lambda i: (board.hour[i], -board.seq[i]))
+
+
 def page_state(
     board: Board,
     colours: list[str],
@@ -341,7 +357,7 @@ def page_state(
     edition = board.edition
     if standings is None:
         standings = board.standings()
-    order = sorted(range(len(board.names)), key=lambda i: (board.hour[i], -board.seq[i]))
+    order = stack_order(board)
     players = []
     for seat, s in enumerate(standings):
         treks = treks_of[seat]
@@ -353,21 +369,7 @@ def page_state(
             "itinerary": itinerary_view(board, seat),
             "used_itineraries": used_itineraries(edition, board.used[seat]),
         })  # fmt: skip
-    row = []
-    for position, index in enumerate(board.row):
-        card = None
-        if index >= 0:
-            info = edition.cards[index]
-            card = {"id": info.id, "title": info.title, "year": info.year, "hours": info.hours,
-                    "gains": list(info.gains), "note": info.note}  # fmt: skip
-        row.append(
-            {
-                "position": position,
-                "card": card,
-                "hidden": index == -2,
-                "bonus": list(edition.slots[position]),
-            }
-        )
+    row = [row_entry(edition, position, index) for position, index in enumerate(board.row)]
     result: dict[str, Any] = {
         "edition": edition_view(edition),
         "players": players,
