@@ -288,12 +288,12 @@ class PageText:
 
 
 def members(value: dict[str, Any], name: str) -> tuple[str, str]:
-    """The compact JSON of ``value``'s members before ``name`` and after it, without braces."""
-    keys = list(value)
-    at = keys.index(name)
-    head = dumps({k: value[k] for k in keys[:at]})[1:-1]
-    tail = dumps({k: value[k] for k in keys[at + 1 :]})[1:-1]
-    return head, tail
+    """The compact JSON of ``value``'s members before ``name`` and after it, without braces:
+    ``value`` encoded once with a placeholder for ``name``'s value, cut there."""
+    marked = dict(value)
+    marked[name] = _TOKEN
+    head, tail = dumps(marked)[1:-1].split(f'{dumps(name)}:{_SPLIT}"')
+    return head[:-1], tail[1:]  # the commas next to the member
 
 
 def _start_of(entries: list[dict[str, Any]], log: list[Any]) -> int:

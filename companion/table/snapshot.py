@@ -74,7 +74,7 @@ class Snapshots(CommittingTable):
         table's, the version) and the turn's state. A change of the board goes through the
         stored log or replaces the board, as `projected`'s key assumes too."""
         board = self.board
-        return (self.version, self.seq, len(board.moves), board, self.pending, self.armed)
+        return (self.version, self.seq, board.move_count, board, self.pending, self.armed)
 
     def work_out_expect(self) -> dict[str, Any] | None:
         """`expect` worked out from the board and the turn's state (the caller holds the lock)."""
@@ -165,7 +165,7 @@ class Snapshots(CommittingTable):
     def projected(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
         """The state projected for the table as it is now, and its key: made again only when
         the key changed (the caller holds the lock; the dict is shared: never change it)."""
-        moves, extras = len(self.board.moves), tuple(self.annotations)
+        moves, extras = self.board.move_count, tuple(self.annotations)
         key = (
             self.version,
             self.seq,
