@@ -21,10 +21,12 @@ from typing import Any
 from companion.engine import Board, explain_tie_break
 from companion.engine.edition import Edition
 from companion.engine.scoring import Standing
+from companion.engine.tokens import COLUMNS
 from companion.table.view import (
     Past,
     edition_view,
-    itinerary_view,
+    itinerary_column,
+    itinerary_rows,
     row_entry,
     stack_order,
     used_itineraries,
@@ -106,6 +108,8 @@ class PageText:
         #: tokens), used Itineraries' (per bits) and fixed blocks' texts.
         self.edition: Edition | None = None
         self.per_edition: dict[Any, Any] = {}
+        #: Each seat's treks' texts and what they were made of (`trek_texts`).
+        self.treks: dict[int, tuple[Any, ...]] = {}
 
     def encode(self, page: dict[str, Any]) -> str:
         """``page`` (`companion.table.snapshot.Snapshots.page_json`) as compact JSON text."""
@@ -195,6 +199,7 @@ class PageText:
         edition = board.edition
         if self.edition is not edition:
             self.edition, self.per_edition = edition, {}
+            self.page_players = []  # their used Itineraries are named by the edition
         per_edition = self.per_edition
         treks_of = past.treks(len(board.names))
         players, kept = [], self.page_players
@@ -243,22 +248,65 @@ class PageText:
     def player_text(self, board: Board, seat: int, standing: Standing, colour: str, marker: int,
                     treks: list[list[dict[str, Any]]]) -> str:  # fmt: skip
         """A player's text in the page's snapshot (`companion.table.view.page_state`'s player
-        with its marker): their Itinerary's and used Itineraries' texts kept per edition."""
+        with its marker): their treks' texts continued (`trek_texts`), their Itinerary's and
+        used Itineraries' made of texts kept per edition."""
         per_edition = self.per_edition
-        itinerary = ("itinerary", board.itinerary[seat], board.fills[seat])
-        itinerary_text = per_edition.get(itinerary)
-        if itinerary_text is None:
-            itinerary_text = per_edition[itinerary] = dumps(itinerary_view(board, seat))
         used = ("used", board.used[seat])
         used_text = per_edition.get(used)
         if used_text is None:
             used_text = per_edition[used] = dumps(used_itineraries(board.edition, board.used[seat]))
+        current, done = self.trek_texts(seat, treks)
+        itinerary = self.itinerary_text(board, seat)
         return (
             f'{dumps(standing.to_json())[:-1]},"colour":{dumps(colour)}'
-            f',"current_trek":{dumps(treks[-1] if treks else [])}'
-            f',"completed_treks":{dumps(treks[:-1])}'
-            f',"itinerary":{itinerary_text},"used_itineraries":{used_text},"marker":{dumps(marker)}}}'
+            f',"current_trek":{current},"completed_treks":{done}'
+            f',"itinerary":{itinerary},"used_itineraries":{used_text},"marker":{dumps(marker)}}}'
         )
+
+    def trek_texts(self, seat: int, treks: list[list[dict[str, Any]]]) -> tuple[str, str]:
+        """A player's current trek's and completed treks' texts. `companion.table.view.Past.treks`
+        only adds to a player's lists (a card to the last trek, or a new trek) until it makes
+        them afresh: while the lists are the same objects, the completed treks' text holds as
+        long as there are as many, and the current trek's is continued with its new cards."""
+        kept = self.treks.get(seat)
+        current = treks[-1] if treks else None
+        if kept is None or kept[0] is not treks or kept[1] != len(treks):
+            done = dumps(treks[:-1])
+            inner = dumps(current)[1:-1] if current else ""
+        else:
+            done, inner = kept[2], kept[5]
+            if kept[3] is not current:
+                inner = dumps(current)[1:-1] if current else ""
+            elif current is not None and len(current) > kept[4]:
+                more = dumps(current[kept[4] :])[1:-1]
+                inner = f"{inner},{more}" if inner else more
+        self.treks[seat] = (treks, len(treks), done, current, len(current) if current else 0, inner)
+        return f"[{inner}]", done
+
+    def itinerary_text(self, board: Board, seat: int) -> str:
+        """A player's Itinerary's view as text (`companion.table.view.itinerary_view`), made of
+        its columns' texts (per card, column and depth) and its rows' (per card and depths)."""
+        index = board.itinerary[seat]
+        if index < 0:
+            return "null"
+        per_edition = self.per_edition
+        depths = board.column_depths(seat)
+        whole = ("itinerary", index, depths)
+        text = per_edition.get(whole)
+        if text is None:
+            it = board.edition.itineraries[index]
+            columns = []
+            for c, (kind, spaces, depth) in enumerate(zip(COLUMNS, it.columns, depths, strict=True)):
+                column = ("column", index, c, depth)
+                found = per_edition.get(column)
+                if found is None:
+                    found = per_edition[column] = dumps(itinerary_column(kind, spaces, depth))
+                columns.append(found)
+            rows = dumps(itinerary_rows(it, depths))
+            text = per_edition[whole] = (
+                f'{{"id":{dumps(it.id)},"columns":[{",".join(columns)}],"rows":{rows}}}'
+            )
+        return text
 
     def chart_text(self, chart: list[Any]) -> str:
         """The score chart's text: the rows kept that it still begins with, then the new ones."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.engine import Board, ChooseItinerary, Event, Reveal, Setup, Take, Undo, explain_tie_break
-from companion.engine.edition import Edition, Itinerary
+from companion.engine.edition import Edition, Itinerary, Space
 from companion.engine.scoring import Standing
 from companion.engine.tokens import ANCESTOR, COLUMNS, DAY_NAMES
 
@@ -244,17 +244,27 @@ def itinerary_view(board: Board, seat: int) -> dict[str, Any] | None:
 def _itinerary_view(it: Itinerary, depths: tuple[int, ...]) -> dict[str, Any]:
     """`itinerary_view` of a card covered to ``depths``: the same few per game, so each is
     built once and shared by every snapshot (they are only encoded: never change one)."""
-    columns = []
-    for kind, spaces, depth in zip(COLUMNS, it.columns, depths, strict=True):
-        nxt = spaces[depth] if depth < len(spaces) else None
-        columns.append({"kind": kind, "spaces": list(spaces), "covered": depth, "next": nxt,
-                        "full": depth >= len(spaces)})  # fmt: skip
+    columns = [
+        itinerary_column(kind, spaces, depth)
+        for kind, spaces, depth in zip(COLUMNS, it.columns, depths, strict=True)
+    ]
+    return {"id": it.id, "columns": columns, "rows": itinerary_rows(it, depths)}
+
+
+def itinerary_column(kind: str, spaces: Sequence[Space], depth: int) -> dict[str, Any]:
+    """A column of an Itinerary's view: its spaces, how deep they are covered, the next one."""
+    nxt = spaces[depth] if depth < len(spaces) else None
+    return {"kind": kind, "spaces": list(spaces), "covered": depth, "next": nxt, "full": depth >= len(spaces)}
+
+
+def itinerary_rows(it: Itinerary, depths: Sequence[int]) -> list[dict[str, Any]]:
+    """An Itinerary's rows in its view: each one's reward, and whether its spaces are all covered."""
     rows = []
     for i, reward in enumerate(it.rows):
         members = [c for c, spaces in enumerate(it.columns) if len(spaces) > i]
         done = all(depths[c] > i for c in members)
         rows.append({"reward": reward, "complete": done})
-    return {"id": it.id, "columns": columns, "rows": rows}
+    return rows
 
 
 #: `edition_view`'s last answer, and the edition it is of.
