@@ -108,6 +108,8 @@ class PageText:
         #: tokens), used Itineraries' (per bits) and fixed blocks' texts.
         self.edition: Edition | None = None
         self.per_edition: dict[Any, Any] = {}
+        #: `log_of`'s `Past`, its edits and length then, where the texts begin, the texts.
+        self.log_texts: tuple[Past, int, int, int, list[str]] | None = None
         #: Each seat's treks' texts and what they were made of (`trek_texts`).
         self.treks: dict[int, tuple[Any, ...]] = {}
 
@@ -188,7 +190,7 @@ class PageText:
             tail,
         )
 
-    def page(self, board: Board, head: str, tail: str, past: Past, log: list[Any],
+    def page(self, board: Board, head: str, tail: str, past: Past, past_log: Past,
              standings: Sequence[Standing], colours: list[str], markers: list[int]) -> str:  # fmt: skip
         """The page's snapshot as text, without building it: what `encode` gives of
         `companion.table.snapshot.Snapshots.page_json` (the state's ``head`` and ``tail`` from
@@ -202,6 +204,7 @@ class PageText:
             self.page_players = []  # their used Itineraries are named by the edition
         per_edition = self.per_edition
         treks_of = past.treks(len(board.names))
+        log = past_log.log
         players, kept = [], self.page_players
         for seat, standing in enumerate(standings):
             treks = treks_of[seat]
@@ -231,14 +234,13 @@ class PageText:
             ancestor = edition.ancestor
             shown = None if ancestor is None else {"hours": ancestor.hours, "gains": list(ancestor.gains)}
             fixed = per_edition["fixed"] = (dumps(edition_view(edition)), dumps(shown))
-        window = log[-60:]
         text = (
             f'{{{head}{"," if head else ""}"players":[{",".join(players)}]{"," if tail else ""}{tail}'
             f',"edition":{fixed[0]}'
             f',"order":{dumps([names[i] for i in order if hours[i] < 12])}'
             f',"stack":{dumps([names[i] for i in order])}'
             f',"row_cards":[{",".join(row)}]'
-            f',"log":{self.log_text(window)},"log_length":{len(log)}'
+            f',"log":{self.log_of(past_log, log)},"log_length":{len(log)}'
             f',"chart":{self.chart_text(past.totals)},"ancestor":{fixed[1]}'
         )
         if board.finished:
@@ -306,6 +308,28 @@ class PageText:
             text = per_edition[whole] = (
                 f'{{"id":{dumps(it.id)},"columns":[{",".join(columns)}],"rows":{rows}}}'
             )
+        return text
+
+    def log_of(self, past: Past, log: list[dict[str, Any]]) -> str:
+        """The text of ``log``'s last 60 entries (``past``'s log): while it is the same `Past`
+        with the same `Past.edits`, its entries kept are unchanged and only the new ones are
+        encoded; else `log_text` compares them one by one."""
+        kept = self.log_texts
+        window = log[-60:]
+        if kept is None or kept[0] is not past or kept[1] != past.edits or kept[2] > len(log):
+            text = self.log_text(window)
+            start = len(log) - len(window)
+            texts = self.log[1]
+        else:
+            _, _, count, start, texts = kept
+            if count < len(log):
+                texts = texts + [dumps(entry) for entry in log[count:]]
+                self.log = ([], [])  # `log_text`'s copies are no longer kept up to date
+            drop = len(log) - len(window) - start
+            if drop > 0:
+                texts, start = texts[drop:], start + drop
+            text = f"[{','.join(texts)}]"
+        self.log_texts = (past, past.edits, len(log), start, texts)
         return text
 
     def chart_text(self, chart: list[Any]) -> str:

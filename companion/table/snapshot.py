@@ -261,11 +261,11 @@ class Snapshots(CommittingTable):
         board, stored = self.board, self.stored
         standings = self.shared_standings(key)
         past, same = settled_past(board, stored, self.dealer is not None, self.continued_replay(), standings)
-        log = past.log
+        logged = past
         if not same:  # the stored log does not replay to the board's moves (see `page_state`)
             past = replay(board.setup, board.moves)
         colours, markers = self.looks()
-        return encoder.page(board, members[1], members[2], past, log, standings, colours, markers)
+        return encoder.page(board, members[1], members[2], past, logged, standings, colours, markers)
 
     def continued_replay(self) -> Any:
         """The replay of the stored log for the page, continued from the last snapshot's

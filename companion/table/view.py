@@ -40,6 +40,10 @@ class Past:
     still in effect (the treks and the score chart are drawn from those)."""
 
     log: list[dict[str, Any]] = field(default_factory=list)
+    #: How many times an entry already in ``log`` was changed or taken out (an undo marks the
+    #: entry it took back; a correction's takes it out): while it stays the same, the log
+    #: only grew at its end (`companion.table.page_text.PageText.log_of` keeps its texts so).
+    edits: int = 0
     start: list[int] = field(default_factory=list)  # every player's total before any move
     moves: list[Move] = field(default_factory=list)
     #: `treks`' last answer: (players, how many moves, the top move, the treks).
@@ -162,8 +166,10 @@ class Replay:
             undone = moves.pop().entry
             if event.correction:
                 del log[next(i for i in range(len(log) - 1, -1, -1) if log[i] is undone)]
+                past.edits += 1
                 continue
             undone["undone"] = True
+            past.edits += 1
             undone.pop("day_end", None)
             if dealt and undone["kind"] == "reveal":
                 continue
