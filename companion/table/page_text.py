@@ -27,7 +27,7 @@ from companion.table.view import (
     edition_view,
     itinerary_column,
     itinerary_rows,
-    row_entry,
+    row_card,
     stack_order,
     used_itineraries,
 )
@@ -200,7 +200,7 @@ class PageText:
         and its tokens, used Itineraries), each row position's, the edition's."""
         edition = board.edition
         if self.edition is not edition:
-            self.edition, self.per_edition = edition, {}
+            self.edition, self.per_edition = edition, edition_texts(edition)
             self.page_players = []  # their used Itineraries are named by the edition
         per_edition = self.per_edition
         treks_of = past.treks(len(board.names))
@@ -226,8 +226,15 @@ class PageText:
         row = []
         for position, index in enumerate(board.row):
             text = per_edition.get(("row", position, index))
-            if text is None:
-                text = per_edition["row", position, index] = dumps(row_entry(edition, position, index))
+            if text is None:  # `companion.table.view.row_entry`, of the card's and the bonus's texts
+                card = per_edition.get(("card", index))
+                if card is None:
+                    card = per_edition["card", index] = dumps(row_card(edition, index))
+                bonus = dumps(list(edition.slots[position]))
+                hidden = "true" if index == -2 else "false"
+                text = per_edition["row", position, index] = (
+                    f'{{"position":{position},"card":{card},"hidden":{hidden},"bonus":{bonus}}}'
+                )
             row.append(text)
         fixed = per_edition.get("fixed")
         if fixed is None:
@@ -357,6 +364,25 @@ class PageText:
         texts += [dumps(entry) for entry in fresh]
         self.log = (entries + [dict(entry) for entry in fresh], texts)
         return f"[{','.join(texts)}]"
+
+
+#: Texts that depend on an edition alone (row positions and cards, Itineraries' columns and
+#: views, used Itineraries, the edition's block), by the edition's id (the edition held
+#: beside them), shared by every table and game of it: a game's `PageText` starts with the
+#: texts earlier games made. Bounded: emptied past `EDITION_TEXTS` texts or 8 editions.
+_BY_EDITION: dict[int, tuple[Edition, dict[Any, Any]]] = {}
+EDITION_TEXTS = 20_000
+
+
+def edition_texts(edition: Edition) -> dict[Any, Any]:
+    """The texts kept for ``edition`` (see `_BY_EDITION`). Two threads may make the same text
+    at once: each is made from the edition alone, so either is the right one to keep."""
+    found = _BY_EDITION.get(id(edition))
+    if found is None or found[0] is not edition or len(found[1]) > EDITION_TEXTS:
+        if len(_BY_EDITION) >= 8:
+            _BY_EDITION.clear()
+        found = _BY_EDITION[id(edition)] = (edition, {})
+    return found[1]
 
 
 def members(value: dict[str, Any], name: str) -> tuple[str, str]:

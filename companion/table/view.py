@@ -336,12 +336,21 @@ def settled_past(
 def row_entry(edition: Edition, position: int, index: int) -> dict[str, Any]:
     """A position of the Departures Row as the page draws it: the card there (``index``: the
     edition's, -1 none, -2 hidden), the position's bonus."""
-    card = None
-    if index >= 0:
-        info = edition.cards[index]
-        card = {"id": info.id, "title": info.title, "year": info.year, "hours": info.hours,
-                "gains": list(info.gains), "note": info.note}  # fmt: skip
-    return {"position": position, "card": card, "hidden": index == -2, "bonus": list(edition.slots[position])}
+    return {
+        "position": position,
+        "card": row_card(edition, index),
+        "hidden": index == -2,
+        "bonus": list(edition.slots[position]),
+    }
+
+
+def row_card(edition: Edition, index: int) -> dict[str, Any] | None:
+    """The card at a position of the row (`row_entry`), None where none is face up."""
+    if index < 0:
+        return None
+    info = edition.cards[index]
+    return {"id": info.id, "title": info.title, "year": info.year, "hours": info.hours,
+            "gains": list(info.gains), "note": info.note}  # fmt: skip
 
 
 def stack_order(board: Board) -> list[int]:

@@ -13,15 +13,16 @@ import json
 import random
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.engine import ChooseItinerary
+from companion.engine.edition import Edition
 from companion.engine.tokens import COLUMNS
 from companion.run.runtime import Runtime
-from companion.table.page_text import PageText, dumps
+from companion.table.page_text import EDITION_TEXTS, dumps, edition_texts
 from companion.table.view import page_state
 from tests.support.tables import make_runtime, play_turn
 
@@ -142,11 +143,20 @@ def test_dumps_is_json_dumps_compact(value: Any) -> None:
     assert dumps(value) == compact(value)
 
 
-def test_a_page_text_of_another_edition_starts_its_kept_texts_afresh(tmp_path: Path) -> None:
-    """The texts kept per edition (row positions, Itineraries) are dropped for another edition."""
-    rt = make_runtime(tmp_path)
-    encoder = rt.table.encoder()
-    rt.table.page_text()
-    assert encoder.edition is rt.table.board.edition and encoder.per_edition
-    assert isinstance(encoder, PageText)
-    rt.stop()
+def test_the_texts_of_an_edition_are_shared_by_its_games_and_kept_apart_from_another(tmp_path: Path) -> None:
+    """A game's page starts with the texts an earlier game of its edition made (row cards,
+    Itineraries); another edition's are its own, and the kept texts stay bounded."""
+    first = make_runtime(tmp_path / "1")
+    first.table.page_text()
+    edition = first.table.board.edition
+    made = edition_texts(edition)
+    assert first.table.encoder().per_edition is made and made
+    second = make_runtime(tmp_path / "2", seed=9)
+    second.table.page_text()
+    assert second.table.encoder().per_edition is made
+    other = cast(Edition, object())
+    assert edition_texts(other) is not made and not edition_texts(other)
+    made.update({n: "" for n in range(EDITION_TEXTS + 1)})  # too many: the next game starts afresh
+    assert edition_texts(edition) is not made
+    first.stop()
+    second.stop()
