@@ -108,6 +108,8 @@ class PageText:
         #: tokens), used Itineraries' (per bits) and fixed blocks' texts.
         self.edition: Edition | None = None
         self.per_edition: dict[Any, Any] = {}
+        #: `chart_of`'s `Past`, its pops and number of moves then, and the chart's text inside its brackets.
+        self.chart_texts: tuple[Past, int, int, str] | None = None
         #: `log_of`'s `Past`, its edits and length then, where the texts begin, the texts.
         self.log_texts: tuple[Past, int, int, int, list[str]] | None = None
         #: Each seat's treks' texts and what they were made of (`trek_texts`).
@@ -248,7 +250,7 @@ class PageText:
             f',"stack":{dumps([names[i] for i in order])}'
             f',"row_cards":[{",".join(row)}]'
             f',"log":{self.log_of(past_log, log)},"log_length":{len(log)}'
-            f',"chart":{self.chart_text(past.totals)},"ancestor":{fixed[1]}'
+            f',"chart":{self.chart_of(past)},"ancestor":{fixed[1]}'
         )
         if board.finished:
             text += f',"tie_break":{dumps(explain_tie_break(list(standings)))}'
@@ -338,6 +340,25 @@ class PageText:
             text = f"[{','.join(texts)}]"
         self.log_texts = (past, past.edits, len(log), start, texts)
         return text
+
+    def chart_of(self, past: Past) -> str:
+        """The text of ``past``'s score chart (`companion.table.view.Past.totals`): while it is
+        the same `Past` with the same `Past.pops`, its moves only grew, so the rows of the
+        moves added are encoded after those kept (every move has its totals once the replay
+        is settled, and they never change); otherwise `chart_text` compares the rows."""
+        kept, moves = self.chart_texts, past.moves
+        if kept is None or kept[0] is not past or kept[1] != past.pops or kept[2] > len(moves):
+            self.chart_texts = None
+            text = self.chart_text(past.totals)
+            self.chart_texts = (past, past.pops, len(moves), text[1:-1])
+            return text
+        inner = kept[3]
+        if kept[2] < len(moves):
+            more = dumps([move.totals for move in moves[kept[2] :]])[1:-1]
+            inner = f"{inner},{more}" if inner else more
+            self.chart_texts = (past, past.pops, len(moves), inner)
+            self.chart = ([], "")  # `chart_text`'s copies are no longer kept up to date
+        return f"[{inner}]"
 
     def chart_text(self, chart: list[Any]) -> str:
         """The score chart's text: the rows kept that it still begins with, then the new ones."""

@@ -44,6 +44,9 @@ class Past:
     #: entry it took back; a correction's takes it out): while it stays the same, the log
     #: only grew at its end (`companion.table.page_text.PageText.log_of` keeps its texts so).
     edits: int = 0
+    #: How many moves were taken off ``moves`` (undos): while it stays the same, the moves only
+    #: grew at the top, and the score chart with them (`companion.table.page_text.PageText.chart_of`).
+    pops: int = 0
     start: list[int] = field(default_factory=list)  # every player's total before any move
     moves: list[Move] = field(default_factory=list)
     #: `treks`' last answer: (players, how many moves, the top move, the treks).
@@ -164,6 +167,7 @@ class Replay:
             if fresh.push(event) is not None:  # nothing to undo: nothing happened
                 continue
             undone = moves.pop().entry
+            past.pops += 1
             if event.correction:
                 del log[next(i for i in range(len(log) - 1, -1, -1) if log[i] is undone)]
                 past.edits += 1
