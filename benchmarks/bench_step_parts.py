@@ -14,9 +14,9 @@ sends it, to `FastReads` over the daemon's Flask app, no socket): ``wsgi_tap_ms`
 request's CPU, the table's tap included, so ``wsgi_tap_ms - tap_ms`` is the web layer's share.
 ``page_json_encoded_ms``: the same version's snapshot built as a dict (`Snapshots.page_json`)
 and encoded whole, its replay already continued by ``page_text``: about what ``page_text``
-costs without its kept texts. Printed: the mean CPU time (this thread's, `time.thread_time`) of each, per tree (``--tree``:
-another checkout's code, run in its own process), medians over ``--rounds`` with the trees
-alternated.
+costs without its kept texts. Printed: the mean CPU time (this thread's, `time.thread_time`)
+of each, per tree (``--tree``: another checkout's code, run in its own process), medians over
+``--rounds`` with the trees alternated.
 """
 
 from __future__ import annotations
