@@ -48,14 +48,22 @@ def _fast_dumps() -> Callable[[Any], str]:
     if make is None:
         return COMPACT.encode
     escape = json.encoder.encode_basestring_ascii
-    encoder = make(None, COMPACT.default, escape, None, ":", ",", False, False, True)
+    try:
+        encoder = make(None, COMPACT.default, escape, None, ":", ",", False, False, True)
+    except TypeError:  # another interpreter's accelerator, with other arguments
+        return COMPACT.encode
 
     def dumps(value: Any) -> str:
         if isinstance(value, str):
             return str(escape(value))  # as `JSONEncoder.encode` does: the C encoder wants a container
         return "".join(encoder(value, 0))
 
-    return dumps
+    sample = {"a": [1, -2.5, None, True, "é\u2028\x00"], "b": {}}
+    try:
+        same = dumps(sample) == COMPACT.encode(sample)
+    except Exception:  # an accelerator that takes these arguments but means others by them
+        same = False
+    return dumps if same else COMPACT.encode
 
 
 #: ``json.dumps(value, separators=(",", ":"))``, the snapshots' many small parts encoded apart.
