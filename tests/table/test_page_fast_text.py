@@ -85,7 +85,7 @@ def play(rt: Runtime, rng: random.Random) -> None:
 STEPS = st.sampled_from(["play"] * 8 + ["undo", "correct", "crystal", "stray", "extra", "clash", "many"])
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(
     seed=st.integers(0, 2**16),
     players=st.sampled_from(["Ann,Ben", "Ann,Ben,Cy", "Ann,Ben,Cy,Dee"]),
