@@ -12,9 +12,11 @@ live pages) are made, as the daemon makes them. The same games are played again 
 WSGI app waitress serves (``POST /api/reader/tap`` with the PIN, as `benchmarks.bench_step`
 sends it, to `FastReads` over the daemon's Flask app, no socket): ``wsgi_tap_ms`` is that
 request's CPU, the table's tap included, so ``wsgi_tap_ms - tap_ms`` is the web layer's share.
-Printed: the mean CPU time (this thread's, `time.thread_time`) of each, per tree (``--tree``:
-another checkout's code, run in its own process), medians over ``--rounds`` with the trees
-alternated.
+``page_json_encoded_ms``: the same version's snapshot built as a dict (`Snapshots.page_json`)
+and encoded whole, its replay already continued by ``page_text``: about what ``page_text``
+costs without its kept texts. Printed: the mean CPU time (this thread's, `time.thread_time`)
+of each, per tree (``--tree``: another checkout's code, run in its own process), medians over
+``--rounds`` with the trees alternated.
 """
 
 from __future__ import annotations
@@ -48,9 +50,12 @@ def mocked_runtime(tmp: str, seed: int) -> Any:
 
 def parts(games: int) -> dict[str, float]:
     """The mean CPU ms of a tap, the state's text and the page's text over ``games`` games."""
+    from companion.table.page_text import COMPACT
+
     taps: list[float] = []
     states: list[float] = []
     pages: list[float] = []
+    whole: list[float] = []
     for seed in range(1, games + 1):
         with tempfile.TemporaryDirectory() as tmp:
             rt = mocked_runtime(tmp, seed)
@@ -69,15 +74,19 @@ def parts(games: int) -> dict[str, float]:
                 t3 = time.thread_time()
                 rt.table.page_text()
                 t4 = time.thread_time()
+                COMPACT.encode(rt.table.page_json())  # the same version: its replay is continued already
+                t5 = time.thread_time()
                 taps.append(t1 - t0)
                 states.append(t3 - t2)
                 pages.append(t4 - t3)
+                whole.append(t5 - t4)
             rt.stop()
     return {
         "steps": len(taps),
         "tap_ms": 1000 * statistics.fmean(taps),
         "state_text_ms": 1000 * statistics.fmean(states),
         "page_text_ms": 1000 * statistics.fmean(pages),
+        "page_json_encoded_ms": 1000 * statistics.fmean(whole),
         "wsgi_tap_ms": 1000 * statistics.fmean(wsgi_taps(games)),
     }
 

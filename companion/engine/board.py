@@ -263,6 +263,11 @@ class Board:
         """The accepted events still in effect, oldest first."""
         return [event for event, _ in self._stack]
 
+    @property
+    def move_count(self) -> int:
+        """``len(moves)`` without the list (the table's caches ask it after every change)."""
+        return len(self._stack)
+
     # --- taking a card ---------------------------------------------------------------------
 
     def _take(self, event: Take, keep: bool = True) -> tuple[Any, ...] | Rejection:
@@ -698,14 +703,13 @@ class Board:
     def standings(self) -> list[Standing]:
         """Every player's score as if the game ended now, in setup order."""
         points = self.edition.trek_points
+        track, crystals, hour, current, done = self.track, self.crystals, self.hour, self.trek_len, self.treks
         result = []
         for i, name in enumerate(self.names):
-            treks = self.trek_lengths(i)
-            trek_points = sum(points(n) for n in treks)
-            total = self.track[i] + self.crystals[i] + trek_points
-            result.append(
-                Standing(name, self.track[i], self.crystals[i], trek_points, total, treks, self.hour[i])
-            )
+            treks = (*done[i], current[i]) if current[i] else tuple(done[i])  # `trek_lengths`
+            trek_points = sum(map(points, treks))
+            total = track[i] + crystals[i] + trek_points
+            result.append(Standing(name, track[i], crystals[i], trek_points, total, treks, hour[i]))
         return result
 
     def winners(self) -> list[str]:

@@ -13,14 +13,79 @@ flags bools: never a 1 where a True was).
 from __future__ import annotations
 
 import json
+import json.encoder
 import secrets
+from collections.abc import Callable, Sequence
 from typing import Any
+
+from companion.engine import Board, explain_tie_break
+from companion.engine.edition import Edition
+from companion.engine.scoring import Standing
+from companion.engine.tokens import COLUMNS
+from companion.table.view import (
+    Past,
+    edition_view,
+    itinerary_column,
+    itinerary_rows,
+    row_card,
+    stack_order,
+    used_itineraries,
+)
 
 #: The snapshots' compact JSON: what ``json.dumps(value, separators=(",", ":"))`` gives,
 #: without its check for containers that hold themselves (a fifth of the encoding: a
 #: projection is built fresh from the table and never refers to itself). One encoder
 #: for all threads: it keeps nothing between calls.
 COMPACT = json.JSONEncoder(separators=(",", ":"), check_circular=False)
+
+
+def _fast_dumps() -> Callable[[Any], str]:
+    """`COMPACT`'s ``encode`` without its set-up per call: ``JSONEncoder.encode`` builds the
+    C encoder afresh each time (2-3 us: more than encoding a small value), this one is built
+    once, with `COMPACT`'s options, as ``json.encoder`` builds it. Where the C encoder is
+    missing (another interpreter), `COMPACT.encode` itself."""
+    make = getattr(json.encoder, "c_make_encoder", None)  # not in typeshed: the C accelerator's
+    if make is None:
+        return COMPACT.encode
+    escape = json.encoder.encode_basestring_ascii
+    try:
+        encoder = make(None, COMPACT.default, escape, None, ":", ",", False, False, True)
+    except TypeError:  # another interpreter's accelerator, with other arguments
+        return COMPACT.encode
+
+    def dumps(value: Any) -> str:
+        if isinstance(value, str):
+            return str(escape(value))  # as `JSONEncoder.encode` does: the C encoder wants a container
+        return "".join(encoder(value, 0))
+
+    sample = {"a": [1, -2.5, None, True, "é\u2028\x00"], "b": {}}
+    try:
+        same = dumps(sample) == COMPACT.encode(sample)
+    except Exception:  # an accelerator that takes these arguments but means others by them
+        same = False
+    return dumps if same else COMPACT.encode
+
+
+#: ``json.dumps(value, separators=(",", ":"))``, the snapshots' many small parts encoded apart.
+dumps = _fast_dumps()
+
+#: The members the page's snapshot has besides the state's (and ``players``, its own): an
+#: extra of the state (`companion.table.snapshot.Snapshots.annotations`) named as one of
+#: them is encoded the plain way.
+PAGE_KEYS = frozenset(
+    (
+        "players",
+        "edition",
+        "order",
+        "stack",
+        "row_cards",
+        "log",
+        "log_length",
+        "chart",
+        "ancestor",
+        "tie_break",
+    )
+)
 
 #: A placeholder no snapshot's text can hold: a NUL (which JSON writes ``\u0000``) and a
 #: random token, then the part's number.
@@ -44,6 +109,19 @@ class PageText:
         self.chart: tuple[list[list[int]], str] = ([], "")
         #: The log's entries as last encoded (copies) and each one's text.
         self.log: tuple[list[dict[str, Any]], list[str]] = ([], [])
+        #: Each seat's text in the state and in the page, with what it was made of (`state`, `page`).
+        self.state_players: list[tuple[tuple[Any, ...], str]] = []
+        self.page_players: list[tuple[tuple[Any, ...], str]] = []
+        #: The edition the texts below are of; its row positions', Itineraries' (per card and
+        #: tokens), used Itineraries' (per bits) and fixed blocks' texts.
+        self.edition: Edition | None = None
+        self.per_edition: dict[Any, Any] = {}
+        #: `chart_of`'s `Past`, its pops and number of moves then, and the chart's text inside its brackets.
+        self.chart_texts: tuple[Past, int, int, str] | None = None
+        #: `log_of`'s `Past`, its edits and length then, where the texts begin, the texts.
+        self.log_texts: tuple[Past, int, int, int, list[str]] | None = None
+        #: Each seat's treks' texts and what they were made of (`trek_texts`).
+        self.treks: dict[int, tuple[Any, ...]] = {}
 
     def encode(self, page: dict[str, Any]) -> str:
         """``page`` (`companion.table.snapshot.Snapshots.page_json`) as compact JSON text."""
@@ -60,7 +138,7 @@ class PageText:
             shared value never changed, whose text is kept while it is the same object)."""
             found = kept.get(place)
             if found is None or (found[0] is not value if copy is value else found[0] != value):
-                found = (copy, COMPACT.encode(value))
+                found = (copy, dumps(value))
             seen[place] = found
             return placeholder(found[1])
 
@@ -96,6 +174,200 @@ class PageText:
             out.append(after)
         return "".join(out)
 
+    def state(self, state: dict[str, Any], standings: Sequence[Standing], colours: list[str],
+              markers: list[int]) -> tuple[str, str, str]:  # fmt: skip
+        """The state's text (``state``: `companion.table.snapshot.Snapshots.project_state`'s,
+        its players those of ``standings``, ``colours`` and ``markers``), and its members
+        before and after ``players`` (without their braces: the page's snapshot is the state
+        with its own players and more members). Each player's text is kept while their
+        standing, colour and marker are the same (most players did not move)."""
+        head, tail = members(state, "players")
+        kept, texts = self.state_players, []
+        for seat, standing in enumerate(standings):
+            key = (standing, colours[seat], markers[seat])
+            found = kept[seat] if seat < len(kept) else None
+            if found is None or found[0] != key:
+                found = (key, dumps({**standing.to_json(), "colour": key[1], "marker": key[2]}))
+                if seat < len(kept):
+                    kept[seat] = found
+                else:
+                    kept.append(found)
+            texts.append(found[1])
+        del kept[len(standings) :]
+        return (
+            f'{{{head}{"," if head else ""}"players":[{",".join(texts)}]{"," if tail else ""}{tail}}}',
+            head,
+            tail,
+        )
+
+    def page(self, board: Board, head: str, tail: str, past: Past, past_log: Past,
+             standings: Sequence[Standing], colours: list[str], markers: list[int]) -> str:  # fmt: skip
+        """The page's snapshot as text, without building it: what `encode` gives of
+        `companion.table.snapshot.Snapshots.page_json` (the state's ``head`` and ``tail`` from
+        `state`, ``past`` the replay the treks and the chart are drawn from, ``log`` the
+        stored log's entries). Each part is kept with what it was made of and made again only
+        when that changed: a player's text (their standing, colour, marker, treks, Itinerary
+        and its tokens, used Itineraries), each row position's, the edition's."""
+        edition = board.edition
+        if self.edition is not edition:
+            self.edition, self.per_edition = edition, edition_texts(edition)
+            self.page_players = []  # their used Itineraries are named by the edition
+        per_edition = self.per_edition
+        treks_of = past.treks(len(board.names))
+        log = past_log.log
+        players, kept = [], self.page_players
+        for seat, standing in enumerate(standings):
+            treks = treks_of[seat]
+            key = (
+                standing, colours[seat], markers[seat], treks, len(treks), len(treks[-1]) if treks else 0,
+                board.itinerary[seat], board.fills[seat], board.used[seat],
+            )  # fmt: skip
+            found = kept[seat] if seat < len(kept) else None
+            if found is None or found[0] != key:
+                found = (key, self.player_text(board, seat, standing, key[1], key[2], treks))
+                if seat < len(kept):
+                    kept[seat] = found
+                else:
+                    kept.append(found)
+            players.append(found[1])
+        del kept[len(standings) :]
+        order = stack_order(board)
+        names, hours = board.names, board.hour
+        row = []
+        for position, index in enumerate(board.row):
+            text = per_edition.get(("row", position, index))
+            if text is None:  # `companion.table.view.row_entry`, of the card's and the bonus's texts
+                card = per_edition.get(("card", index))
+                if card is None:
+                    card = per_edition["card", index] = dumps(row_card(edition, index))
+                bonus = dumps(list(edition.slots[position]))
+                hidden = "true" if index == -2 else "false"
+                text = per_edition["row", position, index] = (
+                    f'{{"position":{position},"card":{card},"hidden":{hidden},"bonus":{bonus}}}'
+                )
+            row.append(text)
+        fixed = per_edition.get("fixed")
+        if fixed is None:
+            ancestor = edition.ancestor
+            shown = None if ancestor is None else {"hours": ancestor.hours, "gains": list(ancestor.gains)}
+            fixed = per_edition["fixed"] = (dumps(edition_view(edition)), dumps(shown))
+        text = (
+            f'{{{head}{"," if head else ""}"players":[{",".join(players)}]{"," if tail else ""}{tail}'
+            f',"edition":{fixed[0]}'
+            f',"order":{dumps([names[i] for i in order if hours[i] < 12])}'
+            f',"stack":{dumps([names[i] for i in order])}'
+            f',"row_cards":[{",".join(row)}]'
+            f',"log":{self.log_of(past_log, log)},"log_length":{len(log)}'
+            f',"chart":{self.chart_of(past)},"ancestor":{fixed[1]}'
+        )
+        if board.finished:
+            text += f',"tie_break":{dumps(explain_tie_break(list(standings)))}'
+        return text + "}"
+
+    def player_text(self, board: Board, seat: int, standing: Standing, colour: str, marker: int,
+                    treks: list[list[dict[str, Any]]]) -> str:  # fmt: skip
+        """A player's text in the page's snapshot (`companion.table.view.page_state`'s player
+        with its marker): their treks' texts continued (`trek_texts`), their Itinerary's and
+        used Itineraries' made of texts kept per edition."""
+        per_edition = self.per_edition
+        used = ("used", board.used[seat])
+        used_text = per_edition.get(used)
+        if used_text is None:
+            used_text = per_edition[used] = dumps(used_itineraries(board.edition, board.used[seat]))
+        current, done = self.trek_texts(seat, treks)
+        itinerary = self.itinerary_text(board, seat)
+        return (
+            f'{dumps(standing.to_json())[:-1]},"colour":{dumps(colour)}'
+            f',"current_trek":{current},"completed_treks":{done}'
+            f',"itinerary":{itinerary},"used_itineraries":{used_text},"marker":{dumps(marker)}}}'
+        )
+
+    def trek_texts(self, seat: int, treks: list[list[dict[str, Any]]]) -> tuple[str, str]:
+        """A player's current trek's and completed treks' texts. `companion.table.view.Past.treks`
+        only adds to a player's lists (a card to the last trek, or a new trek) until it makes
+        them afresh: while the lists are the same objects, the completed treks' text holds as
+        long as there are as many, and the current trek's is continued with its new cards."""
+        kept = self.treks.get(seat)
+        current = treks[-1] if treks else None
+        if kept is None or kept[0] is not treks or kept[1] != len(treks):
+            done = dumps(treks[:-1])
+            inner = dumps(current)[1:-1] if current else ""
+        else:
+            done, inner = kept[2], kept[5]
+            if kept[3] is not current:
+                inner = dumps(current)[1:-1] if current else ""
+            elif current is not None and len(current) > kept[4]:
+                more = dumps(current[kept[4] :])[1:-1]
+                inner = f"{inner},{more}" if inner else more
+        self.treks[seat] = (treks, len(treks), done, current, len(current) if current else 0, inner)
+        return f"[{inner}]", done
+
+    def itinerary_text(self, board: Board, seat: int) -> str:
+        """A player's Itinerary's view as text (`companion.table.view.itinerary_view`), made of
+        its columns' texts (per card, column and depth) and its rows' (per card and depths)."""
+        index = board.itinerary[seat]
+        if index < 0:
+            return "null"
+        per_edition = self.per_edition
+        depths = board.column_depths(seat)
+        whole = ("itinerary", index, depths)
+        text = per_edition.get(whole)
+        if text is None:
+            it = board.edition.itineraries[index]
+            columns = []
+            for c, (kind, spaces, depth) in enumerate(zip(COLUMNS, it.columns, depths, strict=True)):
+                column = ("column", index, c, depth)
+                found = per_edition.get(column)
+                if found is None:
+                    found = per_edition[column] = dumps(itinerary_column(kind, spaces, depth))
+                columns.append(found)
+            rows = dumps(itinerary_rows(it, depths))
+            text = per_edition[whole] = (
+                f'{{"id":{dumps(it.id)},"columns":[{",".join(columns)}],"rows":{rows}}}'
+            )
+        return text
+
+    def log_of(self, past: Past, log: list[dict[str, Any]]) -> str:
+        """The text of ``log``'s last 60 entries (``past``'s log): while it is the same `Past`
+        with the same `Past.edits`, its entries kept are unchanged and only the new ones are
+        encoded; else `log_text` compares them one by one."""
+        kept = self.log_texts
+        window = log[-60:]
+        if kept is None or kept[0] is not past or kept[1] != past.edits or kept[2] > len(log):
+            text = self.log_text(window)
+            start = len(log) - len(window)
+            texts = self.log[1]
+        else:
+            _, _, count, start, texts = kept
+            if count < len(log):
+                texts = texts + [dumps(entry) for entry in log[count:]]
+                self.log = ([], [])  # `log_text`'s copies are no longer kept up to date
+            drop = len(log) - len(window) - start
+            if drop > 0:
+                texts, start = texts[drop:], start + drop
+            text = f"[{','.join(texts)}]"
+        self.log_texts = (past, past.edits, len(log), start, texts)
+        return text
+
+    def chart_of(self, past: Past) -> str:
+        """The text of ``past``'s score chart (`companion.table.view.Past.totals`): while it is
+        the same `Past` with the same `Past.pops`, its moves only grew, so the rows of the
+        moves added are encoded after those kept (every move has its totals once the replay
+        is settled, and they never change); otherwise `chart_text` compares the rows."""
+        kept, moves = self.chart_texts, past.moves
+        if kept is None or kept[0] is not past or kept[1] != past.pops or kept[2] > len(moves):
+            self.chart_texts = None
+            text = self.chart_text(past.totals)
+            self.chart_texts = (past, past.pops, len(moves), text[1:-1])
+            return text
+        inner = kept[3]
+        if kept[2] < len(moves):
+            more = dumps([move.totals for move in moves[kept[2] :]])[1:-1]
+            inner = f"{inner},{more}" if inner else more
+            self.chart_texts = (past, past.pops, len(moves), inner)
+            self.chart = ([], "")  # `chart_text`'s copies are no longer kept up to date
+        return f"[{inner}]"
+
     def chart_text(self, chart: list[Any]) -> str:
         """The score chart's text: the rows kept that it still begins with, then the new ones."""
         rows, inner = self.chart
@@ -103,7 +375,7 @@ class PageText:
             rows, inner = [], ""
         new = chart[len(rows) :]
         if new:
-            more = COMPACT.encode(new)[1:-1]
+            more = dumps(new)[1:-1]
             inner = f"{inner},{more}" if inner else more
             rows = rows + [list(row) for row in new]
         self.chart = (rows, inner)
@@ -118,9 +390,37 @@ class PageText:
             same = 0
         entries, texts = (entries[shift:], texts[shift:]) if same else ([], [])
         fresh = log[same:]
-        texts += [COMPACT.encode(entry) for entry in fresh]
+        texts += [dumps(entry) for entry in fresh]
         self.log = (entries + [dict(entry) for entry in fresh], texts)
         return f"[{','.join(texts)}]"
+
+
+#: Texts that depend on an edition alone (row positions and cards, Itineraries' columns and
+#: views, used Itineraries, the edition's block), by the edition's id (the edition held
+#: beside them), shared by every table and game of it: a game's `PageText` starts with the
+#: texts earlier games made. Bounded: emptied past `EDITION_TEXTS` texts or 8 editions.
+_BY_EDITION: dict[int, tuple[Edition, dict[Any, Any]]] = {}
+EDITION_TEXTS = 20_000
+
+
+def edition_texts(edition: Edition) -> dict[Any, Any]:
+    """The texts kept for ``edition`` (see `_BY_EDITION`). Two threads may make the same text
+    at once: each is made from the edition alone, so either is the right one to keep."""
+    found = _BY_EDITION.get(id(edition))
+    if found is None or found[0] is not edition or len(found[1]) > EDITION_TEXTS:
+        if len(_BY_EDITION) >= 8:
+            _BY_EDITION.clear()
+        found = _BY_EDITION[id(edition)] = (edition, {})
+    return found[1]
+
+
+def members(value: dict[str, Any], name: str) -> tuple[str, str]:
+    """The compact JSON of ``value``'s members before ``name`` and after it, without braces:
+    ``value`` encoded once with a placeholder for ``name``'s value, cut there."""
+    marked = dict(value)
+    marked[name] = _TOKEN
+    head, tail = dumps(marked)[1:-1].split(f'{dumps(name)}:{_SPLIT}"')
+    return head[:-1], tail[1:]  # the commas next to the member
 
 
 def _start_of(entries: list[dict[str, Any]], log: list[Any]) -> int:

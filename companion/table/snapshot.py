@@ -11,10 +11,11 @@ from collections.abc import Callable
 from typing import Any
 
 from companion.engine import Board
+from companion.engine.scoring import Standing, winners
 from companion.engine.state import HIDDEN
 from companion.table.commit import CommittingTable
 from companion.table.marks import MARKERS
-from companion.table.page_text import COMPACT, PageText
+from companion.table.page_text import COMPACT, PAGE_KEYS, PageText
 from companion.util.config import DEFAULT_PALETTE, colour_problem
 
 #: This process, named in every snapshot. Versions count up only within one process (a
@@ -38,6 +39,16 @@ class Snapshots(CommittingTable):
     page_cache: tuple[int, str] | None
     #: The state projected for the latest change, and what it was projected from.
     state_cache: tuple[tuple[Any, ...], dict[str, Any]] | None = None
+    #: The board's standings `state_cache`'s state was projected with (the page's snapshot
+    #: shares them: the same board), with the same key.
+    standings_cache: tuple[tuple[Any, ...], list[Standing]] | None = None
+    #: `expect`'s last answer and what it was worked out from (`turn_key`): the ring, the
+    #: console and the state each ask it after every input.
+    expect_cache: tuple[tuple[Any, ...], dict[str, Any] | None] | None = None
+    #: `looks`' answer and what it was worked out from.
+    looks_cache: tuple[tuple[Any, ...], tuple[list[str], list[int]]] | None = None
+    #: `state_text_cache`'s members before and after ``players`` (`PageText.state`), same key.
+    state_members: tuple[tuple[Any, ...], str, str] | None = None
     #: `state_cache`'s state as compact JSON text (`state_text`), with the same key.
     state_text_cache: tuple[tuple[Any, ...], str] | None = None
     #: Extras of every state: name -> function of the table (a coach's advice, say). A
@@ -49,7 +60,24 @@ class Snapshots(CommittingTable):
     page_encoder: PageText | None = None
 
     def expect(self) -> dict[str, Any] | None:
-        """What the table waits for next, for the ring, the page and scripts."""
+        """What the table waits for next, for the ring, the page and scripts: worked out once
+        per change of the board or the turn's state (each caller gets its own copy)."""
+        key = self.turn_key()
+        cached = self.expect_cache
+        if cached is None or cached[0] != key:
+            cached = self.expect_cache = (key, self.work_out_expect())
+        found = cached[1]
+        return None if found is None else {**found, "choices": list(found["choices"])}
+
+    def turn_key(self) -> tuple[Any, ...]:
+        """What `expect` depends on: the board (the same object, its log's length and the
+        table's, the version) and the turn's state. A change of the board goes through the
+        stored log or replaces the board, as `projected`'s key assumes too."""
+        board = self.board
+        return (self.version, self.seq, board.move_count, board, self.pending, self.armed)
+
+    def work_out_expect(self) -> dict[str, Any] | None:
+        """`expect` worked out from the board and the turn's state (the caller holds the lock)."""
         board = self.board
         if board.finished:
             return None
@@ -94,13 +122,50 @@ class Snapshots(CommittingTable):
             key, state = self.projected()
             cached = self.state_text_cache
             if cached is None or cached[0] is not key:
-                cached = self.state_text_cache = (key, COMPACT.encode(state))
+                if self.annotations.keys().isdisjoint(PAGE_KEYS):
+                    text, head, tail = self.encoder().state(state, self.shared_standings(key), *self.looks())
+                    self.state_members = (key, head, tail)
+                else:  # an extra named as a page's member: the plain encoding (see `page_text`)
+                    text = COMPACT.encode(state)
+                cached = self.state_text_cache = (key, text)
             return cached[1]
+
+    def encoder(self) -> PageText:
+        """The table's `PageText` (its texts kept from one snapshot to the next)."""
+        encoder = self.page_encoder
+        if encoder is None:
+            encoder = self.page_encoder = PageText()
+        return encoder
+
+    def looks(self) -> tuple[list[str], list[int]]:
+        """Every player's colour and marker, in seat order: worked out again only when the
+        stored colours or markers changed (each colour is checked by a pattern; the state and
+        the page ask after every change). Shared: never change them."""
+        markers = self.meta.get("markers")
+        key = (
+            tuple(self.colours),
+            list(markers) if isinstance(markers, list) else markers,
+            len(self.board.names),
+        )
+        cached = self.looks_cache
+        if cached is None or cached[0] != key:
+            seats = range(key[2])
+            cached = self.looks_cache = (
+                key,
+                ([self.colour(i) for i in seats], [self.marker(i) for i in seats]),
+            )
+        return cached[1]
+
+    def shared_standings(self, key: tuple[Any, ...]) -> list[Standing]:
+        """The standings the projection of ``key`` was made with (the board's now, if the
+        projection was made by something else: a subclass's, say)."""
+        found = self.standings_cache
+        return found[1] if found is not None and found[0] is key else self.board.standings()
 
     def projected(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
         """The state projected for the table as it is now, and its key: made again only when
         the key changed (the caller holds the lock; the dict is shared: never change it)."""
-        moves, extras = len(self.board.moves), tuple(self.annotations)
+        moves, extras = self.board.move_count, tuple(self.annotations)
         key = (
             self.version,
             self.seq,
@@ -113,23 +178,28 @@ class Snapshots(CommittingTable):
         )
         cached = self.state_cache
         if cached is None or cached[0] != key:
-            cached = (key, self.project_state())
+            standings = self.board.standings()
+            cached = (key, self.project_state(standings))
             self.state_cache = cached
+            self.standings_cache = (key, standings)
         return cached
 
-    def project_state(self) -> dict[str, Any]:
-        """The state as JSON, projected from the table now (the caller holds the lock)."""
+    def project_state(self, standings: list[Standing] | None = None) -> dict[str, Any]:
+        """The state as JSON, projected from the table now (the caller holds the lock;
+        ``standings``: the board's, when the caller has them)."""
         board = self.board
         cards = board.edition.cards
+        if standings is None:
+            standings = board.standings()
+        colours, markers = self.looks()
         return {
             "game": self.game_id,
             "finished": board.finished,
             "day": board.day,
             "players": [
-                {**s.to_json(), "colour": self.colour(i), "marker": self.marker(i)}
-                for i, s in enumerate(board.standings())
+                {**s.to_json(), "colour": colours[i], "marker": markers[i]} for i, s in enumerate(standings)
             ],
-            "winners": board.winners(),
+            "winners": winners(standings) if board.finished else [],
             "turn": board.player_to_move,
             "row": [cards[c].id if c >= 0 else None for c in board.row],
             "hidden": [c == HIDDEN for c in board.row],
@@ -148,18 +218,18 @@ class Snapshots(CommittingTable):
 
     def page_json(self) -> dict[str, Any]:
         """The state plus what the live page draws (treks' cards, the log, the score chart)."""
-        from companion.table.view import Replay, page_state
+        from companion.table.view import page_state
 
         with self.lock:
-            colours = [self.colour(seat) for seat in range(len(self.board.names))]
-            dealt = self.dealer is not None
-            continued = self.page_replay
-            if continued is None or not continued.continues(self.board.setup, self.stored, dealt):
-                continued = self.page_replay = Replay(self.board.setup, self.stored, dealt)
-            page = page_state(self.board, colours, self.stored, dealt, continued)
+            colours = list(self.looks()[0])
+            continued = self.continued_replay()
+            key, state = self.projected()
+            shared = self.shared_standings(key)
+            page = page_state(self.board, colours, self.stored, self.dealer is not None, continued, shared)
+            markers = self.looks()[1]
             for seat, player in enumerate(page["players"]):
-                player["marker"] = self.marker(seat)
-            return {**self.state_json(), **page}
+                player["marker"] = markers[seat]
+            return {**state, **page}
 
     def page_text(self) -> tuple[int, str]:
         """`page_json` as compact JSON with its version, computed once per version
@@ -170,13 +240,44 @@ class Snapshots(CommittingTable):
         with self.lock:
             cached = self.page_cache
             if cached is None or cached[0] != self.version:
-                snapshot = self.page_json()
-                encoder = self.page_encoder
-                if encoder is None:
-                    encoder = self.page_encoder = PageText()
-                cached = (snapshot["version"], encoder.encode(snapshot))
+                cached = (self.version, self.make_page_text())
                 self.page_cache = cached
             return cached
+
+    def make_page_text(self) -> str:
+        """`page_json`'s text without building it (`PageText.page`): the state's text around
+        its players (made for the tap's answer already), the replay continued, the parts that
+        did not change kept. The caller holds the lock. An extra named as one of the page's
+        members (which `page_json` would put in the extra's place) takes the plain way."""
+        encoder = self.encoder()
+        if not self.annotations.keys().isdisjoint(PAGE_KEYS):
+            return encoder.encode(self.page_json())
+        from companion.table.view import replay, settled_past
+
+        self.state_text()
+        key, _ = self.projected()
+        members = self.state_members
+        if members is None or members[0] is not key:  # never: `state_text` made them for this key
+            return encoder.encode(self.page_json())
+        board, stored = self.board, self.stored
+        standings = self.shared_standings(key)
+        past, same = settled_past(board, stored, self.dealer is not None, self.continued_replay(), standings)
+        logged = past
+        if not same:  # the stored log does not replay to the board's moves (see `page_state`)
+            past = replay(board.setup, board.moves)
+        colours, markers = self.looks()
+        return encoder.page(board, members[1], members[2], past, logged, standings, colours, markers)
+
+    def continued_replay(self) -> Any:
+        """The replay of the stored log for the page, continued from the last snapshot's
+        (`companion.table.view.Replay`), or a new one if the log is not the one it read."""
+        from companion.table.view import Replay
+
+        dealt = self.dealer is not None
+        continued = self.page_replay
+        if continued is None or not continued.continues(self.board.setup, self.stored, dealt):
+            continued = self.page_replay = Replay(self.board.setup, self.stored, dealt)
+        return continued
 
     def marker(self, seat: int) -> int:
         """A player's marker (`companion.table.marks`); an older game's seats, which have

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.engine import Board, ChooseItinerary, Event, Reveal, Setup, Take, Undo, explain_tie_break
-from companion.engine.edition import Edition, Itinerary
+from companion.engine.edition import Edition, Itinerary, Space
+from companion.engine.scoring import Standing
 from companion.engine.tokens import ANCESTOR, COLUMNS, DAY_NAMES
 
 
@@ -39,6 +40,13 @@ class Past:
     still in effect (the treks and the score chart are drawn from those)."""
 
     log: list[dict[str, Any]] = field(default_factory=list)
+    #: How many times an entry already in ``log`` was changed or taken out (an undo marks the
+    #: entry it took back; a correction's takes it out): while it stays the same, the log
+    #: only grew at its end (`companion.table.page_text.PageText.log_of` keeps its texts so).
+    edits: int = 0
+    #: How many moves were taken off ``moves`` (undos): while it stays the same, the moves only
+    #: grew at the top, and the score chart with them (`companion.table.page_text.PageText.chart_of`).
+    pops: int = 0
     start: list[int] = field(default_factory=list)  # every player's total before any move
     moves: list[Move] = field(default_factory=list)
     #: `treks`' last answer: (players, how many moves, the top move, the treks).
@@ -138,8 +146,11 @@ class Replay:
             and (self.count == 0 or source[self.count - 1] is self.last)
         )
 
-    def advance(self) -> Past:
-        """Replay the events stored since the last call; the past as a whole replay gives it."""
+    def advance(self, settle: bool = True) -> Past:
+        """Replay the events stored since the last call; the past as a whole replay gives it.
+
+        ``settle``: False leaves the top moves still without totals for the caller, who has
+        the board's standings already (`settle`: a standings' pass is a fifth of a snapshot)."""
         fresh, past, dealt, source = self.board, self.past, self.dealt, self.source
         log, moves = past.log, past.moves
         for n in range(self.count + 1, len(source) + 1):
@@ -156,10 +167,13 @@ class Replay:
             if fresh.push(event) is not None:  # nothing to undo: nothing happened
                 continue
             undone = moves.pop().entry
+            past.pops += 1
             if event.correction:
                 del log[next(i for i in range(len(log) - 1, -1, -1) if log[i] is undone)]
+                past.edits += 1
                 continue
             undone["undone"] = True
+            past.edits += 1
             undone.pop("day_end", None)
             if dealt and undone["kind"] == "reveal":
                 continue
@@ -167,7 +181,8 @@ class Replay:
             log.append({"n": n, "day": fresh.day, "kind": "undo", "event": gone})
         if len(source) > self.count:
             self.count, self.last = len(source), source[-1]
-        _settle(moves, fresh)
+        if settle:
+            _settle(moves, fresh)
         return past
 
 
@@ -178,9 +193,12 @@ _NAMED = ("kind", "player", "card", "title", "year", "itinerary")
 def _settle(moves: list[Move], board: Board) -> None:
     """Give the moves at the top of the stack still without totals the board's totals now:
     only reveals (which change no score) were pushed since the latest of them."""
-    if not moves or moves[-1].totals:
-        return
-    totals = _totals(board)
+    if moves and not moves[-1].totals:
+        settle(moves, _totals(board))
+
+
+def settle(moves: list[Move], totals: list[int]) -> None:
+    """`_settle` with the board's totals given (``totals``: every player's, in seat order)."""
     for move in reversed(moves):
         if move.totals:
             break
@@ -236,17 +254,27 @@ def itinerary_view(board: Board, seat: int) -> dict[str, Any] | None:
 def _itinerary_view(it: Itinerary, depths: tuple[int, ...]) -> dict[str, Any]:
     """`itinerary_view` of a card covered to ``depths``: the same few per game, so each is
     built once and shared by every snapshot (they are only encoded: never change one)."""
-    columns = []
-    for kind, spaces, depth in zip(COLUMNS, it.columns, depths, strict=True):
-        nxt = spaces[depth] if depth < len(spaces) else None
-        columns.append({"kind": kind, "spaces": list(spaces), "covered": depth, "next": nxt,
-                        "full": depth >= len(spaces)})  # fmt: skip
+    columns = [
+        itinerary_column(kind, spaces, depth)
+        for kind, spaces, depth in zip(COLUMNS, it.columns, depths, strict=True)
+    ]
+    return {"id": it.id, "columns": columns, "rows": itinerary_rows(it, depths)}
+
+
+def itinerary_column(kind: str, spaces: Sequence[Space], depth: int) -> dict[str, Any]:
+    """A column of an Itinerary's view: its spaces, how deep they are covered, the next one."""
+    nxt = spaces[depth] if depth < len(spaces) else None
+    return {"kind": kind, "spaces": list(spaces), "covered": depth, "next": nxt, "full": depth >= len(spaces)}
+
+
+def itinerary_rows(it: Itinerary, depths: Sequence[int]) -> list[dict[str, Any]]:
+    """An Itinerary's rows in its view: each one's reward, and whether its spaces are all covered."""
     rows = []
     for i, reward in enumerate(it.rows):
         members = [c for c, spaces in enumerate(it.columns) if len(spaces) > i]
         done = all(depths[c] > i for c in members)
         rows.append({"reward": reward, "complete": done})
-    return {"id": it.id, "columns": columns, "rows": rows}
+    return rows
 
 
 #: `edition_view`'s last answer, and the edition it is of.
@@ -283,12 +311,64 @@ def used_itineraries(edition: Edition, used: int) -> list[str]:
     return ids
 
 
+def settled_past(
+    board: Board,
+    stored: Sequence[Event] | None,
+    dealt: bool,
+    continued: Replay | None,
+    standings: list[Standing] | None,
+) -> tuple[Past, bool]:
+    """``stored`` replayed (``continued``, else afresh: see `page_state`), and whether its moves
+    in effect are the board's. Its top moves are settled with ``standings``' totals when they
+    are (the replay's board is then in the board's state), else with the replay's own board."""
+    replayed = (
+        continued
+        if continued is not None
+        else Replay(board.setup, board.moves if stored is None else stored, dealt)
+    )
+    past = replayed.advance(settle=False)
+    same = past.events == board.moves
+    moves = past.moves
+    if moves and not moves[-1].totals:
+        if same and standings is not None:
+            settle(moves, [s.total for s in standings])
+        else:
+            _settle(moves, replayed.board)
+    return past, same
+
+
+def row_entry(edition: Edition, position: int, index: int) -> dict[str, Any]:
+    """A position of the Departures Row as the page draws it: the card there (``index``: the
+    edition's, -1 none, -2 hidden), the position's bonus."""
+    return {
+        "position": position,
+        "card": row_card(edition, index),
+        "hidden": index == -2,
+        "bonus": list(edition.slots[position]),
+    }
+
+
+def row_card(edition: Edition, index: int) -> dict[str, Any] | None:
+    """The card at a position of the row (`row_entry`), None where none is face up."""
+    if index < 0:
+        return None
+    info = edition.cards[index]
+    return {"id": info.id, "title": info.title, "year": info.year, "hours": info.hours,
+            "gains": list(info.gains), "note": info.note}  # fmt: skip
+
+
+def stack_order(board: Board) -> list[int]:
+    """The seats by hour, then stack (the top one first): the turn order and the Clock's stacks."""
+    return sorted(range(len(board.names)), key=lambda i: (board.hour[i], -board.seq[i]))
+
+
 def page_state(
     board: Board,
     colours: list[str],
     stored: Sequence[Event] | None = None,
     dealt: bool = False,
     continued: Replay | None = None,
+    standings: list[Standing] | None = None,
 ) -> dict[str, Any]:
     """Everything the page draws, besides the table's own fields (expect, pending, last).
 
@@ -296,18 +376,17 @@ def page_state(
     `replay`); without it the log lists the moves in effect. The treks and the chart are
     always the board's: should ``stored`` not replay to the board's moves, they are
     replayed from those. ``continued``: a replay of ``stored`` to continue instead (see
-    `Replay`), which gives the same page."""
-    if continued is not None:
-        past = continued.advance()
-    else:
-        past = replay(board.setup, board.moves if stored is None else stored, dealt)
+    `Replay`), which gives the same page. ``standings``: the board's, when the caller has
+    them already (`companion.table.snapshot.Snapshots.projected` shares its own)."""
+    past, same = settled_past(board, stored, dealt, continued, standings)
     log = past.log
-    if past.events != board.moves:
+    if not same:
         past = replay(board.setup, board.moves)
     treks_of = past.treks(len(board.names))
     edition = board.edition
-    standings = board.standings()
-    order = sorted(range(len(board.names)), key=lambda i: (board.hour[i], -board.seq[i]))
+    if standings is None:
+        standings = board.standings()
+    order = stack_order(board)
     players = []
     for seat, s in enumerate(standings):
         treks = treks_of[seat]
@@ -319,21 +398,7 @@ def page_state(
             "itinerary": itinerary_view(board, seat),
             "used_itineraries": used_itineraries(edition, board.used[seat]),
         })  # fmt: skip
-    row = []
-    for position, index in enumerate(board.row):
-        card = None
-        if index >= 0:
-            info = edition.cards[index]
-            card = {"id": info.id, "title": info.title, "year": info.year, "hours": info.hours,
-                    "gains": list(info.gains), "note": info.note}  # fmt: skip
-        row.append(
-            {
-                "position": position,
-                "card": card,
-                "hidden": index == -2,
-                "bonus": list(edition.slots[position]),
-            }
-        )
+    row = [row_entry(edition, position, index) for position, index in enumerate(board.row)]
     result: dict[str, Any] = {
         "edition": edition_view(edition),
         "players": players,
