@@ -182,7 +182,9 @@ class CommittingTable:
         self.seq += len(events)
         self.pending = pending
         stream = self.stream
-        if stream is not None:  # told once the lock is released (`committing`)
+        # told once the lock is released (`committing`); to nobody when nobody follows (no venue):
+        # one who joins later reads what was committed before from the store (`Stream.subscribe`)
+        if stream is not None and stream.subscriptions:
             for row in rows:
                 stream.stage(committed(stream.table, row))
             if self.board.finished:
