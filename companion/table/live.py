@@ -218,10 +218,13 @@ class Table(Corrections, Snapshots):
     def _start_take(self, card: str) -> Outcome:
         board = self.board
         name = board.names[board.turn]
-        rejection = board.check(Take(card))
-        if rejection is not None:
+        # a card the player to move may take now (with no crystals) is one of its options, and
+        # the only ones: the board's own check (a take applied and taken back) says why not
+        option = next((o for o in board.take_options() if o.card == card), None)
+        if option is None:
+            rejection = board.check(Take(card))
+            assert rejection is not None, "a take the board accepts is among its options"
             return rejected(rejection)
-        option = next(o for o in board.take_options() if o.card == card)
         tap = TakeTap(name, card, option.hours, option.max_crystals, board.hour[board.turn])
         answer = self._drive(tap)
         assert answer is not None, "a take is always the turn's to answer"
