@@ -53,20 +53,44 @@ def plural_category(lang: str, n: float) -> str:
 
 def fill(lang: str, text: str, params: dict[str, Any]) -> str:
     """``text`` with its plural choices made and its params written; an unknown param stays
-    as written (the page does the same), so a missing fact shows rather than vanishes."""
+    as written (the page does the same), so a missing fact shows rather than vanishes.
 
-    def choose(match: re.Match[str]) -> str:
-        name, one, other = match.groups()
+    Each text is cut at its choices once, and each text with its choices made at its params
+    once (`_cut`): the same matches `re.sub` finds, filled without its callback per match."""
+    chosen = []
+    for literal, choice in _cut(_CHOICE, text):
+        chosen.append(literal)
+        if choice is None:
+            continue
+        name, one, other, whole = choice
         if name not in params:
-            return match.group(0)
+            chosen.append(whole)
+            continue
         try:
             number = float(params[name])
         except (TypeError, ValueError):
-            return other
-        return one if plural_category(lang, number) == "one" else other
+            chosen.append(other)
+            continue
+        chosen.append(one if plural_category(lang, number) == "one" else other)
+    filled = []
+    for literal, param in _cut(_PARAM, "".join(chosen)):
+        filled.append(literal)
+        if param is not None:
+            filled.append(str(params[param[0]]) if param[0] in params else param[-1])
+    return "".join(filled)
 
-    chosen = _CHOICE.sub(choose, text)
-    return _PARAM.sub(lambda m: str(params[m.group(1)]) if m.group(1) in params else m.group(0), chosen)
+
+@functools.lru_cache(maxsize=4096)
+def _cut(pattern: re.Pattern[str], text: str) -> tuple[tuple[str, tuple[str, ...] | None], ...]:
+    """``text`` as (the text before a match, the match's groups and whole text) pieces, the
+    last one (the rest, None): what `re.sub` with ``pattern`` replaces, found once per text."""
+    pieces: list[tuple[str, tuple[str, ...] | None]] = []
+    at = 0
+    for match in pattern.finditer(text):
+        pieces.append((text[at : match.start()], (*match.groups(), match.group(0))))
+        at = match.end()
+    pieces.append((text[at:], None))
+    return tuple(pieces)
 
 
 def template(code: str, lang: str = "en", variant: str = "") -> str | None:
