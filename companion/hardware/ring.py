@@ -52,7 +52,6 @@ from companion.hardware.ring_scene import RingLayout as RingLayout
 from companion.hardware.ring_scene import Scene
 from companion.hardware.ring_scene import Watch as Watch
 from companion.hardware.ring_scene import scale as scale
-from companion.table.snapshot import itinerary_player
 from companion.util.config import RingSettings, colour_rgb
 
 
@@ -177,15 +176,12 @@ def watch(hour: int, colour: RGB, height: int) -> Watch:
 
 def waiting_for(table: Any) -> tuple[str | None, str | None]:
     """The tap the table waits for, when the ring shows it: ("reveal", None), ("itinerary", the
-    player), else (None, None). The kind and player of ``table.expect()``, without the choices
-    it lists (the take's options: a third of reading the view)."""
-    board = table.board
-    if board.finished or table.pending is not None:
+    player), else (None, None). ``table.awaited()``: `expect`'s kind and player without the
+    choices it lists (the take's options: a third of reading the view)."""
+    awaited: tuple[str, str | None] | None = table.awaited()
+    if awaited is None or awaited[0] not in ("reveal", "itinerary"):
         return None, None
-    if board.waiting_position() >= 0:
-        return "reveal", None
-    player = itinerary_player(board)
-    return (None, None) if player is None else ("itinerary", player)
+    return awaited
 
 
 def view_of(table: Any, now: float) -> ClockView:

@@ -230,6 +230,22 @@ class Table(Corrections, Snapshots):
         assert answer is not None, "a take is always the turn's to answer"
         return answer
 
+    def awaited(self) -> tuple[str, str | None] | None:
+        """What the table waits for next, as `expect` says it (its kind and player: None when
+        the game is over) without the choices it lists, the take's options among them: the
+        ring and the console read it after every input (issue 26)."""
+        board = self.board
+        if board.finished:
+            return None
+        if self.pending is not None:
+            return "confirm", self.pending.player
+        if board.waiting_position() >= 0:
+            return "reveal", None
+        waiting = itinerary_player(board)
+        if waiting is not None:
+            return "itinerary", waiting
+        return "take", board.player_to_move
+
     # --- the turn's state machine (companion.table.turn), driven ---------------------------
 
     @property
