@@ -13,9 +13,12 @@ WSGI app waitress serves (``POST /api/reader/tap`` with the PIN, as `benchmarks.
 sends it, to `FastReads` over the daemon's Flask app, no socket): ``wsgi_tap_ms`` is that
 request's CPU, the table's tap included, so ``wsgi_tap_ms - tap_ms`` is the web layer's share.
 ``page_json_encoded_ms``: the same version's snapshot built as a dict (`Snapshots.page_json`)
-and encoded whole, its replay already continued by ``page_text``: about what ``page_text``
-costs without its kept texts. Printed: the mean CPU time (this thread's, `time.thread_time`)
-of each, per tree (``--tree``: another checkout's code, run in its own process), medians over
+and encoded whole, its replay already continued by ``page_text``: about what ``page_text`` costs
+without its kept texts. Three of a tap's parts are timed inside both (their CPU per step):
+``store_write_ms`` (the store's transaction, `Store.write_events`), ``ring_notify_ms`` (the
+ring's read of the table, `RingDriver.notify`) and ``asked_ms`` (the request read before Flask,
+`FastControls.asked`). Printed: the mean CPU time (this thread's, `time.thread_time`) of each,
+per tree (``--tree``: another checkout's code, run in its own process), medians over
 ``--rounds`` with the trees alternated.
 """
 
@@ -48,9 +51,35 @@ def mocked_runtime(tmp: str, seed: int) -> Any:
     return build_runtime(config, Path(tmp), mock=True, pin="0000", say=lambda _: None)
 
 
+def timed(owner: Any, name: str, into: list[float]) -> None:
+    """Count the CPU time of every call of ``owner.name`` (a class's method) into ``into``."""
+    original = getattr(owner, name)
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        t0 = time.thread_time()
+        try:
+            return original(*args, **kwargs)
+        finally:
+            into.append(time.thread_time() - t0)
+
+    setattr(owner, name, counted)
+
+
 def parts(games: int) -> dict[str, float]:
-    """The mean CPU ms of a tap, the state's text and the page's text over ``games`` games."""
+    """The mean CPU ms of a tap, the state's text and the page's text over ``games`` games;
+    and of a tap's parts: the store's write, the ring's read of the table, the request's
+    reading before Flask (each one's CPU per tap: a tap may call it more than once)."""
+    from companion.hardware.ring import RingDriver
+    from companion.store.log import Store
     from companion.table.page_text import COMPACT
+    from companion.web.fast_controls import FastControls
+
+    store: list[float] = []
+    ring: list[float] = []
+    asked: list[float] = []
+    timed(Store, "write_events", store)
+    timed(RingDriver, "notify", ring)
+    timed(FastControls, "asked", asked)
 
     taps: list[float] = []
     states: list[float] = []
@@ -81,13 +110,19 @@ def parts(games: int) -> dict[str, float]:
                 pages.append(t4 - t3)
                 whole.append(t5 - t4)
             rt.stop()
+    steps = len(taps)
+    wsgi = wsgi_taps(games)  # the same games again: the store's and the ring's parts are both's
+    store_ms, ring_ms = 1000 * sum(store) / (steps + len(wsgi)), 1000 * sum(ring) / (steps + len(wsgi))
     return {
-        "steps": len(taps),
+        "steps": steps,
         "tap_ms": 1000 * statistics.fmean(taps),
         "state_text_ms": 1000 * statistics.fmean(states),
         "page_text_ms": 1000 * statistics.fmean(pages),
         "page_json_encoded_ms": 1000 * statistics.fmean(whole),
-        "wsgi_tap_ms": 1000 * statistics.fmean(wsgi_taps(games)),
+        "wsgi_tap_ms": 1000 * statistics.fmean(wsgi),
+        "store_write_ms": store_ms,
+        "ring_notify_ms": ring_ms,
+        "asked_ms": 1000 * sum(asked) / len(wsgi),
     }
 
 

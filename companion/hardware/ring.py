@@ -143,30 +143,70 @@ def stack_height(hours: list[int], seqs: list[int], seat: int) -> int:
     )
 
 
+#: Each seat's colour as the ring shows it, by the table's colours and seat count (`seat_colours`).
+_SEAT_COLOURS: dict[tuple[tuple[str, ...], int], tuple[RGB, ...]] = {}
+
+
+def seat_colours(table: Any, seats: int) -> tuple[RGB, ...]:
+    """``table.colour(seat)`` of every seat, as RGB: a function of the table's stored colours
+    and its seat count, so kept by them (it checked every colour's spelling at each change)."""
+    key = (tuple(table.colours), seats)
+    found = _SEAT_COLOURS.get(key)
+    if found is None:
+        if len(_SEAT_COLOURS) >= 64:
+            _SEAT_COLOURS.clear()
+        found = _SEAT_COLOURS[key] = tuple(rgb(table.colour(seat)) for seat in range(seats))
+    return found
+
+
+#: Every `Watch` made, by its fields: most watches stay where they were from one change to the next.
+_WATCHES: dict[tuple[int, RGB, int], Watch] = {}
+
+
+def watch(hour: int, colour: RGB, height: int) -> Watch:
+    """``Watch(hour, colour, height)``, the one made before for the same fields if there is one."""
+    key = (hour, colour, height)
+    found = _WATCHES.get(key)
+    if found is None:
+        if len(_WATCHES) >= 1024:
+            _WATCHES.clear()
+        found = _WATCHES[key] = Watch(hour, colour, height)
+    return found
+
+
+def waiting_for(table: Any) -> tuple[str | None, str | None]:
+    """The tap the table waits for, when the ring shows it: ("reveal", None), ("itinerary", the
+    player), else (None, None). ``table.awaited()``: `expect`'s kind and player without the
+    choices it lists (the take's options: a third of reading the view)."""
+    awaited: tuple[str, str | None] | None = table.awaited()
+    if awaited is None or awaited[0] not in ("reveal", "itinerary"):
+        return None, None
+    return awaited
+
+
 def view_of(table: Any, now: float) -> ClockView:
     """Read a `companion.table.Table` into a `ClockView` (call with the table's lock held)."""
     board = table.board
-    hours, seqs = board.hour, board.seq
-    watches = []
-    for seat in range(len(board.names)):
-        watches.append(Watch(hours[seat], rgb(table.colour(seat)), stack_height(hours, seqs, seat)))
-    expect = table.expect()
-    waiting = expect["kind"] if expect and expect["kind"] in ("reveal", "itinerary") else None
-    waiting_colour = None
-    if waiting == "itinerary":
-        waiting_colour = rgb(table.colour(board.names.index(expect["player"])))
+    hours, seqs, names = board.hour, board.seq, board.names
+    colours = seat_colours(table, len(names))
+    watches = tuple(
+        watch(hour, colours[seat], stack_height(hours, seqs, seat) if hours.count(hour) > 1 else 0)
+        for seat, hour in enumerate(hours[: len(names)])
+    )
+    waiting, player = waiting_for(table)
     pending = table.pending
     winners: tuple[RGB, ...] = ()
     if board.finished:
-        winners = tuple(rgb(table.colour(board.names.index(w))) for w in board.winners())
+        winners = tuple(colours[names.index(w)] for w in board.winners())
+    last = table.last
     return ClockView(
-        watches=tuple(watches),
+        watches=watches,
         mover=None if board.finished else board.turn,
         preview=(pending.from_hour, pending.landing) if pending is not None else None,
         waiting=waiting,
-        waiting_colour=waiting_colour,
-        cue=table.last.cue,
-        cue_age=now - table.last.at,
+        waiting_colour=None if player is None else colours[names.index(player)],
+        cue=last.cue,
+        cue_age=now - last.at,
         winners=winners,
         armed=table.armed_crystals(),
     )

@@ -29,19 +29,20 @@ def print_ring(runtime: Runtime, colour: bool = True) -> Callable[[Table, Outcom
 
 
 def describe_expect(table: Table) -> str:
-    """What the table waits for, as a sentence for the console (not the raw dictionary)."""
-    expect = table.expect()
-    if expect is None:
+    """What the table waits for, as a sentence for the console (not the raw dictionary): its
+    `Table.awaited` kind and player, said after every input (the choices are not listed)."""
+    awaited = table.awaited()
+    if awaited is None:
         won = table.board.winners()
         return say("expect_over", winners=f" {say('and')} ".join(won), n=len(won))
-    kind, player = expect["kind"], expect["player"]
+    kind, player = awaited
     if kind == "reveal":
         return say("expect_reveal")
     if kind == "itinerary":
         return say("expect_itinerary", player=player)
     if kind == "confirm":
         return say("expect_confirm", player=player)
-    armed = expect.get("crystals", 0)
+    armed = table.armed_crystals()
     return say("expect_take", player=player, n=armed, kind="armed" if armed else "")
 
 

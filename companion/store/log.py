@@ -404,6 +404,10 @@ class Store:
         self._lock = threading.Lock()
         #: The tie kept between the database and its log (`companion.store.wal`), as last written.
         self._seal: Seal | None = None
+        #: Each game's chain head and finished flag (0 or 1) as this store last committed them:
+        #: `write_events` moves them on without reading them first, and checks that the row
+        #: still holds them in the same statement (another writer's change is then read).
+        self._heads: dict[int, tuple[str, int]] = {}
         self._opened = False
         self._closed = False
         try:
@@ -666,29 +670,59 @@ class Store:
         texts = [json.dumps(self.codec.event_to_json(event)) for event in events]
         statements = self._pending_statements(game_id, pending)
 
-        def write() -> tuple[list[StoredEvent], bool]:
-            # The chain goes on from the game's head, read inside this transaction (no other
-            # writer can come between) and moved on with the rows.
-            found = self._db.execute("SELECT head, finished FROM games WHERE id = ?", (game_id,)).fetchone()
-            head = str(found[0]) if found and found[0] is not None else ""
-            rows: list[StoredEvent] = []
-            history = bool(finished) or bool(found and found[1])  # a finished game, or one ending
+        def chain(head: str) -> list[StoredEvent]:
+            rows = []
             for n, text in enumerate(texts):
                 head = event_sum(head, game_id, first_seq + n, text, at)
-                self._db.execute(
-                    "INSERT INTO events (game_id, seq, event, at, sum) VALUES (?, ?, ?, ?, ?)",
-                    (game_id, first_seq + n, text, at, head),
-                )
                 rows.append(StoredEvent(game_id, first_seq + n, at, text, head))
-            if texts:
-                self._db.execute("UPDATE games SET head = ? WHERE id = ?", (head, game_id))
+            return rows
+
+        def move_on(known: tuple[str, int]) -> tuple[list[StoredEvent], bool, tuple[str, int]] | None:
+            """The rows chained from the head this store last committed (`_heads`), the game's
+            row moved on by one UPDATE that holds only if it still has that head and flag; None
+            when it has not (another writer's change): nothing was written."""
+            rows = chain(known[0])
+            after = (rows[-1].sum, known[1] if finished is None else int(finished))
+            moved = self._db.execute(
+                "UPDATE games SET head = ?, finished = ? WHERE id = ? AND head = ? AND finished = ?",
+                (*after, game_id, *known),
+            ).rowcount
+            return (rows, bool(finished) or bool(known[1]), after) if moved == 1 else None
+
+        def read_on() -> tuple[list[StoredEvent], bool, tuple[str, int] | None]:
+            """The rows chained from the game's head read inside this transaction (no other
+            writer can come between), and the game's row moved on with them."""
+            found = self._db.execute("SELECT head, finished FROM games WHERE id = ?", (game_id,)).fetchone()
+            head = str(found[0]) if found and found[0] is not None else ""
+            rows = chain(head)
+            history = bool(finished) or bool(found and found[1])  # a finished game, or one ending
+            if rows:
+                self._db.execute("UPDATE games SET head = ? WHERE id = ?", (rows[-1].sum, game_id))
             if finished is not None and (found is None or found[1] != int(finished)):  # only a change
                 self._db.execute("UPDATE games SET finished = ? WHERE id = ?", (int(finished), game_id))
+            if found is None or (not rows and found[0] is None):
+                return rows, history, None
+            return rows, history, (rows[-1].sum if rows else str(found[0]), int(bool(
+                finished if finished is not None else found[1])))  # fmt: skip
+
+        def write() -> tuple[list[StoredEvent], bool, tuple[str, int] | None]:
+            # The statements' order inside the transaction changes nothing of what is stored.
+            known = self._heads.get(game_id) if texts else None
+            done = move_on(known) if known is not None else None
+            rows, history, after = done if done is not None else read_on()
+            self._db.executemany(
+                "INSERT INTO events (game_id, seq, event, at, sum) VALUES (?, ?, ?, ?, ?)",
+                [(game_id, row.seq, row.text, at, row.sum) for row in rows],
+            )
             for sql, args in statements:
                 self._db.execute(sql, args)
-            return rows, history
+            return rows, history, after
 
-        rows, history = self._transaction(write)
+        rows, history, after = self._transaction(write)
+        if after is None:
+            self._heads.pop(game_id, None)
+        else:
+            self._heads[game_id] = after
         if history:
             self.history_version += 1
         return rows
@@ -711,6 +745,7 @@ class Store:
         ]
 
     def mark_finished(self, game_id: int, finished: bool) -> None:
+        self._heads.pop(game_id, None)
         self._write([("UPDATE games SET finished = ? WHERE id = ?", (int(finished), game_id))])
         self.history_version += 1
 
@@ -880,6 +915,7 @@ class Store:
                 self._db.execute("DELETE FROM pending WHERE game_id = ?", (damage.game,))
             return notice
 
+        self._heads.pop(damage.game, None)  # its head moves back (`write_events` would find it too)
         found = DamageNotice(self._transaction(record), at, damage.game, code, params)
         self.damage.append(found)
         self.history_version += 1

@@ -114,9 +114,9 @@ class CommittingTable:
         if hours is None:
             hours = next((o.hours for o in board.take_options() if o.card == take.card), 0)
         punctual = board.hour[board.turn] + hours - take.crystals == 12
-        outcome = self.commit(take)
-        if not outcome.accepted:
-            return outcome
+        failed = self.push_and_store(take)
+        if failed is not None:
+            return failed
         board = self.board
         params: dict[str, Any] = {
             "player": take.player,
@@ -143,6 +143,12 @@ class CommittingTable:
 
         A committed event ends any take being prepared (the take itself, or a choice
         made instead of it)."""
+        failed = self.push_and_store(event)
+        return failed if failed is not None else say(True, CUE_ACCEPT, code, **params)
+
+    def push_and_store(self, event: Event) -> Outcome | None:
+        """`commit` but its outcome: None once stored, else the refusal (a rejection, a store
+        that failed). A take says more than "done" (`commit_take`): its words are its own."""
         rejection = self.board.push(event)
         if rejection is not None:
             return rejected(rejection)
@@ -154,8 +160,7 @@ class CommittingTable:
         failed = self.store_events([event, *self.deal()], pending_after=None)
         if failed is not None:
             self.armed = armed
-            return failed
-        return say(True, CUE_ACCEPT, code, **params)
+        return failed
 
     def store_events(
         self, events: list[Event], pending_after: Pending | bool | None = False
@@ -182,7 +187,9 @@ class CommittingTable:
         self.seq += len(events)
         self.pending = pending
         stream = self.stream
-        if stream is not None:  # told once the lock is released (`committing`)
+        # told once the lock is released (`committing`); to nobody when nobody follows (no venue):
+        # one who joins later reads what was committed before from the store (`Stream.subscribe`)
+        if stream is not None and stream.subscriptions:
             for row in rows:
                 stream.stage(committed(stream.table, row))
             if self.board.finished:

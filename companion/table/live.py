@@ -218,14 +218,33 @@ class Table(Corrections, Snapshots):
     def _start_take(self, card: str) -> Outcome:
         board = self.board
         name = board.names[board.turn]
-        rejection = board.check(Take(card))
-        if rejection is not None:
+        # a card the player to move may take now (with no crystals) is one of its options, and
+        # the only ones: the board's own check (a take applied and taken back) says why not
+        option = next((o for o in board.take_options() if o.card == card), None)
+        if option is None:
+            rejection = board.check(Take(card))
+            assert rejection is not None, "a take the board accepts is among its options"
             return rejected(rejection)
-        option = next(o for o in board.take_options() if o.card == card)
         tap = TakeTap(name, card, option.hours, option.max_crystals, board.hour[board.turn])
         answer = self._drive(tap)
         assert answer is not None, "a take is always the turn's to answer"
         return answer
+
+    def awaited(self) -> tuple[str, str | None] | None:
+        """What the table waits for next, as `expect` says it (its kind and player: None when
+        the game is over) without the choices it lists, the take's options among them: the
+        ring and the console read it after every input (issue 26)."""
+        board = self.board
+        if board.finished:
+            return None
+        if self.pending is not None:
+            return "confirm", self.pending.player
+        if board.waiting_position() >= 0:
+            return "reveal", None
+        waiting = itinerary_player(board)
+        if waiting is not None:
+            return "itinerary", waiting
+        return "take", board.player_to_move
 
     # --- the turn's state machine (companion.table.turn), driven ---------------------------
 

@@ -146,14 +146,18 @@ def state_kind(state: TurnState) -> str:
     return ARMED if isinstance(state, Armed) else IDLE
 
 
+#: Each input's kind, by its class.
+INPUT_KINDS: dict[type, str] = {
+    TakeTap: "tap_card",
+    OtherTap: "tap_other",
+    Crystal: "crystal",
+    Confirm: "confirm",
+    UndoPress: "undo",
+}
+
+
 def input_kind(event: TurnInput) -> str:
-    return {
-        TakeTap: "tap_card",
-        OtherTap: "tap_other",
-        Crystal: "crystal",
-        Confirm: "confirm",
-        UndoPress: "undo",
-    }[type(event)]
+    return INPUT_KINDS[type(event)]
 
 
 def _take(style: str, state: TurnState, tap: TakeTap) -> Step:

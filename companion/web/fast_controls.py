@@ -4,12 +4,13 @@ A tap through Flask cost about half a millisecond of CPU in Flask's own machiner
 contexts, routing, session, response object and hooks) before the table did anything: as
 much as the table's work. `FastControls` answers ``POST /api/reader/tap`` and
 ``POST /api/buttons/<name>`` from the WSGI environ with the very same code as the routes
-(`companion.web.mock`): the guard is `companion.web.route_support.control_refusal`, read through
-werkzeug's own request (its ``host``, headers and address), the body goes through
+(`companion.web.mock`): the guard is `companion.web.route_support.control_refusal`, its inputs
+read from the environ as werkzeug's request reads them (`ask_from`: its ``host`` by werkzeug's
+`get_host`, headers and address; `read_body`), the body goes through
 `route_support.body_object`, the tag through `mock.given_tag`, refusals are written by
 `route_support.refusal_text` and bugs by the app's crash handler (``CRASH``).
 
-Only the plain case comes here: the PIN in ``X-Table-Pin``, no cookie (a cookie's session
+Only the plain case comes here: the PIN in ``X-Table-Pin``, a ``Host`` header, no cookie (a cookie's session
 may renew it: Flask's to answer), a body of known length within bounds that is a JSON object
 with a tag, a button of the three. Anything else goes to Flask before anything counts (the
 rate, a PIN guess), so no request is counted twice; once the guard has run, every answer is
@@ -24,7 +25,8 @@ from typing import Any
 
 from flask import Flask
 from werkzeug.http import HTTP_STATUS_CODES
-from werkzeug.wrappers import Request
+from werkzeug.sansio.utils import get_host
+from werkzeug.wsgi import get_input_stream
 
 from companion.table.access import HostSession
 from companion.web.mock import BUTTONS, given_tag
@@ -32,7 +34,6 @@ from companion.web.route_support import (
     SECURITY_HEADERS,
     ControlAsk,
     Refusal,
-    ask_of,
     body_object,
     control_refusal,
     refusal_text,
@@ -69,17 +70,17 @@ class FastControls:
         button = BUTTON_PATHS.get(path) if isinstance(path, str) else None
         if (path != TAP and button is None) or "HTTP_COOKIE" in environ:
             return None
-        if not environ.get("HTTP_X_TABLE_PIN") or "HTTP_TRANSFER_ENCODING" in environ:
+        pin = environ.get("HTTP_X_TABLE_PIN")
+        if not pin or "HTTP_TRANSFER_ENCODING" in environ or "HTTP_HOST" not in environ:
             return None
-        asked = Request(environ, populate_request=False)  # leaves the environ as Flask would get it
         try:
-            ask = ask_of(asked, self.no_session)
+            ask = ask_from(environ, pin, self.no_session)
             if button is not None:
                 return ask, None, button
             length = environ.get("CONTENT_LENGTH", "")
             if not (length.isascii() and length.isdigit()) or int(length) > self.config["MAX_CONTENT_LENGTH"]:
                 return None
-            data = asked.get_data(cache=True)
+            data = read_body(environ)
             environ["wsgi.input"] = io.BytesIO(data)  # for Flask, should it answer after all
             tag = given_tag(body_object(data))
         except Exception:  # a Host werkzeug refuses, a body that is not JSON: Flask's answer
@@ -110,6 +111,24 @@ class FastControls:
             refusal = crash(exc, f"POST {environ['PATH_INFO']}")
         body = refusal_text(self.dumps, refusal.code, refusal.params).encode()
         return send(start_response, f"{refusal.status} {HTTP_STATUS_CODES[refusal.status].upper()}", body)
+
+
+def ask_from(environ: dict[str, Any], pin: str, session_of: Callable[[], HostSession | None]) -> ControlAsk:
+    """`route_support.ask_of` of a request with a ``Host`` header, read from its environ as
+    werkzeug's request reads it (its ``host`` is `get_host` of the scheme and that header,
+    its headers the environ's ``HTTP_`` keys as sent) without building the request, which
+    with its headers and stream was half of this path's CPU (issue 26)."""
+    host = get_host(environ["wsgi.url_scheme"], environ["HTTP_HOST"])
+    address = environ.get("REMOTE_ADDR") or "unknown"
+    return ControlAsk(host, address, pin, environ.get("HTTP_X_CSRF_TOKEN", ""), session_of)
+
+
+def read_body(environ: dict[str, Any]) -> bytes:
+    """The body as werkzeug's request reads it (``get_data``): a stream its server ends
+    (``wsgi.input_terminated``, as waitress's) read as it is, another through werkzeug's limits."""
+    stream = environ["wsgi.input"] if "wsgi.input_terminated" in environ else get_input_stream(environ)
+    data: bytes = stream.read()
+    return data
 
 
 def send(start_response: StartResponse, status: str, body: bytes) -> list[bytes]:

@@ -118,12 +118,23 @@ class FullAfter:
 
     def execute(self, sql: str, args: Any = ()) -> Any:
         if sql.startswith("INSERT"):
-            if self.budget <= 0:
-                error = sqlite3.OperationalError("database or disk is full")
-                error.sqlite_errorcode = 13  # type: ignore[attr-defined]
-                raise error
-            self.budget -= 1
+            self._spend()
         return self.db.execute(sql, args)
+
+    def executemany(self, sql: str, rows: Any) -> Any:
+        """Each row counts as one INSERT: the disk fills at the row the budget ends on."""
+        rows = list(rows)
+        if sql.startswith("INSERT"):
+            for _ in rows:
+                self._spend()
+        return self.db.executemany(sql, rows)
+
+    def _spend(self) -> None:
+        if self.budget <= 0:
+            error = sqlite3.OperationalError("database or disk is full")
+            error.sqlite_errorcode = 13
+            raise error
+        self.budget -= 1
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.db, name)

@@ -6,17 +6,25 @@ checked to have been answered where it should (before Flask, or by Flask)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import io
+import json
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from werkzeug.test import Client, TestResponse
+from werkzeug.wrappers import Request
 
 from companion.run.runtime import Runtime
+from companion.util.json_bounds import BadJson, check, parse
 from companion.util.rate import SlidingWindow
 from companion.web.app import MAX_BODY, create_app
+from companion.web.fast_controls import ask_from, read_body
+from companion.web.route_support import ask_of
 from companion.web.state_answers import FastReads
 from tests.support.tables import make_runtime
 
@@ -166,3 +174,74 @@ def test_the_app_has_no_hook_the_path_before_flask_would_skip(tmp_path: Path) ->
         assert not any(app.url_default_functions.values())
         hooks = [f.__name__ for funcs in app.after_request_funcs.values() for f in funcs]
         assert hooks == ["security_headers"]
+
+
+# --- the request read from its environ as werkzeug's request reads it --------------------------
+
+hosts = st.one_of(
+    st.sampled_from(["table", "table:80", "table:443", "127.0.0.1:8080", "[::1]:8080", "évil", "a b", ""]),
+    st.text(max_size=12),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    scheme=st.sampled_from(["http", "https"]),
+    host=hosts,
+    address=st.one_of(st.none(), st.sampled_from(["", "192.168.1.20", "::1"])),
+    csrf=st.one_of(st.none(), st.text(max_size=8)),
+    terminated=st.booleans(),
+    body=st.binary(max_size=40),
+    extra=st.integers(-5, 5),
+)
+def test_the_environ_is_read_as_werkzeugs_request_reads_it(
+    scheme: str, host: str, address: str | None, csrf: str | None, terminated: bool, body: bytes, extra: int
+) -> None:
+    """Also a ``Content-Length`` that is not the body's: a server that does not end the stream
+    is read within it, as werkzeug reads it (a body cut short raises, both ways)."""
+
+    def environ() -> dict[str, Any]:
+        env: dict[str, Any] = {
+            "REQUEST_METHOD": "POST", "PATH_INFO": "/api/reader/tap", "SERVER_NAME": "10.0.0.2",
+            "SERVER_PORT": "8080", "wsgi.url_scheme": scheme, "HTTP_HOST": host,
+            "HTTP_X_TABLE_PIN": "2468", "CONTENT_LENGTH": str(max(0, len(body) + extra)),
+            "wsgi.input": io.BytesIO(body),
+        }  # fmt: skip
+        optional = {"REMOTE_ADDR": address, "HTTP_X_CSRF_TOKEN": csrf}
+        env.update({key: value for key, value in optional.items() if value is not None})
+        if terminated:
+            env["wsgi.input_terminated"] = True
+        return env
+
+    def session() -> None:
+        return None
+
+    def outcome(read: Callable[[], bytes]) -> object:
+        try:
+            return read()
+        except Exception as exc:  # the same refusal both ways
+            return type(exc)
+
+    read, asked = environ(), Request(environ(), populate_request=False)
+    assert ask_from(read, "2468", session) == ask_of(asked, session)
+    assert outcome(lambda: read_body(read)) == outcome(lambda: asked.get_data(cache=True))
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.one_of(st.from_regex(r'\A\ufeff?[\[\]{}":,0-9a-zNI.\- ]{0,30}\Z'), st.text(max_size=30)))
+def test_the_bounded_parser_decodes_as_json_loads_did(text: str) -> None:
+    """`json_bounds.parse` keeps one decoder: every text is read, or refused, as by `json.loads`."""
+
+    def refuse(name: str) -> Any:
+        raise ValueError(name)
+
+    try:  # the parser as it was: the bounds, then `json.loads` with its own decoder each time
+        check(text)
+        expected: Any = json.loads(text, parse_constant=refuse)
+    except ValueError:  # BadJson is one too
+        expected = BadJson
+    try:
+        got: Any = parse(text.encode())
+    except BadJson:
+        got = BadJson
+    assert got == expected and type(got) is type(expected)
