@@ -38,7 +38,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -164,25 +163,10 @@ def into_a_game(port: int) -> str:
 def stepping(port: int, pid: int, names: dict[int, str], steps: int, pages: int = 0) -> dict[str, float]:
     """The daemon through ``steps`` of bench_step's steps (new games and Confirms included),
     with ``pages`` live pages each given every change before the next step (bench_step's)."""
-    from benchmarks.bench_step import step
+    from benchmarks.bench_step import LivePages, step
 
-    child = None
-    if pages:
-        child = subprocess.Popen(
-            [sys.executable, "-m", "benchmarks.bench_step", "--pages-child", str(pages), "--port", str(port)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[1],
-        )  # fmt: skip
-        assert child.stdout is not None and child.stdin is not None
-        if child.stdout.readline().strip() != "ready":
-            raise SystemExit("bench_idle: the pages did not connect")
-
-    def pages_have(version: int) -> None:
-        if child is not None:
-            assert child.stdin is not None and child.stdout is not None
-            child.stdin.write(f"{version}\n")
-            child.stdin.flush()
-            if child.stdout.readline().strip() != "ok":
-                raise SystemExit("bench_idle: the pages stopped")
+    live = LivePages(port, pages, "bench_idle")
+    pages_have = live.have
 
     def aside(call: Any) -> Any:
         answer = call()
@@ -198,9 +182,7 @@ def stepping(port: int, pid: int, names: dict[int, str], steps: int, pages: int 
             pages_have(state["version"])
         window.add(before, sample(pid), time.perf_counter() - start)
     finally:
-        if child is not None:
-            child.kill()
-            child.wait()
+        live.close()
     window.steps = steps
     return window.rates()
 

@@ -103,6 +103,51 @@ def pages_child(port: int, count: int) -> int:
     return 0
 
 
+class LivePages:
+    """``count`` live pages held by their own process (`pages_child`), so that neither the
+    driver nor the pages spend the daemon's CPU; none when ``count`` is 0. A context manager:
+    the pages' process ends with it. ``who`` names the benchmark in what stops it."""
+
+    def __init__(self, port: int, count: int, who: str) -> None:
+        self.who = who
+        self.child: subprocess.Popen[str] | None = None
+        if count:
+            self.child = subprocess.Popen(
+                [sys.executable, "-m", "benchmarks.bench_step", "--pages-child", str(count),
+                 "--port", str(port)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[1],
+            )  # fmt: skip
+            if self._answer() != "ready":
+                self.close()
+                raise SystemExit(f"{who}: the pages did not connect")
+
+    def _answer(self) -> str:
+        assert self.child is not None and self.child.stdout is not None
+        return self.child.stdout.readline().strip()
+
+    def have(self, version: int) -> None:
+        """Wait until every page has read a snapshot of at least ``version``."""
+        if self.child is None:
+            return
+        assert self.child.stdin is not None
+        self.child.stdin.write(f"{version}\n")
+        self.child.stdin.flush()
+        if self._answer() != "ok":
+            raise SystemExit(f"{self.who}: the pages stopped")
+
+    def close(self) -> None:
+        if self.child is not None:
+            self.child.kill()
+            self.child.wait()
+            self.child = None
+
+    def __enter__(self) -> LivePages:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 # --- the driver -----------------------------------------------------------------------------
 
 
@@ -138,58 +183,38 @@ def measure(
     with tempfile.TemporaryDirectory() as tmp:
         port = port_from(port_range)
         daemon = start_daemon(tree, port, Path(tmp) / "data")
-        child = None
         try:
-            if pages:
-                child = subprocess.Popen(
-                    [sys.executable, "-m", "benchmarks.bench_step", "--pages-child", str(pages),
-                     "--port", str(port)],
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[1],
-                )  # fmt: skip
-                assert child.stdout is not None and child.stdin is not None
-                if child.stdout.readline().strip() != "ready":
-                    raise SystemExit("bench_step: the pages did not connect")
+            with LivePages(port, pages, "bench_step") as live:
+                pages_have = live.have
+                asides = {"new_game": 0, "confirm": 0, "cpu": 0.0}
 
-            def pages_have(version: int) -> None:
-                if child is not None:
-                    assert child.stdin is not None and child.stdout is not None
-                    child.stdin.write(f"{version}\n")
-                    child.stdin.flush()
-                    if child.stdout.readline().strip() != "ok":
-                        raise SystemExit("bench_step: the pages stopped")
+                def aside(call: Callable[[], Any]) -> Any:
+                    """A request that is not a tap, and the pages' copy of its change: timed apart."""
+                    before = threads_cpu_seconds(daemon.pid)
+                    answer = call()
+                    pages_have(answer["state"]["version"])
+                    asides["cpu"] += threads_cpu_seconds(daemon.pid) - before
+                    asides["new_game" if "game" in answer else "confirm"] += 1
+                    return answer
 
-            asides = {"new_game": 0, "confirm": 0, "cpu": 0.0}
-
-            def aside(call: Callable[[], Any]) -> Any:
-                """A request that is not a tap, and the pages' copy of its change: timed apart."""
-                before = threads_cpu_seconds(daemon.pid)
-                answer = call()
-                pages_have(answer["state"]["version"])
-                asides["cpu"] += threads_cpu_seconds(daemon.pid) - before
-                asides["new_game" if "game" in answer else "confirm"] += 1
-                return answer
-
-            ask: Ask = KeptConnection(port) if keep else request
-            seed, state = [1], ask(port, "GET", "/api/state")
-            for _ in range(10):  # warm: the first answers import and build what later ones reuse
-                state = step(port, seed, state, lambda call: call(), ask)
-            # the daemon's own pace with nothing asked (the ring's animation, the streams'
-            # heartbeats): a step's wall time costs this much besides the step itself
-            idle0, idle_wall0 = cpu_seconds(daemon.pid), time.perf_counter()
-            time.sleep(idle)
-            idle1, idle_wall = cpu_seconds(daemon.pid), time.perf_counter() - idle_wall0
-            idle_rate = (sum(idle1) - sum(idle0)) / idle_wall
-            cpu0, wall0 = cpu_seconds(daemon.pid), time.perf_counter()
-            for _ in range(steps):
-                state = step(port, seed, state, aside, ask)
-                pages_have(state["version"])
-            (user1, system1), wall = cpu_seconds(daemon.pid), time.perf_counter() - wall0
-            user, system = user1 - cpu0[0], system1 - cpu0[1]
-            threads, rss = thread_count(daemon.pid), rss_mb(daemon.pid)  # the pages still open
+                ask: Ask = KeptConnection(port) if keep else request
+                seed, state = [1], ask(port, "GET", "/api/state")
+                for _ in range(10):  # warm: the first answers import and build what later ones reuse
+                    state = step(port, seed, state, lambda call: call(), ask)
+                # the daemon's own pace with nothing asked (the ring's animation, the streams'
+                # heartbeats): a step's wall time costs this much besides the step itself
+                idle0, idle_wall0 = cpu_seconds(daemon.pid), time.perf_counter()
+                time.sleep(idle)
+                idle1, idle_wall = cpu_seconds(daemon.pid), time.perf_counter() - idle_wall0
+                idle_rate = (sum(idle1) - sum(idle0)) / idle_wall
+                cpu0, wall0 = cpu_seconds(daemon.pid), time.perf_counter()
+                for _ in range(steps):
+                    state = step(port, seed, state, aside, ask)
+                    pages_have(state["version"])
+                (user1, system1), wall = cpu_seconds(daemon.pid), time.perf_counter() - wall0
+                user, system = user1 - cpu0[0], system1 - cpu0[1]
+                threads, rss = thread_count(daemon.pid), rss_mb(daemon.pid)  # the pages still open
         finally:
-            if child is not None:
-                child.kill()
-                child.wait()
             stop_daemon(daemon)
     taps = steps - asides["new_game"]
     return {

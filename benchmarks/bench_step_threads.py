@@ -21,11 +21,10 @@ import os
 import re
 import statistics
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks.bench_step import step
+from benchmarks.bench_step import LivePages, step
 from benchmarks.daemon import port_from, request, start_daemon, stop_daemon
 
 
@@ -57,35 +56,18 @@ def measure(tree: Path, pages: int, steps: int, port_range: str, py_spy: str) ->
     with tempfile.TemporaryDirectory() as tmp:
         port = port_from(port_range)
         daemon = start_daemon(tree, port, Path(tmp) / "data")
-        child = None
         try:
-            if pages:
-                child = subprocess.Popen(
-                    [sys.executable, "-m", "benchmarks.bench_step", "--pages-child", str(pages),
-                     "--port", str(port)],
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=Path(__file__).parents[1],
-                )  # fmt: skip
-                assert child.stdout is not None and child.stdin is not None
-                if child.stdout.readline().strip() != "ready":
-                    raise SystemExit("bench_step_threads: the pages did not connect")
-            seed, state = [1], request(port, "GET", "/api/state")
-            for _ in range(10):  # warm, then name the threads (the pool's are all started)
-                state = step(port, seed, state, lambda call: call())
-            names = thread_names(py_spy, daemon.pid)
-            before = cpu_by_name(daemon.pid, names)
-            for _ in range(steps):
-                state = step(port, seed, state, lambda call: call())
-                if child is not None:
-                    assert child.stdin is not None and child.stdout is not None
-                    child.stdin.write(f"{state['version']}\n")
-                    child.stdin.flush()
-                    if child.stdout.readline().strip() != "ok":
-                        raise SystemExit("bench_step_threads: the pages stopped")
-            after = cpu_by_name(daemon.pid, names)
+            with LivePages(port, pages, "bench_step_threads") as live:
+                seed, state = [1], request(port, "GET", "/api/state")
+                for _ in range(10):  # warm, then name the threads (the pool's are all started)
+                    state = step(port, seed, state, lambda call: call())
+                names = thread_names(py_spy, daemon.pid)
+                before = cpu_by_name(daemon.pid, names)
+                for _ in range(steps):
+                    state = step(port, seed, state, lambda call: call())
+                    live.have(state["version"])
+                after = cpu_by_name(daemon.pid, names)
         finally:
-            if child is not None:
-                child.kill()
-                child.wait()
             stop_daemon(daemon)
     spent = {name: (after[name] - before.get(name, 0)) / 1e6 / steps for name in after}
     spent["TOTAL"] = sum(spent.values())
