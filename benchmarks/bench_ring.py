@@ -31,11 +31,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -160,16 +157,9 @@ def child(frames: int, games: int) -> dict[str, float]:
 def measure(tree: Path | None, frames: int, games: int) -> dict[str, float]:
     """`child` in a process of its own, with ``tree``'s code (this file run as a script: an
     older tree may not have it)."""
-    env = dict(os.environ)
-    if tree is not None:
-        env["PYTHONPATH"] = str(tree)
-    script = str(Path(__file__).resolve())
-    out = subprocess.run(
-        [sys.executable, script, "--child", "--frames", str(frames), "--games", str(games)],
-        capture_output=True, text=True, check=True, env=env, cwd=tree or Path(__file__).parents[1],
-    ).stdout  # fmt: skip
-    result: dict[str, float] = json.loads(out.strip().splitlines()[-1])
-    return result
+    from benchmarks.medians import in_tree  # here: the child runs in trees without it
+
+    return in_tree(__file__, tree, "--child", "--frames", str(frames), "--games", str(games))
 
 
 def main() -> int:

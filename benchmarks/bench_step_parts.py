@@ -26,10 +26,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -169,15 +167,9 @@ def wsgi_taps(games: int) -> list[float]:
 def measure(tree: Path | None, games: int) -> dict[str, float]:
     """`parts` in a process of its own, with ``tree``'s code (this file run as a script: an
     older tree may not have it)."""
-    env = dict(os.environ)
-    if tree is not None:
-        env["PYTHONPATH"] = str(tree)
-    out = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--child", "--games", str(games)],
-        capture_output=True, text=True, check=True, env=env, cwd=tree or Path(__file__).parents[1],
-    ).stdout  # fmt: skip
-    result: dict[str, float] = json.loads(out.strip().splitlines()[-1])
-    return result
+    from benchmarks.medians import in_tree  # here: the child runs in trees without it
+
+    return in_tree(__file__, tree, "--child", "--games", str(games))
 
 
 def main() -> int:

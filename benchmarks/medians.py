@@ -6,9 +6,28 @@ read alike."""
 from __future__ import annotations
 
 import json
+import os
 import statistics
+import subprocess
+import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
+
+
+def in_tree(script: str, tree: Path | None, *args: str) -> dict[str, float]:
+    """The figures (the last line of its output, JSON) of ``script`` run with ``args`` in a
+    process of its own, with ``tree``'s code (the script is run as a file: an older tree may
+    not have it); with the installed code when ``tree`` is None."""
+    env = dict(os.environ)
+    if tree is not None:
+        env["PYTHONPATH"] = str(tree)
+    out = subprocess.run(
+        [sys.executable, str(Path(script).resolve()), *args],
+        capture_output=True, text=True, check=True, env=env, cwd=tree or Path(__file__).parents[1],
+    ).stdout  # fmt: skip
+    result: dict[str, float] = json.loads(out.strip().splitlines()[-1])
+    return result
 
 
 def medians(results: Sequence[Mapping[str, float]], digits: int) -> dict[str, float]:
