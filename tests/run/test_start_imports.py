@@ -16,10 +16,11 @@ import sys
 from pathlib import Path
 
 #: Started in a fresh interpreter: the table runs in the main thread (it sets signal handlers),
-#: a second thread asks ``GET /api/state`` until it is answered, then prints what is loaded.
+#: a second thread asks ``GET /api/state`` until it is answered, then writes what is loaded to a
+#: file of its own (on stdout its line could be glued to one the table prints at the same time).
 PROBE = """
 import json, os, socket, sys, threading, time
-data, config = sys.argv[1], sys.argv[2]
+data, config, out = sys.argv[1], sys.argv[2], sys.argv[3]
 s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
 
 def first_answer():
@@ -32,8 +33,10 @@ def first_answer():
         except OSError:
             time.sleep(0.05)
     import companion
-    print(json.dumps({"modules": sorted(sys.modules), "version_read": "__version__" in vars(companion)}))
-    sys.stdout.flush()
+    found = json.dumps({"modules": sorted(sys.modules), "version_read": "__version__" in vars(companion)})
+    with open(out + ".part", "w") as f:
+        f.write(found)
+    os.replace(out + ".part", out)
     os._exit(0)
 
 threading.Thread(target=first_answer, daemon=True).start()
@@ -65,13 +68,13 @@ DEFERRED = (
 def loaded_at_first_answer(tmp_path: Path) -> dict[str, object]:
     config = tmp_path / "config.toml"
     config.write_text('[table]\nhost = "127.0.0.1"\n')
+    out = tmp_path / "loaded.json"
     done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(tmp_path / "data"), str(config)],
+        [sys.executable, "-c", PROBE, str(tmp_path / "data"), str(config), str(out)],
         capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
     )  # fmt: skip
-    last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
-    assert last.startswith("{"), done.stdout[-2000:] + done.stderr[-2000:]
-    found: dict[str, object] = json.loads(last)
+    assert out.exists(), done.stdout[-2000:] + done.stderr[-2000:]
+    found: dict[str, object] = json.loads(out.read_text())
     return found
 
 
