@@ -49,6 +49,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TypeVar
 
+from companion.store.row_text import json_text
+from companion.store.row_text import stamp as row_stamp
 from companion.store.wal import Seal, check_wal, seal_now, set_stranger_aside, write_seal
 from companion.util.wording import CodedError, say
 
@@ -353,7 +355,8 @@ class StoredGame:
 
 
 def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
+    """Now, as rows keep it (`row_text.stamp`: "2026-11-26T15:50:22.839+00:00")."""
+    return row_stamp()
 
 
 def _private(path: Path) -> None:
@@ -667,7 +670,7 @@ class Store:
         flag and pending take, in one transaction: all of it is stored or none. Returns the
         rows as committed (their time, JSON and checksums): what the committed stream tells."""
         at = _now()
-        texts = [json.dumps(self.codec.event_to_json(event)) for event in events]
+        texts = [json_text(self.codec.event_to_json(event)) for event in events]
         statements = self._pending_statements(game_id, pending)
 
         def chain(head: str) -> list[StoredEvent]:
@@ -741,7 +744,7 @@ class Store:
         if pending is None:
             return [("DELETE FROM pending WHERE game_id = ?", (game_id,))]
         return [
-            ("INSERT OR REPLACE INTO pending (game_id, take) VALUES (?, ?)", (game_id, json.dumps(pending)))
+            ("INSERT OR REPLACE INTO pending (game_id, take) VALUES (?, ?)", (game_id, json_text(pending)))
         ]
 
     def mark_finished(self, game_id: int, finished: bool) -> None:
