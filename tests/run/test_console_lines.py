@@ -111,3 +111,32 @@ def test_no_stdout_writes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     lines("nowhere")
     with lines.held():
         lines("nowhere either")
+
+
+def test_each_reveal_is_said_as_the_catalogue_words_that_card(tmp_path: Path) -> None:
+    """The dealer's reveal lines (`reveal_line`, worded once per card) over two games in one
+    process, the second revealing cards the first did: each is the catalogue's for its card."""
+    from companion.engine import Reveal
+    from companion.util.wording import say
+
+    for game in range(2):
+        logged: list[str] = []
+        rt = mocked(tmp_path / str(game), logged.append)
+        rng = random.Random(game)
+        try:
+            for _ in range(40):
+                expect = rt.table.expect()
+                if expect is None:
+                    break
+                rt.tap(rng.choice(expect["choices"]))
+                if rt.table.pending is not None:
+                    rt.press("confirm")
+            edition = rt.table.board.edition
+            cards = [edition.card(e.card) for e in rt.table.stored if isinstance(e, Reveal)]
+        finally:
+            rt.stop()
+        said = [line for line in logged if line.startswith("dealer reveals")]
+        expected = [
+            say("journal_reveal", card=c.id, title=c.title, year=c.year, hours=c.hours) for c in cards
+        ]
+        assert said == expected and len(said) > 10
