@@ -184,15 +184,27 @@ def waiting_for(table: Any) -> tuple[str | None, str | None]:
     return awaited
 
 
+def watches_of(hours: list[int], seqs: list[int], colours: tuple[RGB, ...]) -> tuple[Watch, ...]:
+    """Each seat's `Watch` (one per colour): its hour, colour and `stack_height`, the height
+    counted in one loop, and only at an hour another watch shares (read at every change)."""
+    made = []
+    for seat, hour in enumerate(hours[: len(colours)]):
+        height = 0
+        if hours.count(hour) > 1:
+            seq = seqs[seat]
+            for other, at in enumerate(hours):
+                if at == hour and (seqs[other] > seq or (seqs[other] == seq and other < seat)):
+                    height += 1
+        made.append(watch(hour, colours[seat], height))
+    return tuple(made)
+
+
 def view_of(table: Any, now: float) -> ClockView:
     """Read a `companion.table.Table` into a `ClockView` (call with the table's lock held)."""
     board = table.board
     hours, seqs, names = board.hour, board.seq, board.names
     colours = seat_colours(table, len(names))
-    watches = tuple(
-        watch(hour, colours[seat], stack_height(hours, seqs, seat) if hours.count(hour) > 1 else 0)
-        for seat, hour in enumerate(hours[: len(names)])
-    )
+    watches = watches_of(hours, seqs, colours)
     waiting, player = waiting_for(table)
     pending = table.pending
     winners: tuple[RGB, ...] = ()

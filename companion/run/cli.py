@@ -151,6 +151,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     import threading
 
     from companion.run.console import KEYS_HELP, describe_expect, keyboard, print_ring
+    from companion.run.console_lines import ConsoleLines
     from companion.run.serving import PortBusy, serve_when_free
     from companion.run.startup import build_runtime, build_when_space
     from companion.store.log import DiskFull, StoreError
@@ -167,7 +168,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 0
     mock = _mock(args)
     try:
-        runtime = build_when_space(lambda: build_runtime(config, data_dir(args), mock, args.pin, claim=True))
+        lines = ConsoleLines()  # each input's lines in one write
+        runtime = build_when_space(
+            lambda: build_runtime(config, data_dir(args), mock, args.pin, say=lines, claim=True)
+        )
     except DiskFull as exc:  # not damage: the data is kept, and systemd tries again
         print(say("exit_retry", problem=str(exc).rstrip("."), status=EXIT_RETRY), file=sys.stderr)
         return EXIT_RETRY

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,6 +23,7 @@ from companion.hardware.reader import ReaderLoop
 from companion.hardware.ring import RGB, RingDriver, RingLayout, SimulatedRing, brightness_now, dimmed
 from companion.hardware.ring_pin import pin_frame
 from companion.hardware.supervise import SupervisedButtons
+from companion.run.console_lines import ConsoleLines
 from companion.store.log import Store
 from companion.table import CUE_ACCEPT, CUE_REJECT, Outcome, Table
 from companion.table.access import Access, session_key
@@ -121,9 +123,16 @@ class Runtime:
         Capture (the host transcribing an edition takes the tag itself), else resolve once
         (`companion.table.tags`) and hand the resolved reference to the table. With a venue,
         the tap is also Home Assistant's tag scan when ``[venue] tag_scans`` says so."""
-        if self.venue is not None:
-            self.venue.tag_scanned(seen)
-        return self.captured(seen) or self.tap_resolved(seen, *self.resolve(seen))
+        with self.lines_held():
+            if self.venue is not None:
+                self.venue.tag_scanned(seen)
+            return self.captured(seen) or self.tap_resolved(seen, *self.resolve(seen))
+
+    def lines_held(self) -> AbstractContextManager[None]:
+        """While an input is handled, its console lines are written at once when it is done
+        (`ConsoleLines`, which `companion run` says through)."""
+        say = self.say
+        return say.held() if isinstance(say, ConsoleLines) else nullcontext()
 
     def captured(self, seen: str) -> Outcome | None:
         """The tag taken by the edition being transcribed (the host's page asked for it), if so."""
@@ -154,17 +163,21 @@ class Runtime:
 
     def press(self, name: str) -> Outcome:
         """A button press; in mock mode through gpiozero's mock pins, like a finger."""
-        before = self.table.last
-        if isinstance(self.buttons, MockButtons):
-            self.buttons.press(name)
-            after = self.table.last
-            return (
-                after if after is not before else Outcome(False, say("press_lost"), CUE_REJECT, "press_lost")
-            )
-        return self.table.press(name)
+        with self.lines_held():
+            before = self.table.last
+            if isinstance(self.buttons, MockButtons):
+                self.buttons.press(name)
+                after = self.table.last
+                return (
+                    after
+                    if after is not before
+                    else Outcome(False, say("press_lost"), CUE_REJECT, "press_lost")
+                )
+            return self.table.press(name)
 
     def press_now(self, name: str) -> Outcome:
-        return self.table.press(name)
+        with self.lines_held():
+            return self.table.press(name)
 
     def confirm_held(self) -> None:
         """Confirm held at the table: the ring shows the PIN and PIN lockouts are cleared."""

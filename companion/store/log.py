@@ -49,7 +49,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TypeVar
 
-from companion.store.wal import Seal, check_wal, seal_now, set_stranger_aside, write_seal
+from companion.store.row_text import json_text
+from companion.store.row_text import stamp as row_stamp
+from companion.store.wal import KeptLog, Seal, check_wal, seal_now, set_stranger_aside, write_seal
 from companion.util.wording import CodedError, say
 
 SCHEMA = """
@@ -353,7 +355,8 @@ class StoredGame:
 
 
 def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
+    """Now, as rows keep it (`row_text.stamp`: "2026-11-26T15:50:22.839+00:00")."""
+    return row_stamp()
 
 
 def _private(path: Path) -> None:
@@ -404,6 +407,9 @@ class Store:
         self._lock = threading.Lock()
         #: The tie kept between the database and its log (`companion.store.wal`), as last written.
         self._seal: Seal | None = None
+        #: The store's path as a string, and its log kept open for the seal (`_reseal`).
+        self._where = os.fspath(self.path)
+        self._log = KeptLog(self._where)
         #: Each game's chain head and finished flag (0 or 1) as this store last committed them:
         #: `write_events` moves them on without reading them first, and checks that the row
         #: still holds them in the same statement (another writer's change is then read).
@@ -449,6 +455,7 @@ class Store:
         except (OSError, sqlite3.Error) as exc:
             if hasattr(self, "_db"):  # nothing of a failed opening stays open for the next try
                 self._db.close()
+            self._log.close()
             if disk_full(exc, self.path.parent):  # no damage: the data is fine, space is needed
                 raise DiskFull("store_full_open", folder=str(self.path.parent)) from None
             if isinstance(exc, sqlite3.DatabaseError):
@@ -521,7 +528,7 @@ class Store:
         """Keep the tie between the database and its log (`companion.store.wal`) when it changed: a
         log started afresh (new salts) or a checkpoint (the database file written). Two
         system calls after a commit; a write only when SQLite restarted its log."""
-        seal = seal_now(self.path)
+        seal = seal_now(self._where, log=self._log)
         if seal != self._seal:
             self._seal = seal if write_seal(self.path, seal) else None
 
@@ -529,6 +536,7 @@ class Store:
         with self._lock:  # not in the middle of another thread's read (the finished games' check)
             self._closed = True
             self._db.close()
+        self._log.close()
         if self._opened:  # closed: SQLite removed the log if this was its last connection
             write_seal(self.path, seal_now(self.path, closed=True))
         if self._runner is not None:
@@ -538,7 +546,7 @@ class Store:
     # --- writing: one transaction each, or nothing -------------------------------------
 
     def _file_identity(self) -> tuple[int, int]:
-        info = os.stat(self.path)
+        info = os.stat(self._where)
         return info.st_dev, info.st_ino
 
     def _connect(self) -> None:
@@ -667,7 +675,7 @@ class Store:
         flag and pending take, in one transaction: all of it is stored or none. Returns the
         rows as committed (their time, JSON and checksums): what the committed stream tells."""
         at = _now()
-        texts = [json.dumps(self.codec.event_to_json(event)) for event in events]
+        texts = [json_text(self.codec.event_to_json(event)) for event in events]
         statements = self._pending_statements(game_id, pending)
 
         def chain(head: str) -> list[StoredEvent]:
@@ -741,7 +749,7 @@ class Store:
         if pending is None:
             return [("DELETE FROM pending WHERE game_id = ?", (game_id,))]
         return [
-            ("INSERT OR REPLACE INTO pending (game_id, take) VALUES (?, ?)", (game_id, json.dumps(pending)))
+            ("INSERT OR REPLACE INTO pending (game_id, take) VALUES (?, ?)", (game_id, json_text(pending)))
         ]
 
     def mark_finished(self, game_id: int, finished: bool) -> None:

@@ -194,10 +194,57 @@ def wal_salts(database: Path | str) -> tuple[int, int] | None:
         return None
     finally:
         os.close(fd)
+    return _salts_in(header)
+
+
+def _salts_in(header: bytes) -> tuple[int, int] | None:
+    """The salts of a log's first `WAL_HEADER` bytes, or None (no header yet, or not a log's)."""
     if len(header) < WAL_HEADER or int.from_bytes(header[:4], "big") not in (MAGIC_LE, MAGIC_BE):
         return None
     salt1, salt2 = struct.unpack(">2I", header[16:24])
     return salt1, salt2
+
+
+class KeptLog:
+    """`wal_salts` of one database, its log kept open from one commit to the next (issue 26).
+
+    Opening and closing the log after every commit were two of the seal's three system calls.
+    The descriptor is read again while the file it holds is still linked (``st_nlink``): a log
+    SQLite deleted (its connection closed: `Store` reconnects after a write-back) or one moved
+    over it is opened again by its name, as `wal_salts` would find it. SQLite takes no lock on
+    the log itself (its locks are on the database and the ``-shm``), so this descriptor, like
+    `wal_salts`'s, never drops one when it closes."""
+
+    def __init__(self, database: Path | str) -> None:
+        self.path = f"{os.fspath(database)}-wal"
+        self.fd: int | None = None
+
+    def salts(self) -> tuple[int, int] | None:
+        """What `wal_salts` reads now."""
+        fd = self.fd
+        if fd is not None:
+            try:
+                if os.fstat(fd).st_nlink > 0:
+                    return _salts_in(os.pread(fd, WAL_HEADER, 0))
+            except OSError:
+                pass
+            self.close()
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return None
+        self.fd = fd
+        try:
+            return _salts_in(os.pread(fd, WAL_HEADER, 0))
+        except OSError:
+            self.close()
+            return None
+
+    def close(self) -> None:
+        fd, self.fd = self.fd, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
 
 def db_print(database: Path | str) -> list[int] | None:
@@ -212,9 +259,10 @@ def db_print(database: Path | str) -> list[int] | None:
 Seal = tuple[object, list[int] | None]
 
 
-def seal_now(database: Path | str, closed: bool = False) -> Seal:
-    """The seal for ``database`` as it is now (``closed``: its last connection has closed)."""
-    salts = wal_salts(database)
+def seal_now(database: Path | str, closed: bool = False, log: KeptLog | None = None) -> Seal:
+    """The seal for ``database`` as it is now (``closed``: its last connection has closed;
+    ``log``: its log as a `KeptLog`, else opened here)."""
+    salts = wal_salts(database) if log is None else log.salts()
     if closed and salts is None:
         return None, db_print(database)
     return (list(salts) if salts is not None else "open"), db_print(database)

@@ -82,7 +82,7 @@ class FastControls:
                 return None
             data = read_body(environ)
             environ["wsgi.input"] = io.BytesIO(data)  # for Flask, should it answer after all
-            tag = given_tag(body_object(data))
+            tag = tag_of(data)
         except Exception:  # a Host werkzeug refuses, a body that is not JSON: Flask's answer
             return None
         return (ask, tag, None) if tag is not None else None
@@ -113,12 +113,52 @@ class FastControls:
         return send(start_response, f"{refusal.status} {HTTP_STATUS_CODES[refusal.status].upper()}", body)
 
 
+#: Most bodies a table's taps send, each once: the same few dozen cards are tapped game after game.
+_TAGS: dict[bytes, str | None] = {}
+#: `get_host` of each (scheme, ``Host`` header) seen: a table's phones send one or two.
+_HOSTS: dict[tuple[str, str], str] = {}
+#: Entries each memo keeps at most (emptied when full: a flood of new bodies costs no memory).
+MEMO_LIMIT = 512
+#: The longest body or header kept (a tap's body is about 20 bytes; a longer one is parsed each time).
+MEMO_SIZE = 256
+
+
+def tag_of(data: bytes) -> str | None:
+    """`mock.given_tag` of the body ``data`` (`route_support.body_object`), each body parsed
+    once: the bounded parser's pass was most of reading a tap (issue 26). Raises as they do
+    (`BadJson`), and a body that raises is not kept."""
+    try:
+        return _TAGS[data]
+    except KeyError:
+        pass
+    tag = given_tag(body_object(data))
+    if len(data) <= MEMO_SIZE:
+        if len(_TAGS) >= MEMO_LIMIT:
+            _TAGS.clear()
+        _TAGS[data] = tag
+    return tag
+
+
+def host_of(scheme: str, header: str) -> str:
+    """werkzeug's `get_host` of ``scheme`` and a ``Host`` header (no trusted hosts: a pure
+    function of both), each pair worked out once."""
+    key = (scheme, header)
+    found = _HOSTS.get(key)
+    if found is None:
+        found = get_host(scheme, header)
+        if len(header) <= MEMO_SIZE:
+            if len(_HOSTS) >= MEMO_LIMIT:
+                _HOSTS.clear()
+            _HOSTS[key] = found
+    return found
+
+
 def ask_from(environ: dict[str, Any], pin: str, session_of: Callable[[], HostSession | None]) -> ControlAsk:
     """`route_support.ask_of` of a request with a ``Host`` header, read from its environ as
     werkzeug's request reads it (its ``host`` is `get_host` of the scheme and that header,
     its headers the environ's ``HTTP_`` keys as sent) without building the request, which
     with its headers and stream was half of this path's CPU (issue 26)."""
-    host = get_host(environ["wsgi.url_scheme"], environ["HTTP_HOST"])
+    host = host_of(environ["wsgi.url_scheme"], environ["HTTP_HOST"])
     address = environ.get("REMOTE_ADDR") or "unknown"
     return ControlAsk(host, address, pin, environ.get("HTTP_X_CSRF_TOKEN", ""), session_of)
 

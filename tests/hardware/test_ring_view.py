@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from companion.hardware.ring import ClockView, Watch, rgb, stack_height, view_of
+from companion.hardware.ring import ClockView, Watch, rgb, stack_height, view_of, watches_of
 from companion.run.runtime import Runtime
 from tests.support.tables import make_runtime
 
@@ -89,3 +89,21 @@ def test_random_games_read_the_same_view(
             random_input(rt, rng)
     finally:
         rt.stop()
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 12), st.integers(0, 4)), min_size=1, max_size=6),
+    st.integers(0, 6),
+)
+def test_the_watches_read_in_one_loop_are_each_seats_stack_height(
+    seats: list[tuple[int, int]], shown: int
+) -> None:
+    """`watches_of` against `stack_height` per seat, as `view_of` read them before: ties of
+    hour and arrival, and fewer colours (seats) than hours."""
+    hours, seqs = [h for h, _ in seats], [q for _, q in seats]
+    colours = tuple((seat, 0, 255 - seat) for seat in range(min(shown, len(hours))))
+    expected = tuple(
+        Watch(hour, colours[seat], stack_height(hours, seqs, seat) if hours.count(hour) > 1 else 0)
+        for seat, hour in enumerate(hours[: len(colours)])
+    )
+    assert watches_of(hours, seqs, colours) == expected

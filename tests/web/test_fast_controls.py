@@ -23,8 +23,9 @@ from companion.run.runtime import Runtime
 from companion.util.json_bounds import BadJson, check, parse
 from companion.util.rate import SlidingWindow
 from companion.web.app import MAX_BODY, create_app
-from companion.web.fast_controls import ask_from, read_body
-from companion.web.route_support import ask_of
+from companion.web.fast_controls import ask_from, host_of, read_body, tag_of
+from companion.web.mock import given_tag
+from companion.web.route_support import ask_of, body_object
 from companion.web.state_answers import FastReads
 from tests.support.tables import make_runtime
 
@@ -245,3 +246,48 @@ def test_the_bounded_parser_decodes_as_json_loads_did(text: str) -> None:
     except BadJson:
         got = BadJson
     assert got == expected and type(got) is type(expected)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    bodies=st.lists(
+        st.one_of(
+            st.builds(
+                lambda t: json.dumps({"tag": t}).encode(), st.sampled_from(["H01", " ", "", "ancestor"])
+            ),
+            st.sampled_from([b'{"tag": 5}', b"[1]", b"", b"{", b'{"tag": "H01"}', b'{"tag": "I02"} ']),
+            st.binary(max_size=300),
+        ),
+        max_size=12,
+    )
+)
+def test_a_tap_body_read_again_reads_as_the_first_time(bodies: list[bytes]) -> None:
+    """`tag_of` keeps each body's tag: asked again (the same card tapped later), the same bytes
+    give what the parser gives them, tag or refusal, and a refusal is never kept as a tag."""
+
+    def plain(data: bytes) -> object:
+        try:
+            return given_tag(body_object(data))
+        except Exception as exc:
+            return type(exc)
+
+    def kept(data: bytes) -> object:
+        try:
+            return tag_of(data)
+        except Exception as exc:
+            return type(exc)
+
+    for data in bodies + bodies:
+        assert kept(data) == plain(data)
+
+
+@given(
+    host=st.sampled_from(["table:8080", "10.0.0.2", "[::1]:80", "table.local:443"]),
+    scheme=st.sampled_from(["http", "https"]),
+)
+def test_a_host_worked_out_again_is_werkzeugs(host: str, scheme: str) -> None:
+    """`host_of` keeps werkzeug's `get_host` of each pair: the second answer is the first's."""
+    from werkzeug.sansio.utils import get_host
+
+    assert host_of(scheme, host) == get_host(scheme, host)
+    assert host_of(scheme, host) == get_host(scheme, host)
