@@ -42,6 +42,9 @@ class Snapshots(CommittingTable):
     #: The board's standings `state_cache`'s state was projected with (the page's snapshot
     #: shares them: the same board), with the same key.
     standings_cache: tuple[tuple[Any, ...], list[Standing]] | None = None
+    #: The board `standings_cache`'s standings are of, and they (the board itself: its
+    #: next standings keep those of the players who did not move, `Board.standings`).
+    board_standings: tuple[Board, list[Standing]] | None = None
     #: `expect`'s last answer and what it was worked out from (`turn_key`): the ring, the
     #: console and the state each ask it after every input.
     expect_cache: tuple[tuple[Any, ...], dict[str, Any] | None] | None = None
@@ -96,7 +99,7 @@ class Snapshots(CommittingTable):
         return {
             "kind": "take",
             "player": board.player_to_move,
-            "choices": [o.card for o in board.take_options()],
+            "choices": board.take_cards(),
             "crystals": self.armed_crystals(),
         }
 
@@ -178,7 +181,9 @@ class Snapshots(CommittingTable):
         )
         cached = self.state_cache
         if cached is None or cached[0] != key:
-            standings = self.board.standings()
+            board, kept = self.board, self.board_standings
+            standings = board.standings(kept[1] if kept is not None and kept[0] is board else ())
+            self.board_standings = (board, standings)
             cached = (key, self.project_state(standings))
             self.state_cache = cached
             self.standings_cache = (key, standings)
