@@ -174,14 +174,19 @@ class PageText:
             out.append(after)
         return "".join(out)
 
-    def state(self, state: dict[str, Any], standings: Sequence[Standing], colours: list[str],
-              markers: list[int]) -> tuple[str, str, str]:  # fmt: skip
-        """The state's text (``state``: `companion.table.snapshot.Snapshots.project_state`'s,
-        its players those of ``standings``, ``colours`` and ``markers``), and its members
-        before and after ``players`` (without their braces: the page's snapshot is the state
-        with its own players and more members). Each player's text is kept while their
-        standing, colour and marker are the same (most players did not move)."""
-        head, tail = members(state, "players")
+    def state(self, head: dict[str, Any], tail: dict[str, Any], standings: Sequence[Standing],
+              colours: list[str], markers: list[int]) -> tuple[str, str, str]:  # fmt: skip
+        """The state's text (`companion.table.snapshot.Snapshots.project_state`'s: its members
+        ``head``, then ``players`` of ``standings``, ``colours`` and ``markers``, then ``tail``),
+        and the texts of ``head`` and ``tail`` without their braces (the page's snapshot is
+        the state with its own players and more members). Each player's text is kept while
+        their standing, colour and marker are the same (most players did not move)."""
+        head_text, tail_text = dumps(head)[1:-1], dumps(tail)[1:-1]
+        return self.state_around(head_text, tail_text, standings, colours, markers), head_text, tail_text
+
+    def state_around(self, head: str, tail: str, standings: Sequence[Standing], colours: list[str],
+                     markers: list[int]) -> str:  # fmt: skip
+        """The state's text with its members ``head`` and ``tail`` (texts) around its players."""
         kept, texts = self.state_players, []
         for seat, standing in enumerate(standings):
             key = (standing, colours[seat], markers[seat])
@@ -194,11 +199,7 @@ class PageText:
                     kept.append(found)
             texts.append(found[1])
         del kept[len(standings) :]
-        return (
-            f'{{{head}{"," if head else ""}"players":[{",".join(texts)}]{"," if tail else ""}{tail}}}',
-            head,
-            tail,
-        )
+        return f'{{{head}{"," if head else ""}"players":[{",".join(texts)}]{"," if tail else ""}{tail}}}'
 
     def page(self, board: Board, head: str, tail: str, past: Past, past_log: Past,
              standings: Sequence[Standing], colours: list[str], markers: list[int]) -> str:  # fmt: skip
@@ -412,15 +413,6 @@ def edition_texts(edition: Edition) -> dict[Any, Any]:
             _BY_EDITION.clear()
         found = _BY_EDITION[id(edition)] = (edition, {})
     return found[1]
-
-
-def members(value: dict[str, Any], name: str) -> tuple[str, str]:
-    """The compact JSON of ``value``'s members before ``name`` and after it, without braces:
-    ``value`` encoded once with a placeholder for ``name``'s value, cut there."""
-    marked = dict(value)
-    marked[name] = _TOKEN
-    head, tail = dumps(marked)[1:-1].split(f'{dumps(name)}:{_SPLIT}"')
-    return head[:-1], tail[1:]  # the commas next to the member
 
 
 def _start_of(entries: list[dict[str, Any]], log: list[Any]) -> int:
