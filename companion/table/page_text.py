@@ -322,11 +322,35 @@ class PageText:
                 if found is None:
                     found = per_edition[column] = dumps(itinerary_column(kind, spaces, depth))
                 columns.append(found)
-            rows = dumps(itinerary_rows(it, depths))
+            rows = self.rows_text(index, depths)
             text = per_edition[whole] = (
                 f'{{"id":{dumps(it.id)},"columns":[{",".join(columns)}],"rows":{rows}}}'
             )
         return text
+
+    def rows_text(self, index: int, depths: tuple[int, ...]) -> str:
+        """The rows of Itinerary ``index`` covered to ``depths`` (`companion.table.view.itinerary_rows`)
+        as text, kept per card and which rows are complete: a row is complete when every column
+        that reaches it (the card's shape, kept per card) is covered past it."""
+        per_edition = self.per_edition
+        shape = per_edition.get(("shape", index))
+        if shape is None:
+            it = self.edition_of().itineraries[index]
+            shape = per_edition["shape", index] = tuple(
+                tuple(c for c, spaces in enumerate(it.columns) if len(spaces) > i)
+                for i in range(len(it.rows))
+            )
+        complete = tuple(all(depths[c] > i for c in members) for i, members in enumerate(shape))
+        rows = ("rows", index, complete)
+        text = per_edition.get(rows)
+        if text is None:
+            text = per_edition[rows] = dumps(itinerary_rows(self.edition_of().itineraries[index], depths))
+        return str(text)
+
+    def edition_of(self) -> Edition:
+        """The edition the kept texts are of (`page` sets it before any player's text)."""
+        assert self.edition is not None
+        return self.edition
 
     def log_of(self, past: Past, log: list[dict[str, Any]]) -> str:
         """The text of ``log``'s last 60 entries (``past``'s log): while it is the same `Past`
