@@ -252,18 +252,16 @@ class PageText:
             ancestor = edition.ancestor
             shown = None if ancestor is None else {"hours": ancestor.hours, "gains": list(ancestor.gains)}
             fixed = per_edition["fixed"] = (dumps(edition_view(edition)), dumps(shown))
-        text = (
+        tie_break = f',"tie_break":{dumps(explain_tie_break(list(standings)))}' if board.finished else ""
+        return (  # one text made at once: ~15 KB, copied once
             f'{{{head}{"," if head else ""}"players":[{",".join(players)}]{"," if tail else ""}{tail}'
             f',"edition":{fixed[0]}'
             f',"order":{dumps([names[i] for i in order if hours[i] < 12])}'
             f',"stack":{dumps([names[i] for i in order])}'
             f',"row_cards":[{",".join(row)}]'
             f',"log":{self.log_of(past_log, log)},"log_length":{len(log)}'
-            f',"chart":{self.chart_of(past)},"ancestor":{fixed[1]}'
+            f',"chart":{self.chart_of(past)},"ancestor":{fixed[1]}{tie_break}}}'
         )
-        if board.finished:
-            text += f',"tie_break":{dumps(explain_tie_break(list(standings)))}'
-        return text + "}"
 
     def player_text(self, board: Board, seat: int, standing: Standing, colour: str, marker: int,
                     treks: list[list[dict[str, Any]]]) -> str:  # fmt: skip
@@ -278,7 +276,7 @@ class PageText:
         current, done = self.trek_texts(seat, treks)
         itinerary = self.itinerary_text(board, seat)
         return (
-            f'{dumps(standing.to_json())[:-1]},"colour":{dumps(colour)}'
+            f"{dumps({**standing.to_json(), 'colour': colour})[:-1]}"
             f',"current_trek":{current},"completed_treks":{done}'
             f',"itinerary":{itinerary},"used_itineraries":{used_text},"marker":{dumps(marker)}}}'
         )

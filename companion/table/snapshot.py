@@ -16,6 +16,7 @@ from companion.engine.state import HIDDEN
 from companion.table.commit import CommittingTable
 from companion.table.marks import MARKERS
 from companion.table.page_text import COMPACT, PAGE_KEYS, PageText
+from companion.table.view import Replay, page_state, replay, settled_past
 from companion.util.config import DEFAULT_PALETTE, colour_problem
 
 #: This process, named in every snapshot. Versions count up only within one process (a
@@ -67,8 +68,8 @@ class Snapshots(CommittingTable):
     #: Extras of every state: name -> function of the table (a coach's advice, say). A
     #: `companion.table.session.Session` shares one dict with each game it puts on the table.
     annotations: dict[str, Callable[[Any], Any]]
-    #: The stored log's replay for the page, continued at each change (`companion.table.view.Replay`).
-    page_replay: Any = None
+    #: The stored log's replay for the page, continued at each change.
+    page_replay: Replay | None = None
     #: The page's snapshots as text, the parts that did not change kept (`companion.table.page_text`).
     page_encoder: PageText | None = None
 
@@ -134,17 +135,21 @@ class Snapshots(CommittingTable):
         its players (`state_parts`, shared with `projected`) and each player's text kept while
         they did not move (`PageText.state`), without the state's dict."""
         with self.lock:
-            key = self.state_key()
-            cached = self.state_text_cache
-            if cached is None or cached[0] != key:
-                if self.annotations.keys().isdisjoint(OWN_KEYS):
-                    standings, head, tail = self.state_parts(key)
-                    text, head_text, tail_text = self.encoder().state(head, tail, standings, *self.looks())
-                    self.state_members = (key, head_text, tail_text)
-                else:  # an extra named as a state's or a page's member: the plain encoding
-                    text = COMPACT.encode(self.projected()[1])
-                cached = self.state_text_cache = (key, text)
-            return cached[1]
+            return self.keyed_state_text()[1]
+
+    def keyed_state_text(self) -> tuple[tuple[Any, ...], str]:
+        """`state_text` with its key (`state_key`); the caller holds the lock."""
+        key = self.state_key()
+        cached = self.state_text_cache
+        if cached is None or cached[0] != key:
+            if self.annotations.keys().isdisjoint(OWN_KEYS):
+                standings, head, tail = self.state_parts(key)
+                text, head_text, tail_text = self.encoder().state(head, tail, standings, *self.looks())
+                self.state_members = (key, head_text, tail_text)
+            else:  # an extra named as a state's or a page's member: the plain encoding
+                text = COMPACT.encode(self.projected()[1])
+            cached = self.state_text_cache = (key, text)
+        return cached
 
     def encoder(self) -> PageText:
         """The table's `PageText` (its texts kept from one snapshot to the next)."""
@@ -263,8 +268,6 @@ class Snapshots(CommittingTable):
 
     def page_json(self) -> dict[str, Any]:
         """The state plus what the live page draws (treks' cards, the log, the score chart)."""
-        from companion.table.view import page_state
-
         with self.lock:
             colours = list(self.looks()[0])
             continued = self.continued_replay()
@@ -297,12 +300,9 @@ class Snapshots(CommittingTable):
         encoder = self.encoder()
         if not self.annotations.keys().isdisjoint(PAGE_KEYS):
             return encoder.encode(self.page_json())
-        from companion.table.view import replay, settled_past
-
-        self.state_text()
-        key = self.state_key()
+        key, _ = self.keyed_state_text()
         members = self.state_members
-        if members is None or members[0] != key:  # never: `state_text` made them for this key
+        if members is None or members[0] is not key:  # never: `state_text` made them for this key
             return encoder.encode(self.page_json())
         board, stored = self.board, self.stored
         standings = self.shared_standings(key)
@@ -313,11 +313,9 @@ class Snapshots(CommittingTable):
         colours, markers = self.looks()
         return encoder.page(board, members[1], members[2], past, logged, standings, colours, markers)
 
-    def continued_replay(self) -> Any:
+    def continued_replay(self) -> Replay:
         """The replay of the stored log for the page, continued from the last snapshot's
         (`companion.table.view.Replay`), or a new one if the log is not the one it read."""
-        from companion.table.view import Replay
-
         dealt = self.dealer is not None
         continued = self.page_replay
         if continued is None or not continued.continues(self.board.setup, self.stored, dealt):
