@@ -649,8 +649,11 @@ class Board:
         who = self.turn
         if self.itinerary[who] < 0 and self.has_itineraries:
             return []
-        cards, row = self.edition.cards, self.row
-        found = [cards[index].id for index in (row[p] for p in range(ROW_SIZE - 1, -1, -1)) if index >= 0]
+        cards, row, found = self.edition.cards, self.row, []
+        for position in range(ROW_SIZE - 1, -1, -1):
+            index = row[position]
+            if index >= 0:
+                found.append(cards[index].id)
         if self.edition.ancestor is not None and self.ancestors_left > 0 and self.trek_len[who] > 0:
             found.append(ANCESTOR)
         return found

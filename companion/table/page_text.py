@@ -338,7 +338,13 @@ class PageText:
                 tuple(c for c, spaces in enumerate(it.columns) if len(spaces) > i)
                 for i in range(len(it.rows))
             )
-        complete = tuple(all(depths[c] > i for c in members) for i, members in enumerate(shape))
+        complete = 0
+        for i, members in enumerate(shape):  # bit i: row i complete (plain loops: no generators)
+            for column in members:
+                if depths[column] <= i:
+                    break
+            else:
+                complete |= 1 << i
         rows = ("rows", index, complete)
         text = per_edition.get(rows)
         if text is None:
