@@ -27,10 +27,14 @@ PROCESS = secrets.token_hex(4)
 
 def itinerary_player(board: Board) -> str | None:
     """The next player, in stack order (top first), still without an Itinerary today."""
-    waiting = [i for i in range(len(board.names)) if board.itinerary[i] < 0]
-    if not waiting or not board.has_itineraries:
+    if not board.has_itineraries:
         return None
-    return board.names[max(waiting, key=lambda i: (-board.hour[i], board.seq[i]))]
+    itinerary, hour, seq = board.itinerary, board.hour, board.seq
+    found = -1
+    for i in range(len(board.names)):  # the first of the highest (-hour, seq): a plain loop, asked per change
+        if itinerary[i] < 0 and (found < 0 or (-hour[i], seq[i]) > (-hour[found], seq[found])):
+            found = i
+    return None if found < 0 else board.names[found]
 
 
 #: The state's members before its players and after them (`Snapshots.state_members_of`).

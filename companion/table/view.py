@@ -247,22 +247,38 @@ def _push(fresh: Board, event: Event, n: int) -> dict[str, Any] | None:
     year = fresh.trek_year[who] if who >= 0 else 0
     if fresh.push(event) is not None:
         return None
-    entry: dict[str, Any] = {"n": n, "day": day, "kind": _kind(event)}
-    if isinstance(event, Take):
-        entry["player"] = fresh.names[who]
+    entry: dict[str, Any]
+    if isinstance(event, Take):  # each kind's entry in one literal, in the log's order of keys
         if event.card == ANCESTOR:
-            entry.update(card=ANCESTOR, title="Ancestor", year=year)
+            card, title = ANCESTOR, "Ancestor"
         else:
             info = edition.card(event.card)
-            entry.update(card=info.id, title=info.title, year=info.year)
-        entry["crystals"] = event.crystals
-        entry["hour"] = fresh.hour[who] if fresh.day == day else 12
+            card, title, year = info.id, info.title, info.year
+        entry = {
+            "n": n, "day": day, "kind": _kind(event), "player": fresh.names[who], "card": card,
+            "title": title, "year": year, "crystals": event.crystals,
+            "hour": fresh.hour[who] if fresh.day == day else 12,
+        }  # fmt: skip
     elif isinstance(event, ChooseItinerary):
-        entry["player"] = event.player
-        entry["itinerary"] = event.itinerary
+        entry = {
+            "n": n,
+            "day": day,
+            "kind": _kind(event),
+            "player": event.player,
+            "itinerary": event.itinerary,
+        }
     elif isinstance(event, Reveal):
         info = edition.card(event.card)
-        entry.update(card=info.id, title=info.title, year=info.year)
+        entry = {
+            "n": n,
+            "day": day,
+            "kind": _kind(event),
+            "card": info.id,
+            "title": info.title,
+            "year": info.year,
+        }
+    else:
+        entry = {"n": n, "day": day, "kind": _kind(event)}
     if fresh.day != day or fresh.finished:
         entry["day_end"] = DAY_NAMES[day - 1]
     return entry
