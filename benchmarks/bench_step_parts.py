@@ -17,7 +17,9 @@ and encoded whole, its replay already continued by ``page_text``: about what ``p
 without its kept texts. Three of a tap's parts are timed inside both (their CPU per step):
 ``store_write_ms`` (the store's transaction, `Store.write_events`), ``ring_notify_ms`` (the
 ring's read of the table, `RingDriver.notify`) and ``asked_ms`` (the request read before Flask,
-`FastControls.asked`). Printed: the mean CPU time (this thread's, `time.thread_time`) of each,
+`FastControls.asked`); ``say_ms``: a step's sentences (`wording.say`, in the tap and its
+Confirm), ``page_replay_ms``: the page's replay continued (`view.settled_past`, in
+``page_text_ms``). Printed: the mean CPU time (this thread's, `time.thread_time`) of each,
 per tree (``--tree``: another checkout's code, run in its own process), medians over
 ``--rounds`` with the trees alternated.
 """
@@ -66,7 +68,22 @@ def timed(owner: Any, name: str, into: list[float]) -> None:
 def parts(games: int) -> dict[str, float]:
     """The mean CPU ms of a tap, the state's text and the page's text over ``games`` games;
     and of a tap's parts: the store's write, the ring's read of the table, the request's
-    reading before Flask (each one's CPU per tap: a tap may call it more than once)."""
+    reading before Flask (each one's CPU per tap: a tap may call it more than once); of a
+    step's sentences (`wording.say`, per step) and of the page's replay continued
+    (`view.settled_past`, per page's text)."""
+    import companion.util.wording as wording
+
+    said: list[float] = []
+    timed(wording, "say", said)  # before the modules that import it by name
+
+    import companion.table.snapshot as snapshot
+    import companion.table.view as view
+
+    replayed: list[float] = []
+    timed(view, "settled_past", replayed)
+    if hasattr(snapshot, "settled_past"):  # imported by name (older trees import it at each call)
+        snapshot.settled_past = view.settled_past
+
     from companion.hardware.ring import RingDriver
     from companion.store.log import Store
     from companion.table.page_text import COMPACT
@@ -83,6 +100,7 @@ def parts(games: int) -> dict[str, float]:
     states: list[float] = []
     pages: list[float] = []
     whole: list[float] = []
+    said_in_games, replayed_in_pages = 0.0, 0.0
     for seed in range(1, games + 1):
         with tempfile.TemporaryDirectory() as tmp:
             rt = mocked_runtime(tmp, seed)
@@ -91,16 +109,20 @@ def parts(games: int) -> dict[str, float]:
                 expect = rt.table.expect()
                 assert expect is not None
                 choice = rng.choice(expect["choices"])
+                said_before = sum(said)
                 t0 = time.thread_time()
                 rt.tap(choice)
                 t1 = time.thread_time()
                 if rt.table.pending is not None:
                     rt.table.press("confirm")
+                said_in_games += sum(said) - said_before
                 t2 = time.thread_time()
                 rt.table.state_text()
                 t3 = time.thread_time()
+                replayed_before = sum(replayed)
                 rt.table.page_text()
                 t4 = time.thread_time()
+                replayed_in_pages += sum(replayed) - replayed_before
                 COMPACT.encode(rt.table.page_json())  # the same version: its replay is continued already
                 t5 = time.thread_time()
                 taps.append(t1 - t0)
@@ -121,6 +143,8 @@ def parts(games: int) -> dict[str, float]:
         "store_write_ms": store_ms,
         "ring_notify_ms": ring_ms,
         "asked_ms": 1000 * sum(asked) / len(wsgi),
+        "say_ms": 1000 * said_in_games / steps,
+        "page_replay_ms": 1000 * replayed_in_pages / steps,
     }
 
 

@@ -26,7 +26,7 @@ simulator referees thousands of games a second on one core; see
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from companion.engine.edition import Edition
@@ -267,6 +267,16 @@ class Board:
     def move_count(self) -> int:
         """``len(moves)`` without the list (the table's caches ask it after every change)."""
         return len(self._stack)
+
+    def moves_from(self, start: int) -> list[Event]:
+        """``moves[start:]`` without the moves below (the page's replay checks only the top)."""
+        return [event for event, _ in self._stack[start:]]
+
+    def move_mark(self, at: int) -> object:
+        """The entry of the ``at``-th move (0 the oldest) on the undo stack, to compare by
+        identity: the stack changes only at its top and every push makes a new entry, so
+        while the same entry is at ``at`` the moves up to it are the same."""
+        return self._stack[at]
 
     # --- taking a card ---------------------------------------------------------------------
 
@@ -631,6 +641,23 @@ class Board:
         if ancestor is not None and self.ancestors_left > 0 and self.trek_len[who] > 0:
             yield TakeOption(ANCESTOR, -1, ancestor.hours, min(held, ancestor.hours - 1))
 
+    def take_cards(self) -> list[str]:
+        """The cards of `take_options`, in its order, without the options (the table lists
+        them after every change, in what it waits for)."""
+        if self.finished:
+            return []
+        who = self.turn
+        if self.itinerary[who] < 0 and self.has_itineraries:
+            return []
+        cards, row, found = self.edition.cards, self.row, []
+        for position in range(ROW_SIZE - 1, -1, -1):
+            index = row[position]
+            if index >= 0:
+                found.append(cards[index].id)
+        if self.edition.ancestor is not None and self.ancestors_left > 0 and self.trek_len[who] > 0:
+            found.append(ANCESTOR)
+        return found
+
     def check(self, event: Event) -> Rejection | None:
         """Why ``event`` would be refused now (None: it would be accepted); nothing changes."""
         if type(event) is Undo:  # an undo is checked without taking anything back
@@ -700,13 +727,29 @@ class Board:
         current = self.trek_len[who]
         return (*self.treks[who], current) if current else tuple(self.treks[who])
 
-    def standings(self) -> list[Standing]:
-        """Every player's score as if the game ended now, in setup order."""
+    def standings(self, previous: Sequence[Standing] = ()) -> list[Standing]:
+        """Every player's score as if the game ended now, in setup order.
+
+        ``previous``: this board's standings of an earlier call; a player whose figures are
+        all the same keeps that very `Standing` (most players did not move since: the table
+        projects its state after every change, and its kept texts compare them by identity)."""
         points = self.edition.trek_points
         track, crystals, hour, current, done = self.track, self.crystals, self.hour, self.trek_len, self.treks
         result = []
+        kept = len(previous)
         for i, name in enumerate(self.names):
             treks = (*done[i], current[i]) if current[i] else tuple(done[i])  # `trek_lengths`
+            if i < kept:
+                was = previous[i]
+                if (
+                    was.track == track[i]
+                    and was.crystals == crystals[i]
+                    and was.hour == hour[i]
+                    and was.treks == treks
+                    and was.name == name
+                ):
+                    result.append(was)
+                    continue
             trek_points = sum(map(points, treks))
             total = track[i] + crystals[i] + trek_points
             result.append(Standing(name, track[i], crystals[i], trek_points, total, treks, hour[i]))

@@ -174,14 +174,19 @@ class PageText:
             out.append(after)
         return "".join(out)
 
-    def state(self, state: dict[str, Any], standings: Sequence[Standing], colours: list[str],
-              markers: list[int]) -> tuple[str, str, str]:  # fmt: skip
-        """The state's text (``state``: `companion.table.snapshot.Snapshots.project_state`'s,
-        its players those of ``standings``, ``colours`` and ``markers``), and its members
-        before and after ``players`` (without their braces: the page's snapshot is the state
-        with its own players and more members). Each player's text is kept while their
-        standing, colour and marker are the same (most players did not move)."""
-        head, tail = members(state, "players")
+    def state(self, head: dict[str, Any], tail: dict[str, Any], standings: Sequence[Standing],
+              colours: list[str], markers: list[int]) -> tuple[str, str, str]:  # fmt: skip
+        """The state's text (`companion.table.snapshot.Snapshots.project_state`'s: its members
+        ``head``, then ``players`` of ``standings``, ``colours`` and ``markers``, then ``tail``),
+        and the texts of ``head`` and ``tail`` without their braces (the page's snapshot is
+        the state with its own players and more members). Each player's text is kept while
+        their standing, colour and marker are the same (most players did not move)."""
+        head_text, tail_text = dumps(head)[1:-1], dumps(tail)[1:-1]
+        return self.state_around(head_text, tail_text, standings, colours, markers), head_text, tail_text
+
+    def state_around(self, head: str, tail: str, standings: Sequence[Standing], colours: list[str],
+                     markers: list[int]) -> str:  # fmt: skip
+        """The state's text with its members ``head`` and ``tail`` (texts) around its players."""
         kept, texts = self.state_players, []
         for seat, standing in enumerate(standings):
             key = (standing, colours[seat], markers[seat])
@@ -194,11 +199,7 @@ class PageText:
                     kept.append(found)
             texts.append(found[1])
         del kept[len(standings) :]
-        return (
-            f'{{{head}{"," if head else ""}"players":[{",".join(texts)}]{"," if tail else ""}{tail}}}',
-            head,
-            tail,
-        )
+        return f'{{{head}{"," if head else ""}"players":[{",".join(texts)}]{"," if tail else ""}{tail}}}'
 
     def page(self, board: Board, head: str, tail: str, past: Past, past_log: Past,
              standings: Sequence[Standing], colours: list[str], markers: list[int]) -> str:  # fmt: skip
@@ -251,18 +252,16 @@ class PageText:
             ancestor = edition.ancestor
             shown = None if ancestor is None else {"hours": ancestor.hours, "gains": list(ancestor.gains)}
             fixed = per_edition["fixed"] = (dumps(edition_view(edition)), dumps(shown))
-        text = (
+        tie_break = f',"tie_break":{dumps(explain_tie_break(list(standings)))}' if board.finished else ""
+        return (  # one text made at once: ~15 KB, copied once
             f'{{{head}{"," if head else ""}"players":[{",".join(players)}]{"," if tail else ""}{tail}'
             f',"edition":{fixed[0]}'
             f',"order":{dumps([names[i] for i in order if hours[i] < 12])}'
             f',"stack":{dumps([names[i] for i in order])}'
             f',"row_cards":[{",".join(row)}]'
             f',"log":{self.log_of(past_log, log)},"log_length":{len(log)}'
-            f',"chart":{self.chart_of(past)},"ancestor":{fixed[1]}'
+            f',"chart":{self.chart_of(past)},"ancestor":{fixed[1]}{tie_break}}}'
         )
-        if board.finished:
-            text += f',"tie_break":{dumps(explain_tie_break(list(standings)))}'
-        return text + "}"
 
     def player_text(self, board: Board, seat: int, standing: Standing, colour: str, marker: int,
                     treks: list[list[dict[str, Any]]]) -> str:  # fmt: skip
@@ -277,7 +276,7 @@ class PageText:
         current, done = self.trek_texts(seat, treks)
         itinerary = self.itinerary_text(board, seat)
         return (
-            f'{dumps(standing.to_json())[:-1]},"colour":{dumps(colour)}'
+            f"{dumps({**standing.to_json(), 'colour': colour})[:-1]}"
             f',"current_trek":{current},"completed_treks":{done}'
             f',"itinerary":{itinerary},"used_itineraries":{used_text},"marker":{dumps(marker)}}}'
         )
@@ -321,11 +320,41 @@ class PageText:
                 if found is None:
                     found = per_edition[column] = dumps(itinerary_column(kind, spaces, depth))
                 columns.append(found)
-            rows = dumps(itinerary_rows(it, depths))
+            rows = self.rows_text(index, depths)
             text = per_edition[whole] = (
                 f'{{"id":{dumps(it.id)},"columns":[{",".join(columns)}],"rows":{rows}}}'
             )
         return text
+
+    def rows_text(self, index: int, depths: tuple[int, ...]) -> str:
+        """The rows of Itinerary ``index`` covered to ``depths`` (`companion.table.view.itinerary_rows`)
+        as text, kept per card and which rows are complete: a row is complete when every column
+        that reaches it (the card's shape, kept per card) is covered past it."""
+        per_edition = self.per_edition
+        shape = per_edition.get(("shape", index))
+        if shape is None:
+            it = self.edition_of().itineraries[index]
+            shape = per_edition["shape", index] = tuple(
+                tuple(c for c, spaces in enumerate(it.columns) if len(spaces) > i)
+                for i in range(len(it.rows))
+            )
+        complete = 0
+        for i, members in enumerate(shape):  # bit i: row i complete (plain loops: no generators)
+            for column in members:
+                if depths[column] <= i:
+                    break
+            else:
+                complete |= 1 << i
+        rows = ("rows", index, complete)
+        text = per_edition.get(rows)
+        if text is None:
+            text = per_edition[rows] = dumps(itinerary_rows(self.edition_of().itineraries[index], depths))
+        return str(text)
+
+    def edition_of(self) -> Edition:
+        """The edition the kept texts are of (`page` sets it before any player's text)."""
+        assert self.edition is not None
+        return self.edition
 
     def log_of(self, past: Past, log: list[dict[str, Any]]) -> str:
         """The text of ``log``'s last 60 entries (``past``'s log): while it is the same `Past`
@@ -412,15 +441,6 @@ def edition_texts(edition: Edition) -> dict[Any, Any]:
             _BY_EDITION.clear()
         found = _BY_EDITION[id(edition)] = (edition, {})
     return found[1]
-
-
-def members(value: dict[str, Any], name: str) -> tuple[str, str]:
-    """The compact JSON of ``value``'s members before ``name`` and after it, without braces:
-    ``value`` encoded once with a placeholder for ``name``'s value, cut there."""
-    marked = dict(value)
-    marked[name] = _TOKEN
-    head, tail = dumps(marked)[1:-1].split(f'{dumps(name)}:{_SPLIT}"')
-    return head[:-1], tail[1:]  # the commas next to the member
 
 
 def _start_of(entries: list[dict[str, Any]], log: list[Any]) -> int:

@@ -16,6 +16,7 @@ from companion.engine.state import HIDDEN
 from companion.table.commit import CommittingTable
 from companion.table.marks import MARKERS
 from companion.table.page_text import COMPACT, PAGE_KEYS, PageText
+from companion.table.view import Replay, page_state, replay, settled_past
 from companion.util.config import DEFAULT_PALETTE, colour_problem
 
 #: This process, named in every snapshot. Versions count up only within one process (a
@@ -26,10 +27,23 @@ PROCESS = secrets.token_hex(4)
 
 def itinerary_player(board: Board) -> str | None:
     """The next player, in stack order (top first), still without an Itinerary today."""
-    waiting = [i for i in range(len(board.names)) if board.itinerary[i] < 0]
-    if not waiting or not board.has_itineraries:
+    if not board.has_itineraries:
         return None
-    return board.names[max(waiting, key=lambda i: (-board.hour[i], board.seq[i]))]
+    itinerary, hour, seq = board.itinerary, board.hour, board.seq
+    found = -1
+    for i in range(len(board.names)):  # the first of the highest (-hour, seq): a plain loop, asked per change
+        if itinerary[i] < 0 and (found < 0 or (-hour[i], seq[i]) > (-hour[found], seq[found])):
+            found = i
+    return None if found < 0 else board.names[found]
+
+
+#: The state's members before its players and after them (`Snapshots.state_members_of`).
+HEAD_KEYS = ("game", "finished", "day")
+TAIL_KEYS = ("winners", "turn", "row", "hidden", "ancestors_left", "pending", "expect", "last", "events",
+             "version", "process", "mock", "turn_style", "armed")  # fmt: skip
+#: The names an extra of the state may not have for its texts to be made apart: the state's
+#: own members and the page's (an extra named as one takes its place, in the plain encoding).
+OWN_KEYS = PAGE_KEYS | frozenset(HEAD_KEYS) | frozenset(TAIL_KEYS)
 
 
 class Snapshots(CommittingTable):
@@ -39,9 +53,13 @@ class Snapshots(CommittingTable):
     page_cache: tuple[int, str] | None
     #: The state projected for the latest change, and what it was projected from.
     state_cache: tuple[tuple[Any, ...], dict[str, Any]] | None = None
-    #: The board's standings `state_cache`'s state was projected with (the page's snapshot
-    #: shares them: the same board), with the same key.
-    standings_cache: tuple[tuple[Any, ...], list[Standing]] | None = None
+    #: `state_parts`' answer (the board's standings, the state's members before and after
+    #: its players) and its key (`state_key`): the state's text and dict are made of them,
+    #: the page's snapshot shares the standings (the same board).
+    parts_cache: tuple[tuple[Any, ...], list[Standing], dict[str, Any], dict[str, Any]] | None = None
+    #: The board the latest standings are of, and they (the board itself: its next
+    #: standings keep those of the players who did not move, `Board.standings`).
+    board_standings: tuple[Board, list[Standing]] | None = None
     #: `expect`'s last answer and what it was worked out from (`turn_key`): the ring, the
     #: console and the state each ask it after every input.
     expect_cache: tuple[tuple[Any, ...], dict[str, Any] | None] | None = None
@@ -54,8 +72,8 @@ class Snapshots(CommittingTable):
     #: Extras of every state: name -> function of the table (a coach's advice, say). A
     #: `companion.table.session.Session` shares one dict with each game it puts on the table.
     annotations: dict[str, Callable[[Any], Any]]
-    #: The stored log's replay for the page, continued at each change (`companion.table.view.Replay`).
-    page_replay: Any = None
+    #: The stored log's replay for the page, continued at each change.
+    page_replay: Replay | None = None
     #: The page's snapshots as text, the parts that did not change kept (`companion.table.page_text`).
     page_encoder: PageText | None = None
 
@@ -96,7 +114,7 @@ class Snapshots(CommittingTable):
         return {
             "kind": "take",
             "player": board.player_to_move,
-            "choices": [o.card for o in board.take_options()],
+            "choices": board.take_cards(),
             "crystals": self.armed_crystals(),
         }
 
@@ -116,19 +134,26 @@ class Snapshots(CommittingTable):
             return dict(self.projected()[1])
 
     def state_text(self) -> str:
-        """`state_json` as compact JSON text, encoded once per projection (every answer to a
-        control and every ``GET /api/state`` carries it)."""
+        """`state_json` as compact JSON text, encoded once per change (every answer to a
+        control and every ``GET /api/state`` carries it): made of the state's members around
+        its players (`state_parts`, shared with `projected`) and each player's text kept while
+        they did not move (`PageText.state`), without the state's dict."""
         with self.lock:
-            key, state = self.projected()
-            cached = self.state_text_cache
-            if cached is None or cached[0] is not key:
-                if self.annotations.keys().isdisjoint(PAGE_KEYS):
-                    text, head, tail = self.encoder().state(state, self.shared_standings(key), *self.looks())
-                    self.state_members = (key, head, tail)
-                else:  # an extra named as a page's member: the plain encoding (see `page_text`)
-                    text = COMPACT.encode(state)
-                cached = self.state_text_cache = (key, text)
-            return cached[1]
+            return self.keyed_state_text()[1]
+
+    def keyed_state_text(self) -> tuple[tuple[Any, ...], str]:
+        """`state_text` with its key (`state_key`); the caller holds the lock."""
+        key = self.state_key()
+        cached = self.state_text_cache
+        if cached is None or cached[0] != key:
+            if self.annotations.keys().isdisjoint(OWN_KEYS):
+                standings, head, tail = self.state_parts(key)
+                text, head_text, tail_text = self.encoder().state(head, tail, standings, *self.looks())
+                self.state_members = (key, head_text, tail_text)
+            else:  # an extra named as a state's or a page's member: the plain encoding
+                text = COMPACT.encode(self.projected()[1])
+            cached = self.state_text_cache = (key, text)
+        return cached
 
     def encoder(self) -> PageText:
         """The table's `PageText` (its texts kept from one snapshot to the next)."""
@@ -156,49 +181,77 @@ class Snapshots(CommittingTable):
             )
         return cached[1]
 
-    def shared_standings(self, key: tuple[Any, ...]) -> list[Standing]:
-        """The standings the projection of ``key`` was made with (the board's now, if the
-        projection was made by something else: a subclass's, say)."""
-        found = self.standings_cache
-        return found[1] if found is not None and found[0] is key else self.board.standings()
-
-    def projected(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        """The state projected for the table as it is now, and its key: made again only when
-        the key changed (the caller holds the lock; the dict is shared: never change it)."""
-        moves, extras = self.board.move_count, tuple(self.annotations)
-        key = (
+    def state_key(self) -> tuple[Any, ...]:
+        """What the state is projected from: the version, with the log's length, the board,
+        the latest outcome, the turn's state and the extras' names (a change that bypassed
+        `emit` is still seen). The caller holds the lock."""
+        return (
             self.version,
             self.seq,
-            moves,
+            self.board.move_count,
             id(self.board),
             id(self.last),
             self.pending,
             self.armed,
-            extras,
+            tuple(self.annotations),
         )
+
+    def state_parts(self, key: tuple[Any, ...]) -> tuple[list[Standing], dict[str, Any], dict[str, Any]]:
+        """The board's standings and the state's members before and after ``players``
+        (`state_members_of`), made once per ``key`` (`state_key`) for both `state_text` and
+        `projected` (an extra is asked once per change). The caller holds the lock; shared:
+        never change them."""
+        found = self.parts_cache
+        if found is None or found[0] != key:
+            board, kept = self.board, self.board_standings
+            standings = board.standings(kept[1] if kept is not None and kept[0] is board else ())
+            self.board_standings = (board, standings)
+            head, tail = self.state_members_of(standings)
+            found = self.parts_cache = (key, standings, head, tail)
+        return found[1], found[2], found[3]
+
+    def shared_standings(self, key: tuple[Any, ...]) -> list[Standing]:
+        """The standings the state of ``key`` was projected with (`state_parts`)."""
+        return self.state_parts(key)[0]
+
+    def projected(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """The state projected for the table as it is now, and its key: made again only when
+        the key changed (the caller holds the lock; the dict is shared: never change it)."""
+        key = self.state_key()
         cached = self.state_cache
         if cached is None or cached[0] != key:
-            standings = self.board.standings()
-            cached = (key, self.project_state(standings))
+            standings, head, tail = self.state_parts(key)
+            cached = (key, self.project_state(standings, (head, tail)))
             self.state_cache = cached
-            self.standings_cache = (key, standings)
         return cached
 
-    def project_state(self, standings: list[Standing] | None = None) -> dict[str, Any]:
+    def project_state(
+        self,
+        standings: list[Standing] | None = None,
+        parts: tuple[dict[str, Any], dict[str, Any]] | None = None,
+    ) -> dict[str, Any]:
         """The state as JSON, projected from the table now (the caller holds the lock;
-        ``standings``: the board's, when the caller has them)."""
-        board = self.board
-        cards = board.edition.cards
+        ``standings``: the board's, when the caller has them; ``parts``: the members around
+        the players made of them, `state_members_of`)."""
         if standings is None:
-            standings = board.standings()
+            standings = self.board.standings()
+        head, tail = self.state_members_of(standings) if parts is None else parts
         colours, markers = self.looks()
         return {
-            "game": self.game_id,
-            "finished": board.finished,
-            "day": board.day,
+            **head,
             "players": [
                 {**s.to_json(), "colour": colours[i], "marker": markers[i]} for i, s in enumerate(standings)
             ],
+            **tail,
+        }
+
+    def state_members_of(self, standings: list[Standing]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The state's members before ``players`` (`HEAD_KEYS`) and after it (`TAIL_KEYS`,
+        then the extras), from the table now and the board's ``standings``."""
+        board = self.board
+        cards = board.edition.cards
+        head = {"game": self.game_id, "finished": board.finished, "day": board.day}
+        tail = {
             "winners": winners(standings) if board.finished else [],
             "turn": board.player_to_move,
             "row": [cards[c].id if c >= 0 else None for c in board.row],
@@ -215,11 +268,10 @@ class Snapshots(CommittingTable):
             "armed": self.armed_crystals(),
             **{name: extra(self) for name, extra in self.annotations.items()},
         }
+        return head, tail
 
     def page_json(self) -> dict[str, Any]:
         """The state plus what the live page draws (treks' cards, the log, the score chart)."""
-        from companion.table.view import page_state
-
         with self.lock:
             colours = list(self.looks()[0])
             continued = self.continued_replay()
@@ -252,10 +304,7 @@ class Snapshots(CommittingTable):
         encoder = self.encoder()
         if not self.annotations.keys().isdisjoint(PAGE_KEYS):
             return encoder.encode(self.page_json())
-        from companion.table.view import replay, settled_past
-
-        self.state_text()
-        key, _ = self.projected()
+        key, _ = self.keyed_state_text()
         members = self.state_members
         if members is None or members[0] is not key:  # never: `state_text` made them for this key
             return encoder.encode(self.page_json())
@@ -268,11 +317,9 @@ class Snapshots(CommittingTable):
         colours, markers = self.looks()
         return encoder.page(board, members[1], members[2], past, logged, standings, colours, markers)
 
-    def continued_replay(self) -> Any:
+    def continued_replay(self) -> Replay:
         """The replay of the stored log for the page, continued from the last snapshot's
         (`companion.table.view.Replay`), or a new one if the log is not the one it read."""
-        from companion.table.view import Replay
-
         dealt = self.dealer is not None
         continued = self.page_replay
         if continued is None or not continued.continues(self.board.setup, self.stored, dealt):

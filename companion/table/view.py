@@ -135,6 +135,36 @@ class Replay:
         #: How many of ``source``'s events were replayed, and the last of them.
         self.count = 0
         self.last: Event | None = None
+        #: `same_moves`' last agreement: a board, how many moves, the board's mark of the
+        #: top one (`Board.move_mark`) and the replay's top `Move` (none when 0 moves).
+        self.agreed: tuple[Board, int, object, Move | None] | None = None
+
+    def same_moves(self, board: Board) -> bool:
+        """Whether the moves in effect are ``board``'s (``past.events == board.moves``), with
+        only the moves above the last agreement compared: both stacks change only at their
+        top, the board's marks and the replay's moves are new at each push, so the same mark
+        and the same `Move` at the agreed depth mean the same moves up to there."""
+        moves, count = self.past.moves, board.move_count
+        agreed, start = self.agreed, 0
+        if agreed is not None and agreed[0] is board:
+            depth = agreed[1]
+            if (
+                depth <= len(moves)
+                and depth <= count
+                and (
+                    depth == 0 or (moves[depth - 1] is agreed[3] and board.move_mark(depth - 1) is agreed[2])
+                )
+            ):
+                start = depth
+        same = len(moves) == count and [m.event for m in moves[start:]] == board.moves_from(start)
+        if same:
+            self.agreed = (
+                board,
+                count,
+                board.move_mark(count - 1) if count else None,
+                moves[-1] if count else None,
+            )
+        return same
 
     def continues(self, setup: Setup, source: Sequence[Event], dealt: bool) -> bool:
         """Whether ``source`` is the log this replay read, grown since (never changed before)."""
@@ -217,29 +247,49 @@ def _push(fresh: Board, event: Event, n: int) -> dict[str, Any] | None:
     year = fresh.trek_year[who] if who >= 0 else 0
     if fresh.push(event) is not None:
         return None
-    entry: dict[str, Any] = {"n": n, "day": day, "kind": _kind(event)}
-    if isinstance(event, Take):
-        entry["player"] = fresh.names[who]
+    entry: dict[str, Any]
+    if isinstance(event, Take):  # each kind's entry in one literal, in the log's order of keys
         if event.card == ANCESTOR:
-            entry.update(card=ANCESTOR, title="Ancestor", year=year)
+            card, title = ANCESTOR, "Ancestor"
         else:
             info = edition.card(event.card)
-            entry.update(card=info.id, title=info.title, year=info.year)
-        entry["crystals"] = event.crystals
-        entry["hour"] = fresh.hour[who] if fresh.day == day else 12
+            card, title, year = info.id, info.title, info.year
+        entry = {
+            "n": n, "day": day, "kind": _kind(event), "player": fresh.names[who], "card": card,
+            "title": title, "year": year, "crystals": event.crystals,
+            "hour": fresh.hour[who] if fresh.day == day else 12,
+        }  # fmt: skip
     elif isinstance(event, ChooseItinerary):
-        entry["player"] = event.player
-        entry["itinerary"] = event.itinerary
+        entry = {
+            "n": n,
+            "day": day,
+            "kind": _kind(event),
+            "player": event.player,
+            "itinerary": event.itinerary,
+        }
     elif isinstance(event, Reveal):
         info = edition.card(event.card)
-        entry.update(card=info.id, title=info.title, year=info.year)
+        entry = {
+            "n": n,
+            "day": day,
+            "kind": _kind(event),
+            "card": info.id,
+            "title": info.title,
+            "year": info.year,
+        }
+    else:
+        entry = {"n": n, "day": day, "kind": _kind(event)}
     if fresh.day != day or fresh.finished:
         entry["day_end"] = DAY_NAMES[day - 1]
     return entry
 
 
+#: The log's kind of each event type.
+_KINDS: dict[type, str] = {Take: "take", ChooseItinerary: "itinerary", Reveal: "reveal"}
+
+
 def _kind(event: Event) -> str:
-    return {Take: "take", ChooseItinerary: "itinerary", Reveal: "reveal"}.get(type(event), "other")
+    return _KINDS.get(type(event), "other")
 
 
 def itinerary_view(board: Board, seat: int) -> dict[str, Any] | None:
@@ -327,7 +377,7 @@ def settled_past(
         else Replay(board.setup, board.moves if stored is None else stored, dealt)
     )
     past = replayed.advance(settle=False)
-    same = past.events == board.moves
+    same = replayed.same_moves(board)
     moves = past.moves
     if moves and not moves[-1].totals:
         if same and standings is not None:

@@ -200,6 +200,19 @@ class GameMachine(RuleBasedStateMachine):
         assert ancestor or any(c != EMPTY for c in b.row), "nothing to take: the game stalled"
 
     @invariant()
+    def the_read_only_helpers_agree_with_the_plain_questions(self) -> None:
+        """`take_cards`, `moves_from` and `standings` continued from the last call's (players
+        who did not move keep their `Standing`) answer what the plain questions answer."""
+        b = self.board
+        assert b.take_cards() == [o.card for o in b.take_options()]
+        moves = b.moves
+        assert all(b.moves_from(k) == moves[k:] for k in range(len(moves) + 1))
+        plain = b.standings()
+        kept = b.standings(getattr(self, "kept_standings", ()))
+        assert kept == plain
+        self.kept_standings = kept
+
+    @invariant()
     def replay_gives_the_same_state(self) -> None:
         fresh = Board(self.board.setup)
         for event in self.board.moves:

@@ -82,6 +82,9 @@ def play(rt: Runtime, rng: random.Random) -> None:
     play_turn(rt, rng)
 
 
+#: Extras named as members of the page (its own, the players) or of the state (before and after
+#: the players).
+CLASHES = ("chart", "players", "game", "turn", "armed")
 STEPS = st.sampled_from(["play"] * 8 + ["undo", "correct", "crystal", "stray", "extra", "clash", "many"])
 
 
@@ -120,13 +123,13 @@ def test_the_fast_texts_are_the_plain_ones_at_every_version(
             elif step == "extra":  # an extra of the state that changes with the game
                 table.annotations["note"] = lambda t: {"seq": t.seq, "finished": t.board.finished}
                 table.emit(table.last)  # the page's text is kept per version: added at a change
-            elif step == "clash":  # an extra named as one of the page's members: the plain way
-                table.annotations["chart" if rng.random() < 0.5 else "players"] = lambda t: t.version
+            elif step == "clash":  # an extra named as one of the page's or the state's members: the plain way
+                table.annotations[rng.choice(CLASHES)] = lambda t: t.version
                 table.emit(table.last)
             check(rt)
             if step == "clash":
-                table.annotations.pop("chart", None)
-                table.annotations.pop("players", None)
+                for name in CLASHES:
+                    table.annotations.pop(name, None)
                 table.emit(table.last)
                 check(rt)
         rt.stop()

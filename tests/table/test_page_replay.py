@@ -267,3 +267,61 @@ def test_a_replay_does_not_continue_a_log_that_was_replaced_or_changed() -> None
     assert not continued.continues(setup, stored, False)
     del stored[:]
     assert not continued.continues(setup, stored, False)
+
+
+def legal_events(board: Board) -> list[Event]:
+    """Every event ``board`` would accept now (reveals, Itinerary choices, takes and spends)."""
+    if board.finished:
+        return []
+    if board.waiting_position() >= 0:
+        day = [(i, c.id) for i, c in enumerate(EDITION.cards) if c.day == board.day]
+        return [Reveal(card) for i, card in day if not board.revealed >> i & 1]
+    needs = board.needs_itinerary()
+    if needs:
+        return [ChooseItinerary(needs[0], it) for it in board.itinerary_choices(needs[0])]
+    player = board.names[board.turn]
+    return [
+        Take(card=o.card, player=player, crystals=spend)
+        for o in board.take_options()
+        for spend in range(o.max_crystals + 1)
+    ]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    game=stored_logs(),
+    dealt=st.booleans(),
+    steps=st.lists(st.tuples(st.integers(0, 200), st.sampled_from(["follow", "back", "other"])), max_size=12),
+    pick=st.randoms(use_true_random=False),
+)
+def test_the_replays_moves_are_the_boards_exactly_when_they_are(
+    game: tuple[Board, list[Event]], dealt: bool, steps: list[tuple[int, str]], pick: random.Random
+) -> None:
+    """`Replay.same_moves` compares only the moves above its last agreement with the board:
+    at every length of the stored log, with the board following it, or some moves taken back
+    (and pushed again), or its top move another one, it answers ``past.events == board.moves``."""
+    whole_board, whole = game
+    stored: list[Event] = []
+    continued = Replay(whole_board.setup, stored, dealt)
+    board = Board(whole_board.setup)
+    for cut, detour in [*sorted(steps), (len(whole), "follow")]:
+        for event in whole[len(stored) : min(cut, len(whole))]:
+            board.push(event)
+            stored.append(event)
+        continued.advance()
+        assert continued.same_moves(board) == (continued.past.events == board.moves)
+        if detour == "follow" or not board.moves:
+            continue
+        taken = [
+            board.pop() for _ in range(pick.randint(1, min(3, board.move_count)) if detour == "back" else 1)
+        ]
+        if detour == "other":
+            others = [e for e in legal_events(board) if e != taken[0]]
+            if others:
+                board.push(pick.choice(others))
+                assert continued.same_moves(board) is False
+                board.pop()
+        assert continued.same_moves(board) == (continued.past.events == board.moves)
+        for event in reversed(taken):  # the board as the log has it again, each move pushed anew
+            assert board.push(event) is None
+        assert continued.same_moves(board) == (continued.past.events == board.moves)

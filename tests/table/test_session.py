@@ -125,7 +125,9 @@ def test_the_state_is_projected_once_per_change(tmp_path: Path, monkeypatch: Any
     rt = make_runtime(tmp_path)
     projected: list[int] = []
     standings = Board.standings
-    monkeypatch.setattr(Board, "standings", lambda board: projected.append(1) or standings(board))
+    monkeypatch.setattr(
+        Board, "standings", lambda board, *kept: projected.append(1) or standings(board, *kept)
+    )
     first = rt.state()
     assert rt.state() == first and rt.state() == first
     assert len(projected) == 1, "asked three times, projected once"
