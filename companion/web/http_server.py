@@ -215,8 +215,9 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
 
     #: True while `received` parses on the event loop's thread (`_serve_here` asks it).
     receiving = False
-    #: Set by `_serve_here`: the request just received is answered here, not by the pool.
-    serve_here = False
+    #: Set by `_serve_here`: the request just received is answered here, not by the pool
+    #: (True, or what gives back what its answer holds once it is answered: `Inline`).
+    serve_here: bool | Callable[[], None] = False
 
     def received(self, data: bytes) -> bool:
         if self.request is None and data:
@@ -224,18 +225,25 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
         self.receiving = True
         try:
             result: bool = super().received(data)
+            with self.requests_lock:
+                if len(self.requests) > PIPELINED:  # one read held many requests: keep the first few
+                    for dropped in self.requests[PIPELINED:]:
+                        dropped.close()
+                    del self.requests[PIPELINED:]
+                    # not in service yet (only the first is): its answer closes the connection
+                    self.requests[-1].headers["CONNECTION"] = "close"
+        except BaseException:
+            _give_back(self.serve_here)  # never kept by the loop's thread past this call
+            self.serve_here = False
+            raise
         finally:
             self.receiving = False
-        with self.requests_lock:
-            if len(self.requests) > PIPELINED:  # one read held many requests: keep the first few
-                for dropped in self.requests[PIPELINED:]:
-                    dropped.close()
-                del self.requests[PIPELINED:]
-                # not in service yet (only the first is): its answer closes the connection
-                self.requests[-1].headers["CONNECTION"] = "close"
-        if self.serve_here:  # outside the requests' lock, which waitress's service takes
-            self.serve_here = False
-            self.service()
+        held, self.serve_here = self.serve_here, False
+        if held:  # outside the requests' lock, which waitress's service takes
+            try:
+                self.service()
+            finally:
+                _give_back(held)
         return result
 
     def hand_over(self, taker: Taker) -> bool:
@@ -292,6 +300,12 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
         if sent:
             self.active_at = self.drained_at = time.monotonic()
         return sent
+
+
+def _give_back(held: bool | Callable[[], None]) -> None:
+    """Let go of what an answer on the loop's thread held (`Inline`), if anything."""
+    if callable(held):
+        held()
 
 
 def _has_input(sock: socket.socket) -> bool:
@@ -401,8 +415,11 @@ def _woken_from_elsewhere(server: Any) -> Callable[[], None]:
     return pull_trigger
 
 
-#: Which requests the event loop's thread answers itself (method, path): see `_serve_here`.
-Inline = Callable[[str, str], bool]
+#: Which requests the event loop's thread answers itself (`_serve_here`), asked with a whole
+#: request's method, path and headers (waitress's: their names in upper case, ``_`` for ``-``):
+#: False for the pool, True to answer it here, or a function to call on the loop's thread once
+#: it is answered: the request needed a lock, taken at once (never waited for), given back then.
+Inline = Callable[[str, str, dict[str, str]], bool | Callable[[], None]]
 
 
 def _serve_here(listener: Any, inline: Inline) -> Callable[[Any], None]:
@@ -413,7 +430,8 @@ def _serve_here(listener: Any, inline: Inline) -> Callable[[Any], None]:
     Handing a request to a pool thread and back costs more CPU than answering one that needs
     no lock and no disk: two thread wake-ups and a pass of the loop woken by waitress's
     trigger, about a third of ``GET /api/state``'s CPU on the reference PC (issue 26). Only such
-    requests are named: a slow answer here would hold every connection."""
+    requests are named (or one whose lock ``inline`` could take at once): a slow answer here
+    would hold every connection."""
     pool = listener.add_task
 
     def add_task(channel: Any) -> None:
@@ -423,10 +441,12 @@ def _serve_here(listener: Any, inline: Inline) -> Callable[[Any], None]:
             and len(requests) == 1
             and not channel.total_outbufs_len  # nothing to wait for: the answer goes out now
             and not requests[0].error
-            and inline(requests[0].command, requests[0].path)
         ):
-            channel.serve_here = True
-            return
+            request = requests[0]
+            held = inline(request.command, request.path, request.headers)  # last: it may take a lock
+            if held is not False:
+                channel.serve_here = held
+                return
         pool(channel)
 
     return add_task
@@ -459,7 +479,7 @@ def create_guarded_server(
     app: Any, host: str, port: int, threads: int, inline: Inline | None = None, **options: Any
 ) -> Any:
     """A waitress server for ``app`` with the limits above (``options`` go to waitress); the
-    requests ``inline`` names (method, path) are answered on the event loop's thread."""
+    requests ``inline`` names are answered on the event loop's thread (`Inline`)."""
     if "trusted_proxy" not in options and "clear_untrusted_proxy_headers" not in options:
         # No proxy is trusted: waitress's proxy middleware would only take these headers
         # out of every request; `_without_proxy_headers` does that for a fifth of its CPU.
