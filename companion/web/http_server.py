@@ -50,6 +50,8 @@ from waitress.channel import HTTPChannel  # type: ignore[import-untyped]
 from waitress.server import BaseWSGIServer  # type: ignore[import-untyped]
 from waitress.task import WSGITask  # type: ignore[import-untyped]
 
+from companion.web.kept_heads import KeptHeads
+
 #: Connections open at once, in all (waitress's default is 100).
 CONNECTIONS = 600
 #: Connections one address may hold (a phone's browser opens at most 6 to one host).
@@ -179,6 +181,8 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
     #: The address this connection is counted against (`HandedOver.join`) until `del_channel`.
     counted: str | None = None
     task_class = OneSendTask
+    #: waitress's parser, a head read once kept for the next identical one (`KeptHeads`).
+    parser_class = KeptHeads
     #: Set by `OneSendTask.write` while it writes a response's head and its first piece of body.
     holding = False
     #: The response's head, kept by `write_soon` to go out with the body's first piece.

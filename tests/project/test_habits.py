@@ -32,6 +32,13 @@ WAITRESS_PRIVATE = (
     "end of the channel's __init__ (the channel complete, in the map) when poll says it has input",
     "the loop not waking itself (_woken_from_elsewhere): BaseWSGIServer.pull_trigger called by "
     "HTTPChannel.service and write_soon as self.server.pull_trigger()",
+    "a head parsed once (companion/web/kept_heads.py): HTTPChannel.parser_class; "
+    "HTTPRequestParser.parse_header leaving its results as new attributes of the parser (its "
+    "headers in self.headers), a body of known length as FixedStreamReceiver(content_length, "
+    "OverflowableBuffer(adj.inbuf_overflow)): tests/web/test_kept_heads.py compares them",
+    "the mock tap on the loop's thread (_serve_here): HTTPChannel.requests, the parser's "
+    "command, path, headers and error, and BaseWSGIServer.add_task called by HTTPChannel.received "
+    "on the loop's thread once a request is whole",
 )
 
 

@@ -1,0 +1,202 @@
+"""`KeptHeads` leaves a parser exactly as waitress's own parser does, for any request.
+
+A differential test: generated requests (well formed, odd and hostile: bare CR or LF, folded
+or repeated headers, underscores, bad lengths, chunked bodies, bytes of every value) go through
+waitress's ``HTTPRequestParser`` and through `KeptHeads` twice (the second time from what was
+kept), and every attribute of the three parsers must be equal, the body's receiver included.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from waitress.adjustments import Adjustments  # type: ignore[import-untyped]
+from waitress.parser import HTTPRequestParser  # type: ignore[import-untyped]
+
+from companion.web import kept_heads
+from companion.web.http_server import GuardedChannel
+from companion.web.kept_heads import KeptHeads
+
+ADJ = Adjustments(max_request_body_size=64 * 1024 + 1)
+
+METHODS = st.sampled_from([b"GET", b"POST", b"HEAD", b"PUT", b"get", b"G ET", b"", b"\x85GET"])
+URIS = st.one_of(
+    st.sampled_from(
+        [
+            b"/api/state",
+            b"/api/state?page=1",
+            b"/api/reader/tap",
+            b"http://h:8/x?y#z",
+            b"//evil/p",
+            b"/a%20b?c=%ff",
+            b"*",
+            b"/\x00",
+            b"",
+        ]
+    ),
+    st.binary(max_size=12),
+)
+VERSIONS = st.sampled_from([b"HTTP/1.1", b"HTTP/1.0", b"HTTP/2.0", b"HTTP/1.1 ", b"http/1.1", b"HTTP/1", b""])
+NAMES = st.one_of(
+    st.sampled_from(
+        [
+            b"Host",
+            b"Content-Length",
+            b"content-length",
+            b"Transfer-Encoding",
+            b"Connection",
+            b"Expect",
+            b"Cookie",
+            b"X-Table-Pin",
+            b"X_Table_Pin",
+            b"X-Forwarded-For",
+            b" Host",
+            b"Host ",
+            b"",
+        ]
+    ),
+    st.binary(max_size=8),
+)
+VALUES = st.one_of(
+    st.sampled_from(
+        [
+            b"127.0.0.1:8080",
+            b"12",
+            b"0",
+            b"+12",
+            b"1 2",
+            b"99999999999999999999",
+            b"-1",
+            b"chunked",
+            b"gzip, chunked",
+            b"chunked, gzip",
+            b"close",
+            b"keep-alive",
+            b"Keep-Alive",
+            b"100-continue",
+            b" spaced \t",
+            b"a\r\n b",
+            b"\x85",
+            b"",
+        ]
+    ),
+    st.binary(max_size=12),
+)
+LINE_ENDS = st.sampled_from([b"\r\n", b"\r\n", b"\r\n", b"\n", b"\r", b"\r\n "])
+
+
+GOOD_HEADERS = st.sampled_from(
+    [
+        b"Host: 127.0.0.1:8080",
+        b"Content-Length: 12",
+        b"Content-Length: 0",
+        b"Connection: close",
+        b"Connection: keep-alive",
+        b"Expect: 100-continue",
+        b"Transfer-Encoding: chunked",
+        b"Cookie: session=x",
+        b"X-Table-Pin: 2468",
+        b"Accept: */*",
+        b"accept: text/html",
+    ]
+)
+
+
+@st.composite
+def well_formed(draw: Any) -> bytes:
+    """A request as clients send them: a known method, path and version, real headers."""
+    method = draw(st.sampled_from([b"GET", b"POST", b"HEAD"]))
+    uri = draw(st.sampled_from([b"/api/state", b"/api/state?page=1", b"/api/reader/tap", b"/a%20b?c=%ff#f"]))
+    head = method + b" " + uri + b" " + draw(st.sampled_from([b"HTTP/1.1", b"HTTP/1.0"]))
+    for line in draw(st.lists(GOOD_HEADERS, max_size=5)):
+        head += b"\r\n" + line
+    body = draw(st.sampled_from([b"", b'{"tag":"c-1"}', b"5\r\nhello\r\n0\r\n\r\n", b"x" * 20]))
+    return bytes(head + b"\r\n\r\n" + body)
+
+
+@st.composite
+def requests(draw: Any) -> bytes:
+    """A request's bytes: well formed, shaped like HTTP with odd parts, or anything at all."""
+    kind = draw(st.integers(0, 9))
+    if kind == 0:
+        return bytes(draw(st.binary(max_size=80)))
+    if kind <= 5:
+        return bytes(draw(well_formed()))
+    end = draw(LINE_ENDS)
+    head = draw(METHODS) + b" " + draw(URIS) + b" " + draw(VERSIONS)
+    for name, value in draw(st.lists(st.tuples(NAMES, VALUES), max_size=6)):
+        head += draw(LINE_ENDS) + name + draw(st.sampled_from([b": ", b":", b" : ", b":\t"])) + value
+    head += end + b"\r\n"
+    body = draw(st.sampled_from([b"", b'{"tag":"c-1"}', b"5\r\nhello\r\n0\r\n\r\n", b"x" * 20]))
+    return bytes(head + body)
+
+
+def fed(parser: Any, data: bytes, pieces: int) -> Any:
+    """``parser`` given ``data`` as a channel gives it (in ``pieces`` reads), until complete."""
+    step = max(1, len(data) // pieces)
+    for start in range(0, len(data), step):
+        piece = data[start : start + step]
+        while piece and not parser.completed:
+            used = parser.received(piece)
+            piece = piece[used:]
+    return parser
+
+
+def state(parser: Any) -> dict[str, Any]:
+    """Every attribute of ``parser``, its body's receiver and error as comparable values."""
+    seen: dict[str, Any] = {}
+    for name, value in vars(parser).items():
+        if name == "headers":
+            value = list(value.items())
+        elif name == "body_rcv" and value is not None:
+            receiver = {k: v for k, v in vars(value).items() if k != "buf"}
+            value = (type(value), receiver, bytes(value.getbuf().get()))
+        elif name == "error" and value is not None:
+            value = (type(value), vars(value))
+        seen[name] = value
+    return seen
+
+
+@settings(max_examples=600, deadline=None)
+@given(data=requests(), pieces=st.integers(1, 3))
+def test_a_parser_from_kept_heads_is_waitress_own(data: bytes, pieces: int) -> None:
+    kept_heads.HEADS.clear()
+    theirs = state(fed(HTTPRequestParser(ADJ), data, pieces))
+    first = state(fed(KeptHeads(ADJ), data, pieces))
+    again = state(fed(KeptHeads(ADJ), data, pieces))  # from the kept head, when it was kept
+    assert first == theirs
+    assert again == theirs
+
+
+def test_a_kept_head_is_used_again_and_the_memory_stays_bounded() -> None:
+    kept_heads.HEADS.clear()
+    head = b"GET /api/state?page=1 HTTP/1.1\r\nHost: t\r\nAccept: */*\r\n\r\n"
+    fed(KeptHeads(ADJ), head, 1)
+    assert len(kept_heads.HEADS) == 1
+    calls: list[bytes] = []
+    original = HTTPRequestParser.parse_header
+
+    def counted(parser: Any, header_plus: bytes) -> None:
+        calls.append(header_plus)
+        original(parser, header_plus)
+
+    HTTPRequestParser.parse_header = counted
+    try:
+        again = fed(KeptHeads(ADJ), head, 1)
+        assert calls == [], "parsed again"
+        assert again.path == "/api/state" and again.query == "page=1" and again.headers["HOST"] == "t"
+        for n in range(kept_heads.KEPT + 5):
+            fed(KeptHeads(ADJ), head.replace(b"*/*", str(n).encode()), 1)
+        assert len(kept_heads.HEADS) <= kept_heads.KEPT
+        fed(KeptHeads(ADJ), b"GET /" + b"x" * kept_heads.LONGEST + b" HTTP/1.1\r\n\r\n", 1)
+        assert all(len(head) <= kept_heads.LONGEST for head in kept_heads.HEADS)
+        other = Adjustments(url_scheme="https")  # another server's settings: parsed for it
+        assert fed(KeptHeads(other), head, 1).url_scheme == "https"
+    finally:
+        HTTPRequestParser.parse_header = original
+
+
+def test_the_server_parses_with_kept_heads() -> None:
+    assert GuardedChannel.parser_class is KeptHeads
