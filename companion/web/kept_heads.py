@@ -1,4 +1,4 @@
-"""waitress's request parser, its reading of a request's head kept for the next identical head.
+"""Request and response heads made by waitress once, kept for the next identical one.
 
 A page asks ``GET /api/state`` with the very same bytes every time, and the mock reader's taps
 differ only in their body: waitress's ``parse_header`` (its lines split, each matched against
@@ -8,6 +8,11 @@ and keeps what that set on the parser; the same head again gets those values bac
 is parsed here: a head waitress refused (its exception), a chunked one (its receiver keeps
 state), one longer than `LONGEST` are parsed by waitress every time. Proven equal to waitress's
 own parser on generated requests, hostile ones included (tests/web/test_kept_heads.py).
+
+`KeptAnswerHeads` does the same for a response's head: waitress's ``build_response_header``
+(each header's name capitalised, the connection's fate, the Date formatted, the lines sorted)
+depends only on the task's version, status, length, headers, the request's ``Connection`` and
+the second it started in (its Date), so its head and what it set on the task are kept by those.
 """
 
 from __future__ import annotations
@@ -60,3 +65,47 @@ class KeptHeads(HTTPRequestParser):  # type: ignore[misc]
         if len(HEADS) >= KEPT:
             HEADS.clear()
         HEADS[header_plus] = Kept(self.adj, values, dict(self.headers))
+
+
+#: A response's head and what building it set on the task, by everything it was built from.
+AnswerKey = tuple[str, str, str, int | None, bool, bool, bool, str, int, tuple[tuple[str, str], ...]]
+ANSWERS: dict[AnswerKey, tuple[bytes, tuple[tuple[str, str], ...], bool, bool]] = {}
+
+
+class KeptAnswerHeads:
+    """For a subclass of waitress's ``WSGITask``: `build_response_header` given back for a
+    response built from the same values in the same second (the second is its Date)."""
+
+    def build_response_header(self) -> bytes:
+        task: Any = self
+        try:
+            key = (
+                task.version,
+                task.request.headers.get("CONNECTION", ""),
+                task.status,
+                task.content_length,
+                task.close_on_finish,
+                task.chunked_response,
+                task.wrote_header,
+                task.channel.server.adj.ident,
+                int(task.start_time),
+                tuple(task.response_headers),
+            )
+            kept = ANSWERS.get(key)
+        except TypeError:  # a header that is not a pair of texts: waitress's to judge
+            kept, key = None, None
+        if kept is None:
+            head: bytes = super().build_response_header()  # type: ignore[misc]
+            if key is not None:
+                if len(ANSWERS) >= KEPT:
+                    ANSWERS.clear()
+                ANSWERS[key] = (
+                    head,
+                    tuple(task.response_headers),
+                    task.close_on_finish,
+                    task.chunked_response,
+                )
+            return head
+        head, headers, task.close_on_finish, task.chunked_response = kept
+        task.response_headers = list(headers)
+        return head

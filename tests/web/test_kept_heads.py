@@ -200,3 +200,88 @@ def test_a_kept_head_is_used_again_and_the_memory_stays_bounded() -> None:
 
 def test_the_server_parses_with_kept_heads() -> None:
     assert GuardedChannel.parser_class is KeptHeads
+
+
+HEADER_NAMES = st.sampled_from(
+    [
+        "Content-Type",
+        "Content-Length",
+        "content-length",
+        "Date",
+        "date",
+        "Server",
+        "Connection",
+        "connection",
+        "Transfer-Encoding",
+        "X-Frame-Options",
+        "x-a-b",
+        "Via",
+    ]
+)
+HEADER_VALUES = st.one_of(st.sampled_from(["12", "0", "close", "Keep-Alive", "x", ""]), st.text(max_size=6))
+
+
+@st.composite
+def tasks(draw: Any) -> dict[str, Any]:
+    """What waitress builds a response's head from, of every kind."""
+    return {
+        "version": draw(st.sampled_from(["1.0", "1.1"])),
+        "connection": draw(st.sampled_from(["", "close", "keep-alive", "Keep-Alive", "CLOSE", "other"])),
+        "status": draw(
+            st.sampled_from(["200 OK", "204 No Content", "304 Not Modified", "101 Go", "404 Not Found"])
+        ),
+        "content_length": draw(st.one_of(st.none(), st.integers(0, 99))),
+        "close_on_finish": draw(st.booleans()),
+        "headers": draw(st.lists(st.tuples(HEADER_NAMES, HEADER_VALUES), max_size=6)),
+        "start_time": draw(st.floats(1.7e9, 1.7e9 + 3, allow_nan=False)),
+        "ident": draw(st.sampled_from(["waitress", "trekking-companion", ""])),
+    }
+
+
+FIELDS = {
+    "version",
+    "connection",
+    "status",
+    "content_length",
+    "close_on_finish",
+    "headers",
+    "start_time",
+    "ident",
+}
+
+
+def built(task_class: Any, given: dict[str, Any]) -> tuple[Any, ...]:
+    """The head ``task_class`` builds for ``given``, and what building it set on the task."""
+    from types import SimpleNamespace
+
+    channel = SimpleNamespace(server=SimpleNamespace(adj=SimpleNamespace(ident=given["ident"])))
+    headers = {"CONNECTION": given["connection"]} if given["connection"] else {}
+    task = task_class(channel, SimpleNamespace(version=given["version"], headers=headers))
+    task.status, task.content_length = given["status"], given["content_length"]
+    task.close_on_finish, task.start_time = given["close_on_finish"], given["start_time"]
+    task.response_headers = list(given["headers"])
+    try:
+        head = task.build_response_header()
+    except Exception as exc:  # a header waitress cannot write (not Latin-1): the same refusal
+        return type(exc), str(exc)
+    return head, task.response_headers, task.close_on_finish, task.chunked_response
+
+
+@settings(max_examples=600, deadline=None)
+@given(given=tasks(), changed=tasks(), field=st.sampled_from(sorted(FIELDS)))
+def test_a_kept_response_head_is_waitress_own(
+    given: dict[str, Any], changed: dict[str, Any], field: str
+) -> None:
+    from waitress.task import WSGITask  # type: ignore[import-untyped]
+
+    from companion.web.http_server import OneSendTask
+
+    kept_heads.ANSWERS.clear()
+    theirs = built(WSGITask, given)
+    assert built(OneSendTask, given) == theirs
+    assert built(OneSendTask, given) == theirs  # from what was kept
+    assert len(kept_heads.ANSWERS) == (0 if isinstance(theirs[0], type) else 1)
+    later = {**given, "start_time": given["start_time"] + 1}  # the next second: its own Date
+    assert built(OneSendTask, later) == built(WSGITask, later)
+    other = {**given, field: changed[field]}  # one thing changed: never the kept head of another
+    assert built(OneSendTask, other) == built(WSGITask, other)
