@@ -11,8 +11,9 @@ own parser on generated requests, hostile ones included (tests/web/test_kept_hea
 
 `KeptAnswerHeads` does the same for a response's head: waitress's ``build_response_header``
 (each header's name capitalised, the connection's fate, the Date formatted, the lines sorted)
-depends only on the task's version, status, length, headers, the request's ``Connection`` and
-the second it started in (its Date), so its head and what it set on the task are kept by those.
+depends only on the task's version, status, headers, the request's ``Connection`` and the
+second it started in (its Date). Its head is kept by all of these but the length and the second,
+cut around the two: the next answer of the same shape gets its own length and Date put in.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 from waitress.buffers import OverflowableBuffer  # type: ignore[import-untyped]
 from waitress.parser import HTTPRequestParser  # type: ignore[import-untyped]
 from waitress.receiver import FixedStreamReceiver  # type: ignore[import-untyped]
+from waitress.utilities import build_http_date  # type: ignore[import-untyped]
 
 #: Heads kept at most (then all forgotten: the bytes are the client's, the memory must stay small).
 KEPT = 64
@@ -67,45 +69,107 @@ class KeptHeads(HTTPRequestParser):  # type: ignore[misc]
         HEADS[header_plus] = Kept(self.adj, values, dict(self.headers))
 
 
-#: A response's head and what building it set on the task, by everything it was built from.
-AnswerKey = tuple[str, str, str, int | None, bool, bool, bool, str, int, tuple[tuple[str, str], ...]]
-ANSWERS: dict[AnswerKey, tuple[bytes, tuple[tuple[str, str], ...], bool, bool]] = {}
+#: A response's shape: everything its head is built from but its length and its second.
+AnswerKey = tuple[str, str, str, bool, bool, bool, str, tuple[tuple[str, str], ...]]
+
+
+class Answer:
+    """A response's head cut around its length and its Date (``head`` is ``before``, the length,
+    ``middle``, the Date, ``after``), and what building it set on the task: its final headers
+    (the length's and the Date's places in them) and the connection's fate."""
+
+    __slots__ = ("after", "before", "chunked", "close", "date_at", "headers", "length_at", "middle")
+
+    def __init__(self, head: bytes, length: str, date: str, task: Any) -> None:
+        headers: list[tuple[str, str]] = task.response_headers
+        self.length_at = headers.index(("Content-Length", length))
+        self.date_at = headers.index(("Date", date))
+        length_line, date_line = (
+            f"\r\nContent-Length: {length}\r\n".encode(),
+            f"\r\nDate: {date}\r\n".encode(),
+        )
+        at, date_at = head.index(length_line), head.index(date_line)
+        if head.count(length_line) != 1 or head.count(date_line) != 1 or date_at < at + len(length_line) - 2:
+            raise ValueError("not one length and one Date, in that order")
+        self.before = head[: at + len(b"\r\nContent-Length: ")]
+        self.middle = head[at + len(length_line) - 2 : date_at + len(b"\r\nDate: ")]
+        self.after = head[date_at + len(date_line) - 2 :]
+        self.headers = tuple(headers)
+        self.close, self.chunked = task.close_on_finish, task.chunked_response
+
+    def head(self, length: str, date: str, task: Any) -> bytes:
+        """The head for ``length`` and ``date``; the task left as waitress's building leaves it."""
+        headers = list(self.headers)
+        headers[self.length_at], headers[self.date_at] = ("Content-Length", length), ("Date", date)
+        task.response_headers, task.close_on_finish, task.chunked_response = headers, self.close, self.chunked
+        return b"".join((self.before, length.encode(), self.middle, date.encode(), self.after))
+
+
+ANSWERS: dict[AnswerKey, Answer] = {}
+#: The Date of the last second asked (`http_date`).
+DATE: tuple[int, str] = (-1, "")
+
+
+def http_date(when: float) -> str:
+    """waitress's Date for ``when`` (its whole second), formatted once a second."""
+    global DATE
+    second = int(when)
+    if DATE[0] != second:
+        DATE = (second, build_http_date(when))
+    return DATE[1]
+
+
+def shape(headers: list[tuple[str, str]]) -> tuple[tuple[tuple[str, str], ...], str] | None:
+    """``headers`` with their length taken out, and the length (digits); None unless they hold
+    exactly one ``Content-Length`` (spelt so) and no ``Date``: waitress's building is kept only then."""
+    length = None
+    shaped = []
+    for header in headers:
+        name, value = header
+        if name == "Content-Length" and length is None and value.isascii() and value.isdigit():
+            length, header = value, (name, "")
+        elif name.lower() in ("content-length", "date"):
+            return None
+        shaped.append(header)
+    return None if length is None else (tuple(shaped), length)
 
 
 class KeptAnswerHeads:
     """For a subclass of waitress's ``WSGITask``: `build_response_header` given back for a
-    response built from the same values in the same second (the second is its Date)."""
+    response of the same shape (`shape`), its length and its Date put in their places."""
 
     def build_response_header(self) -> bytes:
         task: Any = self
         try:
+            shaped = shape(task.response_headers)
             key = (
-                task.version,
-                task.request.headers.get("CONNECTION", ""),
-                task.status,
-                task.content_length,
-                task.close_on_finish,
-                task.chunked_response,
-                task.wrote_header,
-                task.channel.server.adj.ident,
-                int(task.start_time),
-                tuple(task.response_headers),
-            )
-            kept = ANSWERS.get(key)
-        except TypeError:  # a header that is not a pair of texts: waitress's to judge
-            kept, key = None, None
-        if kept is None:
-            head: bytes = super().build_response_header()  # type: ignore[misc]
-            if key is not None:
-                if len(ANSWERS) >= KEPT:
-                    ANSWERS.clear()
-                ANSWERS[key] = (
-                    head,
-                    tuple(task.response_headers),
+                None
+                if shaped is None
+                else (
+                    task.version,
+                    task.request.headers.get("CONNECTION", ""),
+                    task.status,
                     task.close_on_finish,
                     task.chunked_response,
+                    task.wrote_header,
+                    task.channel.server.adj.ident,
+                    shaped[0],
                 )
+            )
+            kept = None if key is None else ANSWERS.get(key)
+        except (TypeError, ValueError, AttributeError):  # a header not a pair of texts: waitress's to judge
+            shaped = key = kept = None
+        if shaped is None or key is None:  # not of the usual shape: waitress's building, as it is
+            return super().build_response_header()  # type: ignore[misc, no-any-return]
+        length, date = shaped[1], http_date(task.start_time)
+        if kept is not None:
+            return kept.head(length, date, task)
+        head: bytes = super().build_response_header()  # type: ignore[misc]
+        try:
+            answer = Answer(head, length, date, task)
+        except ValueError:  # a 204 or a 304 (no length), or a head waitress wrote otherwise
             return head
-        head, headers, task.close_on_finish, task.chunked_response = kept
-        task.response_headers = list(headers)
+        if len(ANSWERS) >= KEPT:
+            ANSWERS.clear()
+        ANSWERS[key] = answer
         return head

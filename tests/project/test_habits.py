@@ -36,9 +36,10 @@ WAITRESS_PRIVATE = (
     "HTTPRequestParser.parse_header leaving its results as new attributes of the parser (its "
     "headers in self.headers), a body of known length as FixedStreamReceiver(content_length, "
     "OverflowableBuffer(adj.inbuf_overflow)): tests/web/test_kept_heads.py compares them",
-    "a response head built once a second (KeptAnswerHeads): WSGITask.build_response_header reading "
+    "a response head built once per shape (KeptAnswerHeads): WSGITask.build_response_header reading "
     "only version, status, content_length, close_on_finish, chunked_response, wrote_header, "
-    "response_headers, start_time (its Date, whole seconds), request.headers['CONNECTION'] and "
+    "response_headers, start_time (its Date, whole seconds, utilities.build_http_date), "
+    "request.headers['CONNECTION'] and "
     "channel.server.adj.ident, and setting only response_headers, close_on_finish and "
     "chunked_response: tests/web/test_kept_heads.py compares them",
     "the mock tap on the loop's thread (_serve_here): HTTPChannel.requests, the parser's "

@@ -219,6 +219,17 @@ HEADER_NAMES = st.sampled_from(
     ]
 )
 HEADER_VALUES = st.one_of(st.sampled_from(["12", "0", "close", "Keep-Alive", "x", ""]), st.text(max_size=6))
+LENGTHS = st.one_of(st.integers(0, 10**7).map(str), st.sampled_from(["", "+1", "1 ", "\u0661", "12"]))
+
+
+@st.composite
+def response_headers(draw: Any) -> list[tuple[str, str]]:
+    """An answer's headers: as apps write them (one ``Content-Length``), or anything."""
+    headers = draw(st.lists(st.tuples(HEADER_NAMES, HEADER_VALUES), max_size=6))
+    if draw(st.booleans()):
+        headers = [h for h in headers if h[0].lower() not in ("content-length", "date")]
+        headers.insert(draw(st.integers(0, len(headers))), ("Content-Length", draw(LENGTHS)))
+    return headers
 
 
 @st.composite
@@ -232,7 +243,7 @@ def tasks(draw: Any) -> dict[str, Any]:
         ),
         "content_length": draw(st.one_of(st.none(), st.integers(0, 99))),
         "close_on_finish": draw(st.booleans()),
-        "headers": draw(st.lists(st.tuples(HEADER_NAMES, HEADER_VALUES), max_size=6)),
+        "headers": draw(response_headers()),
         "start_time": draw(st.floats(1.7e9, 1.7e9 + 3, allow_nan=False)),
         "ident": draw(st.sampled_from(["waitress", "trekking-companion", ""])),
     }
@@ -267,10 +278,26 @@ def built(task_class: Any, given: dict[str, Any]) -> tuple[Any, ...]:
     return head, task.response_headers, task.close_on_finish, task.chunked_response
 
 
-@settings(max_examples=600, deadline=None)
-@given(given=tasks(), changed=tasks(), field=st.sampled_from(sorted(FIELDS)))
+def relength(headers: list[tuple[str, str]], length: str) -> list[tuple[str, str]]:
+    """``headers`` with their first ``Content-Length``'s value replaced by ``length``."""
+    changed, done = [], False
+    for name, value in headers:
+        if name == "Content-Length" and not done:
+            value, done = length, True
+        changed.append((name, value))
+    return changed
+
+
+@settings(max_examples=800, deadline=None)
+@given(
+    given=tasks(),
+    changed=tasks(),
+    field=st.sampled_from(sorted(FIELDS)),
+    length=LENGTHS,
+    later=st.floats(0, 3, allow_nan=False),
+)
 def test_a_kept_response_head_is_waitress_own(
-    given: dict[str, Any], changed: dict[str, Any], field: str
+    given: dict[str, Any], changed: dict[str, Any], field: str, length: str, later: float
 ) -> None:
     from waitress.task import WSGITask  # type: ignore[import-untyped]
 
@@ -279,9 +306,49 @@ def test_a_kept_response_head_is_waitress_own(
     kept_heads.ANSWERS.clear()
     theirs = built(WSGITask, given)
     assert built(OneSendTask, given) == theirs
-    assert built(OneSendTask, given) == theirs  # from what was kept
-    assert len(kept_heads.ANSWERS) == (0 if isinstance(theirs[0], type) else 1)
-    later = {**given, "start_time": given["start_time"] + 1}  # the next second: its own Date
-    assert built(OneSendTask, later) == built(WSGITask, later)
+    assert built(OneSendTask, given) == theirs  # from what was kept, when it was
+    # the same shape, another length, maybe another second: its own length and Date put in
+    moved = {
+        **given,
+        "headers": relength(given["headers"], length),
+        "start_time": given["start_time"] + later,
+    }
+    assert built(OneSendTask, moved) == built(WSGITask, moved)
     other = {**given, field: changed[field]}  # one thing changed: never the kept head of another
     assert built(OneSendTask, other) == built(WSGITask, other)
+
+
+def test_the_answers_heads_are_built_once_for_every_length_and_second(monkeypatch: Any) -> None:
+    """The daemon's answers (a length, no Date of their own): waitress builds the head of the
+    first one only; the others of the same shape are cut from it, byte for byte its own."""
+    from waitress.task import WSGITask
+
+    from companion.web.http_server import OneSendTask
+    from companion.web.route_support import SECURITY_HEADERS
+
+    kept_heads.ANSWERS.clear()
+    calls: list[int] = []
+    original = WSGITask.build_response_header
+
+    def counted(task: Any) -> bytes:
+        calls.append(1)
+        head: bytes = original(task)
+        return head
+
+    headers = [("Content-Type", "application/json"), ("Content-Length", "0"), *SECURITY_HEADERS]
+    answers = [
+        {
+            **dict.fromkeys(FIELDS),
+            "version": "1.1",
+            "connection": "",
+            "status": "200 OK",
+            "close_on_finish": False,
+        }
+        | {"headers": relength(headers, str(n)), "start_time": 1.7e9 + n / 7, "ident": "trekking-companion"}
+        for n in (5, 14_975, 19_011, 7, 0)
+    ]
+    monkeypatch.setattr(WSGITask, "build_response_header", counted)
+    mine = [built(OneSendTask, answer) for answer in answers]
+    assert len(calls) == 1
+    monkeypatch.undo()
+    assert mine == [built(WSGITask, answer) for answer in answers]
