@@ -187,3 +187,36 @@ def test_only_a_plain_mock_tap_with_its_lock_free_is_answered_at_once() -> None:
     other.start()
     other.join()
     assert inline("POST", "/api/reader/tap", TAP_HEAD) is False, "held elsewhere: never waited for"
+
+
+def test_what_an_answer_on_the_loop_held_is_given_back_whatever_the_answer() -> None:
+    """The lock `answered_at_once` took is given back on the loop's thread once the answer is
+    out: after an answer, after an app that failed (waitress's 500), and never for a request
+    handed to the pool."""
+    from companion.web.http_server import create_guarded_server
+
+    given_back: list[str] = []
+
+    def inline(method: str, path: str, headers: dict[str, str]) -> Any:
+        if path == "/pool":
+            return False
+        return lambda: given_back.append(f"{path} {threading.current_thread().name}")
+
+    def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        if environ["PATH_INFO"] == "/fails":
+            raise RuntimeError("a bug")
+        start_response("200 OK", [("Content-Length", "2")])
+        return [b"ok"]
+
+    server = create_guarded_server(app, "127.0.0.1", 0, 2, inline=inline)
+    thread = threading.Thread(target=server.run, name=LOOP, daemon=True)
+    thread.start()
+    port = server.socket.getsockname()[1]
+    try:
+        for path, status in (("/here", b"200"), ("/fails", b"500"), ("/pool", b"200")):
+            answer = raw(port, f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+            assert answer.startswith(b"HTTP/1.1 " + status), answer
+        assert given_back == [f"/here {LOOP}", f"/fails {LOOP}"]
+    finally:
+        server.close()
+        thread.join(10)
