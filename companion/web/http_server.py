@@ -295,9 +295,39 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
                 self.head = data
                 return len(data)
             data, self.head = self.head + data, b""
+        if data.__class__ is bytes and data and not self.total_outbufs_len:
+            sent = self._send_now(data)
+            if sent == len(data):
+                return sent
+            if sent:  # the rest waits in waitress's buffers, as all of it would have
+                super().write_soon(data[sent:])
+                return len(data)
         if data and not self.total_outbufs_len:
             self.drained_at = time.monotonic()  # output starts waiting now
         return super().write_soon(data)
+
+    def _send_now(self, data: bytes) -> int:
+        """Send ``data`` at once when nothing waits before it, in pieces of ``sendbuf_len`` as
+        waitress's flush sends them; how much the socket took. Putting an answer in waitress's
+        buffers to take it out again in the same call (append, get, skip, the buffer's
+        bookkeeping) cost as much as the send itself (issue 26); what the socket does not take,
+        or a connection that failed, goes to waitress's own path (`write_soon`)."""
+        sent = 0
+        with self.outbuf_lock:
+            if self.total_outbufs_len or not self.connected:
+                return 0
+            try:
+                while sent < len(data):
+                    took: int = self.send(data[sent : sent + self.sendbuf_len], do_close=False)
+                    if not took:
+                        break
+                    sent += took
+            except OSError:  # waitress's path meets it again, and answers it its way
+                pass
+            if sent:
+                self.active_at = self.drained_at = time.monotonic()
+                self.last_activity = time.time()
+        return sent
 
     def _flush_some(self, do_close: bool = True) -> bool:
         sent: bool = super()._flush_some(do_close)

@@ -42,6 +42,9 @@ WAITRESS_PRIVATE = (
     "request.headers['CONNECTION'] and "
     "channel.server.adj.ident, and setting only response_headers, close_on_finish and "
     "chunked_response: tests/web/test_kept_heads.py compares them",
+    "an answer sent at once when nothing waits (GuardedChannel._send_now): HTTPChannel.outbuf_lock, "
+    "total_outbufs_len, sendbuf_len, last_activity, connected, wasyncore.dispatcher.send(data, "
+    "do_close) returning 0 when the socket takes nothing; write_soon taking the rest as before",
     "the mock tap on the loop's thread (_serve_here): HTTPChannel.requests, the parser's "
     "command, path, headers and error, and BaseWSGIServer.add_task called by HTTPChannel.received "
     "on the loop's thread once a request is whole",
