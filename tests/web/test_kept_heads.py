@@ -288,7 +288,7 @@ def relength(headers: list[tuple[str, str]], length: str) -> list[tuple[str, str
     return changed
 
 
-@settings(max_examples=800, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(
     given=tasks(),
     changed=tasks(),
