@@ -1,7 +1,7 @@
 """The server's CPU per request, for what a step's floor is made of (issue 26).
 
 Run: ``.venv/bin/python -m benchmarks.bench_request_floor [--requests 500] [--rounds 3]
-[--port-range 18800-18899] [--json]``
+[--port-range 18800-18899] [--tree DIR ...] [--json]``
 
 Each server runs in its own process and is asked ``--requests`` times, a new connection each
 (as `benchmarks.bench_step` asks); printed is its CPU time per request (user + system, from
@@ -15,6 +15,9 @@ Each server runs in its own process and is asked ``--requests`` times, a new con
 - ``companion GET /api/state``, ``?page=1`` and an unknown path (Flask's 404): the daemon
   (`companion run --mock`) answering the page's read, and a request that reaches Flask and
   does nothing.
+
+``--tree`` runs every server from another checkout's source (``PYTHONPATH``), the trees
+alternated in each round, so that two versions are compared in one run (figures per tree).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
 import socket
 import statistics
 import subprocess
@@ -66,9 +70,10 @@ def per_request(pid: int, port: int, path: str, requests: int) -> float:
     return 1000 * (sum(cpu_seconds(pid)) - before) / requests
 
 
-def bare(kind: str, port_range: str, requests: int, path: str = "/") -> float:
+def bare(kind: str, port_range: str, requests: int, path: str = "/", tree: Path | None = None) -> float:
     port = port_from(port_range)
-    proc = subprocess.Popen([sys.executable, "-c", BARE, str(port), kind])
+    env = None if tree is None else {**os.environ, "PYTHONPATH": str(tree)}
+    proc = subprocess.Popen([sys.executable, "-c", BARE, str(port), kind], cwd=tree, env=env)
     try:
         while True:
             try:
@@ -84,10 +89,10 @@ def bare(kind: str, port_range: str, requests: int, path: str = "/") -> float:
         proc.wait(timeout=30)
 
 
-def companion(port_range: str, requests: int) -> dict[str, float]:
+def companion(port_range: str, requests: int, tree: Path | None = None) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         port = port_from(port_range)
-        daemon = start_daemon(None, port, Path(tmp) / "data")
+        daemon = start_daemon(tree, port, Path(tmp) / "data")
         try:
             return {
                 f"companion GET {path}": per_request(daemon.pid, port, path, requests)
@@ -103,17 +108,23 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--port-range", default="18800-18899")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--tree", action="append", help="a checkout to run the servers from (repeatable)")
     args = parser.parse_args()
+    trees: list[Path | None] = [Path(t).resolve() for t in args.tree] if args.tree else [None]
     runs: dict[str, list[float]] = {}
     for _ in range(args.rounds):
-        for kind in ("wsgi", "flask"):
-            name = "waitress" if kind == "wsgi" else "waitress+flask"
-            runs.setdefault(name, []).append(bare(kind, args.port_range, args.requests))
-        runs.setdefault("waitress+flask 404", []).append(
-            bare("flask", args.port_range, args.requests, "/api/no-such-path")
-        )
-        for name, figure in companion(args.port_range, args.requests).items():
-            runs.setdefault(name, []).append(figure)
+        for tree in trees:
+            where = "" if tree is None or len(trees) == 1 else f"{tree} "
+            for kind in ("wsgi", "flask"):
+                name = "waitress" if kind == "wsgi" else "waitress+flask"
+                runs.setdefault(where + name, []).append(
+                    bare(kind, args.port_range, args.requests, tree=tree)
+                )
+            runs.setdefault(where + "waitress+flask 404", []).append(
+                bare("flask", args.port_range, args.requests, "/api/no-such-path", tree)
+            )
+            for name, figure in companion(args.port_range, args.requests, tree).items():
+                runs.setdefault(where + name, []).append(figure)
     rows = {name: round(statistics.median(figures), 3) for name, figures in runs.items()}
     if args.json:
         print(json.dumps(rows))

@@ -50,6 +50,8 @@ from waitress.channel import HTTPChannel  # type: ignore[import-untyped]
 from waitress.server import BaseWSGIServer  # type: ignore[import-untyped]
 from waitress.task import WSGITask  # type: ignore[import-untyped]
 
+from companion.web.kept_heads import KeptAnswerHeads, KeptHeads
+
 #: Connections open at once, in all (waitress's default is 100).
 CONNECTIONS = 600
 #: Connections one address may hold (a phone's browser opens at most 6 to one host).
@@ -147,7 +149,7 @@ class HandedOver:
             close()
 
 
-class OneSendTask(WSGITask):  # type: ignore[misc]
+class OneSendTask(KeptAnswerHeads, WSGITask):  # type: ignore[misc]
     """waitress's task, writing a response's head with the first piece of its body: one
     ``send`` (and one segment to the client) instead of two. Each loopback ``send`` also
     delivers to the receiver in the sender's CPU time: the page's read and the tap each paid
@@ -179,6 +181,8 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
     #: The address this connection is counted against (`HandedOver.join`) until `del_channel`.
     counted: str | None = None
     task_class = OneSendTask
+    #: waitress's parser, a head read once kept for the next identical one (`KeptHeads`).
+    parser_class = KeptHeads
     #: Set by `OneSendTask.write` while it writes a response's head and its first piece of body.
     holding = False
     #: The response's head, kept by `write_soon` to go out with the body's first piece.
@@ -215,8 +219,9 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
 
     #: True while `received` parses on the event loop's thread (`_serve_here` asks it).
     receiving = False
-    #: Set by `_serve_here`: the request just received is answered here, not by the pool.
-    serve_here = False
+    #: Set by `_serve_here`: the request just received is answered here, not by the pool
+    #: (True, or what gives back what its answer holds once it is answered: `Inline`).
+    serve_here: bool | Callable[[], None] = False
 
     def received(self, data: bytes) -> bool:
         if self.request is None and data:
@@ -224,18 +229,25 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
         self.receiving = True
         try:
             result: bool = super().received(data)
+            with self.requests_lock:
+                if len(self.requests) > PIPELINED:  # one read held many requests: keep the first few
+                    for dropped in self.requests[PIPELINED:]:
+                        dropped.close()
+                    del self.requests[PIPELINED:]
+                    # not in service yet (only the first is): its answer closes the connection
+                    self.requests[-1].headers["CONNECTION"] = "close"
+        except BaseException:
+            _give_back(self.serve_here)  # never kept by the loop's thread past this call
+            self.serve_here = False
+            raise
         finally:
             self.receiving = False
-        with self.requests_lock:
-            if len(self.requests) > PIPELINED:  # one read held many requests: keep the first few
-                for dropped in self.requests[PIPELINED:]:
-                    dropped.close()
-                del self.requests[PIPELINED:]
-                # not in service yet (only the first is): its answer closes the connection
-                self.requests[-1].headers["CONNECTION"] = "close"
-        if self.serve_here:  # outside the requests' lock, which waitress's service takes
-            self.serve_here = False
-            self.service()
+        held, self.serve_here = self.serve_here, False
+        if held:  # outside the requests' lock, which waitress's service takes
+            try:
+                self.service()
+            finally:
+                _give_back(held)
         return result
 
     def hand_over(self, taker: Taker) -> bool:
@@ -283,15 +295,51 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
                 self.head = data
                 return len(data)
             data, self.head = self.head + data, b""
+        if data.__class__ is bytes and data and not self.total_outbufs_len:
+            sent = self._send_now(data)
+            if sent == len(data):
+                return sent
+            if sent:  # the rest waits in waitress's buffers, as all of it would have
+                super().write_soon(data[sent:])
+                return len(data)
         if data and not self.total_outbufs_len:
             self.drained_at = time.monotonic()  # output starts waiting now
         return super().write_soon(data)
+
+    def _send_now(self, data: bytes) -> int:
+        """Send ``data`` at once when nothing waits before it, in pieces of ``sendbuf_len`` as
+        waitress's flush sends them; how much the socket took. Putting an answer in waitress's
+        buffers to take it out again in the same call (append, get, skip, the buffer's
+        bookkeeping) cost as much as the send itself (issue 26); what the socket does not take,
+        or a connection that failed, goes to waitress's own path (`write_soon`)."""
+        sent = 0
+        with self.outbuf_lock:
+            if self.total_outbufs_len or not self.connected:
+                return 0
+            try:
+                while sent < len(data):
+                    took: int = self.send(data[sent : sent + self.sendbuf_len], do_close=False)
+                    if not took:
+                        break
+                    sent += took
+            except OSError:  # waitress's path meets it again, and answers it its way
+                pass
+            if sent:
+                self.active_at = self.drained_at = time.monotonic()
+                self.last_activity = time.time()
+        return sent
 
     def _flush_some(self, do_close: bool = True) -> bool:
         sent: bool = super()._flush_some(do_close)
         if sent:
             self.active_at = self.drained_at = time.monotonic()
         return sent
+
+
+def _give_back(held: bool | Callable[[], None]) -> None:
+    """Let go of what an answer on the loop's thread held (`Inline`), if anything."""
+    if callable(held):
+        held()
 
 
 def _has_input(sock: socket.socket) -> bool:
@@ -401,8 +449,11 @@ def _woken_from_elsewhere(server: Any) -> Callable[[], None]:
     return pull_trigger
 
 
-#: Which requests the event loop's thread answers itself (method, path): see `_serve_here`.
-Inline = Callable[[str, str], bool]
+#: Which requests the event loop's thread answers itself (`_serve_here`), asked with a whole
+#: request's method, path and headers (waitress's: their names in upper case, ``_`` for ``-``):
+#: False for the pool, True to answer it here, or a function to call on the loop's thread once
+#: it is answered: the request needed a lock, taken at once (never waited for), given back then.
+Inline = Callable[[str, str, dict[str, str]], bool | Callable[[], None]]
 
 
 def _serve_here(listener: Any, inline: Inline) -> Callable[[Any], None]:
@@ -413,7 +464,8 @@ def _serve_here(listener: Any, inline: Inline) -> Callable[[Any], None]:
     Handing a request to a pool thread and back costs more CPU than answering one that needs
     no lock and no disk: two thread wake-ups and a pass of the loop woken by waitress's
     trigger, about a third of ``GET /api/state``'s CPU on the reference PC (issue 26). Only such
-    requests are named: a slow answer here would hold every connection."""
+    requests are named (or one whose lock ``inline`` could take at once): a slow answer here
+    would hold every connection."""
     pool = listener.add_task
 
     def add_task(channel: Any) -> None:
@@ -423,10 +475,12 @@ def _serve_here(listener: Any, inline: Inline) -> Callable[[Any], None]:
             and len(requests) == 1
             and not channel.total_outbufs_len  # nothing to wait for: the answer goes out now
             and not requests[0].error
-            and inline(requests[0].command, requests[0].path)
         ):
-            channel.serve_here = True
-            return
+            request = requests[0]
+            held = inline(request.command, request.path, request.headers)  # last: it may take a lock
+            if held is not False:
+                channel.serve_here = held
+                return
         pool(channel)
 
     return add_task
@@ -459,7 +513,7 @@ def create_guarded_server(
     app: Any, host: str, port: int, threads: int, inline: Inline | None = None, **options: Any
 ) -> Any:
     """A waitress server for ``app`` with the limits above (``options`` go to waitress); the
-    requests ``inline`` names (method, path) are answered on the event loop's thread."""
+    requests ``inline`` names are answered on the event loop's thread (`Inline`)."""
     if "trusted_proxy" not in options and "clear_untrusted_proxy_headers" not in options:
         # No proxy is trusted: waitress's proxy middleware would only take these headers
         # out of every request; `_without_proxy_headers` does that for a fifth of its CPU.

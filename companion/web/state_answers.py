@@ -16,13 +16,13 @@ body and headers; anything else (another method, path, an error) goes to Flask.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl
 
 from flask import Flask, Response
 
-from companion.web.fast_controls import FastControls
+from companion.web.fast_controls import TAP, FastControls
 from companion.web.ports import TableRuntime
 from companion.web.route_support import SECURITY_HEADERS
 
@@ -128,11 +128,29 @@ class FastReads:
         self.controls = FastControls(app)
 
     @staticmethod
-    def answers_at_once(method: str, path: str) -> bool:
+    def answers_at_once(method: str, path: str, headers: Mapping[str, str] | None = None) -> bool:
         """The requests answered here from text already made (the snapshot is made once per
         change): the server may answer them on its event loop's thread rather than hand them
         to a pool thread (`companion.web.http_server.create_guarded_server`)."""
         return method == "GET" and path == "/api/state"
+
+    @staticmethod
+    def plain_tap(method: str, path: str, headers: Mapping[str, str]) -> bool:
+        """A mock tap that `FastControls` answers itself as far as its head tells (the PIN in
+        its header, a ``Host``, no cookie, a body of stated length), from waitress's parsed
+        headers (``X_TABLE_PIN`` for ``X-Table-Pin``): everything else Flask answers, on the
+        pool as before (`companion.run.serving.answered_at_once`)."""
+        length = headers.get("CONTENT_LENGTH", "")
+        return (
+            method == "POST"
+            and path == TAP
+            and bool(headers.get("X_TABLE_PIN"))
+            and "HOST" in headers
+            and "COOKIE" not in headers
+            and "TRANSFER_ENCODING" not in headers
+            and length.isascii()
+            and length.isdigit()
+        )
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         if environ.get("REQUEST_METHOD") == "POST":

@@ -32,6 +32,22 @@ WAITRESS_PRIVATE = (
     "end of the channel's __init__ (the channel complete, in the map) when poll says it has input",
     "the loop not waking itself (_woken_from_elsewhere): BaseWSGIServer.pull_trigger called by "
     "HTTPChannel.service and write_soon as self.server.pull_trigger()",
+    "a head parsed once (companion/web/kept_heads.py): HTTPChannel.parser_class; "
+    "HTTPRequestParser.parse_header leaving its results as new attributes of the parser (its "
+    "headers in self.headers), a body of known length as FixedStreamReceiver(content_length, "
+    "OverflowableBuffer(adj.inbuf_overflow)): tests/web/test_kept_heads.py compares them",
+    "a response head built once per shape (KeptAnswerHeads): WSGITask.build_response_header reading "
+    "only version, status, content_length, close_on_finish, chunked_response, wrote_header, "
+    "response_headers, start_time (its Date, whole seconds, utilities.build_http_date), "
+    "request.headers['CONNECTION'] and "
+    "channel.server.adj.ident, and setting only response_headers, close_on_finish and "
+    "chunked_response: tests/web/test_kept_heads.py compares them",
+    "an answer sent at once when nothing waits (GuardedChannel._send_now): HTTPChannel.outbuf_lock, "
+    "total_outbufs_len, sendbuf_len, last_activity, connected, wasyncore.dispatcher.send(data, "
+    "do_close) returning 0 when the socket takes nothing; write_soon taking the rest as before",
+    "the mock tap on the loop's thread (_serve_here): HTTPChannel.requests, the parser's "
+    "command, path, headers and error, and BaseWSGIServer.add_task called by HTTPChannel.received "
+    "on the loop's thread once a request is whole",
 )
 
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import http.client
 import socket
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -131,6 +132,16 @@ def test_the_daemons_read_from_the_loop_equals_the_pools(tmp_path: Path) -> None
     assert answers[0][2].startswith(b"{") and len(answers[0][2]) == len(answers[1][2])
 
 
+def wait_for(condition: Callable[[], bool], seconds: float = 10.0) -> bool:
+    """Whether ``condition`` came true within ``seconds`` (asked every few milliseconds)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.002)
+    return True
+
+
 def raw(port: int, request: bytes) -> bytes:
     """What the server sends for ``request`` on a new connection, until it closes it."""
     with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
@@ -145,6 +156,10 @@ class Streaming(Noting):
     """`Noting`, with a chunked answer (no length) at ``/chunks``, in three pieces."""
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        if environ["PATH_INFO"] == "/big":  # more than a socket takes at once: the rest buffered
+            body = bytes(range(256)) * (12 * 1024)
+            start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", str(len(body)))])
+            return [body, b""]
         if environ["PATH_INFO"] != "/chunks":
             return super().__call__(environ, start_response)
         start_response("200 OK", [("Content-Type", "text/plain")])
@@ -157,6 +172,7 @@ REQUESTS = [
     b"HEAD /other HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",  # a head, no body
     b"GET /chunks HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",  # chunked
     b"GET /chunks HTTP/1.0\r\nHost: x\r\n\r\n",  # no chunks: closed at the end
+    b"GET /big HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",  # 3 MiB: sent in parts
     b"GET /api/state HTTP/1.1\r\nHost: x\r\n\r\nGET /other HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
 ]
 
@@ -185,7 +201,7 @@ def test_each_answer_is_the_bytes_waitress_sends_with_its_head_in_the_bodys_send
     for server in (ours, plain):
         threading.Thread(target=server.run, daemon=True).start()
     try:
-        for request in REQUESTS:
+        for request in REQUESTS * 2:  # the second time from the heads kept (`KeptHeads`)
             sends.clear()
             answer = raw(ours.socket.getsockname()[1], request)
             assert without_date(answer) == without_date(raw(plain.socket.getsockname()[1], request))
@@ -222,7 +238,10 @@ def test_the_loop_never_wakes_itself_for_a_read_it_answered(monkeypatch: Any) ->
             assert ask(port, "GET", "/api/state?page=1") == (200, b"/api/state")
         assert "loop" not in pulls, pulls
         assert ask(port, "GET", "/other") == (200, b"/other")
-        assert any(name.startswith("waitress-") for name in pulls), "the pool still wakes the loop"
+        # the pool's thread wakes the loop after its answer went out: maybe after the client read it
+        assert wait_for(lambda: any(name.startswith("waitress-") for name in pulls)), (
+            "the pool still wakes the loop"
+        )
     finally:
         server.close()
         thread.join(10)
@@ -303,3 +322,39 @@ def test_a_request_that_came_with_its_connection_is_answered_in_the_pass_that_ac
         early.close()
         late.close()
         server.close()
+
+
+def test_an_answer_the_socket_takes_in_part_goes_on_through_waitress_buffers(monkeypatch: Any) -> None:
+    """An answer is sent at once when nothing waits before it (`GuardedChannel._send_now`);
+    what the socket does not take (a client that does not read yet) waits in waitress's own
+    buffers and goes out as the client reads: the same bytes as waitress alone sends."""
+    import waitress
+
+    partial: list[tuple[int, int]] = []
+    original = GuardedChannel._send_now
+
+    def noted(channel: Any, data: bytes) -> int:
+        sent: int = original(channel, data)
+        partial.append((sent, len(data)))
+        return sent
+
+    monkeypatch.setattr(GuardedChannel, "_send_now", noted)
+    ours = create_guarded_server(Streaming(), "127.0.0.1", 0, 4, inline=FastReads.answers_at_once)
+    plain = waitress.create_server(Streaming(), host="127.0.0.1", port=0, threads=4)
+    for server in (ours, plain):
+        threading.Thread(target=server.run, daemon=True).start()
+    request = b"GET /big HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    try:
+        with socket.socket() as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # a small window: the send stops
+            sock.settimeout(10)
+            sock.connect(("127.0.0.1", ours.socket.getsockname()[1]))
+            sock.sendall(request)
+            assert wait_for(lambda: any(0 < sent < size for sent, size in partial)), partial
+            received = b""
+            while chunk := sock.recv(65536):
+                received += chunk
+        assert without_date(received) == without_date(raw(plain.socket.getsockname()[1], request))
+    finally:
+        ours.close()
+        plain.close()
