@@ -286,6 +286,29 @@ def has_white(ring: Any) -> bool:
     return getattr(ring, "bpp", 3) == 4
 
 
+def raw_layout(ring: Any) -> tuple[bytearray, int, int] | None:
+    """Where ``ring`` keeps the bytes it sends, as (buffer, offset of LED 0, bytes per LED), when
+    it is a PixelBuf that puts each LED's pixel in its own ``bpp`` bytes there and nowhere else
+    (full scale, no DotStar brightness byte, no auto-write): then a colour's bytes, written once
+    by the ring itself, are copied into another LED's place with one slice assignment instead of
+    `PixelBuf.__setitem__`'s parsing (about half of a frame's work; issue 26). None otherwise."""
+    if not isinstance(ring, adafruit_pixelbuf.PixelBuf):
+        return None
+    buffer = getattr(ring, "_post_brightness_buffer", None)
+    offset, bpp = getattr(ring, "_offset", None), getattr(ring, "_bpp", None)
+    if (
+        not isinstance(buffer, bytearray)
+        or not isinstance(offset, int)
+        or not isinstance(bpp, int)
+        or getattr(ring, "_pre_brightness_buffer", True) is not None
+        or getattr(ring, "_dotstar_mode", True) is not False
+        or ring.auto_write
+        or len(buffer) < offset + bpp * len(ring)
+    ):
+        return None
+    return buffer, offset, bpp
+
+
 def show(ring: Any, frame: list[RGB], k: float) -> None:
     """Put ``frame`` on ``ring`` at brightness ``k`` (`pixels`) and send it."""
     ring[:] = pixels(frame, k, has_white(ring))
@@ -360,6 +383,12 @@ class RingDriver:
     #: What `pixels` gives for each colour sent since `level` or `drawn_on` last changed (the
     #: pulse's colours repeat every period): a frame's changed LEDs are looked up here.
     pixel_of: dict[RGB, tuple[int, ...]] = field(default_factory=dict)
+    #: `raw_layout` of `drawn_on`: where its LEDs' bytes are (None: written through the library).
+    raw: tuple[bytearray, int, int] | None = None
+    #: The bytes each colour sent since `level` or `drawn_on` last changed takes in `raw`.
+    bytes_of: dict[RGB, bytes] = field(default_factory=dict)
+    #: `stop` was called: `tick` hands back to the thread's loop, which ends.
+    stopping: bool = False
 
     @property
     def overlay(self) -> Callable[[float], list[RGB] | None] | None:
@@ -445,18 +474,10 @@ class RingDriver:
             return frame
         try:
             if changed is None:
-                self.pixel_of = {}
+                self.pixel_of, self.bytes_of, self.raw = {}, {}, raw_layout(ring)
                 show(ring, frame, k)
             else:
-                known = self.pixel_of
-                if len(known) > 4096:  # colours never seen again (cues, other scenes): bounded
-                    known.clear()
-                for i in changed:
-                    colour = frame[i]
-                    pixel = known.get(colour)
-                    if pixel is None:
-                        pixel = known[colour] = pixels([colour], k, has_white(ring))[0]
-                    ring[i] = pixel
+                self.put(ring, frame, changed, k)
                 ring.show()
         except BaseException:
             self.last = []  # the ring holds part of a frame: the next one is sent whole
@@ -467,6 +488,72 @@ class RingDriver:
         if self.on_frame is not None:
             self.on_frame(frame)
         return frame
+
+    def put(self, ring: Any, frame: list[RGB], changed: list[int], k: float) -> None:
+        """Write the LEDs ``changed`` of ``frame`` into ``ring`` (shown at brightness ``k``): each
+        colour's pixel computed once (`pixel_of`), and on a ring whose bytes are known (`raw`)
+        written by the ring once and then copied (`bytes_of`), as `PixelBuf.__setitem__` would."""
+        raw = self.raw
+        if raw is None:
+            known = self.pixel_of
+            if len(known) > 4096:  # colours never seen again (cues, other scenes): bounded
+                known.clear()
+            for i in changed:
+                colour = frame[i]
+                pixel = known.get(colour)
+                if pixel is None:
+                    pixel = known[colour] = pixels([colour], k, has_white(ring))[0]
+                ring[i] = pixel
+            return
+        buffer, offset, bpp = raw
+        known_bytes = self.bytes_of
+        if len(known_bytes) > 4096:
+            known_bytes.clear()
+        for i in changed:
+            colour = frame[i]
+            at = offset + i * bpp
+            data = known_bytes.get(colour)
+            if data is None:
+                ring[i] = pixels([colour], k, has_white(ring))[0]
+                known_bytes[colour] = bytes(buffer[at : at + bpp])
+            else:
+                buffer[at : at + bpp] = data
+
+    def tick(self) -> bool:
+        """The next frame of a moving picture, when it is one of the scene drawn last (the mover
+        pulsing): `draw`'s result with none of its checks that cannot change between two such
+        frames. False, having drawn nothing, when the view, the overlay, the ring, the brightness's
+        minute or a stop say that `step` must draw instead."""
+        scene = self.drawn_scene
+        ring = self.ring
+        if (
+            scene is None
+            or scene.view is not self.view
+            or self._overlay is not None
+            or self.stopping
+            or self.failed
+            or ring is not self.drawn_on
+        ):
+            return False
+        start, end, k = self._brightness
+        if not start <= self.wall() < end or k != self.level:
+            return False
+        now = self.clock()
+        last = self.last
+        frame = scene.frame(now, now - self.view_at) if scene.glows is None else scene.frame_after(last, now)
+        changed = [i for i in scene.reached if frame[i] != last[i]]
+        if changed:
+            try:
+                self.put(ring, frame, changed, k)
+                ring.show()
+            except BaseException:
+                self.last = []  # the ring holds part of a frame: the next one is sent whole
+                self.drawn_scene = None
+                raise
+            self.last = frame
+            if self.on_frame is not None:
+                self.on_frame(frame)
+        return True
 
     def broken(self, exc: Exception) -> None:
         """The ring failed: say so once, show the frames on a simulated ring, retry later."""
@@ -503,14 +590,18 @@ class RingDriver:
         try:
             self.draw()
         except Exception as exc:
-            self.broken(exc)
-            if self.opener is None:  # nothing to reopen: wait before the same error again
-                self._stop.wait(self.retry)
+            self.fault(exc)
             return
         if self.unconfirmed and not self.failed:
             self.unconfirmed = False
             if self.health is not None:
                 self.health.ok("ring", f"{self.settings.leds} LEDs on GPIO{self.settings.pin}")
+
+    def fault(self, exc: Exception) -> None:
+        """A frame failed: the ring is `broken`; with nothing to reopen, wait before the same error again."""
+        self.broken(exc)
+        if self.opener is None:
+            self._stop.wait(self.retry)
 
     def pause(self, period: float) -> float:
         """How long the thread may sleep after a frame: ``period`` while the picture moves (or
@@ -560,7 +651,21 @@ class RingDriver:
             shown = self.view
             self.step()
             wait = self.pause(period)
+            if wait == period and self.drawn_scene is not None:
+                # a moving picture whose frames differ only in the LEDs of the scene drawn
+                # last: a frame per period by `tick` (the thread's one call), until it cannot
+                tick, rest = self.tick, self.rest
+                while True:
+                    rest(wait, period)
+                    try:
+                        if not tick():
+                            break
+                    except Exception as exc:
+                        self.fault(exc)
+                        break
+                wait = 0.0  # `step` at once
 
     def stop(self) -> None:
+        self.stopping = True
         self._stop.set()
         self._wake.set()

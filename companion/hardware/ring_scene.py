@@ -91,6 +91,8 @@ def scale(colour: RGB, k: float) -> RGB:
 Placed = Callable[[list[RGB], float, Collection[int]], None]
 #: A write that moves, with its LEDs: called as ``placed(frame, t, leds)``.
 Write = tuple[Placed, Collection[int]]
+#: A colour that moves with time: the one colour a write puts on all its LEDs at time t.
+Glow = Callable[[float], RGB]
 #: Cues that draw something while they last (others, "accept" say, only name the outcome).
 DRAWN_CUES = ("reject", "day_end", "bonus")
 
@@ -112,12 +114,14 @@ class Scene:
         self.view, self.layout = view, layout
         self.n = layout.leds
         self.cue_seconds = CUE_SECONDS.get(view.cue, 0) if view.cue else 0.0
+        #: The writes that put one colour on all their LEDs at every frame, with that colour.
+        glows: dict[Placed, Glow] = {}
         steps: list[tuple[int | tuple[int, ...] | None, Any]] = []  # (LED, colour) or (LEDs, Placed)
         hours, markers = hour_leds(layout)  # the first layer, under everything: the base's start
         if view.waiting == "itinerary" and view.waiting_colour is not None:
-            steps.append((hours, self._breathing(view.waiting_colour, 0.15, 2.0)))
+            steps.append((hours, self._breathing(view.waiting_colour, 0.15, 2.0, glows)))
         elif view.waiting == "reveal":
-            steps.append((hours, self._breathing(WHITE, 0.1, 1.5)))
+            steps.append((hours, self._breathing(WHITE, 0.1, 1.5, glows)))
             steps.append((None, self._comet))
         mover = view.watches[view.mover] if view.preview is not None and view.mover is not None else None
         if mover is not None and view.preview is not None:
@@ -139,13 +143,13 @@ class Scene:
             led = hours[hour]
             if spare:
                 i, w = stack[0]
-                steps.append(((led,), self._pulse(w.colour)) if view.mover == i else (led, w.colour))
+                steps.append(((led,), self._pulse(w.colour, glows)) if view.mover == i else (led, w.colour))
                 for k in range(1, min(len(stack), spare + 1)):
                     steps.append((layout.after(led, k), scale(stack[k][1].colour, 0.4)))
             elif len(stack) > 1:  # one LED per hour: the top watch, then each stacked one in turn
                 steps.append(((led,), self._turns(stack)))
             elif view.mover == stack[0][0]:
-                steps.append(((led,), self._pulse(stack[0][1].colour)))
+                steps.append(((led,), self._pulse(stack[0][1].colour, glows)))
             else:
                 steps.append((led, stack[0][1].colour))
         self.base: list[RGB] = markers.copy()
@@ -165,6 +169,12 @@ class Scene:
                     self.writes.append((what, shown))
                     reached.update(shown)
         self.writes.reverse()
+        #: The writes as (colour at t, LEDs) when every one is a glow (the mover pulsing, the
+        #: hours breathing): a frame of the scene is then any earlier one with those colours put
+        #: in that order (`frame_after`), which is what the ring does 30 times a second.
+        self.glows: tuple[tuple[Glow, tuple[int, ...]], ...] | None = None
+        if self.writes and all(write in glows and type(leds) is tuple for write, leds in self.writes):
+            self.glows = tuple((glows[write], leds) for write, leds in self.writes)  # type: ignore[misc]
         #: The LEDs the writes reach, in order: all that can differ between two frames at
         #: which no cue draws and no winners turn (`changing`).
         self.reached: tuple[int, ...] = tuple(sorted(reached))
@@ -197,6 +207,17 @@ class Scene:
                 frame[(sweep - k) % n] = scale(GOLD, 1.0 - k * 0.25)
         return frame
 
+    def frame_after(self, earlier: list[RGB], t: float) -> list[RGB]:
+        """The frame at ``t``, made from ``earlier``, a frame of this scene at which no cue drew
+        and no winners turned (`changing` was not None), when the writes are all glows (`glows`):
+        ``frame(t, age)`` for any later ``age``, in fewer steps."""
+        frame = earlier.copy()
+        for glow, leds in self.glows or ():
+            colour = glow(t)
+            for led in leds:
+                frame[led] = colour
+        return frame
+
     def changing(self, cue_age: float) -> tuple[int, ...] | None:
         """The LEDs in which the frame at ``cue_age`` can differ from another such frame of this
         scene: `reached` while no cue draws and no winners turn; None (any LED) while they do."""
@@ -216,15 +237,25 @@ class Scene:
     # --- the writes that move ----------------------------------------------------------------
 
     @staticmethod
-    def _breathing(colour: RGB, depth: float, period: float) -> Placed:
-        """Every hour glowing ``0.15 ± depth`` of ``colour`` over ``period`` seconds."""
+    def _glowing(glow: Glow, glows: dict[Placed, Glow]) -> Placed:
+        """The write putting ``glow``'s colour on its LEDs, noted in ``glows``."""
 
         def write(frame: list[RGB], t: float, leds: Collection[int]) -> None:
-            glow = scale(colour, 0.15 + depth * math.sin(t * 2 * math.pi / period))
+            colour = glow(t)
             for led in leds:
-                frame[led] = glow
+                frame[led] = colour
 
+        glows[write] = glow
         return write
+
+    @staticmethod
+    def _breathing(colour: RGB, depth: float, period: float, glows: dict[Placed, Glow]) -> Placed:
+        """Every hour glowing ``0.15 ± depth`` of ``colour`` over ``period`` seconds."""
+
+        def glow(t: float) -> RGB:
+            return scale(colour, 0.15 + depth * math.sin(t * 2 * math.pi / period))
+
+        return Scene._glowing(glow, glows)
 
     def _comet(self, frame: list[RGB], t: float, covered: Collection[int]) -> None:
         layout = self.layout
@@ -246,15 +277,13 @@ class Scene:
         return write
 
     @staticmethod
-    def _pulse(colour: RGB) -> Placed:
+    def _pulse(colour: RGB, glows: dict[Placed, Glow]) -> Placed:
         """The mover's watch, pulsing (`companion.hardware.ring._pulse`)."""
 
-        def write(frame: list[RGB], t: float, leds: Collection[int]) -> None:
-            pulse = scale(colour, 0.55 + 0.45 * math.sin(t * 2 * math.pi / 1.2))
-            for led in leds:
-                frame[led] = pulse
+        def glow(t: float) -> RGB:
+            return scale(colour, 0.55 + 0.45 * math.sin(t * 2 * math.pi / 1.2))
 
-        return write
+        return Scene._glowing(glow, glows)
 
     def _turns(self, stack: list[tuple[int, Watch]]) -> Placed:
         """A stack on a one-LED hour: the top watch, then each stacked one in turn (the mover pulsing)."""
