@@ -555,6 +555,69 @@ class RingDriver:
                 self.on_frame(frame)
         return True
 
+    def frames(self, period: float) -> None:
+        """Frames of the scene drawn last, one per ``period`` (sleeping first), for as long as
+        they can be drawn without `step`: by `glow_frames` when it can, else by `tick`."""
+        if self.glow_frames(period):
+            return
+        tick, rest = self.tick, self.rest
+        while True:
+            rest(period, period)
+            if not tick():
+                return
+
+    def glow_frames(self, period: float) -> bool:
+        """`tick` for a scene whose only motion is one glow (the mover's watch pulsing, a game's
+        usual picture) on a ring whose bytes are known (`raw`): each frame is the glow's colour
+        at that time, and when it is not the colour shown, its bytes copied to the glow's LEDs
+        and the ring shown; nothing else is read or made. False (nothing drawn) when it does
+        not apply; else True once a change, the overlay, the brightness's minute or `stop` ends it."""
+        scene, raw, ring, view = self.drawn_scene, self.raw, self.ring, self.view
+        if (
+            scene is None
+            or raw is None
+            or scene.glows is None
+            or len(scene.glows) != 1
+            or scene.view is not view
+            or ring is not self.drawn_on
+            or self._overlay is not None
+            or self.failed
+        ):
+            return False
+        start, end, k = self._brightness
+        if k != self.level:
+            return False
+        glow, leds = scene.glows[0]
+        buffer, offset, bpp = raw
+        spans = tuple((offset + led * bpp, offset + (led + 1) * bpp) for led in leds)
+        known, rest, wall, clock, changed = self.bytes_of, self.rest, self.wall, self.clock, list(leds)
+        shown = self.last[leds[0]]
+        while True:
+            rest(period, period)
+            if self.view is not view or self._overlay is not None or self.stopping or not start <= wall() < end:
+                return True
+            colour = glow(clock())
+            if colour == shown:
+                continue
+            frame = self.last.copy()
+            for led in leds:
+                frame[led] = colour
+            data = known.get(colour)
+            try:
+                if data is None:
+                    self.put(ring, frame, changed, k)
+                else:
+                    for first, after in spans:
+                        buffer[first:after] = data
+                ring.show()
+            except BaseException:
+                self.last = []  # the ring holds part of a frame: the next one is sent whole
+                self.drawn_scene = None
+                raise
+            self.last, shown = frame, colour
+            if self.on_frame is not None:
+                self.on_frame(frame)
+
     def broken(self, exc: Exception) -> None:
         """The ring failed: say so once, show the frames on a simulated ring, retry later."""
         if self.health is not None:
@@ -653,17 +716,12 @@ class RingDriver:
             wait = self.pause(period)
             if wait == period and self.drawn_scene is not None:
                 # a moving picture whose frames differ only in the LEDs of the scene drawn
-                # last: a frame per period by `tick` (the thread's one call), until it cannot
-                tick, rest = self.tick, self.rest
-                while True:
-                    rest(wait, period)
-                    try:
-                        if not tick():
-                            break
-                    except Exception as exc:
-                        self.fault(exc)
-                        break
-                wait = 0.0  # `step` at once
+                # last: its frames by `glow_frames` or `tick`, until they cannot, then `step`
+                try:
+                    self.frames(period)
+                except Exception as exc:
+                    self.fault(exc)
+                wait = 0.0
 
     def stop(self) -> None:
         self.stopping = True
