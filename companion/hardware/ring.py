@@ -568,10 +568,12 @@ class RingDriver:
 
     def glow_frames(self, period: float) -> bool:
         """`tick` for a scene whose only motion is one glow (the mover's watch pulsing, a game's
-        usual picture) on a ring whose bytes are known (`raw`): each frame is the glow's colour
-        at that time, and when it is not the colour shown, its bytes copied to the glow's LEDs
-        and the ring shown; nothing else is read or made. False (nothing drawn) when it does
-        not apply; else True once a change, the overlay, the brightness's minute or `stop` ends it."""
+        usual picture) on a ring whose bytes are known (`raw`): each frame, the glow's colour at
+        that time (`Glow.at`'s arithmetic, without its calls); when it is not the colour shown,
+        the frame and bytes made for that colour the first time (a pulse has some dozens)
+        are put back, and the ring's buffer sent as `PixelBuf.show` sends it. False (nothing
+        drawn) when it does not apply; else True once a change, the overlay, the brightness's
+        minute or `stop` ends it."""
         scene, raw, ring, view = self.drawn_scene, self.raw, self.ring, self.view
         if (
             scene is None
@@ -584,32 +586,49 @@ class RingDriver:
             or self.failed
         ):
             return False
-        start, end, k = self._brightness
-        if k != self.level:
+        start, end, level = self._brightness
+        if level != self.level:
             return False
         glow, leds = scene.glows[0]
+        (red, green, blue), middle, depth, cycle = glow.colour, glow.middle, glow.depth, glow.period
         buffer, offset, bpp = raw
         spans = tuple((offset + led * bpp, offset + (led + 1) * bpp) for led in leds)
-        known, rest, wall, clock, changed = self.bytes_of, self.rest, self.wall, self.clock, list(leds)
+        # `show` is PixelBuf's unless the ring's class has its own: then that one is called
+        send = ring._transmit if type(ring).show is adafruit_pixelbuf.PixelBuf.show else None
+        made: dict[RGB, tuple[list[RGB], bytes]] = {}
+        rest, wall, clock, sin, pi = self.rest, self.wall, self.clock, math.sin, math.pi
         shown = self.last[leds[0]]
         while True:
             rest(period, period)
-            if self.view is not view or self._overlay is not None or self.stopping or not start <= wall() < end:
+            if self.view is not view or self._overlay is not None or self.stopping:
                 return True
-            colour = glow(clock())
+            if not start <= wall() < end:
+                return True
+            k = middle + depth * sin(clock() * 2 * pi / cycle)
+            if k > 1.0:  # `scale`'s clamp
+                k = 1.0
+            elif k < 0.0:
+                k = 0.0
+            colour = (int(red * k), int(green * k), int(blue * k))
             if colour == shown:
                 continue
-            frame = self.last.copy()
-            for led in leds:
-                frame[led] = colour
-            data = known.get(colour)
             try:
-                if data is None:
-                    self.put(ring, frame, changed, k)
+                known = made.get(colour)
+                if known is None:
+                    frame = self.last.copy()
+                    for led in leds:
+                        frame[led] = colour
+                    self.put(ring, frame, list(leds), level)
+                    first, after = spans[0]
+                    made[colour] = (frame, bytes(buffer[first:after]))
                 else:
+                    frame, data = known
                     for first, after in spans:
                         buffer[first:after] = data
-                ring.show()
+                if send is not None:
+                    send(buffer)
+                else:
+                    ring.show()
             except BaseException:
                 self.last = []  # the ring holds part of a frame: the next one is sent whole
                 self.drawn_scene = None

@@ -91,8 +91,23 @@ def scale(colour: RGB, k: float) -> RGB:
 Placed = Callable[[list[RGB], float, Collection[int]], None]
 #: A write that moves, with its LEDs: called as ``placed(frame, t, leds)``.
 Write = tuple[Placed, Collection[int]]
-#: A colour that moves with time: the one colour a write puts on all its LEDs at time t.
-Glow = Callable[[float], RGB]
+
+
+@dataclass(frozen=True)
+class Glow:
+    """A colour that moves with time, the one a write puts on all its LEDs: ``colour`` at
+    ``middle + depth * sin(2 pi t / period)`` of its strength (the mover's pulse, the breathing
+    hours), in `render`'s own arithmetic, so that the ring may compute it without a call."""
+
+    colour: RGB
+    middle: float
+    depth: float
+    period: float
+
+    def at(self, t: float) -> RGB:
+        return scale(self.colour, self.middle + self.depth * math.sin(t * 2 * math.pi / self.period))
+
+
 #: Cues that draw something while they last (others, "accept" say, only name the outcome).
 DRAWN_CUES = ("reject", "day_end", "bonus")
 
@@ -107,6 +122,11 @@ def hour_leds(layout: RingLayout) -> tuple[tuple[int, ...], list[RGB]]:
     return hours, markers
 
 
+def pulse(colour: RGB) -> Glow:
+    """The mover's watch, pulsing (`companion.hardware.ring._pulse`)."""
+    return Glow(colour, 0.55, 0.45, 1.2)
+
+
 class Scene:
     """`render` of one view, split into its still base and its moving writes."""
 
@@ -119,9 +139,9 @@ class Scene:
         steps: list[tuple[int | tuple[int, ...] | None, Any]] = []  # (LED, colour) or (LEDs, Placed)
         hours, markers = hour_leds(layout)  # the first layer, under everything: the base's start
         if view.waiting == "itinerary" and view.waiting_colour is not None:
-            steps.append((hours, self._breathing(view.waiting_colour, 0.15, 2.0, glows)))
+            steps.append((hours, self._glowing(Glow(view.waiting_colour, 0.15, 0.15, 2.0), glows)))
         elif view.waiting == "reveal":
-            steps.append((hours, self._breathing(WHITE, 0.1, 1.5, glows)))
+            steps.append((hours, self._glowing(Glow(WHITE, 0.15, 0.1, 1.5), glows)))
             steps.append((None, self._comet))
         mover = view.watches[view.mover] if view.preview is not None and view.mover is not None else None
         if mover is not None and view.preview is not None:
@@ -143,13 +163,14 @@ class Scene:
             led = hours[hour]
             if spare:
                 i, w = stack[0]
-                steps.append(((led,), self._pulse(w.colour, glows)) if view.mover == i else (led, w.colour))
+                mover = view.mover == i
+                steps.append(((led,), self._glowing(pulse(w.colour), glows)) if mover else (led, w.colour))
                 for k in range(1, min(len(stack), spare + 1)):
                     steps.append((layout.after(led, k), scale(stack[k][1].colour, 0.4)))
             elif len(stack) > 1:  # one LED per hour: the top watch, then each stacked one in turn
                 steps.append(((led,), self._turns(stack)))
             elif view.mover == stack[0][0]:
-                steps.append(((led,), self._pulse(stack[0][1].colour, glows)))
+                steps.append(((led,), self._glowing(pulse(stack[0][1].colour), glows)))
             else:
                 steps.append((led, stack[0][1].colour))
         self.base: list[RGB] = markers.copy()
@@ -213,7 +234,7 @@ class Scene:
         ``frame(t, age)`` for any later ``age``, in fewer steps."""
         frame = earlier.copy()
         for glow, leds in self.glows or ():
-            colour = glow(t)
+            colour = glow.at(t)
             for led in leds:
                 frame[led] = colour
         return frame
@@ -239,23 +260,15 @@ class Scene:
     @staticmethod
     def _glowing(glow: Glow, glows: dict[Placed, Glow]) -> Placed:
         """The write putting ``glow``'s colour on its LEDs, noted in ``glows``."""
+        at = glow.at
 
         def write(frame: list[RGB], t: float, leds: Collection[int]) -> None:
-            colour = glow(t)
+            colour = at(t)
             for led in leds:
                 frame[led] = colour
 
         glows[write] = glow
         return write
-
-    @staticmethod
-    def _breathing(colour: RGB, depth: float, period: float, glows: dict[Placed, Glow]) -> Placed:
-        """Every hour glowing ``0.15 ± depth`` of ``colour`` over ``period`` seconds."""
-
-        def glow(t: float) -> RGB:
-            return scale(colour, 0.15 + depth * math.sin(t * 2 * math.pi / period))
-
-        return Scene._glowing(glow, glows)
 
     def _comet(self, frame: list[RGB], t: float, covered: Collection[int]) -> None:
         layout = self.layout
@@ -275,15 +288,6 @@ class Scene:
                     frame[led] = colour
 
         return write
-
-    @staticmethod
-    def _pulse(colour: RGB, glows: dict[Placed, Glow]) -> Placed:
-        """The mover's watch, pulsing (`companion.hardware.ring._pulse`)."""
-
-        def glow(t: float) -> RGB:
-            return scale(colour, 0.55 + 0.45 * math.sin(t * 2 * math.pi / 1.2))
-
-        return Scene._glowing(glow, glows)
 
     def _turns(self, stack: list[tuple[int, Watch]]) -> Placed:
         """A stack on a one-LED hour: the top watch, then each stacked one in turn (the mover pulsing)."""
