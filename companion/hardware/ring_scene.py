@@ -17,11 +17,10 @@ those between two frames of one scene (the mover's pulse: one LED of 24, 30 time
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 RGB = tuple[int, int, int]
 OFF: RGB = (0, 0, 0)
@@ -93,8 +92,7 @@ Placed = Callable[[list[RGB], float, Collection[int]], None]
 Write = tuple[Placed, Collection[int]]
 
 
-@dataclass(frozen=True)
-class Glow:
+class Glow(NamedTuple):
     """A colour that moves with time, the one a write puts on all its LEDs: ``colour`` at
     ``middle + depth * sin(2 pi t / period)`` of its strength (the mover's pulse, the breathing
     hours), in `render`'s own arithmetic, so that the ring may compute it without a call."""
@@ -112,13 +110,23 @@ class Glow:
 DRAWN_CUES = ("reject", "day_end", "bonus")
 
 
-@functools.lru_cache(maxsize=8)
+#: `hour_leds` of each layout it was asked for, by the layout's identity (a `RingLayout`'s
+#: generated hash is Python code, and a table draws with one layout for its whole life).
+_HOURS: dict[int, tuple[RingLayout, tuple[int, ...], list[RGB]]] = {}
+
+
 def hour_leds(layout: RingLayout) -> tuple[tuple[int, ...], list[RGB]]:
     """The LEDs of the twelve hours, and the frame of their faint markers (`render`'s first layer)."""
+    found = _HOURS.get(id(layout))
+    if found is not None and found[0] is layout:
+        return found[1], found[2]
     hours = tuple(layout.led(hour) for hour in range(12))
     markers = [OFF] * layout.leds
     for led in hours:
         markers[led] = MARKER
+    if len(_HOURS) >= 8:
+        _HOURS.clear()
+    _HOURS[id(layout)] = (layout, hours, markers)
     return hours, markers
 
 
@@ -163,8 +171,8 @@ class Scene:
             led = hours[hour]
             if spare:
                 i, w = stack[0]
-                mover = view.mover == i
-                steps.append(((led,), self._glowing(pulse(w.colour), glows)) if mover else (led, w.colour))
+                pulsing = view.mover == i
+                steps.append(((led,), self._glowing(pulse(w.colour), glows)) if pulsing else (led, w.colour))
                 for k in range(1, min(len(stack), spare + 1)):
                     steps.append((layout.after(led, k), scale(stack[k][1].colour, 0.4)))
             elif len(stack) > 1:  # one LED per hour: the top watch, then each stacked one in turn
