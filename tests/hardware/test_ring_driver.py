@@ -322,7 +322,8 @@ glowing_views = st.builds(
 @settings(max_examples=300, deadline=None)
 @given(
     glowing_views,
-    st.lists(st.floats(0.001, 0.5, allow_nan=False), min_size=1, max_size=40),
+    # (a pulse's period, and the pulse's and an itinerary's breathing's together: colours seen before)
+    st.lists(st.floats(0.001, 0.5, allow_nan=False) | st.sampled_from([1.2, 6.0]), min_size=1, max_size=40),
     st.sampled_from([1.0, 0.3, 0.08]),
     st.sampled_from([SimulatedRing, RGBWRing, OwnShowRing]),
     st.floats(0, 1e6, allow_nan=False),
