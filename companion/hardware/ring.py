@@ -323,10 +323,6 @@ def brightness_now(settings: RingSettings, now: datetime | None = None) -> float
     return settings.night_brightness if night else settings.brightness
 
 
-#: Where LEDs' bytes are in a ring's buffer: (first, past the last) of each.
-Spans = tuple[tuple[int, int], ...]
-
-
 @dataclass
 class RingDriver:
     """Shows the table on a ring, on its own thread: at ``fps`` while the picture moves, and
@@ -571,19 +567,19 @@ class RingDriver:
                 return
 
     def glow_frames(self, period: float) -> bool:
-        """`tick` for a scene whose only motions are glows (`Scene.glows`: the mover's watch
-        pulsing, a game's usual picture; the hours breathing while an itinerary is awaited) on a
-        ring whose bytes are known (`raw`): each frame, each glow's colour at that time
-        (`Glow.at`'s arithmetic, without its calls); when they are not the colours shown, the
-        frame and bytes made for those colours the first time (a pulse has some dozens) are
-        put back, and the ring's buffer sent as `PixelBuf.show` sends it. False (nothing drawn)
-        when it does not apply; else True once a change, the overlay, the brightness's minute
-        or `stop` ends it."""
+        """`tick` for a scene whose only motion is one glow (the mover's watch pulsing, a game's
+        usual picture) on a ring whose bytes are known (`raw`): each frame, the glow's colour at
+        that time (`Glow.at`'s arithmetic, without its calls); when it is not the colour shown,
+        the frame and bytes made for that colour the first time (a pulse has some dozens)
+        are put back, and the ring's buffer sent as `PixelBuf.show` sends it. False (nothing
+        drawn) when it does not apply; else True once a change, the overlay, the brightness's
+        minute or `stop` ends it."""
         scene, raw, ring, view = self.drawn_scene, self.raw, self.ring, self.view
         if (
             scene is None
             or raw is None
             or scene.glows is None
+            or len(scene.glows) != 1
             or scene.view is not view
             or ring is not self.drawn_on
             or self._overlay is not None
@@ -593,62 +589,42 @@ class RingDriver:
         start, end, level = self._brightness
         if level != self.level:
             return False
+        glow, leds = scene.glows[0]
+        (red, green, blue), middle, depth, cycle = glow.colour, glow.middle, glow.depth, glow.period
         buffer, offset, bpp = raw
-        # each glow with the LEDs it shows: its own but those a later glow writes over
-        glows: list[
-            tuple[int, int, int, float, float, float, tuple[int, ...], tuple[tuple[int, int], ...]]
-        ] = []
-        covered: set[int] = set()
-        for glow, leds in reversed(scene.glows):
-            own = tuple(led for led in leds if led not in covered)
-            covered.update(leds)
-            if own:
-                spans = tuple((offset + led * bpp, offset + (led + 1) * bpp) for led in own)
-                glows.append((*glow.colour, glow.middle, glow.depth, glow.period, own, spans))
-        glows.reverse()
+        spans = tuple((offset + led * bpp, offset + (led + 1) * bpp) for led in leds)
         # `show` is PixelBuf's unless the ring's class has its own: then that one is called
         send = ring._transmit if type(ring).show is adafruit_pixelbuf.PixelBuf.show else None
-        made: dict[tuple[RGB, ...], tuple[list[RGB], tuple[bytes, ...]]] = {}
+        made: dict[RGB, tuple[list[RGB], bytes]] = {}
         rest, wall, clock, sin, pi = self.rest, self.wall, self.clock, math.sin, math.pi
-        shown = tuple(self.last[own[0]] for *_, own, _ in glows)
+        shown = self.last[leds[0]]
         while True:
             rest(period, period)
             if self.view is not view or self._overlay is not None or self.stopping:
                 return True
             if not start <= wall() < end:
                 return True
-            now = clock()
-            colours = []
-            for red, green, blue, middle, depth, cycle, _, _ in glows:
-                k = middle + depth * sin(now * 2 * pi / cycle)
-                if k > 1.0:  # `scale`'s clamp
-                    k = 1.0
-                elif k < 0.0:
-                    k = 0.0
-                colours.append((int(red * k), int(green * k), int(blue * k)))
-            key = tuple(colours)
-            if key == shown:
+            k = middle + depth * sin(clock() * 2 * pi / cycle)
+            if k > 1.0:  # `scale`'s clamp
+                k = 1.0
+            elif k < 0.0:
+                k = 0.0
+            colour = (int(red * k), int(green * k), int(blue * k))
+            if colour == shown:
                 continue
             try:
-                known = made.get(key)
+                known = made.get(colour)
                 if known is None:
-                    last = self.last
-                    frame = last.copy()
-                    for (*_, own, _), colour in zip(glows, key, strict=True):
-                        for led in own:
-                            frame[led] = colour
-                    self.put(ring, frame, [i for i in scene.reached if frame[i] != last[i]], level)
-                    if len(made) > 4096:  # two glows of other periods: bounded
-                        made.clear()
-                    made[key] = (
-                        frame,
-                        tuple(bytes(buffer[spans[0][0] : spans[0][1]]) for *_, spans in glows),
-                    )
+                    frame = self.last.copy()
+                    for led in leds:
+                        frame[led] = colour
+                    self.put(ring, frame, list(leds), level)
+                    first, after = spans[0]
+                    made[colour] = (frame, bytes(buffer[first:after]))
                 else:
-                    frame, datas = known
-                    for (*_, spans), data in zip(glows, datas, strict=True):
-                        for first, after in spans:
-                            buffer[first:after] = data
+                    frame, data = known
+                    for first, after in spans:
+                        buffer[first:after] = data
                 if send is not None:
                     send(buffer)
                 else:
@@ -657,7 +633,7 @@ class RingDriver:
                 self.last = []  # the ring holds part of a frame: the next one is sent whole
                 self.drawn_scene = None
                 raise
-            self.last, shown = frame, key
+            self.last, shown = frame, colour
             if self.on_frame is not None:
                 self.on_frame(frame)
 
