@@ -186,24 +186,36 @@ class Scene:
         #: LEDs a still layer writes after the write being looked at (its own are overwritten)
         later: set[int] = set()
         reached: set[int] = set()
+        #: The writes as (colour at t, LEDs) when every one is a glow (the mover pulsing, the
+        #: hours breathing): a frame of the scene is then any earlier one with those colours put
+        #: in that order (`frame_after`), which is what the ring does 30 times a second.
+        self.glows: tuple[tuple[Glow, tuple[int, ...]], ...] | None = None
+        glowing: list[tuple[Glow, tuple[int, ...]]] | None = []
         for where, what in reversed(steps):
             if isinstance(where, int):
                 later.add(where)
             elif where is None:  # its LEDs move with time: those a still layer covers are skipped
                 self.writes.append((what, frozenset(later)))
                 reached.update(led for led in range(self.n) if led not in later)
+                glowing = None
             else:
-                shown = tuple(led for led in where if led not in later)
+                if len(where) == 1:  # the mover's LED, most often
+                    shown = () if where[0] in later else where
+                else:
+                    shown = tuple(led for led in where if led not in later)
                 if shown:
                     self.writes.append((what, shown))
                     reached.update(shown)
+                    if glowing is not None:
+                        glow = glows.get(what)
+                        if glow is None:
+                            glowing = None
+                        else:
+                            glowing.append((glow, shown))
         self.writes.reverse()
-        #: The writes as (colour at t, LEDs) when every one is a glow (the mover pulsing, the
-        #: hours breathing): a frame of the scene is then any earlier one with those colours put
-        #: in that order (`frame_after`), which is what the ring does 30 times a second.
-        self.glows: tuple[tuple[Glow, tuple[int, ...]], ...] | None = None
-        if self.writes and all(write in glows and type(leds) is tuple for write, leds in self.writes):
-            self.glows = tuple((glows[write], leds) for write, leds in self.writes)  # type: ignore[misc]
+        if glowing:
+            glowing.reverse()
+            self.glows = tuple(glowing)
         #: The LEDs the writes reach, in order: all that can differ between two frames at
         #: which no cue draws and no winners turn (`changing`).
         self.reached: tuple[int, ...] = tuple(sorted(reached))
