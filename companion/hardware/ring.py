@@ -724,7 +724,8 @@ class RingDriver:
                 self.sleeping = True  # from now on `notify` wakes the thread...
                 if self.view is not shown:  # ...and a change that came before is drawn now
                     wait = period
-            self.rest(wait, period)
+            if wait > 0.0:  # (0: `frames` slept and found a change: drawn now, no sleep(0))
+                self.rest(wait, period)
             self.sleeping = False
             if self._stop.is_set():
                 return
