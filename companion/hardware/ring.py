@@ -719,6 +719,7 @@ class RingDriver:
         """Draw until stopped; a failing ring never stops the table."""
         period = 1.0 / self.settings.fps
         wait, shown = period, None
+        drawn: Scene | None = None  # the scene the last step drew from (`drawn_scene`)
         while True:
             if wait > period:
                 self.sleeping = True  # from now on `notify` wakes the thread...
@@ -734,9 +735,12 @@ class RingDriver:
             shown = self.view
             self.step()
             wait = self.pause(period)
-            if wait == period and self.drawn_scene is not None:
-                # a moving picture whose frames differ only in the LEDs of the scene drawn
-                # last: its frames by `glow_frames` or `tick`, until they cannot, then `step`
+            scene, drawn = drawn, self.drawn_scene
+            if wait == period and drawn is not None and drawn is scene:
+                # a moving picture whose frames differ only in the LEDs of the scene drawn by
+                # the last two steps: its frames by `glow_frames` or `tick`, until they cannot,
+                # then `step`. (A scene drawn once may be gone by the next frame, as when taps
+                # come every 40 ms: preparing `glow_frames` for one frame costs more than `step`.)
                 try:
                     self.frames(period)
                 except Exception as exc:
