@@ -18,7 +18,10 @@ frame (1/30 s) per draw:
 
 - ``game``: between two turns, the mover's watch pulsing: the same picture frame after frame;
 - ``change``: a random tap (Confirm when asked) before every frame, the frame after a change
-  of the table: its scene prepared and the whole frame compared (the tap itself not counted).
+  of the table: its scene prepared and the whole frame compared (the tap itself not counted);
+- ``between``: ``game`` as the thread draws it between two steps: by `RingDriver.frames` (the
+  pulse's colour and its bytes only, round six) in a tree that has it, by ``draw`` in one that
+  does not; the sleep replaced by the clock's move (this thread's CPU, warm, as above).
 
 Printed: microseconds of CPU per frame, medians over ``--rounds`` with the trees alternated
 (``--tree``: another checkout's code, run in its own process, as `benchmarks.bench_step_parts`).
@@ -30,6 +33,7 @@ second from ``/proc/self/task/TID/schedstat`` (which counts the kernel's part to
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import statistics
@@ -123,6 +127,43 @@ def per_frame(kind: str, situation: str, frames: int, games: int) -> float:
     return 1e6 * statistics.fmean(spent)
 
 
+def between_frames(kind: str, frames: int, games: int) -> float:
+    """Mean CPU microseconds of one frame between two steps (``between``) on ring ``kind``."""
+    spent: list[float] = []
+    for seed in range(1, games + 1):
+        with tempfile.TemporaryDirectory() as tmp:
+            rt = mocked_runtime(tmp, seed)
+            between_turns(rt, random.Random(seed))
+            clock = Clock()
+            driver = rt.driver
+            driver.ring, driver.clock = ring_of(kind, rt), clock
+            driver.step()
+            driver.step()
+            count = frames // games
+            if not hasattr(driver, "frames"):  # a tree before round six: a draw per frame
+                for _ in range(count):
+                    clock.now += FRAME
+                    start = time.thread_time()
+                    driver.draw()
+                    spent.append(time.thread_time() - start)
+            else:
+                left = [count]
+
+                def rest(wait: float, period: float, clock: Clock = clock, left: list[int] = left) -> None:
+                    clock.now += FRAME
+                    left[0] -= 1
+                    if left[0] < 0:
+                        raise StopIteration  # out of `frames`, as `stop` would end it
+
+                driver.rest = rest
+                start = time.thread_time()
+                with contextlib.suppress(StopIteration):
+                    driver.frames(FRAME)
+                spent.append((time.thread_time() - start) / count)
+            rt.stop()
+    return 1e6 * statistics.fmean(spent)
+
+
 def wake_cost(how: str, seconds: float) -> float:
     """CPU ms per second of a thread that only sleeps a frame at a time, ``how``: event or sleep."""
     event, stop = threading.Event(), threading.Event()
@@ -151,6 +192,7 @@ def child(frames: int, games: int) -> dict[str, float]:
     for kind in ("sim", "spi"):
         for situation in ("game", "change"):
             out[f"{kind}_{situation}_us"] = per_frame(kind, situation, frames, games)
+        out[f"{kind}_between_us"] = between_frames(kind, frames, games)
     return out
 
 

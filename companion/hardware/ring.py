@@ -298,6 +298,29 @@ def has_white(ring: Any) -> bool:
     return getattr(ring, "bpp", 3) == 4
 
 
+def raw_layout(ring: Any) -> tuple[bytearray, int, int] | None:
+    """Where ``ring`` keeps the bytes it sends, as (buffer, offset of LED 0, bytes per LED), when
+    it is a PixelBuf that puts each LED's pixel in its own ``bpp`` bytes there and nowhere else
+    (full scale, no DotStar brightness byte, no auto-write): then a colour's bytes, written once
+    by the ring itself, are copied into another LED's place with one slice assignment instead of
+    `PixelBuf.__setitem__`'s parsing (about half of a frame's work; issue 26). None otherwise."""
+    if not isinstance(ring, adafruit_pixelbuf.PixelBuf):
+        return None
+    buffer = getattr(ring, "_post_brightness_buffer", None)
+    offset, bpp = getattr(ring, "_offset", None), getattr(ring, "_bpp", None)
+    if (
+        not isinstance(buffer, bytearray)
+        or not isinstance(offset, int)
+        or not isinstance(bpp, int)
+        or getattr(ring, "_pre_brightness_buffer", True) is not None
+        or getattr(ring, "_dotstar_mode", True) is not False
+        or ring.auto_write
+        or len(buffer) < offset + bpp * len(ring)
+    ):
+        return None
+    return buffer, offset, bpp
+
+
 def show(ring: Any, frame: list[RGB], k: float) -> None:
     """Put ``frame`` on ``ring`` at brightness ``k`` (`pixels`) and send it."""
     ring[:] = pixels(frame, k, has_white(ring))
@@ -372,6 +395,12 @@ class RingDriver:
     #: What `pixels` gives for each colour sent since `level` or `drawn_on` last changed (the
     #: pulse's colours repeat every period): a frame's changed LEDs are looked up here.
     pixel_of: dict[RGB, tuple[int, ...]] = field(default_factory=dict)
+    #: `raw_layout` of `drawn_on`: where its LEDs' bytes are (None: written through the library).
+    raw: tuple[bytearray, int, int] | None = None
+    #: The bytes each colour sent since `level` or `drawn_on` last changed takes in `raw`.
+    bytes_of: dict[RGB, bytes] = field(default_factory=dict)
+    #: `stop` was called: `tick` hands back to the thread's loop, which ends.
+    stopping: bool = False
 
     @property
     def overlay(self) -> Callable[[float], list[RGB] | None] | None:
@@ -457,18 +486,10 @@ class RingDriver:
             return frame
         try:
             if changed is None:
-                self.pixel_of = {}
+                self.pixel_of, self.bytes_of, self.raw = {}, {}, raw_layout(ring)
                 show(ring, frame, k)
             else:
-                known = self.pixel_of
-                if len(known) > 4096:  # colours never seen again (cues, other scenes): bounded
-                    known.clear()
-                for i in changed:
-                    colour = frame[i]
-                    pixel = known.get(colour)
-                    if pixel is None:
-                        pixel = known[colour] = pixels([colour], k, has_white(ring))[0]
-                    ring[i] = pixel
+                self.put(ring, frame, changed, k)
                 ring.show()
         except BaseException:
             self.last = []  # the ring holds part of a frame: the next one is sent whole
@@ -479,6 +500,154 @@ class RingDriver:
         if self.on_frame is not None:
             self.on_frame(frame)
         return frame
+
+    def put(self, ring: Any, frame: list[RGB], changed: list[int], k: float) -> None:
+        """Write the LEDs ``changed`` of ``frame`` into ``ring`` (shown at brightness ``k``): each
+        colour's pixel computed once (`pixel_of`), and on a ring whose bytes are known (`raw`)
+        written by the ring once and then copied (`bytes_of`), as `PixelBuf.__setitem__` would."""
+        raw = self.raw
+        if raw is None:
+            known = self.pixel_of
+            if len(known) > 4096:  # colours never seen again (cues, other scenes): bounded
+                known.clear()
+            for i in changed:
+                colour = frame[i]
+                pixel = known.get(colour)
+                if pixel is None:
+                    pixel = known[colour] = pixels([colour], k, has_white(ring))[0]
+                ring[i] = pixel
+            return
+        buffer, offset, bpp = raw
+        known_bytes = self.bytes_of
+        if len(known_bytes) > 4096:
+            known_bytes.clear()
+        for i in changed:
+            colour = frame[i]
+            at = offset + i * bpp
+            data = known_bytes.get(colour)
+            if data is None:
+                ring[i] = pixels([colour], k, has_white(ring))[0]
+                known_bytes[colour] = bytes(buffer[at : at + bpp])
+            else:
+                buffer[at : at + bpp] = data
+
+    def tick(self) -> bool:
+        """The next frame of a moving picture, when it is one of the scene drawn last (the mover
+        pulsing): `draw`'s result with none of its checks that cannot change between two such
+        frames. False, having drawn nothing, when the view, the overlay, the ring, the brightness's
+        minute or a stop say that `step` must draw instead."""
+        scene = self.drawn_scene
+        ring = self.ring
+        if (
+            scene is None
+            or scene.view is not self.view
+            or self._overlay is not None
+            or self.stopping
+            or self.failed
+            or ring is not self.drawn_on
+        ):
+            return False
+        start, end, k = self._brightness
+        if not start <= self.wall() < end or k != self.level:
+            return False
+        now = self.clock()
+        last = self.last
+        frame = scene.frame(now, now - self.view_at) if scene.glows is None else scene.frame_after(last, now)
+        changed = [i for i in scene.reached if frame[i] != last[i]]
+        if changed:
+            try:
+                self.put(ring, frame, changed, k)
+                ring.show()
+            except BaseException:
+                self.last = []  # the ring holds part of a frame: the next one is sent whole
+                self.drawn_scene = None
+                raise
+            self.last = frame
+            if self.on_frame is not None:
+                self.on_frame(frame)
+        return True
+
+    def frames(self, period: float) -> None:
+        """Frames of the scene drawn last, one per ``period`` (sleeping first), for as long as
+        they can be drawn without `step`: by `glow_frames` when it can, else by `tick`."""
+        if self.glow_frames(period):
+            return
+        tick, rest = self.tick, self.rest
+        while True:
+            rest(period, period)
+            if not tick():
+                return
+
+    def glow_frames(self, period: float) -> bool:
+        """`tick` for a scene whose only motion is one glow (the mover's watch pulsing, a game's
+        usual picture) on a ring whose bytes are known (`raw`): each frame, the glow's colour at
+        that time (`Glow.at`'s arithmetic, without its calls); when it is not the colour shown,
+        the frame and bytes made for that colour the first time (a pulse has some dozens)
+        are put back, and the ring's buffer sent as `PixelBuf.show` sends it. False (nothing
+        drawn) when it does not apply; else True once a change, the overlay, the brightness's
+        minute or `stop` ends it."""
+        scene, raw, ring, view = self.drawn_scene, self.raw, self.ring, self.view
+        if (
+            scene is None
+            or raw is None
+            or scene.glows is None
+            or len(scene.glows) != 1
+            or scene.view is not view
+            or ring is not self.drawn_on
+            or self._overlay is not None
+            or self.failed
+        ):
+            return False
+        start, end, level = self._brightness
+        if level != self.level:
+            return False
+        glow, leds = scene.glows[0]
+        (red, green, blue), middle, depth, cycle = glow.colour, glow.middle, glow.depth, glow.period
+        buffer, offset, bpp = raw
+        spans = tuple((offset + led * bpp, offset + (led + 1) * bpp) for led in leds)
+        # `show` is PixelBuf's unless the ring's class has its own: then that one is called
+        send = ring._transmit if type(ring).show is adafruit_pixelbuf.PixelBuf.show else None
+        made: dict[RGB, tuple[list[RGB], bytes]] = {}
+        rest, wall, clock, sin, pi = self.rest, self.wall, self.clock, math.sin, math.pi
+        shown = self.last[leds[0]]
+        while True:
+            rest(period, period)
+            if self.view is not view or self._overlay is not None or self.stopping:
+                return True
+            if not start <= wall() < end:
+                return True
+            k = middle + depth * sin(clock() * 2 * pi / cycle)
+            if k > 1.0:  # `scale`'s clamp
+                k = 1.0
+            elif k < 0.0:
+                k = 0.0
+            colour = (int(red * k), int(green * k), int(blue * k))
+            if colour == shown:
+                continue
+            try:
+                known = made.get(colour)
+                if known is None:
+                    frame = self.last.copy()
+                    for led in leds:
+                        frame[led] = colour
+                    self.put(ring, frame, list(leds), level)
+                    first, after = spans[0]
+                    made[colour] = (frame, bytes(buffer[first:after]))
+                else:
+                    frame, data = known
+                    for first, after in spans:
+                        buffer[first:after] = data
+                if send is not None:
+                    send(buffer)
+                else:
+                    ring.show()
+            except BaseException:
+                self.last = []  # the ring holds part of a frame: the next one is sent whole
+                self.drawn_scene = None
+                raise
+            self.last, shown = frame, colour
+            if self.on_frame is not None:
+                self.on_frame(frame)
 
     def broken(self, exc: Exception) -> None:
         """The ring failed: say so once, show the frames on a simulated ring, retry later."""
@@ -515,14 +684,18 @@ class RingDriver:
         try:
             self.draw()
         except Exception as exc:
-            self.broken(exc)
-            if self.opener is None:  # nothing to reopen: wait before the same error again
-                self._stop.wait(self.retry)
+            self.fault(exc)
             return
         if self.unconfirmed and not self.failed:
             self.unconfirmed = False
             if self.health is not None:
                 self.health.ok("ring", f"{self.settings.leds} LEDs on GPIO{self.settings.pin}")
+
+    def fault(self, exc: Exception) -> None:
+        """A frame failed: the ring is `broken`; with nothing to reopen, wait before the same error again."""
+        self.broken(exc)
+        if self.opener is None:
+            self._stop.wait(self.retry)
 
     def pause(self, period: float) -> float:
         """How long the thread may sleep after a frame: ``period`` while the picture moves (or
@@ -558,12 +731,14 @@ class RingDriver:
         """Draw until stopped; a failing ring never stops the table."""
         period = 1.0 / self.settings.fps
         wait, shown = period, None
+        drawn: Scene | None = None  # the scene the last step drew from (`drawn_scene`)
         while True:
             if wait > period:
                 self.sleeping = True  # from now on `notify` wakes the thread...
                 if self.view is not shown:  # ...and a change that came before is drawn now
                     wait = period
-            self.rest(wait, period)
+            if wait > 0.0:  # (0: `frames` slept and found a change: drawn now, no sleep(0))
+                self.rest(wait, period)
             self.sleeping = False
             if self._stop.is_set():
                 return
@@ -572,7 +747,19 @@ class RingDriver:
             shown = self.view
             self.step()
             wait = self.pause(period)
+            scene, drawn = drawn, self.drawn_scene
+            if wait == period and drawn is not None and drawn is scene:
+                # a moving picture whose frames differ only in the LEDs of the scene drawn by
+                # the last two steps: its frames by `glow_frames` or `tick`, until they cannot,
+                # then `step`. (A scene drawn once may be gone by the next frame, as when taps
+                # come every 40 ms: preparing `glow_frames` for one frame costs more than `step`.)
+                try:
+                    self.frames(period)
+                except Exception as exc:
+                    self.fault(exc)
+                wait = 0.0
 
     def stop(self) -> None:
+        self.stopping = True
         self._stop.set()
         self._wake.set()

@@ -17,11 +17,10 @@ those between two frames of one scene (the mover's pulse: one LED of 24, 30 time
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 RGB = tuple[int, int, int]
 OFF: RGB = (0, 0, 0)
@@ -91,18 +90,49 @@ def scale(colour: RGB, k: float) -> RGB:
 Placed = Callable[[list[RGB], float, Collection[int]], None]
 #: A write that moves, with its LEDs: called as ``placed(frame, t, leds)``.
 Write = tuple[Placed, Collection[int]]
+
+
+class Glow(NamedTuple):
+    """A colour that moves with time, the one a write puts on all its LEDs: ``colour`` at
+    ``middle + depth * sin(2 pi t / period)`` of its strength (the mover's pulse, the breathing
+    hours), in `render`'s own arithmetic, so that the ring may compute it without a call."""
+
+    colour: RGB
+    middle: float
+    depth: float
+    period: float
+
+    def at(self, t: float) -> RGB:
+        return scale(self.colour, self.middle + self.depth * math.sin(t * 2 * math.pi / self.period))
+
+
 #: Cues that draw something while they last (others, "accept" say, only name the outcome).
 DRAWN_CUES = ("reject", "day_end", "bonus")
 
 
-@functools.lru_cache(maxsize=8)
+#: `hour_leds` of each layout it was asked for, by the layout's identity (a `RingLayout`'s
+#: generated hash is Python code, and a table draws with one layout for its whole life).
+_HOURS: dict[int, tuple[RingLayout, tuple[int, ...], list[RGB]]] = {}
+
+
 def hour_leds(layout: RingLayout) -> tuple[tuple[int, ...], list[RGB]]:
     """The LEDs of the twelve hours, and the frame of their faint markers (`render`'s first layer)."""
+    found = _HOURS.get(id(layout))
+    if found is not None and found[0] is layout:
+        return found[1], found[2]
     hours = tuple(layout.led(hour) for hour in range(12))
     markers = [OFF] * layout.leds
     for led in hours:
         markers[led] = MARKER
+    if len(_HOURS) >= 8:
+        _HOURS.clear()
+    _HOURS[id(layout)] = (layout, hours, markers)
     return hours, markers
+
+
+def pulse(colour: RGB) -> Glow:
+    """The mover's watch, pulsing (`companion.hardware.ring._pulse`)."""
+    return Glow(colour, 0.55, 0.45, 1.2)
 
 
 class Scene:
@@ -112,12 +142,14 @@ class Scene:
         self.view, self.layout = view, layout
         self.n = layout.leds
         self.cue_seconds = CUE_SECONDS.get(view.cue, 0) if view.cue else 0.0
+        #: The writes that put one colour on all their LEDs at every frame, with that colour.
+        glows: dict[Placed, Glow] = {}
         steps: list[tuple[int | tuple[int, ...] | None, Any]] = []  # (LED, colour) or (LEDs, Placed)
         hours, markers = hour_leds(layout)  # the first layer, under everything: the base's start
         if view.waiting == "itinerary" and view.waiting_colour is not None:
-            steps.append((hours, self._breathing(view.waiting_colour, 0.15, 2.0)))
+            steps.append((hours, self._glowing(Glow(view.waiting_colour, 0.15, 0.15, 2.0), glows)))
         elif view.waiting == "reveal":
-            steps.append((hours, self._breathing(WHITE, 0.1, 1.5)))
+            steps.append((hours, self._glowing(Glow(WHITE, 0.15, 0.1, 1.5), glows)))
             steps.append((None, self._comet))
         mover = view.watches[view.mover] if view.preview is not None and view.mover is not None else None
         if mover is not None and view.preview is not None:
@@ -139,13 +171,14 @@ class Scene:
             led = hours[hour]
             if spare:
                 i, w = stack[0]
-                steps.append(((led,), self._pulse(w.colour)) if view.mover == i else (led, w.colour))
+                pulsing = view.mover == i
+                steps.append(((led,), self._glowing(pulse(w.colour), glows)) if pulsing else (led, w.colour))
                 for k in range(1, min(len(stack), spare + 1)):
                     steps.append((layout.after(led, k), scale(stack[k][1].colour, 0.4)))
             elif len(stack) > 1:  # one LED per hour: the top watch, then each stacked one in turn
                 steps.append(((led,), self._turns(stack)))
             elif view.mover == stack[0][0]:
-                steps.append(((led,), self._pulse(stack[0][1].colour)))
+                steps.append(((led,), self._glowing(pulse(stack[0][1].colour), glows)))
             else:
                 steps.append((led, stack[0][1].colour))
         self.base: list[RGB] = markers.copy()
@@ -153,18 +186,36 @@ class Scene:
         #: LEDs a still layer writes after the write being looked at (its own are overwritten)
         later: set[int] = set()
         reached: set[int] = set()
+        #: The writes as (colour at t, LEDs) when every one is a glow (the mover pulsing, the
+        #: hours breathing): a frame of the scene is then any earlier one with those colours put
+        #: in that order (`frame_after`), which is what the ring does 30 times a second.
+        self.glows: tuple[tuple[Glow, tuple[int, ...]], ...] | None = None
+        glowing: list[tuple[Glow, tuple[int, ...]]] | None = []
         for where, what in reversed(steps):
             if isinstance(where, int):
                 later.add(where)
             elif where is None:  # its LEDs move with time: those a still layer covers are skipped
                 self.writes.append((what, frozenset(later)))
                 reached.update(led for led in range(self.n) if led not in later)
+                glowing = None
             else:
-                shown = tuple(led for led in where if led not in later)
+                if len(where) == 1:  # the mover's LED, most often
+                    shown = () if where[0] in later else where
+                else:
+                    shown = tuple(led for led in where if led not in later)
                 if shown:
                     self.writes.append((what, shown))
                     reached.update(shown)
+                    if glowing is not None:
+                        glow = glows.get(what)
+                        if glow is None:
+                            glowing = None
+                        else:
+                            glowing.append((glow, shown))
         self.writes.reverse()
+        if glowing:
+            glowing.reverse()
+            self.glows = tuple(glowing)
         #: The LEDs the writes reach, in order: all that can differ between two frames at
         #: which no cue draws and no winners turn (`changing`).
         self.reached: tuple[int, ...] = tuple(sorted(reached))
@@ -197,6 +248,17 @@ class Scene:
                 frame[(sweep - k) % n] = scale(GOLD, 1.0 - k * 0.25)
         return frame
 
+    def frame_after(self, earlier: list[RGB], t: float) -> list[RGB]:
+        """The frame at ``t``, made from ``earlier``, a frame of this scene at which no cue drew
+        and no winners turned (`changing` was not None), when the writes are all glows (`glows`):
+        ``frame(t, age)`` for any later ``age``, in fewer steps."""
+        frame = earlier.copy()
+        for glow, leds in self.glows or ():
+            colour = glow.at(t)
+            for led in leds:
+                frame[led] = colour
+        return frame
+
     def changing(self, cue_age: float) -> tuple[int, ...] | None:
         """The LEDs in which the frame at ``cue_age`` can differ from another such frame of this
         scene: `reached` while no cue draws and no winners turn; None (any LED) while they do."""
@@ -216,14 +278,16 @@ class Scene:
     # --- the writes that move ----------------------------------------------------------------
 
     @staticmethod
-    def _breathing(colour: RGB, depth: float, period: float) -> Placed:
-        """Every hour glowing ``0.15 ± depth`` of ``colour`` over ``period`` seconds."""
+    def _glowing(glow: Glow, glows: dict[Placed, Glow]) -> Placed:
+        """The write putting ``glow``'s colour on its LEDs, noted in ``glows``."""
+        at = glow.at
 
         def write(frame: list[RGB], t: float, leds: Collection[int]) -> None:
-            glow = scale(colour, 0.15 + depth * math.sin(t * 2 * math.pi / period))
+            colour = at(t)
             for led in leds:
-                frame[led] = glow
+                frame[led] = colour
 
+        glows[write] = glow
         return write
 
     def _comet(self, frame: list[RGB], t: float, covered: Collection[int]) -> None:
@@ -242,17 +306,6 @@ class Scene:
             if int(t / half) % 2 == 0:
                 for led in leds:
                     frame[led] = colour
-
-        return write
-
-    @staticmethod
-    def _pulse(colour: RGB) -> Placed:
-        """The mover's watch, pulsing (`companion.hardware.ring._pulse`)."""
-
-        def write(frame: list[RGB], t: float, leds: Collection[int]) -> None:
-            pulse = scale(colour, 0.55 + 0.45 * math.sin(t * 2 * math.pi / 1.2))
-            for led in leds:
-                frame[led] = pulse
 
         return write
 

@@ -94,3 +94,25 @@ def test_a_pulsing_mover_changes_its_own_led_only() -> None:
     assert Scene(view, layout).changing(99.0) == (layout.led(5),)
     assert Scene(replace(view, mover=None), layout).changing(99.0) == ()
     assert Scene(replace(view, cue="reject", cue_age=0.1), layout).changing(0.1) is None
+
+
+@settings(max_examples=600, deadline=None)
+@given(views(), layouts, times, times)
+def test_a_frame_of_glows_is_made_from_any_earlier_one(
+    view: ClockView, layout: RingLayout, t: float, earlier: float
+) -> None:
+    """`Scene.frame_after`: when every write is a glow (`Scene.glows`), the frame at ``t`` is an
+    earlier frame with the glows' colours put on it, as `render` draws it, once no cue draws."""
+    scene = Scene(view, layout)
+    age = max(view.cue_age, 3.0)  # past every cue: `changing` names the LEDs
+    if scene.glows is None or scene.changing(age) is None:
+        return
+    assert scene.frame_after(scene.frame(earlier, age), t) == render(replace(view, cue_age=age), layout, t)
+
+
+def test_a_mover_alone_is_one_glow_and_a_blink_is_none() -> None:
+    layout = RingLayout(24)
+    view = ClockView(watches=(Watch(3, (255, 0, 0), 0), Watch(5, (0, 0, 255), 0)), mover=1)
+    scene = Scene(view, layout)
+    assert scene.glows is not None and [leds for _, leds in scene.glows] == [(layout.led(5),)]
+    assert Scene(replace(view, preview=(5, 8)), layout).glows is None, "the landing LED blinks"
