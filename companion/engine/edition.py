@@ -230,8 +230,8 @@ def parse_edition(obj: Any, default_name: str = "inline") -> Edition:
     if not isinstance(obj, dict):
         raise EditionError([Problem("edition", f"must be a JSON object, not {_show(obj)}")])
     for key in obj:
-        if key not in KNOWN_KEYS:
-            ch.warn(key, "unknown key, ignored")
+        if key not in KNOWN_KEYS:  # an empty key is named as JSON writes it: a problem says where it is
+            ch.warn(key or '""', "unknown key, ignored")
     name = obj.get("name", default_name)
     if not isinstance(name, str) or not name:
         ch.error("name", f"must be a non-empty text, not {_show(name)}")

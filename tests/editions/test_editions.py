@@ -91,6 +91,14 @@ def test_warnings_do_not_stop_an_edition() -> None:
     assert any("Day 3 has 4 cards" in w for w in warnings)
 
 
+def test_an_empty_key_is_named_where_it_is_warned() -> None:
+    """Found by the fuzzer: a warning about the key "" had no location at all."""
+    ed = minimal()
+    ed[""] = 1
+    warnings = [w for w in parse_edition(ed).warnings if w.message == "unknown key, ignored"]
+    assert [w.location for w in warnings] == ['""']
+
+
 def test_edition_check_cli_lists_every_problem(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ed = minimal()
     ed["cards"][0]["hours"] = 0
