@@ -568,9 +568,14 @@ class Board:
         return record
 
     def waiting_position(self) -> int:
-        """The position the next reveal fills (oldest card still hidden), or -1."""
+        """The position the next reveal fills (oldest card still hidden), or -1. Asked several
+        times a tap (the turn, the ring, the state), mostly of a row with nothing hidden: that
+        is one search in C before the positions are walked."""
+        row = self.row
+        if HIDDEN not in row:
+            return -1
         for position in range(ROW_SIZE - 1, -1, -1):
-            if self.row[position] == HIDDEN:
+            if row[position] == HIDDEN:
                 return position
         return -1
 

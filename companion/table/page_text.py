@@ -122,6 +122,11 @@ class PageText:
         self.log_texts: tuple[Past, int, int, int, list[str]] | None = None
         #: Each seat's treks' texts and what they were made of (`trek_texts`).
         self.treks: dict[int, tuple[Any, ...]] = {}
+        #: The state's members before its players (a copy) and their text: the game and its
+        #: day, the same for a whole day (`state`).
+        self.head: tuple[dict[str, Any], str] | None = None
+        #: The players' names and each one's text, for the page's ``order`` and ``stack``.
+        self.names: tuple[tuple[str, ...], list[str]] = ((), [])
 
     def encode(self, page: dict[str, Any]) -> str:
         """``page`` (`companion.table.snapshot.Snapshots.page_json`) as compact JSON text."""
@@ -181,7 +186,10 @@ class PageText:
         and the texts of ``head`` and ``tail`` without their braces (the page's snapshot is
         the state with its own players and more members). Each player's text is kept while
         their standing, colour and marker are the same (most players did not move)."""
-        head_text, tail_text = dumps(head)[1:-1], dumps(tail)[1:-1]
+        kept = self.head
+        if kept is None or kept[0] != head:  # only its values: JSON's types (an int never a bool)
+            kept = self.head = (dict(head), dumps(head)[1:-1])
+        head_text, tail_text = kept[1], dumps(tail)[1:-1]
         return self.state_around(head_text, tail_text, standings, colours, markers), head_text, tail_text
 
     def state_around(self, head: str, tail: str, standings: Sequence[Standing], colours: list[str],
@@ -234,6 +242,9 @@ class PageText:
         del kept[len(standings) :]
         order = stack_order(board)
         names, hours = board.names, board.hour
+        if self.names[0] != names:
+            self.names = (names, [dumps(name) for name in names])
+        named = self.names[1]
         row = []
         for position, index in enumerate(board.row):
             text = per_edition.get(("row", position, index))
@@ -256,8 +267,8 @@ class PageText:
         return (  # one text made at once: ~15 KB, copied once
             f'{{{head}{"," if head else ""}"players":[{",".join(players)}]{"," if tail else ""}{tail}'
             f',"edition":{fixed[0]}'
-            f',"order":{dumps([names[i] for i in order if hours[i] < 12])}'
-            f',"stack":{dumps([names[i] for i in order])}'
+            f',"order":[{",".join([named[i] for i in order if hours[i] < 12])}]'
+            f',"stack":[{",".join([named[i] for i in order])}]'
             f',"row_cards":[{",".join(row)}]'
             f',"log":{self.log_of(past_log, log)},"log_length":{len(log)}'
             f',"chart":{self.chart_of(past)},"ancestor":{fixed[1]}{tie_break}}}'
@@ -275,11 +286,25 @@ class PageText:
             used_text = per_edition[used] = dumps(used_itineraries(board.edition, board.used[seat]))
         current, done = self.trek_texts(seat, treks)
         itinerary = self.itinerary_text(board, seat)
+        state = self.state_player(seat, standing, colour, marker)
+        cut = state.rfind(',"marker":')  # its last member: a name's or a colour's quote is escaped
         return (
-            f"{dumps({**standing.to_json(), 'colour': colour})[:-1]}"
+            f"{state[:cut]}"
             f',"current_trek":{current},"completed_treks":{done}'
-            f',"itinerary":{itinerary},"used_itineraries":{used_text},"marker":{dumps(marker)}}}'
+            f',"itinerary":{itinerary},"used_itineraries":{used_text}{state[cut:]}'
         )
+
+    def state_player(self, seat: int, standing: Standing, colour: str, marker: int) -> str:
+        """A player's text in the state (`state_around`'s: their standing, colour, then marker),
+        the one the state's text of this change has when it is of the same player (`page`
+        follows `state`), else made here. The page's player is the same text with its own
+        members before the marker."""
+        kept = self.state_players
+        if seat < len(kept):
+            found = kept[seat]
+            if found[0] == (standing, colour, marker):
+                return found[1]
+        return dumps({**standing.to_json(), "colour": colour, "marker": marker})
 
     def trek_texts(self, seat: int, treks: list[list[dict[str, Any]]]) -> tuple[str, str]:
         """A player's current trek's and completed treks' texts. `companion.table.view.Past.treks`

@@ -163,3 +163,27 @@ def test_the_texts_of_an_edition_are_shared_by_its_games_and_kept_apart_from_ano
     assert edition_texts(edition) is not made
     first.stop()
     second.stop()
+
+
+def test_one_page_text_for_two_tables_gives_each_its_own_text(tmp_path: Path) -> None:
+    """Each text `PageText` keeps is used again only while it is of what it was made of: the
+    players' names (``order``, ``stack``), the state's members before the players, and each
+    player's state text, which the page's player is made of. One `PageText` shared by two
+    tables of other players, whose state and page texts are asked out of step (the first's
+    page after the second's state, the first's state text kept by its table), must still give
+    each table the plain text."""
+    first = make_runtime(tmp_path / "1", players="Ann,Ben,Cy", seed=4)
+    second = make_runtime(tmp_path / "2", players="Dee,Eve", seed=11)
+    second.table.page_encoder = first.table.encoder()
+    rng = random.Random(4)
+    for _ in range(40):
+        for rt in (first, second):
+            if not rt.table.board.finished:
+                play(rt, rng)
+        first.table.state_text()
+        second.table.state_text()
+        for rt in (first, second):
+            assert rt.table.page_text()[1] == compact(plain_page(rt))
+            check(rt)
+    first.stop()
+    second.stop()
