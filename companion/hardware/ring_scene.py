@@ -13,6 +13,9 @@ the ring can sleep while nothing moves (issue 26). ``Scene(view, layout).frame(t
 == render(view, layout, t)`` for every view and time (tests/hardware/test_ring_scene.py).
 `Scene.changing` names the LEDs the writes can reach, so that the ring compares and sends only
 those between two frames of one scene (the mover's pulse: one LED of 24, 30 times a second).
+A view that draws only the watches (most of a game's changes) is made without the walk over
+the layers (`Scene._watches_only`): at 20 live pages a tap comes every 40 ms and a scene seldom
+lives past its first frame, so its making is most of the ring's work then.
 """
 
 from __future__ import annotations
@@ -112,22 +115,26 @@ DRAWN_CUES = ("reject", "day_end", "bonus")
 
 #: `hour_leds` of each layout it was asked for, by the layout's identity (a `RingLayout`'s
 #: generated hash is Python code, and a table draws with one layout for its whole life).
-_HOURS: dict[int, tuple[RingLayout, tuple[int, ...], list[RGB]]] = {}
+_HOURS: dict[int, tuple[RingLayout, tuple[int, ...], list[RGB], bool]] = {}
 
 
-def hour_leds(layout: RingLayout) -> tuple[tuple[int, ...], list[RGB]]:
-    """The LEDs of the twelve hours, and the frame of their faint markers (`render`'s first layer)."""
+def hour_leds(layout: RingLayout) -> tuple[tuple[int, ...], list[RGB], bool]:
+    """The LEDs of the twelve hours, the frame of their faint markers (`render`'s first layer),
+    and whether each hour's LEDs are its own: twelve hour LEDs (an 8-LED ring shares some) and,
+    on a ring with LEDs to spare, the spare ones between them (`Scene`'s short way needs it)."""
     found = _HOURS.get(id(layout))
     if found is not None and found[0] is layout:
-        return found[1], found[2]
+        return found[1], found[2], found[3]
     hours = tuple(layout.led(hour) for hour in range(12))
     markers = [OFF] * layout.leds
     for led in hours:
         markers[led] = MARKER
+    own = {layout.after(led, k) for led in hours for k in range(layout.spare + 1)}
+    apart = len(own) == 12 * (layout.spare + 1)
     if len(_HOURS) >= 8:
         _HOURS.clear()
-    _HOURS[id(layout)] = (layout, hours, markers)
-    return hours, markers
+    _HOURS[id(layout)] = (layout, hours, markers, apart)
+    return hours, markers, apart
 
 
 def pulse(colour: RGB) -> Glow:
@@ -135,17 +142,59 @@ def pulse(colour: RGB) -> Glow:
     return Glow(colour, 0.55, 0.45, 1.2)
 
 
+#: `pulsing` of each colour asked for (a game has one per seat).
+_PULSES: dict[RGB, tuple[Glow, Placed]] = {}
+
+
+def pulsing(colour: RGB) -> tuple[Glow, Placed]:
+    """The mover's pulse in ``colour`` and its write (`Scene._glowing`), made once per colour:
+    every change of the table makes a new scene with the next mover's pulse."""
+    found = _PULSES.get(colour)
+    if found is None:
+        if len(_PULSES) >= 64:
+            _PULSES.clear()
+        glow = pulse(colour)
+        found = _PULSES[colour] = (glow, Scene._glowing(glow, {}))
+    return found
+
+
+def _height(stacked: tuple[int, Watch]) -> int:
+    """A watch's place in its hour's stack, for sorting a stack (0: on top)."""
+    return stacked[1].height
+
+
 class Scene:
     """`render` of one view, split into its still base and its moving writes."""
+
+    #: The frame's still part: what `render` leaves on each LED no moving write reaches.
+    base: list[RGB]
+    #: The writes that move, in `render`'s order, each with the LEDs it shows.
+    writes: list[Write]
+    #: The writes as (colour at t, LEDs) when every one is a glow (the mover pulsing, the
+    #: hours breathing): a frame of the scene is then any earlier one with those colours put
+    #: in that order (`frame_after`), which is what the ring does 30 times a second.
+    glows: tuple[tuple[Glow, tuple[int, ...]], ...] | None
+    #: The LEDs the writes reach, in order: all that can differ between two frames at
+    #: which no cue draws and no winners turn (`changing`).
+    reached: tuple[int, ...]
 
     def __init__(self, view: ClockView, layout: RingLayout) -> None:
         self.view, self.layout = view, layout
         self.n = layout.leds
         self.cue_seconds = CUE_SECONDS.get(view.cue, 0) if view.cue else 0.0
+        hours, markers, apart = hour_leds(layout)  # the first layer, under everything: the base's start
+        if (
+            apart
+            and view.preview is None
+            and not view.armed
+            and view.waiting != "reveal"
+            and (view.waiting != "itinerary" or view.waiting_colour is None)
+        ):
+            self._watches_only(hours, markers)
+            return
         #: The writes that put one colour on all their LEDs at every frame, with that colour.
         glows: dict[Placed, Glow] = {}
         steps: list[tuple[int | tuple[int, ...] | None, Any]] = []  # (LED, colour) or (LEDs, Placed)
-        hours, markers = hour_leds(layout)  # the first layer, under everything: the base's start
         if view.waiting == "itinerary" and view.waiting_colour is not None:
             steps.append((hours, self._glowing(Glow(view.waiting_colour, 0.15, 0.15, 2.0), glows)))
         elif view.waiting == "reveal":
@@ -167,29 +216,32 @@ class Scene:
         spare = layout.spare
         for hour, stack in by_hour.items():
             if len(stack) > 1:
-                stack.sort(key=lambda iw: iw[1].height)
+                stack.sort(key=_height)
             led = hours[hour]
             if spare:
                 i, w = stack[0]
-                pulsing = view.mover == i
-                steps.append(((led,), self._glowing(pulse(w.colour), glows)) if pulsing else (led, w.colour))
+                if view.mover == i:
+                    glow, write = pulsing(w.colour)
+                    glows[write] = glow
+                    steps.append(((led,), write))
+                else:
+                    steps.append((led, w.colour))
                 for k in range(1, min(len(stack), spare + 1)):
                     steps.append((layout.after(led, k), scale(stack[k][1].colour, 0.4)))
             elif len(stack) > 1:  # one LED per hour: the top watch, then each stacked one in turn
                 steps.append(((led,), self._turns(stack)))
             elif view.mover == stack[0][0]:
-                steps.append(((led,), self._glowing(pulse(stack[0][1].colour), glows)))
+                glow, write = pulsing(stack[0][1].colour)
+                glows[write] = glow
+                steps.append(((led,), write))
             else:
                 steps.append((led, stack[0][1].colour))
-        self.base: list[RGB] = markers.copy()
-        self.writes: list[Write] = []
+        self.base = markers.copy()
+        self.writes = []
         #: LEDs a still layer writes after the write being looked at (its own are overwritten)
         later: set[int] = set()
         reached: set[int] = set()
-        #: The writes as (colour at t, LEDs) when every one is a glow (the mover pulsing, the
-        #: hours breathing): a frame of the scene is then any earlier one with those colours put
-        #: in that order (`frame_after`), which is what the ring does 30 times a second.
-        self.glows: tuple[tuple[Glow, tuple[int, ...]], ...] | None = None
+        self.glows = None
         glowing: list[tuple[Glow, tuple[int, ...]]] | None = []
         for where, what in reversed(steps):
             if isinstance(where, int):
@@ -207,21 +259,62 @@ class Scene:
                     self.writes.append((what, shown))
                     reached.update(shown)
                     if glowing is not None:
-                        glow = glows.get(what)
-                        if glow is None:
+                        known = glows.get(what)
+                        if known is None:
                             glowing = None
                         else:
-                            glowing.append((glow, shown))
+                            glowing.append((known, shown))
         self.writes.reverse()
         if glowing:
             glowing.reverse()
             self.glows = tuple(glowing)
-        #: The LEDs the writes reach, in order: all that can differ between two frames at
-        #: which no cue draws and no winners turn (`changing`).
-        self.reached: tuple[int, ...] = tuple(sorted(reached))
+        self.reached = tuple(sorted(reached))
         for where, what in steps:
             if isinstance(where, int):
                 self.base[where] = what
+
+    def _watches_only(self, hours: tuple[int, ...], markers: list[RGB]) -> None:
+        """The scene of a view that draws only the watches (no tap awaited, no preview, no
+        crystals: most changes in a game) on a ring whose hours' LEDs are their own (`hour_leds`):
+        no layer covers another's LEDs there, so each still watch goes straight into the base and
+        each write keeps its LED, without the walk over the layers (a third of a change's frame)."""
+        view, layout = self.view, self.layout
+        mover, spare = view.mover, layout.spare
+        base = markers.copy()
+        writes: list[Write] = []
+        glows: list[tuple[Glow, tuple[int, ...]]] | None = []
+        reached: list[int] = []
+        by_hour: dict[int, list[tuple[int, Watch]]] = {}
+        for i, w in enumerate(view.watches):
+            hour = w.hour % 12
+            stack = by_hour.get(hour)
+            if stack is None:
+                by_hour[hour] = [(i, w)]
+            else:
+                stack.append((i, w))
+        for hour, stack in by_hour.items():
+            led = hours[hour]
+            if len(stack) > 1:
+                stack.sort(key=_height)
+                if not spare:  # one LED per hour: the top watch, then each stacked one in turn
+                    writes.append((self._turns(stack), (led,)))
+                    reached.append(led)
+                    glows = None
+                    continue
+                for k in range(1, min(len(stack), spare + 1)):
+                    base[layout.after(led, k)] = scale(stack[k][1].colour, 0.4)
+            i, w = stack[0]
+            if i == mover:
+                glow, write = pulsing(w.colour)
+                writes.append((write, (led,)))
+                reached.append(led)
+                if glows is not None:
+                    glows.append((glow, (led,)))
+            else:
+                base[led] = w.colour
+        self.base, self.writes = base, writes
+        self.glows = tuple(glows) if glows else None
+        self.reached = tuple(sorted(reached))
 
     # --- what a frame is ---------------------------------------------------------------------
 

@@ -33,6 +33,48 @@ def views(draw: st.DrawFn) -> ClockView:
     )
 
 
+@st.composite
+def watches_only(draw: st.DrawFn) -> ClockView:
+    """Views that draw only the watches (most changes in a game), often stacked: the ones
+    `Scene` makes the short way (`Scene._watches_only`) on rings whose hours' LEDs are their own."""
+    hour = st.integers(0, 4) | st.integers(0, 23)
+    shown = tuple(draw(st.lists(st.builds(Watch, hour, colours, st.integers(0, 3)), max_size=6)))
+    mover = draw(st.none() | st.integers(0, len(shown) - 1)) if shown else None
+    return ClockView(
+        watches=shown,
+        mover=mover,
+        waiting=draw(st.sampled_from([None, "card", "itinerary"])),  # no colour: nothing breathes
+        cue=draw(st.sampled_from([None, "reject", "bonus", "day_end", "accept"])),
+        cue_age=draw(st.floats(-1, 3, allow_nan=False)),
+        winners=tuple(draw(st.lists(colours, max_size=4))) if draw(st.integers(0, 4)) == 0 else (),
+    )
+
+
+@settings(max_examples=600, deadline=None)
+@given(watches_only(), layouts, times, times, st.floats(-1, 3, allow_nan=False))
+def test_a_scene_of_watches_only_draws_what_render_draws(
+    view: ClockView, layout: RingLayout, t: float, other: float, age: float
+) -> None:
+    """The short way (`Scene._watches_only`), held to `render` as the layers' walk is: every frame,
+    the LEDs that move (`changing`), whether anything does (`moving`) and the glows' frames."""
+    scene = Scene(view, layout)
+    aged = replace(view, cue_age=age)
+    assert scene.frame(t, view.cue_age) == render(view, layout, t)
+    assert scene.frame(other, age) == render(aged, layout, other)
+    if not scene.moving(view.cue_age):
+        assert render(replace(view, cue_age=max(age, view.cue_age)), layout, other) == render(view, layout, t)
+    leds = scene.changing(age)
+    if leds is not None and scene.changing(view.cue_age) is not None:
+        first, second = scene.frame(t, view.cue_age), scene.frame(other, age)
+        assert [i for i in range(layout.leds) if first[i] != second[i] and i not in leds] == []
+    late = max(age, 3.0)
+    if scene.glows is not None and scene.changing(late) is not None:
+        expected = render(replace(view, cue_age=late), layout, t)
+        assert scene.frame_after(scene.frame(other, late), t) == expected
+    if scene.glows is not None:
+        assert [leds for _, leds in scene.glows] == [leds for _, leds in scene.writes]
+
+
 @settings(max_examples=600, deadline=None)
 @given(views(), layouts, times, st.floats(0, 10, allow_nan=False))
 def test_a_scene_draws_what_render_draws(view: ClockView, layout: RingLayout, t: float, later: float) -> None:
