@@ -50,7 +50,7 @@ from waitress.channel import HTTPChannel  # type: ignore[import-untyped]
 from waitress.server import BaseWSGIServer  # type: ignore[import-untyped]
 from waitress.task import WSGITask  # type: ignore[import-untyped]
 
-from companion.web.kept_heads import KeptAnswerHeads, KeptHeads
+from companion.web.kept_heads import KeptAnswerHeads, KeptEnvironments, KeptHeads
 
 #: Connections open at once, in all (waitress's default is 100).
 CONNECTIONS = 600
@@ -149,7 +149,7 @@ class HandedOver:
             close()
 
 
-class OneSendTask(KeptAnswerHeads, WSGITask):  # type: ignore[misc]
+class OneSendTask(KeptEnvironments, KeptAnswerHeads, WSGITask):  # type: ignore[misc]
     """waitress's task, writing a response's head with the first piece of its body: one
     ``send`` (and one segment to the client) instead of two. Each loopback ``send`` also
     delivers to the receiver in the sender's CPU time: the page's read and the tap each paid
