@@ -37,6 +37,7 @@ What an audit showed, and the answer here:
 
 from __future__ import annotations
 
+import errno
 import math
 import select
 import socket
@@ -50,7 +51,7 @@ from waitress.channel import HTTPChannel  # type: ignore[import-untyped]
 from waitress.server import BaseWSGIServer  # type: ignore[import-untyped]
 from waitress.task import WSGITask  # type: ignore[import-untyped]
 
-from companion.web.kept_heads import KeptAnswerHeads, KeptHeads
+from companion.web.kept_heads import KeptAnswerHeads, KeptEnvironments, KeptHeads
 
 #: Connections open at once, in all (waitress's default is 100).
 CONNECTIONS = 600
@@ -149,7 +150,7 @@ class HandedOver:
             close()
 
 
-class OneSendTask(KeptAnswerHeads, WSGITask):  # type: ignore[misc]
+class OneSendTask(KeptEnvironments, KeptAnswerHeads, WSGITask):  # type: ignore[misc]
     """waitress's task, writing a response's head with the first piece of its body: one
     ``send`` (and one segment to the client) instead of two. Each loopback ``send`` also
     delivers to the receiver in the sender's CPU time: the page's read and the tap each paid
@@ -387,6 +388,29 @@ def _let_go(listener: Any, channel: GuardedChannel) -> None:
     handed.closer(key, close)
 
 
+def _quick_accept(listener: Any) -> Callable[[], tuple[socket.socket, Any] | None]:
+    """The listener's ``accept`` (wasyncore's: a connection and its address, None if there was
+    none after all), without the standard library's conversion of the listener's family and type
+    to enums at every connection: the same socket, made from the same numbers (issue 26)."""
+    sock: socket.socket = listener.socket
+    family, kind, proto = int(sock.family), int(sock.type), sock.proto
+    quiet = (errno.EWOULDBLOCK, errno.ECONNABORTED, errno.EAGAIN)
+
+    def accept() -> tuple[socket.socket, Any] | None:
+        try:
+            fd, addr = sock._accept()  # type: ignore[attr-defined]
+        except OSError as why:
+            if why.args[0] in quiet:
+                return None
+            raise
+        conn = socket.socket(family, kind, proto, fileno=fd)
+        if socket.getdefaulttimeout() is None and sock.gettimeout():
+            conn.setblocking(True)
+        return conn, addr
+
+    return accept
+
+
 def sweep(server: Any, now: float) -> None:
     """Close the connections past a deadline (``now`` is `time.monotonic`): a request not
     received whole in time, output not read in time, or idle past `IDLE_SECONDS`."""
@@ -534,6 +558,7 @@ def create_guarded_server(
     for listener in listeners:
         listener.channel_class = GuardedChannel
         listener.readable = _loop_hooks(listener)
+        listener.accept = _quick_accept(listener)
         if inline is not None:
             listener.add_task = _serve_here(listener, inline)
     close = server.close

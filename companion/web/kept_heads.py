@@ -14,10 +14,18 @@ own parser on generated requests, hostile ones included (tests/web/test_kept_hea
 depends only on the task's version, status, headers, the request's ``Connection`` and the
 second it started in (its Date). Its head is kept by all of these but the length and the second,
 cut around the two: the next answer of the same shape gets its own length and Date put in.
+
+`KeptEnvironments` does the same for a request's WSGI environ: waitress's ``get_environment``
+builds it key by key (each header renamed and looked up), from the request's head and the
+server's settings, and from what differs per connection and request (the client's address and
+port, the body's stream, ``sys.stderr``, the connection's ``client_disconnected``). Its environ
+is kept by everything it was built from; the next request with the same gets a copy with its own
+per-connection values put in their places.
 """
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from waitress.buffers import OverflowableBuffer  # type: ignore[import-untyped]
@@ -173,3 +181,65 @@ class KeptAnswerHeads:
             ANSWERS.clear()
         ANSWERS[key] = answer
         return head
+
+
+#: The keys of a WSGI environ that differ per connection or request (`KeptEnvironments`).
+PER_REQUEST = (
+    "REMOTE_ADDR",
+    "REMOTE_HOST",
+    "REMOTE_PORT",
+    "wsgi.errors",
+    "wsgi.input",
+    "waitress.client_disconnected",
+)
+
+#: What an environ is built from but the per-request values: the server's settings it reads,
+#: the task's version, the request's method, path, URI, query, scheme and headers (in order).
+EnvironKey = tuple[Any, ...]
+#: Environs kept (their per-request values None), by key.
+ENVIRONS: dict[EnvironKey, dict[str, Any]] = {}
+
+
+class KeptEnvironments:
+    """For a subclass of waitress's ``WSGITask``: `get_environment` given back for a request
+    of the same head to the same server, with its own per-request values (`PER_REQUEST`)."""
+
+    def get_environment(self) -> dict[str, Any]:
+        task: Any = self
+        if task.environ is not None:
+            return task.environ  # type: ignore[no-any-return]
+        request, channel = task.request, task.channel
+        server = channel.server
+        adj = server.adj
+        if request.header_bytes_received > LONGEST:  # a client's long head: built, never kept
+            return super().get_environment()  # type: ignore[misc, no-any-return]
+        key = (
+            server.effective_port,
+            server.server_name,
+            adj.ident,
+            adj.url_prefix,
+            task.version,
+            request.command,
+            request.path,
+            request.request_uri,
+            request.query,
+            request.url_scheme,
+            tuple(request.headers.items()),
+        )
+        kept = ENVIRONS.get(key)
+        if kept is None:
+            environ: dict[str, Any] = super().get_environment()  # type: ignore[misc]
+            if len(ENVIRONS) >= KEPT:
+                ENVIRONS.clear()
+            # before the app changes it; never holding this connection or its request's body
+            ENVIRONS[key] = {**environ, **dict.fromkeys(PER_REQUEST)}
+            return environ
+        environ = kept.copy()  # the same keys in the same order: only these values change
+        addr = channel.addr
+        environ["REMOTE_ADDR"] = environ["REMOTE_HOST"] = addr[0]
+        environ["REMOTE_PORT"] = str(addr[1])
+        environ["wsgi.errors"] = sys.stderr
+        environ["wsgi.input"] = request.get_body_stream()
+        environ["waitress.client_disconnected"] = channel.check_client_disconnected
+        task.environ = environ
+        return environ

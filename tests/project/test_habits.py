@@ -42,6 +42,15 @@ WAITRESS_PRIVATE = (
     "request.headers['CONNECTION'] and "
     "channel.server.adj.ident, and setting only response_headers, close_on_finish and "
     "chunked_response: tests/web/test_kept_heads.py compares them",
+    "an environ built once per head (KeptEnvironments): WSGITask.get_environment reading only "
+    "environ (its cached copy), version, request.command, path, request_uri, query, url_scheme, "
+    "headers, header_bytes_received and get_body_stream(), channel.addr and "
+    "check_client_disconnected, server.effective_port, server_name, adj.ident and adj.url_prefix, "
+    "and sys.stderr: tests/web/test_kept_heads.py compares them",
+    "the listener's accept without enums (_quick_accept): BaseWSGIServer.handle_accept calling "
+    "self.accept() and taking None as no connection (wasyncore.dispatcher.accept's contract), "
+    "the standard library's socket._accept() and socket.accept() making socket(family, type, proto, "
+    "fileno=fd): tests/web/test_http_limits.py compares them",
     "an answer sent at once when nothing waits (GuardedChannel._send_now): HTTPChannel.outbuf_lock, "
     "total_outbufs_len, sendbuf_len, last_activity, connected, wasyncore.dispatcher.send(data, "
     "do_close) returning 0 when the socket takes nothing; write_soon taking the rest as before",

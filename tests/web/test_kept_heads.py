@@ -352,3 +352,124 @@ def test_the_answers_heads_are_built_once_for_every_length_and_second(monkeypatc
     assert len(calls) == 1
     monkeypatch.undo()
     assert mine == [built(WSGITask, answer) for answer in answers]
+
+
+def environ_of(task_class: Any, parser: Any, settings: dict[str, Any], addr: Any) -> list[tuple[str, Any]]:
+    """The environ ``task_class`` builds for ``parser``'s request, in order, as comparable values
+    (the body's stream by its type and content, from the start)."""
+    from types import SimpleNamespace
+
+    adj = Adjustments(ident=settings["ident"], url_prefix=settings["url_prefix"])
+    server = SimpleNamespace(adj=adj, effective_port=settings["port"], server_name=settings["name"])
+    channel = SimpleNamespace(server=server, addr=addr, adj=adj, check_client_disconnected=settings["check"])
+    task = task_class(channel, parser)
+    environ = task.get_environment()
+    assert task.get_environment() is environ  # the same request's again: the same dict
+    shown = []
+    for name, value in environ.items():
+        if name == "wsgi.input":
+            value.seek(0)
+            value = (type(value), value.read())
+            environ[name].seek(0)
+        shown.append((name, value))
+    return shown
+
+
+SETTINGS = st.fixed_dictionaries(
+    {
+        "ident": st.sampled_from(["waitress", "trekking-companion", ""]),
+        "url_prefix": st.sampled_from(["", "/app", "/api"]),
+        "port": st.sampled_from([8080, 18670]),
+        "name": st.sampled_from(["localhost", "pi.local"]),
+        "check": st.sampled_from([lambda: False, lambda: True]),
+    }
+)
+ADDRESSES = st.tuples(st.sampled_from(["127.0.0.1", "10.0.0.7", "::1"]), st.integers(1, 65535))
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    data=requests(),
+    settings_=SETTINGS,
+    other=SETTINGS,
+    field=st.sampled_from(["ident", "url_prefix", "port", "name"]),
+    addr=ADDRESSES,
+    later=ADDRESSES,
+)
+def test_a_kept_environ_is_waitress_own(
+    data: bytes, settings_: dict[str, Any], other: dict[str, Any], field: str, addr: Any, later: Any
+) -> None:
+    """Any request, to a server of any settings, from any address: the environ built from what
+    was kept has waitress's keys in waitress's order and its values, this connection's own."""
+    from waitress.task import WSGITask
+
+    from companion.web.http_server import OneSendTask
+
+    kept_heads.ENVIRONS.clear()
+    parsers = [fed(KeptHeads(ADJ), data, 1) for _ in range(4)]
+    if parsers[0].error is not None or not parsers[0].completed:
+        return  # waitress answers it with its error task: no environ
+    assert environ_of(OneSendTask, parsers[0], settings_, addr) == environ_of(
+        WSGITask, parsers[0], settings_, addr
+    )
+    # again (from what was kept, when it was), from another connection
+    assert environ_of(OneSendTask, parsers[1], settings_, later) == environ_of(
+        WSGITask, parsers[1], settings_, later
+    )
+    # one of the server's settings changed: never the kept environ of another server
+    changed = {**settings_, field: other[field]}
+    assert environ_of(OneSendTask, parsers[2], changed, later) == environ_of(
+        WSGITask, parsers[2], changed, later
+    )
+    # a header changed after parsing (a pipelined request closing its connection): its own
+    parsers[3].headers["CONNECTION"] = "close"
+    assert environ_of(OneSendTask, parsers[3], settings_, addr) == environ_of(
+        WSGITask, parsers[3], settings_, addr
+    )
+
+
+def test_an_environ_is_kept_once_per_head_and_holds_no_request() -> None:
+    """The page's read again: waitress builds its environ once; what is kept holds neither the
+    connection nor the body of the request that made it, and the memory stays bounded."""
+    from types import SimpleNamespace
+
+    from waitress.task import WSGITask
+
+    from companion.web.http_server import OneSendTask
+
+    kept_heads.ENVIRONS.clear()
+    head = b"POST /api/reader/tap HTTP/1.1\r\nHost: t\r\nContent-Length: 13\r\n\r\n" + b'{"tag":"c-1"}'
+    calls: list[int] = []
+    original = WSGITask.get_environment
+
+    def counted(task: Any) -> Any:
+        calls.append(1)
+        return original(task)
+
+    adj = Adjustments()
+    server = SimpleNamespace(adj=adj, effective_port=80, server_name="t")
+
+    def channel(port: int) -> Any:
+        return SimpleNamespace(
+            server=server, addr=("127.0.0.1", port), adj=adj, check_client_disconnected=None
+        )
+
+    WSGITask.get_environment = counted
+    try:
+        environs = [
+            OneSendTask(channel(n), fed(KeptHeads(ADJ), head, 1)).get_environment() for n in (1, 2, 3)
+        ]
+    finally:
+        WSGITask.get_environment = original
+    assert len(calls) == 1
+    assert [e["REMOTE_PORT"] for e in environs] == ["1", "2", "3"]
+    assert [e["wsgi.input"].read() for e in environs] == [b'{"tag":"c-1"}'] * 3
+    (kept,) = kept_heads.ENVIRONS.values()
+    assert all(kept[name] is None for name in kept_heads.PER_REQUEST)
+    for n in range(kept_heads.KEPT + 5):
+        other = head.replace(b"Host: t", f"Host: {n}".encode())
+        OneSendTask(channel(n), fed(KeptHeads(ADJ), other, 1)).get_environment()
+    assert len(kept_heads.ENVIRONS) <= kept_heads.KEPT
+    long = b"GET /" + b"x" * kept_heads.LONGEST + b" HTTP/1.1\r\n\r\n"
+    OneSendTask(channel(9), fed(KeptHeads(ADJ), long, 1)).get_environment()
+    assert all(len(key[7]) <= kept_heads.LONGEST for key in kept_heads.ENVIRONS)
