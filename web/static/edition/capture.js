@@ -19,12 +19,11 @@ export function pollTag() {
 async function poll() {
   holdTyping();
   try {
-    const asked = performance.now();
     let got; try { got = await api("GET", "/api/library/transcribe/tag"); } catch (e) { return; }
     if (session.seq === -1) { session.seq = got.seq; return; }
     if (got.seq === session.seq || !got.tag) return;
     session.seq = got.seq;
-    if (currentTab() === "cards") rewindTyping(got.age_ms, asked); // keys typed after the tap are the next card's
+    if (currentTab() === "cards") rewindTyping(got.age_ms); // keys typed after the tap are the next card's
     await onTag(got.tag, got.bound_to);
   } finally { typeHeld(); }
 }

@@ -58,13 +58,10 @@ document.addEventListener("keydown", (ev) => {
   ev.preventDefault();
 });
 $("bce").addEventListener("click", () => key("BCE"));
-/** A tap has just reached the page, ``ageMs`` before the companion read it for the poll sent
- * at ``askedAt``: what was tapped on the form since is taken back from the form on screen (as
- * it was before) and held for the form the tap opens. The tap's moment is counted from when
- * the poll was sent, not from when its answer came: the answer's way back (and the page's own
- * work) would make a key typed at once after the tap look older than it (issue 24). */
-export function rewindTyping(ageMs, askedAt = performance.now()) {
-  let since = askedAt - (typeof ageMs === "number" ? ageMs : 0);
+/** A tap ``ageMs`` ago has just reached the page: what was tapped on the form since is taken
+ * back from the form on screen (as it was before) and held for the form the tap opens. */
+export function rewindTyping(ageMs) {
+  let since = performance.now() - (typeof ageMs === "number" ? ageMs : 0);
   if (typing.here !== null) since = Math.min(since, typing.here);
   const first = typed.findIndex((e) => e.at >= since);
   const moved = first >= 0 ? typed.slice(first).map(({ k, at }) => ({ k, at })) : [];
