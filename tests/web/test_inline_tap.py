@@ -158,6 +158,7 @@ class Stub:
         self.mock = mock
         self.table = self
         self.lock = threading.RLock()
+        self.capture: Any = None
 
 
 TAP_HEAD = {"HOST": "t", "X_TABLE_PIN": "2468", "CONTENT_LENGTH": "12", "CONTENT_TYPE": "application/json"}
@@ -187,6 +188,23 @@ def test_only_a_plain_mock_tap_with_its_lock_free_is_answered_at_once() -> None:
     other.start()
     other.join()
     assert inline("POST", "/api/reader/tap", TAP_HEAD) is False, "held elsewhere: never waited for"
+
+
+def test_a_tap_while_an_edition_is_transcribed_goes_to_the_pool() -> None:
+    """The edition page dates a sticker's tap by its poll's answer: a tap answered on the loop
+    raced it, and keys typed at once after the tap went to the card before (1 run in 3)."""
+    from companion.web.editions import Capture
+
+    mock = Stub(mock=True)
+    mock.capture = Capture()
+    inline = answered_at_once(mock)  # type: ignore[arg-type]
+    held = inline("POST", "/api/reader/tap", TAP_HEAD)
+    assert callable(held), "no edition being transcribed: the loop's"
+    held()
+    mock.capture.edition = "mybox"
+    assert inline("POST", "/api/reader/tap", TAP_HEAD) is False
+    assert mock.lock.acquire(blocking=False), "nothing held for a tap sent to the pool"
+    mock.lock.release()
 
 
 def test_what_an_answer_on_the_loop_held_is_given_back_whatever_the_answer() -> None:
