@@ -10,8 +10,7 @@ from __future__ import annotations
 import http.client
 import socket
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from companion.web import http_server
 from companion.web.http_server import GuardedChannel, create_guarded_server
 from companion.web.state_answers import FastReads
 from tests.support.tables import make_runtime
+from tests.support.wire import raw, wait_for
 
 
 class Noting:
@@ -130,26 +130,6 @@ def test_the_daemons_read_from_the_loop_equals_the_pools(tmp_path: Path) -> None
     assert answers[0][0] == 200
     assert answers[0][1] == answers[1][1]
     assert answers[0][2].startswith(b"{") and len(answers[0][2]) == len(answers[1][2])
-
-
-def wait_for(condition: Callable[[], bool], seconds: float = 10.0) -> bool:
-    """Whether ``condition`` came true within ``seconds`` (asked every few milliseconds)."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.002)
-    return True
-
-
-def raw(port: int, request: bytes) -> bytes:
-    """What the server sends for ``request`` on a new connection, until it closes it."""
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall(request)
-        received = b""
-        while chunk := sock.recv(65536):
-            received += chunk
-    return received
 
 
 class Streaming(Noting):

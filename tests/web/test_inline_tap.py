@@ -9,10 +9,8 @@ the table's lock must wait on the pool, never on the loop that serves every othe
 from __future__ import annotations
 
 import json
-import socket
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,7 @@ from typing import Any
 from companion.run.runtime import Runtime
 from companion.run.serving import answered_at_once, make_server
 from tests.support.tables import make_runtime
+from tests.support.wire import raw, wait_for
 
 LOOP = "http-loop"
 
@@ -52,16 +51,6 @@ def serving(tmp_path: Path, inline: bool = True) -> Iterator[tuple[int, Runtime,
         rt.stop()
 
 
-def raw(port: int, request: bytes) -> bytes:
-    """What the server sends for ``request`` on a new connection, until it closes it."""
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-        sock.sendall(request)
-        received = b""
-        while chunk := sock.recv(65536):
-            received += chunk
-    return received
-
-
 def tap_request(tag: str, pin: str = "2468", extra: bytes = b"") -> bytes:
     body = json.dumps({"tag": tag}).encode()
     head = "POST /api/reader/tap HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
@@ -78,16 +67,6 @@ def choice(rt: Runtime) -> str:
     expect = rt.table.expect()
     assert expect is not None
     return str(expect["choices"][0])
-
-
-def wait_for(condition: Callable[[], bool], seconds: float = 10.0) -> bool:
-    """Whether ``condition`` came true within ``seconds`` (asked every few milliseconds)."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.002)
-    return True
 
 
 def test_a_taps_answer_from_the_loop_is_the_pools_byte_for_byte(tmp_path: Path) -> None:
