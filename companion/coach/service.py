@@ -1,11 +1,15 @@
-"""The coach beside a running table: asked for, shown to whoever asked, never a spoiler.
+"""The coach beside a running table: asked for, shown to the asking player's phone only.
 
 The host's switch (``POST /api/coach {"on": true}``) makes the coach *available*; it then
-answers only when asked: by the player to move from their phone, or by the host for them
-(`CoachService.ask`). The answer goes back to the asking phone, and to the host's pages
-(``GET /api/coach``, host only), never into ``/api/state`` or the live stream a guest gets.
-"Coach for everyone" (``{"everyone": true}``, a teaching game) is a setting of its own: then
-every position is answered unasked and ``GET /api/coach`` answers anyone.
+answers only when asked, by the player to move from their phone (`CoachService.ask`).
+**Advice stays on its phone** (issue 33 item 4): the first ask of a phone claims the asking
+player's seat for it (`companion.table.seats`), and then only that phone may ask for that
+player, and that phone for no one else. The answer goes back to that phone, and
+``GET /api/coach`` gives it to that phone alone: not to another phone, not to the host's
+(the host may release a seat, `release`, but sees no one's advice), and never into
+``/api/state`` or the live stream. "Coach for everyone" (``{"everyone": true}``, a teaching
+game) is a setting of its own: then every position is answered unasked and ``GET
+/api/coach`` answers anyone.
 
 Advice never touches the table's version (what the page's Undo is checked against): an
 answer is published on the coach's own counter, so a player's Undo is never refused as
@@ -16,7 +20,9 @@ A thread of its own does the work: the table's listener only sets a flag (a take
 slower with the coach on); the thread copies the position under the table's lock, lets
 `companion.coach.chances.CoachPool`'s worker processes play the rollouts with no lock held, and
 publishes the answer with the position it was computed for (the table and its count of
-stored events), so an answer for a past position is never shown.
+stored events), so an answer for a past position is never shown. Only an ask that passed
+the seat's rules (or the teaching setting) sets the coach to work, so only the seat's holder
+(or the host's teaching switch) can make a game assisted.
 
 **One pool at a time.** Switching off kills and reaps the workers before it returns; a
 switch on waits for the previous thread (and its pool) to be gone before starting its own,
@@ -34,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from companion.engine import Board
 from companion.table import Outcome, Table
+from companion.table.seats import Seats
 from companion.util.processes import mem_available
 from companion.util.text import name_key
 from companion.util.wording import CodedError
@@ -45,7 +52,8 @@ if TYPE_CHECKING:  # the rollouts and their pool load when the coach first works
 
 class CoachRefused(CodedError, ValueError):
     """An ask the coach cannot answer (`companion.coach.service.CoachService.ask`): it is
-    off, it is another player's turn, or there is no card to choose now."""
+    off, it is another player's turn, there is no card to choose now, or the seat is
+    another phone's (or this phone holds another seat)."""
 
 
 log = logging.getLogger("companion.coach.chances")
@@ -96,6 +104,7 @@ class CoachService:
         workers: int | None = None,
         say: Callable[[str], None] = print,
         assisted: Callable[[int], None] = lambda game: None,
+        seats: Seats | None = None,
     ) -> None:
         self.current = current
         self.seconds, self.per_candidate, self.workers = seconds, per_candidate, workers
@@ -121,6 +130,8 @@ class CoachService:
         self.failed: str | None = None
         #: Games already marked assisted by this process.
         self.marked: set[int] = set()
+        #: Which phone holds which player's seat (kept in the data directory by the runtime).
+        self.seats = seats if seats is not None else Seats()
 
     def pool_workers(self) -> int:
         """The pool's size: as configured, or by the machine's cores and free memory."""
@@ -182,12 +193,37 @@ class CoachService:
         """``coach`` in the table's snapshot (seen by everyone): the settings only, never advice."""
         return {"on": self.on, "everyone": self.on and self.everyone}
 
-    def advice(self, table: Table | None = None) -> dict[str, Any]:
-        """The answer for the position on the table now, or what the coach is doing: for the
-        host's pages, and for everyone's in a teaching game (``GET /api/coach``)."""
+    def advice(self, phone: str | None, table: Table | None = None) -> dict[str, Any]:
+        """The answer for the position on the table now, or what the coach is doing, as
+        ``phone`` may see it (``GET /api/coach``): the advice, and whether the coach is
+        thinking, only for the phone holding the seat of the player to move (for everyone's
+        in a teaching game); any other phone, the host's too, is told ``private``."""
         table = table or self.current()
         with self.lock:
-            return self._status(table, table.seq)
+            status = self._status(table, table.seq)
+            everyone = self.everyone
+        if everyone or status.get("status") not in ("ready", "thinking"):
+            return status
+        if not self._holds(table, phone, table.board.player_to_move):
+            return {"on": True, "status": "private"}
+        return status
+
+    def _holds(self, table: Table, phone: str | None, player: str | None) -> bool:
+        """Whether ``phone`` holds ``player``'s seat in the game on ``table``."""
+        seat = self.seats.seat_of(table.game_id, not table.board.finished, phone)
+        return seat is not None and player is not None and name_key(seat) == name_key(player)
+
+    def seat(self, phone: str | None) -> dict[str, Any]:
+        """The seat ``phone`` holds (or None) and every seat a phone holds (names only)."""
+        table = self.current()
+        game, playing = table.game_id, not table.board.finished
+        return {"seat": self.seats.seat_of(game, playing, phone), "seats": self.seats.held(game, playing)}
+
+    def release(self, player: str) -> bool:
+        """The host frees ``player``'s seat (a lost phone): another phone may claim it by
+        asking. Whether a phone held it."""
+        table = self.current()
+        return self.seats.release(table.game_id, not table.board.finished, player)
 
     def _status(self, table: Table, seq: int) -> dict[str, Any]:
         if not self.on:
@@ -203,9 +239,10 @@ class CoachService:
             return {"on": True, "status": "thinking"}
         return {"on": True, "status": "none"}
 
-    def ask(self, player: str, wait: float = ASK_WAIT) -> dict[str, Any]:
-        """Advice for ``player``, who must be the one to move: waits (at most ``wait`` s) for
-        the answer for the position on the table now. Raises `CoachRefused`."""
+    def ask(self, player: str, phone: str, wait: float = ASK_WAIT) -> dict[str, Any]:
+        """Advice for ``player``, who must be the one to move, asked from ``phone``: the
+        phone claims the player's seat if it is free and the phone holds none; waits (at most
+        ``wait`` s) for the answer for the position on the table now. Raises `CoachRefused`."""
         table = self.current()
         with table.lock:
             expect, seq = table.expect(), table.seq
@@ -217,6 +254,12 @@ class CoachService:
             turn = expect["player"]
             if name_key(turn) != name_key(player):
                 raise CoachRefused("coach_not_to_move", player=player[:40], turn=turn)
+            if not self.everyone:
+                seat = self.seats.claim(table.game_id, True, turn, phone)
+                if seat is None:
+                    raise CoachRefused("coach_seat_taken", player=turn)
+                if name_key(seat) != name_key(turn):
+                    raise CoachRefused("coach_other_seat", player=turn, seat=seat)
             status = self._status(table, seq)
             if status.get("status") != "ready" and status.get("status") != "failed":
                 self.wanted = (table, seq)

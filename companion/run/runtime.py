@@ -27,6 +27,7 @@ from companion.run.console_lines import ConsoleLines
 from companion.store.log import Store
 from companion.table import CUE_ACCEPT, CUE_REJECT, Outcome, Table
 from companion.table.access import Access, session_key
+from companion.table.seats import Seats
 from companion.table.session import Session
 from companion.table.tags import TagResolver
 from companion.util.config import Config
@@ -67,7 +68,10 @@ class Runtime:
 
     def __post_init__(self) -> None:
         self.access = Access.for_pin(self.pin, self.store.path.parent)
-        self.coach = CoachService(lambda: self.table, say=self.say, assisted=self.store.mark_assisted)
+        seats = Seats(self.store.path.parent / "seats.json")  # kept across a restart, as sessions are
+        self.coach = CoachService(
+            lambda: self.table, say=self.say, assisted=self.store.mark_assisted, seats=seats
+        )
         # on the session, so that both follow a new game started from the page
         self.session.listen(self.coach.notify)
         self.session.annotate("coach", self.coach.view)
@@ -241,11 +245,17 @@ class Runtime:
     def switch_coach(self, on: bool, everyone: bool | None = None) -> None:
         self.coach.switch(on, everyone)
 
-    def ask_coach(self, player: str) -> dict[str, Any]:
-        return self.coach.ask(player)
+    def ask_coach(self, player: str, phone: str) -> dict[str, Any]:
+        return self.coach.ask(player, phone)
 
-    def coach_advice(self) -> dict[str, Any]:
-        return self.coach.advice()
+    def coach_advice(self, phone: str | None) -> dict[str, Any]:
+        return self.coach.advice(phone)
+
+    def coach_seat(self, phone: str | None) -> dict[str, Any]:
+        return self.coach.seat(phone)
+
+    def release_seat(self, player: str) -> bool:
+        return self.coach.release(player)
 
     def coach_for_everyone(self) -> bool:
         return self.coach.on and self.coach.everyone

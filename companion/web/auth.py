@@ -41,7 +41,7 @@ def login() -> Any:
     sessions = table_runtime().access.sessions
     sessions.close(session.get("sid"))
     sid, host = sessions.open()
-    session.clear()
+    _clear()
     session["sid"] = sid
     session.permanent = True  # the cookie ends with the server-side session
     return jsonify({"csrf": host.csrf})
@@ -60,8 +60,18 @@ def logout() -> Any:
             table_runtime().access.sessions.close(session.get("sid"))
         except LogoutNotSaved as exc:  # still logged in, and told so: never an OK a restart undoes
             return json_error(507, code=exc.code, **exc.params)
-    session.clear()
+    _clear()
     return jsonify({"ok": True})
+
+
+def _clear() -> None:
+    """Forget the cookie's host session, but not the phone's id: a player who is also the host
+    keeps the seat their phone holds (`companion.web.coach`)."""
+    phone = session.get("phone")
+    session.clear()
+    if phone is not None:
+        session["phone"] = phone
+        session.permanent = True
 
 
 @auth_api.get("/api/session")

@@ -1,21 +1,48 @@
-"""The coach on the page: the host's switch, a player's question, the current advice.
+"""The coach on the page: the host's switch, a player's question, the advice, the seats.
 
 ``POST /api/coach`` (a control) turns the coach on or off, for the host or for everyone;
 ``POST /api/coach/ask`` may come from any phone at the table (`guest_refusal`: this
-machine's name, the per-address rate, a JSON body); ``GET /api/coach`` shows the advice to
-the host (or to all in a teaching game). The coach itself is `companion.coach.service`.
+machine's name, the per-address rate, a JSON body) and claims the asking player's seat for
+that phone; ``GET /api/coach`` shows the advice to the phone holding the seat of the player
+to move only (to all in a teaching game), and tells each phone which seat it holds and
+which seats are held; ``POST /api/coach/release`` (a control) is the host freeing a seat.
+The coach itself is `companion.coach.service`, the seats `companion.table.seats`.
+
+A phone is known by a random id (``phone``) in the page's signed cookie, beside the host's
+session id (`companion.web.cookie_session`): made at the phone's first ask, kept across a
+login and a logout, and lasting as long as a host's login from its last use.
 """
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
-from flask import Blueprint, jsonify
+from flask import Blueprint, jsonify, session
 
 from companion.coach.service import CoachRefused
-from companion.web.route_support import control, guest_refusal, is_host, json_body, json_error, table_runtime
+from companion.web.route_support import control, guest_refusal, json_body, json_error, table_runtime
 
 coach_api = Blueprint("coach", __name__)
+
+
+def phone_id(make: bool = False) -> str | None:
+    """This phone's id from its cookie; with ``make``, a new one when it has none (set in the
+    answer's cookie)."""
+    phone = session.get("phone")
+    if isinstance(phone, str) and 16 <= len(phone) <= 64:
+        return phone
+    if not make:
+        return None
+    phone = secrets.token_urlsafe(16)
+    session["phone"] = phone
+    session.permanent = True
+    return phone
+
+
+def _player() -> str | None:
+    player = json_body().get("player")
+    return player if isinstance(player, str) and player.strip() else None
 
 
 @coach_api.post("/api/coach")
@@ -34,26 +61,42 @@ def coach() -> Any:
 
 @coach_api.post("/api/coach/ask")
 def coach_ask() -> Any:
-    """The player to move asks the coach (from their phone, or the host for them): the
-    answer goes back to this phone only (and to the host's, `coach_advice`)."""
+    """The player to move asks the coach from their phone: the answer goes back to this
+    phone only, which holds that player's seat from then on (`coach_advice`)."""
     refused = guest_refusal()
     if refused is not None:
         return refused
-    player = json_body().get("player")
-    if not isinstance(player, str) or not player.strip():
+    player = _player()
+    if player is None:
         return json_error(400, code="coach_player")
+    runtime = table_runtime()
+    phone = phone_id(make=True)
+    assert phone is not None
     try:
-        return jsonify({"coach": table_runtime().ask_coach(player)})
+        answer = runtime.ask_coach(player, phone)
     except CoachRefused as exc:
         return json_error(409, code=exc.code, **exc.params)
+    return jsonify({"coach": answer, **runtime.coach_seat(phone)})
 
 
 @coach_api.get("/api/coach")
 def coach_advice() -> Any:
-    """The coach's answer for the position on the table, for the host's pages (and anyone's
-    in a teaching game); a guest gets only whether the coach is on."""
+    """The coach's answer for the position on the table, for the phone holding the seat of
+    the player to move (anyone's in a teaching game); any other phone, the host's as well,
+    gets only whether the coach is on. With it, the seat this phone holds and the seats held."""
     runtime = table_runtime()
-    answer = runtime.coach_advice()
-    if is_host() or runtime.coach_for_everyone():
-        return jsonify({"coach": answer})
-    return jsonify({"coach": {"on": answer["on"], "status": "host_only"}})
+    phone = phone_id()
+    return jsonify({"coach": runtime.coach_advice(phone), **runtime.coach_seat(phone)})
+
+
+@coach_api.post("/api/coach/release")
+@control()
+def coach_release() -> Any:
+    """The host frees a player's seat (a lost phone, a seat claimed by mistake): the next
+    phone to ask for that player holds it. The host sees the seats, never the advice."""
+    player = _player()
+    if player is None:
+        return json_error(400, code="coach_player")
+    runtime = table_runtime()
+    released = runtime.release_seat(player)
+    return jsonify({"released": released, **runtime.coach_seat(phone_id())})

@@ -110,12 +110,22 @@ class TableRuntime(Protocol):
         until the companion stops; ``everyone``: the teaching setting (None: unchanged)."""
         ...
 
-    def ask_coach(self, player: str) -> dict[str, Any]:
-        """The coach's answer for ``player``, the one to move; raises `CoachRefused`."""
+    def ask_coach(self, player: str, phone: str) -> dict[str, Any]:
+        """The coach's answer for ``player``, the one to move, asked from ``phone`` (which
+        claims the player's seat); raises `CoachRefused`."""
         ...
 
-    def coach_advice(self) -> dict[str, Any]:
-        """The coach's answer for the position now, or what it is doing (the host's pages)."""
+    def coach_advice(self, phone: str | None) -> dict[str, Any]:
+        """The coach's answer for the position now, or what it is doing, as ``phone`` may see
+        it (the advice for the holder of the mover's seat only, or everyone in a teaching game)."""
+        ...
+
+    def coach_seat(self, phone: str | None) -> dict[str, Any]:
+        """``{"seat": the player whose seat phone holds or None, "seats": every held seat}``."""
+        ...
+
+    def release_seat(self, player: str) -> bool:
+        """The host frees ``player``'s seat (a lost phone); whether a phone held it."""
         ...
 
     def coach_for_everyone(self) -> bool:

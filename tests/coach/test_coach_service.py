@@ -1,9 +1,9 @@
 """The coach beside the running table (`companion.coach.service`): its switch, its asks, its pool.
 
 Off by default; the host's switch needs the PIN; once on, the player to move asks and the
-answer goes to the asking phone and the host's pages only, never into a guest's state or
-live stream; "coach for everyone" answers unasked; an answer never moves the table's
-version (a player's Undo is never stale because of it); a game with advice is marked
+answer goes to the asking phone only (the seats' rules: tests/coach/test_coach_seats.py),
+never into anyone's state or live stream; "coach for everyone" answers unasked; an answer
+never moves the table's version (a player's Undo is never stale because of it); a game with advice is marked
 assisted; and the worker processes are one pool at a time, gone when off, gone with a
 SIGKILLed parent (counted from /proc, real processes).
 """
@@ -65,7 +65,7 @@ def test_the_coach_is_off_by_default_and_its_switch_needs_the_pin(tmp_path: Path
         assert rt.coach.thread is None
 
 
-def test_the_player_to_move_asks_and_only_that_phone_and_the_hosts_see_the_answer(tmp_path: Path) -> None:
+def test_the_player_to_move_asks_and_only_that_phone_sees_the_answer(tmp_path: Path) -> None:
     with api_app(tmp_path) as (app, rt):
         host, asker, guest = app.test_client(), client_from(app, "10.0.0.2"), client_from(app, "10.0.0.3")
         _fast(rt)
@@ -77,15 +77,17 @@ def test_the_player_to_move_asks_and_only_that_phone_and_the_hosts_see_the_answe
         assert refused.status_code == 409 and refused.get_json()["code"] == "coach_not_to_move"
         assert refused.get_json()["params"]["turn"] == turn
         assert asker.post("/api/coach/ask", data="{}").status_code == 415  # not JSON: no other site's form
-        assert rt.coach.advice()["status"] == "none" and not rt.store.assisted()  # nobody asked yet
+        assert rt.coach.advice(None)["status"] == "none" and not rt.store.assisted()  # nobody asked yet
         answer = asker.post("/api/coach/ask", json={"player": turn.upper()}).get_json()["coach"]
         assert answer["status"] == "ready" and answer["player"] == turn
         assert answer["events"] == rt.table.seq and answer["game"] == rt.table.game_id
         assert sorted(c["card"] for c in answer["cards"]) == sorted(rt.table.expect()["choices"])
         assert abs(sum(p["win"] for p in answer["players"]) - 100) < 0.5
-        # the host's page sees it; a guest's state, page state, stream and coach read do not
-        assert _ready(host) == answer
-        assert guest.get("/api/coach").get_json()["coach"] == {"on": True, "status": "host_only"}
+        # the asking phone reads it again; the host's page, a guest's state, page state, stream
+        # and coach read do not
+        assert _ready(asker, {}) == answer
+        assert host.get("/api/coach", headers=PIN).get_json()["coach"] == {"on": True, "status": "private"}
+        assert guest.get("/api/coach").get_json()["coach"] == {"on": True, "status": "private"}
         for path in ("/api/state", "/api/state?page=1"):
             assert guest.get(path).get_json()["coach"] == {"on": True, "everyone": False}
         stream = guest.get("/api/events", buffered=False)
@@ -110,7 +112,7 @@ def test_coach_for_everyone_answers_unasked_and_anyone_reads_it(tmp_path: Path) 
         _to_a_take(rt, rng)
         assert _wait_for(lambda: _ready(guest, {}))["events"] == rt.table.seq
         host.post("/api/coach", json={"on": True, "everyone": False}, headers=PIN)
-        assert guest.get("/api/coach").get_json()["coach"]["status"] == "host_only"
+        assert guest.get("/api/coach").get_json()["coach"] == {"on": True, "status": "private"}
 
 
 def test_an_undo_with_the_coach_answering_is_never_refused_as_stale(tmp_path: Path) -> None:
@@ -167,7 +169,7 @@ def test_the_table_takes_cards_while_the_coach_thinks_and_its_late_answer_is_not
         before = rt.table.seq
         play_turn(rt, rng)  # a take, answered at once
         assert rt.table.seq > before
-        assert rt.coach.advice()["status"] == "thinking"
+        assert rt.coach.advice(None)["status"] == "thinking"
         release.set()
         assert _wait_for(lambda: _ready(http))["events"] == rt.table.seq > before
         assert len(calls) >= 2
