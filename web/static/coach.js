@@ -1,9 +1,12 @@
-// The coach (issues 18 and 24): asked for, never a spoiler. The host's switch makes it
-// available; the player to move asks from their phone (or the host for them) and the answer
-// (each available card's estimated chance of winning and expected score, best first, and
-// everyone's chance if that player takes the best card) comes back to the asking phone only.
-// The host's pages read it from GET /api/coach; a guest's snapshot carries only {on, everyone}.
-// "Coach for everyone" (a teaching game) answers unasked, and every phone reads GET /api/coach.
+// The coach (issues 18, 24 and 33): asked for, never a spoiler. The host's switch makes it
+// available; the player to move asks from their phone and the answer (each available card's
+// estimated chance of winning and expected score, best first, and everyone's chance if that
+// player takes the best card) comes back to that phone only. A phone's first ask claims the
+// player's seat: from then on it asks for that player only, and no other phone may (the host
+// may release a seat, and sees the seats held, never the advice). Every page reads
+// GET /api/coach once per position: the advice for this phone's seat, the seat it holds and
+// the seats held; the snapshot carries only {on, everyone}. "Coach for everyone" (a teaching
+// game) answers unasked, and every phone reads the answer there.
 // An answer is shown only for the position on the table now (its game and count of events).
 import { call } from "./api.js";
 import { lang, t } from "./i18n.js";
@@ -15,7 +18,15 @@ let answer = null;
 let asking = false;
 let moved = false;
 let timer = null;
-let polledFor = null;  // the position (and settings) the host's page last started reading for
+let polledFor = null;  // the position (and settings) this page last started reading for
+let seat = null;  // the player whose seat this phone holds (GET /api/coach, an ask's answer)
+let seats = [];  // every seat a phone holds (names only)
+
+function sawSeats(data) {
+  if (!data) return;
+  if ("seat" in data) seat = data.seat;
+  if (Array.isArray(data.seats)) seats = data.seats;
+}
 
 function coachPercent(x) {
   return new Intl.NumberFormat(lang(), { style: "percent", maximumFractionDigits: 0 }).format(x / 100);
@@ -50,22 +61,28 @@ function adviceHtml(coach) {
   return out;
 }
 
-// The host's pages (and everyone's in a teaching game) read the answer the coach has for the
-// position now: at once after a change, then again while it thinks or until someone asks.
+// Every page reads what the coach has for it at the position now: at once after a change, then
+// again while it thinks for this phone (or, in a teaching game, for everyone).
 function poll(delay) {
   clearTimeout(timer);
   timer = setTimeout(async () => {
     timer = null;
     const s = page.state;
-    if (!s || !s.coach || !s.coach.on || s.finished || !(page.csrf || s.coach.everyone) || forNow(s)) return;
+    if (!s || !s.coach || !s.coach.on || s.finished || forNow(s)) return;
     try {
       const data = await (await fetch("/api/coach", { credentials: "same-origin" })).json();
       const coach = data.coach || {};
+      sawSeats(data);
       if (coach.status === "ready" || coach.status === "failed") answer = coach;
       renderCoach(page.state);
-      if (coach.status !== "ready" && coach.status !== "failed" && coach.status !== "host_only") poll(coach.status === "thinking" ? 1000 : 2000);
+      if (coach.status === "thinking" || (s.coach.everyone && coach.status === "none")) poll(coach.status === "thinking" ? 1000 : 2000);
     } catch (e) { poll(3000); }
   }, delay);
+}
+
+async function release(player) {
+  const data = await call("/api/coach/release", { player });
+  if (data) { seats = data.seats || []; renderCoach(page.state); }
 }
 
 async function ask(player) {
@@ -75,7 +92,8 @@ async function ask(player) {
     for (let tries = 0; tries < 8; tries++) {  // "thinking": the companion waited long enough, ask again
       const data = await call("/api/coach/ask", { player });
       const coach = data && data.coach;
-      if (!coach) break;  // refused: call() has said why
+      if (!coach) { polledFor = null; break; }  // refused: call() has said why; read the seats again
+      sawSeats(data);
       if (coach.status === "ready" || coach.status === "failed") { answer = coach; break; }
       if (coach.status === "moved") { moved = true; break; }
     }
@@ -96,7 +114,11 @@ export function renderCoach(s) {
   }
   const section = $("coach");
   section.hidden = !coach.on || s.finished;
-  if (section.hidden) { answer = null; return; }
+  if (section.hidden) {
+    answer = null;
+    if (s.finished) { seat = null; seats = []; }  // the game's end frees every seat
+    return;
+  }
   const body = $("coach-body");
   const mine = !coach.everyone;  // asked for: say who sees it
   if (forNow(s)) {
@@ -105,7 +127,7 @@ export function renderCoach(s) {
   }
   if (answer && answer.status === "failed") { body.innerHTML = `<p>${esc(t("coach_failed"))}</p>`; return; }
   const key = `${s.game}:${s.events}:${coach.everyone}:${!!page.csrf}`;
-  if ((page.csrf || coach.everyone) && key !== polledFor) { polledFor = key; poll(0); }
+  if (key !== polledFor && !asking) { polledFor = key; poll(0); }
   const take = s.expect && s.expect.kind === "take";
   if (asking || (coach.everyone && take)) {
     body.innerHTML = `<p class="coach-wait">${esc(t("coach_thinking"))}</p>`;
@@ -113,13 +135,26 @@ export function renderCoach(s) {
   }
   let out = moved ? `<p class="coach-note">${esc(t("coach_moved"))}</p>` : "";
   if (take && !coach.everyone) {
-    out += `<p>${esc(t("coach_available"))}</p>` +
-      `<button type="button" id="coach-ask" data-player="${esc(s.expect.player)}">${dot(colourOf(s.expect.player))}${esc(t("coach_ask", { p: s.expect.player }))}</button>` +
-      `<p class="coach-note coach-private">${esc(t("coach_private"))}</p>`;
+    const mover = s.expect.player;
+    const button = `<button type="button" id="coach-ask" data-player="${esc(mover)}">${dot(colourOf(mover))}${esc(t("coach_ask", { p: mover }))}</button>`;
+    if (seat === mover) {
+      out += button + `<p class="coach-note coach-private">${esc(t("coach_private"))}</p>`;
+    } else if (seat) {
+      out += `<p class="coach-seat">${esc(t("coach_your_seat", { p: seat }))}</p>`;
+    } else if (seats.includes(mover)) {
+      out += `<p class="coach-seat">${esc(t("coach_seat_held", { p: mover }))}</p>`;
+    } else {
+      out += `<p>${esc(t("coach_available"))}</p>` + button + `<p class="coach-note coach-private">${esc(t("coach_claims", { p: mover }))}</p>`;
+    }
+  }
+  if (page.csrf && seats.length && !coach.everyone) {  // the host frees the seat of a lost phone
+    out += `<p class="coach-note">${esc(t("coach_seats"))}</p><p class="coach-release">` + seats.map((p) =>
+      `<button type="button" data-release="${esc(p)}">${dot(colourOf(p))}${esc(t("coach_release", { p }))}</button>`).join(" ") + "</p>";
   }
   body.innerHTML = out;
   const button = $("coach-ask");
   if (button) button.onclick = () => ask(button.dataset.player);
+  body.querySelectorAll("[data-release]").forEach((b) => { b.onclick = () => release(b.dataset.release); });
 }
 
 export function setupCoach() {
