@@ -35,7 +35,9 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import traceback
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from companion.engine import Board
@@ -48,6 +50,12 @@ from companion.util.wording import say as words
 
 if TYPE_CHECKING:  # the rollouts and their pool load when the coach first works, not at start (issue 26)
     from companion.coach.chances import Advice
+
+
+def raised_at(exc: BaseException) -> str:
+    """`` at file.py:line`` where ``exc`` was raised (its last frame), or "" when unknown."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    return f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
 
 
 class CoachRefused(CodedError, ValueError):
@@ -341,11 +349,12 @@ class CoachService:
         except CoachStopped:
             pass
         except Exception as exc:  # the coach is advice: its failure must never touch the game
-            log.exception("coach failed")
             with self.lock:
                 self.failed = f"{type(exc).__name__}: {exc}"
                 self.published.notify_all()
-            self.say(words("coach_stopped", error=self.failed))
+            # one line on the console, the error and where, as every failure is said (issue 33
+            # item 5: a worker killed mid-answer printed a traceback through `logging`)
+            self.say(words("coach_stopped", error=f"{self.failed}{raised_at(exc)}"))
         finally:
             if pool is not None:
                 pool.release()

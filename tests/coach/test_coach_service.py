@@ -255,3 +255,54 @@ def test_a_sigkilled_parent_leaves_no_worker_behind() -> None:
         for w in workers:  # never leave one on the machine, whatever the outcome
             with contextlib.suppress(ProcessLookupError):
                 os.kill(w, signal.SIGKILL)
+
+
+#: A companion's coach on the console (``say=print``, as ``companion run`` has it), answering
+#: with one worker for a long while; the test kills that worker mid-answer.
+KILLED_WORKER = """
+import os, random, sys, tempfile, time
+from pathlib import Path
+from companion.run.startup import build_runtime
+from companion.util.config import Config
+from tests.support.tables import play_turn
+
+rt = build_runtime(Config(), Path(tempfile.mkdtemp()), mock=True, pin="2468", say=print)
+rt.coach.workers, rt.coach.seconds, rt.coach.per_candidate = 1, 120, 10**7
+rng = random.Random(3)
+while rt.table.expect()["kind"] != "take":
+    play_turn(rt, rng)
+rt.switch_coach(True, everyone=True)
+while rt.coach.pool is None or not hasattr(rt.coach.pool, "procs"):
+    time.sleep(0.02)
+print("WORKER", rt.coach.pool.procs[0].pid, flush=True)
+while rt.coach.failed is None:
+    time.sleep(0.02)
+rt.stop()
+print("DONE", flush=True)
+"""
+
+
+def test_a_worker_killed_mid_answer_is_one_line_on_the_console(tmp_path: Path) -> None:
+    """Issue 33 item 5: it printed a traceback (through `logging`) besides the coach's line."""
+    daemon = subprocess.Popen(
+        [sys.executable, "-c", KILLED_WORKER],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert daemon.stdout is not None
+    try:
+        lines = []
+        for line in daemon.stdout:
+            lines.append(line)
+            if line.startswith("WORKER "):
+                os.kill(int(line.split()[1]), signal.SIGKILL)  # the answer is on its way
+        daemon.wait(60)
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            daemon.kill()
+    out = "".join(lines)
+    assert "DONE" in out and "Traceback" not in out, out
+    stopped = [line for line in lines if "coach" in line.lower() and "WORKER" not in line]
+    assert len(stopped) == 1 and " at chances.py:" in stopped[0], out
