@@ -33,6 +33,7 @@ from companion.engine.edition import edition_to_json
 from companion.engine.tokens import ANCESTOR, BENEFITS
 from companion.engine.words import year_text
 from companion.store.log import Store, StoreError
+from companion.table.tags import TagRefused, check_tag, shows_something
 from companion.util.wording import CodedError, say
 
 Ask = Callable[[str], str | None]  # a prompt in, a line out (None: no more input)
@@ -89,6 +90,9 @@ class Enroller:
 
     def enroll_one(self, uid: str) -> bool:
         """Enrol one tag; False when the input ran out."""
+        if not shows_something(uid):
+            self.say(say("tag_invisible"))
+            return True
         known = self.store.tags().get(uid)
         if known is not None:
             self.say(say("enrol_already", uid=uid, card=known))
@@ -113,6 +117,11 @@ class Enroller:
             if number is not None and 1 <= number <= min(9, len(matches)):
                 card = matches[number - 1][0]
                 break
+        try:
+            check_tag(uid, card, [self.edition])
+        except TagRefused as exc:
+            self.say(str(exc))
+            return True
         try:
             if card in self.edition.card_index and not self._confirm_values(card):
                 return False
@@ -204,6 +213,7 @@ def enroll_tag(
         raise EnrolRefused("enrol_not_a_card", card=card[:40], edition=edition.name)
     if values is not None and card not in edition.card_index:
         raise EnrolRefused("enrol_no_values", card=card)
+    check_tag(uid, card, [edition])  # raises TagRefused: a tag that shows nothing, or reads as another card
     known = store.tags().get(uid)
     if known is not None:
         raise EnrolRefused("enrol_taken", tag=uid[:40], known=known)

@@ -10,15 +10,22 @@ before whole 7-byte UIDs were read is found under its old number), a card id wri
 into the tag's text (``trek:I07``, so a tagged deck works on any companion), or, for
 the keyboard and the page in mock mode, a card id, itinerary id or the start of a
 card's title.
+
+A tag bound to a card must show something and must not read as another card (`check_tag`,
+issue 33 item 5): a tag of only control characters was kept and listed as an empty one, and
+a typed tag spelt as another card's id or title was kept and, enrolled tags coming first,
+made that id or title stand for the wrong card from then on.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
 
 from companion.engine import Edition
 from companion.engine.tokens import ANCESTOR
+from companion.util.wording import CodedError
 
 #: What a sticker's text starts with (``companion edition stickers`` writes it).
 TEXT_PREFIX = "trek:"
@@ -85,3 +92,28 @@ class TagResolver:
                 names = ", ".join(f"{c.id} ({c.title})" for c in matches[:5])
                 return None, {"tag": seen.strip(), "why": "ambiguous", "matches": names}
         return None, {"tag": seen.strip(), "why": "unknown"}
+
+
+class TagRefused(CodedError, ValueError):
+    """A tag that may not stand for a card (`check_tag`): ``tag_invisible`` or ``tag_shadows``."""
+
+
+def shows_something(text: str) -> bool:
+    """Whether ``text`` has a character that draws (not a control, format or blank character)."""
+    return any(unicodedata.category(char)[0] not in "CZ" for char in text)
+
+
+def check_tag(tag: str, card: str, editions: Iterable[Edition]) -> None:
+    """Refuse ``tag`` for ``card`` (raises `TagRefused`): a tag that shows nothing
+    (``tag_invisible``), or one that reads, in any of ``editions``, as another card, itinerary or
+    the Ancestor: an id, a ``trek:`` text, or a title typed whole or by its unique start
+    (``tag_shadows``). Such a tag would take that reading over for good, enrolled tags coming
+    first (`TagResolver.resolve`)."""
+    text = tag.strip()
+    if not shows_something(text):
+        raise TagRefused("tag_invisible")
+    for edition in editions:
+        other, _ = TagResolver(edition, {}).resolve(text)
+        if other is not None and other != card:
+            named = f"{other} ({edition.card(other).title})" if other in edition.card_index else other
+            raise TagRefused("tag_shadows", tag=text[:40], card=card, other=named)

@@ -37,9 +37,10 @@ from companion.editions import (
     set_playmat,
     validate,
 )
-from companion.engine import EditionError
+from companion.engine import Edition, EditionError
 from companion.engine.tokens import ANCESTOR
 from companion.store.log import DiskFull, StoreError
+from companion.table.tags import TagRefused, check_tag
 from companion.util.json_bounds import BadJson
 from companion.util.json_bounds import check as check_json
 from companion.web.route_support import (
@@ -172,6 +173,12 @@ def _text(value: Any, limit: int = 300) -> str:
     return value if isinstance(value, str) and len(value) <= limit else ""
 
 
+def _saved(name: str) -> list[Edition]:
+    """The owner's edition ``name`` as just saved (none for a draft without cards yet)."""
+    saved = validate(_library().raw(name), name, name)
+    return [] if saved is None else [saved]
+
+
 def _bind(tag: Any, card: str, edition: str) -> dict[str, Any]:
     """Bind ``tag`` to ``card`` (a tag bound elsewhere is moved): the answer's ``bound`` (the
     English sentence, or None) and ``binding`` (its facts, which the page words in its language)."""
@@ -183,6 +190,15 @@ def _bind(tag: Any, card: str, edition: str) -> dict[str, Any]:
     binding: dict[str, Any] = {"tag": uid, "card": card, "was": before}
     if before == card:
         return {"bound": f"Tag {uid} was already {card}.", "binding": binding}
+    try:  # the table's edition resolves taps now; the one saved, once it is played
+        check_tag(uid, card, [runtime.edition(), *_saved(edition)])
+    except TagRefused as exc:  # the edition is saved; the sticker is left as it was
+        binding.update(error=exc.code, params=exc.params)
+        kept = f"it is still {before}" if before else "it is bound to nothing"
+        return {
+            "bound": f"{card} is saved, but tag {uid} was not bound to it ({exc}); {kept}.",
+            "binding": binding,
+        }
     try:
         runtime.rebind_tag(uid, card, edition)  # taps resolve it at once
     except StoreError as exc:  # the edition is saved: say that the sticker is not bound

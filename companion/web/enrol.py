@@ -30,6 +30,7 @@ def enroll() -> Any:
     from companion.editions import EditionNotFound
     from companion.store.log import DiskFull, StoreError
     from companion.table.enrol import EnrolRefused
+    from companion.table.tags import TagRefused
 
     body = json_body()
     tag, card = body.get("tag"), body.get("card")
@@ -63,7 +64,7 @@ def enroll() -> Any:
     try:
         # enroll_tag reads, changes and writes the owner's file under the library's lock
         message, params = runtime.enroll(own, tag.strip(), card, values)
-    except EnrolRefused as exc:
+    except (EnrolRefused, TagRefused) as exc:
         return json_error(400, code=exc.code, **exc.params)
     except DiskFull as exc:
         return store_refused(exc)

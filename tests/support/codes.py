@@ -27,6 +27,7 @@ SERVER = (
     "store/log.py",  # a store refusal reaches the page with its own code (`store_refused`)
     "history/past.py",
     "coach/service.py",  # the coach's refusals of an ask (`CoachRefused`)
+    "table/tags.py",  # a tag that may not stand for a card (`TagRefused`, enrolment and the edition page)
 )
 HARDWARE = (
     "hardware/health.py",
@@ -39,7 +40,7 @@ HARDWARE = (
 CODE = (
     r"(?:\b(?:code|mock_code)(?:: str)?\s*=\s*"
     r"|\b(?:GameSetupError|EnrolRefused|HardwareFault|LibraryError|StoreError|GameDamaged"
-    r'|FieldError|BadJson|RecordError|CoachRefused)\(\s*)"([a-z_0-9]+)"'
+    r'|FieldError|BadJson|RecordError|CoachRefused|TagRefused)\(\s*)"([a-z_0-9]+)"'
 )
 
 
