@@ -113,11 +113,14 @@ class Seats:
     def claim(self, game: int, playing: bool, player: str, phone: str) -> str | None:
         """``phone`` takes ``player``'s seat if it is free and the phone holds none; returns the
         player whose seat the phone holds afterwards, or None when the seat is another phone's
-        (then nothing changes). A phone that holds another seat keeps it: check `seat_of` first."""
+        (then nothing changes), or None in a finished game (no seat to hold). A phone that holds
+        another seat keeps it, and that seat is returned."""
         digest = phone_digest(phone)
         key = name_key(player)
         with self._lock:
             self._for(game, playing)
+            if not playing:
+                return None
             held = self._held.get(key)
             if held is not None:
                 return held[0] if held[1] == digest else None
