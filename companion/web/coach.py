@@ -18,7 +18,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from flask import Blueprint, jsonify, session
+from flask import Blueprint, Response, jsonify, session
 
 from companion.coach.service import CoachRefused
 from companion.web.route_support import control, guest_refusal, json_body, json_error, table_runtime
@@ -76,7 +76,7 @@ def coach_ask() -> Any:
         answer = runtime.ask_coach(player, phone)
     except CoachRefused as exc:
         return json_error(409, code=exc.code, **exc.params)
-    return jsonify({"coach": answer, **runtime.coach_seat(phone)})
+    return _private(jsonify({"coach": answer, **runtime.coach_seat(phone)}))
 
 
 @coach_api.get("/api/coach")
@@ -86,7 +86,15 @@ def coach_advice() -> Any:
     gets only whether the coach is on. With it, the seat this phone holds and the seats held."""
     runtime = table_runtime()
     phone = phone_id()
-    return jsonify({"coach": runtime.coach_advice(phone), **runtime.coach_seat(phone)})
+    return _private(jsonify({"coach": runtime.coach_advice(phone), **runtime.coach_seat(phone)}))
+
+
+def _private(response: Response) -> Response:
+    """An answer that may carry one phone's advice: kept by no cache, the phone's own neither
+    (it depends on the cookie, and a later read must ask again)."""
+    response.headers["Cache-Control"] = "no-store, private"
+    response.vary.add("Cookie")
+    return response
 
 
 @coach_api.post("/api/coach/release")

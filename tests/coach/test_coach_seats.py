@@ -64,6 +64,10 @@ def test_the_phone_that_asks_holds_the_seat_and_no_other_phone_gets_its_advice(t
         asked = zoe.post("/api/coach/ask", json={"player": turn}).get_json()
         assert asked["coach"]["status"] == "ready" and asked["seat"] == turn and asked["seats"] == [turn]
         assert _coach(zoe)["coach"] == asked["coach"]  # the holder reads it again
+        for answer in (zoe.get("/api/coach"), zoe.post("/api/coach/ask", json={"player": turn})):
+            assert (
+                answer.headers["Cache-Control"] == "no-store, private" and "Cookie" in answer.headers["Vary"]
+            )
         # a second phone is refused, and gets nothing of the cached answer
         body = _refused(mia.post("/api/coach/ask", json={"player": turn}), "coach_seat_taken")
         assert body["params"] == {"player": turn} and "rollouts" not in json.dumps(body)
