@@ -79,6 +79,11 @@ def test_the_phone_that_asks_holds_the_seat_and_no_other_phone_gets_its_advice(t
         assert login.status_code == 200
         for headers in ({}, PIN):
             assert _coach(host, headers)["coach"] == {"on": True, "status": "private"}
+        # a player who is the host too keeps the seat through a login and a logout
+        csrf = zoe.post("/api/login", json={"pin": "2468"}).get_json()["csrf"]
+        assert _coach(zoe)["seat"] == turn and _coach(zoe)["coach"]["status"] == "ready"
+        assert zoe.post("/api/logout", headers={"X-CSRF-Token": csrf}).status_code == 200
+        assert _coach(zoe)["seat"] == turn
         # nor does anyone's state or page state
         for phone in (host, mia):
             for path in ("/api/state", "/api/state?page=1"):
