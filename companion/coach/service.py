@@ -207,12 +207,14 @@ class CoachService:
         thinking, only for the phone holding the seat of the player to move (for everyone's
         in a teaching game); any other phone, the host's too, is told ``private``."""
         table = table or self.current()
+        with table.lock:  # the position and its mover together: a take meanwhile changes both
+            seq, mover = table.seq, table.board.player_to_move
         with self.lock:
-            status = self._status(table, table.seq)
+            status = self._status(table, seq)
             everyone = self.everyone
         if everyone or status.get("status") not in ("ready", "thinking"):
             return status
-        if not self._holds(table, phone, table.board.player_to_move):
+        if not self._holds(table, phone, status.get("player", mover)):  # an answer says whose it is
             return {"on": True, "status": "private"}
         return status
 
