@@ -229,6 +229,23 @@ class CoachService:
         game, playing = table.game_id, not table.board.finished
         return {"seat": self.seats.seat_of(game, playing, phone), "seats": self.seats.held(game, playing)}
 
+    def take_seat(self, player: str, phone: str) -> dict[str, Any]:
+        """``phone`` takes ``player``'s seat before asking (at the table, when the phone joins):
+        refused (`CoachRefused`) for someone who does not play the game on the table, a seat
+        another phone holds, or a phone that holds another seat. The phone's seat and the seats."""
+        table = self.current()
+        with table.lock:
+            names, finished, game = list(table.board.names), table.board.finished, table.game_id
+        name = next((n for n in names if name_key(n) == name_key(player)), None)
+        if name is None or finished:
+            raise CoachRefused("coach_no_seat", player=player[:40])
+        seat = self.seats.claim(game, True, name, phone)
+        if seat is None:
+            raise CoachRefused("coach_seat_taken", player=name)
+        if name_key(seat) != name_key(name):
+            raise CoachRefused("coach_other_seat", player=name, seat=seat)
+        return self.seat(phone)
+
     def release(self, player: str) -> bool:
         """The host frees ``player``'s seat (a lost phone): another phone may claim it by
         asking. Whether a phone held it."""

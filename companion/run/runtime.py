@@ -254,6 +254,9 @@ class Runtime:
     def coach_seat(self, phone: str | None) -> dict[str, Any]:
         return self.coach.seat(phone)
 
+    def take_seat(self, player: str, phone: str) -> dict[str, Any]:
+        return self.coach.take_seat(player, phone)
+
     def release_seat(self, player: str) -> bool:
         return self.coach.release(player)
 

@@ -1,16 +1,17 @@
 """The coach on the page: the host's switch, a player's question, the advice, the seats.
 
 ``POST /api/coach`` (a control) turns the coach on or off, for the host or for everyone;
-``POST /api/coach/ask`` may come from any phone at the table (`guest_refusal`: this
-machine's name, the per-address rate, a JSON body) and claims the asking player's seat for
-that phone; ``GET /api/coach`` shows the advice to the phone holding the seat of the player
-to move only (to all in a teaching game), and tells each phone which seat it holds and
-which seats are held; ``POST /api/coach/release`` (a control) is the host freeing a seat.
+``POST /api/coach/seat`` (when a phone joins) and ``POST /api/coach/ask`` may come from any
+phone at the table (`guest_refusal`: this machine's name, the per-address rate, a JSON body);
+either claims the player's seat for that phone. ``GET /api/coach`` shows the advice to the
+phone holding the seat of the player to move only (to all in a teaching game), and tells
+each phone which seat it holds and which seats are held; ``POST /api/coach/release`` (a
+control) is the host freeing a seat.
 The coach itself is `companion.coach.service`, the seats `companion.table.seats`.
 
 A phone is known by a random id (``phone``) in the page's signed cookie, beside the host's
-session id (`companion.web.cookie_session`): made at the phone's first ask, kept across a
-login and a logout, and lasting as long as a host's login from its last use.
+session id (`companion.web.cookie_session`): made when the phone first takes a seat, kept
+across a login and a logout, and lasting as long as a host's login from its last use.
 """
 
 from __future__ import annotations
@@ -95,6 +96,24 @@ def _private(response: Response) -> Response:
     response.headers["Cache-Control"] = "no-store, private"
     response.vary.add("Cookie")
     return response
+
+
+@coach_api.post("/api/coach/seat")
+def coach_seat() -> Any:
+    """A phone takes its player's seat when it joins, before its first ask (which would take
+    it too): from then on the coach answers that player on this phone only."""
+    refused = guest_refusal()
+    if refused is not None:
+        return refused
+    player = _player()
+    if player is None:
+        return json_error(400, code="coach_player")
+    phone = phone_id(make=True)
+    assert phone is not None
+    try:
+        return jsonify(table_runtime().take_seat(player, phone))
+    except CoachRefused as exc:
+        return json_error(409, code=exc.code, **exc.params)
 
 
 @coach_api.post("/api/coach/release")

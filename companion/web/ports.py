@@ -124,6 +124,10 @@ class TableRuntime(Protocol):
         """``{"seat": the player whose seat phone holds or None, "seats": every held seat}``."""
         ...
 
+    def take_seat(self, player: str, phone: str) -> dict[str, Any]:
+        """``phone`` takes ``player``'s seat (`coach_seat`'s answer); raises `CoachRefused`."""
+        ...
+
     def release_seat(self, player: str) -> bool:
         """The host frees ``player``'s seat (a lost phone); whether a phone held it."""
         ...

@@ -70,9 +70,10 @@ def _snap(page: Any, name: str) -> None:
 def test_the_advice_stays_on_the_phone_that_holds_the_seat(tmp_path: Path, browser: Any) -> None:
     """Issue 33 item 4: any phone asked for the player to move and saw the advice, a second
     phone got the cached answer and the host's page showed every answer. Now Zoé's phone (a
-    browser context of its own) asks and holds her seat; Mia's phone is refused in its own
-    language with what to do, then shows that another phone holds the seat; the host's page
-    shows no advice but the seat, and releases it; Mia's phone then asks and gets it."""
+    browser context of its own) takes her seat ("I am Zoé"), asks and gets the advice; Mia's
+    phone, taking the same seat, is refused in its own language with what to do, then shows
+    that another phone holds it; the host's page shows no advice but the seat, and releases
+    it; Mia's phone then takes the seat, asks and gets the advice, and Zoé's reads nothing."""
     ARTIFACTS.mkdir(exist_ok=True)
     with served(tmp_path, "Ann,Ben,Cy") as (base, rt):
         rt.coach.seconds, rt.coach.per_candidate = 1.0, 20  # light on a shared test machine
@@ -80,10 +81,19 @@ def test_the_advice_stays_on_the_phone_that_holds_the_seat(tmp_path: Path, brows
         while rt.table.expect()["kind"] != "take":  # the Itineraries of Day I
             play_turn(rt, rng)
         errors: list[str] = []
-        for lang, ask, best, taken, held, release in (
-            ("en", "Ask the coach for", "best", "ask the host to release", "Another phone holds", "Release"),
+        for lang, iam, ask, best, taken, held, release in (
+            (
+                "en",
+                "I am",
+                "Ask the coach for",
+                "best",
+                "ask the host to release",
+                "Another phone holds",
+                "Release",
+            ),
             (
                 "fr",
+                "Je suis",
                 "Demander au coach pour",
                 "la meilleure",
                 "demandez à l'hôte de libérer",
@@ -97,10 +107,18 @@ def test_the_advice_stays_on_the_phone_that_holds_the_seat(tmp_path: Path, brows
                 assert host.locator("#coach").is_hidden() and host.locator("#coach-everyone").is_disabled()
                 host.check("#coach-switch")
             mover = rt.table.board.player_to_move
-            for phone in (zoe, mia):  # a phone holding no seat offers the ask, for the player to move
-                phone.wait_for_selector("#coach-ask")
-                assert phone.locator("#coach-ask").inner_text().strip() == f"{ask} {mover}"
+            seat = f'#coach-body [data-seat="{mover}"]'
+            for phone in (zoe, mia):  # a phone holding no seat offers every free seat
+                phone.wait_for_selector(seat)
+                assert phone.locator(seat).inner_text().strip() == f"{iam} {mover}"
+                assert phone.locator("#coach-body [data-seat]").count() == 3
+                assert phone.locator("#coach-ask").count() == 0
+            assert mia.evaluate("document.documentElement.scrollWidth") <= 360
             _snap(mia, f"guest-{lang}")
+            zoe.click(seat)
+            zoe.wait_for_selector("#coach-ask")
+            assert zoe.locator("#coach-ask").inner_text().strip() == f"{ask} {mover}"
+            assert zoe.locator("#coach-body [data-seat]").count() == 0
             zoe.click("#coach-ask")
             zoe.wait_for_function(SHOWN)
             shown = _shown(zoe)
@@ -110,18 +128,17 @@ def test_the_advice_stays_on_the_phone_that_holds_the_seat(tmp_path: Path, brows
             assert len(shown["players"]) == 3 and abs(sum(shown["players"]) - 100) <= 2
             assert best in shown["text"] and shown["wide"] <= 360
             _snap(zoe, f"asker-{lang}")
-            # Mia's phone asks for Zoé too: refused, in its language, with what to do
-            mia.click("#coach-ask")
+            # Mia's phone takes Zoé's seat too: refused, in its language, with what to do
+            mia.click(seat)
             mia.wait_for_function("() => document.getElementById('last').classList.contains('bad')")
             assert taken in mia.locator("#last").inner_text()
             mia.wait_for_function(
                 "(t) => document.querySelector('#coach-body .coach-seat')?.textContent.startsWith(t)",
                 arg=held,
             )
-            assert (
-                mia.locator("#coach-ask").count() == 0
-                and mia.locator("#coach-body .coach-cards").count() == 0
-            )
+            assert mia.locator(seat).count() == 0 and mia.locator("#coach-body [data-seat]").count() == 2
+            assert mia.locator("#coach-ask").count() == 0
+            assert mia.locator("#coach-body .coach-cards").count() == 0
             assert mia.evaluate("() => JSON.stringify(state.coach)") == '{"on":true,"everyone":false}'
             read = "async () => (await (await fetch('/api/coach')).json()).coach.status"
             assert mia.evaluate(read) == "private"
@@ -140,6 +157,8 @@ def test_the_advice_stays_on_the_phone_that_holds_the_seat(tmp_path: Path, brows
             host.wait_for_selector("#coach-body [data-release]", state="detached")
             # Mia's phone now takes the seat and gets the advice; Zoé's phone reads nothing more
             mia.reload()
+            mia.wait_for_selector(seat)
+            mia.click(seat)
             mia.wait_for_selector("#coach-ask")
             mia.click("#coach-ask")
             mia.wait_for_function(SHOWN)

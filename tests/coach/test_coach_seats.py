@@ -205,3 +205,28 @@ def test_a_damaged_seats_file_frees_the_seats_and_loses_nothing_else(tmp_path: P
         assert _coach(create_app(rt).test_client()) == {"coach": {"on": False}, "seat": None, "seats": []}
     finally:
         rt.stop()
+
+
+def test_a_phone_takes_its_seat_when_it_joins_before_any_ask(tmp_path: Path) -> None:
+    with api_app(tmp_path) as (app, rt):
+        zoe, mia = client_from(app, "10.0.0.2"), client_from(app, "10.0.0.3")
+        _fast(rt)
+        _to_a_take(rt, random.Random(4))
+        turn = rt.table.board.player_to_move
+        other = next(n for n in rt.table.board.names if n != turn)
+        # the coach off: a seat can be taken all the same (the phone joins before it is on)
+        taken = zoe.post("/api/coach/seat", json={"player": turn.lower()})
+        assert taken.get_json() == {"seat": turn, "seats": [turn]}
+        assert zoe.post("/api/coach/seat", json={"player": turn}).status_code == 200  # again: the same
+        _refused(mia.post("/api/coach/seat", json={"player": turn}), "coach_seat_taken")
+        body = _refused(zoe.post("/api/coach/seat", json={"player": other}), "coach_other_seat")
+        assert body["params"] == {"player": other, "seat": turn}
+        body = _refused(mia.post("/api/coach/seat", json={"player": "Zed"}), "coach_no_seat")
+        assert "Zed" in body["error"] and "Zed" in say("coach_no_seat", "fr", **body["params"])
+        assert mia.post("/api/coach/seat", json={}).get_json()["code"] == "coach_player"
+        assert mia.post("/api/coach/seat", data="{}").status_code == 415  # not JSON: no other site's form
+        assert mia.post("/api/coach/seat", json={"player": other}).get_json()["seat"] == other
+        assert rt.store.assisted() == set()  # a seat is no advice
+        rt.switch_coach(True)
+        assert zoe.post("/api/coach/ask", json={"player": turn}).get_json()["coach"]["status"] == "ready"
+        _refused(mia.post("/api/coach/ask", json={"player": turn}), "coach_seat_taken")  # Zoé's phone's

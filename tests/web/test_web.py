@@ -148,9 +148,9 @@ def test_errors_are_json_never_html(env: Any) -> None:
 def test_every_control_refuses_without_the_pin(env: Any) -> None:
     http, rt = env
     controls = [r.rule for r in http.application.url_map.iter_rules() if "POST" in r.methods]
-    # the coach's ask is the player's, from any phone
+    # the coach's ask and a seat's claim are the player's, from any phone
     # (the coach must be on: tests/coach/test_coach_service.py)
-    anyone = ("/api/login", "/api/logout", "/api/coach/ask")
+    anyone = ("/api/login", "/api/logout", "/api/coach/ask", "/api/coach/seat")
     controls = [c.replace("<name>", "confirm") for c in controls if c not in anyone]
     assert len(controls) >= 7
     events = rt.table.seq

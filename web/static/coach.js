@@ -1,9 +1,10 @@
 // The coach (issues 18, 24 and 33): asked for, never a spoiler. The host's switch makes it
 // available; the player to move asks from their phone and the answer (each available card's
 // estimated chance of winning and expected score, best first, and everyone's chance if that
-// player takes the best card) comes back to that phone only. A phone's first ask claims the
-// player's seat: from then on it asks for that player only, and no other phone may (the host
-// may release a seat, and sees the seats held, never the advice). Every page reads
+// player takes the best card) comes back to that phone only. A phone takes its player's seat
+// when it joins ("I am Zoé"; an ask by API takes it too): from then on it asks for that player
+// only, and no other phone may (the host may release a seat, and sees the seats held, never
+// the advice). Every page reads
 // GET /api/coach once per position: the advice for this phone's seat, the seat it holds and
 // the seats held; the snapshot carries only {on, everyone}. "Coach for everyone" (a teaching
 // game) answers unasked, and every phone reads the answer there.
@@ -80,6 +81,13 @@ function poll(delay) {
   }, delay);
 }
 
+async function takeSeat(player) {
+  const data = await call("/api/coach/seat", { player });
+  if (data) sawSeats(data);
+  else polledFor = null;  // refused (call() has said why): read the seats again
+  renderCoach(page.state);
+}
+
 async function release(player) {
   const data = await call("/api/coach/release", { player });
   if (data) { seats = data.seats || []; renderCoach(page.state); }
@@ -134,18 +142,21 @@ export function renderCoach(s) {
     return;
   }
   let out = moved ? `<p class="coach-note">${esc(t("coach_moved"))}</p>` : "";
-  if (take && !coach.everyone) {
+  if (!coach.everyone && !seat) {  // a phone that joins takes its player's seat first
+    const free = (s.players || []).map((p) => p.name).filter((p) => !seats.includes(p));
+    out += `<p>${esc(t("coach_pick_seat"))}</p><p class="coach-take">` + free.map((p) =>
+      `<button type="button" data-seat="${esc(p)}">${dot(colourOf(p))}${esc(t("coach_take_seat", { p }))}</button>`).join(" ") + "</p>";
+    if (take && seats.includes(s.expect.player)) out += `<p class="coach-seat">${esc(t("coach_seat_held", { p: s.expect.player }))}</p>`;
+  } else if (take && !coach.everyone) {
     const mover = s.expect.player;
-    const button = `<button type="button" id="coach-ask" data-player="${esc(mover)}">${dot(colourOf(mover))}${esc(t("coach_ask", { p: mover }))}</button>`;
     if (seat === mover) {
-      out += button + `<p class="coach-note coach-private">${esc(t("coach_private"))}</p>`;
-    } else if (seat) {
-      out += `<p class="coach-seat">${esc(t("coach_your_seat", { p: seat }))}</p>`;
-    } else if (seats.includes(mover)) {
-      out += `<p class="coach-seat">${esc(t("coach_seat_held", { p: mover }))}</p>`;
+      out += `<button type="button" id="coach-ask" data-player="${esc(mover)}">${dot(colourOf(mover))}${esc(t("coach_ask", { p: mover }))}</button>` +
+        `<p class="coach-note coach-private">${esc(t("coach_private"))}</p>`;
     } else {
-      out += `<p>${esc(t("coach_available"))}</p>` + button + `<p class="coach-note coach-private">${esc(t("coach_claims", { p: mover }))}</p>`;
+      out += `<p class="coach-seat">${esc(t("coach_your_seat", { p: seat }))}</p>`;
     }
+  } else if (seat && !coach.everyone) {
+    out += `<p class="coach-seat">${esc(t("coach_your_seat", { p: seat }))}</p>`;
   }
   if (page.csrf && seats.length && !coach.everyone) {  // the host frees the seat of a lost phone
     out += `<p class="coach-note">${esc(t("coach_seats"))}</p><p class="coach-release">` + seats.map((p) =>
@@ -155,6 +166,7 @@ export function renderCoach(s) {
   const button = $("coach-ask");
   if (button) button.onclick = () => ask(button.dataset.player);
   body.querySelectorAll("[data-release]").forEach((b) => { b.onclick = () => release(b.dataset.release); });
+  body.querySelectorAll("[data-seat]").forEach((b) => { b.onclick = () => takeSeat(b.dataset.seat); });
 }
 
 export function setupCoach() {
