@@ -21,7 +21,7 @@ from companion.editions import EditionLibrary, EditionNotFound
 from companion.engine import EditionError
 from companion.hardware.buttons import Buttons, MockButtons
 from companion.hardware.health import PARTS, Health
-from companion.hardware.reader import ReaderLoop, TagDebouncer, open_mfrc522
+from companion.hardware.reader import MockReader, ReaderLoop, TagDebouncer, open_mfrc522
 from companion.hardware.ring import RingDriver, RingLayout, SimulatedRing, open_ring
 from companion.hardware.supervise import SupervisedButtons, SupervisedReader
 from companion.records.trekking import TREKKING, RecordError
@@ -214,6 +214,8 @@ def build_runtime(
     press, held = runtime.press_now, runtime.confirm_held
     if mock:
         runtime.buttons = MockButtons(config.buttons, press, held)
+        hand = runtime.mock_reader = MockReader()
+        hand.loop = attach_reader(runtime, hand.read_uid, hand.read_text, clock)
     else:
         keeper = SupervisedButtons(
             functools.partial(Buttons, config.buttons, press, on_confirm_held=held), health
@@ -255,28 +257,11 @@ def attach_reader(
     read_text: Callable[[], str | None],
     clock: Callable[[], float] = time.monotonic,
 ) -> ReaderLoop:
-    """Poll an RFID reader for the table: each debounced tap becomes `Runtime.tap`.
-
-    A tag that is not enrolled is read once more for a card id in its text.
-    """
+    """Poll an RFID reader for the table: each debounced tap is `Runtime.tap_now` (with the
+    reader's ``read_text`` for a tag that is not enrolled: its text may carry its card id)."""
     settings = runtime.config.reader
-
-    def on_tag(uid: str) -> None:
-        capture = runtime.capture
-        if capture is not None and capture(uid):  # transcribing: the page wants the UID itself
-            return
-        ref, why = runtime.resolve(uid)
-        if ref is None:  # not enrolled: maybe the tag carries its card id in its text
-            text = read_text()
-            if text:
-                from_text, why_text = runtime.resolve(text)
-                if from_text is not None:
-                    runtime.tap_resolved(text, from_text, why_text)
-                    return
-        runtime.tap_resolved(uid, ref, why)
-
     runtime.reader = ReaderLoop(
-        read_uid, on_tag, settings.poll_interval, TagDebouncer(settings.debounce), clock=clock,
-        on_error=lambda exc: runtime.say(f"reader: {exc}"),
+        read_uid, functools.partial(runtime.tap_now, read_text=read_text), settings.poll_interval,
+        TagDebouncer(settings.debounce), clock=clock, on_error=lambda exc: runtime.say(f"reader: {exc}"),
     )  # fmt: skip
     return runtime.reader
