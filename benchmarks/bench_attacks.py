@@ -67,9 +67,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks.daemon import PIN, call, companion, free_port, start
-from benchmarks.soak import proc_status
 from companion.util.processes import Memory, descendants, tree_memory
+from tests.support.daemon import PIN, call, companion, free_port, start
+from tests.support.soak import proc_status
 
 CONFIG = '[table]\nhost = "127.0.0.1"\n'
 #: The attacks, in the order they run.

@@ -27,8 +27,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from benchmarks.daemon import call, companion, free_port, start
 from companion.util.processes import Memory, descendants, memory, tree_memory
+from tests.support.daemon import call, companion, free_port, start
 
 CONFIG = '[table]\nhost = "127.0.0.1"\n'
 

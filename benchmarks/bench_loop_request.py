@@ -97,7 +97,7 @@ def main() -> int:
     if args.child:
         print(json.dumps(serve_and_measure(*args.child)))
         return 0
-    from benchmarks.daemon import port_from
+    from tests.support.daemon import port_from
 
     trees: list[Path | None] = [Path(t).resolve() for t in args.tree] if args.tree else [None]
     runs: dict[str, list[dict[str, float]]] = {}

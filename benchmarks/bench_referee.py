@@ -7,7 +7,7 @@ Games are played by seeded bots (2, 3 and 4 greedy players, and 4 random players
 as ``trekking/1`` records twice: naming the shipped edition and carrying it inline (as a
 table's stored games and an owner's exports do). Each record is replayed to the contract's
 output (what ``companion replay --json`` prints) by the engine (`replay_stream`, the path of
-``companion replay``) and by `benchmarks.naive_referee`, the two alternated in every round
+``companion replay``) and by `tests.support.naive_referee`, the two alternated in every round
 (which goes first alternates too), timed in CPU time (`time.process_time`, which a shared
 machine's load does not move) beside wall time. Every output of every round is checked equal
 between the two, after the clock.
@@ -70,7 +70,7 @@ def make_records(games: int, players: int, bot: str, seed: int, inline: bool) ->
 
 
 def naive_referee() -> ModuleType:
-    """This checkout's `benchmarks.naive_referee`, loaded from its file whatever tree the engine
+    """This checkout's `tests.support.naive_referee`, loaded from its file whatever tree the engine
     comes from (it imports nothing from ``companion``)."""
     path = Path(__file__).resolve().with_name("naive_referee.py")
     spec = importlib.util.spec_from_file_location("naive_referee", path)

@@ -34,7 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.daemon import cpu_seconds, port_from, start_daemon, stop_daemon
+from tests.support.daemon import cpu_seconds, port_from, start_daemon, stop_daemon
 
 #: The bare servers, run with ``-c`` (their port, then "wsgi" or "flask").
 BARE = """

@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.bench_step import LivePages, step
-from benchmarks.daemon import port_from, request, start_daemon, stop_daemon
+from tests.support.daemon import port_from, request, start_daemon, stop_daemon
 
 
 def thread_names(py_spy: str, pid: int) -> dict[int, str]:

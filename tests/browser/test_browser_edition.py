@@ -27,10 +27,10 @@ from typing import Any
 
 import pytest
 
-from benchmarks.transcription_pace import BUDGET_MINUTES, minutes
 from companion.editions import EditionLibrary, is_complete, shipped_edition
 from companion.engine.edition import edition_to_json
 from tests.support.browser import ARTIFACTS, playwright, post, pump_until, sticker_then_1969, watched_page
+from tests.support.transcription_pace import BUDGET_MINUTES, minutes
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 

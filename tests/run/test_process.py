@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.daemon import call, free_port, start
+from tests.support.daemon import call, free_port, start
 
 
 def step(port: int, rng: random.Random) -> None:
@@ -151,7 +151,7 @@ def test_a_host_stays_logged_in_when_companion_run_is_killed_and_restarted(tmp_p
     """Issue 16: a restart, clean or a crash, logged every host out mid-game."""
     import http.client
 
-    from benchmarks.daemon import PIN
+    from tests.support.daemon import PIN
 
     config = tmp_path / "config.toml"
     config.write_text('[table]\nhost = "127.0.0.1"\n')

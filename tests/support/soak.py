@@ -1,6 +1,6 @@
 """Soak: many simulated games through the whole mocked daemon with live pages attached.
 
-Run: ``.venv/bin/python -m benchmarks.soak --games 10000 --clients 20 [--json]``
+Run: ``.venv/bin/python -m tests.support.soak --games 10000 --clients 20 [--json]``
 
 The daemon is the real thing: ``companion run --mock`` in its own process (store,
 engine, ring driver, waitress HTTP server), so the memory and threads reported are
@@ -40,9 +40,9 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from benchmarks.daemon import PIN, companion, free_port, start
 from companion.records.trekking import TREKKING, replay_text
 from companion.store.log import Store
+from tests.support.daemon import PIN, companion, free_port, start
 
 CONFIG = "[buttons]\nbounce = 0.0\nundo_hold = 0.1\n[table]\ncontrols_per_minute = 100000\n"
 

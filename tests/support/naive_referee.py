@@ -39,7 +39,7 @@ HIDDEN: Any = ("hidden",)
 
 def shipped_editions() -> dict[str, Any]:
     """The editions the companion ships, read as plain JSON from its package folder."""
-    folder = Path(__file__).resolve().parent.parent / "companion" / "editions"
+    folder = Path(__file__).resolve().parents[2] / "companion" / "editions"
     return {path.stem: json.loads(path.read_text(encoding="utf-8")) for path in folder.glob("*.json")}
 
 

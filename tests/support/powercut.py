@@ -1,6 +1,6 @@
 """Power-cut harness: SIGKILL `companion run` mid-game, maybe tear the WAL tail, restart, finish.
 
-Run: ``.venv/bin/python -m benchmarks.powercut --games 200 [--seed 1] [--json]``
+Run: ``.venv/bin/python -m tests.support.powercut --games 200 [--seed 1] [--json]``
 
 For each scripted game: start ``companion run --mock`` on a fresh data directory,
 play it over HTTP with random legal inputs, and after each acknowledged input
@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.daemon import call, companion, free_port, start
+from tests.support.daemon import call, companion, free_port, start
 
 
 @dataclass
