@@ -33,6 +33,7 @@ from companion.table.game_setup import FIRST_PLAYERS, new_game, start_for_table
 from companion.table.session import Session
 from companion.table.tags import TagResolver
 from companion.util.config import Config
+from companion.util.retry import retried, sleep
 from companion.util.text import printable
 from companion.util.wording import say as words
 from companion.util.wording import sentence
@@ -111,29 +112,17 @@ def build_when_space(
     the last `DiskFull` when there is still no space after ``retry_for`` seconds."""
     retry_for = DISK_RETRY_SECONDS if retry_for is None else retry_for
     every = DISK_RETRY_EVERY if every is None else every
-    deadline = time.monotonic() + retry_for
-    waited = False
-    while True:
-        try:
-            runtime = build()
-        except DiskFull as exc:
-            if time.monotonic() >= deadline:
-                raise
-            if not waited:
-                say(
-                    words(
-                        "disk_retry",
-                        problem=sentence(str(exc)),
-                        every=f"{every:.0f}",
-                        seconds=f"{retry_for:.0f}",
-                    )
-                )
-            waited = True
-            time.sleep(every)
-            continue
-        if waited:
-            say(words("disk_again"))
-        return runtime
+
+    def first(exc: Exception) -> None:
+        problem = sentence(str(exc))
+        say(words("disk_retry", problem=problem, every=f"{every:.0f}", seconds=f"{retry_for:.0f}"))
+
+    def full(exc: Exception) -> bool:
+        return isinstance(exc, DiskFull)
+
+    runtime = retried(build, full, retry_for, every, first, lambda: say(words("disk_again")), sleep)
+    assert runtime is not None  # `sleep` never stops the wait
+    return runtime
 
 
 def build_runtime(
