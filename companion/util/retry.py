@@ -27,9 +27,9 @@ def retried(
     """``attempt()``, tried again every ``every`` seconds while it raises a fault that may pass.
 
     A fault ``passing`` says may not pass is raised at once. ``first`` says the first fault
-    (once, unless there is no time to try again), ``back`` that it worked after waiting. ``wait(every)`` waits, True when the caller
-    stops waiting (then None). After ``retry_for`` seconds the last fault is raised, or
-    ``expired(fault)`` in its place."""
+    (once, unless there is no time to try again), ``back`` that it worked after waiting.
+    ``wait(every)`` waits, True when the caller stops waiting (then None). After ``retry_for``
+    seconds the last fault is raised, or ``expired(fault)`` in its place."""
     deadline = time.monotonic() + retry_for
     waited = False
     while True:
