@@ -34,7 +34,7 @@ from companion.util.lan import addresses, is_local_only, lan_ip
 from companion.util.text import printable
 from companion.util.wording import say
 
-if TYPE_CHECKING:  # the history is read when a page asks for it, not at start (issue 26)
+if TYPE_CHECKING:  # the history is read when a page asks for it, not at start
     from companion.history.past import History, PastGame, Replays
 
 
