@@ -55,13 +55,9 @@ from companion.hardware.ring_scene import scale as scale
 from companion.util.config import RingSettings, colour_rgb
 
 
-def render(view: ClockView, layout: RingLayout, t: float) -> list[RGB]:
-    """The ring's picture at time ``t`` (seconds, any origin)."""
-    n = layout.leds
-    frame: list[RGB] = [OFF] * n
-    for hour in range(12):
-        frame[layout.led(hour)] = MARKER
-
+def whole_ring(view: ClockView, n: int, t: float) -> list[RGB] | None:
+    """A picture that takes the whole ring (`render`'s): a refusal's red blink, a Day's end
+    sweeping the players' colours, the winners' colours turning; else None."""
     cue = view.cue if view.cue and view.cue_age < CUE_SECONDS.get(view.cue, 0) else None
     if cue == "reject":
         on = int(view.cue_age / 0.2) % 2 == 0
@@ -73,12 +69,18 @@ def render(view: ClockView, layout: RingLayout, t: float) -> list[RGB]:
     if view.winners:
         turn = int(t * 8) % n
         return [view.winners[((i + turn) // max(1, n // 12)) % len(view.winners)] for i in range(n)]
+    return None
 
+
+def waiting_glow(frame: list[RGB], view: ClockView, layout: RingLayout, t: float) -> None:
+    """`render`'s hours breathing while the table waits: the chooser's colour for an Itinerary,
+    white under a running comet for a reveal (tap the deck top)."""
+    n = layout.leds
     if view.waiting == "itinerary" and view.waiting_colour is not None:
         glow = scale(view.waiting_colour, 0.15 + 0.15 * math.sin(t * 2 * math.pi / 2.0))
         for hour in range(12):
             frame[layout.led(hour)] = glow
-    elif view.waiting == "reveal":  # every hour breathes white under a running comet: tap the deck top
+    elif view.waiting == "reveal":
         glow = scale(WHITE, 0.15 + 0.1 * math.sin(t * 2 * math.pi / 1.5))
         for hour in range(12):
             frame[layout.led(hour)] = glow
@@ -86,6 +88,20 @@ def render(view: ClockView, layout: RingLayout, t: float) -> list[RGB]:
         for k in range(3):
             led = layout.after(layout.led(0), head - k)
             frame[led] = scale(WHITE, 0.9 / (k + 1))
+
+
+def render(view: ClockView, layout: RingLayout, t: float) -> list[RGB]:
+    """The ring's picture at time ``t`` (seconds, any origin)."""
+    n = layout.leds
+    frame: list[RGB] = [OFF] * n
+    for hour in range(12):
+        frame[layout.led(hour)] = MARKER
+
+    whole = whole_ring(view, n, t)
+    if whole is not None:
+        return whole
+    waiting_glow(frame, view, layout, t)
+    cue = view.cue if view.cue and view.cue_age < CUE_SECONDS.get(view.cue, 0) else None
 
     if view.preview is not None and view.mover is not None:
         colour = view.watches[view.mover].colour
