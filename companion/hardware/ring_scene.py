@@ -194,6 +194,12 @@ class Scene:
             return
         #: The writes that put one colour on all their LEDs at every frame, with that colour.
         glows: dict[Placed, Glow] = {}
+        self._compose(markers, self._layers(hours, glows), glows)
+
+    def _layers(self, hours: tuple[int, ...], glows: dict[Placed, Glow]) -> list[tuple[Any, Any]]:
+        """The scene's layers from the bottom up, as `render` draws them: each (LED, colour), or
+        (LEDs, a write), or (None, a write whose LEDs move); the glows' writes go in ``glows``."""
+        view, layout = self.view, self.layout
         steps: list[tuple[int | tuple[int, ...] | None, Any]] = []  # (LED, colour) or (LEDs, Placed)
         if view.waiting == "itinerary" and view.waiting_colour is not None:
             steps.append((hours, self._glowing(Glow(view.waiting_colour, 0.15, 0.15, 2.0), glows)))
@@ -236,6 +242,11 @@ class Scene:
                 steps.append(((led,), write))
             else:
                 steps.append((led, stack[0][1].colour))
+        return steps
+
+    def _compose(self, markers: list[RGB], steps: list[tuple[Any, Any]], glows: dict[Placed, Glow]) -> None:
+        """The base (the markers and every still layer) and the writes over it, each without the
+        LEDs a later still layer covers; the glows when every write is one."""
         self.base = markers.copy()
         self.writes = []
         #: LEDs a still layer writes after the write being looked at (its own are overwritten)
