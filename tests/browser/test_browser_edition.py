@@ -92,7 +92,8 @@ def cursor(page: Any) -> str:
     return str(page.locator("#grid button.cursor").get_attribute("data-cell"))
 
 
-def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> None:
+def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> None:  # noqa: C901
+    # one owner's whole evening, step by step as the page is used: its taps and keys are counted
     base, rt = server
     ARTIFACTS.mkdir(exist_ok=True)
     errors: list[str] = []
