@@ -172,6 +172,19 @@ def start(
     raise RuntimeError("companion run did not answer")
 
 
+def new_and_start(
+    data: Path, config: Path, players: str, tree: Path | None = None, seed: int | None = None
+) -> tuple[int, subprocess.Popen[bytes]]:
+    """``companion new --mock`` with ``players`` (comma separated) in ``data``, then `start` on a
+    free port: the port and the daemon (``tree``: the code of another checkout)."""
+    env = None if tree is None else {**os.environ, "PYTHONPATH": str(tree)}
+    seeded = ("--seed", str(seed)) if seed is not None else ()
+    subprocess.run(companion("new", "--mock", "--data-dir", str(data), "--players", players, *seeded),
+                   check=True, capture_output=True, cwd=tree, env=env)  # fmt: skip
+    port = free_port()
+    return port, start(data, config, port, tree)
+
+
 def start_daemon(
     tree: Path | None, port: int, data: Path, pages: int = 200, env: dict[str, str] | None = None
 ) -> subprocess.Popen[bytes]:

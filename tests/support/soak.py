@@ -32,7 +32,6 @@ import multiprocessing
 import os
 import random
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -42,7 +41,7 @@ from typing import Any
 
 from companion.records.trekking import TREKKING, replay_text
 from companion.store.log import Store
-from tests.support.daemon import PIN, companion, free_port, start
+from tests.support.daemon import PIN, new_and_start
 
 CONFIG = "[buttons]\nbounce = 0.0\nundo_hold = 0.1\n[table]\ncontrols_per_minute = 100000\n"
 
@@ -188,10 +187,7 @@ def soak(
     with tempfile.TemporaryDirectory() as tmp:
         data, config = Path(tmp) / "data", Path(tmp) / "config.toml"
         config.write_text(CONFIG)
-        subprocess.run(companion("new", "--mock", "--data-dir", str(data), "--players", "Ann,Ben"),
-                       check=True, capture_output=True)  # fmt: skip
-        port = free_port()
-        daemon = start(data, config, port)
+        port, daemon = new_and_start(data, config, "Ann,Ben")
         context = multiprocessing.get_context("spawn")
         control, child_end = context.Pipe()
         pages = context.Process(target=pages_process, args=(port, clients, child_end), daemon=True)
