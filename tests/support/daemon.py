@@ -140,6 +140,15 @@ def call(port: int, path: str, body: dict[str, Any] | None = None, timeout: floa
         return result
 
 
+def page_answers(url: str) -> bool:
+    """Whether ``url`` answers 200 now (a page still starting, or gone, does not)."""
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return bool(response.status == 200)
+    except OSError:  # URLError is one
+        return False
+
+
 def companion(*args: str) -> list[str]:
     return [sys.executable, "-m", "companion", *args]
 
