@@ -282,7 +282,7 @@ def dim(channel: int, k: float) -> int:
 @functools.lru_cache(maxsize=8)
 def dim_table(k: float) -> tuple[int, ...]:
     """`dim` of every channel value 0..255 at brightness ``k``: a frame is dimmed by looking
-    its channels up (the ring draws 30 frames a second while a cue plays; issue 26)."""
+    its channels up (the ring draws 30 frames a second while a cue plays)."""
     return tuple(dim(channel, k) for channel in range(256))
 
 
@@ -319,7 +319,7 @@ def raw_layout(ring: Any) -> tuple[bytearray, int, int] | None:
     it is a PixelBuf that puts each LED's pixel in its own ``bpp`` bytes there and nowhere else
     (full scale, no DotStar brightness byte, no auto-write): then a colour's bytes, written once
     by the ring itself, are copied into another LED's place with one slice assignment instead of
-    `PixelBuf.__setitem__`'s parsing (about half of a frame's work; issue 26). None otherwise."""
+    `PixelBuf.__setitem__`'s parsing, the larger part of a frame's work. None otherwise."""
     if not isinstance(ring, adafruit_pixelbuf.PixelBuf):
         return None
     buffer = getattr(ring, "_post_brightness_buffer", None)
@@ -354,7 +354,7 @@ def brightness_now(settings: RingSettings, now: datetime | None = None) -> float
 @dataclass
 class RingDriver:
     """Shows the table on a ring, on its own thread: at ``fps`` while the picture moves, and
-    only when it can change while it does not (issue 26).
+    only when it can change while it does not (a Pi Zero's idle CPU).
 
     A still picture (nothing pulsing, blinking or playing) is drawn when the table changes
     (`notify`), when an overlay starts, when the wall clock's minute turns (the only moments the
@@ -736,8 +736,7 @@ class RingDriver:
         """Sleep ``wait`` seconds between two frames: on `_wake` past a frame's ``period`` (a still
         picture: a change must wake the thread), else in `time.sleep`: a moving picture's next
         frame is due within ``period`` anyway (a change, an overlay or `stop` is seen then), and a
-        bare loop of `time.sleep` at 30 a second cost the reference PC 1.0-1.4 ms/s against
-        2.0-2.4 for `Event.wait` (issue 26)."""
+        bare loop of `time.sleep` costs less CPU than `Event.wait` at 30 frames a second."""
         if wait > period:
             self._wake.wait(wait)
         else:

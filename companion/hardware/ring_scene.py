@@ -9,7 +9,7 @@ a layer that does not move with time goes into `Scene.base`, and what moves (the
 a blink, the breathing hours, the comet, a cue) is kept as a list of small writes, in
 `render`'s order, each without the LEDs a later still layer covers. A frame is then a copy of
 the base and those writes; `Scene.moving` says whether frames change with time at all, so that
-the ring can sleep while nothing moves (issue 26). ``Scene(view, layout).frame(t, view.cue_age)
+the ring can sleep while nothing moves. ``Scene(view, layout).frame(t, view.cue_age)
 == render(view, layout, t)`` for every view and time (tests/hardware/test_ring_scene.py).
 `Scene.changing` names the LEDs the writes can reach, so that the ring compares and sends only
 those between two frames of one scene (the mover's pulse: one LED of 24, 30 times a second).
