@@ -1,1 +1,1 @@
-"""Benchmarks, stress runs and the modules they share with the tests."""
+"""Benchmarks: figures of what users feel (see README.md); their harnesses are in tests/support."""

@@ -67,9 +67,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks.daemon import PIN, call, companion, free_port, start
-from benchmarks.soak import proc_status
 from companion.util.processes import Memory, descendants, tree_memory
+from tests.support.daemon import PIN, call, new_and_start
+from tests.support.soak import proc_status
 
 CONFIG = '[table]\nhost = "127.0.0.1"\n'
 #: The attacks, in the order they run.
@@ -318,11 +318,7 @@ def attack_slow_reads(port: int, pid: int, readers: int, pipelined: int, seconds
 def attack_coach(data: Path, config: Path, tree: Path | None, flips: int, every: float) -> dict[str, Any]:
     """The coach switch flipped at finger speed on a daemon of its own (SIGKILLed at the end)."""
     data = data.with_name("coach-data")
-    env = None if tree is None else {**os.environ, "PYTHONPATH": str(tree)}
-    subprocess.run(companion("new", "--mock", "--data-dir", str(data), "--players", "Ann,Ben,Cy"),
-                   check=True, capture_output=True, cwd=tree, env=env)  # fmt: skip
-    port = free_port()
-    daemon = start(data, config, port, tree)
+    port, daemon = new_and_start(data, config, "Ann,Ben,Cy", tree)
     pid = daemon.pid
     peak = {"processes": 0, "rss": 0, "pss": 0}
     sampling = threading.Event()
@@ -566,13 +562,9 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         data, config = Path(tmp) / "data", Path(tmp) / "config.toml"
         config.write_text(CONFIG)
-        env = None if args.tree is None else {**os.environ, "PYTHONPATH": str(args.tree)}
         if "history" in chosen:  # before the table's game: each stored game becomes the current one
             fill_history(data, args.history_games)
-        subprocess.run(companion("new", "--mock", "--data-dir", str(data), "--players", "Ann,Ben"),
-                       check=True, capture_output=True, cwd=args.tree, env=env)  # fmt: skip
-        port = free_port()
-        daemon = start(data, config, port, args.tree)
+        port, daemon = new_and_start(data, config, "Ann,Ben", args.tree)
         try:
             time.sleep(0.5)
             pid = daemon.pid

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -27,8 +26,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from benchmarks.daemon import call, companion, free_port, start
 from companion.util.processes import Memory, descendants, memory, tree_memory
+from tests.support.daemon import call, new_and_start
 
 CONFIG = '[table]\nhost = "127.0.0.1"\n'
 
@@ -58,10 +57,7 @@ def daemon_tree() -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         data, config = Path(tmp) / "data", Path(tmp) / "config.toml"
         config.write_text(CONFIG)
-        subprocess.run(companion("new", "--mock", "--data-dir", str(data), "--players", "Ann,Ben,Cy"),
-                       check=True, capture_output=True)  # fmt: skip
-        port = free_port()
-        daemon = start(data, config, port)
+        port, daemon = new_and_start(data, config, "Ann,Ben,Cy")
         try:
             time.sleep(1.0)
             results["coach off (start)"] = figures(daemon.pid)

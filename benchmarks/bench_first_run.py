@@ -17,30 +17,15 @@ from __future__ import annotations
 import argparse
 import os
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
+from tests.support.daemon import free_port, page_answers
+
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def answers(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=2) as response:
-            return bool(response.status == 200)
-    except (urllib.error.URLError, OSError):
-        return False
 
 
 def first_run(rev: str, no_cache: bool, limit: float) -> None:
@@ -64,7 +49,7 @@ def first_run(rev: str, no_cache: bool, limit: float) -> None:
             start_new_session=True,
         )
         try:
-            while not answers(f"http://127.0.0.1:{port}/"):
+            while not page_answers(f"http://127.0.0.1:{port}/"):
                 if process.poll() is not None or time.monotonic() - start > limit:
                     log.close()
                     print((Path(tmp) / "run.log").read_text()[-3000:], file=sys.stderr)

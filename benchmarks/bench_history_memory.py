@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.bench_history import fill
-from benchmarks.daemon import port_from, request, rss_mb, start_daemon, stop_daemon
 from benchmarks.medians import medians, print_rows
 from companion.records.trekking import TREKKING
 from companion.store.log import Store
+from tests.support.daemon import port_from, request, rss_mb, start_daemon, stop_daemon
 
 
 def measure(

@@ -44,8 +44,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from benchmarks.daemon import PIN, port_from, request, start_daemon, stop_daemon
 from benchmarks.medians import medians, print_rows
+from tests.support.daemon import PIN, port_from, request, start_daemon, stop_daemon
 
 PY_SPY = os.environ.get("PY_SPY", "/tmp/spy/bin/py-spy")
 #: How long a rejected tap's flash is measured for: inside its 0.8 s (`CUE_SECONDS["reject"]`).

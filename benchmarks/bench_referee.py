@@ -7,7 +7,7 @@ Games are played by seeded bots (2, 3 and 4 greedy players, and 4 random players
 as ``trekking/1`` records twice: naming the shipped edition and carrying it inline (as a
 table's stored games and an owner's exports do). Each record is replayed to the contract's
 output (what ``companion replay --json`` prints) by the engine (`replay_stream`, the path of
-``companion replay``) and by `benchmarks.naive_referee`, the two alternated in every round
+``companion replay``) and by `tests.support.naive_referee`, the two alternated in every round
 (which goes first alternates too), timed in CPU time (`time.process_time`, which a shared
 machine's load does not move) beside wall time. Every output of every round is checked equal
 between the two, after the clock.
@@ -70,9 +70,9 @@ def make_records(games: int, players: int, bot: str, seed: int, inline: bool) ->
 
 
 def naive_referee() -> ModuleType:
-    """This checkout's `benchmarks.naive_referee`, loaded from its file whatever tree the engine
+    """This checkout's `tests.support.naive_referee`, loaded from its file whatever tree the engine
     comes from (it imports nothing from ``companion``)."""
-    path = Path(__file__).resolve().with_name("naive_referee.py")
+    path = Path(__file__).resolve().parents[1] / "tests" / "support" / "naive_referee.py"
     spec = importlib.util.spec_from_file_location("naive_referee", path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -172,28 +172,14 @@ def child(tree: Path | None, *args: str) -> dict[str, Any]:
     return result
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=200, help="games in each set")
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--cold", action="store_true", help="add first passes in fresh processes")
-    parser.add_argument("--tree", action="append", help="a checkout to take the engine from (repeatable)")
-    parser.add_argument("--json", action="store_true")
-    parser.add_argument("--warm-child", nargs="+", metavar=("ROUND", "FILE"), help=argparse.SUPPRESS)
-    parser.add_argument("--cold-child", nargs=2, metavar=("SIDE", "FILE"), help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.cold_child:
-        cold_child(*args.cold_child)
-        return 0
-    if args.warm_child:
-        warm_child(int(args.warm_child[0]), args.warm_child[1:])
-        return 0
+Runs = dict[tuple[int, str, str], list[Any]]
 
-    trees: list[Path | None] = [Path(t).resolve() for t in args.tree] if args.tree else [None]
-    keys = [(label, form) for label, _, _ in SETS for form in FORMS]
-    warm: dict[tuple[int, str, str], list[tuple[float, float]]] = {}
-    cold: dict[tuple[int, str, str], list[dict[str, float]]] = {}
+
+def measure(args: argparse.Namespace, trees: list[Path | None]) -> tuple[Runs, Runs, dict[int, str]]:
+    """Every round's warm runs (CPU and wall seconds) and, with ``--cold``, first passes, each
+    in child processes, the trees alternated; and which engine each tree is."""
+    warm: Runs = {}
+    cold: Runs = {}
     engines: dict[int, str] = {}
     with tempfile.TemporaryDirectory() as folder:
         paths: list[str] = []
@@ -217,42 +203,42 @@ def main() -> int:
                 for number, figures in enumerate(result["times"]):
                     for side, (cpu, wall) in figures.items():
                         warm.setdefault((t, str(number), side), []).append((cpu, wall))
-    rows = []
-    for t in range(len(trees)):
-        for number, (label, form) in enumerate(keys):
+    return warm, cold, engines
 
-            def rate(side: str, which: int, t: int = t, number: int = number) -> float:
-                return float(statistics.median(args.games / f[which] for f in warm[(t, str(number), side)]))
 
-            row: dict[str, Any] = {
-                "engine_from": engines[t],
-                "games": label,
-                "edition": form,
-                "engine_games_per_cpu_s": round(rate("engine", 0)),
-                "naive_games_per_cpu_s": round(rate("naive", 0)),
-                "engine_over_naive": round(rate("engine", 0) / rate("naive", 0), 2),
-                "engine_games_per_wall_s": round(rate("engine", 1)),
-                "naive_games_per_wall_s": round(rate("naive", 1)),
-            }
-            if args.cold:
-                for side, key in (
-                    ("engine", (t, str(number), "engine")),
-                    ("naive", (-1, str(number), "naive")),
-                ):
-                    runs = cold[key]
-                    row[f"{side}_cold_games_per_cpu_s"] = round(
-                        statistics.median(r["games"] / r["cpu_s"] for r in runs)
-                    )
-                    row[f"{side}_import_cpu_ms"] = round(
-                        statistics.median(r["import_cpu_s"] for r in runs) * 1000, 1
-                    )
-                row["cold_engine_over_naive"] = round(
-                    row["engine_cold_games_per_cpu_s"] / row["naive_cold_games_per_cpu_s"], 2
-                )
-            rows.append(row)
-    if args.json:
-        print(json.dumps({"games": args.games, "rounds": args.rounds, "seed": args.seed, "rows": rows}))
-        return 0
+def row_of(
+    args: argparse.Namespace, t: int, number: int, warm: Runs, cold: Runs, engine: str
+) -> dict[str, Any]:
+    """One set's medians for the tree ``t``: games per second, engine and naive, warm and cold."""
+    label, form = [(label, form) for label, _, _ in SETS for form in FORMS][number]
+
+    def rate(side: str, which: int) -> float:
+        return float(statistics.median(args.games / f[which] for f in warm[(t, str(number), side)]))
+
+    row: dict[str, Any] = {
+        "engine_from": engine,
+        "games": label,
+        "edition": form,
+        "engine_games_per_cpu_s": round(rate("engine", 0)),
+        "naive_games_per_cpu_s": round(rate("naive", 0)),
+        "engine_over_naive": round(rate("engine", 0) / rate("naive", 0), 2),
+        "engine_games_per_wall_s": round(rate("engine", 1)),
+        "naive_games_per_wall_s": round(rate("naive", 1)),
+    }
+    if args.cold:
+        for side, key in (("engine", (t, str(number), "engine")), ("naive", (-1, str(number), "naive"))):
+            runs = cold[key]
+            row[f"{side}_cold_games_per_cpu_s"] = round(
+                statistics.median(r["games"] / r["cpu_s"] for r in runs)
+            )
+            row[f"{side}_import_cpu_ms"] = round(statistics.median(r["import_cpu_s"] for r in runs) * 1000, 1)
+        row["cold_engine_over_naive"] = round(
+            row["engine_cold_games_per_cpu_s"] / row["naive_cold_games_per_cpu_s"], 2
+        )
+    return row
+
+
+def print_rows(args: argparse.Namespace, rows: list[dict[str, Any]], engines: dict[int, str]) -> None:
     print(
         f"{args.games} games a set, {args.rounds} rounds alternated, medians; games per second, "
         f"CPU (wall); Python {sys.version.split()[0]}"
@@ -260,12 +246,10 @@ def main() -> int:
     header = f"{'games':12} {'edition':8} {'engine':>14} {'naive':>14} {'ratio':>6}"
     if args.cold:
         header += f"  {'engine cold':>11} {'naive cold':>10} {'ratio':>6} {'imports ms':>11}"
-    for t in range(len(trees)):
-        print(f"\nengine from {engines[t]}")
+    for engine in engines.values():
+        print(f"\nengine from {engine}")
         print(header)
-        for r in rows:
-            if r["engine_from"] != engines[t]:
-                continue
+        for r in (r for r in rows if r["engine_from"] == engine):
             line = (
                 f"{r['games']:12} {r['edition']:8} "
                 f"{r['engine_games_per_cpu_s']:>6} ({r['engine_games_per_wall_s']:>5}) "
@@ -279,6 +263,33 @@ def main() -> int:
                     f"{r['engine_import_cpu_ms']:>5}/{r['naive_import_cpu_ms']:<5}"
                 )
             print(line)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=200, help="games in each set")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--cold", action="store_true", help="add first passes in fresh processes")
+    parser.add_argument("--tree", action="append", help="a checkout to take the engine from (repeatable)")
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--warm-child", nargs="+", metavar=("ROUND", "FILE"), help=argparse.SUPPRESS)
+    parser.add_argument("--cold-child", nargs=2, metavar=("SIDE", "FILE"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.cold_child:
+        cold_child(*args.cold_child)
+        return 0
+    if args.warm_child:
+        warm_child(int(args.warm_child[0]), args.warm_child[1:])
+        return 0
+    trees: list[Path | None] = [Path(t).resolve() for t in args.tree] if args.tree else [None]
+    warm, cold, engines = measure(args, trees)
+    sets = len(SETS) * len(FORMS)
+    rows = [row_of(args, t, n, warm, cold, engines[t]) for t in range(len(trees)) for n in range(sets)]
+    if args.json:
+        print(json.dumps({"games": args.games, "rounds": args.rounds, "seed": args.seed, "rows": rows}))
+        return 0
+    print_rows(args, rows, engines)
     return 0
 
 

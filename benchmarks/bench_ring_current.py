@@ -16,6 +16,7 @@ measurement: docs/builders/power.md says how to measure yours.
 from __future__ import annotations
 
 import argparse
+import json
 
 from companion.hardware.ring import RGB, ClockView, RingLayout, Watch, render
 from companion.hardware.ring_pin import pin_frame, pin_seconds
@@ -94,7 +95,12 @@ def figures(
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--brightness", type=float, nargs="*", default=[1.0, 0.3, 0.08])
+    parser.add_argument("--json", action="store_true", help="the figures by ring size, then brightness")
     args = parser.parse_args()
+    if args.json:
+        sizes = {leds: sampled_frames(leds) for leds in (12, 16, 24)}
+        print(json.dumps({n: {b: figures(n, b, s) for b in args.brightness} for n, s in sizes.items()}))
+        return
     print(f"model: {CHANNEL_MA:g} mA per channel at full value, {IDLE_MA:g} mA per LED controller")
     print("ring  brightness  dark  typical(mean of turn scenes)  peak frame  full white")
     for leds in (12, 16, 24):

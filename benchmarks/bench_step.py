@@ -47,7 +47,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks.daemon import (
+from benchmarks.medians import medians, print_rows
+from tests.support.daemon import (
     KeptConnection,
     cpu_seconds,
     port_from,
@@ -58,7 +59,6 @@ from benchmarks.daemon import (
     thread_count,
     threads_cpu_seconds,
 )
-from benchmarks.medians import medians, print_rows
 
 # --- the pages' process ---------------------------------------------------------------------
 

@@ -48,7 +48,7 @@ from companion.util.text import name_key
 from companion.util.wording import CodedError
 from companion.util.wording import say as words
 
-if TYPE_CHECKING:  # the rollouts and their pool load when the coach first works, not at start (issue 26)
+if TYPE_CHECKING:  # the rollouts and their pool load when the coach first works, not at start
     from companion.coach.chances import Advice
 
 

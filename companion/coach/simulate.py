@@ -109,7 +109,7 @@ def simulate(
     summary = Summary(games, players, bot, seed, ed.name, 0.0, 0, 0)
     wins = [0.0] * players
     # every itinerary's transition memo built before the clock (once per edition), so the
-    # rate is the referee's, not the first games' memo building (issue 26)
+    # rate is the referee's, not the first games' memo building
     ed.rules.complete()
     start = time.perf_counter()
     for _ in range(games):

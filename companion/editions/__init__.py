@@ -73,7 +73,7 @@ if TYPE_CHECKING:
 
 #: The module of this package each exported name lives in, imported when the name is first used
 #: (`__getattr__`): ``companion replay`` needs `shipped` only, not the CSV forms, the edits or the
-#: library, which were half the import time of replaying a record (issue 26).
+#: library, so a replay does not pay for importing them.
 _HOMES = {
     "CsvError": "csv_forms",
     "cards_from_csv": "csv_forms",

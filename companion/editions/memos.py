@@ -1,7 +1,7 @@
 """The itinerary memos of the shipped editions, computed beforehand and shipped beside them.
 
 A process's first replays spent most of their time filling itinerary memos, one first-time
-step at a time, and filling them all when an edition loads cost more than a replay (issue 26).
+step at a time, and filling them all when an edition loads cost more than a replay.
 So the memos of every shipped edition's Itinerary cards are computed here once, when the
 editions or the rules change (``scripts/itinerary-memos`` writes ``itineraries.memo``), and
 each is read from the file when its itinerary is first played (tens of microseconds; the

@@ -19,8 +19,7 @@ from companion.editions.memos import offer_memos
 from companion.engine.edition import Edition, EditionError, Problem, parse_edition
 
 #: The package's folder, where the shipped editions are: a plain path, not `importlib.resources`,
-#: whose first use cost 2 ms of a process's first replay (issue 26) for a package that is always
-#: installed as files.
+#: whose first use a process's first replay would pay for a package that is always installed as files.
 FOLDER = Path(__file__).resolve().parent
 
 
@@ -44,7 +43,7 @@ def shipped_names() -> list[str]:
 @functools.cache
 def _shipped_names() -> tuple[str, ...]:
     """The package's edition files, listed once per process: they are part of the installed
-    package, and listing its folder was a fifth of a short record's replay (issue 26)."""
+    package, which does not change while it runs."""
     return tuple(sorted(p.name[:-5] for p in FOLDER.iterdir() if p.name.endswith(".json")))
 
 

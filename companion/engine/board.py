@@ -280,29 +280,24 @@ class Board:
 
     # --- taking a card ---------------------------------------------------------------------
 
-    def _take(self, event: Take, keep: bool = True) -> tuple[Any, ...] | Rejection:
-        """Check and apply a take; returns its undo record (an empty tuple when not
-        ``keep``: `push_unrecorded`) or the rejection.
-
-        The simulator's hot path: locals instead of attribute lookups, tables
-        compiled per edition, and no text formatted unless it rejects.
-        """
+    def _take_refused(self, player: str | None, who: int) -> Rejection | None:
+        """Why no take is accepted now, whatever the card: the game is over, the player named
+        is not playing or not the one to move, or they have no Itinerary yet."""
         if self.finished:
             return _game_over()
-        who = self.turn
-        card_id, player, spent, wild = event
         if player is not None:
             named = self.setup.player_index.get(player)
             if named is None:
                 return self._not_playing(player)
             if named != who:
                 return self._not_your_turn(named)
-        itinerary = self.itinerary[who]
-        if itinerary < 0 and self.has_itineraries:
+        if self.itinerary[who] < 0 and self.has_itineraries:
             return Rejection(ITINERARY_REQUIRED, player=self.names[who], day=DAY_NAMES[self.day - 1])
-        tables = self.tables
-        row = self.row
-        trek_len = self.trek_len[who]
+        return None
+
+    def _taken(self, card_id: str, who: int, trek_len: int) -> tuple[Any, ...] | Rejection:
+        """What taking ``card_id`` takes: (card index, Row position, year, hours, benefit codes),
+        -1 for the Ancestor's index, position and year; or why it cannot be taken."""
         if card_id == ANCESTOR:
             ancestor = self.edition.ancestor
             if self.ancestors_left <= 0 or ancestor is None:
@@ -310,19 +305,37 @@ class Board:
                 return Rejection(NO_ANCESTOR_LEFT, copies=copies)
             if not trek_len:
                 return Rejection(ANCESTOR_CANNOT_START_TREK, player=self.names[who])
-            index = position = year = -1
-            hours, gains = ancestor.hours, ancestor.gain_codes
-        else:
-            found = self.card_index.get(card_id)
-            if found is None:
-                return Rejection(UNKNOWN_CARD, card=card_id, edition=self.edition.name)
-            index = found
-            try:
-                position = row.index(index)
-            except ValueError:
-                return self._not_in_row(index)
-            hours, year, by_position = tables.take[index]
-            gains = by_position[position]
+            return -1, -1, -1, ancestor.hours, ancestor.gain_codes
+        index = self.card_index.get(card_id)
+        if index is None:
+            return Rejection(UNKNOWN_CARD, card=card_id, edition=self.edition.name)
+        try:
+            position = self.row.index(index)
+        except ValueError:
+            return self._not_in_row(index)
+        hours, year, by_position = self.tables.take[index]
+        return index, position, year, hours, by_position[position]
+
+    def _take(self, event: Take, keep: bool = True) -> tuple[Any, ...] | Rejection:
+        """Check and apply a take; returns its undo record (an empty tuple when not
+        ``keep``: `push_unrecorded`) or the rejection.
+
+        The simulator's hot path: locals instead of attribute lookups, tables
+        compiled per edition, and no text formatted unless it rejects.
+        """
+        who = self.turn
+        card_id, player, spent, wild = event
+        refused = self._take_refused(player, who)
+        if refused is not None:
+            return refused
+        itinerary = self.itinerary[who]
+        tables = self.tables
+        row = self.row
+        trek_len = self.trek_len[who]
+        taken = self._taken(card_id, who, trek_len)
+        if isinstance(taken, Rejection):
+            return taken
+        index, position, year, hours, gains = taken
         crystals = self.crystals
         held = crystals[who]
         if spent:

@@ -16,7 +16,7 @@ each column is covered. The engine packs those four depths into one small
 integer (a mixed-radix number) and memoizes each (progress, token) transition,
 so placing a token on the hot path is one list lookup.
 
-Filling that memo is most of a process's first replays (issue 26): a memo computed
+Filling that memo is most of a process's first replays: a memo computed
 beforehand for the same printed card (`companion.editions.memos`, for the shipped
 editions) can be *offered* to a table, which takes it when the itinerary is first
 played, after checking a sample of its steps against its own rules.

@@ -72,7 +72,9 @@ def play_out(board: Board, rng: _Random, limit: int, greedy: float = 0.0) -> int
     return played
 
 
-def _play_day(board: Board, rng: _Random, limit: int, greedy: float = 0.0) -> int:
+def _play_day(board: Board, rng: _Random, limit: int, greedy: float = 0.0) -> int:  # noqa: C901
+    # one loop on purpose: the coach's rollouts run it millions of times, and a call per step
+    # would cost them (benchmarks/bench_coach.py); a Hypothesis property holds it to `push`
     """At most ``limit`` moves of the current Day: stops after the move that ends it
     (the board's lists are new then, so the caller starts again with fresh locals)."""
     tables = board.tables

@@ -145,8 +145,8 @@ def make_setup(
 
 def _deck_indices(edition: Edition, decks: Mapping[str, Sequence[str]]) -> tuple[tuple[int, ...], ...] | None:
     """The decks' card indices when every card is the edition's, of its deck's Day and named
-    once, else ``None``: set operations over each deck, where a loop card by card was a tenth
-    of a short record's replay (issue 26)."""
+    once, else ``None``: set operations over each deck, not a loop card by card, because every
+    replay checks its decks."""
     if edition.tables is None:
         return None
     built: list[tuple[int, ...]] = []

@@ -2,7 +2,7 @@
 
 gpiozero gives every `Button` a ``HoldThread`` that waits for a press with
 ``holding.wait(0.1)`` in a loop: ten wake-ups a second per button while nothing is
-pressed (issue 26: three buttons, ~2.5 ms of CPU a second here, ~10x that on a Pi Zero).
+pressed, all evening, on a Pi Zero's slow cores.
 `quiet_hold` swaps that thread for a `QuietHoldThread`, which runs gpiozero's own
 ``HoldThread.held`` unchanged but whose wait for a press has no timeout: a press (gpiozero
 sets ``holding``) or a stop (``stopping``, set by ``close`` and at interpreter exit) wakes

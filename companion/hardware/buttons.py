@@ -151,5 +151,5 @@ class MockButtons(Buttons):
         if bounce:
             time.sleep(bounce)
         # gpiozero's mock pins record every change for test assertions; a table left
-        # running in mock mode would keep them all (found by benchmarks/soak.py)
+        # running in mock mode would keep them all (found by tests/support/soak.py)
         pin.clear_states()

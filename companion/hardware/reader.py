@@ -35,6 +35,11 @@ class TagDebouncer:
     current: str | None = None
     last_seen: float = 0.0
 
+    def lifted(self) -> None:
+        """The tag was taken away for good: its next reading is a new tap. Only `MockReader`'s
+        hand says so (a real reader sees a tag leave by not reading it for the window)."""
+        self.current = None
+
     def feed(self, uid: str | None, now: float) -> str | None:
         if uid is None:
             if self.current is not None and now - self.last_seen >= self.window:
@@ -49,10 +54,11 @@ class TagDebouncer:
 
 @dataclass
 class ReaderLoop:
-    """Polls ``read`` on its own thread and calls ``on_tap`` once per tap."""
+    """Polls ``read`` on its own thread and calls ``on_tap`` once per tap (`Runtime.tap_now`:
+    the one route of every tap, on a Pi and in mock mode alike)."""
 
     read: Callable[[], str | None]
-    on_tap: Callable[[str], None]
+    on_tap: Callable[[str], object]
     poll_interval: float
     debouncer: TagDebouncer
     clock: Callable[[], float] = time.monotonic
@@ -61,6 +67,11 @@ class ReaderLoop:
     polls: int = 0
 
     def poll_once(self) -> str | None:
+        """One poll: the tag tapped (once per tap, ``on_tap`` called), else None."""
+        return self.poll()[0]
+
+    def poll(self) -> tuple[str | None, object]:
+        """One poll: (the tag tapped, what ``on_tap`` answered), or (None, None)."""
         try:
             uid = self.read()
         except Exception as exc:  # a glitch on the SPI bus must not stop the table
@@ -69,9 +80,7 @@ class ReaderLoop:
             uid = None
         self.polls += 1
         tap = self.debouncer.feed(uid, self.clock())
-        if tap is not None:
-            self.on_tap(tap)
-        return tap
+        return (None, None) if tap is None else (tap, self.on_tap(tap))
 
     def run(self) -> None:
         while not self._stop.wait(self.poll_interval):
@@ -79,6 +88,39 @@ class ReaderLoop:
 
     def stop(self) -> None:
         self._stop.set()
+
+
+class MockReader:
+    """Mock mode's RFID reader: the chip its `ReaderLoop` polls, and a hand that taps tags on it.
+
+    As gpiozero's mock pins call a button's callbacks in the thread that drives them, `tap`
+    puts the tag (a UID, or a card id or title typed for it) in the field, has the loop poll
+    it once in the tapper's thread (the debouncer and ``on_tap``: the path a Pi's reader
+    thread takes) and lifts it. The loop needs no thread of its own: the field is empty
+    but during a tap. One hand at a time: two pages tapping at once take turns."""
+
+    def __init__(self) -> None:
+        self.field: str | None = None
+        self.loop: ReaderLoop | None = None
+        self._hand = threading.Lock()
+
+    def read_uid(self) -> str | None:
+        return self.field
+
+    def read_text(self) -> str | None:
+        return None  # a typed tag is its own text
+
+    def tap(self, tag: str) -> object:
+        """Tap ``tag`` on the reader: what the loop's ``on_tap`` answered."""
+        loop = self.loop
+        assert loop is not None, "attach the mock reader to a ReaderLoop first"
+        with self._hand:
+            self.field = tag
+            try:
+                return loop.poll()[1]
+            finally:
+                self.field = None
+                loop.debouncer.lifted()
 
 
 #: What the MFRC522's VersionReg (0x37) holds: 0x91/0x92 genuine NXP chips, 0x88 and

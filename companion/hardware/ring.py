@@ -55,13 +55,9 @@ from companion.hardware.ring_scene import scale as scale
 from companion.util.config import RingSettings, colour_rgb
 
 
-def render(view: ClockView, layout: RingLayout, t: float) -> list[RGB]:
-    """The ring's picture at time ``t`` (seconds, any origin)."""
-    n = layout.leds
-    frame: list[RGB] = [OFF] * n
-    for hour in range(12):
-        frame[layout.led(hour)] = MARKER
-
+def whole_ring(view: ClockView, n: int, t: float) -> list[RGB] | None:
+    """A picture that takes the whole ring (`render`'s): a refusal's red blink, a Day's end
+    sweeping the players' colours, the winners' colours turning; else None."""
     cue = view.cue if view.cue and view.cue_age < CUE_SECONDS.get(view.cue, 0) else None
     if cue == "reject":
         on = int(view.cue_age / 0.2) % 2 == 0
@@ -73,12 +69,18 @@ def render(view: ClockView, layout: RingLayout, t: float) -> list[RGB]:
     if view.winners:
         turn = int(t * 8) % n
         return [view.winners[((i + turn) // max(1, n // 12)) % len(view.winners)] for i in range(n)]
+    return None
 
+
+def waiting_glow(frame: list[RGB], view: ClockView, layout: RingLayout, t: float) -> None:
+    """`render`'s hours breathing while the table waits: the chooser's colour for an Itinerary,
+    white under a running comet for a reveal (tap the deck top)."""
+    n = layout.leds
     if view.waiting == "itinerary" and view.waiting_colour is not None:
         glow = scale(view.waiting_colour, 0.15 + 0.15 * math.sin(t * 2 * math.pi / 2.0))
         for hour in range(12):
             frame[layout.led(hour)] = glow
-    elif view.waiting == "reveal":  # every hour breathes white under a running comet: tap the deck top
+    elif view.waiting == "reveal":
         glow = scale(WHITE, 0.15 + 0.1 * math.sin(t * 2 * math.pi / 1.5))
         for hour in range(12):
             frame[layout.led(hour)] = glow
@@ -86,6 +88,20 @@ def render(view: ClockView, layout: RingLayout, t: float) -> list[RGB]:
         for k in range(3):
             led = layout.after(layout.led(0), head - k)
             frame[led] = scale(WHITE, 0.9 / (k + 1))
+
+
+def render(view: ClockView, layout: RingLayout, t: float) -> list[RGB]:
+    """The ring's picture at time ``t`` (seconds, any origin)."""
+    n = layout.leds
+    frame: list[RGB] = [OFF] * n
+    for hour in range(12):
+        frame[layout.led(hour)] = MARKER
+
+    whole = whole_ring(view, n, t)
+    if whole is not None:
+        return whole
+    waiting_glow(frame, view, layout, t)
+    cue = view.cue if view.cue and view.cue_age < CUE_SECONDS.get(view.cue, 0) else None
 
     if view.preview is not None and view.mover is not None:
         colour = view.watches[view.mover].colour
@@ -266,7 +282,7 @@ def dim(channel: int, k: float) -> int:
 @functools.lru_cache(maxsize=8)
 def dim_table(k: float) -> tuple[int, ...]:
     """`dim` of every channel value 0..255 at brightness ``k``: a frame is dimmed by looking
-    its channels up (the ring draws 30 frames a second while a cue plays; issue 26)."""
+    its channels up (the ring draws 30 frames a second while a cue plays)."""
     return tuple(dim(channel, k) for channel in range(256))
 
 
@@ -303,7 +319,7 @@ def raw_layout(ring: Any) -> tuple[bytearray, int, int] | None:
     it is a PixelBuf that puts each LED's pixel in its own ``bpp`` bytes there and nowhere else
     (full scale, no DotStar brightness byte, no auto-write): then a colour's bytes, written once
     by the ring itself, are copied into another LED's place with one slice assignment instead of
-    `PixelBuf.__setitem__`'s parsing (about half of a frame's work; issue 26). None otherwise."""
+    `PixelBuf.__setitem__`'s parsing, the larger part of a frame's work. None otherwise."""
     if not isinstance(ring, adafruit_pixelbuf.PixelBuf):
         return None
     buffer = getattr(ring, "_post_brightness_buffer", None)
@@ -338,7 +354,7 @@ def brightness_now(settings: RingSettings, now: datetime | None = None) -> float
 @dataclass
 class RingDriver:
     """Shows the table on a ring, on its own thread: at ``fps`` while the picture moves, and
-    only when it can change while it does not (issue 26).
+    only when it can change while it does not (a Pi Zero's idle CPU).
 
     A still picture (nothing pulsing, blinking or playing) is drawn when the table changes
     (`notify`), when an overlay starts, when the wall clock's minute turns (the only moments the
@@ -720,8 +736,7 @@ class RingDriver:
         """Sleep ``wait`` seconds between two frames: on `_wake` past a frame's ``period`` (a still
         picture: a change must wake the thread), else in `time.sleep`: a moving picture's next
         frame is due within ``period`` anyway (a change, an overlay or `stop` is seen then), and a
-        bare loop of `time.sleep` at 30 a second cost the reference PC 1.0-1.4 ms/s against
-        2.0-2.4 for `Event.wait` (issue 26)."""
+        bare loop of `time.sleep` costs less CPU than `Event.wait` at 30 frames a second."""
         if wait > period:
             self._wake.wait(wait)
         else:

@@ -9,7 +9,7 @@ a layer that does not move with time goes into `Scene.base`, and what moves (the
 a blink, the breathing hours, the comet, a cue) is kept as a list of small writes, in
 `render`'s order, each without the LEDs a later still layer covers. A frame is then a copy of
 the base and those writes; `Scene.moving` says whether frames change with time at all, so that
-the ring can sleep while nothing moves (issue 26). ``Scene(view, layout).frame(t, view.cue_age)
+the ring can sleep while nothing moves. ``Scene(view, layout).frame(t, view.cue_age)
 == render(view, layout, t)`` for every view and time (tests/hardware/test_ring_scene.py).
 `Scene.changing` names the LEDs the writes can reach, so that the ring compares and sends only
 those between two frames of one scene (the mover's pulse: one LED of 24, 30 times a second).
@@ -194,6 +194,12 @@ class Scene:
             return
         #: The writes that put one colour on all their LEDs at every frame, with that colour.
         glows: dict[Placed, Glow] = {}
+        self._compose(markers, self._layers(hours, glows), glows)
+
+    def _layers(self, hours: tuple[int, ...], glows: dict[Placed, Glow]) -> list[tuple[Any, Any]]:
+        """The scene's layers from the bottom up, as `render` draws them: each (LED, colour), or
+        (LEDs, a write), or (None, a write whose LEDs move); the glows' writes go in ``glows``."""
+        view, layout = self.view, self.layout
         steps: list[tuple[int | tuple[int, ...] | None, Any]] = []  # (LED, colour) or (LEDs, Placed)
         if view.waiting == "itinerary" and view.waiting_colour is not None:
             steps.append((hours, self._glowing(Glow(view.waiting_colour, 0.15, 0.15, 2.0), glows)))
@@ -236,6 +242,11 @@ class Scene:
                 steps.append(((led,), write))
             else:
                 steps.append((led, stack[0][1].colour))
+        return steps
+
+    def _compose(self, markers: list[RGB], steps: list[tuple[Any, Any]], glows: dict[Placed, Glow]) -> None:
+        """The base (the markers and every still layer) and the writes over it, each without the
+        LEDs a later still layer covers; the glows when every write is one."""
         self.base = markers.copy()
         self.writes = []
         #: LEDs a still layer writes after the write being looked at (its own are overwritten)

@@ -195,7 +195,7 @@ def record_lines(stream: BinaryIO, limit: int | None = None) -> Iterator[tuple[i
 
     number = 0
     # The common line is read, counted and stripped here without a call of ours: this loop is
-    # a replay's per-line cost before any JSON (issue 26).
+    # a replay's per-line cost before any JSON.
     while raw := read(size):
         number += 1
         total += len(raw)
@@ -327,8 +327,8 @@ _PARENTHESES = bytes.maketrans(b"[{]}", b"(())")
 def _depth(line: str) -> int:
     """How deep arrays and objects nest in the valid JSON text ``line`` (a scalar is 0): the
     most brackets open at once, strings aside. Read from the text's UTF-8 in C-speed passes,
-    not by walking the decoded object (a 180-card inline edition's setup line walked item by
-    item cost a third of its record's replay, issue 26): escaped backslashes and quotes
+    not by walking the decoded object (a large inline edition's setup line walked item by
+    item would cost more than the rest of its record's replay): escaped backslashes and quotes
     dropped, then every byte but quotes and brackets, then what is between quotes (every other
     piece); each pass that deletes every ``()`` left then takes away one level."""
     text = line.encode("utf-8", "surrogatepass")
@@ -346,8 +346,8 @@ def _depth(line: str) -> int:
 @functools.lru_cache(maxsize=8)
 def _inline_edition(key: bytes) -> Edition:
     """An inline edition, parsed once per value however many records carry it (the table's
-    stored games each keep the owner's edition inline): parsing and checking its cards cost
-    four times the rest of a game's replay (issue 26). ``key`` is the decoded object's
+    stored games each keep the owner's edition inline): parsing and checking its cards costs
+    more than the rest of a game's replay. ``key`` is the decoded object's
     `marshal` form, which `marshal.loads` turns back into that very value, types included
     (``1``, ``1.0`` and ``true`` differ), so two records share an edition only when their
     objects are equal and typed alike; it is five to seven times quicker to write than the
@@ -442,7 +442,7 @@ def replay_stream(stream: BinaryIO, limit: int | None = None) -> Replay:
         raise RecordError("record_setup_not_json", line=first[0], why=exc.why, **exc.facts) from None
     setup = parse_setup(setup_obj, editions=load_edition)
     # `replay_events(setup, parse_events(lines))` with no `RecordLine` between a line and its
-    # event: a frozen dataclass a line was a tenth of a short record's replay (issue 26)
+    # event: a frozen dataclass a line cost a short record's replay more than it gave
     result = Replay(Board(setup))
     push = result.board.push
     add = result.rejected.add

@@ -385,8 +385,8 @@ def command_word(argv: Sequence[str]) -> str | None:
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """Every command's parser; given the ``command`` on the command line, the editions' dozen
-    actions are built only for ``edition``: argparse builds each parser eagerly, and those took
-    half of the parser's 15 ms of CPU on a PC, every start (issue 26). ``--help`` lists every
+    actions are built only for ``edition``: argparse builds each parser eagerly, and every
+    start would pay for those it does not use. ``--help`` lists every
     command either way."""
     parser = argparse.ArgumentParser(
         prog="companion", description="Referee for the board game Trekking Through History."

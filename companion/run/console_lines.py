@@ -1,4 +1,4 @@
-"""The console's lines of `companion run`, written at once per input (issue 26).
+"""The console's lines of `companion run`, written at once per input.
 
 A tap said up to three lines (the outcome, the mock dealer's reveal, what the table waits
 for), each a `print`: two writes each, and under systemd (``PYTHONUNBUFFERED``) each a

@@ -19,7 +19,7 @@ from companion.coach.service import CoachService
 from companion.engine import Edition
 from companion.hardware.buttons import Buttons, MockButtons
 from companion.hardware.health import Health
-from companion.hardware.reader import ReaderLoop
+from companion.hardware.reader import MockReader, ReaderLoop
 from companion.hardware.ring import RGB, RingDriver, RingLayout, SimulatedRing, brightness_now, dimmed
 from companion.hardware.ring_pin import pin_frame
 from companion.hardware.supervise import SupervisedButtons
@@ -35,7 +35,7 @@ from companion.util.lan import addresses, is_local_only, lan_ip
 from companion.util.text import printable
 from companion.util.wording import say
 
-if TYPE_CHECKING:  # the history is read when a page asks for it, not at start (issue 26)
+if TYPE_CHECKING:  # the history is read when a page asks for it, not at start
     from companion.history.past import History, PastGame, Replays
 
 
@@ -54,6 +54,8 @@ class Runtime:
     buttons: Buttons | None
     resolver: TagResolver
     reader: ReaderLoop | None = None
+    #: Mock mode's reader, which the console and the page tap (its loop is ``reader``).
+    mock_reader: MockReader | None = None
     threads: list[threading.Thread] = field(default_factory=list)
     say: Callable[[str], None] = print
     port: int = 8080
@@ -122,15 +124,36 @@ class Runtime:
         return addresses(self.port, self.listen, lan_ip())
 
     def tap(self, seen: str) -> Outcome:
+        """A tag tapped at the table: in mock mode on `MockReader`, like a hand (its loop polls
+        it and calls `tap_now`), as `press` presses gpiozero's mock pins; else `tap_now` itself."""
+        if self.mock_reader is not None:
+            outcome = self.mock_reader.tap(seen)
+            assert isinstance(outcome, Outcome)
+            return outcome
+        return self.tap_now(seen)
+
+    def tap_now(self, seen: str, read_text: Callable[[], str | None] | None = None) -> Outcome:
         """A tag (UID, card id or title) reached the reader: the one route of every tap.
 
-        Capture (the host transcribing an edition takes the tag itself), else resolve once
-        (`companion.table.tags`) and hand the resolved reference to the table. With a venue,
-        the tap is also Home Assistant's tag scan when ``[venue] tag_scans`` says so."""
+        The reader's `ReaderLoop` calls it once per tap, on a Pi (its thread) and in mock mode
+        (the console's, the page's and the tests' taps, through `MockReader`). With a venue,
+        the tap is Home Assistant's tag scan when ``[venue] tag_scans`` says so. Then capture
+        (the host transcribing an edition takes the tag itself), else resolve once
+        (`companion.table.tags`): a tag no card has may carry its card id in its text
+        (``read_text``, the reader's), and the table gets the resolved reference."""
         with self.lines_held():
             if self.venue is not None:
                 self.venue.tag_scanned(seen)
-            return self.captured(seen) or self.tap_resolved(seen, *self.resolve(seen))
+            captured = self.captured(seen)
+            if captured is not None:
+                return captured
+            ref, why = self.resolve(seen)
+            text = read_text() if ref is None and read_text is not None else None
+            if text:
+                from_text, why_text = self.resolve(text)
+                if from_text is not None:
+                    return self.tap_resolved(text, from_text, why_text)
+            return self.tap_resolved(seen, ref, why)
 
     def lines_held(self) -> AbstractContextManager[None]:
         """While an input is handled, its console lines are written at once when it is done
@@ -330,7 +353,7 @@ class Runtime:
     def start(self) -> None:
         for target, name in (
             (self.driver.run, "ring"),
-            *(((self.reader.run, "reader"),) if self.reader else ()),
+            *(((self.reader.run, "reader"),) if self.reader and not self.reader_is_mock() else ()),
             *(((self.button_keeper.run, "buttons"),) if self.button_keeper else ()),
         ):
             thread = threading.Thread(target=target, name=name, daemon=True)
@@ -338,6 +361,10 @@ class Runtime:
             self.threads.append(thread)
         if self.venue is not None:
             self.venue.start()  # connects in the background: the table never waits for the broker
+
+    def reader_is_mock(self) -> bool:
+        """The reader polls `MockReader`, whose hand polls it: it needs no thread."""
+        return self.mock_reader is not None and self.reader is self.mock_reader.loop
 
     def stop(self) -> None:
         self.coach.stop()

@@ -7,7 +7,6 @@ never imports it, it is handed the runtime through its port.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -23,10 +22,10 @@ def make_server(
     A live page's stream leaves the pool once its first snapshot is out (its connection
     is handed to the live pages' writer): the pool needs `SPARE_THREADS` for everything
     else and `HELD_PAGES` for the pages that cannot be handed over (HTTP/1.0), whatever
-    ``[table] live_pages`` is (216 threads at its cap of 200
-    before, issue 26). A page that reads slower than the game moves must not make the server
-    buffer snapshot after snapshot for it: past 256 KiB of pending output its stream
-    waits, and then sends only the latest state.
+    ``[table] live_pages`` is (a thread per page would grow the pool with the cap). A page
+    that reads slower than the game moves must not make the server buffer snapshot after
+    snapshot for it: past 256 KiB of pending output its stream waits, and then sends only
+    the latest state.
     """
     from companion.web.app import MAX_BODY, create_app
     from companion.web.http_server import HELD_PAGES, SPARE_THREADS, create_guarded_server
@@ -116,37 +115,33 @@ def serve_when_free(
     setting, raised at once as the OSError it is."""
     import errno
 
+    from companion.util.retry import retried
+
     retry_for = BIND_RETRY_SECONDS if retry_for is None else retry_for
     every = BIND_RETRY_EVERY if every is None else every
-    deadline = time.monotonic() + retry_for
-    waited = False
-    while True:
-        try:
-            serve(runtime, host, port)
-        except OSError as exc:
-            if exc.errno != errno.EADDRINUSE:
-                raise
-            if not waited:
-                runtime.say(
-                    say(
-                        "port_busy",
-                        port=port,
-                        error=exc.strerror,
-                        every=f"{every:.0f}",
-                        seconds=f"{retry_for:.0f}",
-                    )
-                )
-            waited = True
-            if time.monotonic() >= deadline:
-                raise PortBusy(
-                    say("port_still_busy", port=port, seconds=f"{retry_for:.0f}", error=exc.strerror)
-                ) from None
-        else:
-            if waited:
-                runtime.say(say("port_free", port=port))
-            return True
-        if stop.wait(every):
-            return False
+
+    def in_use(exc: Exception) -> bool:
+        return isinstance(exc, OSError) and exc.errno == errno.EADDRINUSE
+
+    def first(exc: Exception) -> None:
+        error = getattr(exc, "strerror", "")
+        runtime.say(
+            say("port_busy", port=port, error=error, every=f"{every:.0f}", seconds=f"{retry_for:.0f}")
+        )
+
+    def expired(exc: Exception) -> Exception:
+        error = getattr(exc, "strerror", "")
+        return PortBusy(say("port_still_busy", port=port, seconds=f"{retry_for:.0f}", error=error))
+
+    def attempt() -> bool:
+        serve(runtime, host, port)
+        return True
+
+    served = retried(
+        attempt, in_use, retry_for, every, first,
+        lambda: runtime.say(say("port_free", port=port)), stop.wait, expired,
+    )  # fmt: skip
+    return served is True
 
 
 def serve(runtime: Runtime, host: str, port: int) -> None:

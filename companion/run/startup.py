@@ -21,7 +21,7 @@ from companion.editions import EditionLibrary, EditionNotFound
 from companion.engine import EditionError
 from companion.hardware.buttons import Buttons, MockButtons
 from companion.hardware.health import PARTS, Health
-from companion.hardware.reader import ReaderLoop, TagDebouncer, open_mfrc522
+from companion.hardware.reader import MockReader, ReaderLoop, TagDebouncer, open_mfrc522
 from companion.hardware.ring import RingDriver, RingLayout, SimulatedRing, open_ring
 from companion.hardware.supervise import SupervisedButtons, SupervisedReader
 from companion.records.trekking import TREKKING, RecordError
@@ -33,6 +33,7 @@ from companion.table.game_setup import FIRST_PLAYERS, new_game, start_for_table
 from companion.table.session import Session
 from companion.table.tags import TagResolver
 from companion.util.config import Config
+from companion.util.retry import retried, sleep
 from companion.util.text import printable
 from companion.util.wording import say as words
 from companion.util.wording import sentence
@@ -111,29 +112,17 @@ def build_when_space(
     the last `DiskFull` when there is still no space after ``retry_for`` seconds."""
     retry_for = DISK_RETRY_SECONDS if retry_for is None else retry_for
     every = DISK_RETRY_EVERY if every is None else every
-    deadline = time.monotonic() + retry_for
-    waited = False
-    while True:
-        try:
-            runtime = build()
-        except DiskFull as exc:
-            if time.monotonic() >= deadline:
-                raise
-            if not waited:
-                say(
-                    words(
-                        "disk_retry",
-                        problem=sentence(str(exc)),
-                        every=f"{every:.0f}",
-                        seconds=f"{retry_for:.0f}",
-                    )
-                )
-            waited = True
-            time.sleep(every)
-            continue
-        if waited:
-            say(words("disk_again"))
-        return runtime
+
+    def first(exc: Exception) -> None:
+        problem = sentence(str(exc))
+        say(words("disk_retry", problem=problem, every=f"{every:.0f}", seconds=f"{retry_for:.0f}"))
+
+    def full(exc: Exception) -> bool:
+        return isinstance(exc, DiskFull)
+
+    runtime = retried(build, full, retry_for, every, first, lambda: say(words("disk_again")), sleep)
+    assert runtime is not None  # `sleep` never stops the wait
+    return runtime
 
 
 def build_runtime(
@@ -214,6 +203,8 @@ def build_runtime(
     press, held = runtime.press_now, runtime.confirm_held
     if mock:
         runtime.buttons = MockButtons(config.buttons, press, held)
+        hand = runtime.mock_reader = MockReader()
+        hand.loop = attach_reader(runtime, hand.read_uid, hand.read_text, clock)
     else:
         keeper = SupervisedButtons(
             functools.partial(Buttons, config.buttons, press, on_confirm_held=held), health
@@ -255,28 +246,11 @@ def attach_reader(
     read_text: Callable[[], str | None],
     clock: Callable[[], float] = time.monotonic,
 ) -> ReaderLoop:
-    """Poll an RFID reader for the table: each debounced tap becomes `Runtime.tap`.
-
-    A tag that is not enrolled is read once more for a card id in its text.
-    """
+    """Poll an RFID reader for the table: each debounced tap is `Runtime.tap_now` (with the
+    reader's ``read_text`` for a tag that is not enrolled: its text may carry its card id)."""
     settings = runtime.config.reader
-
-    def on_tag(uid: str) -> None:
-        capture = runtime.capture
-        if capture is not None and capture(uid):  # transcribing: the page wants the UID itself
-            return
-        ref, why = runtime.resolve(uid)
-        if ref is None:  # not enrolled: maybe the tag carries its card id in its text
-            text = read_text()
-            if text:
-                from_text, why_text = runtime.resolve(text)
-                if from_text is not None:
-                    runtime.tap_resolved(text, from_text, why_text)
-                    return
-        runtime.tap_resolved(uid, ref, why)
-
     runtime.reader = ReaderLoop(
-        read_uid, on_tag, settings.poll_interval, TagDebouncer(settings.debounce), clock=clock,
-        on_error=lambda exc: runtime.say(f"reader: {exc}"),
+        read_uid, functools.partial(runtime.tap_now, read_text=read_text), settings.poll_interval,
+        TagDebouncer(settings.debounce), clock=clock, on_error=lambda exc: runtime.say(f"reader: {exc}"),
     )  # fmt: skip
     return runtime.reader

@@ -233,7 +233,7 @@ class Table(Corrections, Snapshots):
     def awaited(self) -> tuple[str, str | None] | None:
         """What the table waits for next, as `expect` says it (its kind and player: None when
         the game is over) without the choices it lists, the take's options among them: the
-        ring and the console read it after every input (issue 26)."""
+        ring and the console read it after every input."""
         board = self.board
         if board.finished:
             return None

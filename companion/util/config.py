@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -283,53 +284,39 @@ def _line_of(text: str, section: str, key: str) -> int | None:
     return None
 
 
+#: Each setting's range: (section, keys, the ``config_value`` variant, whether a value is out of it).
+_RANGES: tuple[tuple[str, tuple[str, ...], str, Callable[[Any], bool]], ...] = (
+    ("ring", ("leds",), "leds", lambda v: v not in (12, 16, 24, 60)),
+    ("ring", ("direction",), "direction", lambda v: v not in ("clockwise", "counterclockwise")),
+    ("ring", ("brightness", "night_brightness"), "fraction", lambda v: not 0.0 <= v <= 1.0),
+    ("ring", ("night_from", "night_until"), "time", lambda v: not _TIME.match(v)),
+    ("ring", ("twelve_oclock_led",), "not_negative", lambda v: v < 0),
+    ("ring", ("fps",), "fps", lambda v: not 1 <= v <= 60),
+    ("ring", ("order",), "order", lambda v: "".join(sorted(v)) not in ("BGR", "BGRW")),
+    ("table", ("controls_per_minute",), "controls", lambda v: not 10 <= v <= 100000),
+    ("table", ("turn",), "turn", lambda v: v not in ("quick", "confirm")),
+    ("table", ("port",), "port", lambda v: not 1 <= v <= 65535),
+    ("table", ("pin",), "table_pin", lambda v: bool(v and pin_problem(v))),
+    ("table", ("live_pages", "live_pages_per_address"), "pages", lambda v: not 1 <= v <= 400),
+    ("buttons", ("pin_hold",), "pin_hold", lambda v: not 1 <= v <= 30),
+    ("reader", ("poll_interval", "debounce"), "reader_seconds", lambda v: not 0.005 <= v <= 5),
+    ("reader", ("gain_db",), "gain", lambda v: v not in (18, 23, 33, 38, 43, 48)),
+    ("buttons", ("undo_hold", "bounce"), "button_seconds", lambda v: not 0 <= v <= 5),
+    ("venue", ("broker",), "broker", lambda v: bool(v and not BROKER.match(v))),
+    ("venue", ("topic_prefix", "discovery_prefix"), "topic", lambda v: not TOPIC_WORD.match(v)),
+    ("venue", ("table",), "topic", lambda v: bool(v and not TOPIC_WORD.match(v))),
+)
+
+#: The settings that name a GPIO (BCM 0-27), in every section but ``[table]`` (whose ``pin`` is the PIN).
+_GPIO_KEYS = ("pin", "rst_pin", "crystal", "confirm", "undo")
+
+
 def _check(section: str, key: str, value: Any) -> str | None:
     """Why ``value`` is not acceptable for ``section.key`` (the ``config_value`` variant), or None."""
-    if section == "ring":
-        if key == "leds" and value not in (12, 16, 24, 60):
-            return "leds"
-        if key == "direction" and value not in ("clockwise", "counterclockwise"):
-            return "direction"
-        if key in ("brightness", "night_brightness") and not 0.0 <= value <= 1.0:
-            return "fraction"
-        if key in ("night_from", "night_until") and not _TIME.match(value):
-            return "time"
-        if key == "twelve_oclock_led" and value < 0:
-            return "not_negative"
-        if key == "fps" and not 1 <= value <= 60:
-            return "fps"
-        if key == "order" and "".join(sorted(value)) not in ("BGR", "BGRW"):
-            return "order"
-    if section == "table" and key == "controls_per_minute" and not 10 <= value <= 100000:
-        return "controls"
-    if section == "table" and key == "turn" and value not in ("quick", "confirm"):
-        return "turn"
-    if section == "table" and key == "port" and not 1 <= value <= 65535:
-        return "port"
-    if section == "table" and key == "pin" and value and pin_problem(value):
-        return "table_pin"
-    if section == "table" and key in ("live_pages", "live_pages_per_address") and not 1 <= value <= 400:
-        return "pages"
-    if section == "buttons" and key == "pin_hold" and not 1 <= value <= 30:
-        return "pin_hold"
-    if section == "reader" and key in ("poll_interval", "debounce") and not 0.005 <= value <= 5:
-        return "reader_seconds"
-    if section == "reader" and key == "gain_db" and value not in (18, 23, 33, 38, 43, 48):
-        return "gain"
-    if section == "buttons" and key in ("undo_hold", "bounce") and not 0 <= value <= 5:
-        return "button_seconds"
-    if section == "venue" and key == "broker" and value and not BROKER.match(value):
-        return "broker"
-    if section == "venue" and key in ("topic_prefix", "discovery_prefix") and not TOPIC_WORD.match(value):
-        return "topic"
-    if section == "venue" and key == "table" and value and not TOPIC_WORD.match(value):
-        return "topic"
-    if (
-        key in ("pin", "rst_pin", "crystal", "confirm", "undo")
-        and section != "table"
-        and isinstance(value, int)
-        and not 0 <= value <= 27
-    ):
+    for where, keys, variant, out_of_range in _RANGES:
+        if where == section and key in keys and out_of_range(value):
+            return variant
+    if key in _GPIO_KEYS and section != "table" and isinstance(value, int) and not 0 <= value <= 27:
         return "gpio"
     return None
 

@@ -41,7 +41,7 @@ from companion.web.route_support import (
     table_runtime,
 )
 
-if TYPE_CHECKING:  # types only: the history, the league and BG Stats load when first asked (issue 26)
+if TYPE_CHECKING:  # types only: the history, the league and BG Stats load when first asked
     from companion.history.past import History, PastGame, Replays
 
 history_api = Blueprint("history", __name__)

@@ -20,7 +20,7 @@ from companion.table import Outcome
 from companion.table.access import Access
 from companion.util.config import Config
 
-if TYPE_CHECKING:  # types only: the history and the league load when a page first asks (issue 26)
+if TYPE_CHECKING:  # types only: the history and the league load when a page first asks
     from companion.history.past import History, PastGame, Replays
 
 

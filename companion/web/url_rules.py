@@ -2,8 +2,8 @@
 
 werkzeug compiles, for every rule added to an app, two Python functions that build its URL
 (for ``url_for``: an ``ast`` tree each, then ``compile``), whether or not a URL is ever built;
-the companion builds none. For the page's 47 rules that was about 30 ms of a 0.55 s start on
-a PC, ten times that on an emulated Pi Zero 2 W (issue 26, docs/benchmarks-pi.md). Matching a
+the companion builds none, and a Pi Zero pays for that work at every start (the figures:
+docs/benchmarks.md, "Figures once in docstrings"). Matching a
 request needs none of it. This rule compiles each builder the first time it is called, then
 keeps it: what ``url_for`` answers is unchanged.
 

@@ -27,10 +27,10 @@ from typing import Any
 
 import pytest
 
-from benchmarks.transcription_pace import BUDGET_MINUTES, minutes
 from companion.editions import EditionLibrary, is_complete, shipped_edition
 from companion.engine.edition import edition_to_json
 from tests.support.browser import ARTIFACTS, playwright, post, pump_until, sticker_then_1969, watched_page
+from tests.support.transcription_pace import BUDGET_MINUTES, minutes
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 
@@ -92,7 +92,8 @@ def cursor(page: Any) -> str:
     return str(page.locator("#grid button.cursor").get_attribute("data-cell"))
 
 
-def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> None:
+def test_a_whole_box_transcribed_through_the_page(server: Any, browser: Any) -> None:  # noqa: C901
+    # one owner's whole evening, step by step as the page is used: its taps and keys are counted
     base, rt = server
     ARTIFACTS.mkdir(exist_ok=True)
     errors: list[str] = []

@@ -1,6 +1,6 @@
 """The benchmark's naive referee gives the engine's output, so the speed ratio compares equals.
 
-`benchmarks.naive_referee` is the yardstick of `benchmarks.bench_referee` (issue 26): a
+`tests.support.naive_referee` is the yardstick of `benchmarks.bench_referee` (issue 26): a
 replay written from the contract the simple way. Whatever it is timed on, it must referee
 as the engine does: the same standings, winners and rejections, on random editions and
 random play with undos, corrections, reveals and refused events of every kind.
@@ -17,14 +17,14 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from benchmarks.naive_referee import replay as naive_replay
-from benchmarks.naive_referee import shipped_editions
 from companion.coach.bots import BOTS
 from companion.coach.simulate import play_game, random_setup
 from companion.editions import load_edition
 from companion.engine import Board, Event, make_setup, parse_edition, parse_event
 from companion.engine.state import shuffled_setup
 from companion.records.trekking import NotJson, decode_line, replay_text, write_record
+from tests.support.naive_referee import replay as naive_replay
+from tests.support.naive_referee import shipped_editions
 from tests.support.strategies import editions
 
 NAMES = ["Ann", "Ben", "Cy", "Dee"]

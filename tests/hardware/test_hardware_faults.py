@@ -22,7 +22,6 @@ from gpiozero.exc import BadPinFactory
 from gpiozero.pins.mock import MockFactory, MockPin
 
 import companion.run.startup as app_module
-from benchmarks.daemon import free_port
 from companion.hardware.buttons import Buttons
 from companion.hardware.health import HardwareFault, Health, explain
 from companion.hardware.ring import SimulatedRing
@@ -33,6 +32,7 @@ from companion.store.log import Store
 from companion.table.game_setup import new_game
 from companion.util.config import Config, RingSettings
 from tests.support import fake_mfrc522 as fake_mfrc522
+from tests.support.daemon import free_port
 from tests.support.fake_mfrc522 import Chip, Tag, install
 from tests.support.tables import FAST_BUTTONS
 
@@ -434,7 +434,7 @@ def test_health_says_each_change_once() -> None:
 
 def test_companion_run_on_a_pi_without_its_hardware_serves_the_table_and_says_why(tmp_path: Path) -> None:
     """The rehearsal's situation: a Pi whose drivers cannot reach anything. No exit, no traceback."""
-    from benchmarks.daemon import call
+    from tests.support.daemon import call
 
     port = free_port()
     config = tmp_path / "config.toml"

@@ -880,3 +880,18 @@ def test_an_allowed_text_is_let_through_and_only_in_its_module(tmp_path: Path) -
     allowed = {("companion.probe", "OK OK"): "a made-up status word"}
     assert spoken_english(path, "companion.probe", allowed) == ["2: print"]
     assert spoken_english(path, "companion.other", allowed) == ["1: print", "2: print"]
+
+
+def test_no_test_imports_the_benchmarks() -> None:
+    """`benchmarks/` only measures: what the tests share with it lives in `tests/support/`, and a
+    test of a benchmark runs it as a user does (``python -m benchmarks.NAME``), never imports it."""
+    tests = Path(__file__).resolve().parents[1]
+    found = []
+    for path in sorted(tests.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            if any(n == "benchmarks" or n.startswith("benchmarks.") for n in names):
+                found.append(f"{path.relative_to(tests)}:{node.lineno}")
+    assert not found, found

@@ -67,10 +67,14 @@ def test_the_parts_list_holds_every_part_the_wiring_uses_and_a_supply_per_board(
 def test_the_power_tables_ring_figures_are_the_benchmarks() -> None:
     """docs/builders/power.md and wiring.md quote bench_ring_current.py: a change to the frames
     or to the estimate that leaves them stale fails here."""
-    from benchmarks.bench_ring_current import figures
+    import json
+    import subprocess
+    import sys
 
+    command = [sys.executable, "-m", "benchmarks.bench_ring_current", "--brightness", "0.3", "--json"]
+    out = subprocess.run(command, capture_output=True, text=True, check=True, cwd=ROOT).stdout
+    day = {int(leds): by_brightness["0.3"] for leds, by_brightness in json.loads(out).items()}
     power, wiring = text(BUILDERS / "power.md"), text(WIRING)
-    day = {leds: figures(leds, 0.3) for leds in (12, 16, 24)}
     turn = " / ".join(f"{day[n]['turn']:.0f}" for n in (12, 16, 24))
     peak = " / ".join(f"{day[n]['peak']:.0f}" for n in (12, 16, 24))
     assert f"| {turn} mA |" in power and f"| {peak} mA |" in power, (turn, peak)

@@ -16,13 +16,13 @@ from typing import Any
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from benchmarks.daemon import free_port
 from companion.hardware.buttons import Buttons
 from companion.hardware.reader import open_mfrc522
 from companion.hardware.ring import SimulatedRing
 from companion.run.doctor import Doctor, Holder, Parts, part_holders, spi_enabled
 from companion.util.config import Config, colour_rgb, load_config
 from tests.support import fake_mfrc522 as fake_mfrc522
+from tests.support.daemon import free_port
 from tests.support.fake_mfrc522 import Chip, Tag
 
 A = Tag([0x04, 0xA1, 0xB2, 0xC3])

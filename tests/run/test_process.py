@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.daemon import call, free_port, start
+from tests.support.daemon import call, free_port, new_and_start, start
 
 
 def step(port: int, rng: random.Random) -> None:
@@ -31,13 +31,7 @@ def test_sigkill_mid_game_and_restart_resumes_the_same_state(tmp_path: Path) -> 
     config = tmp_path / "config.toml"
     config.write_text("[buttons]\nbounce = 0.0\nundo_hold = 0.1\n")
     data = tmp_path / "data"
-    port = free_port()
-    command = [sys.executable, "-m", "companion", "new", "--mock", "--data-dir", str(data)]
-    new = subprocess.run(
-        [*command, "--players", "Ann,Ben,Cy", "--seed", "11"], capture_output=True, text=True
-    )
-    assert new.returncode == 0, new.stderr
-    proc = start(data, config, port)
+    port, proc = new_and_start(data, config, "Ann,Ben,Cy", seed=11)
     rng = random.Random(5)
     try:
         for _ in range(25):
@@ -151,7 +145,7 @@ def test_a_host_stays_logged_in_when_companion_run_is_killed_and_restarted(tmp_p
     """Issue 16: a restart, clean or a crash, logged every host out mid-game."""
     import http.client
 
-    from benchmarks.daemon import PIN
+    from tests.support.daemon import PIN
 
     config = tmp_path / "config.toml"
     config.write_text('[table]\nhost = "127.0.0.1"\n')

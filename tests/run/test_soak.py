@@ -1,8 +1,8 @@
-"""A short soak (the full one: benchmarks/soak.py --games 10000 --clients 20)."""
+"""A short soak (the full one: tests/support/soak.py --games 10000 --clients 20)."""
 
 from __future__ import annotations
 
-from benchmarks import soak
+from tests.support import soak
 
 
 def test_games_through_the_daemon_with_live_pages_lose_and_double_nothing() -> None:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.daemon import free_port
+from tests.support.daemon import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 USER = "trekking"  # the service's user (systemd/trekking-companion.service)

@@ -1,8 +1,8 @@
-"""A short run of the power-cut harness (the full one: benchmarks/powercut.py --games 200)."""
+"""A short run of the power-cut harness (the full one: tests/support/powercut.py --games 200)."""
 
 from __future__ import annotations
 
-from benchmarks import powercut
+from tests.support import powercut
 
 
 def test_sigkill_and_torn_wal_lose_no_acknowledged_event() -> None:

@@ -254,7 +254,7 @@ def test_companion_run_says_so_on_its_console_and_its_page(tmp_path: Path) -> No
     import time
     import urllib.error
 
-    from benchmarks.daemon import call, free_port
+    from tests.support.daemon import call, free_port
 
     data = tmp_path / "data"
     stored = played(data, turns=20)

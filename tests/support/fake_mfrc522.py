@@ -240,63 +240,77 @@ class Chip:
         self.exchanges += 1
         if not self.antenna_on:
             return self._silence()
-        garbled = self.noise and self.rng.random() < self.noise
+        garbled = bool(self.noise and self.rng.random() < self.noise)
         if frame[:1] in ([0x26], [0x52]) and tx_last_bits == 7:  # REQA / WUPA
-            answering = []
-            for tag in self.field:
-                if tag.state == "IDLE":
-                    answering.append(tag)
-                else:  # READY or ACTIVE: an unexpected REQA sends the tag back to IDLE
-                    tag.state, tag.authenticated = "IDLE", False
-            if not answering:
-                return self._silence()
-            for tag in answering:
-                tag.state = "READY"
-            return self._answer([0x04, 0x00])
+            return self._request()
         if frame[:2] == [0x93, 0x20]:  # anticollision, cascade level 1
-            ready = [t for t in self.field if t.state == "READY"]
-            if not ready:
-                return self._silence()
-            if len(ready) > 1:  # two UIDs on the air at once
-                return self._answer([self.rng.randrange(256) for _ in range(5)], error=COLL_ERR)
-            *uid, bcc = ready[0].cl1
-            if garbled:
-                return (
-                    self._answer([*uid, bcc ^ 0x5A])
-                    if self.rng.random() < 0.5
-                    else self._answer([*uid, bcc], error=PARITY_ERR)
-                )
-            return self._answer([*uid, bcc])
+            return self._anticollision_1(garbled)
         if frame[:2] == [0x93, 0x70]:  # SELECT, cascade level 1
-            for tag in self.field:
-                if tag.state == "READY" and frame[2:7] == tag.cl1:
-                    tag.state = "READY2" if tag.seven else "ACTIVE"
-                    if tag.sak_cl1 is not None:
-                        return self._sak(tag.sak_cl1)
-                    return self._sak(0x04 if tag.seven else 0x08)
-            return self._silence()
+            return self._select_1(frame)
         if frame[:2] == [0x95, 0x20]:  # anticollision, cascade level 2 (7-byte UIDs)
-            for tag in self.field:
-                if tag.state == "READY2":
-                    part = tag.uid[3:7]
-                    bcc = part[0] ^ part[1] ^ part[2] ^ part[3]
-                    if garbled:
-                        return (
-                            self._answer([*part, bcc ^ 0x33])
-                            if self.rng.random() < 0.5
-                            else self._answer([*part, bcc], error=PARITY_ERR)
-                        )
-                    return self._answer([*part, bcc])
-            return self._silence()
+            return self._anticollision_2(garbled)
         if frame[:2] == [0x95, 0x70]:  # SELECT, cascade level 2
-            for tag in self.field:
-                if tag.state == "READY2" and frame[2:6] == tag.uid[3:7]:
-                    tag.state = "ACTIVE"
-                    return self._sak(0x08 if tag.classic7 else 0x00)
-            return self._silence()
+            return self._select_2(frame)
         active = next((t for t in self.field if t.state == "ACTIVE"), None)
         if active is None:
             return self._silence()
+        return self._to_active(active, frame)
+
+    def _request(self) -> None:
+        answering = []
+        for tag in self.field:
+            if tag.state == "IDLE":
+                answering.append(tag)
+            else:  # READY or ACTIVE: an unexpected REQA sends the tag back to IDLE
+                tag.state, tag.authenticated = "IDLE", False
+        if not answering:
+            return self._silence()
+        for tag in answering:
+            tag.state = "READY"
+        return self._answer([0x04, 0x00])
+
+    def _uid_part(self, part: list[int], bcc: int, garbled: bool, wrong: int) -> None:
+        """A UID part and its BCC on the air; ``garbled``: a wrong BCC or a parity error."""
+        if garbled:
+            if self.rng.random() < 0.5:
+                return self._answer([*part, bcc ^ wrong])
+            return self._answer([*part, bcc], error=PARITY_ERR)
+        return self._answer([*part, bcc])
+
+    def _anticollision_1(self, garbled: bool) -> None:
+        ready = [t for t in self.field if t.state == "READY"]
+        if not ready:
+            return self._silence()
+        if len(ready) > 1:  # two UIDs on the air at once
+            return self._answer([self.rng.randrange(256) for _ in range(5)], error=COLL_ERR)
+        *uid, bcc = ready[0].cl1
+        return self._uid_part(uid, bcc, garbled, 0x5A)
+
+    def _select_1(self, frame: list[int]) -> None:
+        for tag in self.field:
+            if tag.state == "READY" and frame[2:7] == tag.cl1:
+                tag.state = "READY2" if tag.seven else "ACTIVE"
+                if tag.sak_cl1 is not None:
+                    return self._sak(tag.sak_cl1)
+                return self._sak(0x04 if tag.seven else 0x08)
+        return self._silence()
+
+    def _anticollision_2(self, garbled: bool) -> None:
+        for tag in self.field:
+            if tag.state == "READY2":
+                part = tag.uid[3:7]
+                return self._uid_part(part, part[0] ^ part[1] ^ part[2] ^ part[3], garbled, 0x33)
+        return self._silence()
+
+    def _select_2(self, frame: list[int]) -> None:
+        for tag in self.field:
+            if tag.state == "READY2" and frame[2:6] == tag.uid[3:7]:
+                tag.state = "ACTIVE"
+                return self._sak(0x08 if tag.classic7 else 0x00)
+        return self._silence()
+
+    def _to_active(self, active: Tag, frame: list[int]) -> None:
+        """A command to the selected tag: a Classic WRITE's data, READ, Classic or NTAG WRITE."""
         if active.pending_block is not None:  # the 16 data bytes of a Classic WRITE
             block, active.pending_block = active.pending_block, None
             if len(frame) != 18 or crc_a(frame[:16]) != frame[16] | frame[17] << 8:

@@ -196,10 +196,14 @@ def test_the_console_says_what_the_table_waits_for_in_words(tmp_path: Path) -> N
 
 
 def test_the_quick_turn_needs_fewer_inputs_per_take_than_the_confirm_turn() -> None:
-    from benchmarks.bench_turn import play
+    """benchmarks/bench_turn.py's short run, as a user runs it (no test imports `benchmarks/`)."""
+    import subprocess
+    import sys
 
-    confirm = play("confirm", games=2, players=3, bot_name="random", seed=1)
-    quick = play("quick", games=2, players=3, bot_name="random", seed=1)
+    root = Path(__file__).resolve().parents[2]
+    command = [sys.executable, "-m", "benchmarks.bench_turn", "--games", "2", "--players", "3", "--json"]
+    out = subprocess.run(command, capture_output=True, text=True, check=True, cwd=root).stdout
+    confirm, quick = json.loads(out)
     assert confirm["takes"] == quick["takes"], "the same games"
     assert quick["mean_inputs_per_take"] < confirm["mean_inputs_per_take"]
     assert quick["histogram"]["1"] > confirm["histogram"]["1"], "a take spending nothing is one tap"

@@ -18,10 +18,10 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks.daemon import call, start
 from companion.run.runtime import Runtime
 from companion.table.stream import GameFinished
 from companion.util.config import Config, TableSettings, VenueSettings
+from tests.support.daemon import call, start
 from tests.support.tables import FAST_BUTTONS, make_runtime, play_turn
 from tests.support.venue import Broker, Collector, free_port, wait_until
 

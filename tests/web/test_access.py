@@ -434,8 +434,8 @@ def test_the_mock_console_can_hold_confirm(tmp_path: Path) -> None:
 
 
 def test_companion_run_shows_the_pin_and_how_to_recover_it(tmp_path: Path) -> None:
-    from benchmarks.daemon import free_port
     from companion.run.serving import serve
+    from tests.support.daemon import free_port
 
     said: list[str] = []
     rt = build_runtime(Config(), tmp_path, mock=True, say=said.append)

@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from benchmarks.daemon import free_port
 from companion.run.serving import make_server
 from companion.util.config import Config, TableSettings
 from companion.web import http_server
 from companion.web.live_streams import BACKLOG, LAST_CHUNK, Broadcaster, Page, SseMessages, chunk
+from tests.support.daemon import free_port
 from tests.support.tables import FAST_BUTTONS, make_runtime
 
 PAGES = 5

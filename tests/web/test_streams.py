@@ -6,8 +6,8 @@ import http.client
 import json
 from pathlib import Path
 
-from benchmarks.daemon import free_port
 from companion.run.serving import serve
+from tests.support.daemon import free_port
 from tests.support.tables import make_runtime
 
 STREAMS = 14  # the issue asks for at least 12 open streams

@@ -5,7 +5,7 @@ playmat, trek table and Ancestor (its 12 copies' stickers) through the page and
 writes every tap and key it made to ``test-artifacts/transcription-counts.json``.
 This script turns those counts into minutes at a stated pace:
 
-    python -m benchmarks.transcription_pace [--tap 0.6] [--key 0.3] [--card 3] [--itinerary 5]
+    python -m tests.support.transcription_pace [--tap 0.6] [--key 0.3] [--card 3] [--itinerary 5]
 
 ``--tap``: seconds per on-screen tap (big buttons, value already read);
 ``--key``: seconds per key typed; ``--card``/``--itinerary``: seconds to pick the
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-COUNTS = Path(__file__).resolve().parents[1] / "test-artifacts" / "transcription-counts.json"
+COUNTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "transcription-counts.json"
 #: The issue's goal: a whole box in at most 20 minutes at a plausible pace.
 BUDGET_MINUTES = 20.0
 

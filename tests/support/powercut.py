@@ -1,6 +1,6 @@
 """Power-cut harness: SIGKILL `companion run` mid-game, maybe tear the WAL tail, restart, finish.
 
-Run: ``.venv/bin/python -m benchmarks.powercut --games 200 [--seed 1] [--json]``
+Run: ``.venv/bin/python -m tests.support.powercut --games 200 [--seed 1] [--json]``
 
 For each scripted game: start ``companion run --mock`` on a fresh data directory,
 play it over HTTP with random legal inputs, and after each acknowledged input
@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.daemon import call, companion, free_port, start
+from tests.support.daemon import call, companion, new_and_start, start
 
 
 @dataclass
@@ -102,11 +102,8 @@ def play_one(n: int, seed: int, corrupt: bool, stats: Stats, workdir: Path) -> N
     if not config.exists():
         config.write_text("[buttons]\nbounce = 0.0\nundo_hold = 0.1\n[table]\ncontrols_per_minute = 100000\n")
     players = ["Ann", "Ben", "Cy", "Dee"][: rng.randint(1, 4)]
-    subprocess.run(companion("new", "--mock", "--data-dir", str(data), "--players", ",".join(players),
-                             "--seed", str(n)), check=True, capture_output=True)  # fmt: skip
     db, wal = data / "companion.sqlite3", data / "companion.sqlite3-wal"
-    port = free_port()
-    proc = start(data, config, port)
+    port, proc = new_and_start(data, config, ",".join(players), seed=n)
     acked: list[str] = committed(db)
     acked_state: dict[str, Any] | None = None
     acked_wal = wal.stat().st_size if wal.exists() else 0

@@ -1,6 +1,6 @@
 """Soak: many simulated games through the whole mocked daemon with live pages attached.
 
-Run: ``.venv/bin/python -m benchmarks.soak --games 10000 --clients 20 [--json]``
+Run: ``.venv/bin/python -m tests.support.soak --games 10000 --clients 20 [--json]``
 
 The daemon is the real thing: ``companion run --mock`` in its own process (store,
 engine, ring driver, waitress HTTP server), so the memory and threads reported are
@@ -32,7 +32,6 @@ import multiprocessing
 import os
 import random
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,9 +39,9 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from benchmarks.daemon import PIN, companion, free_port, start
 from companion.records.trekking import TREKKING, replay_text
 from companion.store.log import Store
+from tests.support.daemon import PIN, new_and_start
 
 CONFIG = "[buttons]\nbounce = 0.0\nundo_hold = 0.1\n[table]\ncontrols_per_minute = 100000\n"
 
@@ -188,10 +187,7 @@ def soak(
     with tempfile.TemporaryDirectory() as tmp:
         data, config = Path(tmp) / "data", Path(tmp) / "config.toml"
         config.write_text(CONFIG)
-        subprocess.run(companion("new", "--mock", "--data-dir", str(data), "--players", "Ann,Ben"),
-                       check=True, capture_output=True)  # fmt: skip
-        port = free_port()
-        daemon = start(data, config, port)
+        port, daemon = new_and_start(data, config, "Ann,Ben")
         context = multiprocessing.get_context("spawn")
         control, child_end = context.Pipe()
         pages = context.Process(target=pages_process, args=(port, clients, child_end), daemon=True)

@@ -140,6 +140,15 @@ def call(port: int, path: str, body: dict[str, Any] | None = None, timeout: floa
         return result
 
 
+def page_answers(url: str) -> bool:
+    """Whether ``url`` answers 200 now (a page still starting, or gone, does not)."""
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return bool(response.status == 200)
+    except OSError:  # URLError is one
+        return False
+
+
 def companion(*args: str) -> list[str]:
     return [sys.executable, "-m", "companion", *args]
 
@@ -170,6 +179,19 @@ def start(
             time.sleep(0.05)
     proc.kill()
     raise RuntimeError("companion run did not answer")
+
+
+def new_and_start(
+    data: Path, config: Path, players: str, tree: Path | None = None, seed: int | None = None
+) -> tuple[int, subprocess.Popen[bytes]]:
+    """``companion new --mock`` with ``players`` (comma separated) in ``data``, then `start` on a
+    free port: the port and the daemon (``tree``: the code of another checkout)."""
+    env = None if tree is None else {**os.environ, "PYTHONPATH": str(tree)}
+    seeded = ("--seed", str(seed)) if seed is not None else ()
+    subprocess.run(companion("new", "--mock", "--data-dir", str(data), "--players", players, *seeded),
+                   check=True, capture_output=True, cwd=tree, env=env)  # fmt: skip
+    port = free_port()
+    return port, start(data, config, port, tree)
 
 
 def start_daemon(

@@ -39,7 +39,7 @@ HIDDEN: Any = ("hidden",)
 
 def shipped_editions() -> dict[str, Any]:
     """The editions the companion ships, read as plain JSON from its package folder."""
-    folder = Path(__file__).resolve().parent.parent / "companion" / "editions"
+    folder = Path(__file__).resolve().parents[2] / "companion" / "editions"
     return {path.stem: json.loads(path.read_text(encoding="utf-8")) for path in folder.glob("*.json")}
 
 
@@ -188,6 +188,40 @@ class Game:
             raise Rejected("bad_event")
 
     def take(self, event: dict[str, Any]) -> None:
+        card_id, crystals, wild = self.take_shape(event)
+        mover = self.to_move()
+        assert mover is not None
+        if "player" in event and event["player"] not in self.players:
+            raise Rejected("bad_event")
+        if "player" in event and event["player"] != mover:
+            raise Rejected("not_your_turn")
+        person = self.people[mover]
+        if self.itineraries and person["itinerary"] is None:
+            raise Rejected("itinerary_required")
+        hours, gains, position = self.taken(card_id, person)
+        if crystals > person["crystals"]:
+            raise Rejected("too_many_crystals")
+        if crystals and hours - crystals < 1:
+            raise Rejected("cost_below_one")
+        # the watch
+        arrival = person["hour"] + hours - crystals
+        if arrival == 12:
+            person["track"] += 3
+        person["hour"] = min(arrival, 12)
+        person["stacked"] = self.moves
+        self.moves += 1
+        person["crystals"] -= crystals
+        self.gain(person, gains, list(wild))
+        self.file(person, card_id)
+        if position is not None:
+            self.refill(position)
+        # the next turn, or the Day's end
+        if self.to_move() is None or self.stalled():
+            self.end_day()
+
+    @staticmethod
+    def take_shape(event: dict[str, Any]) -> tuple[str, int, list[str]]:
+        """A take's card, crystals and Wild columns, or ``bad_event`` when one is not what it must be."""
         card_id = event.get("card")
         crystals = event.get("crystals", 0)
         wild = event.get("wild", [])
@@ -199,46 +233,28 @@ class Game:
             raise Rejected("bad_event")
         if not isinstance(wild, list) or not all(isinstance(w, str) and w in COLUMNS for w in wild):
             raise Rejected("bad_event")
-        mover = self.to_move()
-        assert mover is not None
-        if "player" in event and event["player"] not in self.players:
-            raise Rejected("bad_event")
-        if "player" in event and event["player"] != mover:
-            raise Rejected("not_your_turn")
-        person = self.people[mover]
-        if self.itineraries and person["itinerary"] is None:
-            raise Rejected("itinerary_required")
+        return card_id, crystals, wild
+
+    def taken(self, card_id: str, person: dict[str, Any]) -> tuple[int, list[str], int | None]:
+        """What taking ``card_id`` costs and gives: its hours, its benefits with the Row slot's, and
+        its Row position (None for the Ancestor), or why it cannot be taken."""
         if card_id == "ancestor":
             ancestor = self.edition.get("ancestor")
             if ancestor is None or self.ancestors_left <= 0:
                 raise Rejected("no_ancestor_left")
             if not person["treks"]:
                 raise Rejected("ancestor_cannot_start_trek")
-            hours, gains, position = ancestor["hours"], list(ancestor.get("gains", [])), None
-        else:
-            if card_id not in self.cards:
-                raise Rejected("unknown_card")
-            if card_id not in self.row:
-                raise Rejected("card_not_available")
-            card = self.cards[card_id]
-            position = self.row.index(card_id)
-            hours = card["hours"]
-            gains = list(card.get("gains", [])) + list(self.edition["slots"][position])
-        if crystals > person["crystals"]:
-            raise Rejected("too_many_crystals")
-        if crystals and hours - crystals < 1:
-            raise Rejected("cost_below_one")
+            return ancestor["hours"], list(ancestor.get("gains", [])), None
+        if card_id not in self.cards:
+            raise Rejected("unknown_card")
+        if card_id not in self.row:
+            raise Rejected("card_not_available")
+        position = self.row.index(card_id)
+        gains = list(self.cards[card_id].get("gains", [])) + list(self.edition["slots"][position])
+        return self.cards[card_id]["hours"], gains, position
 
-        # the watch
-        arrival = person["hour"] + hours - crystals
-        if arrival == 12:
-            person["track"] += 3
-        person["hour"] = min(arrival, 12)
-        person["stacked"] = self.moves
-        self.moves += 1
-        # benefits
-        person["crystals"] -= crystals
-        wilds = list(wild)
+    def gain(self, person: dict[str, Any], gains: list[str], wilds: list[str]) -> None:
+        """The benefits, in order: crystals always, tokens only with an Itinerary."""
         for gain in gains:
             if gain == "crystal":
                 person["crystals"] += 1
@@ -250,27 +266,27 @@ class Game:
                     self.place(person, column)
             else:
                 self.place(person, gain)
-        # the trek
+
+    def file(self, person: dict[str, Any], card_id: str) -> None:
+        """The card into a trek: the last one if it runs later, else a new one."""
         if card_id == "ancestor":
             person["treks"][-1].append("ancestor")
             self.ancestors_left -= 1
+            return
+        year = self.cards[card_id]["year"]
+        if person["treks"] and year > self.trek_year(person["treks"][-1]):
+            person["treks"][-1].append(card_id)
         else:
-            year = self.cards[card_id]["year"]
-            if person["treks"] and year > self.trek_year(person["treks"][-1]):
-                person["treks"][-1].append(card_id)
-            else:
-                person["treks"].append([card_id])
-        # the row: the cards left of the taken one slide right, the deck refills position 0
-        if position is not None:
-            refill = self.deck.pop(0) if self.deck else None
-            if position == 0:
-                self.row[0] = refill
-            else:
-                del self.row[position]
-                self.row.insert(0, refill)
-        # the next turn, or the Day's end
-        if self.to_move() is None or self.stalled():
-            self.end_day()
+            person["treks"].append([card_id])
+
+    def refill(self, position: int) -> None:
+        """The cards left of the taken one slide right, the deck refills position 0."""
+        refill = self.deck.pop(0) if self.deck else None
+        if position == 0:
+            self.row[0] = refill
+        else:
+            del self.row[position]
+            self.row.insert(0, refill)
 
     def trek_year(self, trek: list[str]) -> int:
         """A trek's last year: its last History card's (an Ancestor keeps the year)."""
