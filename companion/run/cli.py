@@ -164,6 +164,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.pin is not None and pin_problem(args.pin):
         return _fail(f"--pin {args.pin!r}: {pin_problem(args.pin)}")
     if args.check:
+        if config.venue.broker:  # [venue] needs paho-mqtt (the venue extra): say what to install
+            from companion.venue.publisher import library_problem
+
+            if (missing := library_problem()) is not None:
+                return _fail(f"{config.source}: {missing}")
         print(f"{config.source}: OK")
         return 0
     mock = _mock(args)
@@ -494,7 +499,10 @@ def cmd_hall(args: argparse.Namespace) -> int:
     from companion.venue.hall import Hall
     from companion.venue.hall_web import create_hall_app
     from companion.venue.league import LeagueBook
+    from companion.venue.publisher import library_problem
 
+    if (missing := library_problem()) is not None:
+        return _fail(missing)
     if not BROKER.match(args.broker):
         return _fail(say("config_value.broker", setting="--broker", value=repr(args.broker)))
     if not TOPIC_WORD.match(args.prefix):

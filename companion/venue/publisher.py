@@ -30,7 +30,7 @@ from typing import Any
 from companion.table.session import Session
 from companion.table.stream import Committed, GameStarted, StreamItem, Subscription
 from companion.util.config import VenueSettings
-from companion.util.wording import say
+from companion.util.wording import CodedError, say
 from companion.venue.discovery import discovery_messages
 from companion.venue.topics import (
     Topics,
@@ -78,12 +78,36 @@ def read_password(settings: VenueSettings) -> str | None:
     return Path(settings.password_file).read_text(encoding="utf-8").splitlines()[0].strip()
 
 
+class VenueLibraryMissing(CodedError, RuntimeError):
+    """paho-mqtt (the ``venue`` extra) is not installed: the sentence says what to install."""
+
+
+def mqtt_library() -> tuple[Any, Any]:
+    """paho's client module and its callback API enum, imported now (only a table or hall with a
+    venue needs them); `VenueLibraryMissing` when the ``venue`` extra is not installed."""
+    try:
+        from paho.mqtt import client as mqtt
+        from paho.mqtt.enums import CallbackAPIVersion
+    except ImportError:
+        raise VenueLibraryMissing("venue_library_missing") from None
+    return mqtt, CallbackAPIVersion
+
+
+def library_problem() -> str | None:
+    """The sentence saying what to install when paho-mqtt is missing, else None (`run --check`,
+    `companion hall`)."""
+    try:
+        mqtt_library()
+    except VenueLibraryMissing as exc:
+        return str(exc)
+    return None
+
+
 def make_client(settings: VenueSettings, client_id: str, clean: bool = True) -> Any:
     """A paho client with the settings' credentials and TLS (raises OSError for an unreadable
-    password or CA file, ValueError for a CA file that is no certificate)."""
-    from paho.mqtt import client as mqtt  # lazily: only a table or hall with a venue needs it
-    from paho.mqtt.enums import CallbackAPIVersion
-
+    password or CA file, ValueError for a CA file that is no certificate, `VenueLibraryMissing`
+    without the venue extra)."""
+    mqtt, CallbackAPIVersion = mqtt_library()
     client = mqtt.Client(
         CallbackAPIVersion.VERSION2,
         client_id=client_id,
@@ -106,6 +130,8 @@ def probe(settings: VenueSettings, timeout: float = 5.0) -> tuple[str, dict[str,
     table, else why not (a catalogue code and its params)."""
     host, port, _ = broker_address(settings.broker)
     answer: list[Any] = []
+    if library_problem() is not None:
+        return "venue_library_missing", {}
     try:
         client = make_client(settings, f"{settings.topic_prefix}-doctor-{time.monotonic_ns()}")
         client.on_connect = lambda _c, _u, _f, reason, _p: answer.append(reason)
@@ -267,6 +293,9 @@ class VenuePublisher:
         host, port, _ = broker_address(self.settings.broker)
         try:
             client = make_client(self.settings, f"{self.settings.topic_prefix}-table-{self.table}")
+        except VenueLibraryMissing:  # the game goes on; the page and the console say what to install
+            self._set_reach(False, "venue_library_missing")
+            client = None
         except (OSError, ValueError, IndexError) as exc:
             self._set_reach(False, "venue_credentials", broker=self.settings.broker, error=str(exc))
             client = None
