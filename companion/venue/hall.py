@@ -41,7 +41,7 @@ from companion.table.commit import game_result
 from companion.util.config import VenueSettings
 from companion.util.wording import say
 from companion.venue.league import FinishedGame, finished_games
-from companion.venue.topics import MAX_PAYLOAD, encode, parse_topic, stored_message
+from companion.venue.topics import MAX_PAYLOAD, encode, parse_topic, read_json, stored_message
 
 #: Events of one game waiting for a gap to fill (or for the setup), at most.
 MAX_WAITING = 2000
@@ -173,10 +173,7 @@ class Hall:
             return
         if where.kind in ("stored", "tag"):  # the hall's own acknowledgement; Home Assistant's tag scans
             return
-        try:
-            message = json.loads(payload)
-        except ValueError:
-            message = None
+        message = read_json(payload)  # bounded: deep nesting is no RecursionError here
         if not isinstance(message, dict):
             self.problem("hall_bad_message", table=where.table, kind=where.kind)
             return
@@ -414,8 +411,15 @@ class Hall:
                     if game.result is None:
                         self.acknowledge(game)
 
-        client.on_connect = on_connect
-        client.on_message = lambda client, userdata, message: self.handle(
+        def on_connect_guarded(*args: Any) -> None:  # paho's thread must outlive any surprise
+            try:
+                on_connect(*args)
+            except Exception as exc:
+                self.log(say("venue_callback_failed", error=f"{type(exc).__name__}: {exc}"[:300]))
+
+        client.suppress_exceptions = True
+        client.on_connect = on_connect_guarded
+        client.on_message = lambda client, userdata, message: self.handle(  # never raises
             message.topic, bytes(message.payload)
         )
         self.client = client  # before the first connection: its callback acknowledges through it

@@ -46,6 +46,10 @@ from companion.venue.topics import (
 CURSOR = "venue"
 #: The state is published at most this often (seconds): about 5 a second.
 STATE_EVERY = 0.2
+#: A message handed to paho and not acknowledged this long (seconds) while "connected": the
+#: link is dead (a broker that stopped answering, a network thread that stopped), and the
+#: page says so rather than "connected" while the outbox grows.
+STALL_AFTER = 30.0
 
 
 @dataclass
@@ -60,6 +64,8 @@ class Message:
     acked: bool = False
     #: Sent again because the hall lacks it: its acknowledgement does not move the table's place.
     again: bool = False
+    #: When it was handed to paho on this connection (monotonic; 0: not yet).
+    sent_at: float = 0.0
 
 
 @dataclass
@@ -158,11 +164,13 @@ class VenuePublisher:
         session: Session,
         log: Callable[[str], None],
         retry_max: int = 5,
+        stall_after: float = STALL_AFTER,
     ) -> None:
         self.settings = settings
         self.session = session
         self.log = log
         self.retry_max = retry_max
+        self.stall_after = stall_after
         self.table = session.stream.table
         self.topics = Topics(settings.topic_prefix, self.table)
         self.reach = Reachability()
@@ -245,6 +253,18 @@ class VenuePublisher:
             else:
                 self.log(say(problem, **params))
 
+    def _guarded(self, callback: Callable[..., None]) -> Callable[..., None]:
+        """``callback`` for paho's network thread: whatever a message holds, the thread goes on
+        (an exception there would end it, and the table would stop publishing unseen)."""
+
+        def guarded(*args: Any) -> None:
+            try:
+                callback(*args)
+            except Exception as exc:
+                self.log(say("venue_callback_failed", error=f"{type(exc).__name__}: {exc}"[:300]))
+
+        return guarded
+
     def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if reason.is_failure:
             self._set_reach(False, "venue_refused", broker=self.settings.broker, reason=str(reason))
@@ -302,11 +322,12 @@ class VenuePublisher:
         if client is not None:
             client.will_set(self.topics.status, b"offline", qos=1, retain=True)
             client.reconnect_delay_set(1, self.retry_max)
-            client.on_connect = self._on_connect
-            client.on_disconnect = self._on_disconnect
-            client.on_connect_fail = self._on_connect_fail
-            client.on_publish = self._on_publish
-            client.on_message = self._on_message
+            client.suppress_exceptions = True  # paho's own guard, beside ours
+            client.on_connect = self._guarded(self._on_connect)
+            client.on_disconnect = self._guarded(self._on_disconnect)
+            client.on_connect_fail = self._guarded(self._on_connect_fail)
+            client.on_publish = self._guarded(self._on_publish)
+            client.on_message = self._guarded(self._on_message)
             client.connect_async(host, port, keepalive=30)
             client.loop_start()
             self.client = client
@@ -328,12 +349,20 @@ class VenuePublisher:
                 connected = self.reach.connected and self.client is not None
                 batch = self._outbox[self._sent :] if connected else []
                 self._sent += len(batch)
+                now = time.monotonic()
+                for message in batch:
+                    message.sent_at = now
+                oldest = self._outbox[0].sent_at if self._outbox and self._sent else 0.0
+                stalled = connected and oldest and now - oldest > self.stall_after
                 state = connected and self._state_due and time.monotonic() - self._state_at >= STATE_EVERY
                 if state:
                     self._state_due, self._state_at = False, time.monotonic()
                 discovery = connected and self._discovery_due
                 self._discovery_due = self._discovery_due and not discovery
                 behind, self._behind = self._behind, {}
+            if stalled:
+                self._set_reach(False, "venue_stalled", broker=self.settings.broker,
+                                seconds=round(self.stall_after))  # fmt: skip
             self._acknowledge(acks)
             for game, (seq, setup) in behind.items():
                 self._send_again(game, seq, setup)
@@ -368,6 +397,8 @@ class VenuePublisher:
                 self._early.add(mid)
             else:
                 message.acked = True
+        if mids and self.reach.problem == "venue_stalled":  # the broker answers again
+            self._set_reach(True)
         place = None
         with self._cond:
             while self._outbox and self._outbox[0].acked:

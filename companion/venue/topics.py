@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from companion.table.stream import GameFinished, GameStarted
+from companion.util import json_bounds
 
 #: The largest message the hall reads; an event is well under 1 KB, a state a few KB.
 MAX_PAYLOAD = 64 * 1024
@@ -115,16 +116,23 @@ def stored_message(table: str, game: int, seq: int, setup: bool = True) -> dict[
 
 def read_stored(payload: bytes) -> tuple[int, bool] | None:
     """(seq, setup) of a hall's acknowledgement, or None when the payload is none."""
-    try:
-        message = json.loads(payload)
-    except ValueError:
-        return None
+    message = read_json(payload)
     if not isinstance(message, dict):
         return None
     seq, setup = message.get("seq"), message.get("setup", True)
     if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0 or not isinstance(setup, bool):
         return None
     return seq, setup
+
+
+def read_json(payload: bytes) -> Any:
+    """The JSON value of a message, within `companion.util.json_bounds`'s depth and number
+    bounds, or None: ~1 KB of nested brackets would otherwise raise RecursionError in the
+    thread that reads it (paho's network thread, which would end)."""
+    try:
+        return json_bounds.parse(payload)
+    except json_bounds.BadJson:
+        return None
 
 
 def encode(message: Any) -> bytes:
