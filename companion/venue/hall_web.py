@@ -14,6 +14,7 @@ import io
 from html import escape
 from typing import Any
 
+from companion.editions import defuse
 from companion.table.access import Access
 from companion.util.wording import say
 from companion.venue.hall import Hall
@@ -63,8 +64,9 @@ def results_csv(view: dict[str, Any]) -> str:
         for rank, player in enumerate(result.get("players", []), start=1):
             name = player.get("name")
             winner = name in result.get("winners", [])
-            writer.writerow([entry["table"], entry["game"], entry["at"], name, player.get("total"), rank,
-                             int(winner)])  # fmt: skip
+            # a name as typed at the table: one a spreadsheet would run as a formula gets a quote
+            cells = [defuse(entry["table"]), entry["game"], defuse(str(entry["at"])), defuse(str(name))]
+            writer.writerow([*cells, player.get("total"), rank, int(winner)])
     return out.getvalue()
 
 

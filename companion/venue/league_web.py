@@ -16,6 +16,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
+from companion.editions import defuse
 from companion.table.access import Access
 from companion.util.wording import CodedError, say
 from companion.venue.hall import Hall
@@ -162,9 +163,11 @@ def league_csv(view: dict[str, Any]) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["season", "place", *COLUMNS, "spellings"])
-    season = (view["season"] or {}).get("name", "")
+    season = defuse((view["season"] or {}).get("name", ""))
     for place, row in enumerate(view["players"], start=1):
-        writer.writerow([season, place, *(row[c] for c in COLUMNS), " | ".join(row["spellings"])])
+        # names and seasons as typed: a cell a spreadsheet would run as a formula gets a quote
+        figures = [defuse(row[c]) if isinstance(row[c], str) else row[c] for c in COLUMNS]
+        writer.writerow([season, place, *figures, defuse(" | ".join(row["spellings"]))])
     return out.getvalue()
 
 
