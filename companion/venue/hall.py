@@ -56,7 +56,7 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     tbl TEXT NOT NULL, game INTEGER NOT NULL, seq INTEGER NOT NULL, sum TEXT NOT NULL,
     setup TEXT NOT NULL, at TEXT NOT NULL, finished INTEGER NOT NULL DEFAULT 0,
-    result TEXT, PRIMARY KEY (tbl, game)
+    result TEXT, assisted INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tbl, game)
 )
 """
 
@@ -79,6 +79,8 @@ class Game:
     #: Events in the game's store (its board holds them): after a power cut it may be one
     #: ahead of the index, and that event, sent again, is then only checked, not stored twice.
     rows: int = 0
+    #: The table says the coach gave advice in it (its result message): counted, not rated.
+    assisted: bool = False
 
 
 @dataclass
@@ -123,12 +125,21 @@ class Hall:
         self.index.execute("PRAGMA journal_mode=WAL")
         self.index.execute("PRAGMA synchronous=FULL")
         self.index.execute(_SCHEMA)
-        for row in self.index.execute("SELECT tbl, game, seq, sum, setup, at, finished, result FROM games"):
+        columns = {row[1] for row in self.index.execute("PRAGMA table_info(games)")}
+        if "assisted" not in columns:  # an index from before the league knew assisted games
+            self.index.execute("ALTER TABLE games ADD COLUMN assisted INTEGER NOT NULL DEFAULT 0")
+        rows = self.index.execute(
+            "SELECT tbl, game, seq, sum, setup, at, finished, result, assisted FROM games"
+        )
+        for row in rows:
             game = Game(row[0], row[1], json.loads(row[4]), row[5], row[2], row[3])
             game.result = json.loads(row[7]) if row[7] else None
+            game.assisted = bool(row[8])
             self.games[(game.table, game.game)] = game
             self.live.setdefault(game.table, Live())
         self.client: Any = None
+        #: Whether the coach spoke in a game whose setup has not come yet (its result came first).
+        self.early_assisted: dict[tuple[str, int], bool] = {}
         #: The finished games replayed for the league, and the hall's version they are of.
         self._league: tuple[tuple[int, int], list[FinishedGame]] | None = None
 
@@ -191,6 +202,21 @@ class Hall:
             game = self.games.get((where.table, where.game))
             if game is not None and isinstance(message.get("result"), dict):
                 game.claimed = message["result"]
+            if isinstance(message.get("assisted"), bool):
+                self._assisted(where.table, where.game, game, message["assisted"])
+
+    def _assisted(self, table: str, number: int, game: Game | None, assisted: bool) -> None:
+        """Keep whether the coach gave advice in a game (the league rates it or not)."""
+        if game is None:
+            if len(self.early_assisted) < MAX_WAITING:
+                self.early_assisted[(table, number)] = assisted
+            return
+        if game.assisted != assisted:
+            game.assisted = assisted
+            self.index.execute("UPDATE games SET assisted = ? WHERE tbl = ? AND game = ?",
+                               (int(assisted), table, number))  # fmt: skip
+            self.index.commit()
+            self._league = None
 
     def _setup(self, table: str, number: int, message: dict[str, Any]) -> None:
         key = (table, number)
@@ -217,9 +243,11 @@ class Hall:
         at = str(message.get("at", ""))
         game = Game(table, number, setup, at, 0, chain, store, None if kept else board)
         self.games[key] = game
+        game.assisted = self.early_assisted.pop(key, False)
         self.index.execute(
-            "INSERT OR REPLACE INTO games (tbl, game, seq, sum, setup, at) VALUES (?, ?, 0, ?, ?, ?)",
-            (table, number, chain, json.dumps(setup), game.at),
+            "INSERT OR REPLACE INTO games (tbl, game, seq, sum, setup, at, assisted)"
+            " VALUES (?, ?, 0, ?, ?, ?, ?)",
+            (table, number, chain, json.dumps(setup), game.at, int(game.assisted)),
         )
         self.index.commit()
         early = self.early.pop(key, {})
@@ -385,7 +413,8 @@ class Hall:
                 return self._league[1]
             boards = [(g.table, g.game, g.at, self._board(g)) for g in self.games.values()
                       if g.result is not None]  # fmt: skip
-            games = finished_games(boards)
+            assisted = {(g.table, g.game) for g in self.games.values() if g.assisted}
+            games = finished_games(boards, assisted)
             self._league = (version, games)
             return games
 

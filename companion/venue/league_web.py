@@ -138,7 +138,8 @@ def league_routes(
     @app.post("/league/merge")
     def merge() -> Any:
         form = request.form
-        return hosted(lambda: book.merge(form.get("alias", ""), form.get("into", ""), known()))
+        return hosted(lambda: book.merge(form.get("alias", ""), form.get("into", ""), known(),
+                                         hall.league_games()))  # fmt: skip
 
     @app.post("/league/unmerge")
     def unmerge() -> Any:
@@ -219,7 +220,9 @@ def render_league(
         f'<a href="/league.csv?{urlencode(season_q)}">{w("league_csv")}</a></nav>',
         f'<p class="error" role="alert">{w(error.code, **error.params)}</p>' if error else "",
         f"<p>{w('league_seasons')}: {' · '.join(links)}</p>",
-        f"<h2>{title}</h2><p>{w('league_games', count=view['games'])}</p>{table}",
+        f"<h2>{title}</h2><p>{w('league_games', count=view['games'])}"
+        + (f" {w('league_assisted', n=view['assisted'])}" if view["assisted"] else "")
+        + f"</p>{table}",
         f"<p><small>{w('league_rating_note')}</small></p>",
     ]
     if hosting:
@@ -245,7 +248,9 @@ def host_forms(view: dict[str, Any], lang: str, session: Any, season: str | None
         f'<option value="{escape(p["key"])}">{escape(p["name"])}</option>' for p in view["everyone"]
     )
     merges = "".join(
-        f"<li>{escape(m['alias'])} → {escape(m['name'])} <form method=post action=/league/unmerge "
+        f"<li>{escape(m['alias'])} → {escape(m['name'])} "
+        + ("" if m["applied"] else f"<strong>{w('league_merge_not_applied')}</strong> ")
+        + "<form method=post action=/league/unmerge "
         f'style="display:inline">{hidden}<input type=hidden name=alias value="{escape(m["alias"])}">'
         f"<button>{w('league_unmerge')}</button></form></li>"
         for m in view["merges"]

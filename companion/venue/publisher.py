@@ -224,7 +224,9 @@ class VenuePublisher:
             return Message(
                 self.topics.game(item.game, "setup"), encode(setup_message(item)), True, again=again
             )
-        return Message(self.topics.game(item.game, "result"), encode(result_message(item)), True, again=again)
+        assisted = item.game in self.session.store.assisted()  # the coach spoke in it
+        result = encode(result_message(item, assisted))
+        return Message(self.topics.game(item.game, "result"), result, True, again=again)
 
     def tag_scanned(self, seen: str) -> None:
         """A tag reached the reader: with ``home_assistant`` and ``tag_scans``, tell Home

@@ -103,9 +103,12 @@ def setup_message(item: GameStarted) -> dict[str, Any]:
             "setup": item.setup, "sum": item.sum}  # fmt: skip
 
 
-def result_message(item: GameFinished) -> dict[str, Any]:
-    """The retained result: the final standings after event ``seq``."""
-    return {"table": item.table, "game": item.game, "seq": item.seq, "result": item.result}
+def result_message(item: GameFinished, assisted: bool = False) -> dict[str, Any]:
+    """The retained result: the final standings after event ``seq``, and whether the coach
+    gave advice in the game (``assisted``: kept beside the game in the table's store, not in
+    its events; the league rates it no more than the table's own history does)."""
+    return {"table": item.table, "game": item.game, "seq": item.seq, "result": item.result,
+            "assisted": assisted}  # fmt: skip
 
 
 def stored_message(table: str, game: int, seq: int, setup: bool = True) -> dict[str, Any]:
