@@ -497,7 +497,7 @@ def cmd_hall(args: argparse.Namespace) -> int:
     from companion.table.access import Access, table_pin
     from companion.util.config import BROKER, TOPIC_WORD, VenueSettings
     from companion.venue.hall import Hall
-    from companion.venue.hall_web import create_hall_app
+    from companion.venue.hall_web import create_hall_app, hall_server
     from companion.venue.league import LeagueBook
     from companion.venue.publisher import library_problem
 
@@ -528,9 +528,7 @@ def cmd_hall(args: argparse.Namespace) -> int:
         hall.connect(settings)
     except (OSError, ValueError, IndexError) as exc:
         return _fail(say("venue_credentials", broker=args.broker, error=str(exc)))
-    from waitress import create_server
-
-    server = create_server(create_hall_app(hall, access, book), host=args.host, port=args.port, threads=4)
+    server = hall_server(create_hall_app(hall, access, book), args.host, args.port)
 
     def stop(*_: object) -> None:
         raise KeyboardInterrupt

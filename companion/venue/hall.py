@@ -27,7 +27,7 @@ import socket
 import sqlite3
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -40,7 +40,7 @@ from companion.store.log import Store, event_sum
 from companion.table.commit import game_result
 from companion.util.config import VenueSettings
 from companion.util.wording import say
-from companion.venue.league import FinishedGame, finished_games
+from companion.venue.league import FinishedGame, ordered_games, past_of
 from companion.venue.topics import MAX_PAYLOAD, encode, parse_topic, read_json, stored_message
 
 #: Events of one game waiting for a gap to fill (or for the setup), at most.
@@ -51,6 +51,11 @@ MAX_TABLES = 500
 RUNNING_LONG = 3 * 3600
 #: Problems kept for the page.
 MAX_PROBLEMS = 200
+#: Games whose store is open and board in memory, at most: the ones most recently stored
+#: into (a venue plays one game per table at a time). Each store holds 4 descriptors, and a
+#: hall that kept every game's open ended after ~250 games (issue 36): a game that comes back
+#: is opened and replayed again. A finished game keeps only its result and replay (`past`).
+HOT_GAMES = 64
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -81,6 +86,9 @@ class Game:
     rows: int = 0
     #: The table says the coach gave advice in it (its result message): counted, not rated.
     assisted: bool = False
+    #: A finished game's replay for the league (`companion.venue.league.past_of`), kept instead
+    #: of its board: a few KB, where the board and store were hundreds.
+    past: Any = None
 
 
 @dataclass
@@ -132,12 +140,15 @@ class Hall:
             "SELECT tbl, game, seq, sum, setup, at, finished, result, assisted FROM games"
         )
         for row in rows:
-            game = Game(row[0], row[1], json.loads(row[4]), row[5], row[2], row[3])
+            setup = {} if row[6] else json.loads(row[4])  # a finished game's setup stays on disk
+            game = Game(row[0], row[1], setup, row[5], row[2], row[3])
             game.result = json.loads(row[7]) if row[7] else None
             game.assisted = bool(row[8])
             self.games[(game.table, game.game)] = game
             self.live.setdefault(game.table, Live())
         self.client: Any = None
+        #: The games whose store is open or board in memory, least recently used first.
+        self._hot: OrderedDict[tuple[str, int], Game] = OrderedDict()
         #: Whether the coach spoke in a game whose setup has not come yet (its result came first).
         self.early_assisted: dict[tuple[str, int], bool] = {}
         #: The finished games replayed for the league, and the hall's version they are of.
@@ -183,6 +194,10 @@ class Hall:
             live.online = payload == b"online"
             return
         if where.kind in ("stored", "tag"):  # the hall's own acknowledgement; Home Assistant's tag scans
+            return
+        if not payload and where.kind in ("setup", "result", "state"):  # a retained message cleared
+            if where.kind == "setup":
+                self._setup_cleared(where.table, where.game)
             return
         message = read_json(payload)  # bounded: deep nesting is no RecursionError here
         if not isinstance(message, dict):
@@ -243,6 +258,7 @@ class Hall:
         at = str(message.get("at", ""))
         game = Game(table, number, setup, at, 0, chain, store, None if kept else board)
         self.games[key] = game
+        self._touch(game)
         game.assisted = self.early_assisted.pop(key, False)
         self.index.execute(
             "INSERT OR REPLACE INTO games (tbl, game, seq, sum, setup, at, assisted)"
@@ -335,7 +351,11 @@ class Hall:
         self.index.commit()
         self.counts["stored"] += 1
         if finished:
+            game.past = past_of(board, game.at)
             self.acknowledge(game)
+            self._cool(game)  # a finished game keeps its result and replay, not its store or board
+        else:
+            game.past = None  # an undo reopened it
         if self.on_stored is not None:
             self.on_stored(game.table, game.game, seq)
         return True
@@ -351,37 +371,89 @@ class Hall:
         topic = f"{self.prefix}/{table}/games/{number}/stored"
         client.publish(topic, encode(stored_message(table, number, seq, setup)), qos=1, retain=True)
 
+    def _setup_cleared(self, table: str, number: int) -> None:
+        """The table cleared its retained setup: it read that the hall stored the finished game
+        whole. The hall's acknowledgement of it is then no news to anyone: cleared too, so the
+        broker keeps nothing of a finished game (5,000 games would be 15,000 retained messages)."""
+        game = self.games.get((table, number))
+        if game is not None and game.result is not None and self.client is not None:
+            self.client.publish(f"{self.prefix}/{table}/games/{number}/stored", b"", qos=1, retain=True)
+
+    def _touch(self, game: Game) -> None:
+        """``game`` is in use: the most recent of the hot games; the least recent beyond
+        `HOT_GAMES` is closed (its store) and forgotten (its board, rebuilt when it comes back)."""
+        key = (game.table, game.game)
+        self._hot[key] = game
+        self._hot.move_to_end(key)
+        while len(self._hot) > HOT_GAMES:
+            _, cold = self._hot.popitem(last=False)
+            self._close(cold)
+
+    def _cool(self, game: Game) -> None:
+        self._hot.pop((game.table, game.game), None)
+        self._close(game)
+
+    @staticmethod
+    def _close(game: Game) -> None:
+        if game.store is not None:
+            game.store.close()
+            game.store = None
+        game.board = None
+        if game.result is not None:
+            game.setup = {}  # kept in the index and the game's store; a finished game needs neither
+
     def _open(self, game: Game) -> Store:
         if game.store is None:
             game.store = Store(self.folder / "games" / game.table / str(game.game), TREKKING)
+        self._touch(game)
         return game.store
 
     def _board(self, game: Game) -> Board:
-        """The game's board as stored (rebuilt from its store after a restart of the hall)."""
+        """The game's board as stored (rebuilt from its store after a restart of the hall, or
+        once it was cooled)."""
         if game.board is None:
             stored = self._open(game).load(1)
             board = Board(stored.setup)
             for event in stored.events:
                 board.push(event)
             game.board, game.rows = board, len(stored.rows)
+        self._touch(game)
         return game.board
+
+    def _past(self, game: Game) -> Any:
+        """A finished game's replay, from its store once after a restart of the hall."""
+        if game.past is None:
+            hot = (game.table, game.game) in self._hot
+            game.past = past_of(self._board(game), game.at)
+            if not hot:
+                self._cool(game)
+        return game.past
 
     # --- what the page shows ------------------------------------------------------------------
 
     def record(self, table: str, number: int) -> str:
         """The game as the hall keeps it, as ``companion export`` writes a record."""
         with self.lock:
-            return self._open(self.games[(table, number)]).export(1)
+            game = self.games[(table, number)]
+            hot = (table, number) in self._hot
+            try:
+                return self._open(game).export(1)
+            finally:
+                if not hot:
+                    self._cool(game)
 
     def view(self) -> dict[str, Any]:
         """Tables live, finished games, standings across tables and problems (``/api/hall``)."""
         with self.lock:
             now = datetime.now(UTC)
             tables = []
+            current_of: dict[str, Game] = {}  # each table's newest game still playing, in one pass
+            for g in self.games.values():
+                if g.result is None and (g.table not in current_of or g.game > current_of[g.table].game):
+                    current_of[g.table] = g
             for name in sorted(self.live):
                 live = self.live[name]
-                playing = [g for g in self.games.values() if g.table == name and g.result is None]
-                current = max(playing, key=lambda g: g.game, default=None)
+                current = current_of.get(name)
                 state = live.state or {}
                 long = False
                 if current is not None and current.at:
@@ -411,10 +483,9 @@ class Hall:
             version = (self.counts["stored"], len(self.games))  # a finished game changes by a store
             if self._league is not None and self._league[0] == version:
                 return self._league[1]
-            boards = [(g.table, g.game, g.at, self._board(g)) for g in self.games.values()
-                      if g.result is not None]  # fmt: skip
-            assisted = {(g.table, g.game) for g in self.games.values() if g.assisted}
-            games = finished_games(boards, assisted)
+            pasts = [(g.table, g.game, g.at, self._past(g), g.assisted) for g in list(self.games.values())
+                     if g.result is not None]  # fmt: skip
+            games = ordered_games(pasts)
             self._league = (version, games)
             return games
 
@@ -463,9 +534,8 @@ class Hall:
             self.client = None
         with self.lock:
             for game in self.games.values():
-                if game.store is not None:
-                    game.store.close()
-                    game.store = None
+                self._close(game)
+            self._hot.clear()
             self.index.close()
 
 

@@ -54,6 +54,14 @@ def create_hall_app(hall: Hall, access: Access | None = None, book: LeagueBook |
     return app
 
 
+def hall_server(app: Any, host: str, port: int) -> Any:
+    """The hall's waitress server: ``poll()``, not ``select()``, so a descriptor numbered past
+    1023 (a hall with many games, a busy venue) is served rather than the end of the hall."""
+    from waitress import create_server
+
+    return create_server(app, host=host, port=port, threads=4, asyncore_use_poll=True)
+
+
 def results_csv(view: dict[str, Any]) -> str:
     """One row per player of each finished game: table, game, started, player, points, rank, winner."""
     out = io.StringIO()

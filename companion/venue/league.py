@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -157,23 +157,33 @@ class LeagueBook:
         self.store.close()
 
 
+def past_of(board: Any, at: str) -> PastGame | None:
+    """A finished game's replay as a table's history replays its own (numbered later, by
+    `ordered_games`), or None: not finished, or a setup time that is none (a table that sent
+    no time cannot be placed in a season)."""
+    try:
+        started = datetime.fromisoformat(at)
+    except ValueError:
+        return None
+    return replayed_game(0, board, started, None)
+
+
+def ordered_games(pasts: list[tuple[str, int, str, PastGame | None, bool]]) -> list[FinishedGame]:
+    """The hall's finished games (table, game, setup time, replay, assisted), oldest first,
+    numbered 1, 2, ... in that order (a replay of None is left out)."""
+    games: list[FinishedGame] = []
+    for table, game, at, past, assisted in sorted(pasts, key=lambda p: (p[2], p[0], p[1])):
+        if past is not None:
+            games.append(FinishedGame(table, game, at, replace(past, id=len(games) + 1), assisted))
+    return games
+
+
 def finished_games(
     boards: list[tuple[str, int, str, Any]], assisted: Collection[tuple[str, int]] = ()
 ) -> list[FinishedGame]:
-    """The hall's finished games (table, game, setup time, its board), oldest first, each
-    replayed as a table's history replays its own; numbered 1, 2, ... in that order.
-    ``assisted``: the (table, game) in which the coach gave advice."""
-    ordered = sorted(boards, key=lambda b: (b[2], b[0], b[1]))
-    games: list[FinishedGame] = []
-    for table, game, at, board in ordered:
-        try:
-            started = datetime.fromisoformat(at)
-        except ValueError:
-            continue  # a table that sent no time for its setup: it cannot be placed in a season
-        past = replayed_game(len(games) + 1, board, started, None)
-        if past is not None:
-            games.append(FinishedGame(table, game, at, past, (table, game) in assisted))
-    return games
+    """The finished games (table, game, setup time, its board), oldest first, each replayed
+    as a table's history replays its own; ``assisted``: the (table, game) the coach advised in."""
+    return ordered_games([(t, g, at, past_of(b, at), (t, g) in assisted) for t, g, at, b in boards])
 
 
 def league_view(games: list[FinishedGame], book: LeagueBook, season: Season | None) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from companion.table.session import Session
-from companion.table.stream import Committed, GameStarted, StreamItem, Subscription
+from companion.table.stream import Committed, GameFinished, GameStarted, StreamItem, Subscription
 from companion.util.config import VenueSettings
 from companion.util.wording import CodedError, say
 from companion.venue.discovery import discovery_messages
@@ -189,6 +189,8 @@ class VenuePublisher:
         self._discovery_due = settings.home_assistant
         #: The hall's places told since the last round: game -> (last seq stored, has its setup).
         self._behind: dict[int, tuple[int, bool]] = {}
+        #: Finished games the hall stored whole whose retained setup and result this run cleared.
+        self._cleared: set[int] = set()
         self._stopping = False
         self._thread = threading.Thread(target=self._run, name="venue", daemon=True)
 
@@ -434,6 +436,12 @@ class VenuePublisher:
                 and not (isinstance(item, Committed) and (item.seq <= seq or (game, item.seq) in waiting))
             ]
             if setup and not any(m.seq for m in again):  # the hall lacks nothing: a result alone is no news
+                whole = any(isinstance(i, GameFinished) and i.game == game and i.seq <= seq for i in items)
+                if whole and game not in self._cleared:  # the broker need not keep the game's setup
+                    self._cleared.add(game)  # and result for anyone any more (issue 36: 5,000 games)
+                    self._outbox.extend(Message(self.topics.game(game, kind), b"", True, again=True)
+                                        for kind in ("setup", "result"))  # fmt: skip
+                    self._cond.notify_all()
                 return
             self._outbox.extend(again)
             self._cond.notify_all()
