@@ -56,6 +56,12 @@ MAX_PROBLEMS = 200
 #: hall that kept every game's open ended after ~250 games (issue 36): a game that comes back
 #: is opened and replayed again. A finished game keeps only its result and replay (`past`).
 HOT_GAMES = 64
+#: Games of one table the hall checks at once against the table's last committed game (a table
+#: claiming game 10^9 does not make the hall ask 10^9 times).
+MAX_CATCH_UP = 2000
+#: A game the hall lacks events of is asked for again at most this often (seconds), and only
+#: when nothing of it was stored for as long: events on their way are not asked for twice.
+ASK_EVERY = 5.0
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
@@ -86,6 +92,9 @@ class Game:
     rows: int = 0
     #: The table says the coach gave advice in it (its result message): counted, not rated.
     assisted: bool = False
+    #: When the hall last stored an event of it, and last asked the table for it (monotonic).
+    heard: float = 0.0
+    asked: float = 0.0
     #: A finished game's replay for the league (`companion.venue.league.past_of`), kept instead
     #: of its board: a few KB, where the board and store were hundreds.
     past: Any = None
@@ -98,6 +107,10 @@ class Live:
     online: bool = False
     state: dict[str, Any] | None = None
     seen: float = 0.0
+    #: Its games up to this number were checked against what the hall holds (on this connection).
+    checked: int = 0
+    #: When the hall last asked it for its last committed game's setup (monotonic).
+    asked: float = 0.0
 
 
 def _now() -> str:
@@ -205,6 +218,7 @@ class Hall:
             return
         if where.kind == "state":
             live.state = message
+            self._catch_up(where.table, live, message.get("committed"))
             return
         if message.get("table") != where.table or message.get("game") != where.game:
             self.problem("hall_bad_message", table=where.table, kind=where.kind)
@@ -341,6 +355,7 @@ class Hall:
             self._open(game).write_events(1, seq, [parsed], board.finished)
             game.rows = seq
         game.seq, game.sum = seq, message["sum"]
+        game.heard = time.monotonic()
         finished = board.finished
         game.result = game_result(board) if finished else None
         self.index.execute(
@@ -370,6 +385,38 @@ class Hall:
             return
         topic = f"{self.prefix}/{table}/games/{number}/stored"
         client.publish(topic, encode(stored_message(table, number, seq, setup)), qos=1, retain=True)
+
+    def _catch_up(self, table: str, live: Live, committed: Any) -> None:
+        """The table's last committed (game, seq), from its state: ask it for every game and
+        event the hall lacks up to there, whatever the broker lost (a game begun and ended
+        while the hall was away, then the broker killed: nothing else would ever tell of it)."""
+        if not isinstance(committed, dict):
+            return
+        last, seq = committed.get("game"), committed.get("seq")
+        if not (isinstance(last, int) and isinstance(seq, int) and 0 < last < 10**9 and 0 <= seq < 10**9):
+            return
+        now = time.monotonic()
+        for number in range(max(live.checked + 1, last - MAX_CATCH_UP), last):  # games before the last
+            game = self.games.get((table, number))
+            if game is None:
+                if (table, number) not in self.early:
+                    self.send_stored(table, number, 0, setup=False)
+            elif game.result is None:  # a table that sends nothing after this place has no more
+                self._ask(game, now)
+        live.checked = max(live.checked, last - 1)
+        game = self.games.get((table, last))
+        if game is None:
+            if (table, last) not in self.early and now - live.asked >= ASK_EVERY:
+                live.asked = now
+                self.send_stored(table, last, 0, setup=False)
+        elif game.seq < seq and now - game.heard >= ASK_EVERY:
+            self._ask(game, now)
+
+    def _ask(self, game: Game, now: float) -> None:
+        """Tell the table where ``game`` stands, at most every `ASK_EVERY` seconds."""
+        if now - game.asked >= ASK_EVERY:
+            game.asked = now
+            self.acknowledge(game)
 
     def _setup_cleared(self, table: str, number: int) -> None:
         """The table cleared its retained setup: it read that the hall stored the finished game
@@ -510,6 +557,8 @@ class Hall:
                 for game in self.games.values():
                     if game.result is None:
                         self.acknowledge(game)
+                for live in self.live.values():  # each table's state says again what it has
+                    live.checked = 0
 
         def on_connect_guarded(*args: Any) -> None:  # paho's thread must outlive any surprise
             try:

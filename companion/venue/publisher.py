@@ -27,8 +27,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from companion.store.log import StoreError
 from companion.table.session import Session
-from companion.table.stream import Committed, GameFinished, GameStarted, StreamItem, Subscription
+from companion.table.stream import Committed, GameFinished, GameStarted, StreamItem, Subscription, committed
 from companion.util.config import VenueSettings
 from companion.util.wording import CodedError, say
 from companion.venue.discovery import discovery_messages
@@ -191,6 +192,9 @@ class VenuePublisher:
         self._behind: dict[int, tuple[int, bool]] = {}
         #: Finished games the hall stored whole whose retained setup and result this run cleared.
         self._cleared: set[int] = set()
+        #: The table's last committed (game, seq), told in its retained state: the hall asks for
+        #: every game and event it lacks from it, whatever the broker lost (issue 36 item 2).
+        self.committed = (0, 0)
         self._stopping = False
         self._thread = threading.Thread(target=self._run, name="venue", daemon=True)
 
@@ -216,6 +220,9 @@ class VenuePublisher:
         message = self._message(item)
         with self._cond:
             self._outbox.append(message)
+            if isinstance(item, Committed | GameStarted):
+                self.committed = max(self.committed, (item.game, getattr(item, "seq", 0)))
+                self._state_due = True  # the state tells the hall the table's new place
             self._cond.notify_all()
 
     def _message(self, item: StreamItem, again: bool = False) -> Message:
@@ -335,8 +342,11 @@ class VenuePublisher:
             client.connect_async(host, port, keepalive=30)
             client.loop_start()
             self.client = client
-        self._thread.start()
         store = self.session.store
+        for game, _created, _finished, count in store.games():  # newest first: the last committed
+            self.committed = (int(game), int(count))
+            break
+        self._thread.start()
         self.session.listen(self.changed)
         self.session.on_table.append(self.changed)
         self.subscription = self.session.subscribe(
@@ -421,9 +431,12 @@ class VenuePublisher:
         """The hall stored ``game`` up to ``seq`` (``setup`` False: not even its setup): queue
         again, from the store, what the table has of it after that and no longer holds in its
         outbox (the broker acknowledged it, then lost it). Nothing when the hall is not behind."""
-        stream = self.session.stream
         try:
-            items = stream.stored_after(game - 1, 2**62) if not setup else stream.stored_after(game, seq)
+            items = [i for i in self._items_of(game) if not (setup and isinstance(i, GameStarted))]
+        except StoreError as exc:
+            if exc.code != "store_no_game":  # a game this table never had: nothing to send
+                self.log(say("venue_again_unread", game=game, error=str(exc)))
+            return
         except Exception as exc:  # the store cannot be read now: the next acknowledgement asks again
             self.log(say("venue_again_unread", game=game, error=str(exc)))
             return
@@ -446,9 +459,23 @@ class VenuePublisher:
             self._outbox.extend(again)
             self._cond.notify_all()
 
+    def _items_of(self, game: int) -> list[StreamItem]:
+        """Game ``game`` as the stream tells it (its start, events and result), from the store:
+        one game read, however many the table played since (the hall may ask for an old one)."""
+        stream, store = self.session.stream, self.session.store
+        stored = store.load(game)
+        items: list[StreamItem] = [GameStarted(self.table, game, stored.created, store.codec.format,
+                                               stored.setup_json, stored.sum)]  # fmt: skip
+        items += [committed(self.table, row) for row in stored.rows]
+        if stored.finished and (result := stream.result(stored)) is not None:
+            items.append(GameFinished(self.table, game, len(stored.rows), result))
+        return items
+
     def _publish_state(self) -> None:
         try:
-            state = {**self.session.table.state_json(), "table": self.table}
+            game, seq = self.committed
+            state = {**self.session.table.state_json(), "table": self.table,
+                     "committed": {"game": game, "seq": seq}}  # fmt: skip
         except Exception:  # the table is between games: the next change publishes it
             return
         self.client.publish(self.topics.state, encode(state), qos=1, retain=True)
