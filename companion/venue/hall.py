@@ -23,6 +23,7 @@ and when a game ends. A table that reads a place behind its own sends again from
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 import sqlite3
 import threading
@@ -67,7 +68,8 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     tbl TEXT NOT NULL, game INTEGER NOT NULL, seq INTEGER NOT NULL, sum TEXT NOT NULL,
     setup TEXT NOT NULL, at TEXT NOT NULL, finished INTEGER NOT NULL DEFAULT 0,
-    result TEXT, assisted INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (tbl, game)
+    result TEXT, assisted INTEGER NOT NULL DEFAULT 0, start TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (tbl, game)
 )
 """
 
@@ -92,6 +94,9 @@ class Game:
     rows: int = 0
     #: The table says the coach gave advice in it (its result message): counted, not rated.
     assisted: bool = False
+    #: Where its checksum chain starts (its setup's ``sum``): another setup for the same
+    #: (table, game) with another start competes with it (a forged one, a reinstalled table).
+    start: str = ""
     #: When the hall last stored an event of it, and last asked the table for it (monotonic).
     heard: float = 0.0
     asked: float = 0.0
@@ -149,19 +154,25 @@ class Hall:
         columns = {row[1] for row in self.index.execute("PRAGMA table_info(games)")}
         if "assisted" not in columns:  # an index from before the league knew assisted games
             self.index.execute("ALTER TABLE games ADD COLUMN assisted INTEGER NOT NULL DEFAULT 0")
+        if "start" not in columns:  # an index from before competing setups were told apart
+            self.index.execute("ALTER TABLE games ADD COLUMN start TEXT NOT NULL DEFAULT ''")
         rows = self.index.execute(
-            "SELECT tbl, game, seq, sum, setup, at, finished, result, assisted FROM games"
+            "SELECT tbl, game, seq, sum, setup, at, finished, result, assisted, start FROM games"
         )
         for row in rows:
             setup = {} if row[6] else json.loads(row[4])  # a finished game's setup stays on disk
             game = Game(row[0], row[1], setup, row[5], row[2], row[3])
             game.result = json.loads(row[7]) if row[7] else None
             game.assisted = bool(row[8])
+            game.start = row[9]
             self.games[(game.table, game.game)] = game
             self.live.setdefault(game.table, Live())
         self.client: Any = None
         #: The games whose store is open or board in memory, least recently used first.
         self._hot: OrderedDict[tuple[str, int], Game] = OrderedDict()
+        #: A second setup for a (table, game) the hall holds with another chain: it wins once an
+        #: event follows its chain (`_contend`), as a reinstalled table's first game does.
+        self.contenders: dict[tuple[str, int], dict[str, Any]] = {}
         #: Whether the coach spoke in a game whose setup has not come yet (its result came first).
         self.early_assisted: dict[tuple[str, int], bool] = {}
         #: The finished games replayed for the league, and the hall's version they are of.
@@ -249,8 +260,13 @@ class Hall:
 
     def _setup(self, table: str, number: int, message: dict[str, Any]) -> None:
         key = (table, number)
-        if key in self.games:
-            return  # retained: told again on every subscription
+        if key in self.games:  # retained: told again on every subscription; or a competing one
+            held = self.games[key]
+            fresh = key not in self.contenders and len(self.contenders) < MAX_TABLES
+            if fresh and not self._same_start(held, message):
+                self.contenders[key] = message
+                self.problem("hall_competing_setup", table=table, game=number)
+            return
         setup, chain = message.get("setup"), message.get("sum")
         if (
             message.get("format") != TREKKING.format
@@ -270,14 +286,14 @@ class Hall:
         if not kept:
             store.new_game(setup, {"table": table, "game": number})
         at = str(message.get("at", ""))
-        game = Game(table, number, setup, at, 0, chain, store, None if kept else board)
+        game = Game(table, number, setup, at, 0, chain, store, None if kept else board, start=chain)
         self.games[key] = game
         self._touch(game)
         game.assisted = self.early_assisted.pop(key, False)
         self.index.execute(
-            "INSERT OR REPLACE INTO games (tbl, game, seq, sum, setup, at, assisted)"
-            " VALUES (?, ?, 0, ?, ?, ?, ?)",
-            (table, number, chain, json.dumps(setup), game.at, int(game.assisted)),
+            "INSERT OR REPLACE INTO games (tbl, game, seq, sum, setup, at, assisted, start)"
+            " VALUES (?, ?, 0, ?, ?, ?, ?, ?)",
+            (table, number, chain, json.dumps(setup), game.at, int(game.assisted), chain),
         )
         self.index.commit()
         early = self.early.pop(key, {})
@@ -302,6 +318,8 @@ class Hall:
         ):
             self.problem("hall_bad_message", table=table, kind="events")
             return
+        if (table, number) in self.contenders and self._contend(table, number, message):
+            self.problem("hall_new_epoch", table=table, game=number)
         game = self.games.get((table, number))
         if game is None:  # its setup has not come yet: keep it a while, and ask the table for it
             early = self.early.setdefault((table, number), {})
@@ -314,14 +332,55 @@ class Hall:
             self.counts["duplicates"] += 1
             return
         if seq > game.seq + 1:
-            if not game.waiting:  # the table sends again from the hall's place
+            now = time.monotonic()
+            if not game.waiting and now - game.asked >= ASK_EVERY:  # the table sends again from here
                 self.problem("hall_gap", table=table, game=number, after=game.seq, seq=seq)
-                self.acknowledge(game)
+                self._ask(game, now)  # at most every ASK_EVERY s: a chain it refuses is no loop
             if len(game.waiting) < MAX_WAITING:
                 game.waiting[seq] = message
             return
         game.waiting[seq] = message
         self._drain(game)
+
+    def _same_start(self, held: Game, message: dict[str, Any]) -> bool:
+        """Is ``message`` the setup ``held`` started from (its chain's start, else its setup)?"""
+        if held.start:
+            return bool(message.get("sum") == held.start)
+        row = self.index.execute(
+            "SELECT setup FROM games WHERE tbl = ? AND game = ?", (held.table, held.game)
+        ).fetchone()
+        return row is not None and json.loads(row[0]) == message.get("setup")
+
+    def _contend(self, table: str, number: int, message: dict[str, Any]) -> bool:
+        """An event for a (table, game) with a competing setup: if it is the first event of the
+        competitor's chain, the competitor is that table's game now (the events decide, not
+        the order setups came in). The game held before is dropped when it has no event (a
+        forged setup), else kept apart as the table's earlier epoch (``<table>~<chain>``: a
+        reinstalled table reusing game numbers), its record and league entry intact."""
+        contender = self.contenders[(table, number)]
+        if message["seq"] != 1:
+            return False
+        text = json.dumps(message["event"])
+        if event_sum(str(contender.get("sum")), number, 1, text, message["at"]) != message["sum"]:
+            return False
+        del self.contenders[(table, number)]
+        held = self.games.pop((table, number))
+        self._cool(held)
+        folder = self.folder / "games" / table / str(number)
+        if held.seq == 0 and held.rows == 0:
+            shutil.rmtree(folder, ignore_errors=True)
+            self.index.execute("DELETE FROM games WHERE tbl = ? AND game = ?", (table, number))
+        else:
+            epoch = f"{table}~{(held.start or held.sum)[:8]}"
+            (self.folder / "games" / epoch).mkdir(parents=True, exist_ok=True)
+            folder.rename(self.folder / "games" / epoch / str(number))
+            self.index.execute("UPDATE games SET tbl = ? WHERE tbl = ? AND game = ?", (epoch, table, number))
+            held.table = epoch
+            self.games[(epoch, number)] = held
+        self.index.commit()
+        self._league = None
+        self._setup(table, number, contender)
+        return True
 
     def _drain(self, game: Game) -> None:
         """Store every waiting event that follows the last stored one, in order."""
@@ -338,6 +397,10 @@ class Hall:
         text = json.dumps(event)
         if event_sum(game.sum, game.game, seq, text, message["at"]) != message["sum"]:
             self.problem("hall_bad_sum", table=game.table, game=game.game, seq=seq)
+            now = time.monotonic()
+            if game.seq == 0 and now - game.asked >= ASK_EVERY:  # perhaps a setup not the table's:
+                game.asked = now  # ask for its own (it competes, and its events decide)
+                self.send_stored(game.table, game.game, 0, setup=False)
             return False
         try:
             parsed = TREKKING.event_from_json(event)
