@@ -187,7 +187,7 @@ class VenuePublisher:
         self._early: set[int] = set()
         self._state_due = True
         self._state_at = 0.0
-        self._discovery_due = settings.home_assistant
+        self._discovery_due = True  # the configs, or their removal once home_assistant is off
         #: The hall's places told since the last round: game -> (last seq stored, has its setup).
         self._behind: dict[int, tuple[int, bool]] = {}
         #: Finished games the hall stored whole whose retained setup and result this run cleared.
@@ -288,7 +288,7 @@ class VenuePublisher:
         with self._cond:
             self._sent = 0  # what was not acknowledged goes again, in order
             self._state_due = True
-            self._discovery_due = self.settings.home_assistant
+            self._discovery_due = True
             self._cond.notify_all()
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
