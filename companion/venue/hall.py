@@ -557,16 +557,17 @@ class Hall:
         with self.lock:
             now = datetime.now(UTC)
             tables = []
-            current_of: dict[str, Game] = {}  # each table's newest game still playing, in one pass
+            current_of: dict[str, Game] = {}  # each table's newest game, playing or not, in one pass
             for g in self.games.values():
-                if g.result is None and (g.table not in current_of or g.game > current_of[g.table].game):
+                if g.table not in current_of or g.game > current_of[g.table].game:
                     current_of[g.table] = g
             for name in sorted(self.live):
                 live = self.live[name]
                 current = current_of.get(name)
                 state = live.state or {}
                 long = False
-                if current is not None and current.at:
+                over = current is not None and current.result is not None
+                if current is not None and current.at and not over:
                     try:
                         long = (now - datetime.fromisoformat(current.at)).total_seconds() > RUNNING_LONG
                     except ValueError:
@@ -575,7 +576,7 @@ class Hall:
                     "table": name, "online": live.online, "game": current.game if current else None,
                     "players": [{"name": p.get("name"), "total": p.get("total")} for p in
                                 state.get("players", []) if isinstance(p, dict)][:8],
-                    "turn": state.get("turn"), "day": state.get("day"), "finished": state.get("finished"),
+                    "turn": state.get("turn"), "day": state.get("day"), "finished": over,
                     "running_long": long, "events": current.seq if current else 0,
                 })  # fmt: skip
             finished = [
