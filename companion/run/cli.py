@@ -486,6 +486,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     hall.add_argument(
         "--pin", help="the league host's PIN, 4 to 8 digits (default: drawn once, kept in DIR/pin)"
     )
+    hall.add_argument("--enrol", metavar="TABLE", help="give TABLE its key (printed once) and exit")
     hall.set_defaults(func=cmd_hall)
     return parser
 
@@ -510,6 +511,13 @@ def cmd_hall(args: argparse.Namespace) -> int:
     if not 1 <= args.port <= 65535:
         return _fail(say("config_value.port", setting="--port", value=args.port))
     folder = Path(args.data_dir) if args.data_dir else data_dir(args) / "hall"
+    if args.enrol:  # a key per table, given once: the hall keeps only what enrolled tables sign
+        from companion.venue.enrolment import enrol
+
+        if not TOPIC_WORD.match(args.enrol):
+            return _fail(say("config_value.topic", setting="--enrol", value=repr(args.enrol)))
+        print(say("hall_enrolled", table=args.enrol, key=enrol(folder, args.enrol)), flush=True)
+        return 0
     tables = {t.strip() for t in args.tables.split(",") if t.strip()} if args.tables else None
     settings = VenueSettings(broker=args.broker, username=args.username, password_file=args.password_file,
                              ca_file=args.ca_file, topic_prefix=args.prefix)  # fmt: skip

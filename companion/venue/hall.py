@@ -41,8 +41,9 @@ from companion.store.log import Store, event_sum
 from companion.table.commit import game_result
 from companion.util.config import VenueSettings
 from companion.util.wording import say
+from companion.venue.enrolment import enrolled_keys
 from companion.venue.league import FinishedGame, ordered_games, past_of
-from companion.venue.topics import MAX_PAYLOAD, encode, parse_topic, read_json, stored_message
+from companion.venue.topics import MAX_PAYLOAD, encode, parse_topic, read_json, signed_by, stored_message
 
 #: Events of one game waiting for a gap to fill (or for the setup), at most.
 MAX_WAITING = 2000
@@ -136,6 +137,8 @@ class Hall:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.prefix = prefix
         self.allowed = tables
+        #: Enrolled tables' keys (`companion.venue.enrolment`): with any, only what they sign counts.
+        self.keys = enrolled_keys(self.folder)
         self.log = log
         self.lock = threading.RLock()
         self.games: dict[tuple[str, int], Game] = {}
@@ -207,6 +210,9 @@ class Hall:
         if self.allowed is not None and where.table not in self.allowed:
             self.problem("hall_unknown_table", table=where.table)
             return
+        if self.keys and where.table not in self.keys:  # only enrolled tables count, and only they
+            self.problem("hall_not_enrolled", table=where.table)
+            return
         if where.table not in self.live:
             if len(self.live) >= MAX_TABLES:
                 self.problem("hall_unknown_table", table=where.table)
@@ -233,6 +239,13 @@ class Hall:
             return
         if message.get("table") != where.table or message.get("game") != where.game:
             self.problem("hall_bad_message", table=where.table, kind=where.kind)
+            return
+        if (
+            self.keys
+            and where.kind in ("setup", "events")
+            and not signed_by(self.keys[where.table], where.kind, message)
+        ):
+            self.problem("hall_unsigned", table=where.table, kind=where.kind)
             return
         if where.kind == "setup":
             self._setup(where.table, where.game, message)

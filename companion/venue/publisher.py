@@ -41,6 +41,7 @@ from companion.venue.topics import (
     read_stored,
     result_message,
     setup_message,
+    signature,
 )
 
 #: The outbox's place in the store (`Store.cursor`).
@@ -110,6 +111,14 @@ def library_problem() -> str | None:
     return None
 
 
+def read_key(settings: VenueSettings) -> bytes | None:
+    """The table's key (``key_file``, hex on its first line), or None without one."""
+    if not settings.key_file:
+        return None
+    text = Path(settings.key_file).read_text(encoding="utf-8").splitlines()[0].strip()
+    return bytes.fromhex(text)
+
+
 def make_client(settings: VenueSettings, client_id: str, clean: bool = True) -> Any:
     """A paho client with the settings' credentials and TLS (raises OSError for an unreadable
     password or CA file, ValueError for a CA file that is no certificate, `VenueLibraryMissing`
@@ -172,6 +181,13 @@ class VenuePublisher:
         self.log = log
         self.retry_max = retry_max
         self.stall_after = stall_after
+        #: The key the hall gave this table (``key_file``): its setups and events are signed.
+        self.key: bytes | None = None
+        self._key_problem = ""
+        try:
+            self.key = read_key(settings)
+        except (OSError, ValueError, IndexError) as exc:  # said at start; nothing unsigned goes out
+            self._key_problem = str(exc)
         self.table = session.stream.table
         self.topics = Topics(settings.topic_prefix, self.table)
         self.reach = Reachability()
@@ -227,15 +243,20 @@ class VenuePublisher:
 
     def _message(self, item: StreamItem, again: bool = False) -> Message:
         if isinstance(item, Committed):
-            return Message(self.topics.game(item.game, "events"), encode(item.to_json()), False,
-                           item.game, item.seq, again=again)  # fmt: skip
-        if isinstance(item, GameStarted):
+            event = encode(self._signed("events", item.to_json()))
             return Message(
-                self.topics.game(item.game, "setup"), encode(setup_message(item)), True, again=again
+                self.topics.game(item.game, "events"), event, False, item.game, item.seq, again=again
             )
+        if isinstance(item, GameStarted):
+            setup = encode(self._signed("setup", setup_message(item)))
+            return Message(self.topics.game(item.game, "setup"), setup, True, again=again)
         assisted = item.game in self.session.store.assisted()  # the coach spoke in it
         result = encode(result_message(item, assisted))
         return Message(self.topics.game(item.game, "result"), result, True, again=again)
+
+    def _signed(self, kind: str, message: dict[str, Any]) -> dict[str, Any]:
+        """``message`` with the table's signature when the hall gave it a key (enrolment)."""
+        return message if self.key is None else {**message, "sig": signature(self.key, kind, message)}
 
     def tag_scanned(self, seen: str) -> None:
         """A tag reached the reader: with ``home_assistant`` and ``tag_scans``, tell Home
@@ -323,6 +344,8 @@ class VenuePublisher:
         """Connect in the background and follow the stream from the table's place in the store."""
         host, port, _ = broker_address(self.settings.broker)
         try:
+            if self._key_problem:  # a hall that enrolled this table would refuse it unsigned
+                raise OSError(self._key_problem)
             client = make_client(self.settings, f"{self.settings.topic_prefix}-table-{self.table}")
         except VenueLibraryMissing:  # the game goes on; the page and the console say what to install
             self._set_reach(False, "venue_library_missing")

@@ -10,6 +10,8 @@ here: both sides import it lazily.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import re
 import socket
@@ -136,6 +138,25 @@ def read_json(payload: bytes) -> Any:
         return json_bounds.parse(payload)
     except json_bounds.BadJson:
         return None
+
+
+def signature(key: bytes, kind: str, message: dict[str, Any]) -> str:
+    """HMAC-SHA256 of what makes a setup or an event the table's: its table, game, and for a
+    setup its setup line and chain start, for an event its seq and checksum (which chains the
+    event's text and time to every event before it). A hall that enrolled the table holds
+    the same key (`companion.venue.enrolment`) and keeps only what it signed."""
+    if kind == "setup":
+        text = json.dumps(["setup", message.get("table"), message.get("game"), message.get("sum"),
+                           message.get("setup")], sort_keys=True, separators=(",", ":"))  # fmt: skip
+    else:
+        text = json.dumps(["event", message.get("table"), message.get("game"), message.get("seq"),
+                           message.get("sum")], separators=(",", ":"))  # fmt: skip
+    return hmac.new(key, text.encode(), hashlib.sha256).hexdigest()
+
+
+def signed_by(key: bytes, kind: str, message: dict[str, Any]) -> bool:
+    given = message.get("sig")
+    return isinstance(given, str) and hmac.compare_digest(given, signature(key, kind, message))
 
 
 def encode(message: Any) -> bytes:

@@ -153,6 +153,11 @@ class Collector:
         with self.lock:
             return [json.loads(p) for t, p, _ in self.messages if t.endswith(suffix)]
 
+    def messages_of(self, prefix: str) -> list[tuple[str, bytes]]:
+        """(topic, payload) of every message whose topic starts with ``prefix``, in order."""
+        with self.lock:
+            return [(t, p) for t, p, _ in self.messages if t.startswith(prefix)]
+
     def configs(self) -> list[tuple[str, Any]]:
         """Home Assistant discovery configs received: (topic, JSON); removals (empty) left out."""
         with self.lock:
