@@ -21,7 +21,9 @@
 #   code      copies the checkout to /opt/trekking-companion;
 #   lgpio     installs lgpio (gpiozero's pin library): a wheel where one fits this Python,
 #             else built against the OS's liblgpio-dev, else built self-contained (PYPI=1);
-#   python    installs the companion with the "pi" extra into /opt/trekking-companion/.venv;
+#   python    installs the companion with the "pi" extra into /opt/trekking-companion/.venv,
+#             and the "venue" extra (paho-mqtt) with --venue or when config.toml has a
+#             [venue] broker (docs/venue.md);
 #   config    writes /etc/trekking-companion/config.toml from the example, unless it exists;
 #   command   installs /usr/local/bin/trekking-companion (sudo trekking-companion pin / doctor);
 #   service   installs and enables trekking-companion.service;
@@ -92,16 +94,18 @@ timed() {
 }
 
 chroot_mode=no
+venue=no
 only=""
 while [[ $# -gt 0 ]]; do
     case $1 in
         --chroot) chroot_mode=yes; shift ;;
+        --venue) venue=yes; shift ;;
         --only)
             [[ $# -ge 2 ]] || die "--only needs a list of steps: ${ALL_STEPS// /,}"
             only=${2//,/ }
             shift 2
             ;;
-        *) die "unknown option $1 (the options are --chroot and --only STEP,STEP)" ;;
+        *) die "unknown option $1 (the options are --chroot, --venue and --only STEP,STEP)" ;;
     esac
 done
 for step in $only; do
@@ -374,7 +378,15 @@ step_python() {
     # a minute each on a Pi Zero 2 W (hardware/README.md lists what and why). pip's own
     # output is kept, timed: each compiled package says how long it took.
     say "  compiling the drivers that have no wheel for this Python: this takes a few minutes"
-    "$VENV/bin/pip" install --progress-bar off "${ROOT}${PREFIX}[pi]" 2>&1 | timed
+    local extras=pi
+    # A table of a venue needs paho-mqtt: --venue, or a [venue] broker in the existing config.
+    if [[ $venue == yes ]] || python3 -c 'import sys, tomllib
+sys.exit(not tomllib.load(open(sys.argv[1], "rb")).get("venue", {}).get("broker"))' \
+        "$ROOT$CONF_DIR/config.toml" 2>/dev/null; then
+        say "  with the venue extra (paho-mqtt, docs/venue.md)"
+        extras=pi,venue
+    fi
+    "$VENV/bin/pip" install --progress-bar off "${ROOT}${PREFIX}[$extras]" 2>&1 | timed
     # mfrc522 depends on RPi.GPIO, but on a 64-bit OS (and on any Pi 5) rpi-lgpio must
     # provide the RPi.GPIO module. Both packages install the same module, so remove
     # RPi.GPIO and reinstall rpi-lgpio on top.

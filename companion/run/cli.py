@@ -164,6 +164,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.pin is not None and pin_problem(args.pin):
         return _fail(f"--pin {args.pin!r}: {pin_problem(args.pin)}")
     if args.check:
+        if config.venue.broker:  # [venue] needs paho-mqtt (the venue extra): say what to install
+            from companion.venue.publisher import library_problem
+
+            if (missing := library_problem()) is not None:
+                return _fail(f"{config.source}: {missing}")
         print(f"{config.source}: OK")
         return 0
     mock = _mock(args)
@@ -481,6 +486,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     hall.add_argument(
         "--pin", help="the league host's PIN, 4 to 8 digits (default: drawn once, kept in DIR/pin)"
     )
+    hall.add_argument("--enrol", metavar="TABLE", help="give TABLE its key (printed once) and exit")
     hall.set_defaults(func=cmd_hall)
     return parser
 
@@ -492,9 +498,12 @@ def cmd_hall(args: argparse.Namespace) -> int:
     from companion.table.access import Access, table_pin
     from companion.util.config import BROKER, TOPIC_WORD, VenueSettings
     from companion.venue.hall import Hall
-    from companion.venue.hall_web import create_hall_app
+    from companion.venue.hall_web import create_hall_app, hall_server
     from companion.venue.league import LeagueBook
+    from companion.venue.publisher import library_problem
 
+    if (missing := library_problem()) is not None:
+        return _fail(missing)
     if not BROKER.match(args.broker):
         return _fail(say("config_value.broker", setting="--broker", value=repr(args.broker)))
     if not TOPIC_WORD.match(args.prefix):
@@ -502,6 +511,13 @@ def cmd_hall(args: argparse.Namespace) -> int:
     if not 1 <= args.port <= 65535:
         return _fail(say("config_value.port", setting="--port", value=args.port))
     folder = Path(args.data_dir) if args.data_dir else data_dir(args) / "hall"
+    if args.enrol:  # a key per table, given once: the hall keeps only what enrolled tables sign
+        from companion.venue.enrolment import enrol
+
+        if not TOPIC_WORD.match(args.enrol):
+            return _fail(say("config_value.topic", setting="--enrol", value=repr(args.enrol)))
+        print(say("hall_enrolled", table=args.enrol, key=enrol(folder, args.enrol)), flush=True)
+        return 0
     tables = {t.strip() for t in args.tables.split(",") if t.strip()} if args.tables else None
     settings = VenueSettings(broker=args.broker, username=args.username, password_file=args.password_file,
                              ca_file=args.ca_file, topic_prefix=args.prefix)  # fmt: skip
@@ -520,9 +536,7 @@ def cmd_hall(args: argparse.Namespace) -> int:
         hall.connect(settings)
     except (OSError, ValueError, IndexError) as exc:
         return _fail(say("venue_credentials", broker=args.broker, error=str(exc)))
-    from waitress import create_server
-
-    server = create_server(create_hall_app(hall, access, book), host=args.host, port=args.port, threads=4)
+    server = hall_server(create_hall_app(hall, access, book), args.host, args.port)
 
     def stop(*_: object) -> None:
         raise KeyboardInterrupt

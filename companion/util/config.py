@@ -158,6 +158,9 @@ class VenueSettings:
     discovery_prefix: str = "homeassistant"
     #: With ``home_assistant``: each tag tap is also a Home Assistant tag scan (MQTT tag scanner).
     tag_scans: bool = False
+    #: A file holding the key the hall gave this table at enrolment (``companion hall --enrol``):
+    #: the table signs its setups and events with it, and a hall that enrols keeps only those.
+    key_file: str = ""
 
 
 @dataclass(frozen=True)

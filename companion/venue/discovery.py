@@ -18,21 +18,43 @@ from typing import Any
 from companion.util.config import VenueSettings
 from companion.venue.topics import Topics, encode
 
-#: (object id, name, template over the state JSON, or None for the status topic itself).
-SENSORS: tuple[tuple[str, str, str | None], ...] = (
-    ("status", "Status", None),
-    ("turn", "Whose turn", "{{ value_json.turn if value_json.turn is not none else '' }}"),
-    ("day", "Day", "{{ value_json.day }}"),
+#: Each sensor: (object id, name, template over the state JSON, its extra config). A template
+#: renders ``None`` when there is nothing to say (no one to move after a game): Home Assistant
+#: shows *unknown* for that payload, not an empty string. The leader is the player ahead (the
+#: winners once the game is over; everyone tied for the lead, joined), never the first seat.
+SENSORS: tuple[tuple[str, str, str, dict[str, str]], ...] = (
+    ("turn", "Whose turn", "{{ value_json.turn if value_json.turn else none }}", {}),
+    ("day", "Day", "{{ value_json.day if value_json.day else none }}", {"state_class": "measurement"}),
     # the Clock's hour of the player to move (each player's hour is in the standings)
     (
         "hour",
         "Hour",
-        "{% for p in value_json.players if p.name == value_json.turn %}{{ p.hour }}{% endfor %}",
+        "{% set p = (value_json.players or []) | selectattr('name', 'eq', value_json.turn) | list %}"
+        "{{ p[0].hour if value_json.turn and p else none }}",
+        {"unit_of_measurement": "h", "state_class": "measurement"},
     ),
-    ("leader", "Leader", "{{ value_json.players[0].name if value_json.players else '' }}"),
-    ("game", "Game", "{{ 'finished' if value_json.finished else 'playing' }}"),
-    ("game_id", "Game number", "{{ value_json.game }}"),
+    (
+        "leader",
+        "Leader",
+        "{% set ps = value_json.players or [] %}"
+        "{% if value_json.finished and value_json.winners %}{{ value_json.winners | join(', ') }}"
+        "{% elif ps %}{% set top = ps | map(attribute='total') | max %}"
+        "{{ ps | selectattr('total', 'eq', top) | map(attribute='name') | join(', ') }}"
+        "{% else %}{{ none }}{% endif %}",
+        {},
+    ),
+    ("game", "Game", "{{ 'finished' if value_json.finished else 'playing' }}", {}),
+    (
+        "game_id",
+        "Game number",
+        "{{ value_json.game if value_json.game else none }}",
+        {"state_class": "total_increasing"},
+    ),
 )
+#: Configs an earlier version announced and this one does not: removed (an empty retained
+#: message) on each connection. "Status" was a sensor whose availability was the status
+#: itself, so it could never show offline: the connectivity binary sensor says it now.
+RETIRED = (("sensor", "status"),)
 
 
 def node_id(topics: Topics) -> str:
@@ -40,8 +62,17 @@ def node_id(topics: Topics) -> str:
     return f"{topics.prefix}_{topics.table}"
 
 
+def config_topic(settings: VenueSettings, topics: Topics, component: str, object_id: str) -> str:
+    return f"{settings.discovery_prefix}/{component}/{node_id(topics)}/{object_id}/config"
+
+
 def discovery_messages(settings: VenueSettings, topics: Topics) -> list[tuple[str, bytes]]:
-    """(topic, retained payload) of every sensor's discovery config."""
+    """(topic, retained payload) of every config to send on a connection: the sensors, the
+    connectivity binary sensor and (``tag_scans``) the tag scanner with ``home_assistant``;
+    an empty payload (Home Assistant removes the entity, the broker forgets the config) for
+    each config the table does not announce: all of them once ``home_assistant`` is off
+    (a table retired from Home Assistant leaves nothing behind), the tag scanner without
+    ``tag_scans``, and those of earlier versions (`RETIRED`)."""
     node = node_id(topics)
     device = {
         "identifiers": [node],
@@ -49,21 +80,33 @@ def discovery_messages(settings: VenueSettings, topics: Topics) -> list[tuple[st
         "manufacturer": "Trekking Companion",
         "model": "Raspberry Pi referee",
     }
-    messages = []
-    for object_id, name, template in SENSORS:
+    announced: list[tuple[str, str, dict[str, Any]]] = []
+    for object_id, name, template, extra in SENSORS:
         config: dict[str, Any] = {
             "name": name,
             "unique_id": f"{node}_{object_id}",
-            "state_topic": topics.status if template is None else topics.state,
+            "state_topic": topics.state,
+            "value_template": template,
             "availability_topic": topics.status,
             "payload_available": "online",
             "payload_not_available": "offline",
             "device": device,
+            **extra,
         }
-        if template is not None:
-            config["value_template"] = template
-        messages.append((f"{settings.discovery_prefix}/sensor/{node}/{object_id}/config", encode(config)))
+        announced.append(("sensor", object_id, config))
+    # the table's link itself: on while it is online, off when it stops or its will is told
+    # (no availability: an entity whose availability is its own state could never show off)
+    connectivity = {"name": "Connected", "unique_id": f"{node}_connected", "state_topic": topics.status,
+                    "payload_on": "online", "payload_off": "offline", "device_class": "connectivity",
+                    "device": device}  # fmt: skip
+    announced.append(("binary_sensor", "connected", connectivity))
+    scanner = ("tag", "reader", {"topic": topics.tag, "device": device})
     if settings.tag_scans:
-        scanner = {"topic": topics.tag, "device": device}
-        messages.append((f"{settings.discovery_prefix}/tag/{node}/reader/config", encode(scanner)))
+        announced.append(scanner)
+    if not settings.home_assistant:
+        announced = []
+    messages = [(config_topic(settings, topics, c, o), encode(config)) for c, o, config in announced]
+    kept = {(c, o) for c, o, _ in announced}
+    every = [("sensor", s[0]) for s in SENSORS] + [("binary_sensor", "connected"), scanner[:2], *RETIRED]
+    messages += [(config_topic(settings, topics, c, o), b"") for c, o in every if (c, o) not in kept]
     return messages

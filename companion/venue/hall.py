@@ -23,11 +23,12 @@ and when a game ends. A table that reads a place behind its own sends again from
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 import sqlite3
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -40,8 +41,9 @@ from companion.store.log import Store, event_sum
 from companion.table.commit import game_result
 from companion.util.config import VenueSettings
 from companion.util.wording import say
-from companion.venue.league import FinishedGame, finished_games
-from companion.venue.topics import MAX_PAYLOAD, encode, parse_topic, stored_message
+from companion.venue.enrolment import enrolled_keys
+from companion.venue.league import FinishedGame, ordered_games, past_of
+from companion.venue.topics import MAX_PAYLOAD, encode, parse_topic, read_json, signed_by, stored_message
 
 #: Events of one game waiting for a gap to fill (or for the setup), at most.
 MAX_WAITING = 2000
@@ -51,12 +53,24 @@ MAX_TABLES = 500
 RUNNING_LONG = 3 * 3600
 #: Problems kept for the page.
 MAX_PROBLEMS = 200
+#: Games whose store is open and board in memory, at most: the ones most recently stored
+#: into (a venue plays one game per table at a time). Each store holds 4 descriptors, and a
+#: hall that kept every game's open ended after ~250 games (issue 36): a game that comes back
+#: is opened and replayed again. A finished game keeps only its result and replay (`past`).
+HOT_GAMES = 64
+#: Games of one table the hall checks at once against the table's last committed game (a table
+#: claiming game 10^9 does not make the hall ask 10^9 times).
+MAX_CATCH_UP = 2000
+#: A game the hall lacks events of is asked for again at most this often (seconds), and only
+#: when nothing of it was stored for as long: events on their way are not asked for twice.
+ASK_EVERY = 5.0
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     tbl TEXT NOT NULL, game INTEGER NOT NULL, seq INTEGER NOT NULL, sum TEXT NOT NULL,
     setup TEXT NOT NULL, at TEXT NOT NULL, finished INTEGER NOT NULL DEFAULT 0,
-    result TEXT, PRIMARY KEY (tbl, game)
+    result TEXT, assisted INTEGER NOT NULL DEFAULT 0, start TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (tbl, game)
 )
 """
 
@@ -79,6 +93,17 @@ class Game:
     #: Events in the game's store (its board holds them): after a power cut it may be one
     #: ahead of the index, and that event, sent again, is then only checked, not stored twice.
     rows: int = 0
+    #: The table says the coach gave advice in it (its result message): counted, not rated.
+    assisted: bool = False
+    #: Where its checksum chain starts (its setup's ``sum``): another setup for the same
+    #: (table, game) with another start competes with it (a forged one, a reinstalled table).
+    start: str = ""
+    #: When the hall last stored an event of it, and last asked the table for it (monotonic).
+    heard: float = 0.0
+    asked: float = 0.0
+    #: A finished game's replay for the league (`companion.venue.league.past_of`), kept instead
+    #: of its board: a few KB, where the board and store were hundreds.
+    past: Any = None
 
 
 @dataclass
@@ -88,6 +113,10 @@ class Live:
     online: bool = False
     state: dict[str, Any] | None = None
     seen: float = 0.0
+    #: Its games up to this number were checked against what the hall holds (on this connection).
+    checked: int = 0
+    #: When the hall last asked it for its last committed game's setup (monotonic).
+    asked: float = 0.0
 
 
 def _now() -> str:
@@ -108,6 +137,8 @@ class Hall:
         self.folder.mkdir(parents=True, exist_ok=True)
         self.prefix = prefix
         self.allowed = tables
+        #: Enrolled tables' keys (`companion.venue.enrolment`): with any, only what they sign counts.
+        self.keys = enrolled_keys(self.folder)
         self.log = log
         self.lock = threading.RLock()
         self.games: dict[tuple[str, int], Game] = {}
@@ -123,12 +154,30 @@ class Hall:
         self.index.execute("PRAGMA journal_mode=WAL")
         self.index.execute("PRAGMA synchronous=FULL")
         self.index.execute(_SCHEMA)
-        for row in self.index.execute("SELECT tbl, game, seq, sum, setup, at, finished, result FROM games"):
-            game = Game(row[0], row[1], json.loads(row[4]), row[5], row[2], row[3])
+        columns = {row[1] for row in self.index.execute("PRAGMA table_info(games)")}
+        if "assisted" not in columns:  # an index from before the league knew assisted games
+            self.index.execute("ALTER TABLE games ADD COLUMN assisted INTEGER NOT NULL DEFAULT 0")
+        if "start" not in columns:  # an index from before competing setups were told apart
+            self.index.execute("ALTER TABLE games ADD COLUMN start TEXT NOT NULL DEFAULT ''")
+        rows = self.index.execute(
+            "SELECT tbl, game, seq, sum, setup, at, finished, result, assisted, start FROM games"
+        )
+        for row in rows:
+            setup = {} if row[6] else json.loads(row[4])  # a finished game's setup stays on disk
+            game = Game(row[0], row[1], setup, row[5], row[2], row[3])
             game.result = json.loads(row[7]) if row[7] else None
+            game.assisted = bool(row[8])
+            game.start = row[9]
             self.games[(game.table, game.game)] = game
             self.live.setdefault(game.table, Live())
         self.client: Any = None
+        #: The games whose store is open or board in memory, least recently used first.
+        self._hot: OrderedDict[tuple[str, int], Game] = OrderedDict()
+        #: A second setup for a (table, game) the hall holds with another chain: it wins once an
+        #: event follows its chain (`_contend`), as a reinstalled table's first game does.
+        self.contenders: dict[tuple[str, int], dict[str, Any]] = {}
+        #: Whether the coach spoke in a game whose setup has not come yet (its result came first).
+        self.early_assisted: dict[tuple[str, int], bool] = {}
         #: The finished games replayed for the league, and the hall's version they are of.
         self._league: tuple[tuple[int, int], list[FinishedGame]] | None = None
 
@@ -161,6 +210,9 @@ class Hall:
         if self.allowed is not None and where.table not in self.allowed:
             self.problem("hall_unknown_table", table=where.table)
             return
+        if self.keys and where.table not in self.keys:  # only enrolled tables count, and only they
+            self.problem("hall_not_enrolled", table=where.table)
+            return
         if where.table not in self.live:
             if len(self.live) >= MAX_TABLES:
                 self.problem("hall_unknown_table", table=where.table)
@@ -173,18 +225,27 @@ class Hall:
             return
         if where.kind in ("stored", "tag"):  # the hall's own acknowledgement; Home Assistant's tag scans
             return
-        try:
-            message = json.loads(payload)
-        except ValueError:
-            message = None
+        if not payload and where.kind in ("setup", "result", "state"):  # a retained message cleared
+            if where.kind == "setup":
+                self._setup_cleared(where.table, where.game)
+            return
+        message = read_json(payload)  # bounded: deep nesting is no RecursionError here
         if not isinstance(message, dict):
             self.problem("hall_bad_message", table=where.table, kind=where.kind)
             return
         if where.kind == "state":
             live.state = message
+            self._catch_up(where.table, live, message.get("committed"))
             return
         if message.get("table") != where.table or message.get("game") != where.game:
             self.problem("hall_bad_message", table=where.table, kind=where.kind)
+            return
+        if (
+            self.keys
+            and where.kind in ("setup", "events")
+            and not signed_by(self.keys[where.table], where.kind, message)
+        ):
+            self.problem("hall_unsigned", table=where.table, kind=where.kind)
             return
         if where.kind == "setup":
             self._setup(where.table, where.game, message)
@@ -194,11 +255,31 @@ class Hall:
             game = self.games.get((where.table, where.game))
             if game is not None and isinstance(message.get("result"), dict):
                 game.claimed = message["result"]
+            if isinstance(message.get("assisted"), bool):
+                self._assisted(where.table, where.game, game, message["assisted"])
+
+    def _assisted(self, table: str, number: int, game: Game | None, assisted: bool) -> None:
+        """Keep whether the coach gave advice in a game (the league rates it or not)."""
+        if game is None:
+            if len(self.early_assisted) < MAX_WAITING:
+                self.early_assisted[(table, number)] = assisted
+            return
+        if game.assisted != assisted:
+            game.assisted = assisted
+            self.index.execute("UPDATE games SET assisted = ? WHERE tbl = ? AND game = ?",
+                               (int(assisted), table, number))  # fmt: skip
+            self.index.commit()
+            self._league = None
 
     def _setup(self, table: str, number: int, message: dict[str, Any]) -> None:
         key = (table, number)
-        if key in self.games:
-            return  # retained: told again on every subscription
+        if key in self.games:  # retained: told again on every subscription; or a competing one
+            held = self.games[key]
+            fresh = key not in self.contenders and len(self.contenders) < MAX_TABLES
+            if fresh and not self._same_start(held, message):
+                self.contenders[key] = message
+                self.problem("hall_competing_setup", table=table, game=number)
+            return
         setup, chain = message.get("setup"), message.get("sum")
         if (
             message.get("format") != TREKKING.format
@@ -218,11 +299,14 @@ class Hall:
         if not kept:
             store.new_game(setup, {"table": table, "game": number})
         at = str(message.get("at", ""))
-        game = Game(table, number, setup, at, 0, chain, store, None if kept else board)
+        game = Game(table, number, setup, at, 0, chain, store, None if kept else board, start=chain)
         self.games[key] = game
+        self._touch(game)
+        game.assisted = self.early_assisted.pop(key, False)
         self.index.execute(
-            "INSERT OR REPLACE INTO games (tbl, game, seq, sum, setup, at) VALUES (?, ?, 0, ?, ?, ?)",
-            (table, number, chain, json.dumps(setup), game.at),
+            "INSERT OR REPLACE INTO games (tbl, game, seq, sum, setup, at, assisted, start)"
+            " VALUES (?, ?, 0, ?, ?, ?, ?, ?)",
+            (table, number, chain, json.dumps(setup), game.at, int(game.assisted), chain),
         )
         self.index.commit()
         early = self.early.pop(key, {})
@@ -247,6 +331,8 @@ class Hall:
         ):
             self.problem("hall_bad_message", table=table, kind="events")
             return
+        if (table, number) in self.contenders and self._contend(table, number, message):
+            self.problem("hall_new_epoch", table=table, game=number)
         game = self.games.get((table, number))
         if game is None:  # its setup has not come yet: keep it a while, and ask the table for it
             early = self.early.setdefault((table, number), {})
@@ -259,14 +345,55 @@ class Hall:
             self.counts["duplicates"] += 1
             return
         if seq > game.seq + 1:
-            if not game.waiting:  # the table sends again from the hall's place
+            now = time.monotonic()
+            if not game.waiting and now - game.asked >= ASK_EVERY:  # the table sends again from here
                 self.problem("hall_gap", table=table, game=number, after=game.seq, seq=seq)
-                self.acknowledge(game)
+                self._ask(game, now)  # at most every ASK_EVERY s: a chain it refuses is no loop
             if len(game.waiting) < MAX_WAITING:
                 game.waiting[seq] = message
             return
         game.waiting[seq] = message
         self._drain(game)
+
+    def _same_start(self, held: Game, message: dict[str, Any]) -> bool:
+        """Is ``message`` the setup ``held`` started from (its chain's start, else its setup)?"""
+        if held.start:
+            return bool(message.get("sum") == held.start)
+        row = self.index.execute(
+            "SELECT setup FROM games WHERE tbl = ? AND game = ?", (held.table, held.game)
+        ).fetchone()
+        return row is not None and json.loads(row[0]) == message.get("setup")
+
+    def _contend(self, table: str, number: int, message: dict[str, Any]) -> bool:
+        """An event for a (table, game) with a competing setup: if it is the first event of the
+        competitor's chain, the competitor is that table's game now (the events decide, not
+        the order setups came in). The game held before is dropped when it has no event (a
+        forged setup), else kept apart as the table's earlier epoch (``<table>~<chain>``: a
+        reinstalled table reusing game numbers), its record and league entry intact."""
+        contender = self.contenders[(table, number)]
+        if message["seq"] != 1:
+            return False
+        text = json.dumps(message["event"])
+        if event_sum(str(contender.get("sum")), number, 1, text, message["at"]) != message["sum"]:
+            return False
+        del self.contenders[(table, number)]
+        held = self.games.pop((table, number))
+        self._cool(held)
+        folder = self.folder / "games" / table / str(number)
+        if held.seq == 0 and held.rows == 0:
+            shutil.rmtree(folder, ignore_errors=True)
+            self.index.execute("DELETE FROM games WHERE tbl = ? AND game = ?", (table, number))
+        else:
+            epoch = f"{table}~{(held.start or held.sum)[:8]}"
+            (self.folder / "games" / epoch).mkdir(parents=True, exist_ok=True)
+            folder.rename(self.folder / "games" / epoch / str(number))
+            self.index.execute("UPDATE games SET tbl = ? WHERE tbl = ? AND game = ?", (epoch, table, number))
+            held.table = epoch
+            self.games[(epoch, number)] = held
+        self.index.commit()
+        self._league = None
+        self._setup(table, number, contender)
+        return True
 
     def _drain(self, game: Game) -> None:
         """Store every waiting event that follows the last stored one, in order."""
@@ -283,6 +410,10 @@ class Hall:
         text = json.dumps(event)
         if event_sum(game.sum, game.game, seq, text, message["at"]) != message["sum"]:
             self.problem("hall_bad_sum", table=game.table, game=game.game, seq=seq)
+            now = time.monotonic()
+            if game.seq == 0 and now - game.asked >= ASK_EVERY:  # perhaps a setup not the table's:
+                game.asked = now  # ask for its own (it competes, and its events decide)
+                self.send_stored(game.table, game.game, 0, setup=False)
             return False
         try:
             parsed = TREKKING.event_from_json(event)
@@ -300,6 +431,7 @@ class Hall:
             self._open(game).write_events(1, seq, [parsed], board.finished)
             game.rows = seq
         game.seq, game.sum = seq, message["sum"]
+        game.heard = time.monotonic()
         finished = board.finished
         game.result = game_result(board) if finished else None
         self.index.execute(
@@ -310,7 +442,11 @@ class Hall:
         self.index.commit()
         self.counts["stored"] += 1
         if finished:
+            game.past = past_of(board, game.at)
             self.acknowledge(game)
+            self._cool(game)  # a finished game keeps its result and replay, not its store or board
+        else:
+            game.past = None  # an undo reopened it
         if self.on_stored is not None:
             self.on_stored(game.table, game.game, seq)
         return True
@@ -326,40 +462,125 @@ class Hall:
         topic = f"{self.prefix}/{table}/games/{number}/stored"
         client.publish(topic, encode(stored_message(table, number, seq, setup)), qos=1, retain=True)
 
+    def _catch_up(self, table: str, live: Live, committed: Any) -> None:
+        """The table's last committed (game, seq), from its state: ask it for every game and
+        event the hall lacks up to there, whatever the broker lost (a game begun and ended
+        while the hall was away, then the broker killed: nothing else would ever tell of it)."""
+        if not isinstance(committed, dict):
+            return
+        last, seq = committed.get("game"), committed.get("seq")
+        if not (isinstance(last, int) and isinstance(seq, int) and 0 < last < 10**9 and 0 <= seq < 10**9):
+            return
+        now = time.monotonic()
+        for number in range(max(live.checked + 1, last - MAX_CATCH_UP), last):  # games before the last
+            game = self.games.get((table, number))
+            if game is None:
+                if (table, number) not in self.early:
+                    self.send_stored(table, number, 0, setup=False)
+            elif game.result is None:  # a table that sends nothing after this place has no more
+                self._ask(game, now)
+        live.checked = max(live.checked, last - 1)
+        game = self.games.get((table, last))
+        if game is None:
+            if (table, last) not in self.early and now - live.asked >= ASK_EVERY:
+                live.asked = now
+                self.send_stored(table, last, 0, setup=False)
+        elif game.seq < seq and now - game.heard >= ASK_EVERY:
+            self._ask(game, now)
+
+    def _ask(self, game: Game, now: float) -> None:
+        """Tell the table where ``game`` stands, at most every `ASK_EVERY` seconds."""
+        if now - game.asked >= ASK_EVERY:
+            game.asked = now
+            self.acknowledge(game)
+
+    def _setup_cleared(self, table: str, number: int) -> None:
+        """The table cleared its retained setup: it read that the hall stored the finished game
+        whole. The hall's acknowledgement of it is then no news to anyone: cleared too, so the
+        broker keeps nothing of a finished game (5,000 games would be 15,000 retained messages)."""
+        game = self.games.get((table, number))
+        if game is not None and game.result is not None and self.client is not None:
+            self.client.publish(f"{self.prefix}/{table}/games/{number}/stored", b"", qos=1, retain=True)
+
+    def _touch(self, game: Game) -> None:
+        """``game`` is in use: the most recent of the hot games; the least recent beyond
+        `HOT_GAMES` is closed (its store) and forgotten (its board, rebuilt when it comes back)."""
+        key = (game.table, game.game)
+        self._hot[key] = game
+        self._hot.move_to_end(key)
+        while len(self._hot) > HOT_GAMES:
+            _, cold = self._hot.popitem(last=False)
+            self._close(cold)
+
+    def _cool(self, game: Game) -> None:
+        self._hot.pop((game.table, game.game), None)
+        self._close(game)
+
+    @staticmethod
+    def _close(game: Game) -> None:
+        if game.store is not None:
+            game.store.close()
+            game.store = None
+        game.board = None
+        if game.result is not None:
+            game.setup = {}  # kept in the index and the game's store; a finished game needs neither
+
     def _open(self, game: Game) -> Store:
         if game.store is None:
             game.store = Store(self.folder / "games" / game.table / str(game.game), TREKKING)
+        self._touch(game)
         return game.store
 
     def _board(self, game: Game) -> Board:
-        """The game's board as stored (rebuilt from its store after a restart of the hall)."""
+        """The game's board as stored (rebuilt from its store after a restart of the hall, or
+        once it was cooled)."""
         if game.board is None:
             stored = self._open(game).load(1)
             board = Board(stored.setup)
             for event in stored.events:
                 board.push(event)
             game.board, game.rows = board, len(stored.rows)
+        self._touch(game)
         return game.board
+
+    def _past(self, game: Game) -> Any:
+        """A finished game's replay, from its store once after a restart of the hall."""
+        if game.past is None:
+            hot = (game.table, game.game) in self._hot
+            game.past = past_of(self._board(game), game.at)
+            if not hot:
+                self._cool(game)
+        return game.past
 
     # --- what the page shows ------------------------------------------------------------------
 
     def record(self, table: str, number: int) -> str:
         """The game as the hall keeps it, as ``companion export`` writes a record."""
         with self.lock:
-            return self._open(self.games[(table, number)]).export(1)
+            game = self.games[(table, number)]
+            hot = (table, number) in self._hot
+            try:
+                return self._open(game).export(1)
+            finally:
+                if not hot:
+                    self._cool(game)
 
     def view(self) -> dict[str, Any]:
         """Tables live, finished games, standings across tables and problems (``/api/hall``)."""
         with self.lock:
             now = datetime.now(UTC)
             tables = []
+            current_of: dict[str, Game] = {}  # each table's newest game, playing or not, in one pass
+            for g in self.games.values():
+                if g.table not in current_of or g.game > current_of[g.table].game:
+                    current_of[g.table] = g
             for name in sorted(self.live):
                 live = self.live[name]
-                playing = [g for g in self.games.values() if g.table == name and g.result is None]
-                current = max(playing, key=lambda g: g.game, default=None)
+                current = current_of.get(name)
                 state = live.state or {}
                 long = False
-                if current is not None and current.at:
+                over = current is not None and current.result is not None
+                if current is not None and current.at and not over:
                     try:
                         long = (now - datetime.fromisoformat(current.at)).total_seconds() > RUNNING_LONG
                     except ValueError:
@@ -368,7 +589,7 @@ class Hall:
                     "table": name, "online": live.online, "game": current.game if current else None,
                     "players": [{"name": p.get("name"), "total": p.get("total")} for p in
                                 state.get("players", []) if isinstance(p, dict)][:8],
-                    "turn": state.get("turn"), "day": state.get("day"), "finished": state.get("finished"),
+                    "turn": state.get("turn"), "day": state.get("day"), "finished": over,
                     "running_long": long, "events": current.seq if current else 0,
                 })  # fmt: skip
             finished = [
@@ -386,9 +607,9 @@ class Hall:
             version = (self.counts["stored"], len(self.games))  # a finished game changes by a store
             if self._league is not None and self._league[0] == version:
                 return self._league[1]
-            boards = [(g.table, g.game, g.at, self._board(g)) for g in self.games.values()
-                      if g.result is not None]  # fmt: skip
-            games = finished_games(boards)
+            pasts = [(g.table, g.game, g.at, self._past(g), g.assisted) for g in list(self.games.values())
+                     if g.result is not None]  # fmt: skip
+            games = ordered_games(pasts)
             self._league = (version, games)
             return games
 
@@ -413,9 +634,18 @@ class Hall:
                 for game in self.games.values():
                     if game.result is None:
                         self.acknowledge(game)
+                for live in self.live.values():  # each table's state says again what it has
+                    live.checked = 0
 
-        client.on_connect = on_connect
-        client.on_message = lambda client, userdata, message: self.handle(
+        def on_connect_guarded(*args: Any) -> None:  # paho's thread must outlive any surprise
+            try:
+                on_connect(*args)
+            except Exception as exc:
+                self.log(say("venue_callback_failed", error=f"{type(exc).__name__}: {exc}"[:300]))
+
+        client.suppress_exceptions = True
+        client.on_connect = on_connect_guarded
+        client.on_message = lambda client, userdata, message: self.handle(  # never raises
             message.topic, bytes(message.payload)
         )
         self.client = client  # before the first connection: its callback acknowledges through it
@@ -430,9 +660,8 @@ class Hall:
             self.client = None
         with self.lock:
             for game in self.games.values():
-                if game.store is not None:
-                    game.store.close()
-                    game.store = None
+                self._close(game)
+            self._hot.clear()
             self.index.close()
 
 

@@ -14,6 +14,7 @@ import io
 from html import escape
 from typing import Any
 
+from companion.editions import defuse
 from companion.table.access import Access
 from companion.util.wording import say
 from companion.venue.hall import Hall
@@ -22,6 +23,15 @@ from companion.venue.league_web import league_routes
 
 #: The page refreshes itself every few seconds (a venue's screen on the wall).
 REFRESH_SECONDS = 5
+#: Finished games the page lists, newest first (``/results.csv`` and ``/api/hall`` have all).
+PAGE_FINISHED = 50
+#: The league page's style: the same look at 360 px, each table scrolling inside its own box.
+STYLE = (
+    "body{font-family:system-ui,sans-serif;margin:0 auto;padding:0 .6rem;max-width:60rem}"
+    ".wide{overflow-x:auto}table{border-collapse:collapse;width:100%}"
+    "th,td{padding:.25rem .4rem;border-bottom:1px solid #ccc;text-align:left;vertical-align:top}"
+    "td{overflow-wrap:anywhere}strong{color:#a00}"
+)
 
 
 def create_hall_app(hall: Hall, access: Access | None = None, book: LeagueBook | None = None) -> Any:
@@ -53,6 +63,14 @@ def create_hall_app(hall: Hall, access: Access | None = None, book: LeagueBook |
     return app
 
 
+def hall_server(app: Any, host: str, port: int) -> Any:
+    """The hall's waitress server: ``poll()``, not ``select()``, so a descriptor numbered past
+    1023 (a hall with many games, a busy venue) is served rather than the end of the hall."""
+    from waitress import create_server
+
+    return create_server(app, host=host, port=port, threads=4, asyncore_use_poll=True)
+
+
 def results_csv(view: dict[str, Any]) -> str:
     """One row per player of each finished game: table, game, started, player, points, rank, winner."""
     out = io.StringIO()
@@ -63,8 +81,9 @@ def results_csv(view: dict[str, Any]) -> str:
         for rank, player in enumerate(result.get("players", []), start=1):
             name = player.get("name")
             winner = name in result.get("winners", [])
-            writer.writerow([entry["table"], entry["game"], entry["at"], name, player.get("total"), rank,
-                             int(winner)])  # fmt: skip
+            # a name as typed at the table: one a spreadsheet would run as a formula gets a quote
+            cells = [defuse(entry["table"]), entry["game"], defuse(str(entry["at"])), defuse(str(name))]
+            writer.writerow([*cells, player.get("total"), rank, int(winner)])
     return out.getvalue()
 
 
@@ -76,7 +95,7 @@ def heads(lang: str, *codes: str) -> list[str]:
 def _table(headers: list[str], rows: list[list[str]]) -> str:
     head = "".join(f"<th>{escape(h)}</th>" for h in headers)
     body = "".join("<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f'<div class="wide"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
 def render(view: dict[str, Any], lang: str = "en") -> str:
@@ -99,7 +118,7 @@ def render(view: dict[str, Any], lang: str = "en") -> str:
         online = w("hall_online") if table["online"] else f"<strong>{w('hall_offline')}</strong>"
         live.append([escape(table["table"]), online, escape(str(table["game"] or "")), doing, scores])
     finished = []
-    for entry in reversed(view["finished"]):
+    for entry in list(reversed(view["finished"]))[:PAGE_FINISHED]:
         result = entry["result"]
         scores = ", ".join(f"{escape(str(p['name']))} {p['total']}" for p in result.get("players", []))
         if not entry["agrees"]:
@@ -115,7 +134,7 @@ def render(view: dict[str, Any], lang: str = "en") -> str:
         f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
         f'<meta http-equiv="refresh" content="{REFRESH_SECONDS}">'
         f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{w('hall_title')}</title></head><body><h1>{w('hall_title')}</h1>"
+        f"<title>{w('hall_title')}</title><style>{STYLE}</style></head><body><h1>{w('hall_title')}</h1>"
         f"<h2>{w('hall_tables')}</h2>"
         + _table(
             [

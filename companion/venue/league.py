@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from companion.records.league import (
     player_key,
     player_stats,
     replayed_game,
+    resolve,
     with_aliases,
 )
 from companion.records.trekking import TREKKING
@@ -65,6 +67,8 @@ class FinishedGame:
     game: int
     at: str
     past: PastGame
+    #: The coach gave advice in it: counted in the figures, not in the ratings (as a table's history).
+    assisted: bool = False
 
 
 def season_from(name: str, start: str, end: str) -> Season:
@@ -126,13 +130,20 @@ class LeagueBook:
     def _save(self, seasons: list[Season]) -> None:
         self.store.set_option("league_seasons", json.dumps([s.to_json() for s in seasons]))
 
-    def merge(self, alias: str, into: str, known: dict[str, str]) -> None:
+    def merge(self, alias: str, into: str, known: dict[str, str], games: Sequence[FinishedGame] = ()) -> None:
         """The player ``alias`` (a key) is ``into`` (a key) from now on; ``known`` maps the
-        league's player keys to their names (a key not in it is refused)."""
+        league's player keys to their names (a key not in it is refused). Two players who sat
+        at one table of ``games`` are two people: refused, saying where (as a table's history)."""
         if alias not in known or into not in known:
             raise LeagueRefused("league_merge_unknown")
         if alias == into:
             raise LeagueRefused("league_merge_same", name=known[alias])
+        holding, _ = holding_merges([g.past for g in games], self.aliases())
+        for game in games:
+            seated = {resolve(p.name, holding) for p in game.past.players}
+            if alias in seated and into in seated:
+                raise LeagueRefused("league_merge_together", name=known[alias], into=known[into],
+                                    table=game.table, game=game.game)  # fmt: skip
         self.store.merge_player(alias, into, known[into])
 
     def unmerge(self, alias: str) -> None:
@@ -146,20 +157,33 @@ class LeagueBook:
         self.store.close()
 
 
-def finished_games(boards: list[tuple[str, int, str, Any]]) -> list[FinishedGame]:
-    """The hall's finished games (table, game, setup time, its board), oldest first, each
-    replayed as a table's history replays its own; numbered 1, 2, ... in that order."""
-    ordered = sorted(boards, key=lambda b: (b[2], b[0], b[1]))
+def past_of(board: Any, at: str) -> PastGame | None:
+    """A finished game's replay as a table's history replays its own (numbered later, by
+    `ordered_games`), or None: not finished, or a setup time that is none (a table that sent
+    no time cannot be placed in a season)."""
+    try:
+        started = datetime.fromisoformat(at)
+    except ValueError:
+        return None
+    return replayed_game(0, board, started, None)
+
+
+def ordered_games(pasts: list[tuple[str, int, str, PastGame | None, bool]]) -> list[FinishedGame]:
+    """The hall's finished games (table, game, setup time, replay, assisted), oldest first,
+    numbered 1, 2, ... in that order (a replay of None is left out)."""
     games: list[FinishedGame] = []
-    for table, game, at, board in ordered:
-        try:
-            started = datetime.fromisoformat(at)
-        except ValueError:
-            continue  # a table that sent no time for its setup: it cannot be placed in a season
-        past = replayed_game(len(games) + 1, board, started, None)
+    for table, game, at, past, assisted in sorted(pasts, key=lambda p: (p[2], p[0], p[1])):
         if past is not None:
-            games.append(FinishedGame(table, game, at, past))
+            games.append(FinishedGame(table, game, at, replace(past, id=len(games) + 1), assisted))
     return games
+
+
+def finished_games(
+    boards: list[tuple[str, int, str, Any]], assisted: Collection[tuple[str, int]] = ()
+) -> list[FinishedGame]:
+    """The finished games (table, game, setup time, its board), oldest first, each replayed
+    as a table's history replays its own; ``assisted``: the (table, game) the coach advised in."""
+    return ordered_games([(t, g, at, past_of(b, at), (t, g) in assisted) for t, g, at, b in boards])
 
 
 def league_view(games: list[FinishedGame], book: LeagueBook, season: Season | None) -> dict[str, Any]:
@@ -168,15 +192,22 @@ def league_view(games: list[FinishedGame], book: LeagueBook, season: Season | No
     aliases, undone = holding_merges([g.past for g in games], book.aliases())
     keyed = [with_aliases(g.past, aliases) for g in games]
     chosen = [g for g in keyed if season is None or season.holds(g.started)]
-    players = [player_row(s) for s in player_stats(chosen, aliases)]
+    # as a table's history: a game the coach advised in counts in the figures, not the ratings
+    unrated = {g.past.id for g in games if g.assisted}
+    players = [player_row(s) for s in player_stats(chosen, aliases, unrated)]
     everyone = sorted(display_names(keyed, aliases).items(), key=lambda kv: kv[1].casefold())
     return {
         "season": None if season is None else season.to_json(),
         "seasons": [s.to_json() for s in book.seasons()],
         "games": len(chosen),
+        "assisted": len(unrated & {g.id for g in chosen}),
         "players": players,
         "everyone": [{"key": key, "name": name} for key, name in everyone],
-        "merges": [{"alias": a, "into": p, "name": n} for a, (p, n) in sorted(book.aliases().items())],
+        # a merge two seats of one game contradict is kept (the host may undo it) but not applied
+        "merges": [
+            {"alias": a, "into": p, "name": n, "applied": a not in undone}
+            for a, (p, n) in sorted(book.aliases().items())
+        ],
         "undone": undone,
     }
 

@@ -16,6 +16,7 @@ from html import escape
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
+from companion.editions import defuse
 from companion.table.access import Access
 from companion.util.wording import CodedError, say
 from companion.venue.hall import Hall
@@ -137,7 +138,8 @@ def league_routes(  # noqa: C901 (each route is a small closure; mccabe adds the
     @app.post("/league/merge")
     def merge() -> Any:
         form = request.form
-        return hosted(lambda: book.merge(form.get("alias", ""), form.get("into", ""), known()))
+        return hosted(lambda: book.merge(form.get("alias", ""), form.get("into", ""), known(),
+                                         hall.league_games()))  # fmt: skip
 
     @app.post("/league/unmerge")
     def unmerge() -> Any:
@@ -162,9 +164,11 @@ def league_csv(view: dict[str, Any]) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(["season", "place", *COLUMNS, "spellings"])
-    season = (view["season"] or {}).get("name", "")
+    season = defuse((view["season"] or {}).get("name", ""))
     for place, row in enumerate(view["players"], start=1):
-        writer.writerow([season, place, *(row[c] for c in COLUMNS), " | ".join(row["spellings"])])
+        # names and seasons as typed: a cell a spreadsheet would run as a formula gets a quote
+        figures = [defuse(row[c]) if isinstance(row[c], str) else row[c] for c in COLUMNS]
+        writer.writerow([season, place, *figures, defuse(" | ".join(row["spellings"]))])
     return out.getvalue()
 
 
@@ -216,7 +220,9 @@ def render_league(
         f'<a href="/league.csv?{urlencode(season_q)}">{w("league_csv")}</a></nav>',
         f'<p class="error" role="alert">{w(error.code, **error.params)}</p>' if error else "",
         f"<p>{w('league_seasons')}: {' · '.join(links)}</p>",
-        f"<h2>{title}</h2><p>{w('league_games', count=view['games'])}</p>{table}",
+        f"<h2>{title}</h2><p>{w('league_games', count=view['games'])}"
+        + (f" {w('league_assisted', n=view['assisted'])}" if view["assisted"] else "")
+        + f"</p>{table}",
         f"<p><small>{w('league_rating_note')}</small></p>",
     ]
     if hosting:
@@ -242,7 +248,9 @@ def host_forms(view: dict[str, Any], lang: str, session: Any, season: str | None
         f'<option value="{escape(p["key"])}">{escape(p["name"])}</option>' for p in view["everyone"]
     )
     merges = "".join(
-        f"<li>{escape(m['alias'])} → {escape(m['name'])} <form method=post action=/league/unmerge "
+        f"<li>{escape(m['alias'])} → {escape(m['name'])} "
+        + ("" if m["applied"] else f"<strong>{w('league_merge_not_applied')}</strong> ")
+        + "<form method=post action=/league/unmerge "
         f'style="display:inline">{hidden}<input type=hidden name=alias value="{escape(m["alias"])}">'
         f"<button>{w('league_unmerge')}</button></form></li>"
         for m in view["merges"]

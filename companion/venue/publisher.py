@@ -27,10 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from companion.store.log import StoreError
 from companion.table.session import Session
-from companion.table.stream import Committed, GameStarted, StreamItem, Subscription
+from companion.table.stream import Committed, GameFinished, GameStarted, StreamItem, Subscription, committed
 from companion.util.config import VenueSettings
-from companion.util.wording import say
+from companion.util.wording import CodedError, say
 from companion.venue.discovery import discovery_messages
 from companion.venue.topics import (
     Topics,
@@ -40,12 +41,17 @@ from companion.venue.topics import (
     read_stored,
     result_message,
     setup_message,
+    signature,
 )
 
 #: The outbox's place in the store (`Store.cursor`).
 CURSOR = "venue"
 #: The state is published at most this often (seconds): about 5 a second.
 STATE_EVERY = 0.2
+#: A message handed to paho and not acknowledged this long (seconds) while "connected": the
+#: link is dead (a broker that stopped answering, a network thread that stopped), and the
+#: page says so rather than "connected" while the outbox grows.
+STALL_AFTER = 30.0
 
 
 @dataclass
@@ -60,6 +66,8 @@ class Message:
     acked: bool = False
     #: Sent again because the hall lacks it: its acknowledgement does not move the table's place.
     again: bool = False
+    #: When it was handed to paho on this connection (monotonic; 0: not yet).
+    sent_at: float = 0.0
 
 
 @dataclass
@@ -78,12 +86,44 @@ def read_password(settings: VenueSettings) -> str | None:
     return Path(settings.password_file).read_text(encoding="utf-8").splitlines()[0].strip()
 
 
+class VenueLibraryMissing(CodedError, RuntimeError):
+    """paho-mqtt (the ``venue`` extra) is not installed: the sentence says what to install."""
+
+
+def mqtt_library() -> tuple[Any, Any]:
+    """paho's client module and its callback API enum, imported now (only a table or hall with a
+    venue needs them); `VenueLibraryMissing` when the ``venue`` extra is not installed."""
+    try:
+        from paho.mqtt import client as mqtt
+        from paho.mqtt.enums import CallbackAPIVersion
+    except ImportError:
+        raise VenueLibraryMissing("venue_library_missing") from None
+    return mqtt, CallbackAPIVersion
+
+
+def library_problem() -> str | None:
+    """The sentence saying what to install when paho-mqtt is missing, else None (`run --check`,
+    `companion hall`)."""
+    try:
+        mqtt_library()
+    except VenueLibraryMissing as exc:
+        return str(exc)
+    return None
+
+
+def read_key(settings: VenueSettings) -> bytes | None:
+    """The table's key (``key_file``, hex on its first line), or None without one."""
+    if not settings.key_file:
+        return None
+    text = Path(settings.key_file).read_text(encoding="utf-8").splitlines()[0].strip()
+    return bytes.fromhex(text)
+
+
 def make_client(settings: VenueSettings, client_id: str, clean: bool = True) -> Any:
     """A paho client with the settings' credentials and TLS (raises OSError for an unreadable
-    password or CA file, ValueError for a CA file that is no certificate)."""
-    from paho.mqtt import client as mqtt  # lazily: only a table or hall with a venue needs it
-    from paho.mqtt.enums import CallbackAPIVersion
-
+    password or CA file, ValueError for a CA file that is no certificate, `VenueLibraryMissing`
+    without the venue extra)."""
+    mqtt, CallbackAPIVersion = mqtt_library()
     client = mqtt.Client(
         CallbackAPIVersion.VERSION2,
         client_id=client_id,
@@ -106,6 +146,8 @@ def probe(settings: VenueSettings, timeout: float = 5.0) -> tuple[str, dict[str,
     table, else why not (a catalogue code and its params)."""
     host, port, _ = broker_address(settings.broker)
     answer: list[Any] = []
+    if library_problem() is not None:
+        return "venue_library_missing", {}
     try:
         client = make_client(settings, f"{settings.topic_prefix}-doctor-{time.monotonic_ns()}")
         client.on_connect = lambda _c, _u, _f, reason, _p: answer.append(reason)
@@ -132,11 +174,20 @@ class VenuePublisher:
         session: Session,
         log: Callable[[str], None],
         retry_max: int = 5,
+        stall_after: float = STALL_AFTER,
     ) -> None:
         self.settings = settings
         self.session = session
         self.log = log
         self.retry_max = retry_max
+        self.stall_after = stall_after
+        #: The key the hall gave this table (``key_file``): its setups and events are signed.
+        self.key: bytes | None = None
+        self._key_problem = ""
+        try:
+            self.key = read_key(settings)
+        except (OSError, ValueError, IndexError) as exc:  # said at start; nothing unsigned goes out
+            self._key_problem = str(exc)
         self.table = session.stream.table
         self.topics = Topics(settings.topic_prefix, self.table)
         self.reach = Reachability()
@@ -152,9 +203,14 @@ class VenuePublisher:
         self._early: set[int] = set()
         self._state_due = True
         self._state_at = 0.0
-        self._discovery_due = settings.home_assistant
+        self._discovery_due = True  # the configs, or their removal once home_assistant is off
         #: The hall's places told since the last round: game -> (last seq stored, has its setup).
         self._behind: dict[int, tuple[int, bool]] = {}
+        #: Finished games the hall stored whole whose retained setup and result this run cleared.
+        self._cleared: set[int] = set()
+        #: The table's last committed (game, seq), told in its retained state: the hall asks for
+        #: every game and event it lacks from it, whatever the broker lost (issue 36 item 2).
+        self.committed = (0, 0)
         self._stopping = False
         self._thread = threading.Thread(target=self._run, name="venue", daemon=True)
 
@@ -180,17 +236,27 @@ class VenuePublisher:
         message = self._message(item)
         with self._cond:
             self._outbox.append(message)
+            if isinstance(item, Committed | GameStarted):
+                self.committed = max(self.committed, (item.game, getattr(item, "seq", 0)))
+                self._state_due = True  # the state tells the hall the table's new place
             self._cond.notify_all()
 
     def _message(self, item: StreamItem, again: bool = False) -> Message:
         if isinstance(item, Committed):
-            return Message(self.topics.game(item.game, "events"), encode(item.to_json()), False,
-                           item.game, item.seq, again=again)  # fmt: skip
-        if isinstance(item, GameStarted):
+            event = encode(self._signed("events", item.to_json()))
             return Message(
-                self.topics.game(item.game, "setup"), encode(setup_message(item)), True, again=again
+                self.topics.game(item.game, "events"), event, False, item.game, item.seq, again=again
             )
-        return Message(self.topics.game(item.game, "result"), encode(result_message(item)), True, again=again)
+        if isinstance(item, GameStarted):
+            setup = encode(self._signed("setup", setup_message(item)))
+            return Message(self.topics.game(item.game, "setup"), setup, True, again=again)
+        assisted = item.game in self.session.store.assisted()  # the coach spoke in it
+        result = encode(result_message(item, assisted))
+        return Message(self.topics.game(item.game, "result"), result, True, again=again)
+
+    def _signed(self, kind: str, message: dict[str, Any]) -> dict[str, Any]:
+        """``message`` with the table's signature when the hall gave it a key (enrolment)."""
+        return message if self.key is None else {**message, "sig": signature(self.key, kind, message)}
 
     def tag_scanned(self, seen: str) -> None:
         """A tag reached the reader: with ``home_assistant`` and ``tag_scans``, tell Home
@@ -219,6 +285,18 @@ class VenuePublisher:
             else:
                 self.log(say(problem, **params))
 
+    def _guarded(self, callback: Callable[..., None]) -> Callable[..., None]:
+        """``callback`` for paho's network thread: whatever a message holds, the thread goes on
+        (an exception there would end it, and the table would stop publishing unseen)."""
+
+        def guarded(*args: Any) -> None:
+            try:
+                callback(*args)
+            except Exception as exc:
+                self.log(say("venue_callback_failed", error=f"{type(exc).__name__}: {exc}"[:300]))
+
+        return guarded
+
     def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if reason.is_failure:
             self._set_reach(False, "venue_refused", broker=self.settings.broker, reason=str(reason))
@@ -231,7 +309,7 @@ class VenuePublisher:
         with self._cond:
             self._sent = 0  # what was not acknowledged goes again, in order
             self._state_due = True
-            self._discovery_due = self.settings.home_assistant
+            self._discovery_due = True
             self._cond.notify_all()
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
@@ -266,23 +344,32 @@ class VenuePublisher:
         """Connect in the background and follow the stream from the table's place in the store."""
         host, port, _ = broker_address(self.settings.broker)
         try:
+            if self._key_problem:  # a hall that enrolled this table would refuse it unsigned
+                raise OSError(self._key_problem)
             client = make_client(self.settings, f"{self.settings.topic_prefix}-table-{self.table}")
+        except VenueLibraryMissing:  # the game goes on; the page and the console say what to install
+            self._set_reach(False, "venue_library_missing")
+            client = None
         except (OSError, ValueError, IndexError) as exc:
             self._set_reach(False, "venue_credentials", broker=self.settings.broker, error=str(exc))
             client = None
         if client is not None:
             client.will_set(self.topics.status, b"offline", qos=1, retain=True)
             client.reconnect_delay_set(1, self.retry_max)
-            client.on_connect = self._on_connect
-            client.on_disconnect = self._on_disconnect
-            client.on_connect_fail = self._on_connect_fail
-            client.on_publish = self._on_publish
-            client.on_message = self._on_message
+            client.suppress_exceptions = True  # paho's own guard, beside ours
+            client.on_connect = self._guarded(self._on_connect)
+            client.on_disconnect = self._guarded(self._on_disconnect)
+            client.on_connect_fail = self._guarded(self._on_connect_fail)
+            client.on_publish = self._guarded(self._on_publish)
+            client.on_message = self._guarded(self._on_message)
             client.connect_async(host, port, keepalive=30)
             client.loop_start()
             self.client = client
-        self._thread.start()
         store = self.session.store
+        for game, _created, _finished, count in store.games():  # newest first: the last committed
+            self.committed = (int(game), int(count))
+            break
+        self._thread.start()
         self.session.listen(self.changed)
         self.session.on_table.append(self.changed)
         self.subscription = self.session.subscribe(
@@ -299,12 +386,20 @@ class VenuePublisher:
                 connected = self.reach.connected and self.client is not None
                 batch = self._outbox[self._sent :] if connected else []
                 self._sent += len(batch)
+                now = time.monotonic()
+                for message in batch:
+                    message.sent_at = now
+                oldest = self._outbox[0].sent_at if self._outbox and self._sent else 0.0
+                stalled = connected and oldest and now - oldest > self.stall_after
                 state = connected and self._state_due and time.monotonic() - self._state_at >= STATE_EVERY
                 if state:
                     self._state_due, self._state_at = False, time.monotonic()
                 discovery = connected and self._discovery_due
                 self._discovery_due = self._discovery_due and not discovery
                 behind, self._behind = self._behind, {}
+            if stalled:
+                self._set_reach(False, "venue_stalled", broker=self.settings.broker,
+                                seconds=round(self.stall_after))  # fmt: skip
             self._acknowledge(acks)
             for game, (seq, setup) in behind.items():
                 self._send_again(game, seq, setup)
@@ -339,6 +434,8 @@ class VenuePublisher:
                 self._early.add(mid)
             else:
                 message.acked = True
+        if mids and self.reach.problem == "venue_stalled":  # the broker answers again
+            self._set_reach(True)
         place = None
         with self._cond:
             while self._outbox and self._outbox[0].acked:
@@ -357,9 +454,12 @@ class VenuePublisher:
         """The hall stored ``game`` up to ``seq`` (``setup`` False: not even its setup): queue
         again, from the store, what the table has of it after that and no longer holds in its
         outbox (the broker acknowledged it, then lost it). Nothing when the hall is not behind."""
-        stream = self.session.stream
         try:
-            items = stream.stored_after(game - 1, 2**62) if not setup else stream.stored_after(game, seq)
+            items = [i for i in self._items_of(game) if not (setup and isinstance(i, GameStarted))]
+        except StoreError as exc:
+            if exc.code != "store_no_game":  # a game this table never had: nothing to send
+                self.log(say("venue_again_unread", game=game, error=str(exc)))
+            return
         except Exception as exc:  # the store cannot be read now: the next acknowledgement asks again
             self.log(say("venue_again_unread", game=game, error=str(exc)))
             return
@@ -372,13 +472,33 @@ class VenuePublisher:
                 and not (isinstance(item, Committed) and (item.seq <= seq or (game, item.seq) in waiting))
             ]
             if setup and not any(m.seq for m in again):  # the hall lacks nothing: a result alone is no news
+                whole = any(isinstance(i, GameFinished) and i.game == game and i.seq <= seq for i in items)
+                if whole and game not in self._cleared:  # the broker need not keep the game's setup
+                    self._cleared.add(game)  # and result for anyone any more (issue 36: 5,000 games)
+                    self._outbox.extend(Message(self.topics.game(game, kind), b"", True, again=True)
+                                        for kind in ("setup", "result"))  # fmt: skip
+                    self._cond.notify_all()
                 return
             self._outbox.extend(again)
             self._cond.notify_all()
 
+    def _items_of(self, game: int) -> list[StreamItem]:
+        """Game ``game`` as the stream tells it (its start, events and result), from the store:
+        one game read, however many the table played since (the hall may ask for an old one)."""
+        stream, store = self.session.stream, self.session.store
+        stored = store.load(game)
+        items: list[StreamItem] = [GameStarted(self.table, game, stored.created, store.codec.format,
+                                               stored.setup_json, stored.sum)]  # fmt: skip
+        items += [committed(self.table, row) for row in stored.rows]
+        if stored.finished and (result := stream.result(stored)) is not None:
+            items.append(GameFinished(self.table, game, len(stored.rows), result))
+        return items
+
     def _publish_state(self) -> None:
         try:
-            state = {**self.session.table.state_json(), "table": self.table}
+            game, seq = self.committed
+            state = {**self.session.table.state_json(), "table": self.table,
+                     "committed": {"game": game, "seq": seq}}  # fmt: skip
         except Exception:  # the table is between games: the next change publishes it
             return
         self.client.publish(self.topics.state, encode(state), qos=1, retain=True)

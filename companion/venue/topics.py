@@ -10,6 +10,8 @@ here: both sides import it lazily.
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import re
 import socket
@@ -18,6 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from companion.table.stream import GameFinished, GameStarted
+from companion.util import json_bounds
 
 #: The largest message the hall reads; an event is well under 1 KB, a state a few KB.
 MAX_PAYLOAD = 64 * 1024
@@ -102,9 +105,12 @@ def setup_message(item: GameStarted) -> dict[str, Any]:
             "setup": item.setup, "sum": item.sum}  # fmt: skip
 
 
-def result_message(item: GameFinished) -> dict[str, Any]:
-    """The retained result: the final standings after event ``seq``."""
-    return {"table": item.table, "game": item.game, "seq": item.seq, "result": item.result}
+def result_message(item: GameFinished, assisted: bool = False) -> dict[str, Any]:
+    """The retained result: the final standings after event ``seq``, and whether the coach
+    gave advice in the game (``assisted``: kept beside the game in the table's store, not in
+    its events; the league rates it no more than the table's own history does)."""
+    return {"table": item.table, "game": item.game, "seq": item.seq, "result": item.result,
+            "assisted": assisted}  # fmt: skip
 
 
 def stored_message(table: str, game: int, seq: int, setup: bool = True) -> dict[str, Any]:
@@ -115,16 +121,42 @@ def stored_message(table: str, game: int, seq: int, setup: bool = True) -> dict[
 
 def read_stored(payload: bytes) -> tuple[int, bool] | None:
     """(seq, setup) of a hall's acknowledgement, or None when the payload is none."""
-    try:
-        message = json.loads(payload)
-    except ValueError:
-        return None
+    message = read_json(payload)
     if not isinstance(message, dict):
         return None
     seq, setup = message.get("seq"), message.get("setup", True)
     if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0 or not isinstance(setup, bool):
         return None
     return seq, setup
+
+
+def read_json(payload: bytes) -> Any:
+    """The JSON value of a message, within `companion.util.json_bounds`'s depth and number
+    bounds, or None: ~1 KB of nested brackets would otherwise raise RecursionError in the
+    thread that reads it (paho's network thread, which would end)."""
+    try:
+        return json_bounds.parse(payload)
+    except json_bounds.BadJson:
+        return None
+
+
+def signature(key: bytes, kind: str, message: dict[str, Any]) -> str:
+    """HMAC-SHA256 of what makes a setup or an event the table's: its table, game, and for a
+    setup its setup line and chain start, for an event its seq and checksum (which chains the
+    event's text and time to every event before it). A hall that enrolled the table holds
+    the same key (`companion.venue.enrolment`) and keeps only what it signed."""
+    if kind == "setup":
+        text = json.dumps(["setup", message.get("table"), message.get("game"), message.get("sum"),
+                           message.get("setup")], sort_keys=True, separators=(",", ":"))  # fmt: skip
+    else:
+        text = json.dumps(["event", message.get("table"), message.get("game"), message.get("seq"),
+                           message.get("sum")], separators=(",", ":"))  # fmt: skip
+    return hmac.new(key, text.encode(), hashlib.sha256).hexdigest()
+
+
+def signed_by(key: bytes, kind: str, message: dict[str, Any]) -> bool:
+    given = message.get("sig")
+    return isinstance(given, str) and hmac.compare_digest(given, signature(key, kind, message))
 
 
 def encode(message: Any) -> bytes:

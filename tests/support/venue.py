@@ -8,6 +8,7 @@ outlive a clean restart); `stop`, `kill` and `start` are the faults the tests ma
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import json
 import random
@@ -17,7 +18,7 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -152,10 +153,15 @@ class Collector:
         with self.lock:
             return [json.loads(p) for t, p, _ in self.messages if t.endswith(suffix)]
 
-    def configs(self) -> list[tuple[str, Any]]:
-        """Home Assistant discovery configs received: (topic, JSON)."""
+    def messages_of(self, prefix: str) -> list[tuple[str, bytes]]:
+        """(topic, payload) of every message whose topic starts with ``prefix``, in order."""
         with self.lock:
-            return [(t, json.loads(p)) for t, p, _ in self.messages if t.endswith("/config")]
+            return [(t, p) for t, p, _ in self.messages if t.startswith(prefix)]
+
+    def configs(self) -> list[tuple[str, Any]]:
+        """Home Assistant discovery configs received: (topic, JSON); removals (empty) left out."""
+        with self.lock:
+            return [(t, json.loads(p)) for t, p, _ in self.messages if t.endswith("/config") and p]
 
     def record(self, table: str, game: int, prefix: str = "trekking") -> str:
         """The game's record rebuilt from what arrived, duplicates dropped by seq."""
@@ -222,3 +228,32 @@ def hall_has_all(hall: Hall, tables: list[Runtime]) -> bool:
             if game is None or game.seq != len(rt.store.load(rt.table.game_id).rows):
                 return False
     return True
+
+
+@contextlib.contextmanager
+def retained(broker: Broker, topic: str = "trekking/#") -> Iterator[dict[str, bytes]]:
+    """What the broker keeps retained under ``topic`` now (a marker published after the
+    subscription comes after every retained message, which arrive first)."""
+    import paho.mqtt.client as mqtt
+
+    seen: dict[str, bytes] = {}
+    marker = threading.Event()
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="retained-reader")
+
+    def on_message(_c: object, _u: object, message: Any) -> None:
+        if message.topic == "trekking/zz-marker/status":
+            marker.set()
+        elif message.retain:
+            seen[message.topic] = bytes(message.payload)
+
+    client.on_message = on_message
+    client.on_subscribe = lambda c, *_: c.publish("trekking/zz-marker/status", b"x", qos=1)
+    client.on_connect = lambda c, *_: c.subscribe([(topic, 1), ("trekking/zz-marker/status", 1)])
+    client.connect("127.0.0.1", broker.port)
+    client.loop_start()
+    try:
+        assert marker.wait(30), "the marker came back"
+        yield seen
+    finally:
+        client.loop_stop()
+        client.disconnect()

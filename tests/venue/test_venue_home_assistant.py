@@ -42,8 +42,8 @@ def test_discovery_puts_every_sensor_under_one_device_and_is_resent_when_home_as
     try:
         rt.venue.start()
         configs = wait_until(lambda: collector.configs() if len(collector.configs()) >= 7 else None, 30)
-        devices = set()
-        for topic, payload in configs:
+        devices = {json.dumps(c["device"], sort_keys=True) for t, c in configs if "/binary_sensor/" in t}
+        for topic, payload in [(t, c) for t, c in configs if "/sensor/" in t]:
             check_sensor_config(topic, payload)
             assert payload["availability_topic"] == "trekking/t1/status"
             assert (payload["payload_available"], payload["payload_not_available"]) == ("online", "offline")
@@ -51,7 +51,7 @@ def test_discovery_puts_every_sensor_under_one_device_and_is_resent_when_home_as
             devices.add(json.dumps(payload["device"], sort_keys=True))
         assert len(devices) == 1, "one device per table"
         names = {topic.split("/")[-2] for topic, _ in configs}
-        assert {"status", "turn", "day", "hour", "leader", "game"} <= names
+        assert {"connected", "turn", "day", "hour", "leader", "game", "game_id"} <= names
         sent = len(collector.configs())
         collector.client.publish("homeassistant/status", b"online", qos=1).wait_for_publish(10)
         wait_until(lambda: len(collector.configs()) >= sent + 7, 30, "the configs sent again")

@@ -112,7 +112,7 @@ def test_a_merge_needs_the_hall_s_pin_changes_the_standings_and_is_undone(venue:
     assert rows["marc"]["games"] == old["marc"]["games"] + old["marc d."]["games"] == 4
     assert rows["marc"]["spellings"] == ["marc", "Marc D."]
     assert rows["marc"]["mu"] != old["marc"]["mu"], "the merged games rate one player"
-    assert after["merges"] == [{"alias": "marc d.", "into": "marc", "name": "marc"}]
+    assert after["merges"] == [{"alias": "marc d.", "into": "marc", "name": "marc", "applied": True}]
     assert book.aliases() == {"marc d.": ("marc", "marc")}, "kept in the hall's store, not in memory"
     same = host.post("/league/merge", data={"alias": "ann", "into": "ann", "csrf": csrf.group(1)})
     assert same.status_code == 400 and "choose two different names" in same.get_data(as_text=True)

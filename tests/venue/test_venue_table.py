@@ -208,7 +208,14 @@ def test_finished_results_are_told_in_the_stream_shape() -> None:
     from companion.venue.topics import result_message
 
     item = GameFinished("t1", 3, 40, {"finished": True, "winners": ["Ann"]})
-    assert result_message(item) == {"table": "t1", "game": 3, "seq": 40, "result": item.result}
+    assert result_message(item) == {
+        "table": "t1",
+        "game": 3,
+        "seq": 40,
+        "result": item.result,
+        "assisted": False,
+    }
+    assert result_message(item, assisted=True)["assisted"] is True
 
 
 def test_the_doctor_says_whether_the_venue_accepts_the_table(tmp_path: Path) -> None:

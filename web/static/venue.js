@@ -10,6 +10,8 @@ const WHY = {
   venue_unreachable: "venue_why_unreachable",
   venue_credentials: "venue_why_credentials",
   venue_connecting: "venue_why_connecting",
+  venue_library_missing: "venue_why_library",
+  venue_stalled: "venue_why_stalled",
 };
 
 let venue = null;
