@@ -43,7 +43,15 @@ from companion.util.config import VenueSettings
 from companion.util.wording import say
 from companion.venue.enrolment import enrolled_keys
 from companion.venue.league import FinishedGame, ordered_games, past_of
-from companion.venue.topics import MAX_PAYLOAD, encode, parse_topic, read_json, signed_by, stored_message
+from companion.venue.topics import (
+    MAX_PAYLOAD,
+    Where,
+    encode,
+    parse_topic,
+    read_json,
+    signed_by,
+    stored_message,
+)
 
 #: Events of one game waiting for a gap to fill (or for the setup), at most.
 MAX_WAITING = 2000
@@ -198,28 +206,36 @@ class Hall:
             except Exception as exc:  # a bug must not stop the hall following the other tables
                 self.problem("hall_failed", topic=topic[:120], error=f"{type(exc).__name__}: {exc}")
 
+    def _admitted(self, where: Where, payload: bytes) -> Live | None:
+        """The table's live record when a message from it may be read at all: not too big,
+        from a table allowed (and enrolled, where the hall enrols), within the table limit."""
+        if len(payload) > MAX_PAYLOAD:
+            self.problem("hall_too_big", table=where.table, size=len(payload), limit=MAX_PAYLOAD)
+            return None
+        if self.allowed is not None and where.table not in self.allowed:
+            self.problem("hall_unknown_table", table=where.table)
+            return None
+        if self.keys and where.table not in self.keys:  # only enrolled tables count, and only they
+            self.problem("hall_not_enrolled", table=where.table)
+            return None
+        if where.table not in self.live:
+            if len(self.live) >= MAX_TABLES:
+                self.problem("hall_unknown_table", table=where.table)
+                return None
+            self.live[where.table] = Live()
+        live = self.live[where.table]
+        live.seen = time.monotonic()
+        return live
+
     def _handle(self, topic: str, payload: bytes) -> None:
         where = parse_topic(self.prefix, topic)
         if where is None:
             if topic.split("/")[0] == self.prefix:
                 self.problem("hall_bad_topic", topic=topic[:120])
             return
-        if len(payload) > MAX_PAYLOAD:
-            self.problem("hall_too_big", table=where.table, size=len(payload), limit=MAX_PAYLOAD)
+        live = self._admitted(where, payload)
+        if live is None:
             return
-        if self.allowed is not None and where.table not in self.allowed:
-            self.problem("hall_unknown_table", table=where.table)
-            return
-        if self.keys and where.table not in self.keys:  # only enrolled tables count, and only they
-            self.problem("hall_not_enrolled", table=where.table)
-            return
-        if where.table not in self.live:
-            if len(self.live) >= MAX_TABLES:
-                self.problem("hall_unknown_table", table=where.table)
-                return
-            self.live[where.table] = Live()
-        live = self.live[where.table]
-        live.seen = time.monotonic()
         if where.kind == "status":
             live.online = payload == b"online"
             return
