@@ -24,7 +24,7 @@ frame (1/30 s) per draw:
   does not; the sleep replaced by the clock's move (this thread's CPU, warm, as above).
 
 Printed: microseconds of CPU per frame, medians over ``--rounds`` with the trees alternated
-(``--tree``: another checkout's code, run in its own process, as `benchmarks.bench_step_parts`).
+(``--tree``: another checkout's code, run in its own process, as `benchmarks.bench_step`).
 Then what the wake-up alone costs on this machine (``--wake-seconds``, 0 for none): a thread that
 only sleeps 1/30 s in a loop, by ``threading.Event.wait`` and by ``time.sleep``, its CPU per
 second from ``/proc/self/task/TID/schedstat`` (which counts the kernel's part too).
@@ -86,7 +86,7 @@ def between_turns(rt: Any, rng: random.Random) -> None:
 
 
 def mocked_runtime(tmp: str, seed: int) -> Any:
-    """A mocked table in ``tmp`` with a new 4-player game of ``seed`` (`benchmarks.bench_step_parts`')."""
+    """A mocked table in ``tmp`` with a new 4-player game of ``seed``."""
     from companion.records.trekking import TREKKING
     from companion.run.startup import build_runtime
     from companion.store.log import Store

@@ -1,6 +1,6 @@
 """The figures of a benchmark that runs each tree or setting for several rounds: the median of
 each figure over the rounds, printed one row per run (``k=v`` pairs, or JSON), so that
-`benchmarks.bench_step`, `benchmarks.bench_step_parts` and `benchmarks.bench_history_memory`
+`benchmarks.bench_step` and `benchmarks.bench_history_memory`
 read alike."""
 
 from __future__ import annotations

@@ -8,9 +8,6 @@ import random
 from pathlib import Path
 from typing import Any
 
-from hypothesis import given
-from hypothesis import strategies as st
-
 from companion.run.runtime import Runtime
 from companion.store.log import DamageNotice
 from companion.web.state_answers import StateAnswers
@@ -156,35 +153,6 @@ def test_a_request_without_a_cookie_builds_no_signer_and_sets_none(tmp_path: Pat
         assert http.get("/api/session").get_json()["host"] is False
 
 
-def test_fast_reads_answer_get_state_as_the_route_does(tmp_path: Path) -> None:
-    from werkzeug.test import Client
-
-    from companion.web.state_answers import FastReads
-
-    with api_app(tmp_path) as (app, rt):
-        flask_http, fast_http = app.test_client(), Client(FastReads(app))
-        rt.tap(rt.table.expect()["choices"][0])  # type: ignore[index]
-        for query in ("", "?page=1", "?page=", "?page=0", "?x=2&page=1", "?page=&page=1"):
-            via_flask, fast = flask_http.get(f"/api/state{query}"), fast_http.get(f"/api/state{query}")
-            assert (fast.status_code, fast.data) == (via_flask.status_code, via_flask.data), query
-            assert dict(fast.headers) == dict(via_flask.headers), query
-        # everything else is Flask's: other methods, other paths
-        assert fast_http.post("/api/state").status_code == via_flask_status(flask_http, "post")
-        assert fast_http.get("/api/ring").get_json() == flask_http.get("/api/ring").get_json()
-
-        def broken(page: bool) -> bytes:
-            raise RuntimeError("a bug")
-
-        app.config["STATE_ANSWERS"].state_body = broken  # Flask's error handler answers it
-        failed = fast_http.get("/api/state")
-        assert failed.status_code == 500 and failed.get_json()["code"] == "internal_error"
-
-
-def via_flask_status(http: Any, method: str) -> int:
-    status: int = getattr(http, method)("/api/state").status_code
-    return status
-
-
 def test_the_cached_texts_are_the_standard_compact_json(tmp_path: Path) -> None:
     """The snapshots' encoder (no self-reference check) writes the bytes ``json.dumps`` would."""
     import json
@@ -196,35 +164,3 @@ def test_the_cached_texts_are_the_standard_compact_json(tmp_path: Path) -> None:
             table = rt.table
             assert table.page_text()[1] == json.dumps(table.page_json(), separators=(",", ":"))
             assert table.state_text() == json.dumps(table.state_json(), separators=(",", ":"))
-
-
-def test_fast_reads_headers_follow_each_new_answer(tmp_path: Path) -> None:
-    """The fast answer's headers are made once per body: through a random game, each answer's
-    headers (its length above all) and body stay the route's, turn after turn."""
-    from werkzeug.test import Client
-
-    from companion.web.state_answers import FastReads
-
-    rng = random.Random(26)
-    with api_app(tmp_path) as (app, rt):
-        flask_http, fast_http = app.test_client(), Client(FastReads(app))
-        lengths = set()
-        for _ in range(25):
-            play_turn(rt, rng)
-            for query in ("?page=1", "", "?page=1"):
-                via_flask, fast = flask_http.get(f"/api/state{query}"), fast_http.get(f"/api/state{query}")
-                assert (fast.status_code, fast.data) == (via_flask.status_code, via_flask.data), query
-                assert dict(fast.headers) == dict(via_flask.headers), query
-                lengths.add(fast.headers["Content-Length"])
-        assert len(lengths) > 2, "the answers changed length along the game"
-
-
-@given(st.lists(st.text(alphabet="page=&;01x%", max_size=12), max_size=80))
-def test_the_page_query_parsed_once_is_what_parsing_it_says(queries: list[str]) -> None:
-    """`wants_page_kept` answers what `wants_page` does for any query, asked any number of
-    times, and keeps at most `PAGE_QUERIES_KEPT` of them (a client chooses them)."""
-    from companion.web import state_answers
-
-    for query in queries + queries[::-1]:
-        assert state_answers.wants_page_kept(query) is state_answers.wants_page(query), query
-        assert len(state_answers.PAGE_QUERIES) <= state_answers.PAGE_QUERIES_KEPT
