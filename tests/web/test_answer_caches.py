@@ -124,28 +124,26 @@ def test_a_control_answers_with_the_state_after_it(tmp_path: Path) -> None:
         assert not refused["outcome"]["accepted"] and refused["state"]["version"] == rt.table.version
 
 
-def test_a_request_without_a_cookie_builds_no_signer_and_sets_none(tmp_path: Path) -> None:
-    from companion.web.cookie_session import SignedIdCookie
-
+def test_the_cookie_is_written_at_login_and_logout_only(tmp_path: Path) -> None:
+    """The host's cookie is the session id and its HMAC: written when the login sets it and
+    the logout deletes it, never again on an answer (the server decides the login's end)."""
     with api_app(tmp_path) as (app, _rt):
         http = app.test_client()
-        built: list[int] = []
-        interface = app.session_interface
-        assert isinstance(interface, SignedIdCookie)
-        original = interface.get_signing_serializer
-
-        def counted(app_: Any) -> Any:
-            built.append(1)
-            return original(app_)
-
-        interface.get_signing_serializer = counted  # type: ignore[method-assign,assignment]
         response = http.get("/api/state")
         assert response.status_code == 200 and "Set-Cookie" not in response.headers
-        assert not built, "no cookie: nothing to sign or check"
-        # the login still signs its cookie, and the next request is the host's
         login = http.post("/api/login", json={"pin": "2468"})
-        assert login.status_code == 200 and "Set-Cookie" in login.headers and built
-        assert http.get("/api/session").get_json()["host"] is True
+        assert login.status_code == 200 and "Expires=" in login.headers["Set-Cookie"]
+        assert "HttpOnly" in login.headers["Set-Cookie"] and "SameSite=Strict" in login.headers["Set-Cookie"]
+        asked = http.get("/api/session")
+        assert asked.get_json()["host"] is True and "Set-Cookie" not in asked.headers
+        tapped = http.post("/api/buttons/crystal", headers={"X-CSRF-Token": login.get_json()["csrf"]})
+        assert tapped.status_code == 200 and "Set-Cookie" not in tapped.headers
+        cookie = http.get_cookie("session")
+        assert cookie is not None
+        forged = app.test_client()
+        sid = cookie.value.rsplit(".", 1)[0]
+        forged.set_cookie("session", f"{sid}.{'0' * 64}")
+        assert forged.get("/api/session").get_json()["host"] is False, "a cookie whose HMAC is wrong"
         # logging out clears it: the cookie is deleted
         token = login.get_json()["csrf"]
         out = http.post("/api/logout", json={}, headers={"X-CSRF-Token": token})
