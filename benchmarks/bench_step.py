@@ -168,6 +168,9 @@ def serve_reader(data: Path, config_path: Path, port: int) -> int:
         if asked == "uids":
             print(json.dumps(uids), flush=True)
             continue
+        debouncer = runtime.reader.debouncer
+        while debouncer.current == asked:  # the same sticker again (a new game's first card):
+            time.sleep(0.05)  # it counts once it has been away for the debounce window
         version = runtime.version()
         chip.put(tags[asked])
         runtime.wait_for_change(version, 30)

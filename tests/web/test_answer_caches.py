@@ -1,6 +1,7 @@
-"""The state's answers come from text cached per change (`companion.web.state_answers`,
-`companion.table.snapshot`, `companion.hardware.health`): after every kind of change they are
-exactly what the same answers computed afresh are, and a control's answer carries them."""
+"""The state's answers come from the table's projection, made once per version
+(`companion.table.snapshot`), and each part's status text (`companion.hardware.health`): after
+every kind of change they are exactly what the same answers computed afresh are, and a
+control's answer carries them."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from typing import Any
 
 from companion.run.runtime import Runtime
 from companion.store.log import DamageNotice
-from companion.web.state_answers import StateAnswers
 from tests.support.tables import api_app, play_turn
 
 PIN = {"X-Table-Pin": "2468"}
@@ -27,10 +27,8 @@ def afresh(http: Any, rt: Runtime, app: Any) -> tuple[Any, Any]:
     """The answers with every cache forgotten first: what the table and its parts say now."""
     table = rt.table
     with table.lock:
-        table.state_cache = table.state_text_cache = table.page_cache = None
+        table.latest = None
     rt.health._text = None
-    state_answers: StateAnswers = app.config["STATE_ANSWERS"]
-    state_answers.page, state_answers.texts = None, {}
     return answers(http)
 
 
