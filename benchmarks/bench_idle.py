@@ -161,28 +161,34 @@ def into_a_game(port: int) -> str:
 
 
 def stepping(port: int, pid: int, names: dict[int, str], steps: int, pages: int = 0) -> dict[str, float]:
-    """The daemon through ``steps`` of bench_step's steps (new games and Confirms included),
-    with ``pages`` live pages each given every change before the next step (bench_step's)."""
-    from benchmarks.bench_step import LivePages, step
+    """The daemon through ``steps`` steps (a PIN-header tap, a Confirm when asked, a new game
+    when one ended, the page's read), with ``pages`` live pages each given every change before
+    the next step (`benchmarks.bench_step.live_pages`)."""
+    from benchmarks import bench_step
 
-    live = LivePages(port, pages, "bench_idle")
-    pages_have = live.have
-
-    def aside(call: Any) -> Any:
-        answer = call()
-        pages_have(answer["state"]["version"])
-        return answer
-
+    pages_have = bench_step.live_pages(port, pages)
     try:
         window = Window(names | thread_names(pid))  # the pages' writer may start with the first page
-        seed, state = [1], request(port, "GET", "/api/state")
+        seed, state = 1, request(port, "GET", "/api/state")
         before, start = sample(pid), time.perf_counter()
         for _ in range(steps):
-            state = step(port, seed, state, aside)
+            expect = state["expect"]
+            if expect is None:  # the game ended: a new one
+                seed += 1
+                body = {"players": ["Ann", "Ben", "Cy", "Dee"], "seed": seed}
+                state = request(port, "POST", "/api/game/new", body)["state"]
+            else:
+                seed = (seed * 1103515245 + 12345) % 2**31
+                tag = str(expect["choices"][seed % len(expect["choices"])])
+                state = request(port, "POST", "/api/reader/tap", {"tag": tag})["state"]
+                if state["pending"] is not None:
+                    state = request(port, "POST", "/api/buttons/confirm", {})["state"]
+            request(port, "GET", "/api/state?page=1")
             pages_have(state["version"])
         window.add(before, sample(pid), time.perf_counter() - start)
     finally:
-        live.close()
+        while bench_step.CLOSING:
+            bench_step.CLOSING.pop().close()
     window.steps = steps
     return window.rates()
 

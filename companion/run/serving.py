@@ -7,7 +7,6 @@ never imports it, it is handed the runtime through its port.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from typing import Any
 
 from companion.run.runtime import Runtime
@@ -30,7 +29,6 @@ def make_server(
     from companion.web.app import MAX_BODY, create_app
     from companion.web.http_server import HELD_PAGES, SPARE_THREADS, create_guarded_server
     from companion.web.live import HEARTBEAT
-    from companion.web.state_answers import FastReads
 
     app = create_app(runtime, heartbeat=HEARTBEAT if heartbeat is None else heartbeat)
     threads = threads or HELD_PAGES + SPARE_THREADS
@@ -39,55 +37,16 @@ def make_server(
     streams = app.config["STREAMS"]
     streams.held_total = max(1, min(streams.total, HELD_PAGES, threads - 2))
     server = create_guarded_server(
-        FastReads(app),  # GET /api/state and the PIN-sent controls without Flask; the rest to Flask
+        app,
         host,
         port,
         threads,
-        inline=answered_at_once(runtime),  # GET /api/state and a mock tap: on the event loop's thread
         ident="trekking-companion",
         outbuf_high_watermark=256 * 1024,
         max_request_body_size=MAX_BODY + 1,  # waitress refuses a body of this size or more
     )
     server.stream_slots = streams  # what the caps came to (the tests read it)
     return server
-
-
-def answered_at_once(runtime: Runtime) -> Callable[[str, str, dict[str, str]], bool | Callable[[], None]]:
-    """What the server's event loop answers on its own thread (`companion.web.http_server.Inline`):
-    ``GET /api/state`` (text already made), and the mock reader's tap when the table's lock
-    is free at once: taken there, held through the answer, given back after it.
-
-    Handing the tap to a pool thread cost two thread wake-ups, the loop's trigger and a pass
-    of the loop: about 0.3 ms of a 4 ms step at 20 pages (issue 26). The tap is a mock
-    control (refused on real hardware, where it goes to the pool as before). What it holds
-    on the loop's thread: the table's lock, which a new game's switch, the coach's copy of the
-    position, the ring's view and every other input take, each briefly, and which an input
-    answered by the pool may hold through its store write: taken without waiting, or the tap
-    goes to the pool; then its own store write and fsync, and whatever holds the store's lock
-    (a history read, one query at a time) or SQLite's (another process's write, up to its
-    busy timeout), waited for as on the pool, with every other connection waiting too. The
-    buttons stay on the pool: Undo waits for gpiozero's hold thread, which takes the table's
-    lock, and a debounce sleeps."""
-    from companion.web.state_answers import FastReads
-
-    def inline(method: str, path: str, headers: dict[str, str]) -> bool | Callable[[], None]:
-        if FastReads.answers_at_once(method, path, headers):
-            return True
-        if not (runtime.mock and FastReads.plain_tap(method, path, headers)) or transcribing(runtime):
-            return False
-        lock = runtime.table.lock
-        if not lock.acquire(blocking=False):
-            return False
-        return lock.release
-
-    return inline
-
-
-def transcribing(runtime: Runtime) -> bool:
-    """An edition is being transcribed: its page dates a sticker's tap by its poll's answer,
-    and keys typed at once after a tap answered on the loop (faster than the pool) raced that
-    answer (the page gave them to the card before, 1 run in 3): such taps go to the pool as before."""
-    return getattr(runtime.capture, "edition", None) is not None
 
 
 #: A port in use at start is retried this long, every `BIND_RETRY_EVERY` seconds: at boot

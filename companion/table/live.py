@@ -113,7 +113,6 @@ class Table(Corrections, Snapshots):
         #: queue for the table's lock while the input that changed it is still answered.
         self.version = 0
         self.changed = threading.Condition()
-        self.page_cache = None
         seed = game.meta.get("dealer_seed")
         self.dealer = Dealer(self.board, int(seed)) if seed is not None else None
         self.stream = stream

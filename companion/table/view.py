@@ -39,14 +39,9 @@ class Past:
     """The stored log replayed once: the page's log of it, undos listed, and the moves
     still in effect (the treks and the score chart are drawn from those)."""
 
+    #: The log's entries: never changed once in it (an undo puts a marked copy in its entry's
+    #: place), so a snapshot may hold them past the next change.
     log: list[dict[str, Any]] = field(default_factory=list)
-    #: How many times an entry already in ``log`` was changed or taken out (an undo marks the
-    #: entry it took back; a correction's takes it out): while it stays the same, the log
-    #: only grew at its end (`companion.table.page_text.PageText.log_of` keeps its texts so).
-    edits: int = 0
-    #: How many moves were taken off ``moves`` (undos): while it stays the same, the moves only
-    #: grew at the top, and the score chart with them (`companion.table.page_text.PageText.chart_of`).
-    pops: int = 0
     start: list[int] = field(default_factory=list)  # every player's total before any move
     moves: list[Move] = field(default_factory=list)
     #: `treks`' last answer: (players, how many moves, the top move, the treks).
@@ -125,8 +120,8 @@ class Replay:
     Continuing gives the `Past` a whole replay would: the moves still without totals at the
     end of one pass are settled with the board's totals then, which are theirs (only
     reveals, which change no score, follow the latest of them, and an undo takes the board
-    back exactly). The log's entries are the replay's own and change as it continues (a
-    later undo marks them): a caller keeping them copies them (`page_state` does)."""
+    back exactly). The log's entries never change once in it (a later undo puts a marked
+    copy in an entry's place)."""
 
     def __init__(self, setup: Setup, source: Sequence[Event], dealt: bool = False) -> None:
         self.setup, self.source, self.dealt = setup, source, dealt
@@ -197,14 +192,11 @@ class Replay:
             if fresh.push(event) is not None:  # nothing to undo: nothing happened
                 continue
             undone = moves.pop().entry
-            past.pops += 1
+            at = next(i for i in range(len(log) - 1, -1, -1) if log[i] is undone)
             if event.correction:
-                del log[next(i for i in range(len(log) - 1, -1, -1) if log[i] is undone)]
-                past.edits += 1
+                del log[at]
                 continue
-            undone["undone"] = True
-            past.edits += 1
-            undone.pop("day_end", None)
+            log[at] = {**{k: v for k, v in undone.items() if k != "day_end"}, "undone": True}
             if dealt and undone["kind"] == "reveal":
                 continue
             gone = {k: undone[k] for k in _NAMED if k in undone}
@@ -456,7 +448,7 @@ def page_state(
         # every watch by hour, then stack (the top one first): the page's Clock stacks them so
         "stack": [board.names[i] for i in order],
         "row_cards": row,
-        "log": [dict(entry) for entry in log[-60:]],  # a continued replay marks its entries later
+        "log": log[-60:],
         "log_length": len(log),
         "chart": past.totals,
         "ancestor": None if edition.ancestor is None else {

@@ -35,7 +35,6 @@ the page needs no build step. The web layer knows the running table only through
 
 from __future__ import annotations
 
-import functools
 import importlib.resources
 import logging
 import math
@@ -188,7 +187,6 @@ def create_app(
         return json_error(400, code=exc.code, **exc.params)
 
     crash_log = CrashLog(app.logger)
-    app.config["CRASH"] = functools.partial(crashed, crash_log)  # the controls before Flask too
 
     @app.errorhandler(Exception)
     def crash(exc: Exception) -> Any:  # a bug, reported without a traceback

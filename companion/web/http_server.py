@@ -26,20 +26,24 @@ What an audit showed, and the answer here:
   pipeline) and 256 KiB of output unsent (``outbuf_high_watermark``, set by
   `companion.run.serving.make_server`: the thread writing more waits), and output no byte of
   which has been taken for `SEND_SECONDS` closes the connection, which frees that thread;
-- per request (issue 26): each address's connections are counted as they open and close
-  (`HandedOver.join`), a response's head goes out in its body's ``send`` (`OneSendTask`),
-  the event loop does not wake itself after a request it answered (`_woken_from_elsewhere`),
-  and a request that came with its connection is read in the pass that accepted it;
+- the event loop's thread runs no application code: every request is answered by the pool,
+  so a request that waits (the table's lock, a store write held by SQLite's busy timeout, a
+  slow SD card) holds one pool thread, never every connection;
 - every deadline here is on the monotonic clock: waitress schedules its sweep and
   times idle connections by the wall clock, so a clock stepped back (NTP at boot, a
   Pi without a real-time clock) stopped the sweep, and with it every deadline above.
+
+waitress's private parts used here (the channel's buffers and locks for the hand-over, the
+listener's ``readable`` for the sweep) are listed in tests/project/test_habits.py
+(``WAITRESS_PRIVATE``) and pinned in pyproject.toml; another waitress series gets its plain
+channel (`fits`): no hand-over (each live page holds a pool thread) and waitress's own
+sweep, on the wall clock.
 """
 
 from __future__ import annotations
 
-import errno
+import logging
 import math
-import select
 import socket
 import threading
 import time
@@ -49,9 +53,9 @@ from typing import Any
 from waitress import create_server
 from waitress.channel import HTTPChannel  # type: ignore[import-untyped]
 from waitress.server import BaseWSGIServer  # type: ignore[import-untyped]
-from waitress.task import WSGITask  # type: ignore[import-untyped]
 
-from companion.web.kept_heads import KeptAnswerHeads, KeptEnvironments, KeptHeads
+#: The waitress series this module's private uses were written for (pyproject.toml pins it).
+WAITRESS_SERIES = (3, 0)
 
 #: Connections open at once, in all (waitress's default is 100).
 CONNECTIONS = 600
@@ -150,27 +154,6 @@ class HandedOver:
             close()
 
 
-class OneSendTask(KeptEnvironments, KeptAnswerHeads, WSGITask):  # type: ignore[misc]
-    """waitress's task, writing a response's head with the first piece of its body: one
-    ``send`` (and one segment to the client) instead of two. Each loopback ``send`` also
-    delivers to the receiver in the sender's CPU time: the page's read and the tap each paid
-    for two (issue 26). The bytes on the wire are the same."""
-
-    def write(self, data: bytes) -> None:
-        channel: GuardedChannel = self.channel
-        if self.wrote_header or not data:
-            super().write(data)
-            return
-        channel.holding = True  # `GuardedChannel.write_soon` keeps the head for the body's write
-        try:
-            super().write(data)
-        finally:
-            channel.holding = False
-            head, channel.head = channel.head, b""
-        if head:  # no body went out after all (a HEAD request, a 204, a 304)
-            channel.write_soon(head)
-
-
 class GuardedChannel(HTTPChannel):  # type: ignore[misc]
     """A connection that counts against its address, must send each request promptly, may
     queue only a few, and must read its answers."""
@@ -181,13 +164,6 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
     leaving = False
     #: The address this connection is counted against (`HandedOver.join`) until `del_channel`.
     counted: str | None = None
-    task_class = OneSendTask
-    #: waitress's parser, a head read once kept for the next identical one (`KeptHeads`).
-    parser_class = KeptHeads
-    #: Set by `OneSendTask.write` while it writes a response's head and its first piece of body.
-    holding = False
-    #: The response's head, kept by `write_soon` to go out with the body's first piece.
-    head = b""
 
     def __init__(self, server: Any, sock: Any, addr: Any, adj: Any, map: Any = None) -> None:
         super().__init__(server, sock, addr, adj, map)
@@ -201,10 +177,6 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
         self.counted = address = _address(addr)
         if handed.join(address) > PER_ADDRESS:
             self.will_close = True  # closed by the event loop before anything is read
-        elif _has_input(sock):
-            # the request came with the connection (most do): read it now, not in the loop's
-            # next pass (a poll of every connection, issue 26)
-            self.handle_read()
 
     def del_channel(self, map: Any = None) -> None:
         """Out of waitress's connections: no longer counted against its address (a connection
@@ -218,37 +190,17 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
         self.active_at = time.monotonic()
         super().handle_read()
 
-    #: True while `received` parses on the event loop's thread (`_serve_here` asks it).
-    receiving = False
-    #: Set by `_serve_here`: the request just received is answered here, not by the pool
-    #: (True, or what gives back what its answer holds once it is answered: `Inline`).
-    serve_here: bool | Callable[[], None] = False
-
     def received(self, data: bytes) -> bool:
         if self.request is None and data:
             self.request_started = time.monotonic()  # the first byte of a new request
-        self.receiving = True
-        try:
-            result: bool = super().received(data)
-            with self.requests_lock:
-                if len(self.requests) > PIPELINED:  # one read held many requests: keep the first few
-                    for dropped in self.requests[PIPELINED:]:
-                        dropped.close()
-                    del self.requests[PIPELINED:]
-                    # not in service yet (only the first is): its answer closes the connection
-                    self.requests[-1].headers["CONNECTION"] = "close"
-        except BaseException:
-            _give_back(self.serve_here)  # never kept by the loop's thread past this call
-            self.serve_here = False
-            raise
-        finally:
-            self.receiving = False
-        held, self.serve_here = self.serve_here, False
-        if held:  # outside the requests' lock, which waitress's service takes
-            try:
-                self.service()
-            finally:
-                _give_back(held)
+        result: bool = super().received(data)
+        with self.requests_lock:
+            if len(self.requests) > PIPELINED:  # one read held many requests: keep the first few
+                for dropped in self.requests[PIPELINED:]:
+                    dropped.close()
+                del self.requests[PIPELINED:]
+                # not in service yet (only the first is): its answer closes the connection
+                self.requests[-1].headers["CONNECTION"] = "close"
         return result
 
     def hand_over(self, taker: Taker) -> bool:
@@ -291,63 +243,15 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
     def write_soon(self, data: bytes) -> Any:
         if self.leaving:  # handed over: the response goes on on the taker's side
             return len(data)
-        if self.holding:  # `OneSendTask.write`: the head waits for the body's first piece
-            if not self.head:
-                self.head = data
-                return len(data)
-            data, self.head = self.head + data, b""
-        if data.__class__ is bytes and data and not self.total_outbufs_len:
-            sent = self._send_now(data)
-            if sent == len(data):
-                return sent
-            if sent:  # the rest waits in waitress's buffers, as all of it would have
-                super().write_soon(data[sent:])
-                return len(data)
         if data and not self.total_outbufs_len:
             self.drained_at = time.monotonic()  # output starts waiting now
         return super().write_soon(data)
-
-    def _send_now(self, data: bytes) -> int:
-        """Send ``data`` at once when nothing waits before it, in pieces of ``sendbuf_len`` as
-        waitress's flush sends them; how much the socket took. Putting an answer in waitress's
-        buffers to take it out again in the same call (append, get, skip, the buffer's
-        bookkeeping) cost as much as the send itself (issue 26); what the socket does not take,
-        or a connection that failed, goes to waitress's own path (`write_soon`)."""
-        sent = 0
-        with self.outbuf_lock:
-            if self.total_outbufs_len or not self.connected:
-                return 0
-            try:
-                while sent < len(data):
-                    took: int = self.send(data[sent : sent + self.sendbuf_len], do_close=False)
-                    if not took:
-                        break
-                    sent += took
-            except OSError:  # waitress's path meets it again, and answers it its way
-                pass
-            if sent:
-                self.active_at = self.drained_at = time.monotonic()
-                self.last_activity = time.time()
-        return sent
 
     def _flush_some(self, do_close: bool = True) -> bool:
         sent: bool = super()._flush_some(do_close)
         if sent:
             self.active_at = self.drained_at = time.monotonic()
         return sent
-
-
-def _give_back(held: bool | Callable[[], None]) -> None:
-    """Let go of what an answer on the loop's thread held (`Inline`), if anything."""
-    if callable(held):
-        held()
-
-
-def _has_input(sock: socket.socket) -> bool:
-    """Whether ``sock`` has something to read (or its end) right now."""
-    poller = select.poll()
-    poller.register(sock, select.POLLIN)
-    return bool(poller.poll(0))
 
 
 def _address(addr: Any) -> str:
@@ -388,29 +292,6 @@ def _let_go(listener: Any, channel: GuardedChannel) -> None:
     handed.closer(key, close)
 
 
-def _quick_accept(listener: Any) -> Callable[[], tuple[socket.socket, Any] | None]:
-    """The listener's ``accept`` (wasyncore's: a connection and its address, None if there was
-    none after all), without the standard library's conversion of the listener's family and type
-    to enums at every connection: the same socket, made from the same numbers (issue 26)."""
-    sock: socket.socket = listener.socket
-    family, kind, proto = int(sock.family), int(sock.type), sock.proto
-    quiet = (errno.EWOULDBLOCK, errno.ECONNABORTED, errno.EAGAIN)
-
-    def accept() -> tuple[socket.socket, Any] | None:
-        try:
-            fd, addr = sock._accept()  # type: ignore[attr-defined]
-        except OSError as why:
-            if why.args[0] in quiet:
-                return None
-            raise
-        conn = socket.socket(family, kind, proto, fileno=fd)
-        if socket.getdefaulttimeout() is None and sock.gettimeout():
-            conn.setblocking(True)
-        return conn, addr
-
-    return accept
-
-
 def sweep(server: Any, now: float) -> None:
     """Close the connections past a deadline (``now`` is `time.monotonic`): a request not
     received whole in time, output not read in time, or idle past `IDLE_SECONDS`."""
@@ -439,11 +320,9 @@ def _loop_hooks(server: Any) -> Any:
     original = server.readable
     next_sweep = 0.0
     server.leaving, server.handed_over = [], HandedOver()
-    server.pull_trigger = _woken_from_elsewhere(server)
 
     def readable() -> bool:
         nonlocal next_sweep
-        server.loop_thread = threading.get_ident()
         while server.leaving:
             _let_go(server, server.leaving.pop(0))
         now = time.monotonic()
@@ -458,90 +337,19 @@ def _loop_hooks(server: Any) -> Any:
     return readable
 
 
-def _woken_from_elsewhere(server: Any) -> Callable[[], None]:
-    """The listener's ``pull_trigger``, which wakes the event loop, doing nothing when the
-    loop's own thread calls it: waitress calls it at the end of every request's service,
-    and for a request answered on the loop's thread (`_serve_here`) that cost a write to the
-    trigger's pipe, a pass of the loop and a read, for nothing: the loop has not polled yet,
-    and its next poll asks every connection what it waits for (issue 26)."""
-    pull = server.pull_trigger
-
-    def pull_trigger() -> None:
-        if threading.get_ident() != getattr(server, "loop_thread", None):
-            pull()
-
-    return pull_trigger
+def fits(version: str) -> bool:
+    """Whether waitress ``version`` is the series whose private parts this module uses
+    (`WAITRESS_SERIES`): another gets waitress's plain channel and sweep."""
+    parts = version.split(".")
+    return len(parts) >= 2 and (parts[0], parts[1]) == tuple(map(str, WAITRESS_SERIES))
 
 
-#: Which requests the event loop's thread answers itself (`_serve_here`), asked with a whole
-#: request's method, path and headers (waitress's: their names in upper case, ``_`` for ``-``):
-#: False for the pool, True to answer it here, or a function to call on the loop's thread once
-#: it is answered: the request needed a lock, taken at once (never waited for), given back then.
-Inline = Callable[[str, str, dict[str, str]], bool | Callable[[], None]]
+def create_guarded_server(app: Any, host: str, port: int, threads: int, **options: Any) -> Any:
+    """A waitress server for ``app`` with the limits above (``options`` go to waitress). No
+    proxy is trusted: waitress takes the headers a proxy sets out of every request (its
+    default ``clear_untrusted_proxy_headers``), so no client can claim another address with them."""
+    from importlib.metadata import version
 
-
-def _serve_here(listener: Any, inline: Inline) -> Callable[[Any], None]:
-    """The listener's ``add_task``: a request ``inline`` names, received with nothing queued
-    or unsent on its connection, is answered on the event loop's thread (`GuardedChannel.received`
-    calls waitress's own ``service``); every other goes to the pool as before.
-
-    Handing a request to a pool thread and back costs more CPU than answering one that needs
-    no lock and no disk: two thread wake-ups and a pass of the loop woken by waitress's
-    trigger, about a third of ``GET /api/state``'s CPU on the reference PC (issue 26). Only such
-    requests are named (or one whose lock ``inline`` could take at once): a slow answer here
-    would hold every connection."""
-    pool = listener.add_task
-
-    def add_task(channel: Any) -> None:
-        requests = channel.requests
-        if (
-            getattr(channel, "receiving", False)  # not a pipelined one queued by a pool thread
-            and len(requests) == 1
-            and not channel.total_outbufs_len  # nothing to wait for: the answer goes out now
-            and not requests[0].error
-        ):
-            request = requests[0]
-            held = inline(request.command, request.path, request.headers)  # last: it may take a lock
-            if held is not False:
-                channel.serve_here = held
-                return
-        pool(channel)
-
-    return add_task
-
-
-#: The headers a proxy sets (waitress's ``PROXY_HEADERS``), as they appear in a WSGI environ.
-PROXY_HEADERS = (
-    "HTTP_X_FORWARDED_FOR",
-    "HTTP_X_FORWARDED_HOST",
-    "HTTP_X_FORWARDED_PROTO",
-    "HTTP_X_FORWARDED_PORT",
-    "HTTP_X_FORWARDED_BY",
-    "HTTP_FORWARDED",
-)
-
-
-def _without_proxy_headers(app: Any) -> Any:
-    """``app``, never shown the headers a proxy sets: what waitress's proxy middleware does when
-    no proxy is trusted (the client could claim any address or scheme with them)."""
-
-    def without_proxy_headers(environ: dict[str, Any], start_response: Any) -> Any:
-        for name in PROXY_HEADERS:
-            environ.pop(name, None)
-        return app(environ, start_response)
-
-    return without_proxy_headers
-
-
-def create_guarded_server(
-    app: Any, host: str, port: int, threads: int, inline: Inline | None = None, **options: Any
-) -> Any:
-    """A waitress server for ``app`` with the limits above (``options`` go to waitress); the
-    requests ``inline`` names are answered on the event loop's thread (`Inline`)."""
-    if "trusted_proxy" not in options and "clear_untrusted_proxy_headers" not in options:
-        # No proxy is trusted: waitress's proxy middleware would only take these headers
-        # out of every request; `_without_proxy_headers` does that for a fifth of its CPU.
-        app, options["clear_untrusted_proxy_headers"] = _without_proxy_headers(app), False
     server = create_server(
         app,
         host=host,
@@ -553,14 +361,20 @@ def create_guarded_server(
         channel_request_lookahead=1,  # lets a live stream see that its page went away
         **options,
     )
+    installed = version("waitress")
+    if not fits(installed):
+        logging.getLogger(__name__).warning(
+            "waitress %s is not the %s series: live pages hold a thread each, and idle "
+            "connections are timed by the wall clock",
+            installed,
+            ".".join(map(str, WAITRESS_SERIES)),
+        )
+        return server
     sockets = getattr(server, "map", None) or server._map
     listeners = [listener for listener in list(sockets.values()) if isinstance(listener, BaseWSGIServer)]
     for listener in listeners:
         listener.channel_class = GuardedChannel
         listener.readable = _loop_hooks(listener)
-        listener.accept = _quick_accept(listener)
-        if inline is not None:
-            listener.add_task = _serve_here(listener, inline)
     close = server.close
 
     def close_all() -> Any:  # waitress closes what it holds; the connections handed out too

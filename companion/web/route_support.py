@@ -16,9 +16,7 @@ of them, so that route modules need not import one another (only `companion.web.
   decoded within bounds (`companion.util.json_bounds`: depth, number length; the size is
   bounded before); a body out of bounds or not JSON is a 400 with its code.
 - `control` guards a control: the PIN in ``X-Table-Pin``, or the page's login with
-  its CSRF token; only under this machine's own names; throttled. Its checks are
-  `control_refusal`, which reads the request through a `ControlAsk`, so that the tap's and
-  the buttons' answers before Flask (`companion.web.fast_controls`) run the very same code.
+  its CSRF token; only under this machine's own names; throttled.
 - `answer` is a table input's answer (a tap, a press, an undo, a correction): its outcome and
   the table's new state.
 """
@@ -31,7 +29,6 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from flask import Response, current_app, g, request, session
-from werkzeug.sansio.request import Request as BaseRequest
 
 from companion.editions import write_refused
 from companion.store.log import DiskFull, StoreError
@@ -63,18 +60,12 @@ class Refusal(NamedTuple):
     params: dict[str, Any]
 
 
-def refusal_text(dumps: Callable[..., str], code: str, params: dict[str, Any]) -> str:
-    """A refusal's body as ``jsonify`` writes it (``dumps``: the app's ``app.json.dumps``)."""
-    body: dict[str, object] = {"error": say(code, **params), "code": code}
-    if params:
-        body["params"] = params
-    return f"{dumps(body)}\n"
-
-
 def refused(refusal: Refusal) -> Response:
-    """`refusal` as the route's answer."""
-    text = refusal_text(current_app.json.dumps, refusal.code, refusal.params)
-    return Response(text, status=refusal.status, mimetype="application/json")
+    """`refusal` as the route's answer, as ``jsonify`` writes it."""
+    body: dict[str, object] = {"error": say(refusal.code, **refusal.params), "code": refusal.code}
+    if refusal.params:
+        body["params"] = refusal.params
+    return Response(f"{current_app.json.dumps(body)}\n", status=refusal.status, mimetype="application/json")
 
 
 def json_error(status: int, /, code: str, **params: Any) -> Response:
@@ -116,24 +107,14 @@ def json_body() -> dict[str, Any]:
     cached: dict[str, Any] | None = g.get("json_body")
     if cached is not None:
         return cached
-    obj = body_object(request.get_data(cache=True))
-    g.json_body = obj
+    data = request.get_data(cache=True)
+    body = parse_json(data) if data.strip() else {}
+    obj = g.json_body = body if isinstance(body, dict) else {}
     return obj
 
 
-def body_object(data: bytes) -> dict[str, Any]:
-    """`json_body` of the bytes ``data``: raises `BadJson` when they are not JSON within bounds."""
-    body = parse_json(data) if data.strip() else {}
-    return body if isinstance(body, dict) else {}
-
-
 def client_address() -> str:
-    return address_of(request)
-
-
-def address_of(asked: BaseRequest) -> str:
-    """The client's address of a request (Flask's, or werkzeug's for a WSGI environ)."""
-    return asked.remote_addr or "unknown"
+    return request.remote_addr or "unknown"
 
 
 def _limiter() -> SlidingWindow:
@@ -163,76 +144,32 @@ def host_session() -> HostSession | None:
     return table_runtime().access.sessions.get(session.get("sid"))
 
 
-def foreign_refusal(runtime: TableRuntime, host: str, names: frozenset[str]) -> Refusal | None:
-    """A refusal when the request came in under ``host``, a name that is not this machine's."""
-    if host_allowed(host, names):
-        return None
-    return Refusal(403, code="foreign_host", params={"url": runtime.join_url()})
-
-
 def foreign_host() -> Response | None:
     """A refusal when the request came in under a name that is not this machine's."""
-    refusal = foreign_refusal(table_runtime(), request.host, current_app.config["HOST_NAMES"])
-    return None if refusal is None else refused(refusal)
-
-
-class ControlAsk(NamedTuple):
-    """What a control's guard reads of its request: the same from Flask's request (`control`)
-    as from the WSGI environ (`companion.web.fast_controls`)."""
-
-    #: ``Host``, as werkzeug's ``request.host`` gives it.
-    host: str
-    #: The client's address (``REMOTE_ADDR``).
-    address: str
-    #: ``X-Table-Pin``, or None.
-    pin: str | None
-    #: ``X-CSRF-Token``, or "".
-    csrf: str
-    #: The logged-in host's session, looked up only when no PIN came (it reads the cookie).
-    host_session: Callable[[], HostSession | None]
-
-
-def control_refusal(
-    runtime: TableRuntime,
-    limiter: SlidingWindow,
-    names: frozenset[str],
-    ask: ControlAsk,
-    mock_code: str | None = None,
-) -> Refusal | None:
-    """Whether a control may run, or why not: this machine's name, the per-address rate, the PIN
-    in the header or a logged-in page with its CSRF token, and (``mock_code``: the refusal's code)
-    mock mode. The rate and the PIN count each request: call it once per request."""
-    refusal = foreign_refusal(runtime, ask.host, names)
-    if refusal is not None:
-        return refusal
-    if not limiter.hit(ask.address):
-        return Refusal(429, code="rate_limited", params={})
-    if ask.pin:
-        refusal = pin_refusal(runtime.access, ask.address, ask.pin)
-    else:
-        host = ask.host_session()
-        refusal = Refusal(401, code="login_needed", params={}) if host is None else csrf_check(host, ask.csrf)
-    if refusal is None and mock_code is not None and not runtime.mock:
-        refusal = Refusal(409, mock_code, {})
-    return refusal
-
-
-def ask_of(asked: BaseRequest, session_of: Callable[[], HostSession | None]) -> ControlAsk:
-    """`ControlAsk` of a request (Flask's, or werkzeug's for a WSGI environ); ``session_of``
-    looks up its host session."""
-    return ControlAsk(
-        asked.host,
-        address_of(asked),
-        asked.headers.get("X-Table-Pin"),
-        asked.headers.get("X-CSRF-Token", ""),
-        session_of,
-    )
+    if host_allowed(request.host, current_app.config["HOST_NAMES"]):
+        return None
+    return json_error(403, code="foreign_host", url=table_runtime().join_url())
 
 
 def _authorise(mock_code: str | None = None) -> Response | None:
-    """A control may run: the PIN in the header, or a logged-in page with its CSRF token."""
-    ask = ask_of(request, host_session)
-    refusal = control_refusal(table_runtime(), _limiter(), current_app.config["HOST_NAMES"], ask, mock_code)
+    """Whether a control may run, or its refusal: this machine's name, the per-address rate,
+    the PIN in the header or a logged-in page with its CSRF token, and (``mock_code``: the
+    refusal's code) mock mode. The rate and the PIN count each request."""
+    foreign = foreign_host()
+    if foreign is not None:
+        return foreign
+    runtime, address = table_runtime(), client_address()
+    if not _limiter().hit(address):
+        return json_error(429, code="rate_limited")
+    pin = request.headers.get("X-Table-Pin")
+    if pin:
+        refusal = pin_refusal(runtime.access, address, pin)
+    else:
+        host = host_session()
+        token = request.headers.get("X-CSRF-Token", "")
+        refusal = Refusal(401, code="login_needed", params={}) if host is None else csrf_check(host, token)
+    if refusal is None and mock_code is not None and not runtime.mock:
+        refusal = Refusal(409, mock_code, {})
     return None if refusal is None else refused(refusal)
 
 
@@ -291,7 +228,6 @@ def control(
                 return denied
             return view(*args, **kwargs)
 
-        guarded.off_mock = off_mock  # type: ignore[attr-defined]  # read by `companion.web.fast_controls`
         return guarded
 
     return wrap

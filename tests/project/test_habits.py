@@ -10,53 +10,27 @@ from importlib.metadata import version
 from pathlib import Path
 
 import companion
+from companion.web.http_server import WAITRESS_SERIES as WRITTEN_FOR
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 #: The waitress series whose private API companion/web/http_server.py extends.
-WAITRESS_SERIES = (3, 0)
-#: What of it the server leans on, to re-read in a new waitress before moving the pin.
+WAITRESS_SERIES = WRITTEN_FOR
+#: What of it the server leans on, to re-read in a new waitress before moving the pin. Each one's
+#: fallback is the same: under another series the server keeps waitress's plain channel and
+#: sweep (`http_server.fits`): live pages hold a pool thread each, and there is no per-address cap.
 WAITRESS_PRIVATE = (
-    "waitress.channel.HTTPChannel: handle_read, write_soon, _flush_some, addr, del_channel (called "
-    "once a connection leaves the loop's map, on every close: the per-address counts follow it)",
-    "waitress.server.BaseWSGIServer: active_channels, readable (and the maintenance it runs)",
+    "per-address counts and deadlines (GuardedChannel): HTTPChannel.__init__(server, sock, addr, "
+    "adj, map), handle_read, received, request, requests and requests_lock (each request's close() "
+    "and headers), write_soon, _flush_some, total_outbufs_len, will_close, and del_channel called "
+    "once a connection leaves the loop's map, on every close",
+    "the sweep on the monotonic clock (_loop_hooks, sweep): BaseWSGIServer.readable called at the "
+    "start of each pass and running maintenance once next_channel_cleanup passes, active_channels, "
+    "_map and adj.connection_limit",
     "the live pages' hand-over (GuardedChannel.hand_over, _let_go): HTTPChannel's readable, "
-    "writable, handle_close, close, del_channel, outbufs, outbuf_lock, requests_lock, socket, "
-    "connected; BaseWSGIServer's _map, pull_trigger, adj.connection_limit; wasyncore.poll2 "
-    "calling each channel's readable in the map's order (the listener before any connection); "
-    "WSGITask.finish writing the last chunk through write_soon",
-    "one send per response (OneSendTask): HTTPChannel.task_class; WSGITask.write, wrote_header, "
-    "channel, writing the head through channel.write_soon then the body's first piece in the same "
-    "call (a head written alone still goes out at the end of that call)",
-    "a request read in the pass that accepts its connection: HTTPChannel.handle_read called at the "
-    "end of the channel's __init__ (the channel complete, in the map) when poll says it has input",
-    "the loop not waking itself (_woken_from_elsewhere): BaseWSGIServer.pull_trigger called by "
-    "HTTPChannel.service and write_soon as self.server.pull_trigger()",
-    "a head parsed once (companion/web/kept_heads.py): HTTPChannel.parser_class; "
-    "HTTPRequestParser.parse_header leaving its results as new attributes of the parser (its "
-    "headers in self.headers), a body of known length as FixedStreamReceiver(content_length, "
-    "OverflowableBuffer(adj.inbuf_overflow)): tests/web/test_kept_heads.py compares them",
-    "a response head built once per shape (KeptAnswerHeads): WSGITask.build_response_header reading "
-    "only version, status, content_length, close_on_finish, chunked_response, wrote_header, "
-    "response_headers, start_time (its Date, whole seconds, utilities.build_http_date), "
-    "request.headers['CONNECTION'] and "
-    "channel.server.adj.ident, and setting only response_headers, close_on_finish and "
-    "chunked_response: tests/web/test_kept_heads.py compares them",
-    "an environ built once per head (KeptEnvironments): WSGITask.get_environment reading only "
-    "environ (its cached copy), version, request.command, path, request_uri, query, url_scheme, "
-    "headers, header_bytes_received and get_body_stream(), channel.addr and "
-    "check_client_disconnected, server.effective_port, server_name, adj.ident and adj.url_prefix, "
-    "and sys.stderr: tests/web/test_kept_heads.py compares them",
-    "the listener's accept without enums (_quick_accept): BaseWSGIServer.handle_accept calling "
-    "self.accept() and taking None as no connection (wasyncore.dispatcher.accept's contract), "
-    "the standard library's socket._accept() and socket.accept() making socket(family, type, proto, "
-    "fileno=fd): tests/web/test_http_limits.py compares them",
-    "an answer sent at once when nothing waits (GuardedChannel._send_now): HTTPChannel.outbuf_lock, "
-    "total_outbufs_len, sendbuf_len, last_activity, connected, wasyncore.dispatcher.send(data, "
-    "do_close) returning 0 when the socket takes nothing; write_soon taking the rest as before",
-    "the mock tap on the loop's thread (_serve_here): HTTPChannel.requests, the parser's "
-    "command, path, headers and error, and BaseWSGIServer.add_task called by HTTPChannel.received "
-    "on the loop's thread once a request is whole",
+    "writable, handle_close, close, outbufs, outbuf_lock, socket, connected; BaseWSGIServer's "
+    "pull_trigger and logger; wasyncore.poll2 calling each channel's readable in the map's order "
+    "(the listener before any connection); WSGITask.finish writing the last chunk through write_soon",
 )
 
 

@@ -1,6 +1,7 @@
-"""The state's answers come from text cached per change (`companion.web.state_answers`,
-`companion.table.snapshot`, `companion.hardware.health`): after every kind of change they are
-exactly what the same answers computed afresh are, and a control's answer carries them."""
+"""The state's answers come from the table's projection, made once per version
+(`companion.table.snapshot`), and each part's status text (`companion.hardware.health`): after
+every kind of change they are exactly what the same answers computed afresh are, and a
+control's answer carries them."""
 
 from __future__ import annotations
 
@@ -8,12 +9,8 @@ import random
 from pathlib import Path
 from typing import Any
 
-from hypothesis import given
-from hypothesis import strategies as st
-
 from companion.run.runtime import Runtime
 from companion.store.log import DamageNotice
-from companion.web.state_answers import StateAnswers
 from tests.support.tables import api_app, play_turn
 
 PIN = {"X-Table-Pin": "2468"}
@@ -30,10 +27,8 @@ def afresh(http: Any, rt: Runtime, app: Any) -> tuple[Any, Any]:
     """The answers with every cache forgotten first: what the table and its parts say now."""
     table = rt.table
     with table.lock:
-        table.state_cache = table.state_text_cache = table.page_cache = None
+        table.latest = None
     rt.health._text = None
-    state_answers: StateAnswers = app.config["STATE_ANSWERS"]
-    state_answers.page, state_answers.texts = None, {}
     return answers(http)
 
 
@@ -127,62 +122,31 @@ def test_a_control_answers_with_the_state_after_it(tmp_path: Path) -> None:
         assert not refused["outcome"]["accepted"] and refused["state"]["version"] == rt.table.version
 
 
-def test_a_request_without_a_cookie_builds_no_signer_and_sets_none(tmp_path: Path) -> None:
-    from companion.web.cookie_session import SignedIdCookie
-
+def test_the_cookie_is_written_at_login_and_logout_only(tmp_path: Path) -> None:
+    """The host's cookie is the session id and its HMAC: written when the login sets it and
+    the logout deletes it, never again on an answer (the server decides the login's end)."""
     with api_app(tmp_path) as (app, _rt):
         http = app.test_client()
-        built: list[int] = []
-        interface = app.session_interface
-        assert isinstance(interface, SignedIdCookie)
-        original = interface.get_signing_serializer
-
-        def counted(app_: Any) -> Any:
-            built.append(1)
-            return original(app_)
-
-        interface.get_signing_serializer = counted  # type: ignore[method-assign,assignment]
         response = http.get("/api/state")
         assert response.status_code == 200 and "Set-Cookie" not in response.headers
-        assert not built, "no cookie: nothing to sign or check"
-        # the login still signs its cookie, and the next request is the host's
         login = http.post("/api/login", json={"pin": "2468"})
-        assert login.status_code == 200 and "Set-Cookie" in login.headers and built
-        assert http.get("/api/session").get_json()["host"] is True
+        assert login.status_code == 200 and "Expires=" in login.headers["Set-Cookie"]
+        assert "HttpOnly" in login.headers["Set-Cookie"] and "SameSite=Strict" in login.headers["Set-Cookie"]
+        asked = http.get("/api/session")
+        assert asked.get_json()["host"] is True and "Set-Cookie" not in asked.headers
+        tapped = http.post("/api/buttons/crystal", headers={"X-CSRF-Token": login.get_json()["csrf"]})
+        assert tapped.status_code == 200 and "Set-Cookie" not in tapped.headers
+        cookie = http.get_cookie("session")
+        assert cookie is not None
+        forged = app.test_client()
+        sid = cookie.value.rsplit(".", 1)[0]
+        forged.set_cookie("session", f"{sid}.{'0' * 64}")
+        assert forged.get("/api/session").get_json()["host"] is False, "a cookie whose HMAC is wrong"
         # logging out clears it: the cookie is deleted
         token = login.get_json()["csrf"]
         out = http.post("/api/logout", json={}, headers={"X-CSRF-Token": token})
         assert out.status_code == 200 and "Set-Cookie" in out.headers
         assert http.get("/api/session").get_json()["host"] is False
-
-
-def test_fast_reads_answer_get_state_as_the_route_does(tmp_path: Path) -> None:
-    from werkzeug.test import Client
-
-    from companion.web.state_answers import FastReads
-
-    with api_app(tmp_path) as (app, rt):
-        flask_http, fast_http = app.test_client(), Client(FastReads(app))
-        rt.tap(rt.table.expect()["choices"][0])  # type: ignore[index]
-        for query in ("", "?page=1", "?page=", "?page=0", "?x=2&page=1", "?page=&page=1"):
-            via_flask, fast = flask_http.get(f"/api/state{query}"), fast_http.get(f"/api/state{query}")
-            assert (fast.status_code, fast.data) == (via_flask.status_code, via_flask.data), query
-            assert dict(fast.headers) == dict(via_flask.headers), query
-        # everything else is Flask's: other methods, other paths
-        assert fast_http.post("/api/state").status_code == via_flask_status(flask_http, "post")
-        assert fast_http.get("/api/ring").get_json() == flask_http.get("/api/ring").get_json()
-
-        def broken(page: bool) -> bytes:
-            raise RuntimeError("a bug")
-
-        app.config["STATE_ANSWERS"].state_body = broken  # Flask's error handler answers it
-        failed = fast_http.get("/api/state")
-        assert failed.status_code == 500 and failed.get_json()["code"] == "internal_error"
-
-
-def via_flask_status(http: Any, method: str) -> int:
-    status: int = getattr(http, method)("/api/state").status_code
-    return status
 
 
 def test_the_cached_texts_are_the_standard_compact_json(tmp_path: Path) -> None:
@@ -196,35 +160,3 @@ def test_the_cached_texts_are_the_standard_compact_json(tmp_path: Path) -> None:
             table = rt.table
             assert table.page_text()[1] == json.dumps(table.page_json(), separators=(",", ":"))
             assert table.state_text() == json.dumps(table.state_json(), separators=(",", ":"))
-
-
-def test_fast_reads_headers_follow_each_new_answer(tmp_path: Path) -> None:
-    """The fast answer's headers are made once per body: through a random game, each answer's
-    headers (its length above all) and body stay the route's, turn after turn."""
-    from werkzeug.test import Client
-
-    from companion.web.state_answers import FastReads
-
-    rng = random.Random(26)
-    with api_app(tmp_path) as (app, rt):
-        flask_http, fast_http = app.test_client(), Client(FastReads(app))
-        lengths = set()
-        for _ in range(25):
-            play_turn(rt, rng)
-            for query in ("?page=1", "", "?page=1"):
-                via_flask, fast = flask_http.get(f"/api/state{query}"), fast_http.get(f"/api/state{query}")
-                assert (fast.status_code, fast.data) == (via_flask.status_code, via_flask.data), query
-                assert dict(fast.headers) == dict(via_flask.headers), query
-                lengths.add(fast.headers["Content-Length"])
-        assert len(lengths) > 2, "the answers changed length along the game"
-
-
-@given(st.lists(st.text(alphabet="page=&;01x%", max_size=12), max_size=80))
-def test_the_page_query_parsed_once_is_what_parsing_it_says(queries: list[str]) -> None:
-    """`wants_page_kept` answers what `wants_page` does for any query, asked any number of
-    times, and keeps at most `PAGE_QUERIES_KEPT` of them (a client chooses them)."""
-    from companion.web import state_answers
-
-    for query in queries + queries[::-1]:
-        assert state_answers.wants_page_kept(query) is state_answers.wants_page(query), query
-        assert len(state_answers.PAGE_QUERIES) <= state_answers.PAGE_QUERIES_KEPT

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import select
 import socket
 import threading
 import time
@@ -350,45 +349,3 @@ def test_a_connection_handed_over_while_the_server_closes_is_closed_too() -> Non
     handed.closed(late)
     handed.closer(late, lambda: closed.append("gone"))  # already closed: nothing to call
     assert closed == ["early", "late"]
-
-
-@pytest.mark.parametrize("family", [socket.AF_INET, socket.AF_INET6])
-def test_the_quick_accept_makes_the_socket_the_standard_library_makes(family: int) -> None:
-    """`_quick_accept` against ``socket.accept`` on the same listener: the same family, type,
-    protocol, timeout and peer; None when no connection waits (wasyncore's answer then)."""
-    from types import SimpleNamespace
-
-    if family == socket.AF_INET6 and not socket.has_ipv6:
-        pytest.skip("no IPv6 here")
-    host = "127.0.0.1" if family == socket.AF_INET else "::1"
-    with socket.socket(family, socket.SOCK_STREAM) as listener:
-        listener.bind((host, 0))
-        listener.listen(8)
-        listener.setblocking(False)
-        accept = http_server._quick_accept(SimpleNamespace(socket=listener))
-        assert accept() is None  # nothing waits
-        clients = [socket.create_connection(listener.getsockname()[:2]) for _ in range(2)]
-        try:
-            made: list[Any] = []
-            for quick in (True, False):
-                select.select([listener], [], [], 10)  # the next connection is queued
-                got = accept() if quick else listener.accept()
-                assert got is not None
-                conn, addr = got
-                with conn:
-                    made.append(
-                        (conn.family, conn.type, conn.proto, conn.gettimeout(), type(conn), len(addr))
-                    )
-            assert made[0] == made[1]
-        finally:
-            for client in clients:
-                client.close()
-
-
-def test_the_server_accepts_with_the_quick_accept() -> None:
-    server = http_server.create_guarded_server(lambda environ, start_response: [], "127.0.0.1", 0, 1)
-    try:
-        listeners = [s for s in server._map.values() if isinstance(s, http_server.BaseWSGIServer)]
-        assert listeners and all(s.accept.__qualname__.startswith("_quick_accept") for s in listeners)
-    finally:
-        server.close()
