@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 from typing import IO
 
-from benchmarks.daemon import port_from
+from tests.support.daemon import port_from
 from companion.records.trekking import TREKKING
 from companion.run.serving import make_server
 from companion.run.startup import build_runtime
