@@ -30,13 +30,13 @@ import time
 from pathlib import Path
 from typing import IO
 
-from tests.support.daemon import port_from
 from companion.records.trekking import TREKKING
 from companion.run.serving import make_server
 from companion.run.startup import build_runtime
 from companion.store.log import Store
 from companion.table.game_setup import new_game
 from companion.util.config import ButtonSettings, Config, TableSettings
+from tests.support.daemon import port_from
 
 
 def readers_child(port: int, count: int) -> int:
