@@ -182,6 +182,8 @@ def said(code: str, lang: str, params: dict[str, Any]) -> str:
         values["player"] = catalogue(lang)["msg"]["that_player"]
     if isinstance(values.get("columns"), list):  # Wild tokens' columns, as the page names them
         values["columns"] = columns_words(values["columns"], lang)
+    if isinstance(values.get("row"), list):  # the Departures Row, as the table shows its cards
+        values["row"] = ", ".join(card_label(c, lang) for c in values["row"] if isinstance(c, dict)) or "-"
     if isinstance(values.get("from_base"), dict):  # the page writes it in words too (edition/api.js)
         values["from_base"] = base_words(values["from_base"], lang)
     variant = str(values.get("why") or values.get("kind") or ("more" if values.get("more") else ""))

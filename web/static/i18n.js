@@ -53,6 +53,8 @@ export function message(last) {
   if (p.card !== undefined) p.c = p.card === "ancestor" ? t("ancestor") : p.title ? `${p.title} (${year(p.year)})` : p.card;
   if (p.player === "") p.player = words.that_player;
   if (Array.isArray(p.columns)) p.columns = columnsWords(p.columns);
+  // the Departures Row as the table shows it: "Title (year), …", never the cards' ids
+  if (Array.isArray(p.row)) p.row = p.row.map((c) => (c.title ? `${c.title} (${year(c.year)})` : c.card)).join(", ") || "-";
   // the store's refusal of a move: its own code and facts (`store`, `facts`) say the cause in this language
   if (last.code === "store_error" && words[p.store]) p.error = fill(current, words[p.store], p.facts || {});
   if (last.code === "enrolled" && p.itinerary) p.c = t("itinerary", { i: p.itinerary });

@@ -1,0 +1,220 @@
+"""The family's third evening (issue 37): what a person sees on a 360 px phone, in English and
+French, in Chromium. Each test names the item of the issue it covers."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.browser import log_in_as_host, playwright
+
+playwright()
+
+#: The players of the table `server` (tests/conftest.py) serves.
+PLAYERS = "Mia,Théo,Papi"
+SHOTS = Path("/tmp") / "family-third-evening"
+
+
+@pytest.fixture
+def phone(server: Any, browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """The table's page on a 360 x 740 phone in the test's language (``lang`` param), the host logged in."""
+    base, _rt = server
+    errors: list[str] = []
+    page = browser.new_page(viewport={"width": 360, "height": 740})
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.set_default_timeout(15000)
+    page.add_init_script(f"localStorage.setItem('lang', '{getattr(request, 'param', 'en')}')")
+    page.goto(base + "/")
+    page.wait_for_selector("#players .player")
+    log_in_as_host(page)
+    page.click("#host-toggle")  # the host's panel closed again: the page as the game shows it
+    yield page
+    assert errors == []
+
+
+def shot(page: Any, name: str, full: bool = False) -> None:
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full)
+
+
+def draft_box(rt: Any) -> str:
+    """``notre-boite``: an owner's edition with 10 of Day I's 36 cards (the reference's others)."""
+    from companion.editions import EditionLibrary
+
+    library = EditionLibrary(rt.data_dir)
+    obj = copy.deepcopy(library.raw("reference"))
+    day1 = [c for c in obj["cards"] if c["day"] == 1]
+    obj["cards"] = [c for c in obj["cards"] if c["day"] != 1] + day1[:10]
+    library.save("notre-boite", obj)
+    return "notre-boite"
+
+
+def open_new_game(phone: Any) -> None:
+    phone.click("#host-toggle")
+    phone.locator("#newgame").evaluate("f => f.closest('details').open = true")
+
+
+@pytest.mark.parametrize("phone", ["en", "fr"], indirect=True)
+def test_2_a_draft_edition_is_not_offered_and_a_game_on_it_is_refused_by_what_it_lacks(
+    phone: Any, server: Any
+) -> None:
+    from tests.support.browser import post
+
+    base, rt = server
+    name = draft_box(rt)
+    phone.reload()
+    phone.wait_for_selector("#controls:not([hidden])", state="attached")
+    open_new_game(phone)
+    phone.wait_for_function("() => document.querySelectorAll('#edition option').length > 0")
+    offered = phone.locator("#edition option").evaluate_all("os => os.map((o) => o.value)")
+    assert "reference" in offered and name not in offered, offered
+    # a script (or a stale form) that names it anyway: refused with what is missing, checked or not
+    import urllib.error
+
+    for check in (True, False):
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            post(base, "/api/game/new", {"players": ["Mia", "Théo"], "edition": name, "check": check})
+        import json
+
+        body = json.loads(refused.value.read())
+        assert body["code"] == "edition_incomplete" and body["params"]["day1"] == 10, body
+    game = rt.table.game_id
+    # the page words it in its language, beside the form
+    phone.locator("#edition").evaluate(
+        "(s, n) => { const o = document.createElement('option'); o.value = n; o.textContent = n;"
+        " s.append(o); s.value = n; }",
+        name,
+    )
+    phone.click("#newgame button[type=submit]")
+    phone.wait_for_selector("#last.bad")
+    lang = phone.evaluate("lang")
+    shot(phone, f"2-draft-{lang}")
+    said = phone.locator("#last").inner_text()
+    assert name in said and "10" in said and "36" in said, said
+    assert ("not complete" if lang == "en" else "pas encore complète") in said, said
+    assert rt.table.game_id == game
+
+
+#: The markers as the page draws them (web/static/chart.js MARKS), by a player's marker index.
+MARKS = "●■▲◆▼○□△"
+
+
+@pytest.mark.parametrize("phone", ["en", "fr"], indirect=True)
+def test_1_the_new_game_form_shows_each_seat_s_own_colour_and_marker_before_start(
+    phone: Any, server: Any
+) -> None:
+    _base, rt = server
+    open_new_game(phone)
+    own = {p["name"]: (p["colour"].lower(), p["marker"]) for p in phone.evaluate("state.players")}
+    seated = ["Papi", "Mia", "Théo", "Zoé"]  # another order than the table's, and a new player
+    seats = phone.locator("#seats .seat")
+    for k, name in enumerate(seated):
+        seats.nth(k).locator("input[type=text]").fill(name)
+    seats.nth(3).locator("input[type=text]").dispatch_event("change")
+    phone.wait_for_function(
+        "() => [...document.querySelectorAll('#seats .seat-mark')].every((m) => m.textContent)"
+    )
+    lang = phone.evaluate("lang")
+    shot(phone, f"1-seats-{lang}")
+    shown = [
+        (
+            seats.nth(k).locator("input[type=color]").input_value(),
+            seats.nth(k).locator(".seat-mark").inner_text(),
+        )
+        for k in range(4)
+    ]
+    for k, name in enumerate(seated[:3]):
+        colour, marker = own[name]
+        assert shown[k] == (colour, MARKS[marker]), (name, shown[k], own[name])
+    # Start: the table gives every seat what the form showed, the new player's pair too
+    phone.on("dialog", lambda d: d.accept())
+    game = rt.table.game_id
+    phone.click("#newgame button[type=submit]")
+    phone.wait_for_function("() => state && state.players[0].name === 'Papi'")
+    assert rt.table.game_id != game
+    table = [(p["colour"].lower(), MARKS[p["marker"]]) for p in phone.evaluate("state.players")]
+    assert table == shown, (table, shown)
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_8_the_edition_page_s_new_opens_its_form(server: Any, browser: Any, lang: str) -> None:
+    base, _rt = server
+    page = browser.new_page(viewport={"width": 360, "height": 740})
+    page.add_init_script(f"localStorage.setItem('lang', '{lang}')")
+    page.goto(base + "/edition")
+    page.wait_for_selector("#login:not([hidden])")
+    page.fill("#pin", "2468")
+    page.click("#login-form button")
+    page.wait_for_selector("#open-create")
+    page.wait_for_selector("#create:not([hidden])")  # no edition of the owner's yet: shown by itself
+    for _tap in range(2):  # "New…" opens it, and a second tap leaves it open
+        page.click("#open-create")
+        assert page.locator("#create").is_visible()
+        assert page.evaluate("document.activeElement.id") == "new-name"
+    shot(page, f"8-new-{lang}")
+
+
+def to_a_mover_with_a_crystal_and_a_1_hour_card(rt: Any) -> str:
+    """Play on until the player to move holds a crystal and the Row shows a 1-hour card: its id."""
+    import random
+
+    from tests.support.tables import play_turn
+
+    rng = random.Random(3)
+    board = rt.table.board
+    while True:
+        expect = rt.table.expect()
+        if expect["kind"] == "take" and board.crystals[board.turn] > 0:
+            ones = [c for c in expect["choices"] if c != "ancestor" and board.edition.card(c).hours == 1]
+            if ones:
+                return str(ones[0])
+        play_turn(rt, rng)
+
+
+@pytest.mark.parametrize("phone", ["en", "fr"], indirect=True)
+def test_4_the_words_of_a_crystal_given_back_a_1_hour_card_and_a_card_not_in_the_row(
+    phone: Any, server: Any
+) -> None:
+    from tests.support.browser import drawn, post
+
+    base, rt = server
+    lang = phone.evaluate("lang")
+    one_hour = to_a_mover_with_a_crystal_and_a_1_hour_card(rt)
+    mover = rt.table.board.player_to_move
+    post(base, "/api/buttons/crystal")
+    post(base, "/api/buttons/undo")  # the crystal chosen, put back
+    drawn(phone, rt.table.version)
+    said = phone.locator("#last").inner_text()
+    shot(phone, f"4-given-back-{lang}")
+    if lang == "en":
+        assert f"{mover} spends no crystal: the crystal chosen is given back" in said, said
+    else:
+        said = said.replace("\u202f", " ")  # the space before ":" (item 5's) is not this item's
+        assert f"{mover} ne dépense aucun cristal : le cristal choisi lui est rendu" in said, said
+    post(base, "/api/buttons/crystal")
+    post(base, "/api/reader/tap", {"tag": one_hour})  # a 1-hour card: no crystal can be spent
+    drawn(phone, rt.table.version)
+    said = phone.locator("#last").inner_text()
+    shot(phone, f"4-one-hour-{lang}")
+    assert " 0 " not in said, said
+    if lang == "en":
+        assert "a card costs at least 1 hour" in said and f"the crystal chosen stays with {mover}" in said, (
+            said
+        )
+    else:
+        assert "au moins 1 heure" in said and f"le cristal choisi reste à {mover}" in said, said
+    post(base, "/api/buttons/undo")  # the take cancelled
+    post(base, "/api/buttons/undo")  # and the crystal given back
+    assert post(base, "/api/reader/tap", {"tag": one_hour})["outcome"]["accepted"]  # taken
+    away = rt.table.board.edition.card(one_hour)  # taken just now: no longer in the Row
+    post(base, "/api/reader/tap", {"tag": away.id})
+    drawn(phone, rt.table.version)
+    said = phone.locator("#last").inner_text()
+    shot(phone, f"4-not-in-row-{lang}")
+    row = [p["card"] for p in phone.evaluate("state.row_cards") if p.get("card")]
+    for card in row:
+        assert card["title"] in said and card["id"] not in said.replace(away.id, ""), (card, said)
