@@ -218,3 +218,57 @@ def test_4_the_words_of_a_crystal_given_back_a_1_hour_card_and_a_card_not_in_the
     row = [p["card"] for p in phone.evaluate("state.row_cards") if p.get("card")]
     for card in row:
         assert card["title"] in said and card["id"] not in said.replace(away.id, ""), (card, said)
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_6_a_page_whose_table_is_gone_says_so_across_the_page_until_it_answers_again(
+    server: Any, browser: Any, lang: str
+) -> None:
+    import urllib.request
+
+    base, _rt = server
+    table = {"gone": False}
+
+    def stream(route: Any) -> None:
+        """The live stream as the table sends it (one snapshot, then the connection ends and the
+        page reconnects), or nothing at all while the table is gone."""
+        if table["gone"]:
+            route.abort()
+            return
+        with urllib.request.urlopen(base + "/api/state?page=1", timeout=10) as answer:
+            snapshot = answer.read().decode()
+        body = f"retry: 500\nevent: state\ndata: {snapshot}\n\n"
+        route.fulfill(status=200, headers={"Content-Type": "text/event-stream"}, body=body)
+
+    def state(route: Any) -> None:
+        route.abort() if table["gone"] else route.continue_()
+
+    page = browser.new_page(viewport={"width": 360, "height": 740})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.add_init_script(f"localStorage.setItem('lang', '{lang}'); window.TREK_STREAM_RETRY_MS = 1000")
+    page.route(lambda url: "/api/events" in url, stream)
+    page.route(lambda url: "/api/state" in url, state)
+    page.goto(base + "/")
+    page.wait_for_selector("#players .player")
+    log_in_as_host(page)
+    assert page.locator("#gone").is_hidden()
+    table["gone"] = True
+    page.wait_for_selector("#gone:not([hidden])", timeout=30000)
+    shot(page, f"6-gone-{lang}")
+    said = page.locator("#gone").inner_text()
+    if lang == "en":
+        assert said == "The table is not answering — your game is safe, it comes back by itself.", said
+    else:
+        assert said.startswith("La table ne répond pas — votre partie est en sécurité"), said
+    box = page.locator("#gone").bounding_box()
+    assert box["width"] >= 355 and 0 <= box["y"] < 10, box  # across the page, at the top of the screen
+    page.evaluate("window.scrollTo(0, document.body.scrollHeight / 2)")
+    assert 0 <= page.locator("#gone").bounding_box()["y"] < 10, "it stays in view"
+    live = page.locator("main button:visible, main input:visible, main select:visible, #now button:visible")
+    assert live.count() > 3
+    assert live.evaluate_all("els => els.filter((e) => !e.disabled).map((e) => e.id || e.textContent)") == []
+    table["gone"] = False
+    page.wait_for_selector("#gone", state="hidden", timeout=30000)
+    assert not page.locator("#undo").is_disabled(), "the controls come back with the table"
+    assert errors == []
