@@ -111,8 +111,8 @@ def columns_words(columns: list[Any], lang: str = "en") -> str:
 
 def card_label(params: dict[str, Any], lang: str = "en") -> str:
     """A card in a sentence as the page writes it: "Title (year)", the Ancestor by name."""
-    if params.get("card") == "ancestor":
-        return str(catalogue(lang)["ancestor"])
+    if params.get("card") == "ancestor":  # inside a sentence: "Mia a pris l'Ancêtre", "took the Ancestor"
+        return str(catalogue(lang)["the_ancestor"])
     if params.get("title"):
         year = params.get("year")
         if isinstance(year, int):
@@ -190,7 +190,8 @@ def said(code: str, lang: str, params: dict[str, Any]) -> str:
     text = template(code, lang, variant)
     if text is None:
         raise KeyError(f"no sentence for {code!r} in the {lang} catalogue")
-    return fill(lang, text, values)
+    filled = fill(lang, text, values)
+    return sentence(filled) if text.startswith("{c}") else filled  # "L'Ancêtre coûte…"
 
 
 class CodedError(Exception):

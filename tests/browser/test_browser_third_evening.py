@@ -272,3 +272,107 @@ def test_6_a_page_whose_table_is_gone_says_so_across_the_page_until_it_answers_a
     page.wait_for_selector("#gone", state="hidden", timeout=30000)
     assert not page.locator("#undo").is_disabled(), "the controls come back with the table"
     assert errors == []
+
+
+def french_values() -> list[str]:
+    import json
+
+    french = json.loads((Path(__file__).resolve().parents[2] / "web/static/i18n/fr.json").read_text("utf-8"))
+
+    def walk(o: Any) -> Iterator[str]:
+        if isinstance(o, dict):
+            for v in o.values():
+                yield from walk(v)
+        elif isinstance(o, str):
+            yield o
+
+    return list(walk(french))
+
+
+@pytest.mark.parametrize("phone", ["en", "fr"], indirect=True)
+def test_5_french_as_a_french_family_reads_it_spaces_one_word_for_a_trek_and_the_ancestor(
+    phone: Any, server: Any
+) -> None:
+    import random
+    import re
+
+    from tests.support.browser import drawn, post
+    from tests.support.tables import play_turn
+
+    base, rt = server
+    lang = phone.evaluate("lang")
+    # a space before : ; ! ? in French is a narrow no-break one, everywhere (none in English)
+    wide = [v for v in french_values() if re.search(r"[ \u00a0][:;!?]", v)]
+    assert wide == [], wide[:5]
+    words = [re.sub(r"{[^{}]*}", "", v) for v in french_values()]  # not the placeholders
+    assert not [v for v in words if re.search(r"\btreks?\b", v)], "one word for a trek: voyage"
+    rng = random.Random(7)
+    board = rt.table.board
+    while not (rt.table.expect()["kind"] == "take" and "ancestor" in rt.table.expect()["choices"]):
+        play_turn(rt, rng)
+    mover = board.player_to_move
+    assert post(base, "/api/reader/tap", {"tag": "ancestor"})["outcome"]["accepted"]
+    drawn(phone, rt.table.version)
+    said = phone.locator("#last").inner_text()
+    logged = phone.locator("#log li").first.inner_text()
+    shot(phone, f"5-ancestor-{lang}", full=True)
+    if lang == "fr":
+        assert f"{mover} a pris l'Ancêtre" in said and f"{mover} a pris l'Ancêtre" in logged, (said, logged)
+    else:
+        assert f"{mover} took the Ancestor" in said and f"{mover} took the Ancestor" in logged, (said, logged)
+    text = phone.locator("body").inner_text()
+    spaced = re.findall(r".{12}[ \u00a0][:;!?]", text)
+    if lang == "fr":
+        assert spaced == [], spaced
+        assert "\u202f:" in text
+    else:
+        assert "\u202f" not in text
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_5_bg_stats_comments_are_in_the_page_s_language_and_say_an_assisted_game_was(
+    server: Any, browser: Any, lang: str
+) -> None:
+    import json
+    import random
+    import urllib.parse
+
+    from tests.support.tables import play_turn
+
+    _base, rt = server
+    rng = random.Random(4)
+    while not rt.table.board.finished:
+        play_turn(rt, rng)
+    rt.store.mark_assisted(rt.table.game_id)
+    page = browser.new_page(viewport={"width": 360, "height": 740})
+    page.add_init_script(f"localStorage.setItem('lang', '{lang}')")
+    page.goto(_base + "/")
+    page.wait_for_selector("#bgstats:not([hidden])", timeout=30000)
+    href = page.locator("#bgstats-link").get_attribute("href")
+    play = json.loads(urllib.parse.unquote(href.split("data=", 1)[1]))
+    comments = play["comments"]
+    if lang == "fr":
+        assert "Assistée par le coach" in comments and "piste" in comments, comments
+    else:
+        assert "Assisted by the coach" in comments and "track" in comments, comments
+
+
+@pytest.mark.parametrize("phone", ["en", "fr"], indirect=True)
+def test_5_an_owner_s_french_box_shows_its_french_titles_on_a_french_page(phone: Any, server: Any) -> None:
+    from companion.editions import EditionLibrary
+    from tests.support.browser import post
+
+    base, rt = server
+    library = EditionLibrary(rt.data_dir)
+    obj = copy.deepcopy(library.raw("reference"))
+    for card in obj["cards"]:
+        card["titles"] = {"fr": "FR " + card["title"]}
+    library.save("ma-boite", obj)
+    assert library.info("ma-boite").complete
+    post(base, "/api/game/new", {"players": ["Mia", "Théo"], "edition": "ma-boite", "seed": 3})
+    phone.wait_for_function("() => state && state.edition && state.edition.name === 'ma-boite'")
+    lang = phone.evaluate("lang")
+    phone.wait_for_selector("#row .title")
+    titles = phone.locator("#row .title").all_inner_texts()
+    shot(phone, f"5-titles-{lang}")
+    assert titles and all(t.startswith("FR ") == (lang == "fr") for t in titles), titles

@@ -1,6 +1,6 @@
 // The host's controls: login, the virtual reader and buttons, corrections, a new game and
 // enrolling a tag (shown to a logged-in host; the mock table's controls only in mock mode).
-import { CATALOGUES, message, t, year } from "./i18n.js";
+import { CATALOGUES, colon, message, t, year } from "./i18n.js";
 import { busy, call, loginWhy, refused } from "./api.js";
 import { renderLast } from "./banner.js";
 import { showHardware } from "./hardware.js";
@@ -181,7 +181,7 @@ async function showSeats() {
 function enrolLabel(c) {
   if (c.kind === "card") return `${c.id} · ${year(c.year)}${!c.title || c.title === c.id ? "" : " · " + c.title} (${c.hours} h${c.gains.length ? ": " + c.gains.map((g) => t(LEGEND[g] || g).split(" (")[0]).join(", ") : ""})`;
   if (c.kind === "itinerary") return itineraryLabel(c.id);
-  if (c.kind === "ancestor") return `${t("ancestor")}: ${t("enrol_ancestor")}`;
+  if (c.kind === "ancestor") return `${t("ancestor")}${colon()}${t("enrol_ancestor")}`;
   return c.label;
 }
 

@@ -1,5 +1,5 @@
 // The end of the game: the winners, how they won, the breakdown, the score chart and BG Stats.
-import { lang, t } from "./i18n.js";
+import { colon, lang, t } from "./i18n.js";
 import { chartSvg, lineSample, markSpan } from "./chart.js";
 import { $, esc } from "./page.js";
 
@@ -18,7 +18,7 @@ export function renderEnd(s) {
     // the cards of each trek on a row of their own under the player's: a phone's narrow Treks
     // column would wrap "29 (cards per trek: 2, 4, 2, 5, 4, 4)" over five lines
     rows.map((p) => `<tr class="scores"><td><span class="who">${markSpan(p.colour, p.marker)} ${esc(p.name)}</span></td><td>${p.track}</td><td>${p.crystals}</td><td>${p.trek_points}</td><td><b>${p.total}</b></td></tr>` +
-      `<tr class="trek-cards"><td colspan="5">${esc(t("treks_of"))}: ${p.treks.length ? p.treks.join(", ") : "—"}</td></tr>`).join("");
+      `<tr class="trek-cards"><td colspan="5">${esc(t("treks_of"))}${colon()}${p.treks.length ? p.treks.join(", ") : "—"}</td></tr>`).join("");
   renderChart(s);
   renderBgStats(s);
 }
@@ -50,6 +50,6 @@ function renderChart(s) {
     lines, count: series.length, bottom: 140, height: 125, labelAt: 156, zero: true,
     xLabel: t("chart_x"), yLabel: t("chart_y"),
   });
-  $("chart").setAttribute("aria-label", t("score_chart") + ": " + s.players.map((p) => `${p.name} ${p.total}`).join(", "));
+  $("chart").setAttribute("aria-label", t("score_chart") + colon() + s.players.map((p) => `${p.name} ${p.total}`).join(", "));
   $("chart-legend").innerHTML = s.players.map((p) => `<li>${lineSample(p.colour, p.marker)} ${markSpan(p.colour, p.marker)} ${esc(p.name)} (${p.total})</li>`).join("");
 }
