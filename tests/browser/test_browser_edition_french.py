@@ -57,7 +57,7 @@ def test_the_edition_pages_refusals_are_said_in_french(server: Any, browser: Any
     page.wait_for_selector("#create:not([hidden])")
     page.fill("#new-name", "ma-boite")
     page.click("#create button")
-    expect(page.locator("#progress")).to_contain_text("Jour I: 0/36")
+    expect(page.locator("#progress")).to_contain_text("Jour I\u202f: 0/36")
 
     # the same name again: the library refuses, and says so in French
     page.click("#open-create")
@@ -197,7 +197,7 @@ def test_a_sticker_the_store_refuses_to_bind_is_said_in_french(
     page = logged_in_french_phone(browser, base, errors)
     page.fill("#new-name", "ma-boite")
     page.click("#create button")
-    expect(page.locator("#progress")).to_contain_text("Jour I: 0/36")
+    expect(page.locator("#progress")).to_contain_text("Jour I\u202f: 0/36")
     sticker_then_1969(page, base, "07D1", "07D1")
 
     def refused(*_: Any, **__: Any) -> None:

@@ -376,3 +376,70 @@ def test_5_an_owner_s_french_box_shows_its_french_titles_on_a_french_page(phone:
     titles = phone.locator("#row .title").all_inner_texts()
     shot(phone, f"5-titles-{lang}")
     assert titles and all(t.startswith("FR ") == (lang == "fr") for t in titles), titles
+
+
+#: The height the fixed parts (a header that stays at the top, the live turn's bar) cover of the
+#: screen once the page is scrolled to the middle.
+COVERED = """() => {
+  window.scrollTo(0, document.body.scrollHeight / 2);
+  const head = document.querySelector('header').getBoundingClientRect();
+  const now = document.getElementById('now').getBoundingClientRect();
+  return Math.max(0, head.bottom) + (innerHeight - now.top);
+}"""
+
+
+def to_a_take_with_the_hint(rt: Any) -> None:
+    """Itineraries chosen: the mover holds a crystal and has chosen none (the bar's hint shows)."""
+    import random
+
+    from tests.support.tables import play_turn
+
+    rng = random.Random(2)
+    board = rt.table.board
+    while not (rt.table.expect()["kind"] == "take" and board.crystals[board.turn] > 0 and board.moves):
+        play_turn(rt, rng)
+
+
+@pytest.mark.parametrize("phone", ["en", "fr"], indirect=True)
+def test_7_the_bar_leaves_the_clock_and_standings_in_view_on_a_740_px_phone(phone: Any, server: Any) -> None:
+    _base, rt = server
+    to_a_take_with_the_hint(rt)
+    phone.wait_for_function(f"() => state && state.version >= {rt.table.version}")
+    phone.wait_for_selector("#hint:not([hidden])")
+    lang = phone.evaluate("lang")
+    covered = phone.evaluate(COVERED)
+    shot(phone, f"7-bar-{lang}")
+    assert covered <= 135, f"{covered} px of 740 covered by the bar (the host's, with its buttons)"
+    phone.evaluate("window.scrollTo(0, 0)")
+    seen = phone.evaluate(
+        """() => { const bar = document.getElementById('now').getBoundingClientRect().top;
+        const clock = document.getElementById('clock').getBoundingClientRect();
+        const first = document.querySelector('#players .player .total').getBoundingClientRect();
+        return [clock.bottom <= bar, first.bottom <= bar]; }"""
+    )
+    assert seen == [True, True], "the Clock and the first standing are in view above the bar"
+    # folded lines unfold with a tap on the bar, and fold again
+    phone.click("#last")
+    assert phone.evaluate("document.getElementById('now').classList.contains('open')")
+    phone.click("#last")
+    assert not phone.evaluate("document.getElementById('now').classList.contains('open')")
+
+
+@pytest.mark.parametrize("phone", ["en", "fr"], indirect=True)
+def test_7_the_clock_s_12_is_clear_of_the_watches_at_a_day_s_start(phone: Any) -> None:
+    phone.evaluate("() => { state.players.forEach((p) => { p.hour = 0; }); render(state); }")
+    lang = phone.evaluate("lang")
+    phone.locator("#clock").screenshot(path=str(SHOTS / f"7-clock-{lang}.png"))
+    gap = phone.evaluate(
+        """() => {
+      const twelve = [...document.querySelectorAll('#clock text')]
+        .find((t) => t.textContent === '12').getBoundingClientRect();
+      return Math.min(...[...document.querySelectorAll('#clock g.watch circle')].map((c) => {
+        const b = c.getBoundingClientRect();
+        const dx = Math.max(0, b.left - twelve.right, twelve.left - b.right);
+        const dy = Math.max(0, b.top - twelve.bottom, twelve.top - b.bottom);
+        return Math.hypot(dx, dy);
+      }));
+    }"""
+    )
+    assert gap >= 6, f"the 12 is {gap:.1f} px from a watch"

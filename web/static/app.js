@@ -49,6 +49,8 @@ async function start() {
   $("lang").onclick = () => { setLang(lang() === "en" ? "fr" : "en"); localStorage.setItem("lang", lang()); translatePage(); };
   setupHost();
   setupCoach();
+  // the live turn's bar on a phone: a tap on it (not on a button or link) unfolds its lines
+  $("now").addEventListener("click", (ev) => { if (!ev.target.closest("button, a")) $("now").classList.toggle("open"); });
   // Disabled in the HTML until here: the modules wait for the catalogues, and a tap before
   // their handlers exist would be lost (the Host button) or send a form the browser's way.
   for (const el of document.querySelectorAll("[data-until-script]")) el.disabled = false;
