@@ -443,3 +443,34 @@ def test_7_the_clock_s_12_is_clear_of_the_watches_at_a_day_s_start(phone: Any) -
     }"""
     )
     assert gap >= 6, f"the 12 is {gap:.1f} px from a watch"
+
+
+@pytest.mark.parametrize("phone", ["en", "fr"], indirect=True)
+def test_3_the_page_s_coach_help_and_docs_playing_md_say_the_coach_as_it_is(phone: Any) -> None:
+    """The host's switch says who may ask (each player, on their own phone); docs/playing.md says
+    the same words and how seats go (a phone takes its seat, only it sees the advice, the host
+    releases a seat and sees no one's advice, only the holder makes a game assisted)."""
+    import json
+
+    root = Path(__file__).resolve().parents[2]
+    phone.click("#host-toggle")
+    lang = phone.evaluate("lang")
+    label = phone.locator("label.coach-switch").first.inner_text().strip()
+    shot(phone, f"3-coach-switch-{lang}", full=True)
+    assert ("on their own phone" if lang == "en" else "sur son propre téléphone") in label, label
+    playing = (root / "docs/playing.md").read_text("utf-8")
+    coach = playing[playing.index("**The coach**") : playing.index("## Your own box")]
+    english = json.loads((root / "web/static/i18n/en.json").read_text("utf-8"))
+    assert english["coach_switch"] in " ".join(coach.split()), "the page's switch, word for word"
+    for words in (
+        "Whose phone is this?",
+        "I am Mia",
+        "Only this phone sees this advice (not the host's)",
+        "the host's too",
+        "sees no one's advice",
+        "Release",
+        "Only an ask by the seat's holder",
+        "docs/coach.md",
+    ):
+        assert words in " ".join(coach.split()), words
+    assert "or the host for them" not in coach and "the host's see" not in coach
