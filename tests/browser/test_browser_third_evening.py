@@ -215,6 +215,10 @@ def test_4_the_words_of_a_crystal_given_back_a_1_hour_card_and_a_card_not_in_the
     drawn(phone, rt.table.version)
     said = phone.locator("#last").inner_text()
     shot(phone, f"4-not-in-row-{lang}")
+    # a refusal is read whole on the phone's bar, never folded to one clipped line
+    assert phone.evaluate(
+        "(() => { const l = document.getElementById('last'); return l.scrollWidth <= l.clientWidth + 1; })()"
+    )
     row = [p["card"] for p in phone.evaluate("state.row_cards") if p.get("card")]
     for card in row:
         assert card["title"] in said and card["id"] not in said.replace(away.id, ""), (card, said)
