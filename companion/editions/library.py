@@ -394,20 +394,39 @@ class EditionLibrary:
             if info.error is not None:  # unknown, or not a valid edition: the same refusal as opening it
                 raise info.error
             if not info.complete:
-                # what is missing, in the page's language and the CLI's English: the counts, and
-                # what is still the base's as `progress()` counts it (worded by `wording.base_words`)
-                facts: dict[str, object] = {
-                    "edition": name,
-                    **{f"day{d}": n for d, n in info.cards.items()},
-                    "per_day": BOX_CARDS_PER_DAY,
-                    "itineraries": info.itineraries,
-                    "of": BOX_ITINERARIES,
-                    "from_base": base_counts(info.from_base),
-                }
-                if info.from_base:
-                    raise LibraryError("edition_incomplete_base", **facts)
-                raise LibraryError("edition_incomplete", **facts)
+                raise draft_refused(info)
         atomic_write(self.folder / DEFAULT_FILE, name + "\n")
+
+    def drafts(self) -> list[str]:
+        """The owner's editions not yet a whole box (the new-game form leaves them out, and a
+        new game from the page is refused one with `draft_refused`)."""
+        return [name for name in self.owned_names() if not self.info(name).complete]
+
+    def require_finished(self, name: str) -> None:
+        """Refuse (`draft_refused`) an owner's edition that is a draft: a game on 10 of 36 cards
+        is no game of the box. Unknown or broken editions are left to the loader's own refusal."""
+        if name in shipped_names() or SLUG.fullmatch(name) is None:
+            return
+        info = self.info(name)
+        if info.error is None and not info.complete:
+            raise draft_refused(info)
+
+
+def draft_refused(info: EditionInfo) -> LibraryError:
+    """The refusal of an unfinished owner's edition (as a default or for a new game): what is
+    missing, in the page's language and the CLI's English: the counts, and what is still the
+    base's as `progress()` counts it (worded by `wording.base_words`)."""
+    facts: dict[str, object] = {
+        "edition": info.name,
+        **{f"day{d}": info.cards.get(d, 0) for d in range(1, DAYS + 1)},
+        "per_day": BOX_CARDS_PER_DAY,
+        "itineraries": info.itineraries,
+        "of": BOX_ITINERARIES,
+        "from_base": base_counts(info.from_base),
+    }
+    if info.from_base:
+        return LibraryError("edition_incomplete_base", **facts)
+    return LibraryError("edition_incomplete", **facts)
 
 
 def copy_name(stem: str, n: int) -> str:

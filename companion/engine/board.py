@@ -612,10 +612,11 @@ class Board:
         return Rejection(COST_BELOW_ONE, **card, hours=hours, player=self.names[who], max=hours - 1)
 
     def _not_in_row(self, index: int) -> Rejection:
-        """The card is not face up in the row; ``row`` lists the ids that are ("-" for none)."""
-        shown = ", ".join(self.edition.cards[c].id for c in self.row if c >= 0)
+        """The card is not face up in the row; ``row`` lists those that are, each as the table
+        shows it (its id, title and year: the sentence writes "Title (year)", never the id)."""
+        shown = [_card_params(self.edition.cards[c]) for c in self.row if c >= 0]
         card = _card_params(self.edition.cards[index])
-        return Rejection(CARD_NOT_AVAILABLE, why="not_in_row", **card, row=shown or "-")
+        return Rejection(CARD_NOT_AVAILABLE, why="not_in_row", **card, row=shown)
 
     # --- questions --------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ not one error per run. The schema is documented in ``docs/editions.md``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,6 +55,27 @@ class Card:
     hours: int
     gains: tuple[str, ...]
     note: str = ""
+    #: The title in other languages, as (language, title) pairs ("fr", "Marathon"): an owner's
+    #: French box shows French titles on a French page; ``title`` is the one for any other.
+    titles: tuple[tuple[str, str], ...] = ()
+
+
+#: A title's language: two lower-case letters ("fr"), as the page's catalogues are named.
+TITLE_LANGUAGE = re.compile(r"[a-z]{2}")
+#: Longest title in any language (a card's face: a line or two).
+TITLE_LENGTH = 200
+
+
+def _titles_ok(titles: Any) -> bool:
+    """Whether ``titles`` is a card's titles per language: {"fr": "a text"}, each text not blank."""
+    return type(titles) is dict and all(
+        type(k) is str
+        and TITLE_LANGUAGE.fullmatch(k)
+        and type(v) is str
+        and v.strip()
+        and len(v) <= TITLE_LENGTH
+        for k, v in titles.items()
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,11 +331,19 @@ def _parse_cards(ch: _Checker, raw: Any) -> list[Card]:
         note = c.get("note", "")
         if not isinstance(note, str):
             ch.error(f"{where}.note", f"must be a text, not {_show(note)}")
+        titles = c.get("titles", {})
+        if not _titles_ok(titles):
+            ch.error(
+                f"{where}.titles",
+                f'must map a language to its title, e.g. {{"fr": "La bataille de Marathon"}} (two-letter '
+                f"language codes, texts of 1 to {TITLE_LENGTH} characters), not {_show(titles)}",
+            )
+            titles = {}
         if None in (cid, year, day, hours, gains) or not isinstance(title, str):
             continue
         assert cid is not None and year is not None and day is not None
         assert hours is not None and gains is not None
-        cards.append(Card(cid, title, year, day, hours, gains, str(note)))
+        cards.append(Card(cid, title, year, day, hours, gains, str(note), tuple(sorted(titles.items()))))
     for day in range(1, DAYS + 1):
         count = sum(1 for card in cards if card.day == day)
         if count < ROW_SIZE:
@@ -331,14 +361,18 @@ def _well_formed_card(c: Any, seen: Mapping[str, int]) -> Card | None:
         return None
     cid, year, day, hours = c.get("id"), c.get("year"), c.get("day"), c.get("hours")
     title, gains, note = c.get("title", cid), c.get("gains", []), c.get("note", "")
+    titles = c.get("titles")
     if (
         type(cid) is str and cid.strip() and cid != ANCESTOR and cid not in seen
         and type(title) is str and type(note) is str and type(year) is int
         and type(day) is int and 1 <= day <= DAYS
         and type(hours) is int and 1 <= hours <= HOURS_PER_DAY
         and type(gains) is list and all(g in BENEFITS for g in gains)
+        and (titles is None or _titles_ok(titles))
     ):  # fmt: skip
-        return Card(cid, title, year, day, hours, tuple(gains), note)
+        return Card(
+            cid, title, year, day, hours, tuple(gains), note, tuple(sorted(titles.items())) if titles else ()
+        )
     return None
 
 
@@ -472,7 +506,8 @@ def edition_to_json(edition: Edition) -> dict[str, Any]:
         out["provenance"] = edition.provenance
     out["cards"] = [
         {"id": c.id, "title": c.title, "year": c.year, "day": c.day, "hours": c.hours,
-         "gains": list(c.gains), **({"note": c.note} if c.note else {})}
+         "gains": list(c.gains), **({"note": c.note} if c.note else {}),
+         **({"titles": dict(c.titles)} if c.titles else {})}
         for c in edition.cards
     ]  # fmt: skip
     if edition.ancestor is not None:

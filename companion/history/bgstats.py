@@ -51,9 +51,12 @@ def play_id(game: PastGame) -> str:
     return f"{game.id}-{game.started.strftime('%Y%m%dT%H%M%SZ')}"
 
 
-def comments(game: PastGame, names: dict[str, str] | None = None, lang: str = "en") -> str:
+def comments(
+    game: PastGame, names: dict[str, str] | None = None, lang: str = "en", assisted: bool = False
+) -> str:
     """The score breakdown, in BG Stats' free-text comments: in the asking page's language,
-    each player by the name shown across games (the host's merges), as in the players list."""
+    each player by the name shown across games (the host's merges), as in the players list;
+    a game the coach advised in says so (``assisted``), as the history marks it."""
     shown = names or {}
     lines = [
         say(
@@ -70,6 +73,8 @@ def comments(game: PastGame, names: dict[str, str] | None = None, lang: str = "e
     ]
     lines.append(tie_break_words(game, shown, lang))
     lines.append(say("bgstats_edition", lang, edition=game.edition))
+    if assisted:
+        lines.append(say("bgstats_assisted", lang))
     return "\n".join(lines)
 
 
@@ -86,7 +91,9 @@ def tie_break_words(game: PastGame, shown: dict[str, str], lang: str = "en") -> 
     return say("tie_won", lang, names=", ".join(leaders), n=best, w=won[0])
 
 
-def play(game: PastGame, names: dict[str, str] | None = None, lang: str = "en") -> dict[str, Any]:
+def play(
+    game: PastGame, names: dict[str, str] | None = None, lang: str = "en", assisted: bool = False
+) -> dict[str, Any]:
     """The play's JSON object. ``names`` gives each player key the name shown across games
     (the host's merges); by default the name written for this game."""
     shown = names or {}
@@ -115,7 +122,7 @@ def play(game: PastGame, names: dict[str, str] | None = None, lang: str = "en") 
             }
             for p in game.players
         ],
-        "comments": comments(game, shown, lang),
+        "comments": comments(game, shown, lang, assisted),
     }
     if game.minutes is not None:
         data["durationMin"] = game.minutes

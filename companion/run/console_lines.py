@@ -6,6 +6,11 @@ system call to the journal. `ConsoleLines` keeps the lines one thread says while
 an input (`ConsoleLines.held`) and writes them in one write when the input is done: the same
 text, in the same order. Lines of other threads (the ring's health, the coach) are written
 at once, as before.
+
+Lines are written in the order they were said, across threads (issue 37): a Crystal pressed
+on the page is held through its debounce window, and a tap handled meanwhile on another
+thread wrote "took …, 1 crystal spent" before the press's "will spend 1 crystal". So an
+input's lines are written after those other inputs still hold that were said before them.
 """
 
 from __future__ import annotations
@@ -27,39 +32,52 @@ class ConsoleLines:
 
     def __init__(self) -> None:
         self._local = threading.local()
+        #: Every thread's held lines, in the order they were said (one list, under ``_lock``).
+        self._said: list[tuple[object, str]] = []
+        self._lock = threading.Lock()
 
     def __call__(self, text: str) -> None:
-        held: list[str] | None = getattr(self._local, "lines", None)
-        if held is None:
-            write_line(text)
-        else:
-            held.append(text)
+        mine = getattr(self._local, "lines", None)
+        with self._lock:
+            if mine is None:  # outside any input (the ring's health, the coach): at once
+                write_line(text)
+            else:
+                self._said.append((mine, text))
 
     def held(self) -> Held:
         """A context in which this thread's lines are kept, then written in one write."""
-        return Held(self._local)
+        return Held(self._local, self)
+
+    def release(self, owner: object) -> None:
+        """``owner``'s input is done: write its lines, after those other inputs said before them."""
+        with self._lock:
+            last = max((k for k, (who, _line) in enumerate(self._said) if who is owner), default=-1)
+            lines = [line for _who, line in self._said[: last + 1]]
+            del self._said[: last + 1]
+            if lines:
+                write_line("\n".join(lines))
 
 
 class Held:
     """`ConsoleLines.held`: a class, not a generator, as it wraps every tap. Nested, the outer
     one writes."""
 
-    __slots__ = ("_local", "_outer")
+    __slots__ = ("_console", "_local", "_outer")
 
-    def __init__(self, local: threading.local) -> None:
+    def __init__(self, local: threading.local, console: ConsoleLines) -> None:
         self._local = local
+        self._console = console
         self._outer = False
 
     def __enter__(self) -> None:
         if getattr(self._local, "lines", None) is None:
-            self._local.lines = []
+            self._local.lines = object()  # this input's mark on the lines it says
             self._outer = True
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         if self._outer:
-            lines: list[str] = self._local.lines
+            owner = self._local.lines
             self._local.lines = None
-            if lines:
-                write_line("\n".join(lines))
+            self._console.release(owner)

@@ -220,6 +220,17 @@ class Runtime:
         """A new game from the page, put on the table at once (one at a time: `Session`)."""
         return self.session.start_game(players, colours, edition, seed)
 
+    def seats(self, players: list[str], colours: list[str | None] | None) -> list[dict[str, Any]]:
+        from companion.table.game_setup import seats_of
+        from companion.util.text import player_name
+
+        names = [name for name in map(player_name, players) if name]
+        seat_colours, markers, _keep = seats_of(self.store, names, self.config, colours)
+        return [
+            {"name": n, "colour": c, "marker": m}
+            for n, c, m in zip(names, seat_colours, markers, strict=True)
+        ]
+
     def switch_game(self, game_id: int) -> None:
         """Put another stored game on the table (a new game started from the page)."""
         table = self.session.switch(game_id)

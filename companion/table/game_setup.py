@@ -8,6 +8,7 @@ The page, the API, `companion new` and a fresh companion's first game all come t
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -68,11 +69,7 @@ def new_game(
     """
     # every entry point (the page, the API, `companion new`, the first game) comes here
     names, _palette, _edition, kept = checked_setup(store.path.parent, players, config, colours, edition)
-    # each player's own colour and marker (kept with the players, after the host's merges)
-    aliases = store.aliases()
-    keys = [aliases[k][0] if k in aliases else k for k in map(name_key, names)]
-    chosen = list(colours or [])
-    seat_colours, markers, keep = seat_marks(keys, chosen, list(config.palette), store.player_marks())
+    seat_colours, markers, keep = seats_of(store, names, config, colours)
     rng = random.Random(seed)
     stack = rng.sample(names, len(names))
     setup = {
@@ -86,6 +83,17 @@ def new_game(
     if mock:
         meta["dealer_seed"] = seed if seed is not None else rng.randrange(1 << 30)
     return store.new_game(setup, meta, keep)
+
+
+def seats_of(
+    store: Store, names: list[str], config: Config, colours: Sequence[str | None] | None
+) -> tuple[list[str], list[int], dict[str, tuple[str, int]]]:
+    """The seats' colours and markers a game of ``names`` gets (and the pairs it keeps): each
+    player's own pair, kept with the players after the host's merges (`seat_marks`). The
+    new-game form shows them before Start, from this same function."""
+    aliases = store.aliases()
+    keys = [aliases[k][0] if k in aliases else k for k in map(name_key, names)]
+    return seat_marks(keys, list(colours or []), list(config.palette), store.player_marks())
 
 
 def checked_setup(

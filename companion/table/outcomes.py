@@ -83,7 +83,9 @@ OUTCOME_CODES: dict[str, OutcomeCode] = {
     "itinerary_chosen": OutcomeCode(True, CUE_ACCEPT, ("player", "itinerary")),
     "revealed": OutcomeCode(True, CUE_ACCEPT, _CARD),
     "preview": OutcomeCode(True, CUE_PREVIEW, ("player", "hours", "landing", "max", *_CARD)),
-    "preview_capped": OutcomeCode(True, CUE_PREVIEW, ("player", "armed", "max", "hours", "landing", *_CARD)),
+    "preview_capped": OutcomeCode(
+        True, CUE_PREVIEW, ("player", "armed", "max", "hours", "landing", "why", *_CARD)
+    ),
     "armed": OutcomeCode(True, CUE_PREVIEW, ("player", "n", "held")),
     "crystal_spent": OutcomeCode(True, CUE_PREVIEW, ("player", "n", "landing")),
     "itinerary_first": OutcomeCode(False, CUE_REJECT, ("player",)),

@@ -169,6 +169,8 @@ def _take(style: str, state: TurnState, tap: TakeTap) -> Step:
         # more crystals chosen than this card allows: the most it allows, and the player decides
         capped = Pending(tap.player, tap.card, tap.hours, tap.max_crystals, tap.max_crystals, tap.from_hour)
         params = {"player": tap.player, "armed": armed, "max": tap.max_crystals, "hours": tap.hours}
+        if tap.max_crystals == 0:  # a 1-hour card: not "0 of 1 can be spent" but why, and the crystal stays
+            params["why"] = "min_cost"
         return Step(capped, SAVE, "preview_capped", {**params, "landing": capped.landing, "card": tap.card})
     if tap.max_crystals == 0:
         return Step(None, COMMIT, take=Take(tap.card, tap.player, 0, ()), hours=tap.hours)

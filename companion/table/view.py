@@ -335,6 +335,8 @@ def edition_view(edition: Edition) -> dict[str, Any]:
             "itineraries": list(edition.itinerary_index),
             # spaces per column (person, event, innovation, progress): the cards have no titles
             "itinerary_spaces": {it.id: [len(c) for c in it.columns] for it in edition.itineraries},
+            # a card's title in other languages (an owner's box in French): the page shows its language's
+            "titles": {c.id: dict(c.titles) for c in edition.cards if c.titles},
         }
         cached = _edition_view = (edition, view)
     return cached[1]

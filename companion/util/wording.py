@@ -111,8 +111,8 @@ def columns_words(columns: list[Any], lang: str = "en") -> str:
 
 def card_label(params: dict[str, Any], lang: str = "en") -> str:
     """A card in a sentence as the page writes it: "Title (year)", the Ancestor by name."""
-    if params.get("card") == "ancestor":
-        return str(catalogue(lang)["ancestor"])
+    if params.get("card") == "ancestor":  # inside a sentence: "Mia a pris l'Ancêtre", "took the Ancestor"
+        return str(catalogue(lang)["the_ancestor"])
     if params.get("title"):
         year = params.get("year")
         if isinstance(year, int):
@@ -182,13 +182,16 @@ def said(code: str, lang: str, params: dict[str, Any]) -> str:
         values["player"] = catalogue(lang)["msg"]["that_player"]
     if isinstance(values.get("columns"), list):  # Wild tokens' columns, as the page names them
         values["columns"] = columns_words(values["columns"], lang)
+    if isinstance(values.get("row"), list):  # the Departures Row, as the table shows its cards
+        values["row"] = ", ".join(card_label(c, lang) for c in values["row"] if isinstance(c, dict)) or "-"
     if isinstance(values.get("from_base"), dict):  # the page writes it in words too (edition/api.js)
         values["from_base"] = base_words(values["from_base"], lang)
     variant = str(values.get("why") or values.get("kind") or ("more" if values.get("more") else ""))
     text = template(code, lang, variant)
     if text is None:
         raise KeyError(f"no sentence for {code!r} in the {lang} catalogue")
-    return fill(lang, text, values)
+    filled = fill(lang, text, values)
+    return sentence(filled) if text.startswith("{c}") else filled  # "L'Ancêtre coûte…"
 
 
 class CodedError(Exception):

@@ -48,11 +48,20 @@ def game_new() -> Any:
         return json_error(400, code="bad_edition_or_seed")
     runtime = table_runtime()
     try:
+        from companion.editions import EditionLibrary, LibraryError
+
+        # a draft of the owner's box is refused here, by what it lacks (the CLI may still
+        # start one, to try a box being transcribed)
+        EditionLibrary(runtime.data_dir).require_finished(edition)
+    except LibraryError as exc:
+        return json_error(400, code=exc.code, **exc.params)
+    try:
         if body.get("check") is True:  # asked before "replace the game in progress?": nothing starts
             from companion.table.game_setup import checked_setup
 
             checked_setup(runtime.data_dir, players, runtime.config, colours, edition)
-            return jsonify({"ok": True})
+            # the seats as Start would give them: the form shows each one's colour and marker
+            return jsonify({"ok": True, "seats": runtime.seats(players, colours)})
         game = runtime.start_game(players, colours, edition, seed)
     except GameSetupError as exc:
         return json_error(400, code=exc.code, **exc.params)

@@ -68,13 +68,17 @@ def _round(value: float | None) -> float | None:
 
 
 def _game_json(
-    game: PastGame, names: dict[str, str], merged: dict[str, str] | None, lang: str = "en"
+    game: PastGame,
+    names: dict[str, str],
+    merged: dict[str, str] | None,
+    lang: str = "en",
+    assisted: bool = False,
 ) -> dict[str, Any]:
     from companion.history.bgstats import play, play_url
 
     return {
         "id": game.id,
-        "bgstats": None if merged is None else play_url(play(game, merged, lang)),
+        "bgstats": None if merged is None else play_url(play(game, merged, lang, assisted)),
         "started": game.started.isoformat(),
         "ended": game.ended.isoformat() if game.ended else None,
         "minutes": game.minutes,
@@ -121,7 +125,7 @@ def history_json(history: History, lang: str = "en") -> dict[str, Any]:
     return {
         "games": [
             {
-                **_game_json(g, names, merged if n < BGSTATS_RECENT else None, lang),
+                **_game_json(g, names, merged if n < BGSTATS_RECENT else None, lang, g.id in assisted),
                 "assisted": g.id in assisted,
             }
             for n, g in enumerate(reversed(history.games))
@@ -287,7 +291,8 @@ def _bgstats_url(game: PastGame) -> tuple[dict[str, Any], str]:
 
     history = _history()
     aliases = history.aliases if isinstance(history, History) else {}
-    data = play(game, {player: name for player, name in aliases.values()}, _lang())
+    assisted = isinstance(history, History) and game.id in history.assisted
+    data = play(game, {player: name for player, name in aliases.values()}, _lang(), assisted)
     return data, play_url(data)
 
 

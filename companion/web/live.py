@@ -231,7 +231,11 @@ def editions() -> Any:
     from companion.editions import EditionLibrary
 
     library = EditionLibrary(table_runtime().data_dir)
-    return jsonify({"editions": library.names(), "default": library.default()})
+    # a draft (an owner's box still being transcribed) is no choice for a new game: listed
+    # apart, so the form can leave it out and the edition page still knows it
+    drafts = library.drafts()
+    names = [name for name in library.names() if name not in drafts]
+    return jsonify({"editions": names, "drafts": drafts, "default": library.default()})
 
 
 @live_api.get("/api/openapi.json")

@@ -60,6 +60,11 @@ class TableRuntime(Protocol):
         error) with a message for people."""
         ...
 
+    def seats(self, players: list[str], colours: list[str | None] | None) -> list[dict[str, Any]]:
+        """Each seat's name, colour and marker as `start_game` would give them (the new-game
+        form shows them before Start)."""
+        ...
+
     @property
     def data_dir(self) -> Path:
         """Where this table keeps its games, editions and sessions."""

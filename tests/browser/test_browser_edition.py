@@ -311,7 +311,7 @@ def test_the_page_speaks_french_to_a_french_phone(server: Any, browser: Any) -> 
     assert "(brouillon)" in page.locator("#edition").inner_text()
     assert page.locator("h1").inner_text() == "Votre boîte"
     reader_tap(base, "04CD")
-    expect(page.locator("#tag-status")).to_contain_text("Pastille 04CD : une nouvelle carte du Jour I.")
+    expect(page.locator("#tag-status")).to_contain_text("Pastille 04CD\u202f: une nouvelle carte du Jour I.")
     page.click("#keypad button:text-is('5')")
     page.click("#bce")
     assert page.locator("#year-out").inner_text() == "5 av. J.-C."
@@ -654,7 +654,7 @@ def test_digits_typed_before_the_page_hears_of_a_readers_tap_go_to_the_new_card(
     ("locale", "said"),
     [
         ("en-GB", "Tag 04C1 is I01: edit it, or Unbind."),
-        ("fr-FR", "Pastille 04C1 : c'est I01, à modifier, ou Délier."),
+        ("fr-FR", "Pastille 04C1\u202f: c'est I01, à modifier, ou Délier."),
     ],
 )
 def test_an_untitled_card_is_named_once(server: Any, browser: Any, locale: str, said: str) -> None:

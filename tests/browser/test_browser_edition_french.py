@@ -57,13 +57,13 @@ def test_the_edition_pages_refusals_are_said_in_french(server: Any, browser: Any
     page.wait_for_selector("#create:not([hidden])")
     page.fill("#new-name", "ma-boite")
     page.click("#create button")
-    expect(page.locator("#progress")).to_contain_text("Jour I: 0/36")
+    expect(page.locator("#progress")).to_contain_text("Jour I\u202f: 0/36")
 
     # the same name again: the library refuses, and says so in French
     page.click("#open-create")
     page.fill("#new-name", "ma-boite")
     page.click("#create button")
-    taken = "Une édition s'appelle déjà ma-boite ; choisissez un autre nom."
+    taken = "Une édition s'appelle déjà ma-boite\u202f; choisissez un autre nom."
     expect(page.locator("#progress")).to_have_text(taken)
     expect(page.locator("#card-msg")).to_have_text(taken)
 
@@ -72,8 +72,8 @@ def test_the_edition_pages_refusals_are_said_in_french(server: Any, browser: Any
     sticker_then_1969(page, base, "04A1", "04A1")
     page.click("#save-card")
     expect(page.locator("#card-msg")).to_have_text(
-        "I01 enregistrée (1969). La pastille 04A1 est maintenant I01. Carte suivante. À vérifier : "
-        "1969 est hors des années du Jour I (37000 av. J.-C. à 1903) : vérifiez l'année et le Jour"
+        "I01 enregistrée (1969). La pastille 04A1 est maintenant I01. Carte suivante. À vérifier\u202f: "
+        "1969 est hors des années du Jour I (37000 av. J.-C. à 1903)\u202f: vérifiez l'année et le Jour"
     )
 
     # a value of the trek table that is no number: the field's refusal, in French
@@ -125,7 +125,8 @@ def test_an_invalid_edition_is_said_in_french_and_an_unknown_code_in_english(
     )
     said = page.locator("#share-msg")
     expect(said).to_contain_text(
-        "Cette édition a 2 problèmes à corriger d'abord (le premier : line 7: cards[0] (I01).hours) :"
+        "Cette édition a 2 problèmes à corriger d'abord"
+        " (le premier\u202f: line 7: cards[0] (I01).hours)\u202f:"
     )
     assert "must be at least 1, not 0" in said.inner_text(), "the engine's problems follow, as they are"
 
@@ -196,7 +197,7 @@ def test_a_sticker_the_store_refuses_to_bind_is_said_in_french(
     page = logged_in_french_phone(browser, base, errors)
     page.fill("#new-name", "ma-boite")
     page.click("#create button")
-    expect(page.locator("#progress")).to_contain_text("Jour I: 0/36")
+    expect(page.locator("#progress")).to_contain_text("Jour I\u202f: 0/36")
     sticker_then_1969(page, base, "07D1", "07D1")
 
     def refused(*_: Any, **__: Any) -> None:
@@ -205,7 +206,7 @@ def test_a_sticker_the_store_refuses_to_bind_is_said_in_french(
     monkeypatch.setattr(rt.store, "_write", refused)  # the tags' database: the edition file is elsewhere
     page.click("#save-card")
     expect(page.locator("#card-msg")).to_contain_text(
-        "impossible d'enregistrer dans /srv/companion.sqlite3 (disk I/O error) ; rien n'a changé"
+        "impossible d'enregistrer dans /srv/companion.sqlite3 (disk I/O error)\u202f; rien n'a changé"
     )
     text = page.locator("#card-msg").inner_text()
     assert "could not save" not in text and "store_write_failed" not in text, text

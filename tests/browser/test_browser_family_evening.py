@@ -261,7 +261,7 @@ def test_14_the_words_a_family_stumbled_on(phone: Any, server: Any) -> None:
     undo = phone.locator("#log li.undo").first.inner_text()
     undone = phone.locator("#log li.undone").first.inner_text()
     if lang == "fr":
-        assert undo.startswith("Annulé : ") and " a rendu " in undo and "reprise" not in undo, undo
+        assert undo.startswith("Annulé\u202f: ") and " a rendu " in undo and "reprise" not in undo, undo
         assert undone.endswith("(coup annulé)"), undone
     rng = random.Random(9)
     while not rt.table.board.finished:
@@ -274,7 +274,7 @@ def test_14_the_words_a_family_stumbled_on(phone: Any, server: Any) -> None:
     french = json.loads((Path(__file__).resolve().parents[2] / "web/static/i18n/fr.json").read_text("utf-8"))
     text = json.dumps(french, ensure_ascii=False)
     assert "étiquette" not in text.lower(), "one word for a sticker: pastille"
-    assert "Ponctuel :" not in text and "est reprise" not in text
+    assert "Ponctuel\u202f:" not in text and "est reprise" not in text
 
 
 def finish_games(base: str, rt: Any, count: int) -> None:

@@ -42,12 +42,12 @@ def test_a_part_that_is_down_is_said_in_french_with_its_fix(server: Any, browser
     page.wait_for_selector("#hardware:not([hidden])")
     text = page.locator("#hardware").inner_text()
     assert (
-        "anneau :" in text
+        "anneau\u202f:" in text
         and "n'a pas le droit d'ouvrir son périphérique" in text
         and "/dev/spidev1.0" in text
     )
     assert "ajoutez-le au groupe spi" in text
-    assert "lecteur :" in text and "ne répond pas" in text and "0x00" in text and "jamais 5 V" in text
+    assert "lecteur\u202f:" in text and "ne répond pas" in text and "0x00" in text and "jamais 5 V" in text
     for english in ("may not open", "does not answer", "check the", "ring:", "reader:"):
         assert english not in text, english
     box = page.locator("#hardware").bounding_box()
@@ -77,7 +77,7 @@ def test_the_servers_refusals_are_said_in_french(server: Any, browser: Any) -> N
     page.fill("#pin", "2468")
     page.click("#login button")
     page.wait_for_selector("#controls:not([hidden])")
-    assert page.locator("#edition-link").inner_text().startswith("Votre boîte : transcrire")
+    assert page.locator("#edition-link").inner_text().startswith("Votre boîte\u202f: transcrire")
     page.locator("#newgame").evaluate("form => form.closest('details').open = true")
     # the field takes 24 characters (issue 24 item 11): without that limit (an older page),
     # the companion's own refusal is said in French

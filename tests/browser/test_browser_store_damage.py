@@ -74,13 +74,13 @@ def test_the_damage_is_said_in_french(server: Any, browser: Any) -> None:
     page.wait_for_selector("html[lang=fr]")
     page.wait_for_selector("#hardware:not([hidden])")
     text = page.locator("#hardware").inner_text()
-    assert f"journal de partie : l'événement enregistré n° {seq} de la partie 1 est abîmé" in text
+    assert f"journal de partie\u202f: l'événement enregistré n° {seq} de la partie 1 est abîmé" in text
     assert "mis de côté, pas effacés" in text and "vérifiez la carte SD" in text
     for english in ("saved event", "set aside", "game log", "check the"):
         assert english not in text, english
     log_in_as_host(page)
     page.wait_for_selector("#store-ack")
-    assert page.locator("#store-ack").inner_text() == "Vu : masquer ce message"
+    assert page.locator("#store-ack").inner_text() == "Vu\u202f: masquer ce message"
     fits(page)
     page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(ARTIFACTS / "phone-360-store-damaged-fr.png"))

@@ -83,7 +83,7 @@ def test_a_double_tap_on_undo_takes_back_one_take_and_the_log_says_so(server: An
 
     phone.click("#lang")
     entry = phone.locator("#log li.undo").first.inner_text()
-    assert entry.startswith(f"Annulé : {last.player} a rendu {title}")
+    assert entry.startswith(f"Annulé\u202f: {last.player} a rendu {title}")
     assert (
         "coup annulé"
         in phone.locator("#log li.undone", has_text=f"{last.player} a pris {title}").inner_text()

@@ -14,7 +14,7 @@ expect = playwright().expect
 
 WORDS = {
     "en": ("the virtual reader is under Host", "Virtual reader: type a card's id or title here"),
-    "fr": ("le lecteur virtuel est sous Hôte", "Lecteur virtuel : tapez ici l'id ou le titre"),
+    "fr": ("le lecteur virtuel est sous Hôte", "Lecteur virtuel\u202f: tapez ici l'id ou le titre"),
 }
 
 

@@ -39,7 +39,16 @@ OUTCOMES: list[tuple[str, dict[str, Any]]] = [
     ("no_ancestor_left", {"copies": 12}),
     (
         "card_not_available",
-        {"why": "not_in_row", "card": "c", "title": "Wheel", "year": -3500, "row": "I01, I02"},
+        {
+            "why": "not_in_row",
+            "card": "c",
+            "title": "Wheel",
+            "year": -3500,
+            "row": [
+                {"card": "I01", "title": "Marathon", "year": -490},
+                {"card": "I02", "title": "Rome", "year": 44},
+            ],
+        },
     ),
     ("bad_event", {"why": "not_utf8", "byte": "0xff"}),
     ("itinerary_unavailable", {"why": "unknown", "itinerary": "T99", "known": "T01, T02"}),

@@ -151,7 +151,9 @@ def test_unknown_card() -> None:
 
 def test_card_not_available_lists_the_row() -> None:
     b = two_player_board(itineraries=False)
-    rejects(b, Take("f9"), r.CARD_NOT_AVAILABLE, "F9", "f0, c1, c2, c3, c4, c5")
+    rejects(
+        b, Take("f9"), r.CARD_NOT_AVAILABLE, "F9", "F0 (1500), C1 (1001), C2 (1002), C3 (1003), C4 (1004)"
+    )
     rejects(b, Take("f9", crystals=99), r.CARD_NOT_AVAILABLE)
 
 

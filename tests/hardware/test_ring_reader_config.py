@@ -175,7 +175,7 @@ def test_resolver_enrolled_tags_text_ids_and_title_prefixes() -> None:
     card, why = r.resolve("The")
     assert card is None and why["why"] == "ambiguous" and why["tag"] == "The"
     assert "matches several cards: I" in say("unknown_tag", **why), "the matches are named"
-    assert "correspond à plusieurs cartes : I" in say("unknown_tag", "fr", **why)
+    assert "correspond à plusieurs cartes\u202f: I" in say("unknown_tag", "fr", **why)
     card, why = r.resolve("99887766")
     assert card is None and why == {"tag": "99887766", "why": "unknown"}
     assert "Enrol a tag" in say("unknown_tag", **why) and "Enregistrer une pastille" in say(

@@ -52,6 +52,6 @@ def test_bg_stats_comments_follow_the_page_s_language_and_the_host_s_merges(tmp_
     french = play(game, merged, "fr")["comments"]
     assert "piste" in french and "cristaux" in french and "Édition" in french, french
     assert "track" not in french and "crystals" not in french
-    assert "Samuel :" in french and "Sam :" not in french
+    assert "Samuel\u202f:" in french and "Sam\u202f:" not in french
     english = play(game, merged)["comments"]
     assert "Samuel: " in english and "Sam: " not in english

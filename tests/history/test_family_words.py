@@ -34,7 +34,7 @@ def past(scores: dict[str, tuple[int, int, bool]]) -> PastGame:
         (
             {"Ann": (25, 2, False), "Ben": (25, 1, True)},
             "fr",
-            "Ann, Ben sont à égalité à 25 points ; Ben a les voyages les plus longs.",
+            "Ann, Ben sont à égalité à 25 points\u202f; Ben a les voyages les plus longs.",
         ),
         (
             {"Ann": (25, 1, True), "Ben": (25, 1, True)},

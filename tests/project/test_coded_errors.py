@@ -156,7 +156,7 @@ def test_an_incomplete_edition_names_what_is_still_the_base_editions_in_words() 
     english = str(LibraryError("edition_incomplete_base", **facts))
     assert "the Ancestor, the trek table, 1 card, 3 itineraries" in english, english
     french = say("edition_incomplete_base", "fr", **facts)
-    assert "l'Ancêtre, la table des treks, 1 carte, 3 itinéraires" in french, french
+    assert "l'Ancêtre, la table des voyages, 1 carte, 3 itinéraires" in french, french
 
 
 # What the English says now that it comes from the catalogue: nothing the raise sites said is lost.
@@ -410,7 +410,9 @@ def test_a_move_the_store_refuses_carries_the_stores_code_for_the_page(tmp_path:
     assert out.params["facts"] == {"path": path}
     assert out.message == "Not saved, nothing changed: " + say("store_replaced", path=path)
     french = say("store_error", "fr", error=say("store_replaced", "fr", **out.params["facts"]))
-    assert french.startswith("Non enregistré, rien n'a changé : le stockage des parties") and path in french
+    assert (
+        french.startswith("Non enregistré, rien n'a changé\u202f: le stockage des parties") and path in french
+    )
     rt.stop()
 
 

@@ -93,7 +93,7 @@ def test_the_renderer_fills_params_and_picks_variants_as_the_catalogue_says() ->
     assert say("press_confirm", player="Ben", more=True).endswith("Crystal to spend one more.")
     assert say("no_itinerary_today", player="").startswith("That player has not chosen")
     assert say("spi_off.fix").startswith("sudo raspi-config")
-    assert say("card_not_available", "fr", why="revealed", card="ancestor") == "Ancêtre a déjà été révélée."
+    assert say("card_not_available", "fr", why="revealed", card="ancestor") == "L'Ancêtre a déjà été révélée."
 
 
 def test_the_plural_rule_agrees_with_the_english_helper_and_with_cldr_french() -> None:

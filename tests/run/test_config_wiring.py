@@ -181,11 +181,11 @@ def test_a_config_error_is_coded_and_worded_in_both_languages() -> None:
     assert len(english) == len(french) == 9
     for en, fr in zip(english, french, strict=True):
         assert en != fr and "{" not in en and "{" not in fr, (en, fr)
-    assert french[0].startswith("my.toml, ligne 2 : ring.leds = 13 doit valoir 12, 16, 24 ou 60")
+    assert french[0].startswith("my.toml, ligne 2\u202f: ring.leds = 13 doit valoir 12, 16, 24 ou 60")
 
 
 def test_an_unreadable_file_is_one_coded_problem() -> None:
     with pytest.raises(ConfigError) as caught:
         parse_config("[ring\n", "my.toml")
     assert caught.value.code == "config_toml" and str(caught.value).startswith("my.toml: not valid TOML")
-    assert caught.value.words("fr").startswith("my.toml : ce n'est pas du TOML valide")
+    assert caught.value.words("fr").startswith("my.toml\u202f: ce n'est pas du TOML valide")

@@ -140,3 +140,35 @@ def test_each_reveal_is_said_as_the_catalogue_words_that_card(tmp_path: Path) ->
             say("journal_reveal", card=c.id, title=c.title, year=c.year, hours=c.hours) for c in cards
         ]
         assert said == expected and len(said) > 10
+
+
+def test_an_input_s_lines_follow_those_another_input_said_before_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 37: Crystal pressed on the page is held through its debounce window; a tap handled
+    meanwhile wrote "Ben took …, 1 crystal spent" before "Ben will spend 1 crystal". The lines
+    come out in the order they were said, each input's still in one write where it can be."""
+    out = Writes()
+    monkeypatch.setattr(sys, "stdout", out)
+    lines = ConsoleLines()
+    said, done = threading.Event(), threading.Event()
+
+    def press() -> None:
+        with lines.held():
+            lines("Ben will spend 1 crystal")
+            said.set()
+            done.wait(DEADLINE)  # the button's debounce window: the tap comes meanwhile
+
+    presser = threading.Thread(target=press)
+    presser.start()
+    assert said.wait(DEADLINE)
+    with lines.held():
+        lines("Ben took Marathon (490 BCE). 1 crystal spent.")
+    done.set()
+    presser.join()
+    assert out.getvalue() == "Ben will spend 1 crystal\nBen took Marathon (490 BCE). 1 crystal spent.\n"
+    assert out.writes == ["Ben will spend 1 crystal\nBen took Marathon (490 BCE). 1 crystal spent.\n"]
+
+
+#: How long a wait may last before the test fails (a wait for an event, never a fixed pause).
+DEADLINE = 60.0

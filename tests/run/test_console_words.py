@@ -44,7 +44,7 @@ def test_a_fresh_start_says_its_lines_in_the_catalogues_english(tmp_path: Path) 
     )
     assert removed in said and started in said, said
     french = say("game_started", "fr", game=1, first="Alex", last="Sam")
-    assert french.startswith("Aucune partie en cours : partie 1 commencée pour Alex et Sam"), french
+    assert french.startswith("Aucune partie en cours\u202f: partie 1 commencée pour Alex et Sam"), french
 
 
 def test_the_cli_counts_in_the_singular_and_the_plural(
@@ -107,7 +107,7 @@ def test_the_journal_says_a_refusal_and_a_reveal_from_the_catalogue(tmp_path: Pa
     finally:
         rt.stop()
     assert not refused.accepted and logged[-1] == f"Not accepted: {refused.message}", logged
-    assert say("journal_refused", "fr", message="x") == "Refusé : x"
+    assert say("journal_refused", "fr", message="x") == "Refusé\u202f: x"
     reveal = say("journal_reveal", card="I01", title="Writing", year=-3200, hours=2)
     assert reveal == "dealer reveals I01: Writing (3200 BCE), 2 h"
 

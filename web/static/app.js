@@ -3,7 +3,7 @@
 // the function drawing it (a new view: import it here and register it, or call
 // `register` from its own module).
 import "./shown.js"; // first: `window.state` is there before the catalogues are fetched
-import { lang, message, setLang, t } from "./i18n.js";
+import { colon, lang, message, setLang, t } from "./i18n.js";
 import { renderBanner, renderLast, rerenderLast } from "./banner.js";
 import { renderClock } from "./clock.js";
 import { renderPlayers } from "./standings.js";
@@ -29,7 +29,7 @@ function translatePage() {
   document.querySelectorAll("[data-i18n-alt]").forEach((el) => { el.alt = t(el.dataset.i18nAlt); });
   if ($("enrol-q").value.trim().length >= 2) $("enrol-q").oninput();
   $("lang").textContent = lang() === "en" ? "FR" : "EN";
-  $("lang").setAttribute("aria-label", `${t("language")}: ${$("lang").textContent}`);
+  $("lang").setAttribute("aria-label", `${t("language")}${colon()}${$("lang").textContent}`);
   $("legend").innerHTML = Object.keys(LEGEND).map((k) => `<span><b class="tok">${ICON[k]}</b> ${esc(t(LEGEND[k]))}</span>`).join("");
   if ($("notice").dataset.key) setNotice($("notice").dataset.key);
   showHardware();
@@ -49,6 +49,8 @@ async function start() {
   $("lang").onclick = () => { setLang(lang() === "en" ? "fr" : "en"); localStorage.setItem("lang", lang()); translatePage(); };
   setupHost();
   setupCoach();
+  // the live turn's bar on a phone: a tap on it (not on a button or link) unfolds its lines
+  $("now").addEventListener("click", (ev) => { if (!ev.target.closest("button, a")) $("now").classList.toggle("open"); });
   // Disabled in the HTML until here: the modules wait for the catalogues, and a tap before
   // their handlers exist would be lost (the Host button) or send a form the browser's way.
   for (const el of document.querySelectorAll("[data-until-script]")) el.disabled = false;

@@ -33,7 +33,8 @@ export function renderClock(s) {
     stack.forEach((q, k) => {
       // side by side along the rim (half an hour apart, centred on the hour), never
       // inward over the hour numbers: at a Day's start every watch is on the 12
-      const [x, y] = pt(+hour + (k - (stack.length - 1) / 2) * 0.5, 86);
+      // on the rim itself, clear of the hour numbers: the "12" stays readable at a Day's start
+      const [x, y] = pt(+hour + (k - (stack.length - 1) / 2) * 0.5, 100);
       const turn = q.name === mover;
       out += `<g class="watch"><circle cx="${x}" cy="${y}" r="${turn ? 10 : 8}" fill="${esc(q.colour)}" stroke="currentColor" stroke-width="${turn ? 3 : 1}"><title>${esc(q.name)}: ${q.hour}</title></circle>` +
         `<text x="${x}" y="${(+y + 4).toFixed(1)}" font-size="10" font-weight="700" text-anchor="middle" fill="#000" aria-hidden="true">${MARKS[(q.marker || 0) % MARKS.length]}</text></g>`;

@@ -1,10 +1,11 @@
 // The host's controls: login, the virtual reader and buttons, corrections, a new game and
 // enrolling a tag (shown to a logged-in host; the mock table's controls only in mock mode).
-import { CATALOGUES, message, t, year } from "./i18n.js";
+import { CATALOGUES, colon, message, t, year } from "./i18n.js";
 import { busy, call, loginWhy, refused } from "./api.js";
 import { renderLast } from "./banner.js";
 import { showHardware } from "./hardware.js";
 import { $, COLUMNS, LEGEND, cardTitle, esc, itineraryLabel, page, render, seen } from "./page.js";
+import { markSpan } from "./chart.js";
 
 /** The console's keys (README): the same words typed in the page's reader field press a button. */
 const CONSOLE_KEYS = { c: "crystal", crystal: "crystal", y: "confirm", confirm: "confirm", ok: "confirm", u: "undo", undo: "undo" };
@@ -109,7 +110,7 @@ export function setupHost() {
   try { saved = JSON.parse(localStorage.getItem("seats") || "[]"); } catch (e) { saved = []; }
   $("seats").innerHTML = palette.map((c, i) => {
     const [name, colour] = saved[i] || [i < 2 ? ["Ann", "Ben"][i] : "", c.toLowerCase()];
-    return `<div class="seat"><span>${i + 1}.</span> <input type="text" size="12" maxlength="24" value="${esc(name)}" data-i18n-label="seat_player" data-n="${i + 1}" aria-label="${esc(t("seat_player", { n: i + 1 }))}"> <input type="color" value="${esc(colour)}" data-i18n-label="seat_colour" data-n="${i + 1}" aria-label="${esc(t("seat_colour", { n: i + 1 }))}"></div>`;
+    return `<div class="seat"><span>${i + 1}.</span> <span class="seat-mark"></span> <input type="text" size="12" maxlength="24" value="${esc(name)}" data-i18n-label="seat_player" data-n="${i + 1}" aria-label="${esc(t("seat_player", { n: i + 1 }))}"> <input type="color" value="${esc(colour)}" data-i18n-label="seat_colour" data-n="${i + 1}" aria-label="${esc(t("seat_colour", { n: i + 1 }))}"></div>`;
   }).join("");
   fetch("/api/editions").then((r) => r.json()).then((d) => {
     const names = d.editions.includes("reference") ? ["reference", ...d.editions.filter((n) => n !== "reference")] : d.editions;
@@ -117,6 +118,9 @@ export function setupHost() {
     if (d.default) $("edition").value = d.default; // the table's default edition (a setting)
   });
   document.querySelectorAll("#seats input[type=color]").forEach((picker) => { picker.oninput = () => { picker.dataset.chosen = "1"; }; });
+  // each seat's colour and marker as Start will give them, shown before Start
+  $("seats").addEventListener("change", showSeats);
+  $("newgame").closest("details").addEventListener("toggle", (ev) => { if (ev.target.open) showSeats(); });
   document.querySelectorAll("[data-now]").forEach((b) => { b.onclick = () => call("/api/buttons/" + b.dataset.now); });
   $("enrol").closest("details").addEventListener("toggle", async (ev) => {
     if (!ev.target.open) return;
@@ -140,11 +144,44 @@ export function setupHost() {
   };
 }
 
+// The seats as the companion will give them (`POST /api/game/new` with `check`, which starts
+// nothing): a known player's own colour and marker, a new player's free pair, a colour picked
+// here. A picker left alone follows (it stays "not chosen": the player keeps their own).
+let seatsAsked = 0;
+async function showSeats() {
+  const rows = [...document.querySelectorAll("#seats .seat")];
+  const filled = rows.filter((l) => l.querySelector("input[type=text]").value.trim());
+  const players = filled.map((l) => l.querySelector("input[type=text]").value.trim());
+  const colours = filled.map((l) => { const p = l.querySelector("input[type=color]"); return p.dataset.chosen ? p.value.toUpperCase() : null; });
+  const asked = ++seatsAsked;
+  let data = null;
+  if (page.csrf && players.length) {
+    try {
+      const response = await fetch("/api/game/new", {
+        method: "POST", credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": page.csrf },
+        body: JSON.stringify({ players, colours, check: true }),
+      });
+      if (response.ok) data = await response.json();
+    } catch (e) { data = null; }
+  }
+  if (asked !== seatsAsked) return;  // a newer question is on its way
+  const seats = (data && data.seats) || [];
+  rows.forEach((l) => { l.querySelector(".seat-mark").innerHTML = ""; });
+  filled.forEach((l, k) => {
+    const seat = seats[k];
+    if (!seat) return;
+    const picker = l.querySelector("input[type=color]");
+    if (!picker.dataset.chosen) picker.value = seat.colour.toLowerCase();
+    l.querySelector(".seat-mark").innerHTML = markSpan(seat.colour, seat.marker);
+  });
+}
+
 // A match of the enrol search in the page's language: "I12 · 490 BCE · Marathon (2 h: Pe ◆)".
 function enrolLabel(c) {
   if (c.kind === "card") return `${c.id} · ${year(c.year)}${!c.title || c.title === c.id ? "" : " · " + c.title} (${c.hours} h${c.gains.length ? ": " + c.gains.map((g) => t(LEGEND[g] || g).split(" (")[0]).join(", ") : ""})`;
   if (c.kind === "itinerary") return itineraryLabel(c.id);
-  if (c.kind === "ancestor") return `${t("ancestor")}: ${t("enrol_ancestor")}`;
+  if (c.kind === "ancestor") return `${t("ancestor")}${colon()}${t("enrol_ancestor")}`;
   return c.label;
 }
 

@@ -2,7 +2,7 @@
 // the host's merge of two spellings. Everything comes from /api/history (derived from the
 // event log on the companion); the words from the catalogues (i18n.js), in English or French.
 import { chartSvg, lineSample, markSpan } from "./chart.js";
-import { lang, message, number as num, sentence, setLang, t, when } from "./i18n.js";
+import { colon, lang, message, number as num, sentence, setLang, t, when } from "./i18n.js";
 import { esc } from "./text.js";
 
 const $ = (id) => document.getElementById(id);
@@ -26,7 +26,7 @@ function translate() {
   document.documentElement.lang = lang();
   document.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
   $("lang").textContent = lang() === "en" ? "FR" : "EN";
-  $("lang").setAttribute("aria-label", `${t("language")}: ${$("lang").textContent}`);
+  $("lang").setAttribute("aria-label", `${t("language")}${colon()}${$("lang").textContent}`);
   document.title = `${t("h_title")} · ${t("title")}`;
   if (data) render(data);
   if (lastSaid) say(lastSaid);
@@ -69,7 +69,7 @@ function renderChart(d) {
     const points = [];
     games.forEach((g, i) => {
       const seat = g.players.find((p) => p.key === player.key);
-      if (seat) points.push([i, seat.score, `${player.name} · ${t("h_game", { id: g.id })}: ${seat.score}`]);
+      if (seat) points.push([i, seat.score, `${player.name} · ${t("h_game", { id: g.id })}${colon()}${seat.score}`]);
     });
     return { name: player.name, colour: player.colour, marker: player.marker, points };
   });
@@ -77,7 +77,7 @@ function renderChart(d) {
     lines, count: games.length, bottom: 145, height: 130, labelAt: 163, everyPoint: true,
     xLabel: `${t("h_games_axis")} (${games.length})`, yLabel: t("chart_y"),
   });
-  svg.setAttribute("aria-label", `${t("h_chart")}: ${lines.map((l) => `${l.name} ${l.points.map((q) => q[1]).join(", ")}`).join("; ")}`);
+  svg.setAttribute("aria-label", `${t("h_chart")}${colon()}${lines.map((l) => `${l.name} ${l.points.map((q) => q[1]).join(", ")}`).join("; ")}`);
   $("hchart-legend").innerHTML = d.players.map((p) => `<li>${lineSample(p.colour, p.marker)} ${markSpan(p.colour, p.marker)} ${esc(p.name)}</li>`).join("");
 }
 

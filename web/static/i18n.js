@@ -24,6 +24,14 @@ if (!LANGUAGES.includes(current)) current = "en";
 /** The page's language ("en" or "fr"). */
 export function lang() { return current; }
 export function setLang(l) { current = LANGUAGES.includes(l) ? l : "en"; }
+/** A card's title in the page's language: the edition's title for it in this language (an
+ * owner's French box, `titles` in docs/editions.md) where it has one, else its `title`. */
+export function titleOf(id, title) {
+  const titles = window.state && window.state.edition && window.state.edition.titles;
+  return (titles && titles[id] && titles[id][current]) || title;
+}
+/** A colon as the page's language writes it after a label: French puts a narrow no-break space before it. */
+export function colon() { return current === "fr" ? "\u202f: " : ": "; }
 
 /** A sentence's params filled in: "{n}" by its value, "{n|one|other}" by the form of n. */
 export function fill(language, text, params) {
@@ -50,9 +58,12 @@ export function message(last) {
   if (!last) return "";
   const p = { ...(last.params || {}) };
   const words = CATALOGUES[current].msg;
-  if (p.card !== undefined) p.c = p.card === "ancestor" ? t("ancestor") : p.title ? `${p.title} (${year(p.year)})` : p.card;
+  // the Ancestor inside a sentence: "Mia a pris l'Ancêtre", "Mia took the Ancestor"
+  if (p.card !== undefined) p.c = p.card === "ancestor" ? t("the_ancestor") : p.title ? `${titleOf(p.card, p.title)} (${year(p.year)})` : p.card;
   if (p.player === "") p.player = words.that_player;
   if (Array.isArray(p.columns)) p.columns = columnsWords(p.columns);
+  // the Departures Row as the table shows it: "Title (year), …", never the cards' ids
+  if (Array.isArray(p.row)) p.row = p.row.map((c) => (c.title ? `${titleOf(c.card, c.title)} (${year(c.year)})` : c.card)).join(", ") || "-";
   // the store's refusal of a move: its own code and facts (`store`, `facts`) say the cause in this language
   if (last.code === "store_error" && words[p.store]) p.error = fill(current, words[p.store], p.facts || {});
   if (last.code === "enrolled" && p.itinerary) p.c = t("itinerary", { i: p.itinerary });
@@ -60,6 +71,7 @@ export function message(last) {
   let text = (variant && words[last.code + "." + variant]) || words[last.code];
   if (text === undefined || (current === "en" && !last.params && last.message)) return last.message || "";
   text = fill(current, text, p);
+  if (text.startsWith(p.c || "\u0000")) text = text.charAt(0).toUpperCase() + text.slice(1);  // "L'Ancêtre coûte…"
   if (last.code === "enrolled" && p.saved) text += " " + words["enrolled.saved"];
   if (last.code === "took") {
     if (p.crystals) text += " " + t("spent", { n: p.crystals }) + ".";

@@ -14,8 +14,29 @@ export async function fetchState() {
     const s = await (await fetch("/api/state?page=1")).json();
     render(s);
     $("live").className = "live on";
+    setGone(false);
   } catch (e) {
     $("live").className = "live";
+    setGone(true);
+  }
+}
+
+// The table not answering (its stream broke and a fetch failed too): said across the page,
+// every control disabled (a tap would be lost), until the table answers again. Only what this
+// marked is enabled again; the next snapshot's views set the rest as they should be.
+let gone = false;
+export function tableGone() { return gone; }
+export function setGone(now) {
+  if (now === gone) return;
+  gone = now;
+  document.body.classList.toggle("gone", now);
+  $("gone").hidden = !now;
+  if (now) {
+    for (const el of document.querySelectorAll("main button, main input, main select, main textarea, #now button")) {
+      if (!el.disabled) { el.disabled = true; el.dataset.gone = "1"; }
+    }
+  } else {
+    for (const el of document.querySelectorAll("[data-gone]")) { el.disabled = false; delete el.dataset.gone; }
   }
 }
 
@@ -46,12 +67,15 @@ export function connect() {
   source.addEventListener("state", async (ev) => {
     failures = 0;
     if (pollTimer) stopPolling();
+    setGone(false);
     render(JSON.parse(ev.data));
     $("live").className = "live on";
   });
   source.onerror = () => {
     $("live").className = "live";
     failures += 1;
+    // a stream that broke: is the table still there? (a fetch that fails says it is gone)
+    if (!pollTimer) fetchState();
     // CLOSED: the server refused the stream (too many live pages open): poll instead
     if (failures >= (window.TREK_STREAM_FAILURES || 5) || source.readyState === EventSource.CLOSED) { source.close(); startPolling(); }
   };

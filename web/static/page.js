@@ -1,6 +1,6 @@
 // What every view of the live page shares: the snapshot shown, the host's login, the helpers
 // that write a name, a colour or a card, and the list of views `render` draws a snapshot with.
-import { t, year } from "./i18n.js";
+import { t, titleOf, year } from "./i18n.js";
 import { page } from "./shown.js";
 import { markSpan } from "./chart.js";
 
@@ -41,7 +41,7 @@ export function markOf(name) {
 export function cardTitle(id) {
   if (id === "ancestor") return t("ancestor");
   const pos = page.state && (page.state.row_cards || []).find((q) => q.card && q.card.id === id);
-  return pos ? `${pos.card.title} (${year(pos.card.year)})` : id;
+  return pos ? `${titleOf(id, pos.card.title)} (${year(pos.card.year)})` : id;
 }
 // An Itinerary card by its id and its layout (the cards have no titles): "Itinerary T05 (Pe 2 · Ev 3 · In 2)".
 export function itineraryLabel(id) {

@@ -27,7 +27,9 @@ export async function listEditions(choose) {
 // A pick of the edition already open (or opening) opens nothing again: a second opening,
 // landing after the host picked an itinerary, would clear the screen under them.
 $("edition").addEventListener("change", () => { if ($("edition").value !== session.name) openEdition($("edition").value); });
-$("open-create").addEventListener("click", () => { $("create").hidden = !$("create").hidden; $("new-name").focus(); });
+// "New…" opens the form, always: shown by itself when the owner has no edition yet, a toggle
+// closed it under the tap that meant to open it.
+$("open-create").addEventListener("click", () => { $("create").hidden = false; $("new-name").focus(); });
 $("create").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   try {

@@ -1,6 +1,6 @@
 // The companion's answers in the page's language: what a save bound, what a saved card may
 // have wrong, what still holds the base edition's values, and the progress line.
-import { message, t } from "../i18n.js";
+import { colon, message, t } from "../i18n.js";
 import { $, showYear } from "./shared.js";
 
 /** What still holds the base edition's values (`from_base` of progress, or of a refusal), in words. */
@@ -36,8 +36,8 @@ export function checkWords(c) {
 
 /** The progress line: cards per Day, itineraries, and the parts still the base edition's. */
 export function showProgress(p) {
-  const days = Object.entries(p.days).map(([d, n]) => `${t("ed_day")} ${d}: ${n}/${p.of.day}`).join(" · ");
-  $("progress").textContent = `${days} · ${t("ed_progress_itineraries")}: ${p.itineraries}/${p.of.itineraries}`;
+  const days = Object.entries(p.days).map(([d, n]) => `${t("ed_day")} ${d}${colon()}${n}/${p.of.day}`).join(" · ");
+  $("progress").textContent = `${days} · ${t("ed_progress_itineraries")}${colon()}${p.itineraries}/${p.of.itineraries}`;
   // parts copied from the base edition (the reference's are the team's values, not the box's)
   const left = baseWords(p.from_base || { parts: [], cards: 0, itineraries: 0 });
   if (left.length) $("progress").textContent += " · " + t("ed_not_entered_yet_still") + left.join(", ");
