@@ -29,11 +29,12 @@ The store knows no game: it is given a `GameCodec` (a format name, and the setup
 events to and from JSON) and stores the JSON it returns, each game with its format's
 name. Trekking's codec is `companion.records.trekking.TREKKING`; a toy game's, in the tests, is
 stored, reloaded and checked the same way. This module imports only the standard
-library and stdlib-only helpers (`companion.store.wal`, `companion.util.wording`).
+library and stdlib-only helpers (`companion.store.wal`, `.wal_owner`, `companion.util.wording`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import hashlib
@@ -51,10 +52,23 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 
 from companion.store.row_text import json_text
 from companion.store.row_text import stamp as row_stamp
-from companion.store.wal import KeptLog, Seal, check_wal, seal_now, set_stranger_aside, write_seal
+from companion.store.wal import check_wal
+from companion.store.wal_owner import (
+    IDENTITY_TABLE,
+    Identity,
+    KeptLog,
+    Seal,
+    read_identity,
+    rebase,
+    salts_text,
+    seal_now,
+    set_stranger_aside,
+    write_seal,
+)
 from companion.util.wording import CodedError, say
 
-SCHEMA = """
+SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS games (
     id       INTEGER PRIMARY KEY,
     created  TEXT NOT NULL,
@@ -127,6 +141,8 @@ CREATE TABLE IF NOT EXISTS options (
     value   TEXT NOT NULL            -- its JSON
 );
 """
+    + IDENTITY_TABLE
+)
 
 
 class StoreError(CodedError, RuntimeError):
@@ -245,7 +261,7 @@ DAMAGE_CODES = {
     "missing": "store_events_missing",
     "setup": "store_setup_damaged",
     "journal": "store_journal_damaged",  # the WAL (`companion.store.wal`), found before opening
-    "foreign": "store_journal_foreign",  # a WAL that is not this store's (`companion.store.wal.stranger`)
+    "foreign": "store_journal_foreign",  # a WAL not this store's (`companion.store.wal_owner.stranger`)
     "restored": "store_journal_restored",  # this store's WAL beside a database replaced since
     "finished": "store_finished_damaged",  # a finished game's rows (not the one on the table)
     "empty": "store_was_empty",  # a zero-length database file, kept aside
@@ -405,8 +421,12 @@ class Store:
         #: a merge, damage set aside): the history page is computed again only then.
         self.history_version = 0
         self._lock = threading.Lock()
-        #: The tie kept between the database and its log (`companion.store.wal`), as last written.
+        #: The tie kept between the database and its log (`companion.store.wal_owner`), as last
+        #: written; the database's identity row (None: a store that has none yet); the salts of
+        #: its log after this store's last commit (a change: that commit started a new log).
         self._seal: Seal | None = None
+        self._id_row: Identity | None = None
+        self._salts: tuple[int, int] | None = None
         #: The store's path as a string, and its log kept open for the seal (`_reseal`).
         self._where = os.fspath(self.path)
         self._log = KeptLog(self._where)
@@ -435,6 +455,10 @@ class Store:
             self._db.executescript(SCHEMA)
             self._identity = self._file_identity()
             self._migrate()
+            # a new base, straight into the file; not on a disk with no room (no write it need not make)
+            self._id_row = (None if no_room(self.path.parent) else rebase(self._db)) or read_identity(
+                self._db
+            )
             if journal is not None:  # shown like the rows' damage, until the host has seen it
                 self._record_damage(
                     self._current(),
@@ -524,11 +548,20 @@ class Store:
         if games:
             self.upgraded = say("store_upgraded", path=self.path, games=games, events=events)
 
-    def _reseal(self) -> None:
-        """Keep the tie between the database and its log (`companion.store.wal`) when it changed: a
-        log started afresh (new salts) or a checkpoint (the database file written). Two
-        system calls after a commit; a write only when SQLite restarted its log."""
-        seal = seal_now(self._where, log=self._log)
+    def _reseal(self, committed: bool = False) -> None:
+        """Keep the tie between the database and its log (`companion.store.wal_owner`) when the
+        log changed. After a commit (``committed``) that started a log afresh (new salts), the
+        identity row is written into the new log first, so that the log names the store and
+        base it was written on top of. Two system calls after a commit; writes only when
+        SQLite started a new log."""
+        if self._id_row is None:
+            return
+        salts = self._log.salts()
+        if committed and salts is not None and salts != self._salts:
+            with contextlib.suppress(sqlite3.Error):  # a full disk: the seal alone ties this log
+                self._db.execute("UPDATE identity SET log = ? WHERE one = 1", (salts_text(salts),))
+        self._salts = salts
+        seal = Seal(self._id_row.store, self._id_row.base, "open" if salts is None else salts)
         if seal != self._seal:
             self._seal = seal if write_seal(self.path, seal) else None
 
@@ -537,8 +570,10 @@ class Store:
             self._closed = True
             self._db.close()
         self._log.close()
-        if self._opened:  # closed: SQLite removed the log if this was its last connection
-            write_seal(self.path, seal_now(self.path, closed=True))
+        if (
+            self._opened and self._id_row is not None
+        ):  # SQLite removed the log if this was its last connection
+            write_seal(self.path, seal_now(self.path, self._id_row, closed=True))
         if self._runner is not None:
             os.close(self._runner)
             self._runner = None
@@ -611,7 +646,7 @@ class Store:
                 self._db.execute("BEGIN IMMEDIATE")
                 result = work()
                 self._db.execute("COMMIT")
-                self._reseal()
+                self._reseal(committed=True)
             except sqlite3.Error as exc:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")

@@ -155,6 +155,7 @@ def test_a_store_from_before_formats_is_upgraded_once_and_marks_its_games_trekki
 #: The companion modules the store may import: helpers that import only the standard library.
 STORE_HELPERS = {
     "companion.store.wal",
+    "companion.store.wal_owner",
     "companion.store.row_text",
     "companion.util.wording",
     "companion.engine.words",
