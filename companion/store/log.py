@@ -37,7 +37,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
-import hashlib
 import json
 import json.encoder
 import os
@@ -50,6 +49,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol, TypeVar
 
+from companion.store.checksums import DAMAGE_CODES as DAMAGE_CODES  # and below: what callers import here
+from companion.store.checksums import Damage as Damage
+from companion.store.checksums import chain_damage, game_sum
+from companion.store.checksums import event_sum as event_sum
 from companion.store.row_text import json_text
 from companion.store.row_text import stamp as row_stamp
 from companion.store.wal import check_wal
@@ -225,69 +228,6 @@ def disk_full(exc: BaseException, folder: Path | None = None) -> bool:
         io_error = (code is not None and code & 0xFF == SQLITE_IOERR) or "disk I/O error" in str(exc)
         return io_error and folder is not None and no_room(folder)
     return False
-
-
-def _digest(parts: list[Any]) -> str:
-    """A row's checksum: SHA-256 of its fields (as stored) in a JSON list, 128 bits in hex.
-
-    It finds damage, it does not stop forgery: whoever can write the file can recompute it."""
-    text = json.dumps(parts, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
-
-
-def game_sum(game_id: int, created: str, setup: str, meta: str) -> str:
-    """The checksum of a game's row: the start of its events' chain."""
-    return _digest(["game", game_id, created, setup, meta])
-
-
-#: JSON's own string encoder (the C one where there is one), as `json.dumps` uses it with
-#: ``ensure_ascii=False``.
-_quote = json.encoder.encode_basestring
-
-
-def event_sum(previous: str, game_id: int, seq: int, event: str, at: str) -> str:
-    """The checksum of an event row, chained to the one before it (``previous``).
-
-    `_digest` of the same list, its JSON written directly: the same text (a property test
-    holds them together), without building an encoder per row, which made checking 500
-    games' rows at start take seconds."""
-    text = f"[{_quote(previous)},{int(game_id)},{int(seq)},{_quote(event)},{_quote(at)}]"
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
-
-
-#: The code of each kind of damage (`Damage.kind`): its sentence in the catalogues (web/static/i18n/).
-DAMAGE_CODES = {
-    "event": "store_event_damaged",
-    "missing": "store_events_missing",
-    "setup": "store_setup_damaged",
-    "journal": "store_journal_damaged",  # the WAL (`companion.store.wal`), found before opening
-    "foreign": "store_journal_foreign",  # a WAL not this store's (`companion.store.wal_owner.stranger`)
-    "restored": "store_journal_restored",  # this store's WAL beside a database replaced since
-    "finished": "store_finished_damaged",  # a finished game's rows (not the one on the table)
-    "empty": "store_was_empty",  # a zero-length database file, kept aside
-}
-
-
-@dataclass(frozen=True)
-class Damage:
-    """What a game's checksums found wrong when it was loaded.
-
-    ``kind``: "event" (a row changed, missing or out of place: it and every row after it
-    are set aside), "missing" (rows missing at the end of the log), "setup" (the game's
-    setup line changed: the game is not resumed)."""
-
-    game: int
-    kind: str
-    #: The events before the damage: checked, and kept.
-    kept: int
-    #: Rows stored from the first damaged one on (set aside, not deleted).
-    withheld: int
-    #: The checksum of the last kept event (the game's own for none): the chain's new head.
-    head: str
-
-    @property
-    def code(self) -> str:
-        return DAMAGE_CODES[self.kind]
 
 
 class GameDamaged(StoreError):
@@ -874,22 +814,7 @@ class Store:
     def chain_damage(self, game_id: int) -> Damage | None:
         """The damage in game ``game_id``'s rows by their checksums alone (no event is parsed):
         what `load` finds, at a fraction of its cost, for checking every game at start."""
-        rows = self._read("SELECT id, created, setup, meta, sum, head FROM games WHERE id = ?", (game_id,))
-        if not rows:
-            return None
-        row = rows[0]
-        stored = self._read(
-            "SELECT seq, event, at, sum FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
-        )
-        head = game_sum(row[0], row[1], row[2], row[3])
-        if row[4] != head:
-            return Damage(game_id, "setup", 0, len(stored), head)
-        for n, (seq, text, at, checksum) in enumerate(stored):
-            expected = event_sum(head, game_id, seq, text, at)
-            if seq != n + 1 or checksum != expected:
-                return Damage(game_id, "event", n, len(stored) - n, head)
-            head = expected
-        return None if row[5] == head else Damage(game_id, "missing", len(stored), 0, head)
+        return chain_damage(self._read, game_id)
 
     def finished_damage(self) -> list[DamageNotice]:
         """Check every finished game but the one on the table (which `load` checks) at start, so
@@ -926,12 +851,11 @@ class Store:
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
         copy = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
         try:
-            with self._lock:
-                target = sqlite3.connect(copy)
-                try:
-                    self._db.backup(target)
-                finally:
-                    target.close()
+            target = sqlite3.connect(copy)
+            try:
+                self.copy_to(target)
+            finally:
+                target.close()
             _private(copy)
         except (OSError, sqlite3.Error) as exc:
             copy.unlink(missing_ok=True)
@@ -963,6 +887,12 @@ class Store:
         self.damage.append(found)
         self.history_version += 1
         return found
+
+    def copy_to(self, target: sqlite3.Connection) -> None:
+        """Copy the whole database into ``target`` with SQLite's online backup, all pages in
+        one step: one consistent snapshot of what was committed, while anyone writes."""
+        with self._lock:
+            self._db.backup(target)
 
     def _record_damage(self, game: int, code: str, params: dict[str, Any], at: str = "") -> int:
         """Keep a damage notice (shown until acknowledged); inside a transaction or as one."""
