@@ -19,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
-from companion.engine.words import plural
+from companion.util.wording import say
 
 WAL_HEADER = 32
 FRAME_HEADER = 24
@@ -119,14 +119,12 @@ class WalDamage(NamedTuple):
     kept: Path
 
     def __str__(self) -> str:
-        changes = plural(self.dropped, "saved change")
-        where = "its header" if self.header else f"its first {self.good} pages"
+        """The owner's sentence, the catalogue's (``store_wal_damaged``, its ``header`` form
+        when the damage is in the log's header)."""
         wal = self.kept.with_name(self.kept.name.split(".damaged-")[0])
-        return (
-            f"the game store's journal {wal} is damaged after {where}: {changes} after that cannot be "
-            f"read, so the game resumes from an earlier point and the latest moves may be missing. A "
-            f"copy of the damaged journal is kept at {self.kept}; keep it, it holds those moves."
-        )
+        kind = "header" if self.header else ""
+        return say("store_wal_damaged", kind=kind, wal=str(wal), dropped=self.dropped, good=self.good,
+                   kept=str(self.kept))  # fmt: skip
 
 
 def check_wal(database: Path) -> WalDamage | None:
