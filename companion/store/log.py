@@ -35,29 +35,27 @@ library and stdlib-only helpers (`companion.store.wal`, `.wal_owner`, `companion
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
 import json
 import json.encoder
 import os
 import sqlite3
-import stat
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol, TypeVar
+from typing import Any, TypeVar
 
-from companion.store.checksums import DAMAGE_CODES as DAMAGE_CODES  # and below: what callers import here
-from companion.store.checksums import Damage as Damage
-from companion.store.checksums import chain_damage, game_sum
-from companion.store.checksums import event_sum as event_sum
+from companion.store.checksums import DAMAGE_CODES, Damage, chain_damage, event_sum, game_sum
+from companion.store.codec import GameCodec, StoredEvent, StoredGame
+from companion.store.damage import DamageNotice, GameDamaged
+from companion.store.errors import DiskFull, StoreError, disk_full, no_room
+from companion.store.private_files import make_private, make_private_dir
 from companion.store.row_text import json_text
 from companion.store.row_text import stamp as row_stamp
+from companion.store.schema import LEGACY_FORMAT, SCHEMA, SCHEMA_VERSION
 from companion.store.wal import check_wal
 from companion.store.wal_owner import (
-    IDENTITY_TABLE,
     Identity,
     KeptLog,
     Seal,
@@ -68,277 +66,33 @@ from companion.store.wal_owner import (
     set_stranger_aside,
     write_seal,
 )
-from companion.util.wording import CodedError, say
+from companion.util.wording import say
 
-SCHEMA = (
-    """
-CREATE TABLE IF NOT EXISTS games (
-    id       INTEGER PRIMARY KEY,
-    created  TEXT NOT NULL,
-    setup    TEXT NOT NULL,          -- the record's setup line (JSON)
-    meta     TEXT NOT NULL,          -- the table's own settings: colours, mock dealer seed (JSON)
-    finished INTEGER NOT NULL DEFAULT 0,
-    sum      TEXT,                   -- checksum of id, created, setup and meta: the chain's start
-    head     TEXT,                   -- checksum of the last event stored (sum while none is)
-    format   TEXT                    -- the codec's format name its setup and events are in ("trekking/1")
-);
-CREATE TABLE IF NOT EXISTS events (
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    seq     INTEGER NOT NULL,        -- 1, 2, 3... within the game
-    event   TEXT NOT NULL,           -- the record's event line (JSON)
-    at      TEXT NOT NULL,
-    sum     TEXT,                    -- checksum of this row and the previous row's checksum
-    PRIMARY KEY (game_id, seq)
-);
-CREATE TABLE IF NOT EXISTS current (
-    one     INTEGER PRIMARY KEY CHECK (one = 1),
-    game_id INTEGER NOT NULL         -- the game on the table: what a restart resumes
-);
-CREATE TABLE IF NOT EXISTS pending (
-    game_id INTEGER PRIMARY KEY,     -- a take being prepared (card tapped, not confirmed)
-    take    TEXT NOT NULL            -- its JSON, so a restart resumes it
-);
-CREATE TABLE IF NOT EXISTS set_aside (
-    damage  INTEGER NOT NULL,        -- the damage record that moved it here
-    game_id INTEGER NOT NULL,        -- an events row from the first damaged one on, as it was
-    seq     INTEGER NOT NULL,
-    event   TEXT NOT NULL,
-    at      TEXT NOT NULL,
-    sum     TEXT
-);
-CREATE TABLE IF NOT EXISTS damage (
-    id      INTEGER PRIMARY KEY,     -- damage found in a game's rows, shown until acknowledged
-    at      TEXT NOT NULL,
-    game_id INTEGER NOT NULL,
-    code    TEXT NOT NULL,           -- store_event_damaged, store_events_missing, store_setup_damaged
-    params  TEXT NOT NULL,           -- its facts (JSON), for the page's sentence
-    acknowledged INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS tags (
-    uid     TEXT PRIMARY KEY,        -- the tag's UID as the reader reports it
-    card    TEXT NOT NULL,           -- a card id, an itinerary id or "ancestor"
-    edition TEXT NOT NULL,
-    at      TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS stream_cursors (
-    name    TEXT PRIMARY KEY,        -- a follower of the committed stream (a venue's outbox)
-    game_id INTEGER NOT NULL,        -- the last event it has delivered: it catches up after it
-    seq     INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS player_aliases (
-    alias   TEXT PRIMARY KEY,        -- a spelling's key (history.past.player_key), merged by the host
-    player  TEXT NOT NULL,           -- the key of the player it is merged into
-    name    TEXT NOT NULL            -- that player's name as the host wrote it
-);
-CREATE TABLE IF NOT EXISTS assisted (
-    game_id INTEGER PRIMARY KEY,     -- a game in which the coach gave advice (issue 24)
-    at      TEXT NOT NULL            -- when its first advice was given
-);
-CREATE TABLE IF NOT EXISTS player_marks (
-    player  TEXT PRIMARY KEY,        -- a player's key (util.text.name_key, after the host's merges)
-    colour  TEXT NOT NULL,           -- their colour, "#rrggbb": the table's, the ring's, the history's
-    marker  INTEGER NOT NULL         -- their marker, an index in the page's marks (issue 24)
-);
-CREATE TABLE IF NOT EXISTS options (
-    name    TEXT PRIMARY KEY,        -- a choice of the host kept with the games (rate_assisted)
-    value   TEXT NOT NULL            -- its JSON
-);
-"""
-    + IDENTITY_TABLE
-)
-
-
-class StoreError(CodedError, RuntimeError):
-    """The data directory or its database cannot be used: a ``code`` and its ``params`` (the
-    paths, ids and the system's own error text as ``cause``), so the page words it in its
-    language; ``str(exc)``, the English catalogue's sentence, says what to do."""
-
-
-class DiskFull(StoreError):
-    """The disk of the data directory is full: nothing was written. Its code says what could
-    not be done (``store_full_open``, ``_write``, ``_copy``, ``_start``); ``folder`` is where."""
-
-
-SQLITE_FULL = 13
-#: The schema's version (``PRAGMA user_version``): 1 added the checksums, 2 each game's format.
-SCHEMA_VERSION = 2
-#: The format of every game stored before formats were recorded (schema 2): the only one
-#: the companion ever wrote then. A fact about old files, not a way of reading them.
-LEGACY_FORMAT = "trekking/1"
+#: What callers import from here, kept in the modules named for them.
+__all__ = [
+    "DAMAGE_CODES",
+    "LEGACY_FORMAT",
+    "SCHEMA_VERSION",
+    "Damage",
+    "DamageNotice",
+    "DiskFull",
+    "GameCodec",
+    "GameDamaged",
+    "Store",
+    "StoreError",
+    "StoredEvent",
+    "StoredGame",
+    "disk_full",
+    "event_sum",
+    "no_room",
+]
 
 T = TypeVar("T")
-
-
-class GameCodec(Protocol):
-    """What the store is told about the game it keeps: its format's name, and how its
-    setup and events go to and from JSON. The store stores that JSON, checks it with its
-    checksums and hands back what ``*_from_json`` makes of it; it never looks inside.
-
-    ``setup_from_json`` and ``event_from_json`` raise ``ValueError`` (or a subclass) for
-    JSON they cannot read: a stored event that does not read is damage like a bad checksum.
-    """
-
-    @property
-    def format(self) -> str:
-        """The format's name and version, stored with each game ("trekking/1")."""
-        ...
-
-    def setup_to_json(self, setup: Any) -> dict[str, Any]: ...
-
-    def setup_from_json(self, obj: dict[str, Any]) -> Any: ...
-
-    def event_to_json(self, event: Any) -> dict[str, Any]: ...
-
-    def event_from_json(self, obj: Any) -> Any: ...
-
-
-#: SQLite's I/O error family (extended codes keep it in their low byte): SQLITE_IOERR_SHMSIZE
-#: and the like are how a full disk shows when the shared-memory index or a page cannot grow.
-SQLITE_IOERR = 10
-#: Less room than this, for the companion's user, is a full disk: SQLite needs a 32 KiB index
-#: and a few pages to open a store.
-ROOM_NEEDED = 256 * 1024
-
-
-def no_room(folder: Path) -> bool:
-    """Whether the disk holding ``folder`` has (nearly) no space left for this user: what an
-    ordinary user sees, not root's (ext4 keeps 5 % for root, which is why root never sees it)."""
-    try:
-        info = os.statvfs(folder)
-    except OSError:
-        return False
-    return info.f_bavail * info.f_frsize < ROOM_NEEDED
-
-
-def disk_full(exc: BaseException, folder: Path | None = None) -> bool:
-    """Whether ``exc`` says the disk is full (SQLite's SQLITE_FULL, or ENOSPC from the system):
-    a fault that passes once space is freed, not damage.
-
-    With ``folder``, an I/O error (SQLite's "disk I/O error", the system's EIO) while that
-    folder's disk has no room is a full disk too: on ext4, as the service's ordinary user,
-    SQLite could not grow its index and said only "disk I/O error" (issue 21)."""
-    if isinstance(exc, OSError):
-        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-            return True
-        return exc.errno == errno.EIO and folder is not None and no_room(folder)
-    if isinstance(exc, sqlite3.Error):
-        code = getattr(exc, "sqlite_errorcode", None)
-        if code == SQLITE_FULL or "disk is full" in str(exc):
-            return True
-        io_error = (code is not None and code & 0xFF == SQLITE_IOERR) or "disk I/O error" in str(exc)
-        return io_error and folder is not None and no_room(folder)
-    return False
-
-
-class GameDamaged(StoreError):
-    """A game's setup line fails its checksum: the game cannot be resumed as it was played."""
-
-    def __init__(self, code: str, /, *, damage: Damage, **params: Any) -> None:
-        super().__init__(code, **params)
-        self.damage = damage
-
-
-@dataclass(frozen=True)
-class DamageNotice:
-    """Damage found and dealt with, shown (page, console) until the host acknowledges it."""
-
-    id: int
-    at: str
-    game: int
-    code: str
-    params: dict[str, Any]
-
-    @property
-    def _facts(self) -> dict[str, Any]:
-        """The params of its sentence, as the page gets them (the damaged event is ``next``)."""
-        return {"game": self.game, "next": self.params.get("kept", 0) + 1, **self.params}
-
-    @property
-    def message(self) -> str:
-        """The English sentence (console, journal), the catalogue's, which the page words too."""
-        return say(self.code, **self._facts)
-
-    @property
-    def fix(self) -> str:
-        return say(f"{self.code}.fix", **self._facts)
-
-    def to_json(self) -> dict[str, Any]:
-        """For ``/api/state``: like a hardware part's status, for the page's status line."""
-        return {
-            "part": "store",
-            "ok": False,
-            "id": self.id,
-            "at": self.at,
-            "code": self.code,
-            "params": self._facts,
-            "message": self.message,
-            "fix": self.fix,
-        }
-
-
-class StoredEvent(NamedTuple):
-    """One committed event row: its game, place, time, JSON text and chained checksum (a
-    named tuple: a game's load makes hundreds, and a frozen dataclass costs three times more)."""
-
-    game: int
-    seq: int
-    at: str
-    text: str
-    sum: str
-
-
-@dataclass(frozen=True)
-class StoredGame:
-    """A game as the store keeps it: its setup and events as the codec reads them."""
-
-    id: int
-    created: str
-    #: The codec's value for the setup line (Trekking: a `companion.engine.Setup`).
-    setup: Any
-    setup_json: dict[str, Any]
-    meta: dict[str, Any]
-    finished: bool
-    #: The codec's values for the checked events, in order (Trekking: `companion.engine.Event`).
-    events: tuple[Any, ...]
-    #: A take being prepared when the game was last saved (card tapped, crystals counted).
-    pending: dict[str, Any] | None = None
-    #: Damage its checksums found: ``events`` stops before it (None: every row checks).
-    damage: Damage | None = None
-    #: ``events`` as stored (time, JSON, checksum), one for one: what a stream catches up from.
-    rows: tuple[StoredEvent, ...] = ()
-    #: The checksum of the game's own row: where its events' chain starts (`event_sum`).
-    sum: str = ""
 
 
 def _now() -> str:
     """Now, as rows keep it (`row_text.stamp`: "2026-11-26T15:50:22.839+00:00")."""
     return row_stamp()
-
-
-def _private(path: Path) -> None:
-    """Make an existing file readable by its owner only (the database holds names and sessions)."""
-    try:
-        if path.stat().st_mode & 0o077:
-            path.chmod(0o600)
-    except OSError:  # not ours, or gone: SQLite will say so if it matters
-        pass
-
-
-def _private_dir(folder: Path) -> None:
-    """Make an existing data directory ours only (0700), as a new one is made: one made
-    by hand, or by an older companion, is often 0755. Only a directory we own, and never a
-    shared one (a sticky bit, as /tmp has), the home directory or the root."""
-    try:
-        info = folder.stat()
-        if (
-            info.st_uid == os.geteuid()
-            and info.st_mode & 0o077
-            and not info.st_mode & stat.S_ISVTX
-            and folder.resolve() not in (Path.home().resolve(), Path("/"))
-        ):
-            folder.chmod(0o700)
-    except (OSError, RuntimeError):  # not ours, or gone, or no home: SQLite will say so if it matters
-        pass
 
 
 class Store:
@@ -378,12 +132,12 @@ class Store:
         self._closed = False
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            _private_dir(self.path.parent)
+            make_private_dir(self.path.parent)
             empty = self._empty_aside()
             if not self.path.exists():
                 os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
             for suffix in ("", "-wal", "-shm"):
-                _private(self.path.with_name(self.path.name + suffix))
+                make_private(self.path.with_name(self.path.name + suffix))
             stranger = set_stranger_aside(self.path)  # before SQLite could apply it
             journal = check_wal(self.path)
             if journal is not None:
@@ -548,7 +302,7 @@ class Store:
                 self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
                 self._db.execute("VACUUM INTO ?", (str(self.path),))
                 self._db.close()
-                _private(self.path)
+                make_private(self.path)
                 self._connect()
                 self._identity = self._file_identity()
                 self.notices.append(say("store_written_back", path=self.path))
@@ -856,7 +610,7 @@ class Store:
                 self.copy_to(target)
             finally:
                 target.close()
-            _private(copy)
+            make_private(copy)
         except (OSError, sqlite3.Error) as exc:
             copy.unlink(missing_ok=True)
             if disk_full(exc):
