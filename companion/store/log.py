@@ -35,7 +35,6 @@ library and stdlib-only helpers (`companion.store.wal`, `.wal_owner`, `companion
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import json.encoder
 import os
@@ -53,6 +52,7 @@ from companion.store.errors import DiskFull, StoreError, disk_full, no_room
 from companion.store.private_files import make_private, make_private_dir
 from companion.store.row_text import json_text
 from companion.store.row_text import stamp as row_stamp
+from companion.store.runner import RunnerLock
 from companion.store.schema import LEGACY_FORMAT, SCHEMA, SCHEMA_VERSION
 from companion.store.wal import check_wal
 from companion.store.wal_owner import (
@@ -106,7 +106,7 @@ class Store:
         self.warnings: list[str] = []
         #: Things that happened while running that the owner should hear of (nothing was lost).
         self.notices: list[str] = []
-        self._runner: int | None = None
+        self._runner = RunnerLock(self.path.parent)
         #: Said once at opening when the store was upgraded (checksums computed), else None.
         self.upgraded: str | None = None
         #: Damage found in games' rows and not yet acknowledged by the host (oldest first).
@@ -268,9 +268,7 @@ class Store:
             self._opened and self._id_row is not None
         ):  # SQLite removed the log if this was its last connection
             write_seal(self.path, seal_now(self.path, self._id_row, closed=True))
-        if self._runner is not None:
-            os.close(self._runner)
-            self._runner = None
+        self._runner.release()
 
     # --- writing: one transaction each, or nothing -------------------------------------
 
@@ -690,58 +688,25 @@ class Store:
         rows = self._read("SELECT g.id FROM current c JOIN games g ON g.id = c.game_id")
         return int(rows[0][0]) if rows else self.latest_unfinished()
 
-    # --- the one companion running on this store ---------------------------------------
+    # --- the one companion running on this store (`companion.store.runner`) ----------------
 
     @property
     def lock_path(self) -> Path:
-        return self.path.with_name("companion.lock")
+        return self._runner.path
 
     def claim(self) -> None:
         """Mark this process as the companion running on the store (`companion run`), so that
         other commands that would change the game on the table refuse instead."""
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            raise self._running(self.runner() or 0) from None
-        try:
-            os.ftruncate(fd, 0)
-            os.write(fd, str(os.getpid()).encode())
-        except OSError:  # a full disk: the lock goes with the descriptor, or the retry finds it held
-            os.close(fd)
-            raise
-        self._runner = fd
+        self._runner.claim()
 
     def runner(self) -> int | None:
         """The process id of a companion running on this store, or None."""
-        try:
-            fd = os.open(self.lock_path, os.O_RDONLY)
-        except OSError:
-            return None
-        try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            except OSError:
-                text = os.read(fd, 32).decode(errors="replace").strip()
-                return int(text) if text.isascii() and text.isdigit() else 0
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            return None
-        finally:
-            os.close(fd)
-
-    def _running(self, pid: int) -> StoreError:
-        """The refusal when a companion runs on this store: its process id when the lock file has it."""
-        if pid:
-            return StoreError("store_running_pid", folder=str(self.path.parent), pid=pid)
-        return StoreError("store_running", folder=str(self.path.parent))
+        return self._runner.holder()
 
     def refuse_if_running(self) -> None:
         """Raise a `StoreError` when a companion runs on this store (its table would not show
         what this command changes)."""
-        pid = self.runner()
-        if pid is not None:
-            raise self._running(pid)
+        self._runner.refuse_if_held()
 
     def games(self) -> Iterator[tuple[int, str, bool, int]]:
         """(id, created, finished, event count) of every game, newest first."""

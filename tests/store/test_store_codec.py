@@ -162,6 +162,7 @@ STORE_HELPERS = {
     "companion.store.errors",
     "companion.store.private_files",
     "companion.store.schema",
+    "companion.store.runner",
     "companion.store.row_text",
     "companion.util.wording",
     "companion.util.files",
