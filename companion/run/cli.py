@@ -281,6 +281,23 @@ def cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_backup(args: argparse.Namespace) -> int:
+    """`companion.store.backup`: a checked copy of the store, safe while the companion runs."""
+    from companion.store.backup import backup
+    from companion.store.log import StoreError
+
+    try:
+        store = open_store(args)
+        try:
+            done = backup(store, Path(args.dest))
+        finally:
+            store.close()
+    except StoreError as exc:
+        return _fail(str(exc))
+    print(say("backup_done", dest=done.dest, games=done.games, finished=done.finished, events=done.events))
+    return 0
+
+
 def cmd_games(args: argparse.Namespace) -> int:
     from companion.store.log import StoreError
 
@@ -456,6 +473,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     enroll.add_argument("--edition", default="reference", help="edition the tags belong to (name or file)")
     enroll.add_argument("--out", help="the owner's edition file for corrected values")
     enroll.set_defaults(func=cmd_enroll)
+
+    backup = sub.add_parser("backup", help="copy the games to a new file, checked; safe while it runs")
+    backup.add_argument("dest", help="the backup file to write (a new name: never replaced)")
+    backup.add_argument("--data-dir", help="where games are kept")
+    backup.set_defaults(func=cmd_backup)
 
     games = sub.add_parser("games", help="list the games in the data directory")
     games.add_argument("--data-dir", help="where games are kept")

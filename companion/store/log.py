@@ -29,360 +29,70 @@ The store knows no game: it is given a `GameCodec` (a format name, and the setup
 events to and from JSON) and stores the JSON it returns, each game with its format's
 name. Trekking's codec is `companion.records.trekking.TREKKING`; a toy game's, in the tests, is
 stored, reloaded and checked the same way. This module imports only the standard
-library and stdlib-only helpers (`companion.store.wal`, `companion.util.wording`).
+library and stdlib-only helpers (`companion.store.wal`, `.wal_owner`, `companion.util.wording`).
 """
 
 from __future__ import annotations
 
-import errno
-import fcntl
-import hashlib
+import contextlib
 import json
 import json.encoder
 import os
 import sqlite3
-import stat
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol, TypeVar
+from typing import Any, TypeVar
 
+from companion.store.checksums import DAMAGE_CODES, Damage, chain_damage, event_sum, game_sum
+from companion.store.codec import GameCodec, StoredEvent, StoredGame
+from companion.store.damage import DamageNotice, GameDamaged
+from companion.store.errors import DiskFull, StoreError, disk_full, no_room
+from companion.store.private_files import make_private, make_private_dir
 from companion.store.row_text import json_text
 from companion.store.row_text import stamp as row_stamp
-from companion.store.wal import KeptLog, Seal, check_wal, seal_now, set_stranger_aside, write_seal
-from companion.util.wording import CodedError, say
+from companion.store.runner import RunnerLock
+from companion.store.schema import LEGACY_FORMAT, SCHEMA, SCHEMA_VERSION
+from companion.store.wal import check_wal
+from companion.store.wal_owner import (
+    Identity,
+    KeptLog,
+    Seal,
+    read_identity,
+    rebase,
+    salts_text,
+    seal_now,
+    set_stranger_aside,
+    write_seal,
+)
+from companion.util.wording import say
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS games (
-    id       INTEGER PRIMARY KEY,
-    created  TEXT NOT NULL,
-    setup    TEXT NOT NULL,          -- the record's setup line (JSON)
-    meta     TEXT NOT NULL,          -- the table's own settings: colours, mock dealer seed (JSON)
-    finished INTEGER NOT NULL DEFAULT 0,
-    sum      TEXT,                   -- checksum of id, created, setup and meta: the chain's start
-    head     TEXT,                   -- checksum of the last event stored (sum while none is)
-    format   TEXT                    -- the codec's format name its setup and events are in ("trekking/1")
-);
-CREATE TABLE IF NOT EXISTS events (
-    game_id INTEGER NOT NULL REFERENCES games(id),
-    seq     INTEGER NOT NULL,        -- 1, 2, 3... within the game
-    event   TEXT NOT NULL,           -- the record's event line (JSON)
-    at      TEXT NOT NULL,
-    sum     TEXT,                    -- checksum of this row and the previous row's checksum
-    PRIMARY KEY (game_id, seq)
-);
-CREATE TABLE IF NOT EXISTS current (
-    one     INTEGER PRIMARY KEY CHECK (one = 1),
-    game_id INTEGER NOT NULL         -- the game on the table: what a restart resumes
-);
-CREATE TABLE IF NOT EXISTS pending (
-    game_id INTEGER PRIMARY KEY,     -- a take being prepared (card tapped, not confirmed)
-    take    TEXT NOT NULL            -- its JSON, so a restart resumes it
-);
-CREATE TABLE IF NOT EXISTS set_aside (
-    damage  INTEGER NOT NULL,        -- the damage record that moved it here
-    game_id INTEGER NOT NULL,        -- an events row from the first damaged one on, as it was
-    seq     INTEGER NOT NULL,
-    event   TEXT NOT NULL,
-    at      TEXT NOT NULL,
-    sum     TEXT
-);
-CREATE TABLE IF NOT EXISTS damage (
-    id      INTEGER PRIMARY KEY,     -- damage found in a game's rows, shown until acknowledged
-    at      TEXT NOT NULL,
-    game_id INTEGER NOT NULL,
-    code    TEXT NOT NULL,           -- store_event_damaged, store_events_missing, store_setup_damaged
-    params  TEXT NOT NULL,           -- its facts (JSON), for the page's sentence
-    acknowledged INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS tags (
-    uid     TEXT PRIMARY KEY,        -- the tag's UID as the reader reports it
-    card    TEXT NOT NULL,           -- a card id, an itinerary id or "ancestor"
-    edition TEXT NOT NULL,
-    at      TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS stream_cursors (
-    name    TEXT PRIMARY KEY,        -- a follower of the committed stream (a venue's outbox)
-    game_id INTEGER NOT NULL,        -- the last event it has delivered: it catches up after it
-    seq     INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS player_aliases (
-    alias   TEXT PRIMARY KEY,        -- a spelling's key (history.past.player_key), merged by the host
-    player  TEXT NOT NULL,           -- the key of the player it is merged into
-    name    TEXT NOT NULL            -- that player's name as the host wrote it
-);
-CREATE TABLE IF NOT EXISTS assisted (
-    game_id INTEGER PRIMARY KEY,     -- a game in which the coach gave advice (issue 24)
-    at      TEXT NOT NULL            -- when its first advice was given
-);
-CREATE TABLE IF NOT EXISTS player_marks (
-    player  TEXT PRIMARY KEY,        -- a player's key (util.text.name_key, after the host's merges)
-    colour  TEXT NOT NULL,           -- their colour, "#rrggbb": the table's, the ring's, the history's
-    marker  INTEGER NOT NULL         -- their marker, an index in the page's marks (issue 24)
-);
-CREATE TABLE IF NOT EXISTS options (
-    name    TEXT PRIMARY KEY,        -- a choice of the host kept with the games (rate_assisted)
-    value   TEXT NOT NULL            -- its JSON
-);
-"""
-
-
-class StoreError(CodedError, RuntimeError):
-    """The data directory or its database cannot be used: a ``code`` and its ``params`` (the
-    paths, ids and the system's own error text as ``cause``), so the page words it in its
-    language; ``str(exc)``, the English catalogue's sentence, says what to do."""
-
-
-class DiskFull(StoreError):
-    """The disk of the data directory is full: nothing was written. Its code says what could
-    not be done (``store_full_open``, ``_write``, ``_copy``, ``_start``); ``folder`` is where."""
-
-
-SQLITE_FULL = 13
-#: The schema's version (``PRAGMA user_version``): 1 added the checksums, 2 each game's format.
-SCHEMA_VERSION = 2
-#: The format of every game stored before formats were recorded (schema 2): the only one
-#: the companion ever wrote then. A fact about old files, not a way of reading them.
-LEGACY_FORMAT = "trekking/1"
+#: What callers import from here, kept in the modules named for them.
+__all__ = [
+    "DAMAGE_CODES",
+    "LEGACY_FORMAT",
+    "SCHEMA_VERSION",
+    "Damage",
+    "DamageNotice",
+    "DiskFull",
+    "GameCodec",
+    "GameDamaged",
+    "Store",
+    "StoreError",
+    "StoredEvent",
+    "StoredGame",
+    "disk_full",
+    "event_sum",
+    "no_room",
+]
 
 T = TypeVar("T")
-
-
-class GameCodec(Protocol):
-    """What the store is told about the game it keeps: its format's name, and how its
-    setup and events go to and from JSON. The store stores that JSON, checks it with its
-    checksums and hands back what ``*_from_json`` makes of it; it never looks inside.
-
-    ``setup_from_json`` and ``event_from_json`` raise ``ValueError`` (or a subclass) for
-    JSON they cannot read: a stored event that does not read is damage like a bad checksum.
-    """
-
-    @property
-    def format(self) -> str:
-        """The format's name and version, stored with each game ("trekking/1")."""
-        ...
-
-    def setup_to_json(self, setup: Any) -> dict[str, Any]: ...
-
-    def setup_from_json(self, obj: dict[str, Any]) -> Any: ...
-
-    def event_to_json(self, event: Any) -> dict[str, Any]: ...
-
-    def event_from_json(self, obj: Any) -> Any: ...
-
-
-#: SQLite's I/O error family (extended codes keep it in their low byte): SQLITE_IOERR_SHMSIZE
-#: and the like are how a full disk shows when the shared-memory index or a page cannot grow.
-SQLITE_IOERR = 10
-#: Less room than this, for the companion's user, is a full disk: SQLite needs a 32 KiB index
-#: and a few pages to open a store.
-ROOM_NEEDED = 256 * 1024
-
-
-def no_room(folder: Path) -> bool:
-    """Whether the disk holding ``folder`` has (nearly) no space left for this user: what an
-    ordinary user sees, not root's (ext4 keeps 5 % for root, which is why root never sees it)."""
-    try:
-        info = os.statvfs(folder)
-    except OSError:
-        return False
-    return info.f_bavail * info.f_frsize < ROOM_NEEDED
-
-
-def disk_full(exc: BaseException, folder: Path | None = None) -> bool:
-    """Whether ``exc`` says the disk is full (SQLite's SQLITE_FULL, or ENOSPC from the system):
-    a fault that passes once space is freed, not damage.
-
-    With ``folder``, an I/O error (SQLite's "disk I/O error", the system's EIO) while that
-    folder's disk has no room is a full disk too: on ext4, as the service's ordinary user,
-    SQLite could not grow its index and said only "disk I/O error" (issue 21)."""
-    if isinstance(exc, OSError):
-        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-            return True
-        return exc.errno == errno.EIO and folder is not None and no_room(folder)
-    if isinstance(exc, sqlite3.Error):
-        code = getattr(exc, "sqlite_errorcode", None)
-        if code == SQLITE_FULL or "disk is full" in str(exc):
-            return True
-        io_error = (code is not None and code & 0xFF == SQLITE_IOERR) or "disk I/O error" in str(exc)
-        return io_error and folder is not None and no_room(folder)
-    return False
-
-
-def _digest(parts: list[Any]) -> str:
-    """A row's checksum: SHA-256 of its fields (as stored) in a JSON list, 128 bits in hex.
-
-    It finds damage, it does not stop forgery: whoever can write the file can recompute it."""
-    text = json.dumps(parts, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
-
-
-def game_sum(game_id: int, created: str, setup: str, meta: str) -> str:
-    """The checksum of a game's row: the start of its events' chain."""
-    return _digest(["game", game_id, created, setup, meta])
-
-
-#: JSON's own string encoder (the C one where there is one), as `json.dumps` uses it with
-#: ``ensure_ascii=False``.
-_quote = json.encoder.encode_basestring
-
-
-def event_sum(previous: str, game_id: int, seq: int, event: str, at: str) -> str:
-    """The checksum of an event row, chained to the one before it (``previous``).
-
-    `_digest` of the same list, its JSON written directly: the same text (a property test
-    holds them together), without building an encoder per row, which made checking 500
-    games' rows at start take seconds."""
-    text = f"[{_quote(previous)},{int(game_id)},{int(seq)},{_quote(event)},{_quote(at)}]"
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
-
-
-#: The code of each kind of damage (`Damage.kind`): its sentence in the catalogues (web/static/i18n/).
-DAMAGE_CODES = {
-    "event": "store_event_damaged",
-    "missing": "store_events_missing",
-    "setup": "store_setup_damaged",
-    "journal": "store_journal_damaged",  # the WAL (`companion.store.wal`), found before opening
-    "foreign": "store_journal_foreign",  # a WAL that is not this store's (`companion.store.wal.stranger`)
-    "restored": "store_journal_restored",  # this store's WAL beside a database replaced since
-    "finished": "store_finished_damaged",  # a finished game's rows (not the one on the table)
-    "empty": "store_was_empty",  # a zero-length database file, kept aside
-}
-
-
-@dataclass(frozen=True)
-class Damage:
-    """What a game's checksums found wrong when it was loaded.
-
-    ``kind``: "event" (a row changed, missing or out of place: it and every row after it
-    are set aside), "missing" (rows missing at the end of the log), "setup" (the game's
-    setup line changed: the game is not resumed)."""
-
-    game: int
-    kind: str
-    #: The events before the damage: checked, and kept.
-    kept: int
-    #: Rows stored from the first damaged one on (set aside, not deleted).
-    withheld: int
-    #: The checksum of the last kept event (the game's own for none): the chain's new head.
-    head: str
-
-    @property
-    def code(self) -> str:
-        return DAMAGE_CODES[self.kind]
-
-
-class GameDamaged(StoreError):
-    """A game's setup line fails its checksum: the game cannot be resumed as it was played."""
-
-    def __init__(self, code: str, /, *, damage: Damage, **params: Any) -> None:
-        super().__init__(code, **params)
-        self.damage = damage
-
-
-@dataclass(frozen=True)
-class DamageNotice:
-    """Damage found and dealt with, shown (page, console) until the host acknowledges it."""
-
-    id: int
-    at: str
-    game: int
-    code: str
-    params: dict[str, Any]
-
-    @property
-    def _facts(self) -> dict[str, Any]:
-        """The params of its sentence, as the page gets them (the damaged event is ``next``)."""
-        return {"game": self.game, "next": self.params.get("kept", 0) + 1, **self.params}
-
-    @property
-    def message(self) -> str:
-        """The English sentence (console, journal), the catalogue's, which the page words too."""
-        return say(self.code, **self._facts)
-
-    @property
-    def fix(self) -> str:
-        return say(f"{self.code}.fix", **self._facts)
-
-    def to_json(self) -> dict[str, Any]:
-        """For ``/api/state``: like a hardware part's status, for the page's status line."""
-        return {
-            "part": "store",
-            "ok": False,
-            "id": self.id,
-            "at": self.at,
-            "code": self.code,
-            "params": self._facts,
-            "message": self.message,
-            "fix": self.fix,
-        }
-
-
-class StoredEvent(NamedTuple):
-    """One committed event row: its game, place, time, JSON text and chained checksum (a
-    named tuple: a game's load makes hundreds, and a frozen dataclass costs three times more)."""
-
-    game: int
-    seq: int
-    at: str
-    text: str
-    sum: str
-
-
-@dataclass(frozen=True)
-class StoredGame:
-    """A game as the store keeps it: its setup and events as the codec reads them."""
-
-    id: int
-    created: str
-    #: The codec's value for the setup line (Trekking: a `companion.engine.Setup`).
-    setup: Any
-    setup_json: dict[str, Any]
-    meta: dict[str, Any]
-    finished: bool
-    #: The codec's values for the checked events, in order (Trekking: `companion.engine.Event`).
-    events: tuple[Any, ...]
-    #: A take being prepared when the game was last saved (card tapped, crystals counted).
-    pending: dict[str, Any] | None = None
-    #: Damage its checksums found: ``events`` stops before it (None: every row checks).
-    damage: Damage | None = None
-    #: ``events`` as stored (time, JSON, checksum), one for one: what a stream catches up from.
-    rows: tuple[StoredEvent, ...] = ()
-    #: The checksum of the game's own row: where its events' chain starts (`event_sum`).
-    sum: str = ""
 
 
 def _now() -> str:
     """Now, as rows keep it (`row_text.stamp`: "2026-11-26T15:50:22.839+00:00")."""
     return row_stamp()
-
-
-def _private(path: Path) -> None:
-    """Make an existing file readable by its owner only (the database holds names and sessions)."""
-    try:
-        if path.stat().st_mode & 0o077:
-            path.chmod(0o600)
-    except OSError:  # not ours, or gone: SQLite will say so if it matters
-        pass
-
-
-def _private_dir(folder: Path) -> None:
-    """Make an existing data directory ours only (0700), as a new one is made: one made
-    by hand, or by an older companion, is often 0755. Only a directory we own, and never a
-    shared one (a sticky bit, as /tmp has), the home directory or the root."""
-    try:
-        info = folder.stat()
-        if (
-            info.st_uid == os.geteuid()
-            and info.st_mode & 0o077
-            and not info.st_mode & stat.S_ISVTX
-            and folder.resolve() not in (Path.home().resolve(), Path("/"))
-        ):
-            folder.chmod(0o700)
-    except (OSError, RuntimeError):  # not ours, or gone, or no home: SQLite will say so if it matters
-        pass
 
 
 class Store:
@@ -396,7 +106,7 @@ class Store:
         self.warnings: list[str] = []
         #: Things that happened while running that the owner should hear of (nothing was lost).
         self.notices: list[str] = []
-        self._runner: int | None = None
+        self._runner = RunnerLock(self.path.parent)
         #: Said once at opening when the store was upgraded (checksums computed), else None.
         self.upgraded: str | None = None
         #: Damage found in games' rows and not yet acknowledged by the host (oldest first).
@@ -405,8 +115,12 @@ class Store:
         #: a merge, damage set aside): the history page is computed again only then.
         self.history_version = 0
         self._lock = threading.Lock()
-        #: The tie kept between the database and its log (`companion.store.wal`), as last written.
+        #: The tie kept between the database and its log (`companion.store.wal_owner`), as last
+        #: written; the database's identity row (None: a store that has none yet); the salts of
+        #: its log after this store's last commit (a change: that commit started a new log).
         self._seal: Seal | None = None
+        self._id_row: Identity | None = None
+        self._salts: tuple[int, int] | None = None
         #: The store's path as a string, and its log kept open for the seal (`_reseal`).
         self._where = os.fspath(self.path)
         self._log = KeptLog(self._where)
@@ -418,12 +132,12 @@ class Store:
         self._closed = False
         try:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            _private_dir(self.path.parent)
+            make_private_dir(self.path.parent)
             empty = self._empty_aside()
             if not self.path.exists():
                 os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
             for suffix in ("", "-wal", "-shm"):
-                _private(self.path.with_name(self.path.name + suffix))
+                make_private(self.path.with_name(self.path.name + suffix))
             stranger = set_stranger_aside(self.path)  # before SQLite could apply it
             journal = check_wal(self.path)
             if journal is not None:
@@ -435,6 +149,10 @@ class Store:
             self._db.executescript(SCHEMA)
             self._identity = self._file_identity()
             self._migrate()
+            # a new base, straight into the file; not on a disk with no room (no write it need not make)
+            self._id_row = (None if no_room(self.path.parent) else rebase(self._db)) or read_identity(
+                self._db
+            )
             if journal is not None:  # shown like the rows' damage, until the host has seen it
                 self._record_damage(
                     self._current(),
@@ -524,11 +242,20 @@ class Store:
         if games:
             self.upgraded = say("store_upgraded", path=self.path, games=games, events=events)
 
-    def _reseal(self) -> None:
-        """Keep the tie between the database and its log (`companion.store.wal`) when it changed: a
-        log started afresh (new salts) or a checkpoint (the database file written). Two
-        system calls after a commit; a write only when SQLite restarted its log."""
-        seal = seal_now(self._where, log=self._log)
+    def _reseal(self, committed: bool = False) -> None:
+        """Keep the tie between the database and its log (`companion.store.wal_owner`) when the
+        log changed. After a commit (``committed``) that started a log afresh (new salts), the
+        identity row is written into the new log first, so that the log names the store and
+        base it was written on top of. Two system calls after a commit; writes only when
+        SQLite started a new log."""
+        if self._id_row is None:
+            return
+        salts = self._log.salts()
+        if committed and salts is not None and salts != self._salts:
+            with contextlib.suppress(sqlite3.Error):  # a full disk: the seal alone ties this log
+                self._db.execute("UPDATE identity SET log = ? WHERE one = 1", (salts_text(salts),))
+        self._salts = salts
+        seal = Seal(self._id_row.store, self._id_row.base, "open" if salts is None else salts)
         if seal != self._seal:
             self._seal = seal if write_seal(self.path, seal) else None
 
@@ -537,11 +264,11 @@ class Store:
             self._closed = True
             self._db.close()
         self._log.close()
-        if self._opened:  # closed: SQLite removed the log if this was its last connection
-            write_seal(self.path, seal_now(self.path, closed=True))
-        if self._runner is not None:
-            os.close(self._runner)
-            self._runner = None
+        if (
+            self._opened and self._id_row is not None
+        ):  # SQLite removed the log if this was its last connection
+            write_seal(self.path, seal_now(self.path, self._id_row, closed=True))
+        self._runner.release()
 
     # --- writing: one transaction each, or nothing -------------------------------------
 
@@ -573,7 +300,7 @@ class Store:
                 self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
                 self._db.execute("VACUUM INTO ?", (str(self.path),))
                 self._db.close()
-                _private(self.path)
+                make_private(self.path)
                 self._connect()
                 self._identity = self._file_identity()
                 self.notices.append(say("store_written_back", path=self.path))
@@ -611,7 +338,7 @@ class Store:
                 self._db.execute("BEGIN IMMEDIATE")
                 result = work()
                 self._db.execute("COMMIT")
-                self._reseal()
+                self._reseal(committed=True)
             except sqlite3.Error as exc:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
@@ -839,22 +566,7 @@ class Store:
     def chain_damage(self, game_id: int) -> Damage | None:
         """The damage in game ``game_id``'s rows by their checksums alone (no event is parsed):
         what `load` finds, at a fraction of its cost, for checking every game at start."""
-        rows = self._read("SELECT id, created, setup, meta, sum, head FROM games WHERE id = ?", (game_id,))
-        if not rows:
-            return None
-        row = rows[0]
-        stored = self._read(
-            "SELECT seq, event, at, sum FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
-        )
-        head = game_sum(row[0], row[1], row[2], row[3])
-        if row[4] != head:
-            return Damage(game_id, "setup", 0, len(stored), head)
-        for n, (seq, text, at, checksum) in enumerate(stored):
-            expected = event_sum(head, game_id, seq, text, at)
-            if seq != n + 1 or checksum != expected:
-                return Damage(game_id, "event", n, len(stored) - n, head)
-            head = expected
-        return None if row[5] == head else Damage(game_id, "missing", len(stored), 0, head)
+        return chain_damage(self._read, game_id)
 
     def finished_damage(self) -> list[DamageNotice]:
         """Check every finished game but the one on the table (which `load` checks) at start, so
@@ -891,13 +603,12 @@ class Store:
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
         copy = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
         try:
-            with self._lock:
-                target = sqlite3.connect(copy)
-                try:
-                    self._db.backup(target)
-                finally:
-                    target.close()
-            _private(copy)
+            target = sqlite3.connect(copy)
+            try:
+                self.copy_to(target)
+            finally:
+                target.close()
+            make_private(copy)
         except (OSError, sqlite3.Error) as exc:
             copy.unlink(missing_ok=True)
             if disk_full(exc):
@@ -928,6 +639,12 @@ class Store:
         self.damage.append(found)
         self.history_version += 1
         return found
+
+    def copy_to(self, target: sqlite3.Connection) -> None:
+        """Copy the whole database into ``target`` with SQLite's online backup, all pages in
+        one step: one consistent snapshot of what was committed, while anyone writes."""
+        with self._lock:
+            self._db.backup(target)
 
     def _record_damage(self, game: int, code: str, params: dict[str, Any], at: str = "") -> int:
         """Keep a damage notice (shown until acknowledged); inside a transaction or as one."""
@@ -971,58 +688,25 @@ class Store:
         rows = self._read("SELECT g.id FROM current c JOIN games g ON g.id = c.game_id")
         return int(rows[0][0]) if rows else self.latest_unfinished()
 
-    # --- the one companion running on this store ---------------------------------------
+    # --- the one companion running on this store (`companion.store.runner`) ----------------
 
     @property
     def lock_path(self) -> Path:
-        return self.path.with_name("companion.lock")
+        return self._runner.path
 
     def claim(self) -> None:
         """Mark this process as the companion running on the store (`companion run`), so that
         other commands that would change the game on the table refuse instead."""
-        fd = os.open(self.lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            raise self._running(self.runner() or 0) from None
-        try:
-            os.ftruncate(fd, 0)
-            os.write(fd, str(os.getpid()).encode())
-        except OSError:  # a full disk: the lock goes with the descriptor, or the retry finds it held
-            os.close(fd)
-            raise
-        self._runner = fd
+        self._runner.claim()
 
     def runner(self) -> int | None:
         """The process id of a companion running on this store, or None."""
-        try:
-            fd = os.open(self.lock_path, os.O_RDONLY)
-        except OSError:
-            return None
-        try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-            except OSError:
-                text = os.read(fd, 32).decode(errors="replace").strip()
-                return int(text) if text.isascii() and text.isdigit() else 0
-            fcntl.flock(fd, fcntl.LOCK_UN)
-            return None
-        finally:
-            os.close(fd)
-
-    def _running(self, pid: int) -> StoreError:
-        """The refusal when a companion runs on this store: its process id when the lock file has it."""
-        if pid:
-            return StoreError("store_running_pid", folder=str(self.path.parent), pid=pid)
-        return StoreError("store_running", folder=str(self.path.parent))
+        return self._runner.holder()
 
     def refuse_if_running(self) -> None:
         """Raise a `StoreError` when a companion runs on this store (its table would not show
         what this command changes)."""
-        pid = self.runner()
-        if pid is not None:
-            raise self._running(pid)
+        self._runner.refuse_if_held()
 
     def games(self) -> Iterator[tuple[int, str, bool, int]]:
         """(id, created, finished, event count) of every game, newest first."""

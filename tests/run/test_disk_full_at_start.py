@@ -140,14 +140,14 @@ def test_a_full_disk_while_setting_damage_aside_changes_nothing(
         db.execute("UPDATE events SET at = 'changed' WHERE seq = 1")
         before = db.execute("SELECT * FROM events ORDER BY seq").fetchall()
 
-    real = store_module._private
+    real = store_module.make_private
 
     def no_space(path: Path) -> None:  # the copy's last step: as if its last page found no room
         if ".damaged-" in path.name:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
         real(path)
 
-    monkeypatch.setattr(store_module, "_private", no_space)
+    monkeypatch.setattr(store_module, "make_private", no_space)
     assert run(tmp_path) == EXIT_RETRY
     err = capsys.readouterr().err
     assert "is full, so the damaged store cannot be copied aside" in err and "Free some space" in err

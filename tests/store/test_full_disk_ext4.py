@@ -26,6 +26,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -69,9 +70,9 @@ def as_user(user: pwd.struct_passwd, *command: str) -> list[str]:
     ]  # fmt: skip
 
 
-@pytest.fixture
-def ext4(tmp_path: Path) -> Iterator[Path]:
-    """A 4 MiB ext4 file system on a loop device, mounted; unmounted after the test."""
+@contextmanager
+def mounted_ext4(tmp_path: Path) -> Iterator[Path]:
+    """A 4 MiB ext4 file system on a loop device, mounted; unmounted when done."""
     image, mount = tmp_path / "disk.img", tmp_path / "disk"
     with image.open("wb") as out:
         out.truncate(4 * 1024 * 1024)
@@ -86,6 +87,13 @@ def ext4(tmp_path: Path) -> Iterator[Path]:
         yield mount
     finally:
         subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+@pytest.fixture
+def ext4(tmp_path: Path) -> Iterator[Path]:
+    """`mounted_ext4`, for a test."""
+    with mounted_ext4(tmp_path) as mount:
+        yield mount
 
 
 class Daemon:

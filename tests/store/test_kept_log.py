@@ -11,7 +11,7 @@ from pathlib import Path
 from companion.engine import ChooseItinerary
 from companion.records.trekking import TREKKING
 from companion.store.log import Store
-from companion.store.wal import KeptLog, read_seal, seal_now, wal_salts
+from companion.store.wal_owner import KeptLog, read_seal, seal_now, wal_salts
 
 SETUP = {"type": "setup", "players": ["Ann", "Ben"], "watch_stack": ["Ann", "Ben"], "edition": "reference"}
 
@@ -72,8 +72,10 @@ def test_a_store_keeps_the_seal_of_its_log_commit_after_commit(tmp_path: Path) -
             store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         store.append(game, n + 1, ChooseItinerary("Ann", f"T{n:02d}"))
         sealed = read_seal(store.path)
-        assert sealed is not None and tuple(sealed) == seal_now(store.path), n
-        salts.add(str(sealed[0]))
+        assert sealed is not None and store._id_row is not None, n
+        assert sealed == seal_now(store.path, store._id_row), n
+        salts.add(str(sealed.wal))
     store.close()
     assert len(salts) >= 4
-    assert read_seal(store.path) == seal_now(store.path, closed=True)
+    assert store._id_row is not None
+    assert read_seal(store.path) == seal_now(store.path, store._id_row, closed=True)

@@ -298,6 +298,7 @@ def test_the_fast_event_checksum_is_the_digest_of_its_row(
 ) -> None:
     """event_sum writes its JSON directly (issue 21: checking 500 games at start took seconds);
     it must stay the checksum every stored row already carries."""
-    from companion.store.log import _digest, event_sum
+    from companion.store.checksums import digest as _digest
+    from companion.store.log import event_sum
 
     assert event_sum(previous, game_id, seq, event, at) == _digest([previous, game_id, seq, event, at])

@@ -155,9 +155,16 @@ def test_a_store_from_before_formats_is_upgraded_once_and_marks_its_games_trekki
 #: The companion modules the store may import: helpers that import only the standard library.
 STORE_HELPERS = {
     "companion.store.wal",
+    "companion.store.wal_owner",
+    "companion.store.checksums",
+    "companion.store.codec",
+    "companion.store.damage",
+    "companion.store.errors",
+    "companion.store.private_files",
+    "companion.store.schema",
+    "companion.store.runner",
     "companion.store.row_text",
     "companion.util.wording",
-    "companion.engine.words",
     "companion.util.files",
 }
 
@@ -181,3 +188,12 @@ def test_the_store_imports_only_the_standard_library_and_stdlib_only_helpers() -
     for helper in STORE_HELPERS:
         outside = {name for name in companion_imports(helper) if name.split(".")[0] not in stdlib}
         assert outside <= STORE_HELPERS, f"{helper} imports {outside}"
+
+
+def test_no_store_module_imports_the_rules_core() -> None:
+    """Issue 35 item 4: the store knows no game; its sentences come from the catalogues
+    (the WAL's damage message took `plural` from the engine)."""
+    for path in sorted((PACKAGE / "store").glob("*.py")):
+        module = f"companion.store.{path.stem}"
+        engine = {name for name in companion_imports(module) if name.startswith("companion.engine")}
+        assert not engine, f"{module} imports {engine}"

@@ -12,9 +12,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from companion.engine import ChooseItinerary
 from companion.records.trekking import TREKKING
 from companion.store.log import Store
+from companion.store.wal_owner import seal_path
 
 SETUP = {"type": "setup", "players": ["Ann", "Ben"], "watch_stack": ["Ann", "Ben"], "edition": "reference"}
 FILES = ("companion.sqlite3", "companion.sqlite3-wal", "companion.sqlite3-seal")
@@ -116,3 +119,72 @@ def test_a_restored_backup_beside_a_crashed_runs_log_is_said_and_not_rolled_forw
         assert Path(notice.params["journal"]).name.startswith("companion.sqlite3-wal.restored-")
     finally:
         again.close()
+
+
+@pytest.mark.parametrize("owner_left", ["closed", "crashed"])
+def test_another_stores_log_with_the_seal_deleted_is_set_aside_and_said(
+    tmp_path: Path, owner_left: str
+) -> None:
+    """Issue 33 item 2: with no seal, the log is compared with the database before SQLite
+    applies it (Ann and Ben's store showed Zed and Yan's game, no word)."""
+    owner, game = store_with(tmp_path / "owner", ["Ann", "Ben"], 5)
+    folder = tmp_path / "owner"
+    if owner_left == "crashed":  # Ann and Ben's game in the file itself, a move in the log
+        owner._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        owner.append(game, 6, ChooseItinerary("Ann", "T99"))
+        folder = crash_copy(tmp_path / "owner", tmp_path / "copy")
+    owner.close()
+    other, game = store_with(tmp_path / "other", ["Zed", "Yan"], 30)
+    other._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # a later log of the other's run
+    other.append(game, 31, ChooseItinerary("Zed", "T99"))
+    shutil.copyfile(tmp_path / "other" / "companion.sqlite3-wal", folder / "companion.sqlite3-wal")
+    other.close()
+    seal_path(folder / "companion.sqlite3").unlink()
+    before = (folder / "companion.sqlite3").read_bytes()
+
+    store = Store(folder, TREKKING)
+    try:
+        assert [store.load(g).setup.players for g, *_ in store.games()] == [("Ann", "Ben")]
+        [notice] = store.damage
+        assert notice.code == "store_journal_foreign" and "Seen" in notice.fix
+        assert Path(notice.params["journal"]).stat().st_size > 0, "the log is kept"
+        assert Path(notice.params["copy"]).read_bytes() == before, "and the store as found"
+    finally:
+        store.close()
+
+
+def test_a_restored_backup_is_told_by_content_with_the_seal_deleted(tmp_path: Path) -> None:
+    """The backup and the database the crashed run's log was written on are the same bytes:
+    only the base drawn at each opening, kept in the file and in the log, tells them apart."""
+    live = tmp_path / "live"
+    store, game = store_with(live, ["Ann", "Ben"], 4)
+    store.close()
+    backup = tmp_path / "backup.sqlite3"
+    shutil.copyfile(live / "companion.sqlite3", backup)
+    store = Store(live, TREKKING)
+    store._db.execute("PRAGMA wal_autocheckpoint=0")
+    for n in range(4, 20):
+        store.append(game, n + 1, ChooseItinerary("Ann", f"T{n:02d}"))
+    crashed = crash_copy(live, tmp_path / "crashed")
+    store.close()
+    shutil.copyfile(backup, crashed / "companion.sqlite3")
+    seal_path(crashed / "companion.sqlite3").unlink()
+
+    again = Store(crashed, TREKKING)
+    try:
+        assert len(again.load(game).events) == 4, "the backup as restored"
+        assert [d.code for d in again.damage] == ["store_journal_restored"]
+    finally:
+        again.close()
+
+
+def test_a_crashed_stores_own_log_with_the_seal_deleted_is_applied(tmp_path: Path) -> None:
+    live, game = store_with(tmp_path / "live", ["Ann", "Ben"], 12)
+    copy = crash_copy(tmp_path / "live", tmp_path / "copy")
+    live.close()
+    seal_path(copy / "companion.sqlite3").unlink()
+    store = Store(copy, TREKKING)
+    try:
+        assert len(store.load(game).events) == 12 and store.damage == []
+    finally:
+        store.close()

@@ -25,6 +25,7 @@ SERVER = (
     "util/json_bounds.py",
     "web/history.py",
     "store/log.py",  # a store refusal reaches the page with its own code (`store_refused`)
+    "store/runner.py",  # the same: a companion already running on the store
     "history/past.py",
     "coach/service.py",  # the coach's refusals of an ask (`CoachRefused`)
     "table/tags.py",  # a tag that may not stand for a card (`TagRefused`, enrolment and the edition page)

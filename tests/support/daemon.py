@@ -167,7 +167,7 @@ def start(
         command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         cwd=tree, env=env,
     )  # fmt: skip
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120  # a backstop only: a loaded 2-core machine starts slowly
     while time.monotonic() < deadline:
         try:
             call(port, "/api/state", timeout=2)
