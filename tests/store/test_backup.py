@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.daemon import call, free_port, start
 from companion.records.trekking import TREKKING
 from companion.run.cli import EXIT_USAGE, main
 from companion.store.log import Store
+from tests.support.daemon import call, free_port, start
 from tests.support.tables import make_runtime
 
 ROOT = Path(__file__).resolve().parents[2]
