@@ -211,10 +211,9 @@ def test_the_reader_that_does_not_answer_names_its_version_register() -> None:
     from companion.hardware.reader import PiReader
 
     class Silent:
-        class READER:
-            @staticmethod
-            def Read_MFRC522(register: int) -> int:
-                return 0x00
+        @staticmethod
+        def Read_MFRC522(register: int) -> int:
+            return 0x00
 
     with pytest.raises(HardwareFault) as fault:
         PiReader(Silent()).check()
