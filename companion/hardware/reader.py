@@ -188,6 +188,24 @@ def open_mfrc522(rst_pin: int, gain_db: int = DEFAULT_GAIN_DB) -> PiReader:
     return reader
 
 
+def version_on_old_bus(rst_pin: int) -> int | None:
+    """The MFRC522's version register read on SPI0 CE0, where builds before issue 34 wired the
+    reader (the doctor's question when the chip is silent on SPI1), or None when it cannot be
+    asked; the handle is closed again."""
+    from companion.hardware.stickers import BCM_TO_BOARD
+
+    try:
+        from mfrc522 import MFRC522
+    except (ImportError, RuntimeError):
+        return None
+    driver = MFRC522(bus=0, device=0, pin_mode=10, pin_rst=BCM_TO_BOARD[rst_pin])
+    try:
+        return int(driver.Read_MFRC522(VERSION_REG))
+    finally:
+        with contextlib.suppress(Exception):
+            driver.spi.close()
+
+
 def open_pi_reader(
     rst_pin: int, gain_db: int = DEFAULT_GAIN_DB
 ) -> tuple[Callable[[], str | None], Callable[[], str | None]]:
