@@ -11,7 +11,7 @@
 #   checks    refuses a 32-bit OS and a board the companion does not support, before
 #             anything is changed;
 #   packages  apt installs the build tools the Pi drivers need;
-#   boot      enables SPI0 (the RFID reader) and SPI1 (the NeoPixel ring, /dev/spidev1.0)
+#   boot      enables SPI0 (the NeoPixel ring, /dev/spidev0.0) and SPI1 (the RFID reader)
 #             and pins the core clock the SPI clock follows on a Pi 3 / Zero 2 W / Pi 4, in
 #             one marked block of config.txt with the firmware's board filters, so one SD
 #             card boots right in any supported board;
@@ -226,8 +226,9 @@ boot_block() {
     cat <<EOF
 $BLOCK_BEGIN
 [all]
-# SPI0: the RFID reader (/dev/spidev0.0). SPI1: the NeoPixel ring (/dev/spidev1.0, MOSI = GPIO20).
+# SPI0 (DMA): the NeoPixel ring (/dev/spidev0.0, MOSI = GPIO10, pin 19).
 dtparam=spi=on
+# SPI1: the RFID reader (/dev/spidev1.0: SCLK pin 40, MOSI pin 38, MISO pin 35, CE0 GPIO18 pin 12).
 dtoverlay=spi1-1cs
 # The SPI clock follows the core clock: pin it so the ring's timing holds.
 [pi3]
@@ -307,14 +308,14 @@ step_udev() {
     say "Writing $UDEV_RULES (spidev for the group spi, gpiochip for the group gpio)"
     install -d -m 0755 "$ROOT/etc/udev/rules.d"
     cat >"$ROOT$UDEV_RULES" <<'EOF'
-# Written by the Trekking Companion's systemd/install-pi.sh: the reader (SPI0) and the
-# ring (SPI1) for the group spi, the buttons and the reader's reset line for the group
+# Written by the Trekking Companion's systemd/install-pi.sh: the ring (SPI0) and the
+# reader (SPI1) for the group spi, the buttons and the reader's reset line for the group
 # gpio, whenever the devices appear (Raspberry Pi OS has the same in 99-com.rules;
 # plain Debian has none).
 SUBSYSTEM=="spidev", KERNEL=="spidev*", GROUP="spi", MODE="0660"
 SUBSYSTEM=="gpio", KERNEL=="gpiochip*", GROUP="gpio", MODE="0660"
 EOF
-    # Earlier installs gave /dev/pio0 to the ring on a Pi 5; the ring is on SPI1 now.
+    # Earlier installs gave /dev/pio0 to the ring on a Pi 5; the ring is on SPI0 now.
     rm -f "$ROOT/etc/udev/rules.d/99-$APP-pio.rules"
     if [[ -z $ROOT && $chroot_mode == no ]] && command -v udevadm >/dev/null 2>&1; then
         udevadm control --reload
@@ -435,7 +436,7 @@ step_service() {
     fi
     enable_units "$UNIT" "$DOCTOR_UNIT"
     if [[ -d $ROOT/etc/systemd/system/$UNIT.d ]] && grep -rqs '^User=root' "$ROOT/etc/systemd/system/$UNIT.d"; then
-        warn "a drop-in in /etc/systemd/system/$UNIT.d runs the companion as root; the ring no longer needs it (SPI1): remove it with sudo systemctl revert $APP"
+        warn "a drop-in in /etc/systemd/system/$UNIT.d runs the companion as root; the ring no longer needs it (SPI0): remove it with sudo systemctl revert $APP"
     fi
 }
 

@@ -7,7 +7,7 @@ board's `Timing`: its ``bit0``/``bit1`` patterns and the clock asked) and writes
 modules (``spidev``, ``neopixel_spi``) are imported here, lazily.
 
 SPI0 keeps its FIFO fed by DMA for any transfer of 96 bytes or more on every board (a frame is
-768 bytes or more), so no byte waits for the CPU. The auxiliary SPI1 of a Pi 3 / Zero 2 W / 4
+750 bytes or more), so no byte waits for the CPU. The auxiliary SPI1 of a Pi 3 / Zero 2 W / 4
 has no DMA: a refill that comes late leaves the line low mid-frame, and a real part latches
 there (tests/hardware/test_ring_spi.py models both controllers).
 """
