@@ -180,8 +180,7 @@ def core_clocks(seconds: float = 1.5) -> tuple[int | None, int | None]:
     """The core clock idle, then with every core busy (a child process per core, ended after
     ``seconds``): the firmware raises an unpinned clock under load and drops it at idle."""
     idle = measure_core_mhz()
-    spin = "import time\nend = time.monotonic() + %s\nwhile time.monotonic() < end: pass" % (seconds + 1)
-    busy = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(os.cpu_count() or 1)]
+    busy = _busy_children(os.cpu_count() or 1, seconds)
     try:
         time.sleep(seconds)  # the firmware's governor reacts within a few hundred ms
         loaded = measure_core_mhz()
@@ -658,6 +657,83 @@ class Doctor:
             )
         )
 
+    def soak(self, seconds: float, fps: int = 30) -> bool:
+        """`companion doctor --soak`: the ring shows a moving frame ``fps`` times a second for
+        ``seconds`` while every core but one is kept busy (a table in play, a phone's page, the
+        coach), then asks how many wrong-colour flashes were seen; with no terminal the figures
+        are recorded in the data directory's ``soak.jsonl`` for the tester to send. True when
+        nobody saw a flash (or nobody was asked) and every frame went out."""
+        import json
+
+        from companion.hardware.health import explain
+        from companion.hardware.ring import show
+
+        config = self.check_config()
+        if config is None:
+            return False
+        leds, k = config.ring.leds, config.ring.brightness
+        try:
+            ring = self.parts.ring(config)
+        except Exception as exc:
+            message, fix = explain("ring", exc)
+            self.report(Check("soak", False, message, fix))
+            return False
+        self.say("  " + say("doctor_soak_watch", seconds=f"{seconds:.0f}", fps=fps))
+        palette = [colour_rgb(c) for c in config.palette]
+        busy = _busy_children(max((os.cpu_count() or 1) - 1, 1), seconds)
+        frames, late, worst = 0, 0, 0.0
+        start = time.monotonic()
+        try:
+            while (now := time.monotonic()) - start < seconds:
+                turn = int((now - start) * fps)
+                frame = [palette[(led + turn) % len(palette)] if (led + turn) % 3 else (255, 255, 255)
+                         for led in range(leds)]  # fmt: skip
+                show(ring, frame, k)
+                frames += 1
+                spent = time.monotonic() - now
+                worst = max(worst, spent)
+                late += spent > 1 / fps
+                time.sleep(max(0.0, 1 / fps - spent))
+            show(ring, [(0, 0, 0)] * leds, k)
+        except Exception as exc:
+            message, fix = explain("ring", exc)
+            self.report(Check("soak", False, message, fix))
+            return False
+        finally:
+            for child in busy:
+                child.kill()
+                child.wait()
+        facts: dict[str, Any] = {
+            "frames": frames,
+            "seconds": f"{seconds:.0f}",
+            "late": late,
+            "worst_ms": f"{worst * 1000:.1f}",
+        }
+        flashes: int | None = None
+        if self.ask is not None:
+            try:
+                answer = self.ask(say("doctor_soak_ask")).strip()
+            except EOFError:
+                answer = ""
+            flashes = int(answer) if answer.isdigit() else None
+        record = {"at": time.strftime("%Y-%m-%dT%H:%M:%S"), "model": self.parts.model(), **facts,
+                  "flashes": flashes}  # fmt: skip
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            with (self.data_dir / "soak.jsonl").open("a", encoding="utf-8") as out:
+                out.write(json.dumps(record) + "\n")
+        except OSError:
+            pass  # the report below says everything the file would
+        if flashes is None:
+            self.report(
+                Check("soak", None, say("doctor_soak_unasked", **facts, file=self.data_dir / "soak.jsonl"))
+            )
+            return True
+        ok = flashes == 0
+        detail = say("doctor_soak_seen", flashes=flashes, **facts)
+        self.report(Check("soak", ok, detail, say("doctor_colours.fix")))
+        return ok
+
     def confirm(self, question: str) -> bool | None:
         """The maker's answer (None when nobody can answer: no terminal)."""
         if self.ask is None:
@@ -667,6 +743,12 @@ class Doctor:
         except EOFError:
             return None
         return answer.strip().lower() in ("y", "yes", "o", "oui")
+
+
+def _busy_children(count: int, seconds: float) -> list[subprocess.Popen[bytes]]:
+    """``count`` child processes spinning a core each for ``seconds`` (a busy table's load)."""
+    spin = "import time\nend = time.monotonic() + %s\nwhile time.monotonic() < end: pass" % (seconds + 1)
+    return [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(count)]
 
 
 def _tag_kind(reader: Any) -> str:

@@ -427,3 +427,29 @@ def test_the_dark_ring_and_flicker_fixes_name_the_pins_and_the_timing_before_the
     assert "pin 19" in dark and "pin 38" in dark and "pin 12" in dark
     flicker = say("doctor_colours.fix")
     assert flicker.index("core clock") < flicker.index("1000 µF") and "pin 19" in flicker
+
+
+def test_the_soak_shows_a_moving_frame_at_30_fps_and_asks_for_flashes(tmp_path: Path) -> None:
+    """Issue 34: `doctor --soak` for a tester: frames at 30 fps while the Pi is busy, then the
+    flashes seen; a flash is a cross whose fix names the timing first."""
+    bench = Bench(tmp_path)
+    answers = iter(["0", "2"])
+    doctor = Doctor(str(bench.config_path), tmp_path / "data", say=bench.say, ask=lambda q: next(answers),
+                    parts=bench.parts())  # fmt: skip
+    assert doctor.soak(0.5)
+    assert bench.ring is not None and len(bench.ring.frames) >= 5
+    assert len({tuple(f) for f in bench.ring.frames}) > 2, "the frame moves"
+    assert not doctor.soak(0.2)
+    soak = doctor.checks[-1]
+    assert soak.ok is False and "2 wrong-colour flashes seen" in soak.detail
+    assert soak.fix.index("core clock") < soak.fix.index("1000 µF")
+    records = (tmp_path / "data" / "soak.jsonl").read_text().splitlines()
+    assert len(records) == 2 and '"flashes": 2' in records[1]
+
+
+def test_the_soak_with_no_terminal_records_its_figures_and_is_not_a_cross(tmp_path: Path) -> None:
+    bench = Bench(tmp_path)
+    doctor = Doctor(str(bench.config_path), tmp_path / "data", say=bench.say, ask=None, parts=bench.parts())
+    assert doctor.soak(0.2)
+    assert doctor.checks[-1].ok is None and "recorded in" in doctor.checks[-1].detail
+    assert '"flashes": null' in (tmp_path / "data" / "soak.jsonl").read_text()
