@@ -205,6 +205,9 @@ step_checks() {
 # A Pi on Wi-Fi loses a download now and then: pip tries each one again this many times
 # (its default is 5, a few seconds in all).
 export PIP_RETRIES=${PIP_RETRIES:-15}
+# pip's lines reach timed() as pip writes them (a pipe would otherwise hold them in Python's buffer,
+# and every line of a build would be stamped at its end: "compiled spidev in 0 s").
+export PYTHONUNBUFFERED=1
 
 step_packages() {
     # build-essential, python3-dev and swig compile spidev and lgpio when no wheel fits;
@@ -347,23 +350,48 @@ step_code() {
 # (Raspberry Pi OS's own, or Debian's).
 apt_has() { [[ -n $(apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: //p' | grep -v none) ]]; }
 
+# How the lgpio in the venv was obtained: its WHEEL file names a manylinux tag for a wheel from
+# the index; one built here (from its source package) has this machine's plain linux tag.
+lgpio_origin() {
+    local wheel
+    wheel=$(compgen -G "$VENV/lib/python3*/site-packages/lgpio-*.dist-info/WHEEL" | head -n 1)
+    if [[ -z $wheel ]]; then
+        echo "in an unknown way"
+    elif grep -q '^Tag: .*manylinux' "$wheel"; then
+        echo "as a wheel from the index"
+    else
+        echo "built here from its source package"
+    fi
+}
+
 step_lgpio() {
-    local pip=("$VENV/bin/pip" install --progress-bar off)
+    local pip=("$VENV/bin/pip" install --progress-bar off) wheel_try status
     say "Installing lgpio (gpiozero's pin library)"
-    if "${pip[@]}" --only-binary lgpio "lgpio>=0.2.2" 2>&1 | timed; then
+    if "$VENV/bin/python" -c "import lgpio" 2>/dev/null; then
+        say "  lgpio is installed already ($(lgpio_origin)); kept"
+        return
+    fi
+    # pip's own words for a Python with no wheel are two ERROR lines: said after what they mean.
+    status=0
+    wheel_try=$("${pip[@]}" --only-binary lgpio "lgpio>=0.2.2" 2>&1) || status=$?
+    if [[ $status -eq 0 ]]; then
+        printf '%s\n' "$wheel_try" | timed
         say "  lgpio: a wheel fits this Python"
         return
     fi
     if apt_has liblgpio-dev; then
-        say "  no lgpio wheel for this Python: building it against the OS's liblgpio-dev"
+        say "  no lgpio wheel for this Python (pip's two ERROR lines below say so): building it against the OS's liblgpio-dev"
+        printf '%s\n' "$wheel_try" | timed
         apt-get install -y -qq liblgpio-dev
         "${pip[@]}" --no-binary lgpio "lgpio>=0.2.2" 2>&1 | timed
     else
-        say "  no lgpio wheel for this Python and no liblgpio-dev in apt: building lgpio self-contained (PYPI=1)"
+        say "  no lgpio wheel for this Python (pip's two ERROR lines below say so) and no liblgpio-dev in apt: building lgpio self-contained (PYPI=1)"
+        printf '%s\n' "$wheel_try" | timed
         PYPI=1 "${pip[@]}" --no-binary lgpio --no-cache-dir "lgpio>=0.2.2" 2>&1 | timed
     fi
     "$VENV/bin/python" -c "import lgpio" ||
         die "lgpio was built but does not import (see the lines above)"
+    say "  lgpio installed ($(lgpio_origin))"
 }
 
 # ----------------------------------------------------------------------------- python
