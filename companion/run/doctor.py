@@ -80,7 +80,7 @@ class Check:
     def line(self) -> str:
         mark = {True: "✓", False: "✗", None: "○"}[self.ok]
         text = f"{mark} {self.name}: {self.detail}"
-        return text if self.ok is not False or not self.fix else f"{text}\n    fix: {self.fix}"
+        return text if self.ok is True or not self.fix else f"{text}\n    fix: {self.fix}"
 
 
 @dataclass(frozen=True)

@@ -424,7 +424,8 @@ def test_the_doctor_unit_runs_once_before_the_service_with_the_services_access()
     assert "companion doctor" in doctor["ExecStart"][0]
     for key in ("User", "Group", "SupplementaryGroups", "StateDirectory", "WorkingDirectory", "DeviceAllow"):
         assert doctor[key] == service[key], key
-    assert "/dev/spidev1.0 rw" in service["DeviceAllow"], "the ring on SPI1"
+    assert "/dev/spidev0.0 rw" in service["DeviceAllow"], "the ring on SPI0"
+    assert "/dev/spidev1.0 rw" in service["DeviceAllow"], "the reader on SPI1"
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
