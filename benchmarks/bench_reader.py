@@ -28,7 +28,7 @@ from collections.abc import Callable
 
 from companion.hardware.reader import ReaderLoop, TagDebouncer, open_mfrc522
 from companion.util.config import Config
-from tests.support.fake_mfrc522 import Chip, install, uninstall
+from tests.support.fake_mfrc522 import Chip, install, simple_on, uninstall
 
 
 def measure(path: str, seconds: float, config: Config) -> dict[str, float]:
@@ -38,7 +38,7 @@ def measure(path: str, seconds: float, config: Config) -> dict[str, float]:
     try:
         reader = open_mfrc522(config.reader.rst_pin, config.reader.gain_db)
         read: Callable[[], object] = (
-            reader.read_uid if path == "companion" else reader.simple.read_id_no_block
+            reader.read_uid if path == "companion" else simple_on(reader.driver).read_id_no_block
         )
         read()  # the first poll sets the timer up for REQA
         before = chip.spi_exchanges

@@ -11,7 +11,7 @@
 #   checks    refuses a 32-bit OS and a board the companion does not support, before
 #             anything is changed;
 #   packages  apt installs the build tools the Pi drivers need;
-#   boot      enables SPI0 (the RFID reader) and SPI1 (the NeoPixel ring, /dev/spidev1.0)
+#   boot      enables SPI0 (the NeoPixel ring, /dev/spidev0.0) and SPI1 (the RFID reader)
 #             and pins the core clock the SPI clock follows on a Pi 3 / Zero 2 W / Pi 4, in
 #             one marked block of config.txt with the firmware's board filters, so one SD
 #             card boots right in any supported board;
@@ -209,6 +209,9 @@ step_checks() {
 # A Pi on Wi-Fi loses a download now and then: pip tries each one again this many times
 # (its default is 5, a few seconds in all).
 export PIP_RETRIES=${PIP_RETRIES:-15}
+# pip's lines reach timed() as pip writes them (a pipe would otherwise hold them in Python's buffer,
+# and every line of a build would be stamped at its end: "compiled spidev in 0 s").
+export PYTHONUNBUFFERED=1
 
 step_packages() {
     # build-essential, python3-dev and swig compile spidev and lgpio when no wheel fits;
@@ -230,8 +233,9 @@ boot_block() {
     cat <<EOF
 $BLOCK_BEGIN
 [all]
-# SPI0: the RFID reader (/dev/spidev0.0). SPI1: the NeoPixel ring (/dev/spidev1.0, MOSI = GPIO20).
+# SPI0 (DMA): the NeoPixel ring (/dev/spidev0.0, MOSI = GPIO10, pin 19).
 dtparam=spi=on
+# SPI1: the RFID reader (/dev/spidev1.0: SCLK pin 40, MOSI pin 38, MISO pin 35, CE0 GPIO18 pin 12).
 dtoverlay=spi1-1cs
 # The SPI clock follows the core clock: pin it so the ring's timing holds.
 [pi3]
@@ -311,14 +315,14 @@ step_udev() {
     say "Writing $UDEV_RULES (spidev for the group spi, gpiochip for the group gpio)"
     install -d -m 0755 "$ROOT/etc/udev/rules.d"
     cat >"$ROOT$UDEV_RULES" <<'EOF'
-# Written by the Trekking Companion's systemd/install-pi.sh: the reader (SPI0) and the
-# ring (SPI1) for the group spi, the buttons and the reader's reset line for the group
+# Written by the Trekking Companion's systemd/install-pi.sh: the ring (SPI0) and the
+# reader (SPI1) for the group spi, the buttons and the reader's reset line for the group
 # gpio, whenever the devices appear (Raspberry Pi OS has the same in 99-com.rules;
 # plain Debian has none).
 SUBSYSTEM=="spidev", KERNEL=="spidev*", GROUP="spi", MODE="0660"
 SUBSYSTEM=="gpio", KERNEL=="gpiochip*", GROUP="gpio", MODE="0660"
 EOF
-    # Earlier installs gave /dev/pio0 to the ring on a Pi 5; the ring is on SPI1 now.
+    # Earlier installs gave /dev/pio0 to the ring on a Pi 5; the ring is on SPI0 now.
     rm -f "$ROOT/etc/udev/rules.d/99-$APP-pio.rules"
     if [[ -z $ROOT && $chroot_mode == no ]] && command -v udevadm >/dev/null 2>&1; then
         udevadm control --reload
@@ -350,23 +354,48 @@ step_code() {
 # (Raspberry Pi OS's own, or Debian's).
 apt_has() { [[ -n $(apt-cache policy "$1" 2>/dev/null | sed -n 's/^ *Candidate: //p' | grep -v none) ]]; }
 
+# How the lgpio in the venv was obtained: its WHEEL file names a manylinux tag for a wheel from
+# the index; one built here (from its source package) has this machine's plain linux tag.
+lgpio_origin() {
+    local wheel
+    wheel=$(compgen -G "$VENV/lib/python3*/site-packages/lgpio-*.dist-info/WHEEL" | head -n 1)
+    if [[ -z $wheel ]]; then
+        echo "in an unknown way"
+    elif grep -q '^Tag: .*manylinux' "$wheel"; then
+        echo "as a wheel from the index"
+    else
+        echo "built here from its source package"
+    fi
+}
+
 step_lgpio() {
-    local pip=("$VENV/bin/pip" install --progress-bar off)
+    local pip=("$VENV/bin/pip" install --progress-bar off) wheel_try status
     say "Installing lgpio (gpiozero's pin library)"
-    if "${pip[@]}" --only-binary lgpio "lgpio>=0.2.2" 2>&1 | timed; then
+    if "$VENV/bin/python" -c "import lgpio" 2>/dev/null; then
+        say "  lgpio is installed already ($(lgpio_origin)); kept"
+        return
+    fi
+    # pip's own words for a Python with no wheel are two ERROR lines: said after what they mean.
+    status=0
+    wheel_try=$("${pip[@]}" --only-binary lgpio "lgpio>=0.2.2" 2>&1) || status=$?
+    if [[ $status -eq 0 ]]; then
+        printf '%s\n' "$wheel_try" | timed
         say "  lgpio: a wheel fits this Python"
         return
     fi
     if apt_has liblgpio-dev; then
-        say "  no lgpio wheel for this Python: building it against the OS's liblgpio-dev"
+        say "  no lgpio wheel for this Python (pip's two ERROR lines below say so): building it against the OS's liblgpio-dev"
+        printf '%s\n' "$wheel_try" | timed
         apt-get install -y -qq liblgpio-dev
         "${pip[@]}" --no-binary lgpio "lgpio>=0.2.2" 2>&1 | timed
     else
-        say "  no lgpio wheel for this Python and no liblgpio-dev in apt: building lgpio self-contained (PYPI=1)"
+        say "  no lgpio wheel for this Python (pip's two ERROR lines below say so) and no liblgpio-dev in apt: building lgpio self-contained (PYPI=1)"
+        printf '%s\n' "$wheel_try" | timed
         PYPI=1 "${pip[@]}" --no-binary lgpio --no-cache-dir "lgpio>=0.2.2" 2>&1 | timed
     fi
     "$VENV/bin/python" -c "import lgpio" ||
         die "lgpio was built but does not import (see the lines above)"
+    say "  lgpio installed ($(lgpio_origin))"
 }
 
 # ----------------------------------------------------------------------------- python
@@ -447,7 +476,7 @@ step_service() {
     fi
     enable_units "$UNIT" "$DOCTOR_UNIT"
     if [[ -d $ROOT/etc/systemd/system/$UNIT.d ]] && grep -rqs '^User=root' "$ROOT/etc/systemd/system/$UNIT.d"; then
-        warn "a drop-in in /etc/systemd/system/$UNIT.d runs the companion as root; the ring no longer needs it (SPI1): remove it with sudo systemctl revert $APP"
+        warn "a drop-in in /etc/systemd/system/$UNIT.d runs the companion as root; the ring no longer needs it (SPI0): remove it with sudo systemctl revert $APP"
     fi
 }
 

@@ -153,15 +153,15 @@ def _explain_text(part: str, exc: BaseException, text: str) -> Diagnosis:
         )
     if isinstance(exc, ImportError) or "platform library" in lowered or "no module named" in lowered:
         return _found(code="driver_missing")
-    if part == "reader" and isinstance(exc, FileNotFoundError):  # spidev: no /dev/spidev0.0
+    if part == "reader" and isinstance(exc, FileNotFoundError):  # spidev: no /dev/spidev1.0 (the reader)
         return _found(
             code="spi_off",
-            device="/dev/spidev0.0",
+            device="/dev/spidev1.0",
         )
-    if part == "ring" and isinstance(exc, FileNotFoundError):  # spidev: no /dev/spidev1.0
+    if part == "ring" and isinstance(exc, FileNotFoundError):  # spidev: no /dev/spidev0.0 (the ring)
         return _found(
-            code="ring_spi1_missing",
-            device=str(exc.filename or "/dev/spidev1.0"),
+            code="ring_spi_missing",
+            device=str(exc.filename or "/dev/spidev0.0"),
         )
     if isinstance(exc, PermissionError) or "permission denied" in lowered:
         device = {"device": str(getattr(exc, "filename", None) or "")}

@@ -60,6 +60,10 @@ REQA, CASCADE_TAG, NVB_ANTICOLL, NVB_SELECT = 0x26, 0x88, 0x20, 0x70
 CASCADE_LEVELS = (0x93, 0x95, 0x97)
 SAK_CASCADE = 0x04
 CLASSIC, NTAG = "MIFARE Classic 1K", "NTAG21x"
+#: The reader's bus: SPI1, chip select 0 (``dtoverlay=spi1-1cs``: SCLK pin 40, MOSI pin 38, MISO
+#: pin 35, CE0 GPIO18 pin 12). SPI0, which has DMA on every board, drives the ring (docs/ring.md);
+#: the reader's two-byte register exchanges do not mind the auxiliary SPI1's pauses.
+READER_BUS, READER_DEVICE = 1, 0
 
 
 def crc_a(data: Sequence[int]) -> list[int]:

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.hardware.rc522 import DEFAULT_GAIN_DB, Rc522, Selected
+from companion.hardware.rc522 import DEFAULT_GAIN_DB, READER_BUS, READER_DEVICE, Rc522, Selected
 
 
 @dataclass
@@ -130,7 +130,7 @@ NO_ANSWER = (0x00, 0xFF)
 
 
 class PiReader:
-    """The MFRC522 on SPI0/CE0 through the ``mfrc522`` package's register access.
+    """The MFRC522 on SPI1/CE0 through the ``mfrc522`` package's register access.
 
     A poll (`read_uid`) selects the tag in the field through `Rc522`; reading the
     text needs an authenticated block read and is only tried for tags that are not
@@ -140,14 +140,15 @@ class PiReader:
     off) is reset and set up again.
     """
 
-    def __init__(self, simple: Any, gain_db: int = DEFAULT_GAIN_DB) -> None:
-        self.simple = simple
-        self.chip = Rc522(simple.READER, gain_db)
+    def __init__(self, driver: Any, gain_db: int = DEFAULT_GAIN_DB) -> None:
+        #: The ``mfrc522.MFRC522`` object: SPI, the reset line, register reads and writes.
+        self.driver = driver
+        self.chip = Rc522(driver, gain_db)
         #: The last tag selected (its UID, SAK and so its kind), for the doctor.
         self.last: Selected | None = None
 
     def version(self) -> int:
-        return int(self.simple.READER.Read_MFRC522(VERSION_REG))
+        return int(self.driver.Read_MFRC522(VERSION_REG))
 
     def check(self) -> int:
         """The chip's version; a `HardwareFault` when no chip answers."""
@@ -171,12 +172,12 @@ class PiReader:
         # here: only an unknown tag needs it, and the start is quicker without (issue 26).
         from companion.hardware.stickers import read_text as read_sticker_text
 
-        return read_sticker_text(self.simple.READER, self.chip)
+        return read_sticker_text(self.driver, self.chip)
 
     def close(self) -> None:
         # closing a reader that already failed: there may be nothing left to free
         with contextlib.suppress(Exception):
-            self.simple.READER.Close_MFRC522()
+            self.driver.Close_MFRC522()
 
 
 def gpio_provider() -> str | None:
@@ -207,29 +208,49 @@ def gpio_unreachable(exc: BaseException, provider: str | None) -> Exception:
 
 
 def open_mfrc522(rst_pin: int, gain_db: int = DEFAULT_GAIN_DB) -> PiReader:
-    """Open the MFRC522 (reset, then `Rc522.setup`: the timer and the receiver gain).
-    Pi-only imports live here: ``mfrc522`` needs ``RPi.GPIO`` (``rpi-lgpio`` on a Pi 5)
+    """Open the MFRC522 on SPI1/CE0 (reset, then `Rc522.setup`: the timer and the receiver gain).
+
+    The driver object is made once, on the reader's bus and its RST pin: ``SimpleMFRC522()``
+    would first open /dev/spidev0.0 (the ring's bus now) and drive physical pin 22 high, and
+    keep that handle. Pi-only imports live here: ``mfrc522`` needs ``RPi.GPIO`` (``rpi-lgpio``)
     and ``spidev``, which fail to import on a PC."""
     from companion.hardware.health import HardwareFault
     from companion.hardware.stickers import BCM_TO_BOARD
 
     try:
-        from mfrc522 import MFRC522, SimpleMFRC522
+        from mfrc522 import MFRC522
     except ImportError as exc:
         raise HardwareFault("reader_driver_missing", detail=str(exc)) from None
     except RuntimeError as exc:  # "This module can only be run on a Raspberry Pi!"
         raise gpio_unreachable(exc, gpio_provider()) from None
-    simple: Any = SimpleMFRC522()
-    if rst_pin != 25:  # the package's default RST is physical pin 22 (BCM 25)
-        simple.READER = MFRC522(pin_rst=BCM_TO_BOARD[rst_pin])
-    reader = PiReader(simple, gain_db)
+    # pin_mode 10 is RPi.GPIO's BOARD numbering, the driver's own default (pin_rst a physical pin)
+    driver = MFRC522(bus=READER_BUS, device=READER_DEVICE, pin_mode=10, pin_rst=BCM_TO_BOARD[rst_pin])
+    reader = PiReader(driver, gain_db)
     reader.chip.setup()
     return reader
+
+
+def version_on_old_bus(rst_pin: int) -> int | None:
+    """The MFRC522's version register read on SPI0 CE0, where builds before issue 34 wired the
+    reader (the doctor's question when the chip is silent on SPI1), or None when it cannot be
+    asked; the handle is closed again."""
+    from companion.hardware.stickers import BCM_TO_BOARD
+
+    try:
+        from mfrc522 import MFRC522
+    except (ImportError, RuntimeError):
+        return None
+    driver = MFRC522(bus=0, device=0, pin_mode=10, pin_rst=BCM_TO_BOARD[rst_pin])
+    try:
+        return int(driver.Read_MFRC522(VERSION_REG))
+    finally:
+        with contextlib.suppress(Exception):
+            driver.spi.close()
 
 
 def open_pi_reader(
     rst_pin: int, gain_db: int = DEFAULT_GAIN_DB
 ) -> tuple[Callable[[], str | None], Callable[[], str | None]]:
-    """The MFRC522 on SPI0/CE0: (read the UID in the field, read the tag's text)."""
+    """The MFRC522 on SPI1/CE0: (read the UID in the field, read the tag's text)."""
     reader = open_mfrc522(rst_pin, gain_db)
     return reader.read_uid, reader.read_text

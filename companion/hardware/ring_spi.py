@@ -1,10 +1,15 @@
-"""The NeoPixel ring of a Raspberry Pi, driven over SPI1 (docs/ring.md says why SPI).
+"""The NeoPixel ring of a Raspberry Pi, driven over SPI0, the bus with DMA (docs/ring.md says why).
 
-`adafruit-circuitpython-neopixel-spi` turns each bit of a frame into one SPI byte
-(`BIT0`/`BIT1`) clocked out at `FREQUENCY`; the data line is SPI1's MOSI, GPIO20
-(physical pin 38). It writes through `SpidevBus`, a small bus of ours over
-``/dev/spidev1.0``: no root, no /dev/mem, no audio change, no Blinka ``board``
-import. Pi-only modules (``spidev``, ``neopixel_spi``) are imported here, lazily.
+`adafruit-circuitpython-neopixel-spi` turns each bit of a frame into one SPI byte (the
+board's `Timing`: its ``bit0``/``bit1`` patterns and the clock asked) and writes it through
+`SpidevBus`, a small bus of ours over ``/dev/spidev0.0``; the data line is SPI0's MOSI, GPIO10
+(physical pin 19). No root, no /dev/mem, no audio change, no Blinka ``board`` import. Pi-only
+modules (``spidev``, ``neopixel_spi``) are imported here, lazily.
+
+SPI0 keeps its FIFO fed by DMA for any transfer of 96 bytes or more on every board (a frame is
+750 bytes or more), so no byte waits for the CPU. The auxiliary SPI1 of a Pi 3 / Zero 2 W / 4
+has no DMA: a refill that comes late leaves the line low mid-frame, and a real part latches
+there (tests/hardware/test_ring_spi.py models both controllers).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import functools
 import logging
 import os
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -23,29 +29,68 @@ from companion.util.config import RingSettings, ring_pins
 
 log = logging.getLogger("companion.hardware.ring_spi")
 
-#: SPI1, chip select 0: ``dtoverlay=spi1-1cs`` makes it; its MOSI is GPIO20.
-SPI_BUS, SPI_DEVICE = 1, 0
+#: SPI0, chip select 0: ``dtparam=spi=on`` makes it; its MOSI is GPIO10 (pin 19). Nothing is
+#: wired to the chip select: the ring only listens to MOSI.
+SPI_BUS, SPI_DEVICE = 0, 0
 DEVICE = f"/dev/spidev{SPI_BUS}.{SPI_DEVICE}"
-#: The SPI clock asked for: 8 SPI bits per NeoPixel bit, so one NeoPixel bit lasts 1.25 us at
-#: 6.4 MHz (the WS2812B's nominal 800 kHz). The Pi's dividers give 6.25 MHz (core clock pinned
-#: at 250/500 MHz on SPI1 of a Pi 3/Zero 2 W/4, 200 MHz on a Pi 5): both decode
-#: (tests/hardware/test_ring_spi.py).
-FREQUENCY = 6_400_000
-#: A NeoPixel 0: 2 SPI bits high, 6 low (~312/938 ns at 6.4 MHz); neopixel_spi's own default.
+
+
+@dataclass(frozen=True)
+class Timing:
+    """How a board's SPI0 sends one NeoPixel bit: one SPI byte, ``bit0`` or ``bit1`` (most
+    significant bit first), at the clock ``frequency`` asks for.
+
+    The SPI clock is a clock divided by an even number (the kernel rounds the divider up, so
+    the clock given is at most the one asked): the core clock pinned by the installer on a
+    Pi 3 / Zero 2 W (250 MHz) and a Pi 4 (500 MHz), RP1's fixed 200 MHz on a Pi 5. SPI0 of a
+    Pi 3 / Zero 2 W / 4 also idles one clock, line low, after every byte: a NeoPixel bit there
+    lasts 9 clocks, on a Pi 5 8. ``clock`` is the clock the board gives for ``frequency``;
+    docs/ring.md has each board's high and low times against the datasheets."""
+
+    frequency: int
+    bit0: int
+    bit1: int
+    clock: float
+
+
+#: A NeoPixel 0 on every board: 2 SPI bits high (288-320 ns), inside every datasheet's T0H.
 BIT0 = 0b11000000
-#: A NeoPixel 1: 5 SPI bits high, 3 low (~781/469 ns). neopixel_spi's default (0b11110000, 4 high:
-#: 625/625 ns) is outside the WS2812B datasheet's T1H 0.8 us +/- 150 ns and T1L 0.45 us +/- 150 ns;
-#: tests/hardware/test_ring_spi.py shows the model refusing it.
-BIT1 = 0b11111000
+#: Each board's timing (model string prefix, as the firmware's model names it).
+TIMINGS: dict[str, Timing] = {
+    # 250 MHz / 36 = 6.94 MHz, 144 ns a clock: 1 = 720 ns high + 576 low (4 + idle clock)
+    "Raspberry Pi Zero 2": Timing(6_950_000, BIT0, 0b11111000, 250e6 / 36),
+    "Raspberry Pi 3": Timing(6_950_000, BIT0, 0b11111000, 250e6 / 36),
+    # 500 MHz / 74 = 6.76 MHz, 148 ns a clock: 1 = 740 ns high + 592 low, 0 = 296 + 1036
+    "Raspberry Pi 4": Timing(6_760_000, BIT0, 0b11111000, 500e6 / 74),
+    "Raspberry Pi 400": Timing(6_760_000, BIT0, 0b11111000, 500e6 / 74),
+    "Raspberry Pi Compute Module 4": Timing(6_760_000, BIT0, 0b11111000, 500e6 / 74),
+    # 200 MHz / 32 = 6.25 MHz, 160 ns a clock, no idle clock: 1 = 640 + 640, 0 = 320 + 960
+    "Raspberry Pi 5": Timing(6_250_000, BIT0, 0b11110000, 200e6 / 32),
+    "Raspberry Pi 500": Timing(6_250_000, BIT0, 0b11110000, 200e6 / 32),
+    "Raspberry Pi Compute Module 5": Timing(6_250_000, BIT0, 0b11110000, 200e6 / 32),
+}
+#: Where the board is not known (a PC, a test): the Pi 4's.
+DEFAULT_TIMING = TIMINGS["Raspberry Pi 4"]
+
+
+def timing_for(model: str) -> Timing:
+    """The `Timing` of the board ``model`` (`DEFAULT_TIMING` for any other)."""
+    for prefix in sorted(TIMINGS, key=len, reverse=True):
+        if model.startswith(prefix):
+            return TIMINGS[prefix]
+    return DEFAULT_TIMING
+
+
 #: Low time before and after each frame, seconds: the WS2812B latches after 50 us low, the
-#: WS2812B-V5 after 280 us; the leading one also pulls down a MOSI that rests high.
+#: SK6812 after 80 us, the WS2812B-V5 after 280 us; the leading one also pulls down a MOSI
+#: that rests high.
 RESET_SECONDS = 300e-6
 #: spidev's default transfer limit, bytes (its ``bufsiz`` module parameter).
 SPIDEV_BUFSIZ = 4096
 BUFSIZ_FILE = Path("/sys/module/spidev/parameters/bufsiz")
 
 
-def frame_bytes(leds: int, channels: int, frequency: int = FREQUENCY) -> int:
+def frame_bytes(leds: int, channels: int, frequency: int = DEFAULT_TIMING.frequency) -> int:
     """Bytes one frame takes on the bus: 8 per colour bit, and the two reset gaps."""
     return 8 * leds * channels + 2 * round(frequency * RESET_SECONDS / 8)
 
@@ -72,7 +117,7 @@ class SpidevBus:
         self.port = port
         self.bufsiz = bufsiz
         self._lock = threading.Lock()
-        self.frequency = FREQUENCY
+        self.frequency = DEFAULT_TIMING.frequency
 
     def try_lock(self) -> bool:
         return self._lock.acquire(blocking=False)
@@ -81,7 +126,7 @@ class SpidevBus:
         self._lock.release()
 
     def configure(
-        self, *, baudrate: int = FREQUENCY, polarity: int = 0, phase: int = 0, bits: int = 8
+        self, *, baudrate: int = DEFAULT_TIMING.frequency, polarity: int = 0, phase: int = 0, bits: int = 8
     ) -> None:
         """Clock and mode of the next transfers (spidev only sends 8-bit words here)."""
         self.port.max_speed_hz = baudrate
@@ -95,19 +140,22 @@ class SpidevBus:
         self.port.writebytes2(data)
 
 
-#: The eight SPI bytes of each byte of a frame, MSB first: `BIT1` for a 1, `BIT0` for a 0.
-SPI_CODES = tuple(bytes(BIT1 if byte >> bit & 1 else BIT0 for bit in range(7, -1, -1)) for byte in range(256))
+@functools.cache
+def spi_codes(bit0: int, bit1: int) -> tuple[bytes, ...]:
+    """The eight SPI bytes of each byte of a frame, MSB first: ``bit1`` for a 1, ``bit0`` for a 0."""
+    return tuple(bytes(bit1 if byte >> bit & 1 else bit0 for bit in range(7, -1, -1)) for byte in range(256))
 
 
 @functools.cache
 def looked_up(library: type) -> type:
-    """neopixel_spi's ring (``library``) encoding each frame byte by byte from `SPI_CODES`.
+    """neopixel_spi's ring (``library``) encoding each frame byte by byte from `spi_codes`.
 
     The library builds the SPI bytes bit by bit in Python: 576 steps for a 24-LED frame, about
     0.1 ms on a PC (issue 26 puts a Zero 2 W core at roughly 12 times slower), 30 frames a
     second while the mover's watch pulses; a lookup takes about 6 us here. The bytes are the
     same (tests/hardware/test_ring_spi.py compares them with the library's own encoder, for
-    the `BIT0` and `BIT1` `ring_on` gives); the rest of the class is the library's."""
+    every board's `Timing`); the rest of the class is the library's, and its patterns are the
+    ones given to its constructor (``bit0``, ``bit1``: its public arguments)."""
 
     class LookedUp(library):  # type: ignore[misc]
         #: Whether the table gives this library's own bytes: asked once, on the first frame,
@@ -115,11 +163,15 @@ def looked_up(library: type) -> type:
         #: hold another release than the tests ran (False: the library's own loop from then on).
         agrees: bool | None = None
 
+        def __init__(self, *args: Any, bit0: int = BIT0, bit1: int = 0b11110000, **kwargs: Any) -> None:
+            super().__init__(*args, bit0=bit0, bit1=bit1, **kwargs)
+            self.codes = spi_codes(bit0, bit1)
+
         def _transmogrify(self, buffer: bytearray) -> None:
             if self.agrees is None:
                 self.agrees = _same_bytes(self, len(buffer), super()._transmogrify)
             if self.agrees:
-                self._spibuf[:] = b"".join(map(SPI_CODES.__getitem__, buffer))
+                self._spibuf[:] = b"".join(map(self.codes.__getitem__, buffer))
             else:
                 super()._transmogrify(buffer)
 
@@ -127,12 +179,12 @@ def looked_up(library: type) -> type:
 
 
 def _same_bytes(ring: Any, size: int, library: Any) -> bool:
-    """Whether `SPI_CODES` encode a frame of ``size`` bytes as the ``library``'s own encoder
+    """Whether ``ring.codes`` encode a frame of ``size`` bytes as the ``library``'s own encoder
     does on ``ring``: frames that hold every byte value between them, so every code is compared."""
     for start in range(0, 256, max(size, 1)):
         probe = bytearray((start + at) % 256 for at in range(size))
         library(probe)
-        if bytes(ring._spibuf) != b"".join(map(SPI_CODES.__getitem__, probe)):
+        if bytes(ring._spibuf) != b"".join(map(ring.codes.__getitem__, probe)):
             break
     else:
         return True
@@ -150,12 +202,13 @@ def spidev_bufsiz(path: Path = BUFSIZ_FILE) -> int:
         return SPIDEV_BUFSIZ
 
 
-def ring_on(bus: SpidevBus, settings: RingSettings) -> Any:
-    """neopixel_spi's ring of ``settings.leds`` in ``settings.order`` on ``bus``, at full scale:
-    `companion.hardware.ring.pixels` does the brightness (with its floor) and the white channel."""
+def ring_on(bus: SpidevBus, settings: RingSettings, timing: Timing = DEFAULT_TIMING) -> Any:
+    """neopixel_spi's ring of ``settings.leds`` in ``settings.order`` on ``bus`` with the board's
+    ``timing``, at full scale: `companion.hardware.ring.pixels` does the brightness (with its
+    floor) and the white channel."""
     import neopixel_spi
 
-    needed = frame_bytes(settings.leds, len(settings.order))
+    needed = frame_bytes(settings.leds, len(settings.order), timing.frequency)
     if needed > bus.bufsiz:
         raise HardwareFault("ring_frame_too_long", size=needed, bufsiz=bus.bufsiz)
     return looked_up(neopixel_spi.NeoPixel_SPI)(
@@ -164,16 +217,16 @@ def ring_on(bus: SpidevBus, settings: RingSettings) -> Any:
         pixel_order=settings.order,
         brightness=1.0,
         auto_write=False,
-        frequency=FREQUENCY,
+        frequency=timing.frequency,
         reset_time=RESET_SECONDS,
-        bit0=BIT0,
-        bit1=BIT1,
+        bit0=timing.bit0,
+        bit1=timing.bit1,
     )
 
 
 def open_spi_ring(settings: RingSettings) -> Any:
-    """The real ring on ``/dev/spidev1.0``; a missing device or a refused one is a `HardwareFault`
-    naming its cause (the SPI1 overlay not enabled, the user not in group spi)."""
+    """The real ring on ``/dev/spidev0.0``, with the board's `Timing`; a missing device or a
+    refused one is a `HardwareFault` naming its cause (SPI0 not enabled, the user not in group spi)."""
     model = board_model()
     usable = ring_pins(model)
     if settings.pin not in usable:
@@ -189,16 +242,16 @@ def open_spi_ring(settings: RingSettings) -> Any:
         port.open(SPI_BUS, SPI_DEVICE)
     except OSError as exc:
         if exc.errno == errno.ENOENT or not os.path.exists(DEVICE):
-            raise HardwareFault("ring_spi1_missing", device=DEVICE) from None
+            raise HardwareFault("ring_spi_missing", device=DEVICE) from None
         if exc.errno in (errno.EACCES, errno.EPERM):
-            raise HardwareFault("ring_spi1_refused", device=DEVICE, user=_user()) from None
+            raise HardwareFault("ring_spi_refused", device=DEVICE, user=_user()) from None
         raise
     try:  # missing, or Blinka's busio (which it imports) refusing the board: said before the bus is used
         import neopixel_spi  # noqa: F401
     except (ImportError, RuntimeError, NotImplementedError) as exc:
         port.close()
         raise HardwareFault("ring_driver_missing", detail=str(exc)) from None
-    return ring_on(SpidevBus(port, spidev_bufsiz()), settings)
+    return ring_on(SpidevBus(port, spidev_bufsiz()), settings, timing_for(model))
 
 
 def _user() -> str:

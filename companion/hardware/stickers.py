@@ -28,7 +28,7 @@ from typing import Any
 from companion.engine import Edition
 from companion.engine.tokens import ANCESTOR
 from companion.engine.words import year_text
-from companion.hardware.rc522 import CLASSIC, DEFAULT_GAIN_DB, Rc522, crc_a
+from companion.hardware.rc522 import CLASSIC, DEFAULT_GAIN_DB, READER_BUS, READER_DEVICE, Rc522, crc_a
 from companion.hardware.rc522 import NTAG as NTAG  # the kinds' names, for the writer's callers
 from companion.table.tags import TEXT_PREFIX, uid_text
 from companion.util.wording import say as words
@@ -320,11 +320,12 @@ def read_text(chip: Any, rc522: Rc522 | None = None) -> str | None:
 
 
 def open_pi_chip(rst_pin: int) -> Any:
-    """The MFRC522 driver object on SPI0/CE0 (Pi-only imports, as in `companion.hardware.reader`)."""
+    """The MFRC522 driver object on SPI1/CE0, made once (Pi-only imports, as in
+    `companion.hardware.reader.open_mfrc522`)."""
     try:
         from mfrc522 import MFRC522
     except (ImportError, RuntimeError) as exc:
         raise RuntimeError(
             f"writing stickers needs the RFID reader: the mfrc522 package and RPi.GPIO: {exc}"
         ) from None
-    return MFRC522(pin_rst=BCM_TO_BOARD[rst_pin]) if rst_pin != 25 else MFRC522()
+    return MFRC522(bus=READER_BUS, device=READER_DEVICE, pin_mode=10, pin_rst=BCM_TO_BOARD[rst_pin])

@@ -487,6 +487,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     doctor.add_argument("--data-dir", help="where games are kept (default ~/.local/share/trekking-companion)")
     doctor.add_argument("--config", help="a TOML settings file (see companion/config.example.toml)")
     doctor.add_argument("--wait", type=float, default=15.0, help="seconds to wait for a tag or a press")
+    doctor.add_argument(
+        "--soak",
+        type=float,
+        metavar="SECONDS",
+        help="instead of the checks: a moving frame on the ring at 30 fps for SECONDS while the Pi is busy, "
+        "then how many wrong-colour flashes you saw (docs/builders/tester.md)",
+    )
     doctor.set_defaults(func=cmd_doctor)
 
     hall = sub.add_parser(
@@ -582,6 +589,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
     ask = input if sys.stdin is not None and sys.stdin.isatty() else None
     doctor = Doctor(args.config, data_dir(args), ask=ask, wait=args.wait)
+    if args.soak is not None:
+        return 0 if doctor.soak(args.soak) else 1
     return 0 if doctor.run() else 1
 
 

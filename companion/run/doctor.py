@@ -1,15 +1,19 @@
 """`companion doctor`: the self-test a maker runs after wiring.
 
 One line per check, ✓ or ✗, and under each ✗ the fix (the wiring.md section,
-the raspi-config option, the group to join). The checks go from what needs
-nothing to what needs hands: the settings file, the data directory, whether the
-service (or another program) holds the parts, SPI (the boot config's
-``dtparam=spi=on`` and the device), the reader's chip, a tag held on it and its
-kind, the ring (SPI1 in the boot configuration and /dev/spidev1.0, then each LED in
-turn, red, green and blue for the colour order, then each player's colour: the maker
-says what they saw), each button read at rest (a switch wired across its joined legs
-reads pressed for ever, and would never show an edge) then pressed, and the page at
-the address the console prints.
+the boot setting, the group to join); a check that needs a person and has none (the
+run at first boot, with no terminal) is "not asked", neither ✓ nor ✗. The checks go
+from what needs nothing to what needs hands: the settings file, the data directory,
+whether the service (or another program) holds the parts, the core clock the ring's
+SPI clock is divided from (a Pi 3 / Zero 2 W / 4: pinned, idle and under load), the
+reader's bus (SPI1: the boot configuration's ``dtoverlay=spi1-1cs`` and /dev/spidev1.0,
+one line whose fix follows from both), the reader's chip (and, when it is silent, whether
+it answers on SPI0 where earlier builds wired it), a tag held on it and its kind, the
+ring's bus (SPI0: ``dtparam=spi=on`` and /dev/spidev0.0), the ring (each LED in turn,
+red, green and blue for the colour order, then each player's colour: the maker says what
+they saw), each button read at rest (a switch wired across its joined legs reads pressed
+for ever, and would never show an edge) then pressed, and the page at the address the
+console prints.
 
 The hardware is reached through the same openers `companion run` uses, passed
 in as `Parts`, so the tests run the doctor against the emulated MFRC522 and
@@ -20,8 +24,10 @@ ring and the buttons to itself.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -38,7 +44,8 @@ from companion.util.wording import say
 
 #: Below this, a long evening's event log and its SQLite journal may not fit.
 MIN_FREE_BYTES = 50 * 1024 * 1024
-SPI_DEVICE = Path("/dev/spidev0.0")
+#: The reader's bus (SPI1, companion/hardware/rc522.py).
+SPI_DEVICE = Path("/dev/spidev1.0")
 #: Where Raspberry Pi OS keeps the boot config: bookworm and later, then older releases.
 BOOT_CONFIGS = (Path("/boot/firmware/config.txt"), Path("/boot/config.txt"))
 SERVICE = "trekking-companion"
@@ -47,9 +54,11 @@ SERVICE = "trekking-companion"
 PART_DEVICES = ("/dev/spidev0.", "/dev/spidev1.", "/dev/gpiochip")
 #: What ``systemctl is-active`` says of a unit that holds its parts (or is about to).
 RUNNING = ("active", "activating", "reloading")
-#: The ring's bus (SPI1, companion/hardware/ring_spi.py) and the boot configurations that enable it,
-#: the first one that exists being read (Raspberry Pi OS bookworm and later, then older systems).
-RING_DEVICE = Path("/dev/spidev1.0")
+#: The ring's bus (SPI0, companion/hardware/ring_spi.py).
+RING_DEVICE = Path("/dev/spidev0.0")
+#: The core clock a pinned board runs at (MHz), by model prefix: the SPI clock is divided from it.
+PINNED_CORE_MHZ = {"Raspberry Pi Zero 2": 250, "Raspberry Pi 3": 250, "Raspberry Pi 4": 500,
+                   "Raspberry Pi 400": 500, "Raspberry Pi Compute Module 4": 500}  # fmt: skip
 #: config.txt's board filters, by the model string they apply to ([all] and no filter: every board).
 BOOT_FILTERS = {"all": "", "pi02": "Raspberry Pi Zero 2", "pi3": "Raspberry Pi 3", "pi4": "Raspberry Pi 4",
                 "pi5": "Raspberry Pi 5"}  # fmt: skip
@@ -60,14 +69,18 @@ BUTTONS = ("crystal", "confirm", "undo")
 
 @dataclass
 class Check:
+    """One line of the report: ``ok`` True (✓), False (✗, with its fix), or None: not asked
+    or not measured (○), which is neither a pass nor a failure."""
+
     name: str
-    ok: bool
+    ok: bool | None
     detail: str
     fix: str = ""
 
     def line(self) -> str:
-        text = f"{'✓' if self.ok else '✗'} {self.name}: {self.detail}"
-        return text if self.ok or not self.fix else f"{text}\n    fix: {self.fix}"
+        mark = {True: "✓", False: "✗", None: "○"}[self.ok]
+        text = f"{mark} {self.name}: {self.detail}"
+        return text if self.ok is True or not self.fix else f"{text}\n    fix: {self.fix}"
 
 
 @dataclass(frozen=True)
@@ -145,6 +158,39 @@ def _default_reader(config: Config) -> Any:
     return open_mfrc522(config.reader.rst_pin, config.reader.gain_db)
 
 
+def _default_old_reader(config: Config) -> int | None:
+    from companion.hardware.reader import version_on_old_bus
+
+    return version_on_old_bus(config.reader.rst_pin)
+
+
+def measure_core_mhz() -> int | None:
+    """The core clock now, from ``vcgencmd measure_clock core`` (MHz), or None if it cannot be read."""
+    try:
+        done = subprocess.run(
+            ["vcgencmd", "measure_clock", "core"], capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = re.search(r"=(\d+)", done.stdout)
+    return round(int(found.group(1)) / 1e6) if done.returncode == 0 and found else None
+
+
+def core_clocks(seconds: float = 1.5) -> tuple[int | None, int | None]:
+    """The core clock idle, then with every core busy (a child process per core, ended after
+    ``seconds``): the firmware raises an unpinned clock under load and drops it at idle."""
+    idle = measure_core_mhz()
+    busy = _busy_children(os.cpu_count() or 1, seconds)
+    try:
+        time.sleep(seconds)  # the firmware's governor reacts within a few hundred ms
+        loaded = measure_core_mhz()
+    finally:
+        for child in busy:
+            child.kill()
+            child.wait()
+    return idle, loaded
+
+
 def _default_ring(config: Config) -> Any:
     from companion.hardware.ring import open_ring
 
@@ -162,6 +208,8 @@ class Parts:
     """How the doctor reaches the hardware (the tests pass emulated parts)."""
 
     reader: Callable[[Config], Any] = _default_reader
+    #: The reader's version register read on SPI0 (where earlier builds wired it), or None.
+    old_reader: Callable[[Config], int | None] = _default_old_reader
     ring: Callable[[Config], Any] = _default_ring
     buttons: Callable[[Config, Callable[[str], Any]], Any] = _default_buttons
     spi_device: Path = SPI_DEVICE
@@ -169,6 +217,8 @@ class Parts:
     boot_configs: tuple[Path, ...] = BOOT_CONFIGS
     service: Callable[[], str] = service_state
     holders: Callable[[], list[Holder]] = part_holders
+    model: Callable[[], str] = board_model
+    core_clocks: Callable[[], tuple[int | None, int | None]] = core_clocks
 
 
 @dataclass
@@ -195,6 +245,7 @@ class Doctor:
         self.check_data_dir()
         if config is not None:
             free = self.check_service()
+            self.check_core_clock()
             self.check_spi()
             if free:
                 reader = self.check_reader(config)
@@ -208,9 +259,16 @@ class Doctor:
             self.check_page(config)
             if config.venue.broker:
                 self.check_venue(config)
-        failed = [c for c in self.checks if not c.ok]
-        self.say("\n" + say("doctor_passed", passed=len(self.checks) - len(failed), n=len(self.checks)))
+        failed = [c for c in self.checks if c.ok is False]
+        asked = [c for c in self.checks if c.ok is not None]
+        self.say("\n" + say("doctor_passed", passed=len(asked) - len(failed), n=len(asked)))
+        if len(asked) < len(self.checks):
+            self.say(say("doctor_not_asked_count", n=len(self.checks) - len(asked)))
         return not failed
+
+    def not_asked(self, name: str) -> Check:
+        """A check that needs a person at the table, in a run that has none (no terminal)."""
+        return self.report(Check(name, None, say("doctor_not_asked")))
 
     # --- the checks ---------------------------------------------------------------------------
 
@@ -300,15 +358,68 @@ class Doctor:
         self.report(Check("service", True, say("doctor_service_stopped", service=SERVICE)))
         return True
 
-    def check_spi(self) -> None:
-        device = self.parts.spi_device
-        boot, on = boot_spi(self.parts.boot_configs)
-        if not device.exists() and boot is not None:
-            code = "doctor_spi_reboot" if on else "doctor_spi_off"
-            fix = "doctor_spi_reboot.fix" if on else "doctor_spi_missing.fix"
-            self.report(Check("SPI", False, say(code, device=device, config=boot), say(fix)))
+    def check_core_clock(self) -> None:
+        """On a Pi 3 / Zero 2 W / 4 the SPI clock is the core clock divided: pinned, it reads the
+        same idle and under load; a Pi 5's RP1 has its own fixed clock (no line)."""
+        model = self.parts.model()
+        want = next((mhz for prefix, mhz in PINNED_CORE_MHZ.items() if model.startswith(prefix)), None)
+        if want is None:
+            return
+        idle, loaded = self.parts.core_clocks()
+        if idle is None or loaded is None:
+            self.report(
+                Check("core clock", None, say("doctor_core_unmeasured"), say("doctor_core.fix", mhz=want))
+            )
+            return
+        facts: dict[str, Any] = {"idle": idle, "loaded": loaded, "mhz": want}
+        if abs(idle - want) <= want // 100 and abs(loaded - want) <= want // 100:
+            self.report(Check("core clock", True, say("doctor_core_ok", **facts)))
         else:
-            self.check_device("SPI", device, os.R_OK | os.W_OK, "doctor_spi")
+            self.report(
+                Check(
+                    "core clock",
+                    False,
+                    say("doctor_core_unpinned", **facts),
+                    say("doctor_core.fix", mhz=want),
+                )
+            )
+
+    def check_spi(self) -> None:
+        """The reader's bus, SPI1: one line from the boot configuration and the device together,
+        so its fix never contradicts what the line says (reboot when the setting is there)."""
+        boot = next((path for path in self.parts.boot_configs if path.is_file()), None)
+        line = (
+            None
+            if boot is None
+            else spi1_overlay(boot.read_text(encoding="utf-8", errors="replace"), self.parts.model())
+        )
+        self.check_bus(
+            "SPI1", self.parts.spi_device, os.R_OK | os.W_OK, "doctor_spi", boot, line, "dtoverlay=spi1-1cs"
+        )
+
+    def check_bus(
+        self,
+        name: str,
+        device: Path,
+        mode: int,
+        words: str,
+        boot: Path | None,
+        line: str | None,
+        setting: str,
+    ) -> None:
+        """A bus's line: its device there and open to this user; when it is missing, a reboot if
+        ``boot`` holds its ``line`` already, else ``setting`` to add."""
+        if not device.exists() and boot is not None:
+            if line is not None:
+                facts: dict[str, Any] = {"device": device, "config": boot, "line": line}
+                self.report(
+                    Check(name, False, say("doctor_spi_reboot", **facts), say("doctor_spi_reboot.fix"))
+                )
+            else:
+                facts = {"device": device, "config": boot, "line": setting}
+                self.report(Check(name, False, say(f"{words}_off", **facts), say(f"{words}_missing.fix")))
+            return
+        self.check_device(name, device, mode, words)
 
     def check_device(self, name: str, device: Path, mode: int, words: str) -> None:
         """A device a part is reached through: there, and open to this user with ``mode``.
@@ -325,19 +436,35 @@ class Doctor:
             self.report(Check(name, True, say(f"{words}_ok", device=device, user=user)))
 
     def check_reader(self, config: Config) -> Any:
-        from companion.hardware.health import explain
+        from companion.hardware.health import HardwareFault, explain
+        from companion.hardware.reader import NO_ANSWER
 
         try:
             reader = self.parts.reader(config)
             version = reader.check()
         except Exception as exc:
-            message, fix = explain("reader", exc)
+            old = None
+            if isinstance(exc, HardwareFault) and exc.code == "reader_no_answer":
+                try:
+                    old = self.parts.old_reader(config)
+                except Exception:  # no SPI0, no driver: nothing answers there either
+                    old = None
+            if old is not None and old not in NO_ANSWER:
+                message, fix = (
+                    say("doctor_reader_old_wiring", version=f"0x{old:02x}"),
+                    say("doctor_old_wiring.fix"),
+                )
+            else:
+                message, fix = explain("reader", exc)
             self.report(Check("reader", False, message, fix))
             return None
         self.report(Check("reader", True, say("doctor_reader_ok", version=f"0x{version:02x}")))
         return reader
 
     def check_tag(self, reader: Any) -> None:
+        if self.ask is None:
+            self.not_asked("tag")
+            return
         self.say("  " + say("doctor_hold_tag", seconds=f"{self.wait:.0f}"))
         deadline = time.monotonic() + self.wait
         while time.monotonic() < deadline:
@@ -356,27 +483,20 @@ class Doctor:
         )
 
     def check_ring_bus(self) -> None:
-        """The ring's path: SPI1 enabled in the boot configuration, and its device usable."""
+        """The ring's bus, SPI0: ``dtparam=spi=on`` in the boot configuration and its device
+        writable, in one line (a missing device with the setting there is a reboot)."""
         boot = next((path for path in self.parts.boot_configs if path.is_file()), None)
-        if boot is None:
+        if boot is None and not self.parts.ring_device.exists():
             files = ", ".join(str(path) for path in self.parts.boot_configs)
             self.report(
-                Check("config.txt", False, say("doctor_boot_none", files=files), say("doctor_boot_none.fix"))
+                Check("SPI0", False, say("doctor_boot_none", files=files), say("doctor_boot_none.fix"))
             )
-        else:
-            line = spi1_overlay(boot.read_text(encoding="utf-8", errors="replace"), board_model())
-            if line is None:
-                self.report(
-                    Check(
-                        "config.txt",
-                        False,
-                        say("doctor_boot_overlay_missing", file=boot),
-                        say("doctor_boot_overlay_missing.fix", file=boot),
-                    )
-                )
-            else:
-                self.report(Check("config.txt", True, say("doctor_boot_overlay_ok", file=boot, line=line)))
-        self.check_device("SPI1", self.parts.ring_device, os.W_OK, "doctor_ring_device")
+            return
+        text = "" if boot is None else boot.read_text(encoding="utf-8", errors="replace")
+        line = "dtparam=spi=on" if spi_enabled(text) else None
+        self.check_bus(
+            "SPI0", self.parts.ring_device, os.W_OK, "doctor_ring_device", boot, line, "dtparam=spi=on"
+        )
 
     def check_ring(self, config: Config) -> None:
         from companion.hardware.health import explain
@@ -397,6 +517,10 @@ class Doctor:
         except Exception as exc:
             message, fix = explain("ring", exc)
             self.report(Check("ring", False, message, fix))
+            return
+        if self.ask is None:
+            for name in ("ring order", "ring LEDs", "ring colours"):
+                self.not_asked(name)
             return
         order = self.confirm(say("doctor_ask_order"))
         self.report(
@@ -441,6 +565,10 @@ class Doctor:
     def check_buttons(self, config: Config) -> None:
         from companion.hardware.health import explain
 
+        if self.ask is None:  # nobody at the table to press them
+            for name in BUTTONS:
+                self.not_asked(f"{name} button")
+            return
         seen = {name: threading.Event() for name in BUTTONS}
         try:
             buttons = self.parts.buttons(config, lambda name: seen[name].set())
@@ -529,6 +657,83 @@ class Doctor:
             )
         )
 
+    def soak(self, seconds: float, fps: int = 30) -> bool:
+        """`companion doctor --soak`: the ring shows a moving frame ``fps`` times a second for
+        ``seconds`` while every core but one is kept busy (a table in play, a phone's page, the
+        coach), then asks how many wrong-colour flashes were seen; with no terminal the figures
+        are recorded in the data directory's ``soak.jsonl`` for the tester to send. True when
+        nobody saw a flash (or nobody was asked) and every frame went out."""
+        import json
+
+        from companion.hardware.health import explain
+        from companion.hardware.ring import show
+
+        config = self.check_config()
+        if config is None:
+            return False
+        leds, k = config.ring.leds, config.ring.brightness
+        try:
+            ring = self.parts.ring(config)
+        except Exception as exc:
+            message, fix = explain("ring", exc)
+            self.report(Check("soak", False, message, fix))
+            return False
+        self.say("  " + say("doctor_soak_watch", seconds=f"{seconds:.0f}", fps=fps))
+        palette = [colour_rgb(c) for c in config.palette]
+        busy = _busy_children(max((os.cpu_count() or 1) - 1, 1), seconds)
+        frames, late, worst = 0, 0, 0.0
+        start = time.monotonic()
+        try:
+            while (now := time.monotonic()) - start < seconds:
+                turn = int((now - start) * fps)
+                frame = [palette[(led + turn) % len(palette)] if (led + turn) % 3 else (255, 255, 255)
+                         for led in range(leds)]  # fmt: skip
+                show(ring, frame, k)
+                frames += 1
+                spent = time.monotonic() - now
+                worst = max(worst, spent)
+                late += spent > 1 / fps
+                time.sleep(max(0.0, 1 / fps - spent))
+            show(ring, [(0, 0, 0)] * leds, k)
+        except Exception as exc:
+            message, fix = explain("ring", exc)
+            self.report(Check("soak", False, message, fix))
+            return False
+        finally:
+            for child in busy:
+                child.kill()
+                child.wait()
+        facts: dict[str, Any] = {
+            "frames": frames,
+            "seconds": f"{seconds:.0f}",
+            "late": late,
+            "worst_ms": f"{worst * 1000:.1f}",
+        }
+        flashes: int | None = None
+        if self.ask is not None:
+            try:
+                answer = self.ask(say("doctor_soak_ask")).strip()
+            except EOFError:
+                answer = ""
+            flashes = int(answer) if answer.isdigit() else None
+        record = {"at": time.strftime("%Y-%m-%dT%H:%M:%S"), "model": self.parts.model(), **facts,
+                  "flashes": flashes}  # fmt: skip
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            with (self.data_dir / "soak.jsonl").open("a", encoding="utf-8") as out:
+                out.write(json.dumps(record) + "\n")
+        except OSError:
+            pass  # the report below says everything the file would
+        if flashes is None:
+            self.report(
+                Check("soak", None, say("doctor_soak_unasked", **facts, file=self.data_dir / "soak.jsonl"))
+            )
+            return True
+        ok = flashes == 0
+        detail = say("doctor_soak_seen", flashes=flashes, **facts)
+        self.report(Check("soak", ok, detail, say("doctor_colours.fix")))
+        return ok
+
     def confirm(self, question: str) -> bool | None:
         """The maker's answer (None when nobody can answer: no terminal)."""
         if self.ask is None:
@@ -538,6 +743,12 @@ class Doctor:
         except EOFError:
             return None
         return answer.strip().lower() in ("y", "yes", "o", "oui")
+
+
+def _busy_children(count: int, seconds: float) -> list[subprocess.Popen[bytes]]:
+    """``count`` child processes spinning a core each for ``seconds`` (a busy table's load)."""
+    spin = "import time\nend = time.monotonic() + %s\nwhile time.monotonic() < end: pass" % (seconds + 1)
+    return [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(count)]
 
 
 def _tag_kind(reader: Any) -> str:

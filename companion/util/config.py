@@ -8,7 +8,9 @@ sentences taken from the catalogues (``console`` block, codes ``config_*``).
 
 The settings also police the wiring: the ring's data pin must be one the SPI ring
 adapter can drive on the board (`ring_pins`), and no two parts may share a GPIO or
-take a pin of the reader's SPI0 or the ring's SPI1 bus (`wiring_problems`).
+take a pin of the ring's SPI0 or the reader's SPI1 bus (`wiring_problems`). A config
+that still names the ring's pin of earlier builds (GPIO20, on SPI1) is told which wires
+move where.
 """
 
 from __future__ import annotations
@@ -116,9 +118,9 @@ class RingSettings:
     #: Night brightness applies between these times ("HH:MM"), e.g. for late games.
     night_from: str = "22:00"
     night_until: str = "07:00"
-    #: BCM pin of the ring's data line: SPI1's MOSI, GPIO20 (physical pin 38), the one the SPI
-    #: ring adapter drives on every supported board (docs/ring.md).
-    pin: int = 20
+    #: BCM pin of the ring's data line: SPI0's MOSI, GPIO10 (physical pin 19), the one the SPI
+    #: ring adapter drives on every supported board: SPI0 has DMA on every board (docs/ring.md).
+    pin: int = 10
     #: The order the ring's LEDs take their colour bytes in: a permutation of RGB (GRB for
     #: WS2812B rings) or of RGBW for rings with a white LED.
     order: str = "GRB"
@@ -196,17 +198,19 @@ _KINDS = {int: "int", float: "float", str: "str", bool: "bool"}
 PHYSICAL = {2: 3, 3: 5, 4: 7, 17: 11, 27: 13, 22: 15, 10: 19, 9: 21, 11: 23, 0: 27, 5: 29, 6: 31, 13: 33,
             19: 35, 26: 37, 14: 8, 15: 10, 18: 12, 23: 16, 24: 18, 25: 22, 8: 24, 7: 26, 1: 28, 12: 32,
             16: 36, 20: 38, 21: 40}  # fmt: skip
-#: The reader's bus (SPI0, ``dtparam=spi=on``: both chip selects are claimed).
+#: The ring's bus (SPI0, ``dtparam=spi=on``: it claims all five pins, the ring uses MOSI only).
 SPI0 = {7: "SPI0 CE1", 8: "SPI0 CE0", 9: "SPI0 MISO", 10: "SPI0 MOSI", 11: "SPI0 SCLK"}
-#: The ring's bus (SPI1, ``dtoverlay=spi1-1cs``: its chip select is GPIO18 unless moved).
+#: The reader's bus (SPI1, ``dtoverlay=spi1-1cs``: its chip select is GPIO18).
 SPI1 = {18: "SPI1 CE0", 19: "SPI1 MISO", 20: "SPI1 MOSI", 21: "SPI1 SCLK"}
 #: The ring data pins the SPI ring adapter can drive, per board (model string prefix).
 RING_PINS: dict[str, tuple[int, ...]] = {
-    "Raspberry Pi Zero 2": (20,),
-    "Raspberry Pi 3": (20,),
-    "Raspberry Pi 4": (20,),
-    "Raspberry Pi 5": (20,),
+    "Raspberry Pi Zero 2": (10,),
+    "Raspberry Pi 3": (10,),
+    "Raspberry Pi 4": (10,),
+    "Raspberry Pi 5": (10,),
 }
+#: The ring's data pin of the builds before issue 34 (SPI1 MOSI, physical pin 38).
+OLD_RING_PIN = 20
 #: Pins to offer for a button or RST: no bus, not the ID EEPROM (0, 1), I2C (2, 3) or UART (14, 15).
 _FREE = (4, 5, 6, 12, 13, 16, 17, 22, 23, 24, 25, 26, 27)
 
@@ -239,7 +243,7 @@ def wiring_problems(config: Config, lines: dict[str, int | None] | None = None) 
         problem(
             "ring.pin",
             "config_ring_pin",
-            why="reader" if ring in SPI0 else "other",
+            why="old" if ring == OLD_RING_PIN else "reader" if ring in SPI1 else "other",
             value=ring,
             pins=", ".join(f"GPIO{p}" for p in drivable),
             header=", ".join(str(PHYSICAL[p]) for p in drivable),
@@ -256,8 +260,8 @@ def wiring_problems(config: Config, lines: dict[str, int | None] | None = None) 
     free = ", ".join([f"GPIO{p}" for p in _FREE if p not in taken][:3])
     for setting, pin in used.items():
         if pin in SPI0 or pin in SPI1:
-            why = "reader" if pin in SPI0 else "ring"
-            role = SPI0.get(pin) or SPI1[pin]
+            why = "reader" if pin in SPI1 else "ring"
+            role = SPI1.get(pin) or SPI0[pin]
             problem(setting, "config_pin_bus", why=why, value=pin, role=role, free=free, **_gpio(pin))
     seen: dict[int, str] = {}
     for setting, pin in used.items():

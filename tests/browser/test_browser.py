@@ -162,11 +162,11 @@ def test_a_hardware_part_that_is_down_shows_on_the_page_with_its_fix(server: Any
     page.goto(base + "/")
     page.wait_for_selector("#players .player")
     assert not page.locator("#hardware").is_visible(), "every part works: no status line"
-    rt.health.fail("ring", PermissionError(13, "Permission denied", "/dev/spidev1.0"))
+    rt.health.fail("ring", PermissionError(13, "Permission denied", "/dev/spidev0.0"))
     page.reload()
     page.wait_for_selector("#hardware:not([hidden])")
     text = page.locator("#hardware").inner_text()
-    assert "ring" in text and "/dev/spidev1.0" in text and "group spi" in text
+    assert "ring" in text and "/dev/spidev0.0" in text and "group spi" in text
     page.screenshot(path=str(ARTIFACTS / "phone-360-hardware-down.png"), full_page=True)
 
 

@@ -32,7 +32,7 @@ def french_page(browser: Any, base: str, errors: list[str]) -> Any:
 def test_a_part_that_is_down_is_said_in_french_with_its_fix(server: Any, browser: Any) -> None:
     base, rt = server
     errors: list[str] = []
-    rt.health.fail("ring", PermissionError(13, "Permission denied", "/dev/spidev1.0"))
+    rt.health.fail("ring", PermissionError(13, "Permission denied", "/dev/spidev0.0"))
     rt.health.fail(
         "reader",
         HardwareFault("reader_no_answer", version="0x00"),
@@ -44,7 +44,7 @@ def test_a_part_that_is_down_is_said_in_french_with_its_fix(server: Any, browser
     assert (
         "anneau\u202f:" in text
         and "n'a pas le droit d'ouvrir son périphérique" in text
-        and "/dev/spidev1.0" in text
+        and "/dev/spidev0.0" in text
     )
     assert "ajoutez-le au groupe spi" in text
     assert "lecteur\u202f:" in text and "ne répond pas" in text and "0x00" in text and "jamais 5 V" in text

@@ -106,7 +106,7 @@ def test_a_reader_whose_spi_device_is_missing_is_reported_with_the_fix_and_retri
     rt = pi_runtime(tmp_path, monkeypatch, clock, console)
     reader = status(rt, "reader")
     assert not reader["ok"] and "SPI is off" in reader["message"]
-    assert "raspi-config nonint do_spi 0" in reader["fix"]
+    assert "dtoverlay=spi1-1cs" in reader["fix"]
     assert len(console.about("reader")) == 1 and "NOT WORKING" in console.about("reader")[0]
     assert plays(rt), "the table goes on without its reader"
 
@@ -224,13 +224,13 @@ def test_a_ring_that_fails_to_open_is_reported_the_page_keeps_the_clock_and_it_i
     def opener(settings: RingSettings) -> Any:
         attempts.append(1)
         if len(attempts) < 3:
-            raise FileNotFoundError(2, "No such file or directory", "/dev/spidev1.0")
+            raise FileNotFoundError(2, "No such file or directory", "/dev/spidev0.0")
         return real
 
     clock, console = Clock(), Console()
     rt = pi_runtime(tmp_path, monkeypatch, clock, console, ring_opener=opener)
     ring = status(rt, "ring")
-    assert not ring["ok"] and "SPI1" in ring["message"] and "dtoverlay=spi1-1cs" in ring["fix"]
+    assert not ring["ok"] and "SPI0" in ring["message"] and "dtparam=spi=on" in ring["fix"]
     rt.driver.step()
     assert lit(rt.ring_frame()), "the page still gets the Clock while the ring is down"
     assert plays(rt)
@@ -281,7 +281,7 @@ def test_a_working_ring_is_reported_once_its_first_frame_is_out(
     rt = pi_runtime(tmp_path, monkeypatch, clock, console, ring_opener=opener)
     assert status(rt, "ring")["message"] == "starting"
     rt.driver.step()
-    assert status(rt, "ring") == {"part": "ring", "ok": True, "message": "12 LEDs on GPIO20", "fix": ""}
+    assert status(rt, "ring") == {"part": "ring", "ok": True, "message": "12 LEDs on GPIO10", "fix": ""}
     assert rt.driver.ring is real[0] and lit(rt.ring_frame()), "the page shows what the real ring shows"
 
 
@@ -408,8 +408,8 @@ def test_buttons_that_fail_after_opening_are_reported_closed_reopened_and_presse
     [
         ("reader", ModuleNotFoundError("No module named 'spidev'"), "not installed", "install-pi.sh"),
         ("ring", ModuleNotFoundError("No module named 'neopixel_spi'"), "not installed", "pi.sh"),
-        ("ring", PermissionError(13, "Permission denied", "/dev/spidev1.0"), "device", "group spi"),
-        ("ring", FileNotFoundError(2, "No such file", "/dev/spidev1.0"), "SPI1", "dtoverlay=spi1-1cs"),
+        ("ring", PermissionError(13, "Permission denied", "/dev/spidev0.0"), "device", "group spi"),
+        ("ring", FileNotFoundError(2, "No such file", "/dev/spidev0.0"), "SPI0", "dtparam=spi=on"),
         ("buttons", OSError("weird"), "buttons failed", "wiring.md"),
         ("buttons", BadPinFactory("Unable to load any default pin factory!"), "no pin library", "gpiochip0"),
     ],

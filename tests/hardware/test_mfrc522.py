@@ -136,3 +136,29 @@ def test_a_tag_with_its_card_id_in_its_text_works_without_enrolment(chip: Chip, 
         now[0] += 0.1
     assert rt.table.board.itinerary.count(-1) == 1, f"the itinerary {first} was chosen from the tag's text"
     rt.stop()
+
+
+def test_the_reader_is_opened_once_on_spi1_and_only_its_own_reset_pin_is_driven(chip: Chip) -> None:
+    """Issue 34: the reader lives on SPI1 CE0; ``SimpleMFRC522()`` first opened /dev/spidev0.0
+    (the ring's bus now) and drove physical pin 22 before the real driver object was made."""
+    import sys
+
+    read_uid, _ = open_pi_reader(17)
+    assert chip.opened == [(1, 0)], "one handle, on the reader's bus"
+    assert set(sys.modules["RPi.GPIO"].state["pins"]) == {11}, "RST on BCM 17 (pin 11), never pin 22"
+    chip.put(A)
+    assert read_uid() == A.uid_text
+
+
+def test_a_reader_still_wired_to_spi0_does_not_answer(chip: Chip) -> None:
+    """An older build's reader (on SPI0's pins) reads 0x00 on SPI1: the check says no chip answers."""
+    import pytest
+
+    from companion.hardware.health import HardwareFault
+    from companion.hardware.reader import open_mfrc522
+
+    chip.wired = (0, 0)
+    reader = open_mfrc522(25)
+    with pytest.raises(HardwareFault) as fault:
+        reader.check()
+    assert fault.value.code == "reader_no_answer"

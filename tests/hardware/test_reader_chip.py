@@ -20,7 +20,7 @@ from companion.hardware.rc522 import CLASSIC, NTAG, crc_a
 from companion.hardware.reader import ReaderLoop, TagDebouncer, open_mfrc522
 from companion.table.tags import TagResolver, legacy_uid_text
 from companion.util.config import ConfigError, parse_config
-from tests.support.fake_mfrc522 import COMM_IRQ, TIMER_IRQ, Chip, Tag
+from tests.support.fake_mfrc522 import COMM_IRQ, TIMER_IRQ, Chip, Tag, simple_on
 from tests.support.fake_mfrc522 import crc_a as chip_crc_a
 
 CLASSIC_TAG = Tag([0x04, 0xA1, 0xB2, 0xC3])
@@ -43,7 +43,7 @@ def test_an_idle_poll_makes_at_most_20_spi_exchanges_and_stops_on_the_timer(chip
     # 7 register writes to send REQA, then ComIrqReg read at once, after 0.5 ms and at the
     # timer's end (1.5 ms): the timer, not a count, ends the wait
     assert idle_poll(chip, reader.read_uid) <= 11
-    driver = idle_poll(chip, reader.simple.read_id_no_block)
+    driver = idle_poll(chip, simple_on(reader.driver).read_id_no_block)
     assert driver > 2000, f"the driver's own poll: {driver} exchanges (it ignores TimerIRq)"
 
 
@@ -106,7 +106,8 @@ def test_an_ntag_is_read_whole_and_a_classic_as_before(chip: Chip) -> None:
     assert seen[NTAG_TAG.uid_text] == "04:5A:6B:7C:11:22:33"
     assert NTAG_TAG.legacy_text == twin.legacy_text, "the driver's number could not tell them apart"
     chip.put(CLASSIC_TAG)
-    assert reader.simple.read_id_no_block() == int(CLASSIC_TAG.uid_text), "a Classic keeps its number"
+    legacy = simple_on(reader.driver).read_id_no_block()
+    assert legacy == int(CLASSIC_TAG.uid_text), "a Classic keeps its number"
     chip.put(CLASSIC_TAG)
     reader.read_uid()
     assert reader.last is not None and reader.last.kind == CLASSIC
@@ -180,7 +181,7 @@ def test_the_emulated_timer_runs_the_datasheets_period(chip: Chip) -> None:
     TReload 30) is 15.5 ms; the reader's REQA timer (TReload 2) 1.5 ms."""
     from mfrc522 import MFRC522
 
-    MFRC522()
+    MFRC522(bus=1)  # the reader's bus (SPI1)
     assert chip.timer_period() == pytest.approx(6781 * 31 / 13.56e6) == pytest.approx(0.0155, abs=1e-4)
     reader = open_mfrc522(25)
     reader.read_uid()

@@ -24,9 +24,9 @@ EDITION = shipped_edition("reference")
 
 
 def driver() -> Any:
-    from mfrc522 import MFRC522
+    from companion.hardware.stickers import open_pi_chip
 
-    return MFRC522()
+    return open_pi_chip(25)  # the writer's own driver, on the reader's bus (SPI1)
 
 
 def classic(n: int) -> Tag:

@@ -814,6 +814,7 @@ NOT_SENTENCES: dict[tuple[str, str], str] = {
         "companion.run.doctor",
         "ring order",
     ): "a check's name, the label of its line (the colour-order question)",
+    ("companion.run.doctor", "core clock"): "a check's name, the label of its line (vcgencmd's word)",
 }
 
 

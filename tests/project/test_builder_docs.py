@@ -1,6 +1,7 @@
 """The builder's documents agree with each other and with the code: one list of supported boards,
-the ring's data on pin 38, a parts list holding every part the wiring uses, a supply per board,
-the power table's ring figures from the frames the companion draws, and links that lead somewhere."""
+the ring's data on pin 19 and every other pin where the code drives it, a parts list holding every
+part the wiring uses, a supply per board, the power table's ring figures from the frames the
+companion draws, and links that lead somewhere."""
 
 from __future__ import annotations
 
@@ -33,12 +34,12 @@ def test_every_builders_page_names_the_same_supported_boards() -> None:
         assert "Zero 2 W, 3, 4 or 5" in " ".join(text(path).split()), path.name
 
 
-def test_the_ring_data_leaves_pin_38_through_the_level_shifter_with_its_capacitor() -> None:
+def test_the_ring_data_leaves_pin_19_through_the_level_shifter_with_its_capacitor() -> None:
     wiring = text(WIRING)
-    row = next(line for line in wiring.splitlines() if line.startswith("| 38 |"))
-    assert "GPIO20" in row and "SPI1 MOSI" in row and "74AHCT125 **1A**" in row
+    row = next(line for line in wiring.splitlines() if line.startswith("| 19 |"))
+    assert "GPIO10" in row and "SPI0 MOSI" in row and "74AHCT125 **1A**" in row
     assert not re.search(r"^\| 12 \| GPIO18 \| NeoPixel data", wiring, flags=re.M), "the old PWM pin"
-    assert "pin 38 GPIO20" in wiring, "the diagram shows the same pin"
+    assert "pin 19 GPIO10" in wiring, "the diagram shows the same pin"
     assert "100 nF" in wiring and "pin 14 (VCC) and pin 7 (GND)" in wiring
 
 
@@ -117,3 +118,114 @@ def test_every_wiring_section_a_fix_sentence_names_exists(language: str) -> None
     }
     assert len(cited) >= 5, "the catalogue cites wiring.md's sections"
     assert {k: s for k, s in cited.items() if not any(s.startswith(h) for h in headings)} == {}
+
+
+# --- every pin number, from one source (issue 34) ---------------------------------------------------
+
+INSTALLER = ROOT / "systemd" / "install-pi.sh"
+#: Every page that names a header pin: the wiring, the parts list, the box, the builder's guide, the
+#: ring's note, and the installer (its config.txt block's comments).
+PIN_PAGES = [*DOCS, ROOT / "docs" / "ring.md", INSTALLER]
+
+
+def the_wiring() -> dict[str, tuple[int, int]]:
+    """Each wire's (GPIO, physical pin), from the code: the config's defaults and buses, the
+    reader's and the ring's bus numbers."""
+    from companion.hardware.rc522 import READER_BUS
+    from companion.hardware.ring_spi import SPI_BUS
+    from companion.util.config import PHYSICAL, SPI0, SPI1, Config
+
+    assert (SPI_BUS, READER_BUS) == (0, 1), "the ring on SPI0, the reader on SPI1"
+    spi1 = {role.split()[-1]: gpio for gpio, role in SPI1.items()}
+    config = Config()
+    assert SPI0[config.ring.pin] == "SPI0 MOSI", "the ring's data is SPI0's MOSI"
+    gpios = {
+        "ring data": config.ring.pin,
+        "reader SDA": spi1["CE0"],
+        "reader SCK": spi1["SCLK"],
+        "reader MOSI": spi1["MOSI"],
+        "reader MISO": spi1["MISO"],
+        "reader RST": config.reader.rst_pin,
+        "Crystal": config.buttons.crystal,
+        "Confirm": config.buttons.confirm,
+        "Undo": config.buttons.undo,
+    }
+    return {name: (gpio, PHYSICAL[gpio]) for name, gpio in gpios.items()}
+
+
+def test_every_pin_number_agrees_across_the_docs_the_installer_and_the_config() -> None:
+    """wiring.md's pin table and diagram carry each wire on the pin the code drives; and on every
+    page (the parts list, the box, the builder's guide, docs/ring.md, the installer's config.txt
+    block) a GPIO named with a header pin is on that pin, and a part named with a pin is on its own."""
+    from companion.util.config import PHYSICAL
+
+    wiring = the_wiring()
+    table = {}
+    for line in text(WIRING).splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 4 and cells[0].isdigit() and cells[1].startswith("GPIO"):
+            table[cells[3]] = (int(cells[1][4:]), int(cells[0]))
+    rows = {
+        "ring data": "74AHCT125 **1A**",
+        "reader SDA": "MFRC522 **SDA**",
+        "reader SCK": "MFRC522 **SCK**",
+        "reader MOSI": "MFRC522 **MOSI**",
+        "reader MISO": "MFRC522 **MISO**",
+        "reader RST": "MFRC522 **RST**",
+        "Crystal": "Crystal button",
+        "Confirm": "Confirm button",
+        "Undo": "Undo button",
+    }
+    for name, cell in rows.items():
+        found = [pins for goes_to, pins in table.items() if cell in goes_to]
+        assert found == [wiring[name]], (name, found, wiring[name])
+    diagram = text(WIRING)
+    for name, label in (("reader SDA", "SDA"), ("reader SCK", "SCK"), ("reader MOSI", "MOSI"),
+                        ("reader MISO", "MISO"), ("reader RST", "RST")):  # fmt: skip
+        gpio, pin = wiring[name]
+        assert re.search(rf"\| {label} +\|-+ pin {pin} +GPIO{gpio}\b", diagram), name
+    gpio, pin = wiring["ring data"]
+    assert f"pin {pin} GPIO{gpio} ---" in diagram and f"pin {pin}" in text(BUILDERS / "README.md")
+    named = re.compile(
+        r"GPIO(\d+)[,:]? \(?(?:physical )?pin (\d+)|pin (\d+) \(?GPIO(\d+)\b|pin (\d+) +GPIO(\d+)\b"
+    )
+    for page in PIN_PAGES:
+        for match in named.finditer(text(page)):
+            numbers = [int(n) for n in match.groups() if n is not None]
+            gpio, pin = numbers if match.group(1) else numbers[::-1]
+            assert PHYSICAL.get(gpio) == pin, f"{page.name}: {match.group(0)!r}"
+    block = text(INSTALLER)
+    assert "MOSI = GPIO10, pin 19" in block and "dtparam=spi=on" in block
+    reader = ", ".join(f"{role} pin {wiring[f'reader {name}'][1]}" for role, name in
+                       (("SCLK", "SCK"), ("MOSI", "MOSI"), ("MISO", "MISO")))  # fmt: skip
+    assert reader in block and f"CE0 GPIO18 pin {wiring['reader SDA'][1]}" in block
+    assert "dtoverlay=spi1-1cs" in block
+
+
+def test_the_old_wiring_is_moved_wire_by_wire_to_the_pins_of_today() -> None:
+    """The one sentence a config, the doctor and wiring.md say to a build wired before issue 34:
+    each wire from its old pin (reader on SPI0, ring on SPI1's MOSI) to its pin today."""
+    import json
+
+    from companion.util.config import PHYSICAL, SPI0
+
+    old_spi0 = {role.split()[-1]: PHYSICAL[gpio] for gpio, role in SPI0.items()}
+    wiring = the_wiring()
+    moves = {
+        "the ring's data wire": (PHYSICAL[20], wiring["ring data"][1]),
+        "MOSI": (old_spi0["MOSI"], wiring["reader MOSI"][1]),
+        "MISO": (old_spi0["MISO"], wiring["reader MISO"][1]),
+        "SCK": (old_spi0["SCLK"], wiring["reader SCK"][1]),
+        "SDA": (old_spi0["CE0"], wiring["reader SDA"][1]),
+    }
+    catalogue = sentences(json.loads(text(ROOT / "web" / "static" / "i18n" / "en.json")))
+    keys = ("config_ring_pin.old", "doctor_old_wiring.fix", "reader_no_answer.fix")
+    said = [sentence for key, sentence in catalogue.items() if key.endswith(keys)]
+    assert len(said) == 3, said
+    for sentence in said:
+        for wire, (old, new) in moves.items():
+            assert re.search(rf"{wire} from pin {old} to pin {new}\b", sentence, flags=re.I), (wire, sentence)
+    page = " ".join(text(WIRING).split())
+    for wire, (old, new) in moves.items():
+        label = "ring's data" if wire.startswith("the") else f"**{wire}**"
+        assert f"{label} from pin {old} to **pin {new}**" in page, wire

@@ -85,7 +85,7 @@ def test_the_scan_finds_the_raise_sites() -> None:
         ("EnrolRefused", "enrol_taken"),
         ("HardwareFault", "reader_no_answer"),
         ("HardwareFault", "button_unreadable"),
-        ("HardwareFault", "ring_spi1_missing"),
+        ("HardwareFault", "ring_spi_missing"),
         ("StoreError", "store_write_failed"),
         ("StoreError", "store_running_pid"),
         ("StoreError", "store_data_dir"),

@@ -34,7 +34,7 @@ def test_every_server_error_code_has_a_sentence_in_english_and_french() -> None:
 
 def test_every_hardware_fault_has_a_cause_and_a_fix_in_english_and_french() -> None:
     codes = hardware_codes()
-    assert {"ring_device_refused", "ring_spi1_missing", "ring_spi1_refused", "reader_no_answer"} <= codes
+    assert {"ring_device_refused", "ring_spi_missing", "ring_spi_refused", "reader_no_answer"} <= codes
     assert {"ring_pin_unusable", "ring_driver_missing", "ring_frame_too_long"} <= codes
     assert {"spi_off", "device_refused", "buttons_no_pin_library", "ring_failed", "part_failed"} <= codes
     assert "button_unreadable" in codes
@@ -154,9 +154,9 @@ def test_the_new_game_refusals_name_their_code_where_they_are_raised(tmp_path: P
     [
         (
             "ring",
-            PermissionError(13, "Permission denied", "/dev/spidev1.0"),
+            PermissionError(13, "Permission denied", "/dev/spidev0.0"),
             "ring_device_refused",
-            {"device": "/dev/spidev1.0"},
+            {"device": "/dev/spidev0.0"},
         ),
         (
             "buttons",
@@ -166,23 +166,23 @@ def test_the_new_game_refusals_name_their_code_where_they_are_raised(tmp_path: P
         ),
         (
             "reader",
-            FileNotFoundError(2, "No such file", "/dev/spidev0.0"),
+            FileNotFoundError(2, "No such file", "/dev/spidev1.0"),
             "spi_off",
-            {"device": "/dev/spidev0.0"},
+            {"device": "/dev/spidev1.0"},
         ),
         ("reader", ImportError("No module named 'spidev'"), "driver_missing", {}),
         (
             "ring",
-            FileNotFoundError(2, "No such file", "/dev/spidev1.0"),
-            "ring_spi1_missing",
-            {"device": "/dev/spidev1.0"},
+            FileNotFoundError(2, "No such file", "/dev/spidev0.0"),
+            "ring_spi_missing",
+            {"device": "/dev/spidev0.0"},
         ),
         ("reader", OSError("timeout"), "reader_failed", {}),
         (
             "ring",
-            HardwareFault("ring_pin_unusable", pin="GPIO18", pins="GPIO20"),
+            HardwareFault("ring_pin_unusable", pin="GPIO20", pins="GPIO10"),
             "ring_pin_unusable",
-            {"pin": "GPIO18", "pins": "GPIO20"},
+            {"pin": "GPIO20", "pins": "GPIO10"},
         ),
     ],
 )
@@ -198,10 +198,10 @@ def test_each_fault_kind_has_a_code_and_its_facts(
 def test_a_part_that_is_down_keeps_its_english_and_sends_its_code(tmp_path: Path) -> None:
     said: list[str] = []
     health = Health(said.append)
-    health.fail("ring", PermissionError(13, "Permission denied", "/dev/spidev1.0"))
+    health.fail("ring", PermissionError(13, "Permission denied", "/dev/spidev0.0"))
     ring = next(p for p in health.as_json() if p["part"] == "ring")
-    assert ring["code"] == "ring_device_refused" and ring["params"]["device"] == "/dev/spidev1.0"  # type: ignore[index]
-    assert "group spi" in str(ring["fix"]) and "/dev/spidev1.0" in str(ring["message"])
+    assert ring["code"] == "ring_device_refused" and ring["params"]["device"] == "/dev/spidev0.0"  # type: ignore[index]
+    assert "group spi" in str(ring["fix"]) and "/dev/spidev0.0" in str(ring["message"])
     assert "NOT WORKING" in said[-1] and "group spi" in said[-1], "the console keeps the English"
     health.ok("ring", "24 LEDs on GPIO18")
     assert "code" not in next(p for p in health.as_json() if p["part"] == "ring"), "only a part that is down"
@@ -211,10 +211,9 @@ def test_the_reader_that_does_not_answer_names_its_version_register() -> None:
     from companion.hardware.reader import PiReader
 
     class Silent:
-        class READER:
-            @staticmethod
-            def Read_MFRC522(register: int) -> int:
-                return 0x00
+        @staticmethod
+        def Read_MFRC522(register: int) -> int:
+            return 0x00
 
     with pytest.raises(HardwareFault) as fault:
         PiReader(Silent()).check()

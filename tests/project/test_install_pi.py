@@ -301,18 +301,21 @@ def stubs(tmp_path: Path, root: Path, *, wheel: bool, apt_lgpio: bool, build_ok:
     log = tmp_path / "calls.log"
     status = "done" if build_ok else "error"
     venv = root / "opt/trekking-companion/.venv/bin"
+    wheel_answer = f"touch {venv}/lgpio; exit 0" if wheel else "echo ERROR: no matching distribution; exit 1"
     venv.mkdir(parents=True)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     scripts = {
         venv / "pip": "\n".join([
             f'echo "pip PYPI=${{PYPI:-}} $*" >> {log}',
-            f'case "$*" in *--only-binary*) {"exit 0" if wheel else "echo no wheel; exit 1"} ;; esac',
+            f'case "$*" in *--only-binary*) {wheel_answer} ;; esac',
             'echo "  Building wheel for lgpio (setup.py): started"',
             f"echo \"  Building wheel for lgpio (setup.py): finished with status '{status}'\"",
-            "exit 0" if build_ok else "echo 'ld: cannot find -llgpio'; exit 1",
+            f"touch {venv}/lgpio; exit 0" if build_ok else "echo 'ld: cannot find -llgpio'; exit 1",
         ]),
-        venv / "python": f'echo "python $*" >> {log}',
+        # "import lgpio" works once pip has installed it
+        venv / "python": f'echo "python $*" >> {log}\n'
+        f'case "$*" in *"import lgpio"*) test -e {venv}/lgpio ;; esac',
         bin_dir / "apt-cache": f'echo "  Candidate: {"2.2-1" if apt_lgpio else "(none)"}"',
         bin_dir / "apt-get": f'echo "apt-get $*" >> {log}',
     }  # fmt: skip
@@ -327,7 +330,8 @@ def test_lgpio_takes_a_wheel_where_one_fits(tmp_path: Path) -> None:
     out = install(root, "lgpio", path=stubs(tmp_path, root, wheel=True, apt_lgpio=False))
     assert out.returncode == 0, out.stderr
     calls = (tmp_path / "calls.log").read_text().splitlines()
-    assert calls[0].startswith("pip PYPI= install") and "--only-binary lgpio" in calls[0]
+    assert calls[0] == "python -c import lgpio", "a second run would keep what is installed"
+    assert calls[1].startswith("pip PYPI= install") and "--only-binary lgpio" in calls[1]
     assert not any("--no-binary" in c or c.startswith("apt-get") for c in calls), calls
 
 
@@ -351,6 +355,35 @@ def test_lgpio_with_neither_a_wheel_nor_liblgpio_dev_builds_self_contained(tmp_p
     calls = (tmp_path / "calls.log").read_text().splitlines()
     assert any(c.startswith("pip PYPI=1 install") and "--no-binary lgpio" in c for c in calls), calls
     assert not any(c.startswith("apt-get") for c in calls)
+
+
+def test_pips_error_lines_for_a_missing_wheel_come_after_the_sentence_that_explains_them(
+    tmp_path: Path,
+) -> None:
+    """Issue 34: on trixie pip's two ERROR lines came first, then the sentence saying lgpio would be built."""
+    root = pi_root(tmp_path)
+    out = install(root, "lgpio", path=stubs(tmp_path, root, wheel=False, apt_lgpio=False))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    said = next(i for i, line in enumerate(lines) if "no lgpio wheel for this Python" in line)
+    error = next(i for i, line in enumerate(lines) if "ERROR: no matching distribution" in line)
+    assert said < error, lines
+    assert "lgpio installed (" in out.stdout
+
+
+def test_a_second_run_says_how_lgpio_was_obtained(tmp_path: Path) -> None:
+    root = pi_root(tmp_path)
+    out = install(root, "lgpio", path=stubs(tmp_path, root, wheel=False, apt_lgpio=False))
+    assert out.returncode == 0, out.stderr
+    info = root / "opt/trekking-companion/.venv/lib/python3.13/site-packages/lgpio-0.2.2.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "WHEEL").write_text("Wheel-Version: 1.0\nTag: cp313-cp313-linux_aarch64\n")
+    again = install(root, "lgpio", path=f"{tmp_path / 'bin'}:{os.environ['PATH']}")
+    assert again.returncode == 0, again.stderr
+    assert "lgpio is installed already (built here from its source package); kept" in again.stdout
+    (info / "WHEEL").write_text("Wheel-Version: 1.0\nTag: cp312-cp312-manylinux_2_34_aarch64\n")
+    third = install(root, "lgpio", path=f"{tmp_path / 'bin'}:{os.environ['PATH']}")
+    assert "lgpio is installed already (as a wheel from the index); kept" in third.stdout
 
 
 def test_a_failed_step_is_named(tmp_path: Path) -> None:
@@ -391,7 +424,8 @@ def test_the_doctor_unit_runs_once_before_the_service_with_the_services_access()
     assert "companion doctor" in doctor["ExecStart"][0]
     for key in ("User", "Group", "SupplementaryGroups", "StateDirectory", "WorkingDirectory", "DeviceAllow"):
         assert doctor[key] == service[key], key
-    assert "/dev/spidev1.0 rw" in service["DeviceAllow"], "the ring on SPI1"
+    assert "/dev/spidev0.0 rw" in service["DeviceAllow"], "the ring on SPI0"
+    assert "/dev/spidev1.0 rw" in service["DeviceAllow"], "the reader on SPI1"
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not installed")
@@ -481,3 +515,11 @@ def test_the_emulated_benchmarks_emulate_a_zero_and_say_what_is_wrong() -> None:
     assert out.returncode == 2 and "the benchmarks are startup, step and coach" in out.stderr
     out = subprocess.run(["bash", str(bench), "--bogus"], capture_output=True, text=True)
     assert out.returncode == 2 and "usage" in out.stderr
+
+
+def test_pips_lines_reach_the_timer_as_they_are_written() -> None:
+    """Issue 34: through a pipe Python holds pip's lines in its buffer, so timed() stamped a build's
+    "started" and "finished" lines together ("compiled spidev in 0 s"). The installer unbuffers pip."""
+    script = (REPO / "systemd" / "install-pi.sh").read_text()
+    steps = script.index("step_checks\nfor step in $ALL_STEPS")
+    assert re.search(r"^export PYTHONUNBUFFERED=1$", script[:steps], flags=re.M)

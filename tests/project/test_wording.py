@@ -92,7 +92,7 @@ def test_the_renderer_fills_params_and_picks_variants_as_the_catalogue_says() ->
     ].replace("{player}", "Ann").replace("{itinerary}", "T2")
     assert say("press_confirm", player="Ben", more=True).endswith("Crystal to spend one more.")
     assert say("no_itinerary_today", player="").startswith("That player has not chosen")
-    assert say("spi_off.fix").startswith("sudo raspi-config")
+    assert say("spi_off.fix").startswith("the reader is on SPI1")
     assert say("card_not_available", "fr", why="revealed", card="ancestor") == "L'Ancêtre a déjà été révélée."
 
 
@@ -168,16 +168,16 @@ def test_the_apis_english_error_is_the_catalogue_sentence_of_its_code(tmp_path: 
 @pytest.mark.parametrize(
     ("part", "exc"),
     [
-        ("ring", PermissionError(13, "Permission denied", "/dev/spidev1.0")),
+        ("ring", PermissionError(13, "Permission denied", "/dev/spidev0.0")),
         ("buttons", PermissionError(13, "Permission denied", "/dev/gpiochip0")),
-        ("reader", FileNotFoundError(2, "No such file", "/dev/spidev0.0")),
+        ("reader", FileNotFoundError(2, "No such file", "/dev/spidev1.0")),
         ("reader", ImportError("No module named 'spidev'")),
         ("buttons", ImportError("Unable to load any default pin factory")),
-        ("ring", FileNotFoundError(2, "No such file", "/dev/spidev1.0")),
+        ("ring", FileNotFoundError(2, "No such file", "/dev/spidev0.0")),
         ("reader", OSError("timeout")),
         ("buttons", OSError("timeout")),
         ("ring", OSError("timeout")),
-        ("ring", HardwareFault("ring_spi1_refused", device="/dev/spidev1.0", user="trekking")),
+        ("ring", HardwareFault("ring_spi_refused", device="/dev/spidev0.0", user="trekking")),
     ],
 )
 def test_a_hardware_fault_is_worded_by_the_catalogue(part: str, exc: BaseException) -> None:

@@ -1,7 +1,8 @@
 """Settings that police the wiring, and a config error that says everything at once.
 
-The ring's data pin must be one the SPI ring adapter drives (GPIO20, SPI1 MOSI); no part
-may sit on a pin of the reader's SPI0 or the ring's SPI1 bus, and no two parts on one GPIO.
+The ring's data pin must be one the SPI ring adapter drives (GPIO10, SPI0 MOSI); no part
+may sit on a pin of the ring's SPI0 or the reader's SPI1 bus, and no two parts on one GPIO; a
+config with the ring's pin of earlier builds (GPIO20) says which wires move where (issue 34).
 Every problem of a file is reported in one run, each with its line, worded by the
 catalogues in English and French, and a wrong type is named in words ("a whole number"),
 never "must be a int" (issue 24 item 19, issue 22 item 4, issue 25).
@@ -41,8 +42,8 @@ def problems(text: str) -> list[str]:
 
 def test_the_defaults_are_wired_without_a_clash() -> None:
     assert wiring_problems(Config()) == []
-    assert Config().ring.pin == 20 and Config().ring.order == "GRB"
-    assert ring_pins("Raspberry Pi 4 Model B Rev 1.5") == ring_pins("Raspberry Pi 5 Model B") == (20,)
+    assert Config().ring.pin == 10 and Config().ring.order == "GRB"
+    assert ring_pins("Raspberry Pi 4 Model B Rev 1.5") == ring_pins("Raspberry Pi 5 Model B") == (10,)
 
 
 def test_every_problem_of_a_file_is_reported_in_one_run_in_the_files_order() -> None:
@@ -115,13 +116,18 @@ def test_no_type_is_ever_a_int(where: tuple[str, str], value: str) -> None:
 @pytest.mark.parametrize(
     ("text", "names"),
     [
-        ("[ring]\npin = 18\n", ["ring.pin = 18 (GPIO18, physical pin 12) cannot drive the ring", "GPIO20",
-                                "physical pin 38", "set pin = 20"]),
-        ("[ring]\npin = 10\n", ["GPIO10 (physical pin 19), the MOSI of SPI0, the reader's bus", "GPIO20"]),
+        ("[ring]\npin = 12\n", ["ring.pin = 12 (GPIO12, physical pin 32) cannot drive the ring", "GPIO10",
+                                "physical pin 19", "set pin = 10"]),
+        ("[ring]\npin = 18\n", ["GPIO18 (physical pin 12), a pin of SPI1, the reader's bus", "GPIO10"]),
+        ("[ring]\npin = 20\n", ["ring.pin = 20 is the wiring of earlier builds",
+                                "move the ring's data wire from pin 38 to pin 19, and the reader's MOSI "
+                                "from pin 19 to pin 38, its MISO from pin 21 to pin 35, its SCK from pin 23 "
+                                "to pin 40 and its SDA from pin 24 to pin 12 (RST stays on pin 22), "
+                                "then set pin = 10"]),
         ("[reader]\nrst_pin = 8\n", ["reader.rst_pin = 8 is GPIO8 (physical pin 24), SPI0 CE0",
-                                     "SPI0 bus needs it"]),
+                                     "SPI0, the ring's bus, claims it"]),
         ("[buttons]\ncrystal = 20\n", ["buttons.crystal = 20 is GPIO20 (physical pin 38), SPI1 MOSI",
-                                       "ring's SPI1 bus"]),
+                                       "reader's SPI1 bus"]),
         ("[buttons]\nundo = 18\n", ["buttons.undo = 18 is GPIO18 (physical pin 12), SPI1 CE0"]),
         ("[buttons]\nundo = 6\n", ["buttons.undo = 6 is GPIO6 (physical pin 31)",
                                    "which buttons.confirm uses"]),
@@ -137,7 +143,7 @@ def test_a_pin_the_wiring_cannot_use_is_refused_with_the_pin_names(text: str, na
     if "such as" in said[0]:  # the pins offered instead are on no bus and used by no part
         offered = {int(n) for n in re.findall(r"GPIO(\d+)", said[0].split("such as")[-1])}
         section, key, value = re.findall(r"\[(\w+)\]\n(\w+) = (\d+)", text)[0]
-        pins = {"ring.pin": 20, "reader.rst_pin": 25, "buttons.crystal": 5, "buttons.confirm": 6,
+        pins = {"ring.pin": 10, "reader.rst_pin": 25, "buttons.crystal": 5, "buttons.confirm": 6,
                 "buttons.undo": 13} | {f"{section}.{key}": int(value)}  # fmt: skip
         used = set(pins.values())
         assert offered and not offered & ({*SPI0, *SPI1} | used), offered
@@ -152,7 +158,7 @@ def test_a_wiring_is_accepted_exactly_when_no_pin_clashes(pins: list[int]) -> No
         f"[buttons]\ncrystal = {crystal}\nconfirm = {confirm}\nundo = {undo}\n"
     )
     others = [rst, crystal, confirm, undo]
-    fine = ring == 20 and len(set(others)) == 4 and not set(others) & ({*SPI0, *SPI1})
+    fine = ring == 10 and len(set(others)) == 4 and not set(others) & ({*SPI0, *SPI1})
     assert (problems(text) == []) is fine, problems(text)
 
 
@@ -169,7 +175,7 @@ def test_an_order_that_is_not_the_channels_once_each_is_refused(order: str) -> N
 
 def test_a_config_error_is_coded_and_worded_in_both_languages() -> None:
     text = (
-        '[ring]\nleds = 13\npin = 10\norder = "X"\nfps = "a"\n[buttons]\nundo = 6\ncrystal = 8\n'
+        '[ring]\nleds = 13\npin = 20\norder = "X"\nfps = "a"\n[buttons]\nundo = 6\ncrystal = 8\n'
         '[table]\nturn = "fast"\n[disco]\n[players]\npalette = ["red"]\n'
     )
     with pytest.raises(ConfigError) as caught:

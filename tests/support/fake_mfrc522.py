@@ -20,6 +20,11 @@ Transceive command does not end by itself (no IdleIRq); an answer sets RxIRq, an
 ErrIRq too when ErrorReg holds an error. With the antenna off (TxControlReg bits
 0-1, off after a reset until the driver turns it on) no tag hears anything.
 
+The chip is wired to one SPI bus and chip select (`Chip.wired`: SPI1 CE0, the reader's bus,
+unless a test wires it the old way); a ``SpiDev`` opened elsewhere reads 0x00 (nothing on
+MISO) and every handle opened is kept in `Chip.opened`, so a test sees which bus the driver
+really opened, and how often.
+
 `install()` puts the fakes in ``sys.modules`` so that ``import mfrc522`` — the
 real package from PyPI — runs unchanged on a PC.
 """
@@ -144,6 +149,9 @@ class Chip:
         self.exchanges = 0  # frames sent to the tags
         self.spi_exchanges = 0  # SPI transfers (one register read or write each)
         self.timer_ends: float | None = None
+        #: The (bus, chip select) the chip is wired to, and each (bus, chip select) opened.
+        self.wired = (1, 0)
+        self.opened: list[tuple[int, int]] = []
         self.reset()
 
     def reset(self) -> None:
@@ -382,11 +390,15 @@ CHIP = Chip()
 class _SpiDev:
     def __init__(self) -> None:
         self.max_speed_hz = 0
+        self.bus, self.device = -1, -1
 
     def open(self, bus: int, device: int) -> None:
         self.bus, self.device = bus, device
+        CHIP.opened.append((bus, device))
 
     def xfer2(self, data: list[int]) -> list[int]:
+        if (self.bus, self.device) != CHIP.wired:  # no chip there: MISO reads nothing
+            return [0] * len(data)
         return CHIP.xfer2(data)
 
     def close(self) -> None:
@@ -420,6 +432,15 @@ def install(chip: Chip) -> Any:
         del sys.modules[name]
     sys.modules.update({"spidev": spidev, "RPi": rpi, "RPi.GPIO": gpio})
     return importlib.import_module("mfrc522")
+
+
+def simple_on(driver: Any) -> Any:
+    """The package's ``SimpleMFRC522`` around an existing driver object (its ``read_id_no_block``
+    is the old poll the tests and the benchmark compare with), without opening another bus."""
+    simple_class = sys.modules["mfrc522"].SimpleMFRC522
+    simple = simple_class.__new__(simple_class)
+    simple.READER = driver
+    return simple
 
 
 def uninstall() -> None:

@@ -397,7 +397,7 @@ def test_a_ring_failure_blames_the_drop_in_only_when_the_device_is_refused(tmp_p
 
     rt = make_runtime(tmp_path)
     try:
-        for failure, blamed in ((ValueError("bad colour"), False), (PermissionError("/dev/spidev1.0"), True)):
+        for failure, blamed in ((ValueError("bad colour"), False), (PermissionError("/dev/spidev0.0"), True)):
 
             class Broken:
                 brightness = 1.0

@@ -68,7 +68,7 @@ def test_answers_follow_every_kind_of_change(tmp_path: Path) -> None:
                 http.post("/api/undo", json={}, headers=PIN)  # puts chosen crystals back
                 same_as_afresh(http, rt, app)
         # a part going down and coming back
-        rt.health.fail("ring", OSError("no /dev/spidev1.0"))
+        rt.health.fail("ring", OSError("no /dev/spidev0.0"))
         same_as_afresh(http, rt, app)
         assert answers(http)[0]["hardware"] == rt.health.as_json()
         rt.health.ok("ring", "24 LEDs")
