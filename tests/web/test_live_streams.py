@@ -155,7 +155,8 @@ def test_a_page_that_leaves_frees_its_socket_slot_and_the_threads(served: Any, m
     server, _, port = served()
     (broadcaster,) = made
     pages = [open_page(port, f"127.0.2.{k + 1}")[0] for k in range(PAGES)]
-    assert until(lambda: len(server.handed_over.open) == PAGES)
+    # a page is counted as handed over a moment before the broadcaster holds it
+    assert until(lambda: len(server.handed_over.open) == PAGES and len(broadcaster.pages) == PAGES)
     held = list(broadcaster.pages.values())  # each page's end in the server
     selector, threads = broadcaster.selector, [broadcaster.thread, broadcaster.watcher]
     assert len(held) == PAGES and all(page.sock.fileno() != -1 for page in held)
