@@ -1,8 +1,39 @@
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+#: Hypothesis's two profiles, chosen here before any test module is imported (a test's own
+#: ``@settings`` keeps its ``max_examples`` and takes the rest from the profile).
+#:
+#: ``explore`` (a developer's run, the default): new random examples every run, remembered in
+#: ``.hypothesis/`` so that a failure found once is tried first the next time.
+#: ``ci`` (where ``CI`` is set, as ``.ci/run`` sets it): the same examples every run
+#: (derandomised, no example database), so a red CI run is a change's fault, never a draw's.
+#: What a developer's run finds goes into the test as an ``@example`` (the failure prints
+#: it), so that CI tries it from then on.
+#: Neither has a deadline nor the "too slow" health check: both measure wall-clock time,
+#: which a loaded machine stretches without anything being wrong (speed is the benchmarks').
+#: ``HYPOTHESIS_PROFILE=ci`` (or ``explore``) picks one by name.
+#: (Hypothesis loads its own "ci" profile wherever ``CI`` is set, whatever its value; these two
+#: are registered from its defaults and one of them is always loaded, so the choice is ours.)
+settings.register_profile(
+    "explore", settings.get_profile("default"), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "ci", settings.get_profile("explore"), derandomize=True, database=None, print_blob=True
+)
+
+
+def in_ci() -> bool:
+    """``CI`` is set (CI services set ``CI=true``; "false", "0" or empty count as unset)."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if in_ci() else "explore"))
 
 #: The long tests, marked ``slow`` here rather than in each file: ``scripts/test -m "not slow"``
 #: is the quick loop while working, and CI (``scripts/test``) still runs them all. A file name
@@ -62,8 +93,8 @@ def server(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str
 
 @pytest.fixture
 def browser() -> Iterator[Any]:
-    """One headless Chromium for a browser test (`tests.support.browser.chromium`); each browser
-    test module skips itself where there is none (`tests.support.browser.playwright()`)."""
+    """One headless Chromium for a browser test (`tests.support.browser.chromium`); where there is
+    none the test fails saying how to get one (`tests.support.browser.NO_CHROMIUM`), never skips."""
     from tests.support.browser import ARGS, chromium
 
     with chromium(ARGS) as b:

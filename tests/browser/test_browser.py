@@ -24,7 +24,7 @@ from tests.support.browser import (
     watched_page,
 )
 
-playwright()  # skips this module where there is no Chromium
+playwright()
 
 
 #: The players of the table `server` (tests/conftest.py) serves for this module's tests.

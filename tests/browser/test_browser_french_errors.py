@@ -13,7 +13,7 @@ from companion.hardware.health import HardwareFault
 from companion.table.access import ADDRESS_GUESSES_PER_MINUTE
 from tests.support.browser import ARTIFACTS, playwright, watched_page
 
-playwright()  # skips this module where there is no Chromium
+playwright()
 
 
 #: The players of the table `server` (tests/conftest.py) serves for this module's tests.

@@ -16,7 +16,7 @@ from companion.venue.hall_web import create_hall_app
 from tests.support.browser import ARTIFACTS, playwright, watched_page
 from tests.support.league import PIN, fed_hall
 
-playwright()  # skips this module where there is no Chromium
+playwright()
 
 PHONE = {"width": 360, "height": 780}
 

@@ -17,7 +17,7 @@ from tests.support.axe import axe, axe_script
 from tests.support.browser import ARTIFACTS, playwright, post, pump_until, watched_page
 from tests.support.games import finished_game
 
-playwright()  # skips this module where there is no Chromium
+playwright()
 
 PHONE = {"width": 360, "height": 780}
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from tests.support.browser import ARGS, ARTIFACTS, chromium, log_in_as_host, playwright, watched_page
 
-playwright()  # skips this module where there is no Chromium
+playwright()
 
 
 def start_with(page: Any, names: list[str]) -> None:

@@ -16,7 +16,7 @@ from companion.run.serving import make_server
 from tests.support.browser import ARTIFACTS, log_in_as_host, playwright, watched_page
 from tests.support.stores import change_one_byte, played, start, take_seq
 
-playwright()  # skips this module where there is no Chromium
+playwright()
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from tests.support.browser import (
     watched_page,
 )
 
-playwright()  # skips this module where there is no Chromium
+playwright()
 
 
 def takes(rt: Any) -> list[Take]:

@@ -19,7 +19,7 @@ from tests.support.browser import playwright, post, served, wait_until, watched_
 from tests.support.tables import FAST_BUTTONS, make_runtime
 from tests.support.venue import Broker
 
-playwright()  # skips this module where there is no Chromium
+playwright()
 
 PHONE = {"width": 360, "height": 780}
 

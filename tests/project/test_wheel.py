@@ -110,20 +110,33 @@ def test_companion_run_from_the_installed_wheel_serves_the_page_and_its_assets(
         assert b'"expect"' in _get(port, "/api/state", proc)
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        try:
+            proc.wait(timeout=ANSWER_SECONDS)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+#: How long ``companion run`` may take to answer its first request: a wait, not a measure (a
+#: loaded 2-core machine starts it in tens of seconds; it ends only a wait that would never end).
+START_SECONDS = 240.0
+#: How long one request may wait for its answer before it is sent again.
+ANSWER_SECONDS = 60.0
 
 
 def _get(port: int, path: str, proc: subprocess.Popen[bytes]) -> bytes:
-    deadline = time.monotonic() + 60
+    """``path``'s body, once the companion answers: a refused connection (not listening yet) or
+    an answer slower than `ANSWER_SECONDS` is tried again until `START_SECONDS` have passed."""
+    deadline = time.monotonic() + START_SECONDS
     while True:
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as response:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=ANSWER_SECONDS) as response:
                 assert response.status == 200, path
                 body: bytes = response.read()
                 return body
         except urllib.error.HTTPError as exc:
             pytest.fail(f"GET {path} answered {exc.code}: {exc.read()[:200]!r}")
-        except (urllib.error.URLError, ConnectionError):
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
             if proc.poll() is not None:
                 err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
                 pytest.fail(f"companion run exited: {err[-1000:]}")

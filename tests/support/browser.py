@@ -1,9 +1,10 @@
 """What the browser tests share: a served mock table, Debian's Chromium, a watched page.
 
 Each browser test module keeps its own ``server`` and ``browser`` fixtures (its own
-players and Chromium flags), made of these helpers. A module calls `playwright()`
-at import: without Chromium (or Playwright) it is skipped loudly, and in CI
-(``CI=true``) that is a failure instead (`tests.support.tables.require_tool`).
+players and Chromium flags), made of these helpers. The browser tests are never skipped:
+without a Chromium (``CHROMIUM``, the system's, or Playwright's own) each one fails with
+`NO_CHROMIUM`, the sentence that says how to get one (``scripts/test`` finds or fetches one
+before the tests start, and stops with the same sentence when it cannot).
 
 The waits a browser test needs are here too, each a wait for a condition, never for a
 fixed time: `wait_until` (a condition of the table, in this process), `pump_until` (a
@@ -16,8 +17,10 @@ every other fixed wait out of tests/browser.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
+import shutil
 import threading
 import time
 import urllib.request
@@ -30,9 +33,16 @@ import pytest
 
 from companion.run.runtime import Runtime
 from companion.run.serving import make_server
-from tests.support.tables import make_runtime, require_tool
+from tests.support.tables import make_runtime
 
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+#: The Chromium to drive, when given (``scripts/test`` sets it to the one it found).
+CHROMIUM = os.environ.get("CHROMIUM", "")
+#: What a run without any Chromium says, here and in ``scripts/test`` (tests/project/test_suite_setup.py
+#: holds the two to the same words).
+NO_CHROMIUM = (
+    "the browser tests need Chromium: `sudo apt install chromium` on Debian/Raspberry Pi OS, "
+    "or `.venv/bin/python -m playwright install chromium`"
+)
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 #: Chromium's flags for the page tests: headless in a container, nothing fetched behind our back.
 ARGS = [
@@ -47,9 +57,17 @@ ARGS = [
 
 
 def playwright() -> Any:
-    """Playwright's sync API, once Chromium is known to be there (else the module is skipped)."""
-    require_tool(Path(CHROMIUM).exists(), f"there is no Chromium at {CHROMIUM}", "apt-get install chromium")
-    return pytest.importorskip("playwright.sync_api")
+    """Playwright's sync API (a test tool of the ``dev`` extra: never missing after ``scripts/test``)."""
+    return importlib.import_module("playwright.sync_api")
+
+
+def system_chromium() -> str | None:
+    """The Chromium given in ``CHROMIUM`` (which must be there), else the system's, else None."""
+    if CHROMIUM:
+        if not Path(CHROMIUM).is_file():
+            pytest.fail(f"CHROMIUM={CHROMIUM} is not a file; {NO_CHROMIUM}", pytrace=False)
+        return CHROMIUM
+    return next(filter(None, map(shutil.which, ("chromium", "chromium-browser"))), None)
 
 
 @contextmanager
@@ -67,11 +85,15 @@ def served(tmp_path: Path, players: str) -> Iterator[tuple[str, Runtime]]:
 
 @contextmanager
 def chromium(args: list[str]) -> Iterator[Any]:
-    """Headless Chromium launched with ``args``, closed afterwards."""
+    """Headless Chromium launched with ``args``, closed afterwards: the system's (`system_chromium`),
+    else Playwright's own; with neither, the test fails saying how to get one (`NO_CHROMIUM`)."""
     from playwright.sync_api import sync_playwright
 
+    executable = system_chromium()
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=args)
+        if executable is None and not Path(p.chromium.executable_path).is_file():
+            pytest.fail(NO_CHROMIUM, pytrace=False)
+        b = p.chromium.launch(executable_path=executable, args=args)
         yield b
         b.close()
 

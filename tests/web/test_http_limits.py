@@ -183,8 +183,10 @@ def test_connections_per_address_are_capped(serve: Any, monkeypatch: Any) -> Non
     monkeypatch.setattr(http_server, "PER_ADDRESS", 3)
     port, _ = serve()
     socks = [connect(port, "127.0.6.1") for _ in range(5)]
-    time.sleep(0.3)
-    assert [closed_by_server(s, within=0.5) for s in socks] == [False, False, False, True, True]
+    # the server takes them in order: the 4th and 5th are closed as it takes them (waited for,
+    # however loaded the machine), and by then it kept the first three, open
+    assert [closed_by_server(s, within=30.0) for s in socks[3:]] == [True, True]
+    assert [closed_by_server(s, within=0.5) for s in socks[:3]] == [False, False, False]
     assert get(port, "/api/state", "127.0.6.2")[0] == 200, "other devices are served"
     for s in socks:
         s.close()

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import http.client
-import os
 import socket
 import threading
 import time
@@ -19,6 +18,7 @@ import pytest
 
 from companion.run.serving import make_server
 from companion.util.config import Config, TableSettings
+from companion.web import app as web_app
 from companion.web import http_server
 from companion.web.live_streams import BACKLOG, LAST_CHUNK, Broadcaster, Page, SseMessages, chunk
 from tests.support.daemon import free_port
@@ -36,16 +36,15 @@ def until(condition: Callable[[], bool], seconds: float = 10.0) -> bool:
     return True
 
 
-def writers() -> list[threading.Thread]:
-    return [t for t in threading.enumerate() if t.name == "live-pages"]
+def writers(before: set[threading.Thread]) -> list[threading.Thread]:
+    """The live pages' writers started since ``before`` (the threads then): this test's own, not a
+    neighbour's still stopping."""
+    return [t for t in threading.enumerate() if t.name == "live-pages" and t not in before]
 
 
-def broadcaster_threads() -> list[threading.Thread]:
-    return [t for t in threading.enumerate() if t.name.startswith("live-pages")]
-
-
-def open_fds() -> set[str]:
-    return set(os.listdir("/proc/self/fd"))
+def stopped(broadcaster: Broadcaster) -> bool:
+    """``broadcaster``'s writer and watcher are not running."""
+    return broadcaster.thread is None and broadcaster.watcher is None
 
 
 def open_page(port: int, address: str) -> tuple[socket.socket, bytes]:
@@ -66,6 +65,7 @@ def read_until(page: socket.socket, marker: bytes, received: bytes) -> bytes:
 def test_one_writer_sends_every_page_each_change_and_heartbeats_then_stops(tmp_path: Path) -> None:
     rt = make_runtime(tmp_path)
     port = free_port()
+    before = set(threading.enumerate())
     server = make_server(rt, "127.0.0.1", port, threads=PAGES + 4, heartbeat=0.3)
     threading.Thread(target=server.run, daemon=True).start()
     pages = []
@@ -78,7 +78,7 @@ def test_one_writer_sends_every_page_each_change_and_heartbeats_then_stops(tmp_p
             head = read_until(page, b"event: state", b"")
             assert b"Transfer-Encoding: chunked" in head
             pages.append((page, head))
-        assert until(lambda: len(writers()) == 1), "one writer for every page"
+        assert until(lambda: len(writers(before)) == 1), "one writer for every page"
         version = rt.table.version
         rt.tap(rt.table.expect()["choices"][0])
         assert rt.table.version != version
@@ -90,12 +90,12 @@ def test_one_writer_sends_every_page_each_change_and_heartbeats_then_stops(tmp_p
             message = message[: message.index(b"\n\n") + 2]
             assert chunk(message) in received
             read_until(page, b": heartbeat", received[received.index(wanted) :])
-        assert len(writers()) == 1
+        assert len(writers(before)) == 1
     finally:
         for page, _ in pages:
             page.close()
         rt.stop()
-    assert until(lambda: not writers()), "the writer stops with the last page"
+    assert until(lambda: not writers(before)), "the writer stops with the last page"
     server.close()
 
 
@@ -140,21 +140,36 @@ def test_a_page_handed_over_frees_its_thread_and_leaves_waitress_event_loop(serv
             page.close()
 
 
-def test_a_page_that_leaves_frees_its_socket_slot_and_the_threads(served: Any) -> None:
+def test_a_page_that_leaves_frees_its_socket_slot_and_the_threads(served: Any, monkeypatch: Any) -> None:
+    """What this server's broadcaster holds for its pages (their server-side sockets, its
+    selector, its two threads) is let go once they leave: this test's own resources, never the
+    whole process's (a neighbour's server may still be closing its own)."""
+    made: list[Broadcaster] = []
+
+    class Recorded(Broadcaster):  # the app's broadcaster, kept where the test can see it
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(web_app, "Broadcaster", Recorded)
     server, _, port = served()
-    status = http.client.HTTPConnection("127.0.0.1", port, timeout=10)  # imports, caches: before
-    status.request("GET", "/api/state?page=1")
-    status.getresponse().read()
-    status.close()
-    assert until(lambda: len(server.active_channels) == 0)
-    before = open_fds()
+    (broadcaster,) = made
     pages = [open_page(port, f"127.0.2.{k + 1}")[0] for k in range(PAGES)]
-    assert until(lambda: len(server.handed_over.open) == PAGES)
-    assert len(open_fds()) >= len(before) + 2 * PAGES  # each page's two ends, in this process
+    # a page is counted as handed over a moment before the broadcaster holds it
+    assert until(lambda: len(server.handed_over.open) == PAGES and len(broadcaster.pages) == PAGES)
+    held = list(broadcaster.pages.values())  # each page's end in the server
+    selector, threads = broadcaster.selector, [broadcaster.thread, broadcaster.watcher]
+    assert len(held) == PAGES and all(page.sock.fileno() != -1 for page in held)
+    assert selector is not None and selector.get_map() is not None
+    assert all(thread is not None and thread.is_alive() for thread in threads)
     for page in pages:
         page.close()
-    assert until(lambda: open_fds() == before), "every socket (and the broadcaster's selector) closed"
-    assert until(lambda: not broadcaster_threads()), "the broadcaster's threads stop with the last page"
+    assert until(lambda: all(page.sock.fileno() == -1 for page in held)), "every page's socket closed"
+    assert until(lambda: selector.get_map() is None), "the broadcaster's selector closed"
+    assert until(lambda: not any(thread and thread.is_alive() for thread in threads)), (
+        "the broadcaster's threads stop with the last page"
+    )
+    assert stopped(broadcaster) and broadcaster.pages == {} and broadcaster.selector is None
     assert not server.handed_over.open and server.stream_slots.by_address == {}
 
 
@@ -303,7 +318,7 @@ def test_a_page_gone_while_it_is_handed_over_gives_its_slot_back() -> None:
     listener: Any = type("Listener", (), {"handed_over": http_server.HandedOver()})()
     http_server._let_go(listener, Leaving(broadcaster.take("boot-1", given_back.set)))
     assert given_back.is_set(), "the slot is given back"
-    assert not listener.handed_over.open and not broadcaster_threads() and broadcaster.selector is None
+    assert not listener.handed_over.open and stopped(broadcaster) and broadcaster.selector is None
 
 
 class FailsOnce(Versions):
@@ -442,4 +457,4 @@ def test_pages_that_take_a_change_whole_or_in_part_each_get_every_byte_in_order(
     finally:
         for _, theirs in pairs:
             theirs.close()
-        assert until(lambda: not broadcaster_threads())
+        assert until(lambda: stopped(broadcaster))
