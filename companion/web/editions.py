@@ -435,12 +435,15 @@ def last_tag() -> Any:
     capture = _capture()
     with capture.lock:
         capture.renew()
-        seq, tag = capture.seq, capture.tag
-        age = round((capture.clock() - capture.tapped) * 1000) if tag else None
+        seq, tag, now = capture.seq, capture.tag, capture.clock()
+        age = round((now - capture.tapped) * 1000) if tag else None
     bound = table_runtime().tags().get(tag) if tag else None
     # ``age_ms``: how long ago the tag was tapped, so that the page gives the keys typed since
-    # to the card the tap opens, not to the one it saves (issue 24)
-    return jsonify({"seq": seq, "tag": tag, "bound_to": bound, "capturing": capture.edition, "age_ms": age})
+    # to the card the tap opens, not to the one it saves (issue 24); ``now_ms``: this server's
+    # monotonic clock, which the page maps onto its own from its quickest polls (NTP's way), so
+    # that a slow answer does not date the tap late
+    answer = {"seq": seq, "tag": tag, "bound_to": bound, "capturing": capture.edition, "age_ms": age}
+    return jsonify({**answer, "now_ms": round(now * 1000, 1)})
 
 
 @library_api.delete("/api/library/tags/<uid>")

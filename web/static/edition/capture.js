@@ -16,14 +16,32 @@ export function pollTag() {
   if (!polling) polling = poll().finally(() => { polling = null; });
   return polling;
 }
+// The server's clock on this page's: each poll gives one reading, (sent + received) / 2 - the
+// server's now, good to half its round trip; the quickest of the last minute's polls is kept
+// (NTP's rule), so a slow answer (a loaded server, a busy phone) never dates a tap late.
+const readings = [];
+function serverClock(sent, received, serverNow) {
+  if (typeof serverNow !== "number") return null;
+  readings.push({ at: received, rtt: received - sent, offset: (sent + received) / 2 - serverNow });
+  while (readings.length && received - readings[0].at > 60000) readings.shift();
+  return readings.reduce((best, r) => (r.rtt < best.rtt ? r : best)).offset;
+}
+/** When the tap was made, on this page's clock (`performance.now`). */
+function tapAt(got, offset) {
+  const age = typeof got.age_ms === "number" ? got.age_ms : 0;
+  return offset === null ? performance.now() - age : got.now_ms - age + offset;
+}
 async function poll() {
   holdTyping();
   try {
+    const sent = performance.now();
     let got; try { got = await api("GET", "/api/library/transcribe/tag"); } catch (e) { return; }
+    const offset = serverClock(sent, performance.now(), got.now_ms);
     if (session.seq === -1) { session.seq = got.seq; return; }
     if (got.seq === session.seq || !got.tag) return;
     session.seq = got.seq;
-    if (currentTab() === "cards") rewindTyping(got.age_ms); // keys typed after the tap are the next card's
+    // keys typed after the tap are the next card's: the tap dated on this page's clock
+    if (currentTab() === "cards") rewindTyping(tapAt(got, offset));
     await onTag(got.tag, got.bound_to);
   } finally { typeHeld(); }
 }

@@ -58,10 +58,11 @@ document.addEventListener("keydown", (ev) => {
   ev.preventDefault();
 });
 $("bce").addEventListener("click", () => key("BCE"));
-/** A tap ``ageMs`` ago has just reached the page: what was tapped on the form since is taken
- * back from the form on screen (as it was before) and held for the form the tap opens. */
-export function rewindTyping(ageMs) {
-  let since = performance.now() - (typeof ageMs === "number" ? ageMs : 0);
+/** A tap made at ``tappedAt`` (this page's `performance.now` clock) has just reached the page:
+ * what was tapped on the form since is taken back from the form on screen (as it was before)
+ * and held for the form the tap opens. */
+export function rewindTyping(tappedAt) {
+  let since = tappedAt;
   if (typing.here !== null) since = Math.min(since, typing.here);
   const first = typed.findIndex((e) => e.at >= since);
   const moved = first >= 0 ? typed.slice(first).map(({ k, at }) => ({ k, at })) : [];
