@@ -1,4 +1,5 @@
-"""The page's cookie: the host session's random id and its HMAC, nothing else.
+"""The page's cookie: the host session's random id, the phone's random id (the coach's seat,
+`companion.web.coach`) and their HMAC, nothing else.
 
 The login's lifetime is the server's business (`companion.table.access.Sessions`, on the
 monotonic clock, fixed at login), so the cookie carries no date: Flask's own cookie sessions
@@ -28,28 +29,36 @@ def mac(key: bytes, sid: str) -> str:
     return hmac.new(key, sid.encode(), hashlib.sha256).hexdigest()
 
 
+#: The session's fields, in the cookie's order: ``sid:phone``, each a URL-safe token or empty.
+FIELDS = ("sid", "phone")
+
+
 class SignedIdCookie(SessionInterface):
-    """A session holding only ``sid``, read from and written to a ``sid.mac`` cookie."""
+    """A session holding only ``sid`` and ``phone``, read from and written to a ``sid:phone.mac``
+    cookie (``sid.mac``, a cookie written before phones had ids, reads as a session id alone)."""
 
     def open_session(self, app: Flask, request: Request) -> SecureCookieSession | None:
         key = app.secret_key
         if not key:  # Flask's own answer then: no session at all
             return None
         value = request.cookies.get(self.get_cookie_name(app), "")
-        sid, _, given = value.rpartition(".")
-        if sid and len(value) <= 200 and hmac.compare_digest(given, mac(_bytes(key), sid)):
-            return SecureCookieSession({"sid": sid})
+        payload, _, given = value.rpartition(".")
+        if payload and len(value) <= 200 and hmac.compare_digest(given, mac(_bytes(key), payload)):
+            fields = dict(zip(FIELDS, payload.split(":"), strict=False))
+            return SecureCookieSession({k: v for k, v in fields.items() if v})
         return SecureCookieSession()
 
     def save_session(self, app: Flask, session: SessionMixin, response: Response) -> None:
-        """The cookie, written only when the session changed: set at login, deleted at logout."""
+        """The cookie, written only when the session changed: set at login or when a phone takes
+        its first seat, deleted when neither is left."""
         name, domain, path = self.get_cookie_name(app), self.get_cookie_domain(app), self.get_cookie_path(app)
         if session.accessed:
             response.vary.add("Cookie")
         if not session.modified:
             return
-        sid = session.get("sid")
-        if not isinstance(sid, str) or not sid:
+        fields = [session.get(k) for k in FIELDS]
+        payload = ":".join(v if isinstance(v, str) and ":" not in v and "." not in v else "" for v in fields)
+        if not payload.strip(":"):
             response.delete_cookie(
                 name,
                 domain=domain,
@@ -61,7 +70,7 @@ class SignedIdCookie(SessionInterface):
             return
         response.set_cookie(
             name,
-            f"{sid}.{mac(_bytes(app.secret_key), sid)}",
+            f"{payload}.{mac(_bytes(app.secret_key), payload)}",
             expires=self.get_expiration_time(app, session),
             httponly=self.get_cookie_httponly(app),
             domain=domain,
