@@ -306,7 +306,9 @@ def test_5_french_as_a_french_family_reads_it_spaces_one_word_for_a_trek_and_the
     base, rt = server
     lang = phone.evaluate("lang")
     # a space before : ; ! ? in French is a narrow no-break one, everywhere (none in English)
-    wide = [v for v in french_values() if re.search(r"[ \u00a0][:;!?]", v)]
+    # (but for a shell command to type as it is: ss's filter wants a plain space before :port)
+    shell = re.compile(r"'sport = :\{port\}'")
+    wide = [v for v in french_values() if re.search(r"[ \u00a0][:;!?]", shell.sub("", v))]
     assert wide == [], wide[:5]
     words = [re.sub(r"{[^{}]*}", "", v) for v in french_values()]  # not the placeholders
     assert not [v for v in words if re.search(r"\btreks?\b", v)], "one word for a trek: voyage"
