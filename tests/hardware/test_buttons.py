@@ -45,9 +45,16 @@ class Seen:
             return list(self.calls)
 
 
+#: The threads alive before a test's buttons were made: `wired` records them, so that a test
+#: looks at the threads its own buttons started, not at another test's left running.
+BEFORE: set[threading.Thread] = set()
+
+
 @pytest.fixture
 def wired() -> Iterator[tuple[Buttons, MockFactory, Seen]]:
     seen = Seen()
+    BEFORE.clear()
+    BEFORE.update(threading.enumerate())
     buttons = Buttons(SETTINGS, seen, MockFactory(), on_confirm_held=lambda: seen("confirm held"))
     yield buttons, buttons.factory, seen
     buttons.close()
@@ -81,7 +88,9 @@ def test_an_idle_buttons_hold_thread_sleeps_with_no_timeout(wired: tuple[Buttons
         thread = buttons.buttons[name]._hold_thread
         assert isinstance(thread, QuietHoldThread), name
         assert sleeping(thread).f_locals["timeout"] is None, f"{name}'s hold thread polls"
-    held = [t for t in threading.enumerate() if t.name.endswith("(held)") and t.is_alive()]
+    held = [
+        t for t in threading.enumerate() if t.name.endswith("(held)") and t.is_alive() and t not in BEFORE
+    ]
     assert sorted(map(id, held)) == sorted(id(b._hold_thread) for b in buttons.buttons.values()), (
         "gpiozero's polling hold threads are ended, not left beside ours"
     )
