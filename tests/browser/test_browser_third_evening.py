@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.browser import log_in_as_host, playwright
+from tests.support.browser import host_phone, log_in_as_host, playwright
+from tests.support.browser import shot as taken
 
 playwright()
 
@@ -22,23 +23,12 @@ SHOTS = Path("/tmp") / "family-third-evening"
 @pytest.fixture
 def phone(server: Any, browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
     """The table's page on a 360 x 740 phone in the test's language (``lang`` param), the host logged in."""
-    base, _rt = server
-    errors: list[str] = []
-    page = browser.new_page(viewport={"width": 360, "height": 740})
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.set_default_timeout(15000)
-    page.add_init_script(f"localStorage.setItem('lang', '{getattr(request, 'param', 'en')}')")
-    page.goto(base + "/")
-    page.wait_for_selector("#players .player")
-    log_in_as_host(page)
-    page.click("#host-toggle")  # the host's panel closed again: the page as the game shows it
-    yield page
-    assert errors == []
+    with host_phone(browser, server[0], getattr(request, "param", "en")) as page:
+        yield page
 
 
 def shot(page: Any, name: str, full: bool = False) -> None:
-    SHOTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full)
+    taken(page, SHOTS, name, full)
 
 
 def draft_box(rt: Any) -> str:

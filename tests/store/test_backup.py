@@ -23,6 +23,7 @@ import pytest
 from companion.records.trekking import TREKKING
 from companion.run.cli import EXIT_USAGE, main
 from companion.store.log import Store
+from tests.support.daemon import acknowledged_step as step
 from tests.support.daemon import call, free_port, start
 from tests.support.tables import make_runtime
 
@@ -34,17 +35,6 @@ def companion(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "companion", *args], capture_output=True, text=True, cwd=ROOT
     )
-
-
-def step(port: int, rng: random.Random) -> dict[str, object]:
-    """One acknowledged input over the API (a tap, and its confirmation): the state after it."""
-    expect = call(port, "/api/state")["expect"]
-    out = call(port, "/api/reader/tap", {"tag": rng.choice(expect["choices"])})
-    assert out["outcome"]["accepted"], out
-    if out["state"]["pending"] is not None:
-        out = call(port, "/api/buttons/confirm", {})
-        assert out["outcome"]["accepted"], out
-    return dict(out["state"])
 
 
 def stored_events(database: Path, game: int = 1) -> list[str]:

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.daemon import acknowledged_step as step
 from tests.support.daemon import call, free_port, start
 from tests.support.tables import make_runtime, play_turn, require_tool
 
@@ -69,17 +70,6 @@ def games(data: Path) -> list[str]:
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     return [" ".join(line.split()[:1] + line.split()[2:]) for line in out.stdout.splitlines()]
-
-
-def step(port: int, rng: random.Random) -> dict[str, object]:
-    """One acknowledged input over the API: its answer's state."""
-    expect = call(port, "/api/state")["expect"]
-    out = call(port, "/api/reader/tap", {"tag": rng.choice(expect["choices"])})
-    assert out["outcome"]["accepted"], out
-    if out["state"]["pending"] is not None:
-        out = call(port, "/api/buttons/confirm", {})
-        assert out["outcome"]["accepted"], out
-    return dict(out["state"])
 
 
 @pytest.fixture(scope="module")

@@ -114,6 +114,29 @@ def log_in_as_host(page: Any) -> None:
     page.wait_for_selector("#controls:not([hidden])")
 
 
+@contextmanager
+def host_phone(browser: Any, base: str, lang: str = "en") -> Iterator[Any]:
+    """The table's page at ``base`` on a 360 x 740 phone in ``lang``, the host logged in and the
+    host's panel closed again (the page as the game shows it); no script error by the end."""
+    errors: list[str] = []
+    page = browser.new_page(viewport={"width": 360, "height": 740})
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.set_default_timeout(15000)
+    page.add_init_script(f"localStorage.setItem('lang', '{lang}')")
+    page.goto(base + "/")
+    page.wait_for_selector("#players .player")
+    log_in_as_host(page)
+    page.click("#host-toggle")
+    yield page
+    assert errors == []
+
+
+def shot(page: Any, folder: Path, name: str, full: bool = False) -> None:
+    """A screenshot of ``page`` as ``folder/name.png``, to look at after the run."""
+    folder.mkdir(exist_ok=True)
+    page.screenshot(path=str(folder / f"{name}.png"), full_page=full)
+
+
 def post(base: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
     """A control sent as a script would (the PIN in ``X-Table-Pin``); the JSON answer."""
     request = urllib.request.Request(base + path, data=json.dumps(body or {}).encode(), method="POST")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -209,3 +210,15 @@ def stop_daemon(proc: subprocess.Popen[bytes]) -> None:
     """Stop the daemon as the service manager would (SIGTERM) and wait for it."""
     proc.terminate()
     proc.wait(timeout=30)
+
+
+def acknowledged_step(port: int, rng: random.Random) -> dict[str, Any]:
+    """One acknowledged input over the API (a tap of a card the table expects, and its
+    confirmation when the table asks for one): the state after it."""
+    expect = call(port, "/api/state")["expect"]
+    out = call(port, "/api/reader/tap", {"tag": rng.choice(expect["choices"])})
+    assert out["outcome"]["accepted"], out
+    if out["state"]["pending"] is not None:
+        out = call(port, "/api/buttons/confirm", {})
+        assert out["outcome"]["accepted"], out
+    return dict(out["state"])
