@@ -40,6 +40,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
+from tests.support.daemon import port_from as free_port
+from tests.support.daemon import threads_cpu_seconds
+
 PIN = "9753"
 CONFIG = '[table]\nhost = "127.0.0.1"\nlive_pages = 200\ncontrols_per_minute = 100000\n'
 
@@ -233,37 +236,12 @@ def pin_request(port: int, method: str, path: str, body: Any = None) -> Any:
         conn.close()
 
 
-def threads_cpu_seconds(pid: int) -> float:
-    """The server's CPU time so far: its live threads', to the nanosecond (``schedstat``; the
-    server's threads live as long as it: clock ticks of ``/proc/<pid>/stat`` are too coarse)."""
-    total = 0
-    for task in os.listdir(f"/proc/{pid}/task"):
-        try:
-            total += int(Path(f"/proc/{pid}/task/{task}/schedstat").read_text().split()[0])
-        except (OSError, ValueError, IndexError):  # the thread ended meanwhile
-            continue
-    return total / 1e9
-
-
 def memory(pid: int) -> tuple[int, float]:
     """The process's threads and resident memory (MB)."""
     rss = next(
         line for line in Path(f"/proc/{pid}/status").read_text().splitlines() if line.startswith("VmRSS:")
     )
     return len(os.listdir(f"/proc/{pid}/task")), int(rss.split()[1]) / 1024
-
-
-def free_port(spec: str) -> int:
-    """The first port of ``spec`` ("lo-hi") that nobody listens on."""
-    lo, hi = (int(p) for p in spec.split("-"))
-    for port in range(lo, hi + 1):
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise SystemExit(f"bench_step: no free port in {spec}; give another --port-range")
 
 
 def wait_answering(port: int, proc: subprocess.Popen[Any]) -> None:
