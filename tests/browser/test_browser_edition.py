@@ -307,7 +307,7 @@ def test_the_page_speaks_french_to_a_french_phone(server: Any, browser: Any) -> 
     page.click("#login-form button")
     page.fill("#new-name", "famille")
     page.click("#create button")
-    expect(page.locator("#progress")).to_contain_text("Jour I: 0/36")
+    expect(page.locator("#progress")).to_contain_text("Jour I\u202f: 0/36")
     assert "(brouillon)" in page.locator("#edition").inner_text()
     assert page.locator("h1").inner_text() == "Votre boîte"
     reader_tap(base, "04CD")
