@@ -18,30 +18,35 @@ export function pollTag() {
 }
 // The server's clock on this page's: each poll gives one reading, (sent + received) / 2 - the
 // server's now, good to half its round trip; the quickest of the last minute's polls is kept
-// (NTP's rule), so a slow answer (a loaded server, a busy phone) never dates a tap late.
+// (NTP's rule). A tap is dated at the latest it can have been made: by that reading, or by the
+// answer that brought it (its age before it arrived), whichever is earlier. So a key typed
+// before the tap is never the next card's, and a key typed after it is, unless it came within
+// one quick round trip of the tap (a slow answer no longer dates a tap late).
 const readings = [];
 function serverClock(sent, received, serverNow) {
   if (typeof serverNow !== "number") return null;
   readings.push({ at: received, rtt: received - sent, offset: (sent + received) / 2 - serverNow });
   while (readings.length && received - readings[0].at > 60000) readings.shift();
-  return readings.reduce((best, r) => (r.rtt < best.rtt ? r : best)).offset;
+  return readings.reduce((best, r) => (r.rtt < best.rtt ? r : best));
 }
-/** When the tap was made, on this page's clock (`performance.now`). */
-function tapAt(got, offset) {
+/** The latest moment the tap can have been made, on this page's clock (`performance.now`). */
+function tapAt(got, best, received) {
   const age = typeof got.age_ms === "number" ? got.age_ms : 0;
-  return offset === null ? performance.now() - age : got.now_ms - age + offset;
+  const byAnswer = received - age;
+  return best ? Math.min(byAnswer, got.now_ms - age + best.offset + best.rtt / 2) : byAnswer;
 }
 async function poll() {
   holdTyping();
   try {
     const sent = performance.now();
     let got; try { got = await api("GET", "/api/library/transcribe/tag"); } catch (e) { return; }
-    const offset = serverClock(sent, performance.now(), got.now_ms);
+    const received = performance.now();
+    const best = serverClock(sent, received, got.now_ms);
     if (session.seq === -1) { session.seq = got.seq; return; }
     if (got.seq === session.seq || !got.tag) return;
     session.seq = got.seq;
     // keys typed after the tap are the next card's: the tap dated on this page's clock
-    if (currentTab() === "cards") rewindTyping(tapAt(got, offset));
+    if (currentTab() === "cards") rewindTyping(tapAt(got, best, received));
     await onTag(got.tag, got.bound_to);
   } finally { typeHeld(); }
 }
