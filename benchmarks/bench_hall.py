@@ -21,9 +21,7 @@ and for the lag: ``... --lag [--pace 3] [--seconds 60]``.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -35,15 +33,7 @@ from typing import Any
 from benchmarks.bench_venue import broker, percentile
 from companion.util.config import VenueSettings
 from companion.venue.hall import HOT_GAMES, Hall
-from tests.support.hall_feed import GameTemplate
-
-
-def open_under(folder: Path) -> int:
-    found = 0
-    for fd in os.listdir("/proc/self/fd"):
-        with contextlib.suppress(OSError):
-            found += os.readlink(f"/proc/self/fd/{fd}").startswith(str(folder))
-    return found
+from tests.support.hall_feed import GameTemplate, open_under
 
 
 def rss_mb() -> float:

@@ -7,9 +7,9 @@ date their signature on the wall clock and refused one dated in the future, so a
 stepped back a few seconds (NTP at boot) logged the host out (issue 21). A cookie whose session
 ended, or was logged out, names an id the server no longer knows.
 
-The check is one HMAC-SHA256 of the id, compared in constant time: no JSON, no compression, no
-timestamp, and the cookie is written only when the login or logout changes it (its expiry is
-the server session's, set at login), never again on each answer.
+The check is one HMAC-SHA256 of the two ids, compared in constant time: no JSON, no compression,
+no timestamp, and the cookie is written only when a login, a logout or a phone's first seat
+changes it (its expiry is the server session's, set at login), never again on each answer.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ if TYPE_CHECKING:
     from flask import Flask, Request, Response
 
 
-def mac(key: bytes, sid: str) -> str:
-    """The HMAC that vouches for ``sid`` under ``key`` (the app's secret key)."""
-    return hmac.new(key, sid.encode(), hashlib.sha256).hexdigest()
+def mac(key: bytes, payload: str) -> str:
+    """The HMAC that vouches for ``payload`` (``sid:phone``) under ``key`` (the app's secret key)."""
+    return hmac.new(key, payload.encode(), hashlib.sha256).hexdigest()
 
 
 #: The session's fields, in the cookie's order: ``sid:phone``, each a URL-safe token or empty.

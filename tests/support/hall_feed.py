@@ -8,7 +8,9 @@ benchmark or a test reaches thousands of games without playing each.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -43,3 +45,12 @@ class GameTemplate:
             message = {**item.to_json(), "table": table, "game": game, "sum": chain}
             out.append((f"{prefix}/{table}/games/{game}/events", encode(message)))
         return out
+
+
+def open_under(folder: Path) -> int:
+    """This process's descriptors open on files under ``folder`` (the test's own files)."""
+    found = 0
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):
+            found += os.readlink(f"/proc/self/fd/{fd}").startswith(str(folder))
+    return found

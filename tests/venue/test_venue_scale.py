@@ -10,7 +10,6 @@ acknowledgement.
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import os
 import random
@@ -22,20 +21,11 @@ import paho.mqtt.client as mqtt
 
 from companion.venue.hall import HOT_GAMES
 from companion.venue.hall_web import create_hall_app, hall_server
-from tests.support.hall_feed import GameTemplate
+from tests.support.hall_feed import GameTemplate, open_under
 from tests.support.tables import play_turn
 from tests.support.venue import Broker, follow, free_port, hall_has_all, retained, table, wait_until
 
 TABLES, GAMES_EACH, WHOLE = 10, 30, 4
-
-
-def open_under(folder: Path) -> int:
-    """This process's descriptors open on files under ``folder`` (the test's own files)."""
-    found = 0
-    for fd in os.listdir("/proc/self/fd"):
-        with contextlib.suppress(OSError):
-            found += os.readlink(f"/proc/self/fd/{fd}").startswith(str(folder))
-    return found
 
 
 def publisher(broker: Broker, name: str) -> mqtt.Client:
