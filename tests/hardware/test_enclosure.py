@@ -12,14 +12,21 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.tables import require_tool
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "render-enclosure"
 SVG = "{http://www.w3.org/2000/svg}"
 
-needs_openscad = pytest.mark.skipif(
-    shutil.which("openscad") is None,
-    reason="openscad is not installed (Debian's openscad package; .ci/run installs it)",
-)
+
+def needs_openscad() -> None:
+    """The box is rendered by OpenSCAD: CI must have it, a developer's run skips without it."""
+    require_tool(
+        shutil.which("openscad") is not None,
+        "openscad is not installed",
+        "Debian's openscad; .ci/run installs it",
+    )
+
 
 Vertex = tuple[float, float, float]
 
@@ -85,8 +92,8 @@ def test_the_closed_check_sees_a_hole() -> None:
     assert not closed(tetra[:3])
 
 
-@needs_openscad
 def test_a_24_led_lid_and_a_pi4_base_render_as_closed_solids_of_the_documented_size(tmp_path: Path) -> None:
+    needs_openscad()
     out = subprocess.run(
         [str(SCRIPT), "--rings", "24", "--boards", "pi4", "--fn", "24", "--out", str(tmp_path)],
         capture_output=True, text=True,
@@ -132,9 +139,9 @@ def test_a_24_led_lid_and_a_pi4_base_render_as_closed_solids_of_the_documented_s
     assert "ring window, through: x 122, y 78; Ø 65" in text
 
 
-@needs_openscad
 def test_the_drawings_kept_for_makers_without_openscad_are_the_models(tmp_path: Path) -> None:
     """hardware/enclosure/drawings/ is what --drawings-only writes from the model today."""
+    needs_openscad()
     out = subprocess.run(
         [str(SCRIPT), "--drawings-only", "--out", str(tmp_path)], capture_output=True, text=True
     )

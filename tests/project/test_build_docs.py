@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.tables import require_tool
+
 ROOT = Path(__file__).resolve().parents[2]
 UNIT = ROOT / "systemd" / "trekking-companion.service"
 
@@ -160,8 +162,12 @@ SCRIPTS = [
 ]
 
 
-@pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed")
 def test_the_pi_scripts_pass_shellcheck() -> None:
+    require_tool(
+        shutil.which("shellcheck") is not None,
+        "shellcheck is not installed",
+        "Debian's shellcheck; .ci/run installs it",
+    )
     out = subprocess.run(["shellcheck", "-S", "warning", *map(str, SCRIPTS)], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout
 
