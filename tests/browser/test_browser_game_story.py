@@ -126,6 +126,7 @@ def check_saved(page: Any, save: str, counted: dict[str, int], rt: Any, lang: st
     with page.expect_download() as saved:
         page.click(save)
     svg = Path(saved.value.path()).read_text("utf-8")
+    saved.value.save_as(SHOTS / f"9-saved-{save.split()[0].strip('#')}-{lang}.svg")  # to look at
     root = ET.fromstring(svg)  # one well-formed SVG file
     assert saved.value.suggested_filename == f"trekking-game-{rt.table.game_id}.svg"
     assert len(root.findall(f".//{SVG}polyline")) == 3
@@ -156,10 +157,14 @@ def test_9_the_end_screen_tells_the_game_s_story_points_clock_and_marks(phone: A
     assert phone.locator("#chart-save").is_visible() and phone.locator("#bgstats-link").is_visible()
     phone.locator("#story").scroll_into_view_if_needed()
     shot(phone, f"9-end-story-{lang}")
+    phone.locator("#chart-marks").evaluate("e => e.scrollIntoView({ block: 'center' })")
+    shot(phone, f"9-end-legend-{lang}")  # the legend and Save beside BG Stats, clear of the bars
     phone.locator("#end").screenshot(path=str(SHOTS / f"9-end-section-{lang}.png"))
     phone.click("#story .story-table-box summary")
     phone.locator("#story .story-table-box").screenshot(path=str(SHOTS / f"9-end-table-{lang}.png"))
     assert phone.evaluate("document.documentElement.scrollWidth") <= 360, "the table fits too"
+    wrap = "document.querySelector('#story .story-table-wrap')"
+    assert phone.evaluate(f"{wrap}.scrollWidth <= {wrap}.clientWidth"), "and reads without sideways scroll"
     check_saved(phone, "#chart-save", counted, rt, lang)
 
 
@@ -175,7 +180,7 @@ def test_9_each_game_in_history_tells_its_story_with_save_beside_bg_stats(phone:
     check_story(phone, f"{game} .story", rt, counted, lang)
     share = phone.locator(f"{game} .share")
     assert share.locator(".story-save").is_visible() and share.locator(".bgstats-game").is_visible()
-    phone.locator(f"{game} .story").scroll_into_view_if_needed()
+    phone.locator(f"{game} .story").evaluate("e => e.scrollIntoView({ block: 'start' })")
     shot(phone, f"9-history-story-{lang}")
     phone.locator(game).screenshot(path=str(SHOTS / f"9-history-game-{lang}.png"))
     check_saved(phone, f"{game} .story-save", counted, rt, lang)
