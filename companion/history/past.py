@@ -18,6 +18,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from companion.records.league import (
     FAMILY_SCALE,
@@ -37,6 +38,7 @@ from companion.records.league import (
     resolve,
     with_aliases,
 )
+from companion.records.story import story
 from companion.store.log import Store, StoreError
 from companion.util.config import DEFAULT_PALETTE, MARKERS
 
@@ -52,6 +54,7 @@ __all__ = [
     "Replays",
     "display_names",
     "family_rating",
+    "game_story",
     "holding_merges",
     "load_history",
     "past_game",
@@ -86,6 +89,15 @@ def past_game(store: Store, game_id: int, created: str, last: str | None) -> Pas
         colours,
         markers if isinstance(markers, list) else None,
     )
+
+
+def game_story(store: Store, game_id: int) -> dict[str, Any]:
+    """A stored game's story (`companion.records.story.story`): every player's Clock and points
+    after each take, replayed from its events. Raises the store's refusal like `past_game`."""
+    stored = store.load(game_id)
+    if stored.damage is not None:  # its log stops before the damage: never draw a shortened game
+        raise StoreError("store_events_checksum", game=game_id)
+    return {"game": game_id, **story(stored.setup, stored.events)}
 
 
 @dataclass

@@ -337,6 +337,11 @@ class Runtime:
         row = next((r for r in self.store.finished_games() if r[0] == game_id), None)
         return replays.get(self.store, *row) if row is not None else None
 
+    def story(self, game_id: int) -> dict[str, Any]:
+        from companion.history.past import game_story
+
+        return game_story(self.store, game_id)
+
     def set_rate_assisted(self, include: bool) -> None:
         self.store.set_rate_assisted(include)
 

@@ -1,7 +1,8 @@
 """After the game: the history page, the BG Stats link of a finished game, player merges.
 
 Reading is open on the LAN like the live page (``GET /history``, ``/api/history``,
-``/api/bgstats/<game>``; its QR code is the page's one QR route, `companion.web.qr`, which
+``/api/bgstats/<game>``, and ``/api/story/<game>``: a game's Clock and points for its chart;
+the BG Stats link's QR code is the page's one QR route, `companion.web.qr`, which
 finds the game and bounds its guests here). Merging two spellings of a player is the
 host's decision, so ``POST /api/players/merge`` and ``/unmerge`` are controls: the
 table PIN, like every control (`companion.web.route_support.control`).
@@ -305,6 +306,21 @@ def bgstats(game: str) -> Any:
         return found
     data, url = _bgstats_url(found)
     return jsonify({"url": url, "play": data})
+
+
+@history_api.get("/api/story/<game>")
+@guest_read
+def game_story(game: str) -> Any:
+    """A finished game's story for its chart (the end screen's and each game's in /history):
+    every player's Clock and points after each take, replayed from its event log."""
+    found = finished_game(game)
+    if isinstance(found, Response):
+        return found
+    try:
+        told = table_runtime().story(found.id)
+    except StoreError as exc:
+        return store_refused(exc)
+    return jsonify(told)
 
 
 # --- the host's merges -----------------------------------------------------------------------

@@ -181,6 +181,10 @@ class TableRuntime(Protocol):
 
     def finished_game(self, game_id: int, replays: Replays) -> PastGame | None: ...
 
+    def story(self, game_id: int) -> dict[str, Any]:
+        """A stored game's Clock and points after each take (`companion.history.past.game_story`)."""
+        ...
+
     def set_rate_assisted(self, include: bool) -> None:
         """The host's choice: games played with the coach's help count in the ratings or not."""
         ...

@@ -63,6 +63,7 @@ def test_the_page_follows_a_whole_game_live_and_ends_on_the_final_screen(server:
     winners = rt.table.board.winners()
     assert all(w in phone.locator("#winners").inner_text() for w in winners)
     assert phone.locator("#breakdown tr.scores").count() == 3  # one row per player, their treks under it
+    phone.wait_for_selector("#chart polyline")  # the game's story, asked at the end (chart.js drawStory)
     assert phone.locator("#chart polyline").count() == 3
     phone.screenshot(path=str(ARTIFACTS / "phone-360-end.png"), full_page=True)
     desktop = browser.new_page(viewport={"width": 1280, "height": 900})

@@ -160,7 +160,7 @@ def test_axe_finds_no_serious_or_critical_violation_on_the_history_page(
     page = browser.new_page(viewport=PHONE, bypass_csp=True)
     page.add_init_script(f"localStorage.setItem('lang', '{lang}')")
     page.goto(base + "/history")
-    page.wait_for_selector(".game")
+    page.wait_for_selector(".game details.story-box[open] .clock-line")  # the newest game's story
     page.fill("#hpin", "0000")
     page.click("#hlogin button")
     page.wait_for_selector("#said.bad")

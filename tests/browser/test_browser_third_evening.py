@@ -470,35 +470,3 @@ def test_3_the_page_s_coach_help_and_docs_playing_md_say_the_coach_as_it_is(phon
     ):
         assert words in " ".join(coach.split()), words
     assert "or the host for them" not in coach and "the host's see" not in coach
-
-
-@pytest.mark.parametrize("phone", ["en", "fr"], indirect=True)
-def test_9_the_end_screen_s_chart_saves_as_one_svg_made_on_the_page(phone: Any, server: Any) -> None:
-    """Part of item 9: the score chart saved as one picture (no network: made from what the page
-    drew), every player's line, marker, name and total in it, its title in the page's language."""
-    import random
-    import xml.etree.ElementTree as ET
-
-    from tests.support.tables import play_turn
-
-    _base, rt = server
-    rng = random.Random(4)
-    while not rt.table.board.finished:
-        play_turn(rt, rng)
-    phone.wait_for_selector("#end:not([hidden])", timeout=30000)
-    phone.wait_for_function(f"() => state && state.version >= {rt.table.version}")
-    lang = phone.evaluate("lang")
-    requests: list[str] = []
-    phone.on("request", lambda r: requests.append(r.url))
-    with phone.expect_download() as saved:
-        phone.click("#chart-save")
-    path = saved.value.path()
-    svg = Path(path).read_text("utf-8")
-    shot(phone, f"9-end-{lang}", full=True)
-    root = ET.fromstring(svg)  # one well-formed SVG file
-    assert root.tag.endswith("svg") and saved.value.suggested_filename.endswith(".svg")
-    assert len(root.findall(".//{http://www.w3.org/2000/svg}polyline")) == 3
-    for p in rt.table.state_json()["players"]:
-        assert f"{p['name']} ({p['total']})" in svg, p["name"]
-    assert ("Scores through the game" if lang == "en" else "Les scores au fil de la partie") in svg
-    assert not [u for u in requests if "/api/" in u and "chart" in u], requests

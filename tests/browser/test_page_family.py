@@ -232,6 +232,7 @@ def test_the_live_turn_is_where_the_thumb_is_and_the_page_speaks_plainly(
         assert page.locator("#breakdown th").nth(1).inner_text() == "Track"
         assert "cards per trek" in page.locator("#breakdown").inner_text()
     with check.item("17 the chart has axes and a legend, players told apart without colour"):
+        page.wait_for_selector("#chart polyline")  # the game's story, asked at the end (chart.js drawStory)
         assert page.locator("#chart-legend li").count() == 3
         assert page.locator("#chart polyline[stroke-dasharray='8 4']").count() == 1
         assert page.locator("#chart text").count() >= 4
@@ -520,6 +521,8 @@ def test_axe_finds_no_serious_or_critical_violation(server: Any, browser: Any, l
         play_turn(rt, rng)
     page.wait_for_selector("#end:not([hidden])", timeout=30000)
     synced(page, rt)
+    page.wait_for_selector("#story .clock-line")  # the game's story drawn, its legend and table too
+    page.click("#story .story-table-box summary")
     both_schemes(page, "end 360")
     desktop = browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
     desktop.add_init_script(f"localStorage.setItem('lang', '{lang}')")

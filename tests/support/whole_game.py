@@ -77,6 +77,7 @@ def play(base: str, browser: Any, lang: str, out: Path) -> list[str]:
             shot(5, "mid-game")
             shot(6, "mid-game-full", full=True)
     page.wait_for_selector("#end:not([hidden])")
+    page.wait_for_selector("#story .clock-line")  # the game's story, asked at the end
     shot(7, "end")
     shot(8, "end-full", full=True)
     part(10, "end-card", "#end")
@@ -84,6 +85,7 @@ def play(base: str, browser: Any, lang: str, out: Path) -> list[str]:
     part(12, "end-log", "#log")
     page.goto(base + "/history")
     page.wait_for_selector("#pstats .pstat")
+    page.wait_for_selector("#games details.story-box[open] .clock-line")  # the newest game's story
     shot(9, "history", full=True)
     part(13, "history-players", "#players-card")
     part(14, "history-game", "#games li.game")

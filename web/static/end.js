@@ -1,6 +1,6 @@
-// The end of the game: the winners, how they won, the breakdown, the score chart and BG Stats.
+// The end of the game: the winners, how they won, the breakdown, the game's story and BG Stats.
 import { colon, lang, t } from "./i18n.js";
-import { MARKS, chartSvg, lineSample, markSpan } from "./chart.js";
+import { drawStory, markSpan, saveLink } from "./chart.js";
 import { $, esc } from "./page.js";
 
 export function renderEnd(s) {
@@ -31,6 +31,7 @@ async function renderBgStats(s) {
   if (bgstatsShown === key) return;
   bgstatsShown = key;
   $("bgstats").hidden = true;
+  $("bgstats-link").hidden = true;
   try {
     const response = await fetch(`/api/bgstats/${encodeURIComponent(s.game)}?lang=${lang()}`);  // comments in this language
     if (!response.ok || bgstatsShown !== key) return;  // not finished after all, or a newer game
@@ -38,31 +39,34 @@ async function renderBgStats(s) {
     $("bgstats-link").href = play.url;
     $("bgstats-qr").src = `/api/qr.svg?game=${encodeURIComponent(s.game)}&e=${s.events}`;
     $("bgstats").hidden = false;
+    $("bgstats-link").hidden = false;  // beside the chart's Save
   } catch (e) { bgstatsShown = ""; /* the next snapshot tries again */ }
 }
 
-// The score after each event, one line per player (the chart's drawing: chart.js).
-function renderChart(s) {
-  const series = s.chart || [];
-  if (series.length < 2) { $("chart").innerHTML = ""; $("chart-legend").innerHTML = ""; return; }
-  const lines = s.players.map((p, k) => ({ name: p.name, colour: p.colour, marker: p.marker, points: series.map((row, i) => [i, row[k]]) }));
-  $("chart").innerHTML = chartSvg({
-    lines, count: series.length, bottom: 140, height: 125, labelAt: 156, zero: true,
-    xLabel: t("chart_x"), yLabel: t("chart_y"),
-  });
-  $("chart").setAttribute("aria-label", t("score_chart") + colon() + s.players.map((p) => `${p.name} ${p.total}`).join(", "));
-  $("chart-legend").innerHTML = s.players.map((p) => `<li>${lineSample(p.colour, p.marker)} ${markSpan(p.colour, p.marker)} ${esc(p.name)} (${p.total})</li>`).join("");
-  saveLink(s);
+// The game's story (chart.js drawStory): every player's points and Clock after each turn, asked once per
+// game and event count (an undo changes it) and drawn again from what was asked on each render
+// (a language switch redraws its words).
+let story = null;
+let storyAsked = "";
+async function renderChart(s) {
+  const key = `${s.game}/${s.events}`;
+  if (story && story.key === key) { drawChart(s, story.body); return; }
+  if (storyAsked === key) return;
+  storyAsked = key;
+  story = null;
+  $("chart-save").hidden = true;
+  try {
+    const response = await fetch(`/api/story/${encodeURIComponent(s.game)}`);
+    if (!response.ok || storyAsked !== key) { if (storyAsked === key) storyAsked = ""; return; }
+    const body = await response.json();
+    if (storyAsked !== key) return;  // a newer game, or an undo, since
+    story = { key, body };
+    drawChart(window.state && window.state.finished ? window.state : s, body);
+  } catch (e) { storyAsked = ""; /* the next snapshot tries again */ }
 }
 
-// The chart as one picture to share, made here from what the page drew (no network): the
-// lines, a legend with each player's marker and total, and the game's title, in one SVG file.
-function saveLink(s) {
-  const legend = s.players.map((p, k) => `<text x="40" y="${182 + k * 16}" font-size="12" fill="${esc(p.colour)}">${MARKS[(p.marker || 0) % MARKS.length]} <tspan fill="#222">${esc(p.name)} (${p.total})</tspan></text>`).join("");
-  const height = 190 + s.players.length * 16;
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 330 ${height}" width="660" height="${height * 2}" color="#222" font-family="sans-serif">` +
-    `<rect width="330" height="${height}" fill="#fff"/><text x="165" y="12" font-size="11" text-anchor="middle" fill="#222">${esc(t("score_chart"))}</text>` +
-    `<g transform="translate(0 6)">${$("chart").innerHTML}</g>${legend}</svg>`;
-  $("chart-save").href = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(svg);
-  $("chart-save").download = `trekking-game-${s.game}.svg`;
+function drawChart(s, body) {
+  drawStory($("story"), body, s.players);
+  saveLink($("chart-save"), body, s.players, s.game);
+  $("chart-save").hidden = false;
 }

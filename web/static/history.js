@@ -1,7 +1,7 @@
 // The history page: finished games, each player's figures and rating, scores over time, and
 // the host's merge of two spellings. Everything comes from /api/history (derived from the
 // event log on the companion); the words from the catalogues (i18n.js), in English or French.
-import { chartSvg, lineSample, markSpan } from "./chart.js";
+import { chartSvg, drawStory, lineSample, markSpan, saveLink, storyFrame } from "./chart.js";
 import { colon, lang, message, number as num, sentence, setLang, t, when } from "./i18n.js";
 import { esc } from "./text.js";
 
@@ -34,6 +34,7 @@ function translate() {
 
 function render(d) {
   data = d;
+  if (!opened.size && d.games.length) opened.add(String(d.games[0].id));  // the newest game's story, at first
   $("empty").hidden = d.games.length > 0;
   $("unreadable").hidden = !d.unreadable.length;
   $("unreadable").textContent = d.unreadable.length ? t("h_unreadable", { n: d.unreadable.length }) : "";
@@ -94,8 +95,49 @@ function renderGames(d) {
     const assisted = g.assisted ? ` <small class="assisted" title="${esc(t("h_assisted_title"))}">${esc(t("h_assisted"))}</small>` : "";
     return `<li class="game" id="game-${g.id}" data-game="${g.id}"><h3>${esc(t("h_game", { id: g.id }))}${assisted}</h3><p class="when">${esc(facts)}</p>` +
       `<table><tr><th scope="col">${esc(t("h_rank"))}</th><th scope="col">${esc(t("h_player"))}</th><th scope="col">${esc(t("h_score"))}</th></tr>${rows}</table>` +
-      (g.bgstats ? `<p><a class="bgstats-game" href="${esc(g.bgstats)}" rel="noopener">${esc(t("h_bgstats"))}</a></p>` : "") + "</li>";
+      `<details class="story-box" data-story="${g.id}"${opened.has(String(g.id)) ? " open" : ""}><summary>${esc(t("story_show"))}</summary>` +
+      `<figure class="story">${storyFrame()}</figure><p class="story-said last bad" role="status" hidden></p></details>` +
+      `<p class="share"><a class="story-save" href="#" hidden>${esc(t("chart_save"))}</a>` +
+      (g.bgstats ? ` <a class="bgstats-game" href="${esc(g.bgstats)}" rel="noopener">${esc(t("h_bgstats"))}</a>` : "") + "</p></li>";
   }).join("");
+  for (const box of document.querySelectorAll("#games details.story-box[open]")) showStory(box);
+}
+
+// Each game's story (chart.js drawStory), asked when its fold is opened (the newest game's is open at
+// first, and the game a phone was sent to): a game's story is the same until its log changes,
+// so it is kept by game and last event, and drawn again after each render (a language switch).
+const stories = new Map();  // "id/ended" -> the story, or the promise of it while asked
+const opened = new Set();  // the games whose story is open (ids as strings)
+
+async function showStory(box) {
+  const id = box.dataset.story;
+  const game = data && data.games.find((g) => String(g.id) === id);
+  if (!game) return;
+  const key = `${game.id}/${game.ended}`;
+  let body = stories.get(key);
+  if (!body) {
+    body = fetch(`/api/story/${encodeURIComponent(id)}`).then(async (response) => {
+      const answer = await response.json().catch(() => ({ error: response.statusText }));
+      return response.ok ? answer : { refused: answer };
+    }).catch(() => ({ refused: { error: t("unreachable") } }));
+    stories.set(key, body);
+  }
+  body = await body;
+  const here = document.querySelector(`#game-${id} details.story-box`);  // the games may be drawn again meanwhile
+  if (!here) return;
+  if (body.refused) {
+    stories.delete(key);  // asked again when opened again
+    const r = body.refused;
+    here.querySelector(".story-said").hidden = false;
+    here.querySelector(".story-said").textContent = "✗ " + sentence(message({ accepted: false, code: r.code, params: r.params || {}, message: r.error }));
+    return;
+  }
+  stories.set(key, body);
+  here.querySelector(".story-said").hidden = true;
+  drawStory(here.querySelector(".story"), body, game.players);
+  const save = document.querySelector(`#game-${id} .story-save`);
+  saveLink(save, body, game.players, game.id);
+  save.hidden = false;
 }
 
 function renderMerge(d) {
@@ -124,7 +166,12 @@ async function load() {
     render(body);
     // a phone that scanned the end screen's code lands on its game, the BG Stats link in view
     const asked = location.hash && document.getElementById(location.hash.slice(1));
-    if (asked && !asked.classList.contains("asked")) { asked.classList.add("asked"); asked.scrollIntoView({ block: "start" }); }
+    if (asked && !asked.classList.contains("asked")) {
+      asked.classList.add("asked");
+      const box = asked.querySelector("details.story-box");
+      if (box && !box.open) box.open = true;  // its story too (the toggle draws it)
+      asked.scrollIntoView({ block: "start" });
+    }
   } catch (e) { say({ ok: false, message: t("unreachable") }); }
 }
 
@@ -154,6 +201,12 @@ async function start() {
   };
   $("merge").onsubmit = (ev) => { ev.preventDefault(); control("/api/players/merge", { name: $("merge-name").value, into: $("merge-into").value }); };
   $("rate-assisted").onchange = (ev) => control("/api/history/assisted", { include: ev.target.checked });
+  // a game's story drawn when its fold is opened (toggle does not bubble: caught on the way down)
+  $("games").addEventListener("toggle", (ev) => {
+    const box = ev.target;
+    if (!box.matches || !box.matches("details.story-box")) return;
+    if (box.open) { opened.add(box.dataset.story); showStory(box); } else opened.delete(box.dataset.story);
+  }, true);
   $("merged").onclick = (ev) => { const b = ev.target.closest("[data-unmerge]"); if (b) control("/api/players/unmerge", { name: b.dataset.unmerge }); };
   // Disabled in the HTML until here: a login sent before its handler would put the PIN in
   // the address (the browser's own GET of the form).
