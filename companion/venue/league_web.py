@@ -34,6 +34,8 @@ _STYLE = (
     "th,td{padding:.25rem .4rem;border-bottom:1px solid #ccc;text-align:left}"
     "td.n,th.n{text-align:right}form{margin:.4rem 0}input,select,button{font-size:1rem;max-width:100%}"
     ".error{color:#a00;font-weight:bold}nav a{margin-right:.6rem}"
+    # a table's key (64 characters) breaks anywhere on a phone; the lines to type scroll in their box
+    "code{overflow-wrap:anywhere;word-break:break-all;font-size:1.05rem}pre{overflow-x:auto}"
 )
 
 
