@@ -82,6 +82,9 @@ CREATE TABLE IF NOT EXISTS games (
     PRIMARY KEY (tbl, game)
 )
 """
+#: Where each enrolled table's live line shown stood (`Live.committed`, `Live.clock`): after a
+#: restart the hall shows no signed state older than it (the retained one a rogue put back).
+_LINES = "CREATE TABLE IF NOT EXISTS lines (tbl TEXT PRIMARY KEY, game INTEGER, seq INTEGER, clock INTEGER)"
 
 
 @dataclass
@@ -170,6 +173,7 @@ class Hall:
         self.index.execute("PRAGMA journal_mode=WAL")
         self.index.execute("PRAGMA synchronous=FULL")
         self.index.execute(_SCHEMA)
+        self.index.execute(_LINES)
         columns = {row[1] for row in self.index.execute("PRAGMA table_info(games)")}
         if "assisted" not in columns:  # an index from before the league knew assisted games
             self.index.execute("ALTER TABLE games ADD COLUMN assisted INTEGER NOT NULL DEFAULT 0")
@@ -186,6 +190,8 @@ class Hall:
             game.start = row[9]
             self.games[(game.table, game.game)] = game
             self.live.setdefault(game.table, Live())
+        for table, number, seq, clock in self.index.execute("SELECT tbl, game, seq, clock FROM lines"):
+            self.live.setdefault(table, Live()).committed, self.live[table].clock = (number, seq), clock
         self.client: Any = None
         #: The clock of the hall's last acknowledgement (ns, never going back): orders them.
         self._told = 0
@@ -297,6 +303,9 @@ class Hall:
                 self.problem("hall_stale_state", table=table)
                 return
             live.committed, live.clock = max(live.committed, order[0]), max(live.clock, order[1])
+            # kept with the index's next commit (an event's, or the hall's stop): no fsync of its own
+            self.index.execute("INSERT OR REPLACE INTO lines VALUES (?, ?, ?, ?)", (table, *live.committed,
+                               live.clock))  # fmt: skip
         live.state = message
         self._catch_up(table, live, message.get("committed"))
 
@@ -718,6 +727,7 @@ class Hall:
             for game in self.games.values():
                 self._close(game)
             self._hot.clear()
+            self.index.commit()  # where the live lines stood (`_LINES`), kept with no commit of their own
             self.index.close()
 
 

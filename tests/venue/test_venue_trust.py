@@ -20,6 +20,7 @@ from pathlib import Path
 import paho.mqtt.client as mqtt
 
 from companion.util.config import Config, TableSettings, VenueSettings
+from companion.venue.hall import Hall
 from companion.venue.topics import signature
 from tests.support.hall_feed import GameTemplate
 from tests.support.tables import FAST_BUTTONS, make_runtime
@@ -251,5 +252,59 @@ def test_a_host_enrols_a_table_from_the_hall_page_and_the_table_takes_its_key(tm
     finally:
         if rt is not None:
             rt.stop()
+        hall.stop()
+        broker.stop()
+
+
+def test_a_restarted_hall_does_not_show_an_older_line_a_rogue_put_back(tmp_path: Path) -> None:
+    """While the hall is stopped, a rogue puts t1's own older signed line back as the retained
+    state; the hall, started again, reads it first: it keeps where t1's line stood (its index)
+    and shows nothing rather than the older line, then t1's next move."""
+    from companion.venue.enrolment import enrol
+
+    broker = Broker(tmp_path / "broker").start()
+    key_file = tmp_path / "t1.key"
+    key_file.write_text(enrol(tmp_path / "hall", "t1") + "\n")
+    hall = follow(tmp_path / "hall", broker)
+    wire = Collector(broker)
+    venue = VenueSettings(broker=broker.url, table="t1", key_file=str(key_file))
+    config = Config(table=TableSettings(turn="quick"), buttons=FAST_BUTTONS, venue=venue)
+    rt = make_runtime(tmp_path / "t1", "Ann,Ben", seed=64, config=config)
+    rogue = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="rogue-back")
+    rogue.connect("127.0.0.1", broker.port)
+    rogue.loop_start()
+
+    def row(of: Hall) -> dict[str, object]:
+        return next(t for t in of.view()["tables"] if t["table"] == "t1")
+
+    def totals() -> list[object]:
+        return [p["total"] for p in rt.table.state_json()["players"]]
+
+    try:
+        rt.venue.start()
+        wait_until(lambda: rt.venue_status()["reachable"], 30, "the table connected")
+        play_all([rt], 3, seed=6)
+        assert rt.venue.wait_delivered(30)
+        wait_until(
+            lambda: [p["total"] for p in row(hall)["players"]] == totals(), 60, "t1's line on the hall"
+        )
+        old = wire.messages_of("trekking/t1/state")[0][1]
+        assert (
+            json.loads(old)["players"][1]["total"] != totals()[1]
+            or json.loads(old)["turn"] != (rt.table.state_json()["turn"])
+        )
+        hall.stop()
+        rogue.publish("trekking/t1/state", old, qos=1, retain=True).wait_for_publish(30)
+        hall = follow(tmp_path / "hall", broker)
+        wait_until(lambda: row(hall)["players"] or hall.view()["problems"], 60, "the hall to read the line")
+        assert row(hall)["players"] == [], "t1's older line, put back, is not shown"
+        assert {p["code"] for p in hall.view()["problems"]} == {"hall_stale_state"}  # queued, and retained
+        play_all([rt], 1, seed=7)
+        assert rt.venue.wait_delivered(30)
+        wait_until(lambda: [p["total"] for p in row(hall)["players"]] == totals(), 60, "t1's next line")
+    finally:
+        rogue.loop_stop()
+        wire.close()
+        rt.stop()
         hall.stop()
         broker.stop()
