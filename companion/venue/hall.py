@@ -41,7 +41,7 @@ from companion.store.log import Store, event_sum
 from companion.table.commit import game_result
 from companion.util.config import VenueSettings
 from companion.util.wording import say
-from companion.venue.enrolment import enrolled_keys
+from companion.venue.enrolment import enrol, enrolled_keys
 from companion.venue.league import FinishedGame, ordered_games, past_of
 from companion.venue.topics import (
     MAX_PAYLOAD,
@@ -49,6 +49,7 @@ from companion.venue.topics import (
     encode,
     parse_topic,
     read_json,
+    signed,
     signed_by,
     stored_message,
 )
@@ -81,6 +82,9 @@ CREATE TABLE IF NOT EXISTS games (
     PRIMARY KEY (tbl, game)
 )
 """
+#: Where each enrolled table's live line shown stood (`Live.committed`, `Live.clock`): after a
+#: restart the hall shows no signed state older than it (the retained one a rogue put back).
+_LINES = "CREATE TABLE IF NOT EXISTS lines (tbl TEXT PRIMARY KEY, game INTEGER, seq INTEGER, clock INTEGER)"
 
 
 @dataclass
@@ -125,6 +129,13 @@ class Live:
     checked: int = 0
     #: When the hall last asked it for its last committed game's setup (monotonic).
     asked: float = 0.0
+    #: The newest (committed game, seq) and table's clock (ns) of the signed states shown: a signed
+    #: state newer in neither is the table's own told again by someone, and not shown (a table
+    #: whose clock went back after a power cut is shown again from its next move).
+    committed: tuple[int, int] = (0, 0)
+    clock: int = 0
+    #: When a state the table did not sign last came, and what it claimed (shown as such).
+    forged: dict[str, Any] | None = None
 
 
 def _now() -> str:
@@ -162,6 +173,7 @@ class Hall:
         self.index.execute("PRAGMA journal_mode=WAL")
         self.index.execute("PRAGMA synchronous=FULL")
         self.index.execute(_SCHEMA)
+        self.index.execute(_LINES)
         columns = {row[1] for row in self.index.execute("PRAGMA table_info(games)")}
         if "assisted" not in columns:  # an index from before the league knew assisted games
             self.index.execute("ALTER TABLE games ADD COLUMN assisted INTEGER NOT NULL DEFAULT 0")
@@ -178,7 +190,11 @@ class Hall:
             game.start = row[9]
             self.games[(game.table, game.game)] = game
             self.live.setdefault(game.table, Live())
+        for table, number, seq, clock in self.index.execute("SELECT tbl, game, seq, clock FROM lines"):
+            self.live.setdefault(table, Live()).committed, self.live[table].clock = (number, seq), clock
         self.client: Any = None
+        #: The clock of the hall's last acknowledgement (ns, never going back): orders them.
+        self._told = 0
         #: The games whose store is open or board in memory, least recently used first.
         self._hot: OrderedDict[tuple[str, int], Game] = OrderedDict()
         #: A second setup for a (table, game) the hall holds with another chain: it wins once an
@@ -250,17 +266,12 @@ class Hall:
             self.problem("hall_bad_message", table=where.table, kind=where.kind)
             return
         if where.kind == "state":
-            live.state = message
-            self._catch_up(where.table, live, message.get("committed"))
+            self._state(where.table, live, message)
             return
         if message.get("table") != where.table or message.get("game") != where.game:
             self.problem("hall_bad_message", table=where.table, kind=where.kind)
             return
-        if (
-            self.keys
-            and where.kind in ("setup", "events")
-            and not signed_by(self.keys[where.table], where.kind, message)
-        ):
+        if self.keys and not signed_by(self.keys[where.table], where.kind, message):
             self.problem("hall_unsigned", table=where.table, kind=where.kind)
             return
         if where.kind == "setup":
@@ -273,6 +284,30 @@ class Hall:
                 game.claimed = message["result"]
             if isinstance(message.get("assisted"), bool):
                 self._assisted(where.table, where.game, game, message["assisted"])
+
+    def _state(self, table: str, live: Live, message: dict[str, Any]) -> None:
+        """A table's live state: where the hall enrols, shown (and its ``committed`` followed)
+        only when the table signed it and it is not older than the one shown; a state it did not
+        sign is kept apart and shown as such, never as the table's line."""
+        if self.keys:
+            if not signed_by(self.keys[table], "state", message):
+                self.problem("hall_unsigned", table=table, kind="state")
+                players = message.get("players")
+                claimed = [str(p.get("name"))[:40] for p in players if isinstance(p, dict)][:8] if isinstance(
+                    players, list) else []  # fmt: skip
+                live.forged = {"at": _now(), "players": claimed}
+                return
+            order = _state_order(message)
+            newest = (live.committed, live.clock)  # the one shown, told again (a reconnection): the same
+            if order is None or not (order[0] > live.committed or order[1] > live.clock or order == newest):
+                self.problem("hall_stale_state", table=table)
+                return
+            live.committed, live.clock = max(live.committed, order[0]), max(live.clock, order[1])
+            # kept with the index's next commit (an event's, or the hall's stop): no fsync of its own
+            self.index.execute("INSERT OR REPLACE INTO lines VALUES (?, ?, ?, ?)", (table, *live.committed,
+                               live.clock))  # fmt: skip
+        live.state = message
+        self._catch_up(table, live, message.get("committed"))
 
     def _assisted(self, table: str, number: int, game: Game | None, assisted: bool) -> None:
         """Keep whether the coach gave advice in a game (the league rates it or not)."""
@@ -472,11 +507,24 @@ class Hall:
         self.send_stored(game.table, game.game, game.seq)
 
     def send_stored(self, table: str, number: int, seq: int, setup: bool = True) -> None:
+        """Tell the table where ``number`` stands (retained), signed with its key when enrolled:
+        the table reads only the hall's acknowledgements, each newer than the last."""
         client = self.client
         if client is None:
             return
-        topic = f"{self.prefix}/{table}/games/{number}/stored"
-        client.publish(topic, encode(stored_message(table, number, seq, setup)), qos=1, retain=True)
+        self._told = max(time.time_ns(), self._told + 1)
+        message = signed(
+            self.keys.get(table), "stored", stored_message(table, number, seq, setup, self._told)
+        )
+        client.publish(f"{self.prefix}/{table}/games/{number}/stored", encode(message), qos=1, retain=True)
+
+    def enrol(self, table: str) -> str:
+        """Enrol ``table`` (a new key when it was enrolled before) and return its key, shown once
+        (`companion.venue.enrolment`); from now on the hall keeps only what that key signs."""
+        with self.lock:
+            key = enrol(self.folder, table)
+            self.keys = enrolled_keys(self.folder)
+            return key
 
     def _catch_up(self, table: str, live: Live, committed: Any) -> None:
         """The table's last committed (game, seq), from its state: ask it for every game and
@@ -607,6 +655,7 @@ class Hall:
                                 state.get("players", []) if isinstance(p, dict)][:8],
                     "turn": state.get("turn"), "day": state.get("day"), "finished": over,
                     "running_long": long, "events": current.seq if current else 0,
+                    "forged": live.forged,
                 })  # fmt: skip
             finished = [
                 {"table": g.table, "game": g.game, "at": g.at, "result": g.result,
@@ -678,7 +727,19 @@ class Hall:
             for game in self.games.values():
                 self._close(game)
             self._hot.clear()
+            self.index.commit()  # where the live lines stood (`_LINES`), kept with no commit of their own
             self.index.close()
+
+
+def _state_order(message: dict[str, Any]) -> tuple[tuple[int, int], int] | None:
+    """Where a state stands: ((committed game, seq), the table's clock), or None when it says not."""
+    committed, at = message.get("committed"), message.get("at")
+    if not isinstance(committed, dict) or not isinstance(at, int):
+        return None
+    game, seq = committed.get("game"), committed.get("seq")
+    if not isinstance(game, int) or not isinstance(seq, int):
+        return None
+    return (game, seq), at
 
 
 def standings(finished: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -115,6 +115,12 @@ def render(view: dict[str, Any], lang: str = "en") -> str:
             doing = w("hall_turn", player=str(table["turn"]), day=str(table["day"]))
         if table["running_long"]:
             doing += f" <strong>{w('hall_running_long')}</strong>"
+        if table.get("forged"):  # a line the table did not sign: said as such, never as the table's
+            forged = table["forged"]
+            claimed = ", ".join(forged["players"])
+            doing += (
+                f' <strong class="forged">{w("hall_forged_line", at=forged["at"], players=claimed)}</strong>'
+            )
         online = w("hall_online") if table["online"] else f"<strong>{w('hall_offline')}</strong>"
         live.append([escape(table["table"]), online, escape(str(table["game"] or "")), doing, scores])
     finished = []
@@ -169,7 +175,8 @@ def render(view: dict[str, Any], lang: str = "en") -> str:
             standings,
         )
         + f'<p><a href="/results.csv">{w("hall_csv")}</a> · '
-        + f'<a href="/league?lang={lang}">{w("league_title")}</a></p>'
+        + f'<a href="/league?lang={lang}">{w("league_title")}</a> · '
+        + f'<a href="/league?lang={lang}#enrol">{w("hall_enrol_title")}</a></p>'
         + (f"<h2>{w('hall_problems')}</h2><ul>{problems}</ul>" if problems else "")
         + "</body></html>"
     )

@@ -18,6 +18,7 @@ from urllib.parse import urlencode
 
 from companion.editions import defuse
 from companion.table.access import Access
+from companion.util.config import TOPIC_WORD
 from companion.util.wording import CodedError, say
 from companion.venue.hall import Hall
 from companion.venue.league import LeagueBook, LeagueRefused, league_view, season_from
@@ -33,6 +34,8 @@ _STYLE = (
     "th,td{padding:.25rem .4rem;border-bottom:1px solid #ccc;text-align:left}"
     "td.n,th.n{text-align:right}form{margin:.4rem 0}input,select,button{font-size:1rem;max-width:100%}"
     ".error{color:#a00;font-weight:bold}nav a{margin-right:.6rem}"
+    # a table's key (64 characters) breaks anywhere on a phone; the lines to type scroll in their box
+    "code{overflow-wrap:anywhere;word-break:break-all;font-size:1.05rem}pre{overflow-x:auto}"
 )
 
 
@@ -64,13 +67,17 @@ def league_routes(  # noqa: C901 (each route is a small closure; mccabe adds the
         cache[key] = (games, shown)
         return shown
 
-    def page(error: CodedError | None = None, status: int = 200) -> Any:
+    def page(error: CodedError | None = None, status: int = 200, given: tuple[str, str] | None = None) -> Any:
         try:
             shown = view()
         except LeagueRefused as exc:  # an unknown season: all time, with the reason
             shown, error, status = league_view(hall.league_games(), book, None), exc, 404
-        html = render_league(shown, lang(), host(), error, access is not None)
-        return Response(html, status=status, mimetype="text/html")
+        enrolled = sorted(hall.keys)
+        html = render_league(shown, lang(), host(), error, access is not None, enrolled, given)
+        answer = Response(html, status=status, mimetype="text/html")
+        if given is not None:  # a table's key, shown once: no cache keeps it
+            answer.headers["Cache-Control"] = "no-store"
+        return answer
 
     def back() -> Any:
         query = {k: v for k, v in (("lang", lang()), ("season", request.values.get("season"))) if v}
@@ -135,6 +142,18 @@ def league_routes(  # noqa: C901 (each route is a small closure; mccabe adds the
     def known() -> dict[str, str]:
         return {p["key"]: p["name"] for p in league_view(hall.league_games(), book, None)["everyone"]}
 
+    @app.post("/league/enrol")
+    def enrol_table() -> Any:
+        """Enrol a table from the page, as Home Assistant pairs a device: its key is drawn, kept
+        by the hall and shown once in this answer (never again, nor cached)."""
+        session = host()
+        if session is None or request.form.get("csrf") != session.csrf:
+            return page(LeagueRefused("league_login_needed"), 403)
+        table = request.form.get("table", "").strip()
+        if not TOPIC_WORD.match(table):
+            return page(LeagueRefused("hall_enrol_bad_table", table=table[:60]), 400)
+        return page(given=(table, hall.enrol(table)))
+
     @app.post("/league/merge")
     def merge() -> Any:
         form = request.form
@@ -177,7 +196,13 @@ def _cell(value: Any) -> str:
 
 
 def render_league(
-    view: dict[str, Any], lang: str, session: Any, error: CodedError | None, hosting: bool
+    view: dict[str, Any],
+    lang: str,
+    session: Any,
+    error: CodedError | None,
+    hosting: bool,
+    enrolled: list[str] | None = None,
+    given: tuple[str, str] | None = None,
 ) -> str:
     """The league as HTML (server-rendered, no script): fits a 360 px phone, tables scroll inside."""
 
@@ -225,9 +250,45 @@ def render_league(
         + f"</p>{table}",
         f"<p><small>{w('league_rating_note')}</small></p>",
     ]
+    if given is not None:  # the table's key, this once: what to do with it, in the reader's language
+        table, key = given
+        parts.append(
+            f'<section id="enrolled" role="status"><h2>{w("hall_enrol_title")}</h2>'
+            f'<p>{w("hall_enrol_given", table=table)}</p><p><code id="key">{escape(key)}</code></p>'
+            f'<pre class="wide">{escape(key_snippet(key))}</pre><p>{w("hall_enrol_then")}</p></section>'
+        )
     if hosting:
         parts.append(host_forms(view, lang, session, chosen))
+        if session is not None:
+            parts.append(enrol_form(lang, session, enrolled or []))
     return "".join(parts) + "</body></html>"
+
+
+#: Where the table keeps its key, in the lines the page gives with it (the installer's folder).
+KEY_FILE = "/etc/trekking-companion/venue-key"
+
+
+def key_snippet(key: str) -> str:
+    """The commands that put ``key`` on the table, and its config line (shown with the key)."""
+    return (f"echo {key} | sudo install -m 600 -o trekking /dev/stdin {KEY_FILE}\n"
+            f"# config.toml, [venue]:\nkey_file = \"{KEY_FILE}\"")  # fmt: skip
+
+
+def enrol_form(lang: str, session: Any, enrolled: list[str]) -> str:
+    """The host's "enrol a table" form, and the tables enrolled (names only: keys are shown once)."""
+
+    def w(code: str, **params: Any) -> str:
+        return escape(say(code, lang, **params))
+
+    tables = ", ".join(escape(t) for t in enrolled) if enrolled else w("hall_enrol_none")
+    return (
+        f'<h3 id="enrol">{w("hall_enrol_title")}</h3><p>{w("hall_enrol_note")}</p>'
+        f"<form method=post action=/league/enrol>"
+        f'<input type="hidden" name="lang" value="{lang}"><input type="hidden" name="csrf" '
+        f'value="{escape(session.csrf)}"><label>{w("hall_col_table")} <input name=table maxlength=40 size=12 '
+        f'pattern="[A-Za-z0-9_-]{{1,40}}" required></label> <button>{w("hall_enrol_button")}</button></form>'
+        f"<p>{w('hall_enrolled_tables')}: {tables}</p>"
+    )
 
 
 def host_forms(view: dict[str, Any], lang: str, session: Any, season: str | None) -> str:

@@ -34,6 +34,7 @@ from companion.util.config import VenueSettings
 from companion.util.wording import CodedError, say
 from companion.venue.discovery import discovery_messages
 from companion.venue.topics import (
+    Stored,
     Topics,
     broker_address,
     encode,
@@ -41,7 +42,8 @@ from companion.venue.topics import (
     read_stored,
     result_message,
     setup_message,
-    signature,
+    signed,
+    signed_by,
 )
 
 #: The outbox's place in the store (`Store.cursor`).
@@ -211,6 +213,12 @@ class VenuePublisher:
         #: The table's last committed (game, seq), told in its retained state: the hall asks for
         #: every game and event it lacks from it, whatever the broker lost (issue 36 item 2).
         self.committed = (0, 0)
+        #: The newest signed acknowledgement read of each game on this connection (the hall's ns).
+        self._told_at: dict[int, int] = {}
+        #: Acknowledgements refused: unsigned, signed with another key, or told again.
+        self.forged_acks = 0
+        #: The state's clock (ns, never going back in a run): the hall keeps only a newer state.
+        self._state_ns = 0
         self._stopping = False
         self._thread = threading.Thread(target=self._run, name="venue", daemon=True)
 
@@ -251,12 +259,12 @@ class VenuePublisher:
             setup = encode(self._signed("setup", setup_message(item)))
             return Message(self.topics.game(item.game, "setup"), setup, True, again=again)
         assisted = item.game in self.session.store.assisted()  # the coach spoke in it
-        result = encode(result_message(item, assisted))
+        result = encode(self._signed("result", result_message(item, assisted)))
         return Message(self.topics.game(item.game, "result"), result, True, again=again)
 
     def _signed(self, kind: str, message: dict[str, Any]) -> dict[str, Any]:
         """``message`` with the table's signature when the hall gave it a key (enrolment)."""
-        return message if self.key is None else {**message, "sig": signature(self.key, kind, message)}
+        return signed(self.key, kind, message)
 
     def tag_scanned(self, seen: str) -> None:
         """A tag reached the reader: with ``home_assistant`` and ``tag_scans``, tell Home
@@ -306,6 +314,7 @@ class VenuePublisher:
         if self.settings.home_assistant:
             client.subscribe(f"{self.settings.discovery_prefix}/status", qos=1)
         self._set_reach(True)
+        self._told_at.clear()  # the hall's retained places are read again, once each
         with self._cond:
             self._sent = 0  # what was not acknowledged goes again, in order
             self._state_due = True
@@ -328,15 +337,33 @@ class VenuePublisher:
         where = parse_topic(self.topics.prefix, message.topic)
         if where is not None and where.kind == "stored" and where.table == self.table:
             told = read_stored(bytes(message.payload))
-            if told is not None:
+            if told is not None and self._from_hall(where.game, told):
                 with self._cond:
-                    self._behind[where.game] = told
+                    self._behind[where.game] = (told.seq, told.setup)
                     self._cond.notify_all()
             return
         if message.topic.endswith("/status") and message.payload == b"online":  # Home Assistant restarted
             with self._cond:
                 self._discovery_due = True
                 self._cond.notify_all()
+
+    def _from_hall(self, game: int, told: Stored) -> bool:
+        """Is ``told`` the hall's news about ``game``? With a key (the table is enrolled), only
+        an acknowledgement the hall signed for this table and game, newer than the last one
+        read on this connection: a forged one would make the table send a game again, or stop
+        it mending what a broker lost (a place far ahead), and one told again is no news."""
+        if self.key is None:
+            return True
+        message = told.message
+        fresh = told.at > self._told_at.get(game, 0)
+        mine = message.get("table") == self.table and message.get("game") == game
+        if not (mine and fresh and signed_by(self.key, "stored", message)):
+            self.forged_acks += 1
+            if self.forged_acks == 1 or self.forged_acks % 1000 == 0:  # said, never a flood
+                self.log(say("venue_ack_refused", game=game, n=self.forged_acks))
+            return False
+        self._told_at[game] = told.at
+        return True
 
     # --- the outbox's thread ---------------------------------------------------------------------
 
@@ -501,7 +528,9 @@ class VenuePublisher:
                      "committed": {"game": game, "seq": seq}}  # fmt: skip
         except Exception:  # the table is between games: the next change publishes it
             return
-        self.client.publish(self.topics.state, encode(state), qos=1, retain=True)
+        self._state_ns = max(time.time_ns(), self._state_ns + 1)
+        state["at"] = self._state_ns
+        self.client.publish(self.topics.state, encode(self._signed("state", state)), qos=1, retain=True)
 
     def wait_delivered(self, timeout: float) -> bool:
         """Block until the outbox is empty (every message acknowledged), or ``timeout``."""

@@ -113,21 +113,34 @@ def result_message(item: GameFinished, assisted: bool = False) -> dict[str, Any]
             "assisted": assisted}  # fmt: skip
 
 
-def stored_message(table: str, game: int, seq: int, setup: bool = True) -> dict[str, Any]:
+def stored_message(table: str, game: int, seq: int, setup: bool = True, at: int = 0) -> dict[str, Any]:
     """The hall's acknowledgement: it has stored game ``game``'s events up to ``seq`` in order
-    (``setup`` False: it has not even the game's setup, send it all again)."""
-    return {"table": table, "game": game, "seq": seq, "setup": setup}
+    (``setup`` False: it has not even the game's setup, send it all again); ``at`` (the hall's
+    clock, in ns) orders its acknowledgements, so a signed one told again is not news."""
+    return {"table": table, "game": game, "seq": seq, "setup": setup, "at": at}
 
 
-def read_stored(payload: bytes) -> tuple[int, bool] | None:
-    """(seq, setup) of a hall's acknowledgement, or None when the payload is none."""
+@dataclass(frozen=True)
+class Stored:
+    """A hall's acknowledgement as the table reads it."""
+
+    seq: int
+    setup: bool
+    at: int
+    message: dict[str, Any]
+
+
+def read_stored(payload: bytes) -> Stored | None:
+    """A hall's acknowledgement, or None when the payload is none."""
     message = read_json(payload)
     if not isinstance(message, dict):
         return None
-    seq, setup = message.get("seq"), message.get("setup", True)
+    seq, setup, at = message.get("seq"), message.get("setup", True), message.get("at", 0)
     if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0 or not isinstance(setup, bool):
         return None
-    return seq, setup
+    if not isinstance(at, int) or isinstance(at, bool):
+        return None
+    return Stored(seq, setup, at, message)
 
 
 def read_json(payload: bytes) -> Any:
@@ -140,18 +153,34 @@ def read_json(payload: bytes) -> Any:
         return None
 
 
+#: What is signed, by topic kind: the table signs setups, events, results and its state; the
+#: hall signs its acknowledgements (``stored``) with the same table's key.
+SIGNED = ("setup", "events", "result", "state", "stored")
+
+
 def signature(key: bytes, kind: str, message: dict[str, Any]) -> str:
-    """HMAC-SHA256 of what makes a setup or an event the table's: its table, game, and for a
-    setup its setup line and chain start, for an event its seq and checksum (which chains the
-    event's text and time to every event before it). A hall that enrolled the table holds
-    the same key (`companion.venue.enrolment`) and keeps only what it signed."""
+    """HMAC-SHA256 of what makes a message the table's (or, for ``stored``, the hall's to that
+    table): for a setup its table, game, setup line and chain start; for an event its table,
+    game, seq and checksum (which chains the event's text and time to every event before it);
+    for a result, a state or an acknowledgement the whole message but ``sig``, its kind first
+    (one kind's signature never passes for another's). A hall that enrolled the table holds the
+    same key (`companion.venue.enrolment`) and keeps only what it signed; the table keeps only
+    the acknowledgements the hall signed."""
     if kind == "setup":
         text = json.dumps(["setup", message.get("table"), message.get("game"), message.get("sum"),
                            message.get("setup")], sort_keys=True, separators=(",", ":"))  # fmt: skip
-    else:
+    elif kind == "events":
         text = json.dumps(["event", message.get("table"), message.get("game"), message.get("seq"),
                            message.get("sum")], separators=(",", ":"))  # fmt: skip
+    else:
+        rest = {name: value for name, value in message.items() if name != "sig"}
+        text = json.dumps([kind, rest], sort_keys=True, separators=(",", ":"))
     return hmac.new(key, text.encode(), hashlib.sha256).hexdigest()
+
+
+def signed(key: bytes | None, kind: str, message: dict[str, Any]) -> dict[str, Any]:
+    """``message`` with its ``sig`` under ``key`` (unchanged without a key: nobody enrolled)."""
+    return message if key is None else {**message, "sig": signature(key, kind, message)}
 
 
 def signed_by(key: bytes, kind: str, message: dict[str, Any]) -> bool:

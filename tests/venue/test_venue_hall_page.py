@@ -60,3 +60,44 @@ def test_the_hall_page_fits_a_phone_and_says_where_each_table_is(tmp_path: Path)
         sender.loop_stop()
         hall.stop()
         broker.stop()
+
+
+def test_a_host_enrols_a_table_on_a_phone_and_sees_its_key_once(tmp_path: Path) -> None:
+    """Issue 36 item 6, pairing without a terminal: on a 360 px phone, in French, the host logs
+    in on the league page, types the table's id and gets its key, whole on the screen (nothing
+    wider than the phone), with the lines that put it on the table; the page read again has
+    the table among those enrolled, and no key."""
+    from companion.table.access import Access
+    from companion.util.wording import say
+    from companion.venue.hall import Hall
+    from companion.venue.league import LeagueBook
+    from tests.support.league import PIN
+
+    hall = Hall(tmp_path / "hall", log=lambda _: None)
+    app = create_hall_app(hall, Access.for_pin(PIN, tmp_path), LeagueBook(tmp_path / "hall" / "league"))
+    server = hall_server(app, "127.0.0.1", free_port())
+    threading.Thread(target=server.run, daemon=True).start()
+    errors: list[str] = []
+    try:
+        with chromium(ARGS) as browser:
+            url = f"http://127.0.0.1:{server.effective_port}/?lang=fr"
+            page = watched_page(browser, url, errors, viewport={"width": 360, "height": 740})
+            page.click(f"text={say('hall_enrol_title', 'fr')}")
+            page.fill("input[name=pin]", PIN)
+            page.click("form[action='/league/login'] button")
+            page.fill("input[name=table]", "table-1")
+            page.click("form[action='/league/enrol'] button")
+            key = page.locator("#key").inner_text()
+            assert key == hall.keys["table-1"].hex()
+            box = page.locator("#key").bounding_box()
+            assert box is not None and box["x"] + box["width"] <= 360, "the key whole on the phone"
+            assert page.evaluate("document.documentElement.scrollWidth") <= 360, (
+                "nothing wider than the phone"
+            )
+            page.screenshot(path=str(tmp_path / "enrolled-fr.png"), full_page=True)
+            page.goto(f"http://127.0.0.1:{server.effective_port}/league?lang=fr")
+            assert key not in page.content() and "table-1" in page.locator("#enrol ~ p").last.inner_text()
+        assert not errors
+    finally:
+        server.close()
+        hall.stop()
