@@ -224,7 +224,22 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
         return not self.leaving and bool(super().readable())
 
     def writable(self) -> bool:
-        return not self.leaving and bool(super().writable())
+        return not self.leaving and bool(super().writable()) and not self.sending()
+
+    def sending(self) -> bool:
+        """Whether a request's thread is sending its answer itself (in `write_soon`, holding
+        the output's lock): the event loop could send none of it then.
+
+        waitress's loop flushes a connection with a request running only if it takes the
+        output's lock without waiting; polled for writing meanwhile, the socket is writable at
+        once, so the loop spun, pass after pass, until the thread let go: about 50 passes
+        per answer, and the thread waited for the interpreter's lock behind them (docs/benchmarks.md,
+        issue 35). The thread leaves the lock with output unsent only for the loop (a full
+        socket, past the high-water mark), and wakes it then (`write_soon`)."""
+        if not self.requests or not self.outbuf_lock.acquire(blocking=False):
+            return bool(self.requests)
+        self.outbuf_lock.release()
+        return False
 
     def handle_close(self) -> None:
         if self.leaving:  # the taker closes the socket (it sees the page gone itself)
@@ -245,7 +260,10 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
             return len(data)
         if data and not self.total_outbufs_len:
             self.drained_at = time.monotonic()  # output starts waiting now
-        return super().write_soon(data)
+        written = super().write_soon(data)
+        if self.total_outbufs_len:  # output left for the loop, which skipped us while we sent (`sending`)
+            self.server.pull_trigger()
+        return written
 
     def _flush_some(self, do_close: bool = True) -> bool:
         sent: bool = super()._flush_some(do_close)
