@@ -14,8 +14,8 @@ What an audit showed, and the answer here:
   whole within `REQUEST_SECONDS` of its first byte;
 - a live page's connection leaves waitress once its first snapshot is written
   (`GuardedChannel.hand_over`): its thread is free again and the event loop no longer
-  walks it on every pass (at 20 pages the loop's thread took 2.0 ms a step instead of
-  1.5, issue 26); it still counts against its address and the connection limit.
+  walks it on every pass (docs/benchmarks.md has the figure); it still counts against its
+  address and the connection limit.
   `companion.web.live` caps the pages (in all and per address), and the pool has
   `SPARE_THREADS` threads, and `HELD_PAGES` more for the pages that cannot be handed over;
 - a client that pipelines many requests and never reads the answers (90 connections
@@ -92,7 +92,7 @@ class HandedOver:
 
     It also keeps the count of every address's connections, waitress's and these
     (`join`, `leave`): counting them by walking every connection at each accept cost
-    O(connections) a connection (issue 26)."""
+    O(connections) a connection."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -233,8 +233,8 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
         waitress's loop flushes a connection with a request running only if it takes the
         output's lock without waiting; polled for writing meanwhile, the socket is writable at
         once, so the loop spun, pass after pass, until the thread let go: about 50 passes
-        per answer, and the thread waited for the interpreter's lock behind them (docs/benchmarks.md,
-        issue 35). The thread leaves the lock with output unsent only for the loop (a full
+        per answer, and the thread waited for the interpreter's lock behind them (docs/benchmarks.md
+        has the figures). The thread leaves the lock with output unsent only for the loop (a full
         socket, past the high-water mark), and wakes it then (`write_soon`)."""
         if not self.requests or not self.outbuf_lock.acquire(blocking=False):
             return bool(self.requests)
