@@ -305,24 +305,6 @@ class Broadcaster:
             heartbeat, quietest = self.heartbeat, now
             with self.lock:
                 for page in list(self.pages.values()):
-                    # the usual case, written out: nothing waits, the change goes out (a method
-                    # call and four tests a page were a tenth of a change's writes at 20 pages);
-                    # `_write_to` does the same, and every other case
-                    if not page.pending and page.sent != event_id:
-                        try:
-                            try:
-                                sent = page.sock.send(message)
-                            except BlockingIOError:
-                                sent = 0
-                            page.sent, page.quiet_since, sent_at = event_id, now, now
-                            if sent < len(message):
-                                page.pending += message[sent:]
-                                page.drained_at = now  # output starts waiting now
-                                self._watch_writes(page)
-                        except OSError:  # the connection failed
-                            failed.append(page)
-                            quietest = min(quietest, page.quiet_since)
-                        continue
                     try:
                         if self._write_to(page, event_id, message, now, failed):
                             sent_at = now

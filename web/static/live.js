@@ -32,7 +32,6 @@ export function afterControl() { if (!streaming) fetchState(); }
 // every control disabled (a tap would be lost), until the table answers again. Only what this
 // marked is enabled again; the next snapshot's views set the rest as they should be.
 let gone = false;
-export function tableGone() { return gone; }
 export function setGone(now) {
   if (now === gone) return;
   gone = now;
