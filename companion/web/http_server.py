@@ -33,11 +33,11 @@ What an audit showed, and the answer here:
   times idle connections by the wall clock, so a clock stepped back (NTP at boot, a
   Pi without a real-time clock) stopped the sweep, and with it every deadline above.
 
-waitress's private parts used here (the channel's buffers and locks for the hand-over, the
-listener's ``readable`` for the sweep) are listed in tests/project/test_habits.py
-(``WAITRESS_PRIVATE``) and pinned in pyproject.toml; another waitress series gets its plain
-channel (`fits`): no hand-over (each live page holds a pool thread) and waitress's own
-sweep, on the wall clock.
+waitress's private parts used here (the channel's buffers and locks for the hand-over and
+`GuardedChannel.sending`, the listener's ``readable`` for the sweep) are listed in
+tests/project/test_habits.py (``WAITRESS_PRIVATE``) and pinned in pyproject.toml; another
+waitress series gets its plain channel (`fits`): no hand-over (each live page holds a pool
+thread), waitress's own sweep, on the wall clock, and its loop's spin.
 """
 
 from __future__ import annotations
