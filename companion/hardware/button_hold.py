@@ -1,13 +1,11 @@
-"""gpiozero's hold timer without its poll: a button's hold thread that sleeps until a press.
+"""A button with a hold, over gpiozero's public API: a thread only while it is pressed.
 
-gpiozero gives every `Button` a ``HoldThread`` that waits for a press with
-``holding.wait(0.1)`` in a loop: ten wake-ups a second per button while nothing is
-pressed, all evening, on a Pi Zero's slow cores.
-`quiet_hold` swaps that thread for a `QuietHoldThread`, which runs gpiozero's own
-``HoldThread.held`` unchanged but whose wait for a press has no timeout: a press (gpiozero
-sets ``holding``) or a stop (``stopping``, set by ``close`` and at interpreter exit) wakes
-it. Everything after the press (the hold time measured on the device's own release event,
-``when_held``, ``is_held``, ``held_time``, ``hold_repeat``) is gpiozero's code as it was.
+gpiozero's ``Button`` gives every button a hold thread for life, which waits for a press
+with ``holding.wait(0.1)`` in a loop: ten wake-ups a second per button while nothing is
+pressed, all evening, on a Pi Zero's slow cores. `HeldButton` is a ``DigitalInputDevice``
+(the same pin, pull-up and debounce as a ``Button``) whose ``when_activated`` starts a
+short thread that waits for the release with the hold time as its timeout: still pressed
+then, the button is held (``when_held`` runs, once: no repeat). An idle button has no thread.
 
 Imported only by `companion.hardware.buttons` when buttons are opened (it imports gpiozero).
 """
@@ -15,49 +13,62 @@ Imported only by `companion.hardware.buttons` when buttons are opened (it import
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
-from gpiozero.mixins import HoldThread
+Handler = Callable[[], Any]
 
 
-class Doorbell(threading.Event):
-    """An event whose ``wait`` ignores its timeout: the hold thread sleeps until it is set."""
+class HeldButton:
+    """A button to GND on ``pin`` (internal pull-up): ``when_pressed`` at the press,
+    ``when_held`` once it has been pressed for ``hold_time`` seconds."""
 
-    def wait(self, timeout: float | None = None) -> bool:
-        return super().wait()
+    def __init__(
+        self,
+        pin: int,
+        hold_time: float,
+        bounce_time: float | None = None,
+        pin_factory: Any = None,
+        when_pressed: Handler | None = None,
+        when_held: Handler | None = None,
+    ) -> None:
+        from gpiozero import DigitalInputDevice
 
+        self.hold_time, self.when_pressed, self.when_held = hold_time, when_pressed, when_held
+        self.is_held = False
+        self.released = threading.Event()  # this press's; a new press gets a new one
+        self.released.set()
+        self.device = DigitalInputDevice(pin, pull_up=True, bounce_time=bounce_time, pin_factory=pin_factory)
+        self.device.when_activated = self._pressed
+        self.device.when_deactivated = self._released
 
-class Stopping(threading.Event):
-    """A thread's ``stopping`` that also rings its `Doorbell`, so that a stop wakes it."""
+    @property
+    def is_pressed(self) -> bool:
+        return bool(self.device.is_active)
 
-    def __init__(self, bell: Doorbell) -> None:
-        super().__init__()
-        self.bell = bell
+    @property
+    def value(self) -> int:
+        """The pin's reading now (1 pressed); raises when the pin can no longer be read."""
+        return int(self.device.value)
 
-    def set(self) -> None:
-        super().set()
-        self.bell.set()
+    def _pressed(self) -> None:
+        released = self.released = threading.Event()
+        if self.when_held is not None:
+            threading.Thread(target=self._hold, args=(released,), name="button hold", daemon=True).start()
+        if self.when_pressed is not None:
+            self.when_pressed()
 
+    def _hold(self, released: threading.Event) -> None:
+        if not released.wait(self.hold_time) and self.when_held is not None:
+            self.is_held = True
+            self.when_held()
 
-class QuietHoldThread(HoldThread):  # type: ignore[misc]
-    """gpiozero's ``HoldThread`` whose wait for a press sleeps until a press or a stop."""
+    def _released(self) -> None:
+        self.is_held = False
+        self.released.set()
 
-    def start(self) -> None:
-        # HoldThread.__init__ made ``holding`` and calls start() at once: swap both events
-        # before the thread first waits on them
-        self.holding = Doorbell()
-        self.stopping = Stopping(self.holding)
-        super().start()
-
-
-def quiet_hold(button: Any) -> None:
-    """Give ``button`` a `QuietHoldThread` in place of the polling one gpiozero started.
-
-    The old thread is woken and ended at once (``stopping`` first, so it leaves before its
-    hold loop looks at the pin), and joined, which takes it out of gpiozero's thread list."""
-    old = button._hold_thread
-    button._hold_thread = QuietHoldThread(button)
-    if old is not None:
-        old.stopping.set()
-        old.holding.set()
-        old.stop()
+    def close(self) -> None:
+        """Close the pin; a hold being timed ends without firing."""
+        self.when_held = None
+        self.released.set()
+        self.device.close()

@@ -4,12 +4,13 @@ gpiozero chooses how to reach the pins through its pin factory: on a Raspberry
 Pi its default (lgpio), on a PC its ``MockFactory``, whose pins the page and the
 tests drive (`MockButtons.press`). The buttons go to GND and use the Pi's
 internal pull-ups. Undo reacts only to a hold, so a brush against it does nothing.
-Each button's hold timer sleeps until a press (`companion.hardware.button_hold`): an idle
-table's buttons cost no CPU.
+Each button times its hold on a thread that lives only while it is pressed
+(`companion.hardware.button_hold`): an idle table's buttons cost no CPU.
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Callable
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from companion.util.config import ButtonSettings
 
 if TYPE_CHECKING:
-    from gpiozero import Button
+    from companion.hardware.button_hold import HeldButton
 
 NAMES = ("crystal", "confirm", "undo")
 #: How long past its hold time a mock Undo is held at most, waiting for the hold to be handled.
@@ -37,9 +38,7 @@ class Buttons:
     ) -> None:
         # gpiozero is imported here, not at the top: it is a third of `companion.app`'s
         # import time under emulation, and commands that touch no pin never pay it.
-        from gpiozero import Button
-
-        from companion.hardware.button_hold import quiet_hold
+        from companion.hardware.button_hold import HeldButton
 
         if factory is None:
             # gpiozero warns, one multi-line warning each, of every pin library it falls back
@@ -53,20 +52,13 @@ class Buttons:
         self.settings = settings
         self.factory = factory
         bounce = settings.bounce or None
-        self.buttons: dict[str, Button] = {}
+        self.buttons: dict[str, HeldButton] = {}
         for name in NAMES:
-            pin = getattr(settings, name)
             hold = {"undo": settings.undo_hold, "confirm": settings.pin_hold}.get(name, 1.0)
-            button = Button(pin, pull_up=True, bounce_time=bounce, hold_time=hold, pin_factory=factory)
-            quiet_hold(button)  # before any handler: the hold thread that polls is gone first
-            if name == "undo":
-                button.when_held = lambda: press("undo")
-            else:
-                button.when_pressed = lambda n=name: press(n)
-            if name == "confirm" and on_confirm_held is not None:
-                # the host's way back in with no screen: the ring shows the PIN (`hardware.ring_pin`)
-                button.when_held = lambda: on_confirm_held()
-            self.buttons[name] = button
+            on_press = None if name == "undo" else functools.partial(press, name)  # Undo: a hold only
+            # Confirm held: the host's way back in with no screen, the PIN on the ring (`hardware.ring_pin`)
+            on_held = {"undo": functools.partial(press, "undo"), "confirm": on_confirm_held}.get(name)
+            self.buttons[name] = HeldButton(getattr(settings, name), hold, bounce, factory, on_press, on_held)
 
     def check(self) -> None:
         """Read each button's pin once: a pin that can no longer be read (its chip gone, the
@@ -107,7 +99,7 @@ class MockButtons(Buttons):
     ) -> None:
         from gpiozero.pins.mock import MockFactory
 
-        #: Set once Undo's hold has been handled: gpiozero's hold timer runs on a thread of its
+        #: Set once Undo's hold has been handled: the hold is timed on a thread of its
         #: own, which a loaded machine may wake late, so a mock finger holds until the table has
         #: answered (as a person holds until the ring reacts) instead of for a fixed time.
         self.undone = threading.Event()
@@ -122,7 +114,7 @@ class MockButtons(Buttons):
         super().__init__(settings, handled, MockFactory(), on_confirm_held)
 
     def hold(self, name: str, seconds: float) -> None:
-        """Hold ``name`` down for ``seconds`` (gpiozero's hold timer runs on its own thread)."""
+        """Hold ``name`` down for ``seconds`` (the hold is timed on a thread of its own)."""
         pin = self.factory.pin(getattr(self.settings, name))
         pin.drive_low()
         time.sleep(seconds)

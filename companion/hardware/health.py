@@ -68,7 +68,7 @@ class Health:
         self._lock = threading.Lock()
         self._parts: dict[str, PartStatus] = {p: PartStatus(p, False, "starting") for p in parts}
         #: `as_json` as JSON text, made again only after a part's status changed (every
-        #: ``GET /api/state`` carries it; issue 26).
+        #: ``GET /api/state`` carries it).
         self._text: str | None = None
 
     def ok(self, part: str, message: str, quiet: bool = False) -> None:

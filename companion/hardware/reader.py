@@ -169,7 +169,7 @@ class PiReader:
         # MIFARE Classic (SimpleMFRC522's blocks 8-10) or NTAG21x (NDEF text): both kinds
         # of sticker `companion edition stickers` writes; it retries the wake-up that a tag
         # which just answered anticollision ignores (ISO 14443-3: READY -> IDLE). Imported
-        # here: only an unknown tag needs it, and the start is quicker without (issue 26).
+        # here: only an unknown tag needs it, and the start is quicker without.
         from companion.hardware.stickers import read_text as read_sticker_text
 
         return read_sticker_text(self.driver, self.chip)

@@ -150,9 +150,9 @@ def spi_codes(bit0: int, bit1: int) -> tuple[bytes, ...]:
 def looked_up(library: type) -> type:
     """neopixel_spi's ring (``library``) encoding each frame byte by byte from `spi_codes`.
 
-    The library builds the SPI bytes bit by bit in Python: 576 steps for a 24-LED frame, about
-    0.1 ms on a PC (issue 26 puts a Zero 2 W core at roughly 12 times slower), 30 frames a
-    second while the mover's watch pulses; a lookup takes about 6 us here. The bytes are the
+    The library builds the SPI bytes bit by bit in Python: 576 steps for a 24-LED frame, 30
+    frames a second while the mover's watch pulses; a lookup per byte is a small part of
+    that (docs/benchmarks.md has the figures). The bytes are the
     same (tests/hardware/test_ring_spi.py compares them with the library's own encoder, for
     every board's `Timing`); the rest of the class is the library's, and its patterns are the
     ones given to its constructor (``bit0``, ``bit1``: its public arguments)."""

@@ -36,7 +36,7 @@ from companion.util.text import printable
 from companion.util.wording import say
 
 if TYPE_CHECKING:  # the history is read when a page asks for it, not at start
-    from companion.history.past import History, PastGame, Replays
+    from companion.history.past import History, Replays
 
 
 @dataclass
@@ -332,10 +332,6 @@ class Runtime:
 
     def history_version(self) -> int:
         return self.store.history_version
-
-    def finished_game(self, game_id: int, replays: Replays) -> PastGame | None:
-        row = next((r for r in self.store.finished_games() if r[0] == game_id), None)
-        return replays.get(self.store, *row) if row is not None else None
 
     def story(self, game_id: int) -> dict[str, Any]:
         from companion.history.past import game_story

@@ -1,5 +1,5 @@
 """The texts a stored row holds, its time and its event's JSON, made as `datetime` and `json`
-make them but cheaper: every tap writes them (issue 26).
+make them but cheaper: every tap writes them.
 
 `json.dumps` builds a new C encoder at every call (most of its cost for an event's small
 dict); `json_text` keeps one, made with `json.dumps`'s own settings. `stamp` is

@@ -123,7 +123,7 @@ def wal_salts(database: Path | str) -> tuple[int, int] | None:
     """The salts in the header of ``database``'s log, or None (no log, or no header yet).
 
     Read with the system's own calls, not a Python file object: the seal is checked after
-    every commit, and opening a buffered file cost nine tenths of it (issue 26)."""
+    every commit, and opening a buffered file was most of its cost."""
     try:
         fd = os.open(f"{os.fspath(database)}-wal", os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
@@ -146,7 +146,7 @@ def salts_in(header: bytes) -> tuple[int, int] | None:
 
 
 class KeptLog:
-    """`wal_salts` of one database, its log kept open from one commit to the next (issue 26).
+    """`wal_salts` of one database, its log kept open from one commit to the next.
 
     Opening and closing the log after every commit were two of the seal's three system calls.
     The descriptor is read again while the file it holds is still linked (``st_nlink``): a log

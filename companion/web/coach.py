@@ -17,6 +17,7 @@ across a login and a logout, and lasting as long as a host's login from its last
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, Response, jsonify, session
@@ -60,24 +61,35 @@ def coach() -> Any:
     return jsonify({"state": runtime.state()})
 
 
-@coach_api.post("/api/coach/ask")
-def coach_ask() -> Any:
-    """The player to move asks the coach from their phone: the answer goes back to this
-    phone only, which holds that player's seat from then on (`coach_advice`)."""
+def _as_guest(act: Callable[[str, str], Response]) -> Response:
+    """A phone's request for its player (an ask, a seat): the checks any phone passes
+    (`guest_refusal`), the player it names, and its id (made if it has none); ``act(player,
+    phone)`` answers, and a refusal of the coach's is a 409 with its code."""
     refused = guest_refusal()
     if refused is not None:
         return refused
     player = _player()
     if player is None:
         return json_error(400, code="coach_player")
-    runtime = table_runtime()
     phone = phone_id(make=True)
     assert phone is not None
     try:
-        answer = runtime.ask_coach(player, phone)
+        return act(player, phone)
     except CoachRefused as exc:
         return json_error(409, code=exc.code, **exc.params)
-    return _private(jsonify({"coach": answer, **runtime.coach_seat(phone)}))
+
+
+@coach_api.post("/api/coach/ask")
+def coach_ask() -> Any:
+    """The player to move asks the coach from their phone: the answer goes back to this
+    phone only, which holds that player's seat from then on (`coach_advice`)."""
+
+    def ask(player: str, phone: str) -> Response:
+        runtime = table_runtime()
+        answer = runtime.ask_coach(player, phone)
+        return _private(jsonify({"coach": answer, **runtime.coach_seat(phone)}))
+
+    return _as_guest(ask)
 
 
 @coach_api.get("/api/coach")
@@ -102,18 +114,7 @@ def _private(response: Response) -> Response:
 def coach_seat() -> Any:
     """A phone takes its player's seat when it joins, before its first ask (which would take
     it too): from then on the coach answers that player on this phone only."""
-    refused = guest_refusal()
-    if refused is not None:
-        return refused
-    player = _player()
-    if player is None:
-        return json_error(400, code="coach_player")
-    phone = phone_id(make=True)
-    assert phone is not None
-    try:
-        return jsonify(table_runtime().take_seat(player, phone))
-    except CoachRefused as exc:
-        return json_error(409, code=exc.code, **exc.params)
+    return _as_guest(lambda player, phone: jsonify(table_runtime().take_seat(player, phone)))
 
 
 @coach_api.post("/api/coach/release")

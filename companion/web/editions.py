@@ -48,6 +48,7 @@ from companion.web.route_support import (
     json_body,
     json_error,
     not_saved,
+    page_file,
     store_refused,
     table_runtime,
 )
@@ -216,11 +217,7 @@ def _bind(tag: Any, card: str, edition: str) -> dict[str, Any]:
 
 @library_api.get("/edition")
 def page() -> Any:
-    from flask import current_app
-
-    response = current_app.send_static_file("edition.html")
-    response.headers["Cache-Control"] = "no-cache"
-    return response
+    return page_file("edition.html")
 
 
 @library_api.get("/api/library")

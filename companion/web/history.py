@@ -38,6 +38,7 @@ from companion.web.route_support import (
     host_session,
     json_body,
     json_error,
+    page_file,
     store_refused,
     table_runtime,
 )
@@ -59,9 +60,7 @@ HISTORY_READS_PER_MINUTE = 20
 
 @history_api.get("/history")
 def page() -> Any:
-    response = current_app.send_static_file("history.html")
-    response.headers["Cache-Control"] = "no-cache"
-    return response
+    return page_file("history.html")
 
 
 def _round(value: float | None) -> float | None:

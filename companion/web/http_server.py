@@ -14,8 +14,8 @@ What an audit showed, and the answer here:
   whole within `REQUEST_SECONDS` of its first byte;
 - a live page's connection leaves waitress once its first snapshot is written
   (`GuardedChannel.hand_over`): its thread is free again and the event loop no longer
-  walks it on every pass (at 20 pages the loop's thread took 2.0 ms a step instead of
-  1.5, issue 26); it still counts against its address and the connection limit.
+  walks it on every pass (docs/benchmarks.md has the figure); it still counts against its
+  address and the connection limit.
   `companion.web.live` caps the pages (in all and per address), and the pool has
   `SPARE_THREADS` threads, and `HELD_PAGES` more for the pages that cannot be handed over;
 - a client that pipelines many requests and never reads the answers (90 connections
@@ -33,11 +33,11 @@ What an audit showed, and the answer here:
   times idle connections by the wall clock, so a clock stepped back (NTP at boot, a
   Pi without a real-time clock) stopped the sweep, and with it every deadline above.
 
-waitress's private parts used here (the channel's buffers and locks for the hand-over, the
-listener's ``readable`` for the sweep) are listed in tests/project/test_habits.py
-(``WAITRESS_PRIVATE``) and pinned in pyproject.toml; another waitress series gets its plain
-channel (`fits`): no hand-over (each live page holds a pool thread) and waitress's own
-sweep, on the wall clock.
+waitress's private parts used here (the channel's buffers and locks for the hand-over and
+`GuardedChannel.sending`, the listener's ``readable`` for the sweep) are listed in
+tests/project/test_habits.py (``WAITRESS_PRIVATE``) and pinned in pyproject.toml; another
+waitress series gets its plain channel (`fits`): no hand-over (each live page holds a pool
+thread), waitress's own sweep, on the wall clock, and its loop's spin.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ class HandedOver:
 
     It also keeps the count of every address's connections, waitress's and these
     (`join`, `leave`): counting them by walking every connection at each accept cost
-    O(connections) a connection (issue 26)."""
+    O(connections) a connection."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -224,7 +224,22 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
         return not self.leaving and bool(super().readable())
 
     def writable(self) -> bool:
-        return not self.leaving and bool(super().writable())
+        return not self.leaving and bool(super().writable()) and not self.sending()
+
+    def sending(self) -> bool:
+        """Whether a request's thread is sending its answer itself (in `write_soon`, holding
+        the output's lock): the event loop could send none of it then.
+
+        waitress's loop flushes a connection with a request running only if it takes the
+        output's lock without waiting; polled for writing meanwhile, the socket is writable at
+        once, so the loop spun, pass after pass, until the thread let go: about 50 passes
+        per answer, and the thread waited for the interpreter's lock behind them (docs/benchmarks.md
+        has the figures). The thread leaves the lock with output unsent only for the loop (a full
+        socket, past the high-water mark), and wakes it then (`write_soon`)."""
+        if not self.requests or not self.outbuf_lock.acquire(blocking=False):
+            return bool(self.requests)
+        self.outbuf_lock.release()
+        return False
 
     def handle_close(self) -> None:
         if self.leaving:  # the taker closes the socket (it sees the page gone itself)
@@ -245,7 +260,10 @@ class GuardedChannel(HTTPChannel):  # type: ignore[misc]
             return len(data)
         if data and not self.total_outbufs_len:
             self.drained_at = time.monotonic()  # output starts waiting now
-        return super().write_soon(data)
+        written = super().write_soon(data)
+        if self.total_outbufs_len:  # output left for the loop, which skipped us while we sent (`sending`)
+            self.server.pull_trigger()
+        return written
 
     def _flush_some(self, do_close: bool = True) -> bool:
         sent: bool = super()._flush_some(do_close)

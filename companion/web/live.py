@@ -22,7 +22,14 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request
 
 from companion.web.live_streams import Broadcaster, SseMessages
-from companion.web.route_support import client_address, foreign_host, host_session, json_error, table_runtime
+from companion.web.route_support import (
+    client_address,
+    foreign_host,
+    host_session,
+    json_error,
+    page_file,
+    table_runtime,
+)
 from companion.web.state_answers import StateAnswers
 
 #: Seconds between heartbeats on an idle live stream.
@@ -86,9 +93,7 @@ class StreamSlots:
 
 @live_api.get("/")
 def index() -> Any:
-    response = current_app.send_static_file("index.html")
-    response.headers["Cache-Control"] = "no-cache"
-    return response
+    return page_file("index.html")
 
 
 @live_api.get("/api/state")

@@ -1,8 +1,8 @@
 """One writer for every live page (``GET /api/events``) served by waitress.
 
 A thread per page that wakes at every change, fetches the snapshot and hands it to
-waitress cost the daemon about 0.2 ms of CPU per page per step (issue 26): at 20 phones
-as much as the step itself. Here a page's own server thread sends the first snapshot and
+waitress cost the daemon, at 20 phones, as much as the step itself (docs/benchmarks.md has
+the figures). Here a page's own server thread sends the first snapshot and
 hands the connection over (`companion.web.http_server.GuardedChannel.hand_over`): the
 thread is free again, and waitress's event loop, which walks every connection it holds
 several times a request, no longer walks the page's. The `Broadcaster` owns the socket
@@ -305,24 +305,6 @@ class Broadcaster:
             heartbeat, quietest = self.heartbeat, now
             with self.lock:
                 for page in list(self.pages.values()):
-                    # the usual case, written out: nothing waits, the change goes out (a method
-                    # call and four tests a page: 10-15 us of 150-190 a change at 20 pages,
-                    # issue 26); `_write_to` does the same, and every other case
-                    if not page.pending and page.sent != event_id:
-                        try:
-                            try:
-                                sent = page.sock.send(message)
-                            except BlockingIOError:
-                                sent = 0
-                            page.sent, page.quiet_since, sent_at = event_id, now, now
-                            if sent < len(message):
-                                page.pending += message[sent:]
-                                page.drained_at = now  # output starts waiting now
-                                self._watch_writes(page)
-                        except OSError:  # the connection failed
-                            failed.append(page)
-                            quietest = min(quietest, page.quiet_since)
-                        continue
                     try:
                         if self._write_to(page, event_id, message, now, failed):
                             sent_at = now

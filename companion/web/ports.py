@@ -21,7 +21,7 @@ from companion.table.access import Access
 from companion.util.config import Config
 
 if TYPE_CHECKING:  # types only: the history and the league load when a page first asks
-    from companion.history.past import History, PastGame, Replays
+    from companion.history.past import History, Replays
 
 
 class TableRuntime(Protocol):
@@ -137,10 +137,6 @@ class TableRuntime(Protocol):
         """The host frees ``player``'s seat (a lost phone); whether a phone held it."""
         ...
 
-    def coach_for_everyone(self) -> bool:
-        """Whether the coach is on for everyone (a teaching game): its answers are no secret."""
-        ...
-
     def correct_itinerary(self, player: str, itinerary: str) -> Outcome: ...
 
     # --- what the store keeps besides the game ------------------------------------------------
@@ -178,8 +174,6 @@ class TableRuntime(Protocol):
     def history_version(self) -> int:
         """Moves on whenever the history changes (`companion.store.log.Store.history_version`)."""
         ...
-
-    def finished_game(self, game_id: int, replays: Replays) -> PastGame | None: ...
 
     def story(self, game_id: int) -> dict[str, Any]:
         """A stored game's Clock and points after each take (`companion.history.past.game_story`)."""

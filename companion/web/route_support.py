@@ -81,6 +81,14 @@ def answer(outcome: Any) -> Response:
     return current_app.config["STATE_ANSWERS"].control(outcome)  # type: ignore[no-any-return]
 
 
+def page_file(name: str) -> Response:
+    """One of the page's HTML files (web/static), which the browser asks again each time it
+    opens it: a new version of the companion is never shown with the old page."""
+    response = current_app.send_static_file(name)
+    response.headers["Cache-Control"] = "no-cache"
+    return response
+
+
 def not_saved(exc: OSError) -> Response:
     """An owner's edition file the disk refused to write (full, read-only): nothing changed
     (`companion.editions.atomic_write` leaves the old file and no temporary one); a 507 that
@@ -171,15 +179,6 @@ def _authorise(mock_code: str | None = None) -> Response | None:
     if refusal is None and mock_code is not None and not runtime.mock:
         refusal = Refusal(409, mock_code, {})
     return None if refusal is None else refused(refusal)
-
-
-def is_host() -> bool:
-    """Whether a read comes from the host: the PIN in the header, or a logged-in page (a GET
-    needs no CSRF token: it changes nothing)."""
-    given = request.headers.get("X-Table-Pin")
-    if given:
-        return check_pin(given) is None
-    return host_session() is not None
 
 
 def guest_refusal() -> Response | None:

@@ -1,8 +1,9 @@
-"""The buttons on gpiozero's mock pins: each press and hold as before, and no hold thread that polls.
+"""The buttons on gpiozero's mock pins: each press and hold as before, and no thread while idle.
 
-gpiozero's own hold thread wakes ten times a second per button to look for a press;
-`companion.hardware.button_hold` swaps it for one that sleeps until a press or a stop
-(issue 26). These tests hold the buttons' behaviour to gpiozero's and prove the sleep.
+gpiozero's ``Button`` keeps a hold thread per button that wakes ten times a second to look
+for a press; `companion.hardware.button_hold` times a hold on a thread that lives only while
+the button is pressed, over gpiozero's public ``DigitalInputDevice``. These tests hold the
+buttons' behaviour to gpiozero's ``Button`` and prove that an idle button has no thread.
 """
 
 from __future__ import annotations
@@ -11,13 +12,12 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
-from types import FrameType
+from collections.abc import Callable, Iterator
 
 import pytest
+from gpiozero import Button
 from gpiozero.pins.mock import MockFactory
 
-from companion.hardware.button_hold import QuietHoldThread
 from companion.hardware.buttons import NAMES, Buttons
 from companion.util.config import ButtonSettings
 
@@ -60,40 +60,39 @@ def wired() -> Iterator[tuple[Buttons, MockFactory, Seen]]:
     buttons.close()
 
 
-def waiting_frame(thread: threading.Thread) -> FrameType | None:
-    """The ``Condition.wait`` frame ``thread`` sleeps in, or None while it is not in one."""
-    frame = sys._current_frames().get(thread.ident or -1)
-    while frame is not None:
-        if frame.f_code.co_name == "wait" and "waiter" in frame.f_locals:  # threading.Condition.wait
-            return frame
-        frame = frame.f_back
-    return None
+def own_threads() -> list[threading.Thread]:
+    """The threads alive now that were not before the test's buttons were made."""
+    return [t for t in threading.enumerate() if t.is_alive() and t not in BEFORE]
 
 
-def sleeping(thread: threading.Thread) -> FrameType:
-    """Wait until ``thread`` sleeps in a ``Condition.wait`` and return that frame."""
+def wait_until(condition: Callable[[], bool]) -> None:
     deadline = time.monotonic() + PATIENCE
-    while time.monotonic() < deadline:
-        frame = waiting_frame(thread)
-        if frame is not None:
-            return frame
+    while not condition():
+        assert time.monotonic() < deadline, "never happened"
         time.sleep(0.01)
-    raise AssertionError(f"{thread.name} never waited")
 
 
-def test_an_idle_buttons_hold_thread_sleeps_with_no_timeout(wired: tuple[Buttons, MockFactory, Seen]) -> None:
-    """The poll gpiozero's HoldThread makes (``holding.wait(0.1)``) is gone: a wait with no timeout."""
-    buttons, _, _ = wired
-    for name in NAMES:
-        thread = buttons.buttons[name]._hold_thread
-        assert isinstance(thread, QuietHoldThread), name
-        assert sleeping(thread).f_locals["timeout"] is None, f"{name}'s hold thread polls"
-    held = [
-        t for t in threading.enumerate() if t.name.endswith("(held)") and t.is_alive() and t not in BEFORE
-    ]
-    assert sorted(map(id, held)) == sorted(id(b._hold_thread) for b in buttons.buttons.values()), (
-        "gpiozero's polling hold threads are ended, not left beside ours"
-    )
+def test_idle_buttons_have_no_thread(wired: tuple[Buttons, MockFactory, Seen]) -> None:
+    """gpiozero's ``Button`` starts a hold thread per button that polls ten times a second."""
+    _, factory, seen = wired
+    assert own_threads() == [], "an idle button runs no thread"
+    undo = factory.pin(SETTINGS.undo)
+    undo.drive_low()
+    assert seen.until(1) == ["undo"]
+    undo.drive_high()
+    wait_until(lambda: own_threads() == [])  # the hold's thread ends with the hold
+
+
+def test_gpiozero_buttons_hold_thread_polls() -> None:
+    """What the test above guards against, on gpiozero's own ``Button`` (if gpiozero stops polling,
+    `companion.hardware.button_hold` may go back to ``Button``)."""
+    BEFORE.clear()
+    BEFORE.update(threading.enumerate())
+    button = Button(5, pull_up=True, hold_time=0.1, pin_factory=MockFactory())
+    try:
+        assert any(t.name.endswith("(held)") for t in own_threads())
+    finally:
+        button.close()
 
 
 def test_presses_and_holds_do_what_they_did(wired: tuple[Buttons, MockFactory, Seen]) -> None:
@@ -113,8 +112,7 @@ def test_presses_and_holds_do_what_they_did(wired: tuple[Buttons, MockFactory, S
     assert seen.calls[-1] == "confirm", "Confirm presses on the press"
     assert seen.until(4)[-1] == "confirm held", "held: the PIN on the ring"
     confirm.drive_high()
-    for name in NAMES:  # back to sleep after each hold
-        assert sleeping(buttons.buttons[name]._hold_thread).f_locals["timeout"] is None
+    wait_until(lambda: own_threads() == [])  # no thread left after the holds
     assert seen.calls == ["crystal", "undo", "confirm", "confirm held"]
 
 
@@ -128,21 +126,14 @@ def test_a_hold_is_handled_each_time_the_button_is_held(wired: tuple[Buttons, Mo
     assert seen.calls == ["undo"] * 3
 
 
-def test_a_stop_wakes_a_sleeping_hold_thread(wired: tuple[Buttons, MockFactory, Seen]) -> None:
-    """gpiozero stops its threads at exit by setting ``stopping`` and joining: ours must wake for it."""
-    buttons, _, _ = wired
-    thread = buttons.buttons["crystal"]._hold_thread
-    sleeping(thread)
-    thread.stopping.set()
-    thread.join(PATIENCE)
-    assert not thread.is_alive(), "a hold thread asleep with no timeout must wake when stopped"
-
-
-def test_closed_buttons_leave_no_hold_thread(wired: tuple[Buttons, MockFactory, Seen]) -> None:
-    buttons, _, _ = wired
-    threads = [b._hold_thread for b in buttons.buttons.values()]
+def test_closing_a_held_button_ends_its_hold_unfired(wired: tuple[Buttons, MockFactory, Seen]) -> None:
+    buttons, factory, seen = wired
+    buttons.buttons["undo"].hold_time = PATIENCE
+    factory.pin(SETTINGS.undo).drive_low()
+    assert own_threads(), "the hold is being timed"
     buttons.close()
-    assert not any(t.is_alive() for t in threads)
+    wait_until(lambda: own_threads() == [])
+    assert seen.calls == []
 
 
 def test_a_process_with_open_buttons_exits_cleanly() -> None:

@@ -31,6 +31,9 @@ WAITRESS_PRIVATE = (
     "writable, handle_close, close, outbufs, outbuf_lock, socket, connected; BaseWSGIServer's "
     "pull_trigger and logger; wasyncore.poll2 calling each channel's readable in the map's order "
     "(the listener before any connection); WSGITask.finish writing the last chunk through write_soon",
+    "the loop's spin guard (GuardedChannel.sending): write_soon sending from the request's thread "
+    "while it holds outbuf_lock, and handle_write flushing a connection with requests running only "
+    "when it takes that lock without waiting (_flush_some_if_lockable)",
 )
 
 

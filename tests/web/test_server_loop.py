@@ -101,6 +101,44 @@ def without_date(answer: bytes) -> bytes:
     return b"\r\n".join(line for line in answer.split(b"\r\n") if not line.startswith(b"Date: "))
 
 
+def test_the_loop_does_not_spin_while_a_requests_thread_sends_its_answer() -> None:
+    """waitress's loop polled a connection for writing while the request's thread was sending
+    its answer itself (holding the output's lock): writable at once, nothing it could send, so
+    it passed again and again, about 50 passes an answer on a kept-alive connection. Now a pass
+    is a read, the answer's end, or the loop's idle second."""
+    body = b"x" * 4096
+
+    def app(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", str(len(body)))])
+        return [body]
+
+    server = create_guarded_server(app, "127.0.0.1", 0, 4)
+    passes = [0]
+    readable = server.readable  # asked once at the start of every pass of the loop
+
+    def counted() -> bool:
+        passes[0] += 1
+        return bool(readable())
+
+    server.readable = counted
+    thread = threading.Thread(target=server.run, name="loop", daemon=True)
+    thread.start()
+    conn = http.client.HTTPConnection("127.0.0.1", server.socket.getsockname()[1], timeout=30)
+    try:
+        conn.request("GET", "/")  # connected and warm
+        conn.getresponse().read()
+        answers, before, started = 100, passes[0], time.monotonic()
+        for _ in range(answers):
+            conn.request("GET", "/")
+            assert conn.getresponse().read() == body
+        idle = time.monotonic() - started + 1  # the loop's idle passes: one a second
+        assert passes[0] - before <= 4 * answers + idle, (passes[0] - before, answers)
+    finally:
+        conn.close()
+        server.close()
+        thread.join(10)
+
+
 def test_each_answer_is_the_bytes_waitress_sends() -> None:
     ours = create_guarded_server(Noting(), "127.0.0.1", 0, 4)
     plain = waitress.create_server(Noting(), host="127.0.0.1", port=0, threads=4)

@@ -2,7 +2,7 @@
 // it is on its way; a refusal becomes an outcome the page words in its language.
 import { message, t } from "./i18n.js";
 import { renderLast } from "./banner.js";
-import { fetchState } from "./live.js";
+import { afterControl } from "./live.js";
 import { $, page, render, saw } from "./page.js";
 
 // Controls waiting for the companion's answer, by what they do: a second tap on Undo while
@@ -61,7 +61,11 @@ async function send(path, body) {
     else if (data.code === "csrf_stale") loggedOut(message(refusal));
     return null;
   }
-  if (data.state) { saw(data.state); fetchState(); }
+  if (data.state) { saw(data.state); afterControl(); }
+  // An answer older than the snapshot shown (the stream brought a later change first): that
+  // snapshot's outcome is the table's latest, and stays.
+  const shown = page.state;
+  if (data.state && shown && data.state.process === shown.process && data.state.version < shown.version) return data;
   if (data.outcome) renderLast(data.outcome);
   else if (data.message) renderLast({ accepted: true, code: data.code, params: data.params, message: data.message });
   return data;

@@ -5,6 +5,8 @@ import { $, render } from "./page.js";
 
 let pollTimer = null;
 let retryTimer = null;
+// Whether the live stream is bringing snapshots (its last word was one, not an error).
+let streaming = false;
 /** Whether the page is polling (the browser tests read it as `pollTimer`). */
 export function pollingTimer() { return pollTimer; }
 
@@ -21,11 +23,15 @@ export async function fetchState() {
   }
 }
 
+// After a control that changed the table: the live stream brings the new snapshot to this
+// page as to every other, so it is fetched only while there is no stream (polling, or a
+// stream that broke and has not brought one since).
+export function afterControl() { if (!streaming) fetchState(); }
+
 // The table not answering (its stream broke and a fetch failed too): said across the page,
 // every control disabled (a tap would be lost), until the table answers again. Only what this
 // marked is enabled again; the next snapshot's views set the rest as they should be.
 let gone = false;
-export function tableGone() { return gone; }
 export function setGone(now) {
   if (now === gone) return;
   gone = now;
@@ -44,7 +50,7 @@ export function setGone(now) {
 // the first snapshot the stream brings stops the polling.
 function startPolling() {
   setNotice("polling");
-  if (!pollTimer) { pollTimer = setInterval(fetchState, 2000); fetchState(); }
+  if (!pollTimer) { pollTimer = setInterval(fetchState, window.TREK_POLL_MS || 2000); fetchState(); }
   if (window.EventSource && !retryTimer) retryTimer = setTimeout(() => { retryTimer = null; connect(); }, window.TREK_STREAM_RETRY_MS || 20000);
 }
 
@@ -66,6 +72,7 @@ export function connect() {
   const source = new EventSource("/api/events");
   source.addEventListener("state", async (ev) => {
     failures = 0;
+    streaming = true;
     if (pollTimer) stopPolling();
     setGone(false);
     render(JSON.parse(ev.data));
@@ -73,6 +80,7 @@ export function connect() {
   });
   source.onerror = () => {
     $("live").className = "live";
+    streaming = false;
     failures += 1;
     // a stream that broke: is the table still there? (a fetch that fails says it is gone)
     if (!pollTimer) fetchState();

@@ -58,9 +58,9 @@ const views = [];
 export function register(view) { views.push(view); }
 
 export function render(s) {
-  // Snapshots arrive by two roads (the live stream, and a fetch after each control): a slow
-  // fetch that lands after a newer snapshot must not put the page back in time, since the
-  // stream sends nothing more until the next change.
+  // Snapshots arrive by two roads (the live stream, and fetches: at start, polling, after a
+  // control without a stream): a slow fetch that lands after a newer snapshot must not put the
+  // page back in time, since the stream sends nothing more until the next change.
   const state = page.state;
   if (!s) return;
   if (state && s !== state && s.process === state.process && s.version < state.version) return;
