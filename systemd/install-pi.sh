@@ -78,12 +78,17 @@ die() {
 }
 # pip's output, each line with the time, and how long each package that compiled took
 # ("compiled spidev in 66 s"): what hardware/README.md quotes comes from these lines.
+# bash's own clock and printf, no program per line: under qemu two runs of date took about a
+# second a line, and the stamps fell minutes behind pip ("compiled spidev in 2 s" under a
+# "still running..." that pip writes after a minute).
 timed() {
-    local line name now
+    local line name now stamp
     local -A began=()
+    local -x TZ=UTC
     while IFS= read -r line; do
-        now=$(date +%s)
-        printf '    [%s] %s\n' "$(date -u -d "@$now" +%H:%M:%S)" "$line"
+        now=$EPOCHSECONDS
+        printf -v stamp '%(%H:%M:%S)T' "$now"
+        printf '    [%s] %s\n' "$stamp" "$line"
         if [[ $line =~ Building\ wheel\ for\ ([^ ]+)\ .*:\ started ]]; then
             began[${BASH_REMATCH[1]}]=$now
         elif [[ $line =~ Building\ wheel\ for\ ([^ ]+)\ .*:\ finished\ with\ status\ \'([a-z]+)\' ]]; then

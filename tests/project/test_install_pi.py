@@ -599,3 +599,33 @@ def test_pips_lines_reach_the_timer_as_they_are_written() -> None:
     script = (REPO / "systemd" / "install-pi.sh").read_text()
     steps = script.index("step_checks\nfor step in $ALL_STEPS")
     assert re.search(r"^export PYTHONUNBUFFERED=1$", script[:steps], flags=re.M)
+
+
+def test_the_timer_runs_no_program_per_line(tmp_path: Path) -> None:
+    """Issue 34: timed() ran date twice a line; under qemu at load 10-19 that took about a second
+    a line, so behind pip's 80 lines of setuptools warnings the stamps fell minutes late and
+    spidev, which pip said was "still running..." after a minute, was "compiled in 2 s"."""
+    script = SCRIPT.read_text()
+    found = re.search(r"^timed\(\) \{\n.*?^\}\n", script, flags=re.M | re.S)
+    assert found, "install-pi.sh has its timed() function"
+    calls = tmp_path / "calls.log"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for program in ("date", "sleep", "awk", "sed"):  # what a stamp could be made with
+        (bin_dir / program).write_text(f'#!/bin/sh\necho "{program} $*" >> {calls}\necho 0\n')
+        (bin_dir / program).chmod(0o755)
+    lines = (
+        "  Building wheel for spidev (pyproject.toml): started\n"
+        "  Building wheel for spidev (pyproject.toml): still running...\n"
+        "  Building wheel for spidev (pyproject.toml): finished with status 'done'\n"
+    )
+    program = "say() { printf '==> %s\\n' \"$*\"; }\n" + found[0] + "timed"
+    out = subprocess.run(
+        ["bash", "-c", program], input=lines, capture_output=True, text=True,
+        env={"PATH": f"{bin_dir}:{os.environ['PATH']}", "LANG": "C.UTF-8", "TZ": "Europe/Paris"},
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert not calls.exists(), calls.read_text()
+    stamps = re.findall(r"^    \[(\d\d:\d\d:\d\d)\] ", out.stdout, flags=re.M)
+    assert len(stamps) == 3, out.stdout
+    assert re.search(r"^==>   compiled spidev in \d+ s \(done\)$", out.stdout, flags=re.M), out.stdout
