@@ -132,11 +132,11 @@ trap on_error ERR
 # the slow ones are what a maker waits for (bash's clock: no program runs for it).
 step_times=""
 run_step() {
-    local began=$SECONDS took
+    local step_began=$SECONDS took
     if wanted "$1"; then
         current_step=$1
         "step_$1"
-        took=$((SECONDS - began))
+        took=$((SECONDS - step_began))
         if [[ $took -ge 10 ]]; then step_times+="${step_times:+, }$1 $took s"; fi
     fi
 }
