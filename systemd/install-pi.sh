@@ -78,12 +78,17 @@ die() {
 }
 # pip's output, each line with the time, and how long each package that compiled took
 # ("compiled spidev in 66 s"): what hardware/README.md quotes comes from these lines.
+# bash's own clock and printf, no program per line: under qemu two runs of date took about a
+# second a line, and the stamps fell minutes behind pip ("compiled spidev in 2 s" under a
+# "still running..." that pip writes after a minute).
 timed() {
-    local line name now
+    local line name now stamp
     local -A began=()
+    local -x TZ=UTC
     while IFS= read -r line; do
-        now=$(date +%s)
-        printf '    [%s] %s\n' "$(date -u -d "@$now" +%H:%M:%S)" "$line"
+        now=$EPOCHSECONDS
+        printf -v stamp '%(%H:%M:%S)T' "$now"
+        printf '    [%s] %s\n' "$stamp" "$line"
         if [[ $line =~ Building\ wheel\ for\ ([^ ]+)\ .*:\ started ]]; then
             began[${BASH_REMATCH[1]}]=$now
         elif [[ $line =~ Building\ wheel\ for\ ([^ ]+)\ .*:\ finished\ with\ status\ \'([a-z]+)\' ]]; then
@@ -123,10 +128,16 @@ on_error() {
     exit "$status"
 }
 trap on_error ERR
+# How long each step took, said at the end ("took 1159 s: packages 361 s, python 524 s"):
+# the slow ones are what a maker waits for (bash's clock: no program runs for it).
+step_times=""
 run_step() {
+    local step_began=$SECONDS took
     if wanted "$1"; then
         current_step=$1
         "step_$1"
+        took=$((SECONDS - step_began))
+        if [[ $took -ge 10 ]]; then step_times+="${step_times:+, }$1 $took s"; fi
     fi
 }
 
@@ -399,6 +410,14 @@ step_lgpio() {
 }
 
 # ----------------------------------------------------------------------------- python
+# The RFID driver. mfrc522 declares RPi.GPIO, the original GPIO library, which has no wheel
+# (pip compiles it: about a minute on a Pi 4 under load, more on a Zero 2 W), does not work
+# on a Pi 5, and cannot share a venv with rpi-lgpio, which provides the same RPi.GPIO module
+# on every board. So mfrc522 is not in the pi extra: it is installed after it, without its
+# dependencies. Pinned, because its imports were checked for this version: RPi.GPIO and
+# spidev, both from the pi extra (tests/project/test_install_pi.py).
+MFRC522=mfrc522==0.0.7
+
 step_python() {
     local started
     say "Installing the companion into $VENV"
@@ -416,13 +435,17 @@ sys.exit(not tomllib.load(open(sys.argv[1], "rb")).get("venue", {}).get("broker"
         extras=pi,venue
     fi
     "$VENV/bin/pip" install --progress-bar off "${ROOT}${PREFIX}[$extras]" 2>&1 | timed
-    # mfrc522 depends on RPi.GPIO, but on a 64-bit OS (and on any Pi 5) rpi-lgpio must
-    # provide the RPi.GPIO module. Both packages install the same module, so remove
-    # RPi.GPIO and reinstall rpi-lgpio on top.
-    say "Using rpi-lgpio as RPi.GPIO"
-    "$VENV/bin/pip" uninstall --quiet -y RPi.GPIO || true
-    "$VENV/bin/pip" install --progress-bar off rpi-lgpio 2>&1 | timed
-    "$VENV/bin/pip" install --progress-bar off --force-reinstall --no-deps rpi-lgpio 2>&1 | timed
+    # The RFID driver without its declared dependencies: what it imports is in already
+    # (spidev, and the RPi.GPIO module from rpi-lgpio), and the one it declares besides,
+    # the original RPi.GPIO, would be compiled (no wheel) only to be removed.
+    say "  the RFID driver ($MFRC522) without the original RPi.GPIO it declares: rpi-lgpio provides RPi.GPIO"
+    "$VENV/bin/pip" install --progress-bar off --no-deps "$MFRC522" 2>&1 | timed
+    # An install from before this one built the original RPi.GPIO over rpi-lgpio's module.
+    if "$VENV/bin/pip" show RPi.GPIO >/dev/null 2>&1; then
+        say "  removing the original RPi.GPIO an earlier install left, and putting rpi-lgpio's RPi.GPIO back"
+        "$VENV/bin/pip" uninstall --quiet -y RPi.GPIO
+        "$VENV/bin/pip" install --progress-bar off --force-reinstall --no-deps rpi-lgpio 2>&1 | timed
+    fi
     say "  the companion and its drivers installed in $(($(date +%s) - started)) s"
 }
 
@@ -533,7 +556,7 @@ else
 fi
 cat <<EOF
 
-Done. The Trekking Companion $started.
+Done in $SECONDS s${step_times:+ (}${step_times}${step_times:+)}. The Trekking Companion $started.
   Logs:    journalctl -u $APP -f
   Status:  systemctl status $APP
   Config:  $CONF_DIR/config.toml (then: sudo systemctl restart $APP)

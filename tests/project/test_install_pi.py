@@ -386,6 +386,82 @@ def test_a_second_run_says_how_lgpio_was_obtained(tmp_path: Path) -> None:
     assert "lgpio is installed already (as a wheel from the index); kept" in third.stdout
 
 
+# ------------------------------------------------------------------------ the RFID driver
+
+
+def pip_stub(tmp_path: Path, root: Path, *, old_rpi_gpio: bool) -> Path:
+    """A pip that logs each call; ``pip show RPi.GPIO`` finds it only in an install from before."""
+    log = tmp_path / "calls.log"
+    pip = root / "opt/trekking-companion/.venv/bin/pip"
+    pip.parent.mkdir(parents=True)
+    found = 0 if old_rpi_gpio else 1
+    pip.write_text(f'#!/bin/sh\necho "pip $*" >> {log}\ncase "$*" in "show RPi.GPIO") exit {found} ;; esac\n')
+    pip.chmod(0o755)
+    return log
+
+
+def pinned_mfrc522() -> str:
+    found = re.search(r"^MFRC522=(mfrc522==\S+)$", SCRIPT.read_text(), re.MULTILINE)
+    assert found, "install-pi.sh pins the RFID driver it installs without its dependencies"
+    return found[1]
+
+
+def test_the_installer_never_asks_pip_for_the_original_rpi_gpio(tmp_path: Path) -> None:
+    """Issue 34: mfrc522 declares RPi.GPIO, which has no wheel: pip compiled it (an hour under
+    qemu at load 20) only for the installer to remove it again. mfrc522 now goes in after the
+    pi extra, without its dependencies, and nothing asks for RPi.GPIO."""
+    root = pi_root(tmp_path)
+    log = pip_stub(tmp_path, root, old_rpi_gpio=False)
+    out = install(root, "python")
+    assert out.returncode == 0, out.stderr
+    calls = log.read_text().splitlines()
+    extra = next(i for i, c in enumerate(calls) if c.endswith("/opt/trekking-companion[pi]"))
+    driver = calls.index(f"pip install --progress-bar off --no-deps {pinned_mfrc522()}")
+    assert extra < driver, "what mfrc522 imports (spidev, rpi-lgpio's RPi.GPIO) is in before it"
+    assert [c for c in calls if "rpi.gpio" in c.lower()] == ["pip show RPi.GPIO"], calls
+    assert not any(c.startswith("pip uninstall") for c in calls), calls
+
+
+def test_a_second_install_removes_the_rpi_gpio_an_earlier_one_built(tmp_path: Path) -> None:
+    root = pi_root(tmp_path)
+    log = pip_stub(tmp_path, root, old_rpi_gpio=True)
+    out = install(root, "python")
+    assert out.returncode == 0, out.stderr
+    calls = log.read_text().splitlines()
+    removed = calls.index("pip uninstall --quiet -y RPi.GPIO")
+    back = calls.index("pip install --progress-bar off --force-reinstall --no-deps rpi-lgpio")
+    assert removed < back, calls
+
+
+def test_the_pinned_mfrc522_uses_only_what_the_pi_extra_installs() -> None:
+    """--no-deps is honest only while the driver needs nothing more: the version the tests run
+    (the dev extra's, with its real dependencies) is the pinned one, it declares RPi.GPIO and
+    spidev, and its modules import only those (RPi.GPIO from rpi-lgpio) and the standard library."""
+    import ast
+    import sys
+    import tomllib
+    from importlib import metadata
+
+    name, _, version = pinned_mfrc522().partition("==")
+    assert metadata.version(name) == version, "the tests run the driver the installer pins"
+    declared = {re.split(r"[ ;<>=!\[]", req, maxsplit=1)[0].lower() for req in metadata.requires(name) or []}
+    assert declared == {"rpi.gpio", "spidev"}
+    imported: set[str] = set()
+    for file in metadata.files(name) or []:
+        if file.suffix == ".py":
+            tree = ast.parse(Path(str(file.locate())).read_text())
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Import):
+                    imported |= {alias.name.split(".")[0] for alias in node.names}
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    imported.add(node.module.split(".")[0])
+    assert imported - set(sys.stdlib_module_names) == {"RPi", "spidev"}, imported
+    extra = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]["pi"]
+    names = {re.split(r"[ ;<>=!\[]", req, maxsplit=1)[0].lower() for req in extra}
+    assert {"rpi-lgpio", "spidev"} <= names
+    assert "mfrc522" not in names, "pip would resolve its RPi.GPIO"
+
+
 def test_a_failed_step_is_named(tmp_path: Path) -> None:
     root = pi_root(tmp_path)
     out = install(root, "lgpio", path=stubs(tmp_path, root, wheel=False, apt_lgpio=False, build_ok=False))
@@ -523,3 +599,33 @@ def test_pips_lines_reach_the_timer_as_they_are_written() -> None:
     script = (REPO / "systemd" / "install-pi.sh").read_text()
     steps = script.index("step_checks\nfor step in $ALL_STEPS")
     assert re.search(r"^export PYTHONUNBUFFERED=1$", script[:steps], flags=re.M)
+
+
+def test_the_timer_runs_no_program_per_line(tmp_path: Path) -> None:
+    """Issue 34: timed() ran date twice a line; under qemu at load 10-19 that took about a second
+    a line, so behind pip's 80 lines of setuptools warnings the stamps fell minutes late and
+    spidev, which pip said was "still running..." after a minute, was "compiled in 2 s"."""
+    script = SCRIPT.read_text()
+    found = re.search(r"^timed\(\) \{\n.*?^\}\n", script, flags=re.M | re.S)
+    assert found, "install-pi.sh has its timed() function"
+    calls = tmp_path / "calls.log"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for program in ("date", "sleep", "awk", "sed"):  # what a stamp could be made with
+        (bin_dir / program).write_text(f'#!/bin/sh\necho "{program} $*" >> {calls}\necho 0\n')
+        (bin_dir / program).chmod(0o755)
+    lines = (
+        "  Building wheel for spidev (pyproject.toml): started\n"
+        "  Building wheel for spidev (pyproject.toml): still running...\n"
+        "  Building wheel for spidev (pyproject.toml): finished with status 'done'\n"
+    )
+    program = "say() { printf '==> %s\\n' \"$*\"; }\n" + found[0] + "timed"
+    out = subprocess.run(
+        ["bash", "-c", program], input=lines, capture_output=True, text=True,
+        env={"PATH": f"{bin_dir}:{os.environ['PATH']}", "LANG": "C.UTF-8", "TZ": "Europe/Paris"},
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert not calls.exists(), calls.read_text()
+    stamps = re.findall(r"^    \[(\d\d:\d\d:\d\d)\] ", out.stdout, flags=re.M)
+    assert len(stamps) == 3, out.stdout
+    assert re.search(r"^==>   compiled spidev in \d+ s \(done\)$", out.stdout, flags=re.M), out.stdout
