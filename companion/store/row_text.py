@@ -1,10 +1,5 @@
 """The texts a stored row holds, its time and its event's JSON, made as `datetime` and `json`
-make them but cheaper: every tap writes them (issue 26).
-
-`json.dumps` builds a new C encoder at every call (most of its cost for an event's small
-dict); `json_text` keeps one, made with `json.dumps`'s own settings. `stamp` is
-``datetime.now(UTC).isoformat(timespec="milliseconds")`` with the date and time written once
-per second. Property tests hold both to the originals.
+make them but cheaper, since every tap writes them; property tests hold both to the originals.
 """
 
 from __future__ import annotations
@@ -19,9 +14,8 @@ from typing import Any
 
 def _encoder() -> Callable[[Any], str]:
     """`json.dumps` with its default settings, its C encoder made once (``json.dumps`` itself
-    where there is no C encoder). No check for cycles: that needs a table of the containers
-    being written, which the one encoder cannot share between threads; an event's JSON form
-    is a tree made for the call (a cycle is a bug either way: here a RecursionError)."""
+    where there is none). No check for cycles, which the one encoder could not share between
+    threads: an event's JSON form is a tree made for the call."""
     make = getattr(json.encoder, "c_make_encoder", None)  # typeshed does not declare it
     if make is None:  # pragma: no cover - CPython has it
         return json.dumps
