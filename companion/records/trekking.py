@@ -112,6 +112,17 @@ class Rejections:
 _CODE_INDEX = {code: i for i, code in enumerate(CODES)}
 
 
+def game_result(board: Board) -> dict[str, Any]:
+    """The standings as ``companion replay --json`` gives them, without the rejections: also
+    what the committed stream tells in `GameFinished`."""
+    return {
+        "finished": board.finished,
+        "day": board.day,
+        "players": [s.to_json() for s in board.standings()],
+        "winners": board.winners(),
+    }
+
+
 @dataclass
 class Replay:
     """The outcome of a replay: the game as it ended and every rejection."""
@@ -121,23 +132,15 @@ class Replay:
 
     def to_json(self) -> dict[str, Any]:
         """The contract's output object."""
-        return {**self._head(), "rejected": [{"line": n, "code": c} for n, c in self.rejected.pairs()]}
-
-    def _head(self) -> dict[str, Any]:
-        board = self.board
-        return {
-            "finished": board.finished,
-            "day": board.day,
-            "players": [s.to_json() for s in board.standings()],
-            "winners": board.winners(),
-        }
+        rejected = [{"line": n, "code": c} for n, c in self.rejected.pairs()]
+        return {**game_result(self.board), "rejected": rejected}
 
     def write_json(self, out: IO[str]) -> None:
         """Write ``json.dumps(self.to_json())`` to ``out`` without building it whole.
 
         Two million rejections would make a list of two million dicts and a 60 MB string;
         written in slices, the output costs no more memory than a few thousand entries."""
-        head = json.dumps({**self._head(), "rejected": []})
+        head = json.dumps({**game_result(self.board), "rejected": []})
         assert head.endswith("[]}")  # "rejected" is the last key, as in the contract
         out.write(head[:-2])
         entries = (f'{{"line": {n}, "code": {_JSON_CODE[c]}}}' for n, c in self.rejected.pairs())

@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
+from companion.store.private_files import write_private
 from companion.store.wal import MAGIC_BE, MAGIC_LE, WAL_HEADER, lost_commits
 from companion.util.files import read_text_file
 
@@ -190,18 +191,12 @@ def write_seal(database: Path, seal: Seal) -> bool:
     and the database are compared alone. Removing a file needs no space. Returns whether the
     seal was kept."""
     path = seal_path(database)
-    temp = path.with_name(path.name + ".new")
     wal = list(seal.wal) if isinstance(seal.wal, tuple) else seal.wal
     try:
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump({"store": seal.store, "base": seal.base, "wal": wal}, out)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
+        write_private(path, json.dumps({"store": seal.store, "base": seal.base, "wal": wal}).encode())
         return True
     except OSError:
-        for stale in (temp, path):
+        for stale in (path.with_name(path.name + ".new"), path):
             with contextlib.suppress(OSError):
                 stale.unlink(missing_ok=True)
         return False

@@ -1,11 +1,6 @@
-"""The table's shared core: what every input ends in (storing, then telling listeners).
-
-Every accepted event is appended to the store *before* listeners (ring, page) hear of
-it, together with whatever follows from it (the mock dealer's reveals, all the undos
-and replays of a correction) in one transaction: if the disk refuses, the board is
-rebuilt from the stored log, so what the table shows is exactly what a restart
-resumes. `companion.table.live.Table` builds on this class; the corrections
-(`companion.table.history`) and the snapshot (`companion.table.snapshot`) use it too.
+"""The table's shared core: every input ends here, stored in one transaction before any
+listener hears of it; if the disk refuses, the board is rebuilt from the stored log, so what
+the table shows is exactly what a restart resumes.
 """
 
 from __future__ import annotations
@@ -18,6 +13,7 @@ from typing import Any
 
 from companion.engine import Board, Event, Reveal, Take, Undo
 from companion.engine.tokens import DAY_NAMES
+from companion.records.trekking import game_result as game_result  # venue.hall takes it from here
 from companion.store.log import DiskFull, Store, StoredGame, StoreError
 from companion.table.dealer import Dealer
 from companion.table.outcomes import (
@@ -38,17 +34,6 @@ from companion.util.wording import say as words
 from companion.util.wording import took_text
 
 Listener = Callable[[Any, Outcome], None]
-
-
-def game_result(board: Board) -> dict[str, Any]:
-    """A finished game's standings, as ``companion replay --json`` gives them (without the
-    rejections): what the committed stream tells in `GameFinished`."""
-    return {
-        "finished": board.finished,
-        "day": board.day,
-        "players": [s.to_json() for s in board.standings()],
-        "winners": board.winners(),
-    }
 
 
 def stored_result(game: StoredGame) -> dict[str, Any] | None:
