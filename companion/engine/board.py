@@ -658,10 +658,6 @@ class Board:
             self.pop()
         return rejection
 
-    def is_legal(self, event: Event) -> bool:
-        """True if ``event`` would be accepted now; the board is left as it was."""
-        return self.check(event) is None
-
     def snapshot(self) -> GameState:
         """The whole state as an immutable value."""
         players = tuple(

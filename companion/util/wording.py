@@ -1,21 +1,11 @@
 """Every sentence people read, from one catalogue per language.
 
-The table, the server's refusals, the hardware faults and the store's notices
-speak in codes and params; the words live in ``web/static/i18n/en.json`` and
-``fr.json`` (shipped as ``companion.page.static``), which the page reads too. So
-the console's English and the page's English are the same text, written once.
-
-A catalogue maps a key to a template: ``{name}`` is a param, and ``{n|one|other}``
-the form that the language's plural rule picks for the number ``n`` (the page uses
-``Intl.PluralRules``; `plural_category` is the same CLDR rule for whole numbers:
-English "one" for 1, French "one" for 0 and 1). A form may hold params itself:
-``{n|{n} crystal|{n} crystals}``. Outcomes are looked up as the page does: the
-``msg`` block first (``code.variant`` before ``code``, the variant being the params'
-``why``, ``kind`` or ``more``), then the hardware block ``hw``, then the console's own lines
-``console`` (what ``companion`` prints, its dialogues and the journal: the page never shows
-them, but they are translated all the same, and a French catalogue is where to read them),
-then the page's words. A key is in one block only (`tests/project/test_wording.py` checks), so the
-order never hides a sentence.
+The table, the server's refusals, the hardware faults and the store's notices speak in codes
+and params; the words live in ``web/static/i18n/en.json`` and ``fr.json``, which the page reads
+too, so the console's English and the page's are one text. ``{name}`` is a param and
+``{n|one|other}`` the plural form CLDR's rule picks for ``n`` (`plural_category`, as the page's
+``Intl.PluralRules``). A code is looked up in the ``msg`` block (``code.variant`` first), then
+``hw``, ``console`` and the page's words; a key is in one block only (`tests/project/test_wording.py`).
 """
 
 from __future__ import annotations
