@@ -1,11 +1,12 @@
 """Who may work the table's controls: the table PIN, its guessing limits and host sessions.
 
 No Flask here: the web layer, the buttons (holding Confirm clears a lockout) and the command
-line ask these objects. One PIN per data directory (``<data>/pin``), so a restart never locks
-the host out; guessing is limited for the whole table, not only per address, since a phone on
-a LAN can use as many addresses as it likes. Sessions live on the server (the cookie holds a
-random id) and are kept in ``<data>/sessions.json`` as digests with the PIN, so a restart does
-not log the host out and the file lets no one in. Deadlines are on the monotonic clock.
+line ask these objects. Unless the config or ``--pin`` sets one, the PIN is drawn once per data
+directory (``<data>/pin``), so a restart never locks the host out. Guessing is limited for the
+whole table, not only per address: a phone on a LAN can use as many addresses as it likes.
+Sessions live on the server (the cookie holds a random id) and are kept in
+``<data>/sessions.json`` as digests with the PIN, so a restart does not log the host out and
+the file lets no one in. Deadlines are on the monotonic clock.
 """
 
 from __future__ import annotations
