@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import json.encoder
 import os
 import sqlite3
 import threading
@@ -26,8 +25,6 @@ from companion.store.codec import GameCodec, StoredEvent, StoredGame
 from companion.store.damage import DamageNotice, GameDamaged
 from companion.store.errors import DiskFull, StoreError, disk_full, no_room
 from companion.store.private_files import make_private, make_private_dir
-from companion.store.row_text import json_text
-from companion.store.row_text import stamp as row_stamp
 from companion.store.runner import RunnerLock
 from companion.store.schema import LEGACY_FORMAT, SCHEMA, SCHEMA_VERSION
 from companion.store.wal import check_wal
@@ -67,8 +64,8 @@ T = TypeVar("T")
 
 
 def _now() -> str:
-    """Now, as rows keep it (`row_text.stamp`: "2026-11-26T15:50:22.839+00:00")."""
-    return row_stamp()
+    """Now, as rows keep it: "2026-11-26T15:50:22.839+00:00"."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 class Store:
@@ -374,7 +371,7 @@ class Store:
         flag and pending take, in one transaction: all of it is stored or none. Returns the
         rows as committed (their time, JSON and checksums): what the committed stream tells."""
         at = _now()
-        texts = [json_text(self.codec.event_to_json(event)) for event in events]
+        texts = [json.dumps(self.codec.event_to_json(event)) for event in events]
         statements = self._pending_statements(game_id, pending)
 
         def chain(head: str) -> list[StoredEvent]:
@@ -448,7 +445,7 @@ class Store:
         if pending is None:
             return [("DELETE FROM pending WHERE game_id = ?", (game_id,))]
         return [
-            ("INSERT OR REPLACE INTO pending (game_id, take) VALUES (?, ?)", (game_id, json_text(pending)))
+            ("INSERT OR REPLACE INTO pending (game_id, take) VALUES (?, ?)", (game_id, json.dumps(pending)))
         ]
 
     def mark_finished(self, game_id: int, finished: bool) -> None:
