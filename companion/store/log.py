@@ -30,13 +30,13 @@ from companion.store.schema import LEGACY_FORMAT, SCHEMA, SCHEMA_VERSION
 from companion.store.wal import check_wal
 from companion.store.wal_owner import (
     Identity,
-    KeptLog,
     Seal,
     read_identity,
     rebase,
     salts_text,
     seal_now,
     set_stranger_aside,
+    wal_salts,
     write_seal,
 )
 from companion.util.wording import say
@@ -94,9 +94,6 @@ class Store:
         self._seal: Seal | None = None
         self._id_row: Identity | None = None
         self._salts: tuple[int, int] | None = None
-        #: The store's path as a string, and its log kept open for the seal (`_reseal`).
-        self._where = os.fspath(self.path)
-        self._log = KeptLog(self._where)
         #: Each game's chain head and finished flag (0 or 1) as this store last committed them:
         #: `write_events` moves them on without reading them first, and checks that the row
         #: still holds them in the same statement (another writer's change is then read).
@@ -146,7 +143,6 @@ class Store:
         except (OSError, sqlite3.Error) as exc:
             if hasattr(self, "_db"):  # nothing of a failed opening stays open for the next try
                 self._db.close()
-            self._log.close()
             if disk_full(exc, self.path.parent):  # no damage: the data is fine, space is needed
                 raise DiskFull("store_full_open", folder=str(self.path.parent)) from None
             if isinstance(exc, sqlite3.DatabaseError):
@@ -219,7 +215,7 @@ class Store:
         commit that started a log afresh, the identity row is written into the new log first."""
         if self._id_row is None:
             return
-        salts = self._log.salts()
+        salts = wal_salts(self.path)
         if committed and salts is not None and salts != self._salts:
             with contextlib.suppress(sqlite3.Error):  # a full disk: the seal alone ties this log
                 self._db.execute("UPDATE identity SET log = ? WHERE one = 1", (salts_text(salts),))
@@ -232,7 +228,6 @@ class Store:
         with self._lock:  # not in the middle of another thread's read (the finished games' check)
             self._closed = True
             self._db.close()
-        self._log.close()
         if (
             self._opened and self._id_row is not None
         ):  # SQLite removed the log if this was its last connection
@@ -242,7 +237,7 @@ class Store:
     # --- writing: one transaction each, or nothing -------------------------------------
 
     def _file_identity(self) -> tuple[int, int]:
-        info = os.stat(self._where)
+        info = os.stat(self.path)
         return info.st_dev, info.st_ino
 
     def _connect(self) -> None:

@@ -127,45 +127,6 @@ def salts_in(header: bytes) -> tuple[int, int] | None:
     return salt1, salt2
 
 
-class KeptLog:
-    """`wal_salts` of one database, its log kept open from one commit to the next.
-
-    The descriptor is read again while the file it holds is still linked (``st_nlink``): a log
-    SQLite deleted or one moved over it is opened again by its name. SQLite takes no lock on
-    the log itself, so closing this descriptor never drops one."""
-
-    def __init__(self, database: Path | str) -> None:
-        self.path = f"{os.fspath(database)}-wal"
-        self.fd: int | None = None
-
-    def salts(self) -> tuple[int, int] | None:
-        """What `wal_salts` reads now."""
-        fd = self.fd
-        if fd is not None:
-            try:
-                if os.fstat(fd).st_nlink > 0:
-                    return salts_in(os.pread(fd, WAL_HEADER, 0))
-            except OSError:
-                pass
-            self.close()
-        try:
-            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
-        except OSError:
-            return None
-        self.fd = fd
-        try:
-            return salts_in(os.pread(fd, WAL_HEADER, 0))
-        except OSError:
-            self.close()
-            return None
-
-    def close(self) -> None:
-        fd, self.fd = self.fd, None
-        if fd is not None:
-            with contextlib.suppress(OSError):
-                os.close(fd)
-
-
 class Seal(NamedTuple):
     """The tie kept beside a database: its store id and base, and its log's salts ("open":
     the log has no header yet; None: the store closed cleanly, SQLite removed its log)."""
@@ -175,12 +136,10 @@ class Seal(NamedTuple):
     wal: tuple[int, int] | str | None
 
 
-def seal_now(
-    database: Path | str, identity: Identity, closed: bool = False, log: KeptLog | None = None
-) -> Seal:
+def seal_now(database: Path | str, identity: Identity, closed: bool = False) -> Seal:
     """The seal for ``database`` (whose identity row is ``identity``) as it is now (``closed``:
-    its last connection has closed; ``log``: its log as a `KeptLog`, else opened here)."""
-    salts = wal_salts(database) if log is None else log.salts()
+    its last connection has closed)."""
+    salts = wal_salts(database)
     wal: tuple[int, int] | str | None = salts if salts is not None else (None if closed else "open")
     return Seal(identity.store, identity.base, wal)
 
