@@ -128,44 +128,12 @@ def base_words(from_base: dict[str, Any], lang: str = "en") -> str:
     return ", ".join(said)
 
 
-#: `say`'s sentences by code, language and params (each param's name, type and value), for
-#: params of plain types only: the same few sentences are said after every input ("Ann to
-#: take", "1 crystal spent"). The catalogues are read once and never change while running,
-#: so a kept sentence stays right. Bounded: emptied past `SAID_KEPT` sentences.
-_SAID: dict[tuple[Any, ...], str] = {}
-SAID_KEPT = 2048
-#: The param types whose value's equality means the same words (not float: 0.0 == -0.0).
-_PLAIN = frozenset((str, int, bool, type(None)))
-
-
-def say(code: str, lang: str = "en", **params: Any) -> str:
-    """The sentence of ``code`` in ``lang`` with ``params`` filled in.
+def say(code: str, lang: str = "en", **values: Any) -> str:
+    """The sentence of ``code`` in ``lang`` with ``values`` filled in.
 
     ``c`` is the card of ``card``/``title``/``year`` when those are given; a ``player``
     that is "" is "That player". A code no catalogue has is a programming error: the
     tests check that every code Python emits has its sentence."""
-    key: tuple[Any, ...] | None = (code, lang)
-    for name, value in params.items():
-        kind = type(value)
-        if kind not in _PLAIN:
-            key = None
-            break
-        key += (name, kind, value)  # type: ignore[operator]
-    if key is not None:
-        found = _SAID.get(key)
-        if found is not None:
-            return found
-        text = said(code, lang, params)
-        if len(_SAID) >= SAID_KEPT:
-            _SAID.clear()
-        _SAID[key] = text
-        return text
-    return said(code, lang, params)
-
-
-def said(code: str, lang: str, params: dict[str, Any]) -> str:
-    """`say`'s sentence made afresh (nothing kept)."""
-    values = dict(params)
     if "card" in values and "c" not in values:
         values["c"] = card_label(values, lang)
     if values.get("player") == "":
