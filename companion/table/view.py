@@ -9,7 +9,6 @@ event log is the truth, so nothing is stored twice and nothing can drift.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -273,13 +272,7 @@ def itinerary_view(board: Board, seat: int) -> dict[str, Any] | None:
     index = board.itinerary[seat]
     if index < 0:
         return None
-    return _itinerary_view(board.edition.itineraries[index], board.column_depths(seat))
-
-
-@functools.lru_cache(maxsize=1024)
-def _itinerary_view(it: Itinerary, depths: tuple[int, ...]) -> dict[str, Any]:
-    """`itinerary_view` of a card covered to ``depths``: the same few per game, so each is
-    built once and shared by every snapshot (they are only encoded: never change one)."""
+    it, depths = board.edition.itineraries[index], board.column_depths(seat)
     columns = [
         itinerary_column(kind, spaces, depth)
         for kind, spaces, depth in zip(COLUMNS, it.columns, depths, strict=True)
@@ -328,15 +321,8 @@ def edition_view(edition: Edition) -> dict[str, Any]:
 
 def used_itineraries(edition: Edition, used: int) -> list[str]:
     """The ids of the Itineraries a player has used (bit ``i`` of ``used``: the edition's
-    ``i``-th), in the edition's order: only the set bits are visited, not every card."""
-    ids, cards = [], edition.itineraries
-    while used:
-        low = used & -used
-        if low.bit_length() > len(cards):
-            break  # no such card (the bits are the engine's): none past the edition's last
-        ids.append(cards[low.bit_length() - 1].id)
-        used ^= low
-    return ids
+    ``i``-th), in the edition's order."""
+    return [it.id for i, it in enumerate(edition.itineraries) if used >> i & 1]
 
 
 def settled_past(
