@@ -5,7 +5,6 @@ the table shows is exactly what a restart resumes.
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -42,13 +41,6 @@ def stored_result(game: StoredGame) -> dict[str, Any] | None:
     for event in game.events:
         board.push(event)
     return game_result(board) if board.finished else None
-
-
-@functools.lru_cache(maxsize=512)
-def reveal_line(card: str, title: str, year: int, hours: int) -> str:
-    """The journal's line for the mock dealer's reveal of a card (by all it names): worded
-    once per card, not at every reveal of every game."""
-    return words("journal_reveal", card=card, title=title, year=year, hours=hours)
 
 
 class CommittingTable:
@@ -193,7 +185,7 @@ class CommittingTable:
             for event in events:
                 if isinstance(event, Reveal):
                     c = self.board.edition.card(event.card)
-                    self.log(reveal_line(c.id, c.title, c.year, c.hours))
+                    self.log(words("journal_reveal", card=c.id, title=c.title, year=c.year, hours=c.hours))
         return None
 
     def kept(self, pending: Pending | None) -> dict[str, Any] | None:
