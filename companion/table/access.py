@@ -12,7 +12,6 @@ the file lets no one in. Deadlines are on the monotonic clock.
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import hmac
 import json
@@ -307,7 +306,6 @@ def host_name(host_header: str) -> str:
     return host.rstrip(".")
 
 
-@functools.lru_cache(maxsize=256)
 def host_allowed(host_header: str, names: frozenset[str]) -> bool:
     """Is ``host_header`` one of this machine's names, or an IP address? A DNS-rebinding page
     reaches the companion under the attacker's own name, so any other Host is not ours."""
