@@ -57,7 +57,7 @@ def fill(lang: str, text: str, params: dict[str, Any]) -> str:
             return one if plural_category(lang, number) == "one" else other
 
         text = _CHOICE.sub(choose, text)
-    pieces = _pieces(text)
+    pieces = _PARAM.split(text)  # the text between the params, each param's name at odd places
     if len(pieces) == 1:
         return text
     out = []
@@ -67,14 +67,6 @@ def fill(lang: str, text: str, params: dict[str, Any]) -> str:
         else:
             out.append(str(params[piece]) if piece in params else f"{{{piece}}}")
     return "".join(out)
-
-
-@functools.lru_cache(maxsize=4096)
-def _pieces(text: str) -> list[str]:
-    """``text`` split at its ``{param}``s: the text between them, each param's name between
-    (odd places). The same few sentences are filled after every input: split once each
-    (a ``re.sub`` with a function per param was most of a sentence's time). Never change it."""
-    return _PARAM.split(text)
 
 
 @functools.lru_cache(maxsize=4096)
