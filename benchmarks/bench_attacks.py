@@ -67,8 +67,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from companion.util.processes import Memory, descendants, tree_memory
 from tests.support.daemon import PIN, call, new_and_start
+from tests.support.processes import Memory, descendants, tree_memory
 from tests.support.soak import proc_status
 
 CONFIG = '[table]\nhost = "127.0.0.1"\n'

@@ -161,7 +161,7 @@ def fast_rate(
 def answer(place: tuple[Setup, GameState], workers: int, budget: float) -> dict[str, Any]:
     """One full evaluation through the worker processes with a time budget (pool warm)."""
     from companion.coach.chances import CoachPool
-    from companion.util.processes import cpu_seconds
+    from tests.support.processes import cpu_seconds
 
     board = Board.from_snapshot(*place)
     pool = CoachPool(board.edition, workers)

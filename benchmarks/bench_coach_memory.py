@@ -26,8 +26,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from companion.util.processes import Memory, descendants, memory, tree_memory
 from tests.support.daemon import call, new_and_start
+from tests.support.processes import Memory, descendants, memory, tree_memory
 
 CONFIG = '[table]\nhost = "127.0.0.1"\n'
 

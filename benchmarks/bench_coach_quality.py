@@ -4,7 +4,7 @@ playout tried on the same games at the same CPU-time budget.
 Run: ``.venv/bin/python -m benchmarks.bench_coach_quality [--games N] [--seeds 1,2,3]
 [--players 2,3] [--greedy 0,0.5,0.9] [--budget S]``
 
-For each seed and player count, N games: one coach bot (`companion.coach.chances.coach_bot`) and
+For each seed and player count, N games: one coach bot (`tests/support/coach_bot.py`) and
 P-1 greedy bots (`companion.coach.bots.greedy_bot`), the coach's seat in the watch stack rotating
 from game to game, the decks shuffled from the seed. Every game is played once by each
 playout variant (``--greedy``: the share of rollout card choices the cheap greedy heuristic
@@ -29,11 +29,11 @@ import time
 from typing import Any
 
 from companion.coach.bots import greedy_bot
-from companion.coach.chances import coach_bot
 from companion.coach.simulate import MAX_EVENTS_PER_GAME
 from companion.editions import load_edition
 from companion.engine import Board, Event, winners
 from companion.engine.state import shuffled_setup
+from tests.support.coach_bot import coach_bot
 
 
 def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:

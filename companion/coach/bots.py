@@ -12,54 +12,27 @@ import random
 from collections.abc import Callable
 
 from companion.engine import Board, ChooseItinerary, Event, Take
+from companion.engine.playout import NoLegalMove, draw_pick
 from companion.engine.tokens import ANCESTOR
 
 Bot = Callable[[Board, random.Random], Event]
 #: Builds a Take without the NamedTuple's Python-level __new__ (the benchmark's hot path).
 _new_take = tuple.__new__
-#: The random bot's stand-in for "the Ancestor card" among row positions.
-_ANCESTOR_PICK = -3
-
-
-class StuckError(RuntimeError):
-    """The player to move has no legal move (an edition with too few itineraries)."""
-
-    def __init__(self, board: Board) -> None:
-        super().__init__(
-            f"{board.player_to_move} has no legal move on Day {board.day}: the edition has too few "
-            "itineraries or cards for this many players"
-        )
 
 
 def random_bot(board: Board, rng: random.Random) -> Event:
-    """A uniformly random legal card, then a uniformly random legal crystal spend.
-
-    Wilds are left to the engine's documented choice. Reads the board directly
-    (one pass over the row) because the benchmark plays thousands of games a
-    second; `Board.take_options` offers the same choices.
-    """
+    """A uniformly random legal card, then a uniformly random legal crystal spend (Wilds left
+    to the engine). Reads the board directly for speed; `Board.take_options` offers the same."""
     who = board.turn
     if board.itinerary[who] < 0 and board.has_itineraries:
         return _random_itinerary(board, who, rng)
     row = board.row
     ancestor = board.edition.ancestor
     ancestor_ok = ancestor is not None and board.ancestors_left > 0 and board.trek_len[who] > 0
-    # Rejection sampling over the six positions (plus the Ancestor) is uniform over
-    # the available cards and, with a full row, needs a single draw.
-    span = 7 if ancestor_ok else 6
-    k = int(rng.random() * span)
-    pick = _ANCESTOR_PICK if k == 6 else row[k]
-    tries = 1
-    while pick < 0 and pick != _ANCESTOR_PICK:
-        if tries == 16:  # a nearly empty row: draw among what is there
-            cards = [c for c in row if c >= 0] + ([_ANCESTOR_PICK] if ancestor_ok else [])
-            if not cards:
-                raise StuckError(board)
-            pick = cards[int(rng.random() * len(cards))]
-            break
-        k = int(rng.random() * span)
-        pick = _ANCESTOR_PICK if k == 6 else row[k]
-        tries += 1
+    drawn = draw_pick(row, int(rng.random() * (7 if ancestor_ok else 6)), ancestor_ok, rng.random)
+    if drawn is None:
+        raise NoLegalMove(board)
+    pick = drawn[0]
     if pick >= 0:
         tables = board.tables
         card, hours = tables.ids[pick], tables.hours[pick]
@@ -81,7 +54,7 @@ def _random_itinerary(board: Board, who: int, rng: random.Random) -> ChooseItine
             return ChooseItinerary(board.names[who], itineraries[i].id)
     choices = board.itinerary_choices(board.names[who])
     if not choices:
-        raise StuckError(board)
+        raise NoLegalMove(board)
     return ChooseItinerary(board.names[who], choices[int(rng.random() * len(choices))])
 
 
@@ -128,7 +101,7 @@ def greedy_bot(board: Board, rng: random.Random) -> Event:
             if best is None or key > best:
                 best, best_event = key, event
     if best_event is None:
-        raise StuckError(board)
+        raise NoLegalMove(board)
     return best_event
 
 
@@ -137,7 +110,7 @@ def _greedy_itinerary(board: Board) -> ChooseItinerary:
     name = board.names[board.turn]
     choices = board.itinerary_choices(name)
     if not choices:
-        raise StuckError(board)
+        raise NoLegalMove(board)
 
     def worth(iid: str) -> int:
         it = edition.itineraries[edition.itinerary_index[iid]]

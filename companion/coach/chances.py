@@ -1,29 +1,13 @@
 """The coach: each available card's chances, by Monte Carlo rollouts from the position.
 
-For the player to move, every card they may take now (with no crystal spent, and
-with as many as the card allows) is tried: the take is played on a copy of the
-board, then the game is played out to its end for everyone, many times over, each
-card choice the cheap greedy heuristic's nine times in ten and a random one otherwise
-(`PLAYOUT_GREEDY`: it beat random playouts at the same CPU time, docs/coach.md). A
-card's estimated win probability is the share of its rollouts the player won (a shared
-victory counts as a share), its expected score the mean final total. Every player's win
-probability is the one after the best card (what the page shows first), so the mover's
-own chance there is that card's.
-
-**Only what the table knows.** Cards not seen yet (the rest of today's deck, the
-later Days' decks, a Departures Row position waiting for its reveal) are dealt
-again, at random, for each rollout, from the edition's cards of that Day that
-have not been seen; the real order (a record's decks, the mock dealer's shuffle)
-is never read. Each round deals once and plays that deal from every candidate, so the
-cards are compared on the same deals.
-
-Rollouts use the engine's fast paths: `Board.fork` for the position, the candidate's
-take through `Board.push_unrecorded` (every check, no undo record), then
-`companion.engine.playout` for the rest of the game (the random bot's moves in one loop)
-and its score, with every itinerary's memo built up front. `CoachPool` spreads
-the rollouts over worker processes; `evaluate` is the same work in this process
-(tests, the coach bot). A rollout budget makes results reproducible with a seed;
-a time budget bounds the answer time on a slow board.
+Every card the player to move may take now (with no crystal spent, and with the most the card
+allows) is played on a copy of the board, then the game is played out for everyone many times,
+mostly by the greedy heuristic (`PLAYOUT_GREEDY`, docs/coach.md); a card's win probability is
+the share of its rollouts the player won, its expected score the mean final total. Only what
+the table knows is used: unseen cards are dealt again at random for each round, and every
+candidate plays the same deals. `CoachPool` spreads the rollouts over worker processes;
+`evaluate` is the same work in this process. A rollout budget with a seed is reproducible; a
+time budget bounds the answer time on a slow board.
 """
 
 from __future__ import annotations
@@ -38,8 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.coach.bots import greedy_bot
-from companion.engine import Board, Edition, Event, GameState, Setup, Take
+from companion.engine import Board, Edition, GameState, Setup, Take
 from companion.engine.playout import play_out, result, trek_points_table
 from companion.engine.state import HIDDEN
 from companion.engine.tokens import DAYS
@@ -275,27 +258,6 @@ def evaluate(
     return advice(board, rollouts(board, moves, per_candidate, seed, deadline, clock, greedy))
 
 
-def coach_bot(
-    per_candidate: int = 30, seconds: float | None = None, greedy: float = PLAYOUT_GREEDY
-) -> Callable[[Board, random.Random], Event]:
-    """A bot that takes the coach's best card (with its crystal spend): for simulated games
-    against the other bots (``benchmarks/bench_coach_quality.py``). Itineraries are chosen
-    as the greedy bot chooses them, so only the card choice is the coach's. ``seconds``: a
-    budget of this process's CPU time per choice (so that two playouts compare at equal
-    cost on a shared machine), on top of ``per_candidate``."""
-
-    def bot(board: Board, rng: random.Random) -> Event:
-        if board.itinerary[board.turn] < 0 and board.has_itineraries:
-            return greedy_bot(board, rng)
-        seed = rng.randrange(1 << 30)
-        best = evaluate(board, per_candidate, seconds, seed, time.process_time, greedy).best
-        if best is None:
-            return greedy_bot(board, rng)
-        return Take(best.card, None, best.spend, ())
-
-    return bot
-
-
 # --- worker processes ------------------------------------------------------------------------
 
 #: The memory one worker may take (measured: 12 MB PSS, 18 MB RSS, docs/coach.md; with room
@@ -350,15 +312,11 @@ class CoachStopped(Exception):
 
 
 class CoachPool:
-    """The coach's worker processes for one edition (`companion.coach.worker`), started
-    with `subprocess` and spoken to over their pipes.
-
-    Not multiprocessing's pool: its forkserver and resource tracker outlive the pool (about
-    30 MB on a Pi once the coach is off), and its workers outlive a SIGKILLed daemon. These
-    workers are the pool's only processes; `close` kills and reaps them before it returns,
-    and each worker dies with its parent (`companion.coach.worker.die_with`). Linux sends
-    that signal when the *thread* that started the worker ends, so a pool lives and dies
-    with the thread that made it (the coach's thread, `companion.coach.service`)."""
+    """The coach's worker processes for one edition (`companion.coach.worker`), started with
+    `subprocess` and spoken to over their pipes: multiprocessing's forkserver and resource
+    tracker outlive its pool, and its workers a SIGKILLed daemon. Each worker dies with the
+    *thread* that started it (Linux's parent-death signal), so a pool lives on the coach's
+    thread; `close` kills and reaps the workers before it returns."""
 
     def __init__(self, edition: Edition, workers: int | None = None) -> None:
         import pickle

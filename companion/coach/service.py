@@ -1,33 +1,15 @@
 """The coach beside a running table: asked for, shown to the asking player's phone only.
 
-The host's switch (``POST /api/coach {"on": true}``) makes the coach *available*; it then
-answers only when asked, by the player to move from their phone (`CoachService.ask`).
-**Advice stays on its phone** (issue 33 item 4): the first ask of a phone claims the asking
-player's seat for it (`companion.table.seats`), and then only that phone may ask for that
-player, and that phone for no one else. The answer goes back to that phone, and
-``GET /api/coach`` gives it to that phone alone: not to another phone, not to the host's
-(the host may release a seat, `release`, but sees no one's advice), and never into
-``/api/state`` or the live stream. "Coach for everyone" (``{"everyone": true}``, a teaching
-game) is a setting of its own: then every position is answered unasked and ``GET
-/api/coach`` answers anyone.
+The host's switch makes the coach available; the player to move asks from their phone, whose
+first ask claims that player's seat (`companion.table.seats`), and the answer goes to that phone
+alone, never into ``/api/state`` or the live stream. "Coach for everyone" (a teaching game)
+answers every position for anyone. Advice never touches the table's version, so an Undo is
+never refused as stale because the coach spoke; a game with any advice is marked assisted.
 
-Advice never touches the table's version (what the page's Undo is checked against): an
-answer is published on the coach's own counter, so a player's Undo is never refused as
-stale because the coach spoke. A game where any advice was given is marked *assisted*
-(`assisted`, the store's `mark_assisted`), once.
-
-A thread of its own does the work: the table's listener only sets a flag (a take is no
-slower with the coach on); the thread copies the position under the table's lock, lets
-`companion.coach.chances.CoachPool`'s worker processes play the rollouts with no lock held, and
-publishes the answer with the position it was computed for (the table and its count of
-stored events), so an answer for a past position is never shown. Only an ask that passed
-the seat's rules (or the teaching setting) sets the coach to work, so only the seat's holder
-(or the host's teaching switch) can make a game assisted.
-
-**One pool at a time.** Switching off kills and reaps the workers before it returns; a
-switch on waits for the previous thread (and its pool) to be gone before starting its own,
-so a switch flipped at finger speed never has two pools. The switch is remembered for the
-running table (a new game keeps it) and is off again at every start.
+A thread of its own does the work (the table's listener only sets a flag), copying the
+position under the table's lock and playing the rollouts with no lock held; an answer carries
+the position it was computed for, so a past one is never shown. One pool at a time: switching
+off kills and reaps the workers, and a switch on waits for the previous thread to be gone.
 """
 
 from __future__ import annotations
@@ -239,12 +221,16 @@ class CoachService:
         name = next((n for n in names if name_key(n) == name_key(player)), None)
         if name is None or finished:
             raise CoachRefused("coach_no_seat", player=player[:40])
+        self._claim(game, name, phone)
+        return self.seat(phone)
+
+    def _claim(self, game: int, name: str, phone: str) -> None:
+        """``phone`` holds ``name``'s seat afterwards, or `CoachRefused` says whose it is."""
         seat = self.seats.claim(game, True, name, phone)
         if seat is None:
             raise CoachRefused("coach_seat_taken", player=name)
         if name_key(seat) != name_key(name):
             raise CoachRefused("coach_other_seat", player=name, seat=seat)
-        return self.seat(phone)
 
     def release(self, player: str) -> bool:
         """The host frees ``player``'s seat (a lost phone): another phone may claim it by
@@ -282,11 +268,7 @@ class CoachService:
             if name_key(turn) != name_key(player):
                 raise CoachRefused("coach_not_to_move", player=player[:40], turn=turn)
             if not self.everyone:
-                seat = self.seats.claim(table.game_id, True, turn, phone)
-                if seat is None:
-                    raise CoachRefused("coach_seat_taken", player=turn)
-                if name_key(seat) != name_key(turn):
-                    raise CoachRefused("coach_other_seat", player=turn, seat=seat)
+                self._claim(table.game_id, turn, phone)
             status = self._status(table, seq)
             if status.get("status") != "ready" and status.get("status") != "failed":
                 self.wanted = (table, seq)
@@ -371,8 +353,7 @@ class CoachService:
             with self.lock:
                 self.failed = f"{type(exc).__name__}: {exc}"
                 self.published.notify_all()
-            # one line on the console, the error and where, as every failure is said (issue 33
-            # item 5: a worker killed mid-answer printed a traceback through `logging`)
+            # one line on the console, the error and where, as every failure is said
             self.say(words("coach_stopped", error=f"{self.failed}{raised_at(exc)}"))
         finally:
             if pool is not None:

@@ -13,9 +13,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from companion.coach.bots import BOTS, StuckError
+from companion.coach.bots import BOTS
 from companion.editions import load_edition
 from companion.engine import Board, Edition, Setup, winners
+from companion.engine.playout import NoLegalMove
 from companion.engine.state import shuffled_setup
 from companion.engine.tokens import MAX_PLAYERS
 
@@ -116,7 +117,7 @@ def simulate(
         setup = random_setup(ed, names, rng)
         try:
             board, takes, events = play_game(setup, bot, rng)
-        except StuckError as exc:
+        except NoLegalMove as exc:
             raise SimulationError(str(exc)) from None
         summary.takes += takes
         summary.events += events

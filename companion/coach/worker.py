@@ -1,12 +1,9 @@
 """A coach worker process: rollouts for the positions its parent sends, until its parent goes.
 
-Started by `companion.coach.chances.CoachPool` as ``python -m companion.coach.worker PARENT_PID``
-with pipes for stdin and stdout (no forkserver, no resource tracker: nothing of the pool
-outlives it). It reads pickled requests from stdin and writes pickled answers to stdout:
-first the edition (kept for every later position, its itinerary memos built once), then
-positions. It ends when its stdin closes (the pool closed, or the parent died: the kernel
-closes a dead process's pipes) and, on Linux, at once when its parent dies, through
-``PR_SET_PDEATHSIG``: a SIGKILLed daemon leaves no worker behind, even mid-rollout.
+Started by `CoachPool` as ``python -m companion.coach.worker PARENT_PID``: pickled requests on
+stdin (the edition first, then positions), pickled answers on stdout. It ends when its stdin
+closes and, on Linux, at once when its parent dies (``PR_SET_PDEATHSIG``), so a SIGKILLed
+daemon leaves no worker behind.
 """
 
 from __future__ import annotations

@@ -1,22 +1,11 @@
 """Editions: the game's numbers as data, everything about them in one package.
 
-- `shipped`: the editions inside the package (``reference.json``), loaded by name; on the
-  command line only, an edition file by path.
-- `library`: the owner's editions in ``<data-dir>/editions/``, by name only, validated, and
-  the default a new game uses; `writes`: how it writes (atomically, one writer at a time).
-- `edit`: one change at a time to an edition's JSON object (a card, an itinerary, the
-  playmat, the Ancestor) and what is still the base edition's.
-- `csv_forms`: the cards and the itineraries as CSV, read and written.
-- `memos`: the shipped editions' itinerary memos, computed beforehand (``itineraries.memo``)
-  and offered to every edition read whose Itinerary cards are the same.
-- `cli`: ``companion edition ...``; `web`: the page's library and transcription routes
-  (Flask: only the web app factory imports it).
-
-This module names what the rest of the companion uses (each module imported when one of its
-names is first used), ``cli`` and ``web`` included (they are the library's adapters, and import
-it as any other caller does); `tests/project/test_architecture.py` keeps other modules to these
-names (and `cli`, `web` to their one importer each), so the modules inside can be rearranged
-without touching their callers.
+`shipped` (the package's editions, by name), `library` (the owner's, in ``<data-dir>/editions/``)
+and `writes` (atomic, one writer at a time), `edit` (one change to an edition's JSON object),
+`csv_forms`, `memos` (itinerary memos computed beforehand), `cli` and `web` (its adapters).
+This module names what the rest of the companion uses, each module imported when one of its
+names is first used; `tests/project/test_architecture.py` keeps callers to these names, so the
+modules inside can be rearranged without touching them.
 """
 
 from __future__ import annotations

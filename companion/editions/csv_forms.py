@@ -1,14 +1,10 @@
 """An edition's cards and itineraries as CSV, the form a spreadsheet edits.
 
-CSV of cards: ``id,day,year,title,hours,gains,note`` (day ``I``/``II``/``III``,
-year an integer, BCE negative; gains space separated in printed order).
-CSV of itineraries: ``id,person,event,innovation,progress,rows``, each cell the
-spaces from the top down separated by spaces: ``.`` plain, ``c`` a crystal, a
-number for points (``T01,. 3 2,1 3 4,. 2 4,. . .,2 5 5``); an empty cell is a
-column the card does not print. A text cell that a spreadsheet would run as a
-formula is exported behind a single quote and read back without it (`defuse`, `restore`).
-Each cell is read by the same field parsers as a change from the page or the CLI
-(`companion.editions.edit`), so a CSV takes exactly what they take.
+Cards: ``id,day,year,title,hours,gains,note``; itineraries: ``id,person,event,innovation,
+progress,rows``, each cell the spaces from the top down (``.`` plain, ``c`` a crystal, a number
+for points; an empty cell a column the card does not print). A text cell a spreadsheet would
+run as a formula is exported behind a single quote (`defuse`, `restore`). Cells are read by the
+same field parsers as the page and the CLI (`companion.editions.edit`).
 """
 
 from __future__ import annotations
@@ -169,12 +165,9 @@ class _Lines:
 def _records(text: str, columns: tuple[str, ...]) -> Iterator[tuple[int, list[str]]]:
     """The CSV's records, each with the file line it starts on (a quoted cell may span lines).
 
-    Read one at a time, and refused (a `CsvError` naming the line) as soon as the file holds
-    more records than a box has (`MAX_CSV_ROWS`), a cell longer than any field
-    (`MAX_CSV_FIELD`) or a record longer than any card's: a 12 MB file of 3 million rows
-    once took 1.6 GB and 90 s (every row a problem, all kept), which a Pi Zero 2 W (512 MB)
-    does not have. ``columns`` names the
-    cells in errors."""
+    Read one at a time and refused (a `CsvError` naming the line) as soon as the file holds
+    more records than a box has (`MAX_CSV_ROWS`) or a cell or record longer than any card's,
+    so a hostile file cannot take a Pi Zero 2 W's memory. ``columns`` names the cells in errors."""
     lines = _Lines(text[1:] if text.startswith("\ufeff") else text)
     reader = csv.reader(lines)
     start = 1

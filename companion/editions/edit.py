@@ -1,11 +1,8 @@
-"""Editing an edition's JSON object: one change at a time.
+"""Editing an edition's JSON object, one change at a time, for the CLI, the page and CSV import.
 
-The CLI, the page and CSV import all change an edition through these functions,
-which only reshape the JSON object; whether the result is a valid edition is
-decided in one place, the engine's `parse_edition`, when the library saves it.
-Field parsing is lenient in what people type at a table or in a spreadsheet
-(``490 BCE``, ``II``, ``Person``) and strict in what it stores; the CSV forms
-(`companion.editions.csv_forms`) read their cells through the same fields.
+These functions only reshape the object; whether it is a valid edition is decided in one
+place, the engine's `parse_edition`, when the library saves it. Fields are lenient in what
+people type (``490 BCE``, ``II``, ``Person``) and strict in what they store.
 """
 
 from __future__ import annotations

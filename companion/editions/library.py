@@ -1,19 +1,10 @@
 """The edition library: the shipped editions and the owner's, chosen by name only.
 
-The table, the page and the CLI never open an edition by a path they were sent:
-a name is either a shipped edition (inside the package) or an owner's edition,
-a file ``<data-dir>/editions/<name>.json`` whose name the companion chose and
-checked as a slug. That closes the audit's holes (``/dev/zero``, pipes,
-``/proc/self/fd/N``, ``../../x`` from inside a file) and lets every error say
-which file and which line is wrong instead of answering 500.
-
-Every write is validated by the engine's own `parse_edition` (what
-``companion edition check`` runs), then written atomically (temporary file,
-fsync, ``os.replace``), so a pulled plug leaves the old edition or the new one (and
-perhaps the temporary file, which `EditionLibrary.clean_orphans` removes at the next start).
-
-An owner's edition under way may have no History cards yet (a *draft*): it is
-saved and listed, but a game cannot use it until it has cards.
+The table, the page and the CLI never open an edition by a path they were sent: a name is a
+shipped edition or ``<data-dir>/editions/<name>.json``, a slug the companion checked, which
+closes ``/dev/zero``, pipes and ``../../x`` and lets every error name the file and line. Every
+write is validated by the engine's `parse_edition` and written atomically. An owner's edition
+with no History cards yet (a *draft*) is saved and listed, but a game cannot use it.
 """
 
 from __future__ import annotations
@@ -184,13 +175,11 @@ class EditionLibrary:
     @contextmanager
     def changing(self, name: str) -> Iterator[dict[str, Any]]:
         """An owner's edition to change in the ``with`` block, saved (validated) when the block
-        ends, the whole read-change-save under `editing`: the one step behind every change from
-        the page and the command line, which keep only their own answer.
+        ends, the whole read-change-save under `editing`: the one step behind every change.
 
-        A block that raises (a field refused) saves nothing; a save the engine or the disk
-        refuses raises here and leaves the file as it was. The lock is re-entrant, so a caller
-        with more to do once the edition is saved (the page binds a sticker's tag to the card
-        just saved) holds `editing` around its block."""
+        A block that raises saves nothing; a refused save raises here and leaves the file as it
+        was. The lock is re-entrant, so a caller with more to do once the edition is saved
+        holds `editing` around its block."""
         with self.editing():
             obj = self.editable(name)
             yield obj
@@ -301,13 +290,9 @@ class EditionLibrary:
     # --- writing ---------------------------------------------------------------------
 
     def clean_orphans(self, now: float | None = None) -> list[str]:
-        """Remove the temporary files of saves that never finished; return their names.
-
-        A save killed between writing its temporary file and renaming it (``kill -9``, a
-        pulled plug) leaves ``.<name>.json.<random>.tmp`` behind for good; the companion
-        cleans them at start. Only the library's own temporary files (their name says so)
-        and only those older than `writes.ORPHAN_AGE`, under the library's lock: a save under way
-        in another process (the CLI while the table runs) is young and keeps its file."""
+        """Remove the temporary files of saves that never finished (``kill -9``, a pulled plug);
+        return their names. Only the library's own, older than `writes.ORPHAN_AGE`, under the
+        library's lock: a save under way in another process is young and keeps its file."""
         if not self.folder.is_dir():
             return []
         with self.editing():

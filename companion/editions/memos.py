@@ -1,19 +1,10 @@
 """The itinerary memos of the shipped editions, computed beforehand and shipped beside them.
 
-A process's first replays spent most of their time filling itinerary memos, one first-time
-step at a time, and filling them all when an edition loads cost more than a replay.
-So the memos of every shipped edition's Itinerary cards are computed here once, when the
-editions or the rules change (``scripts/itinerary-memos`` writes ``itineraries.memo``), and
-each is read from the file when its itinerary is first played (tens of microseconds; the
-reference edition's 24 in a millisecond or two). Each is keyed by its card's content, not by
-its edition's name, so an inline copy of a shipped edition, or an owner's edition keeping a
-printed card, finds it too; any other card keeps the lazy memo.
-
-Nothing in the file is trusted blindly: it is `marshal` data (values only, never code) with
-a CRC of its payload and the engine's `MEMO_VERSION`; a file that is missing, damaged or of
-another version is ignored (every step is then computed when first needed, as before); and a
-table takes an offered memo only when a sample of its steps matches its own rules
-(`ItineraryTable.matches`). ``tests/editions/test_memos.py`` checks the shipped file whole.
+Filling itinerary memos was most of a process's first replays, so ``scripts/itinerary-memos``
+computes those of every shipped Itinerary card once (``itineraries.memo``), keyed by the card's
+content, so an inline copy or an owner's edition keeping a printed card finds them too. Nothing
+is trusted blindly: `marshal` values with a CRC and the engine's `MEMO_VERSION`; a bad file is
+ignored, and a table takes an offered memo only when a sample of it matches its own rules.
 """
 
 from __future__ import annotations
@@ -58,11 +49,9 @@ def _blob(typecode: str, values: Iterable[int]) -> bytes:
 
 
 class Stored:
-    """The file's memos: every distinct step once (``pool``: about 2,600 among the reference
-    edition's 27,000 steps), and each card's memo as indices into it (``indices``), turned into
-    its list of steps when its itinerary is first played. Both are little-endian 32-bit integers
-    in the file (a step's three one after the other), which read in microseconds where the
-    same as `marshal` tuples took milliseconds."""
+    """The file's memos: every distinct step once (``pool``), and each card's memo as indices
+    into it (``indices``), turned into its steps when its itinerary is first played; both
+    little-endian 32-bit integers, which read far quicker than `marshal` tuples."""
 
     __slots__ = ("indices", "pool")
 

@@ -1,11 +1,8 @@
 """Editions the companion ships, and loading an edition file by name or path.
 
-A name (``reference``) resolves to ``<name>.json`` in this package. The command
-line also reads an edition file the user names (``companion edition check``,
-``simulate --edition FILE``): anything that looks like a path is read from disk,
-but only a regular file of sane size. The table and the page never take a path:
-they choose editions by name through `companion.editions.library`, and records name a
-shipped edition (`shipped_edition`) or carry one inline.
+A name resolves to ``<name>.json`` in this package; only the command line reads a file the
+user names (a regular file of sane size). The table and the page choose editions by name
+through `companion.editions.library`.
 """
 
 from __future__ import annotations

@@ -1,27 +1,13 @@
 """`Board`: the game in play, its move stack, and the rules that change it.
 
-Modelled on python-chess's ``Board``: the state is mutable, `Board.push` applies an
-event after checking it and remembers just enough to take it back, `Board.pop`
-restores the previous state exactly. Undo is `pop`, across a Day's end too. The
-live table, ``replay`` and crash recovery all drive a `Board` the same way: feed
-it the event log in order. `Board.snapshot` gives the immutable `GameState` value
-(for comparisons, the web page and tests) and `apply` is the pure form:
-state + event in, new state or rejection out.
-
-The state is kept as plain per-player lists rather than objects because the
-simulator referees thousands of games a second on one core; see
-``benchmarks/``. A take:
-
-1. is checked (the contract's rejection codes; the first applicable wins);
-2. moves the watch by hours less crystals (never below 1), stopping at 12 with
-   the Punctuality Bonus only for landing exactly on 12, on top of that hour's stack;
-3. collects the card's benefits, then the playmat position's
-   (`companion.engine.itinerary`);
-4. files the card into the trek (a later year joins; the same or an earlier year
-   starts a new trek; an Ancestor joins and keeps the trek's last year);
-5. slides and refills the Departures Row;
-6. passes the turn to the watch furthest behind (top of the stack among ties),
-   or ends the Day when every watch is at 12, or the game after Day III.
+Modelled on python-chess's ``Board``: `push` applies an event after checking it and keeps just
+enough to take it back, `pop` restores the previous state exactly (undo is `pop`, across a
+Day's end too). The live table, ``replay`` and crash recovery all feed it the event log in
+order; `snapshot` gives the immutable `GameState` and `apply` is the pure form. The state is
+kept as plain per-player lists because the simulator referees thousands of games a second.
+A take is checked (the contract's codes, first applicable wins), moves the watch, collects the
+card's and the position's benefits, files the card into a trek, refills the row and passes
+the turn to the watch furthest behind, or ends the Day or the game.
 """
 
 from __future__ import annotations
@@ -199,14 +185,9 @@ class Board:
         return None
 
     def push_unrecorded(self, event: Event) -> Rejection | None:
-        """`push` without the undo record: the same checks and the same new state, but
-        `pop` cannot take it back and `moves` does not list it.
-
-        The coach's rollouts play thousands of throw-away games a second and never
-        undo; copying the row and the player's figures into a record for each take is
-        a fifth of a take's time. A take, an Itinerary choice and a reveal are
-        applied; an undo has nothing to take back here and is refused like one on an
-        empty board (a property test checks every result against `push`)."""
+        """`push` without the undo record: the same checks and the same new state, but `pop`
+        cannot take it back. The coach's rollouts never undo (a property test checks every
+        result against `push`); an undo is refused like one on an empty board."""
         kind = type(event)
         if kind is Take:
             result = self._take(event, False)  # type: ignore[arg-type]
@@ -317,12 +298,8 @@ class Board:
         return index, position, year, hours, by_position[position]
 
     def _take(self, event: Take, keep: bool = True) -> tuple[Any, ...] | Rejection:
-        """Check and apply a take; returns its undo record (an empty tuple when not
-        ``keep``: `push_unrecorded`) or the rejection.
-
-        The simulator's hot path: locals instead of attribute lookups, tables
-        compiled per edition, and no text formatted unless it rejects.
-        """
+        """Check and apply a take; returns its undo record (an empty tuple when not ``keep``)
+        or the rejection. The simulator's hot path: no text is formatted unless it rejects."""
         who = self.turn
         card_id, player, spent, wild = event
         refused = self._take_refused(player, who)
@@ -431,14 +408,9 @@ class Board:
         return False
 
     def _stalled(self) -> bool:
-        """No one can take anything: every position of the row is empty (the deck is
-        spent) and the player to move cannot take an Ancestor.
-
-        Neither rulebook covers it (a real Day deck outlasts a Day); the team's rule,
-        also in docs: the Day ends at once, as if every watch had reached 12, with no
-        Punctuality Bonus. Without it the game would wait forever for a take. It is
-        checked after a take and whenever a Day begins (an empty deck deals an empty
-        row), so no state the board can be in, undo included, is stalled."""
+        """No one can take anything: the row is empty and the player to move cannot take an
+        Ancestor. Neither rulebook covers it; the team's rule (also in docs): the Day ends at
+        once, with no Punctuality Bonus, so no state the board can be in waits forever."""
         if any(card != EMPTY for card in self.row):
             return False
         return self.ancestors_left <= 0 or self.edition.ancestor is None or not self.trek_len[self.turn]
@@ -686,10 +658,6 @@ class Board:
             self.pop()
         return rejection
 
-    def is_legal(self, event: Event) -> bool:
-        """True if ``event`` would be accepted now; the board is left as it was."""
-        return self.check(event) is None
-
     def snapshot(self) -> GameState:
         """The whole state as an immutable value."""
         players = tuple(
@@ -747,11 +715,9 @@ class Board:
         return (*self.treks[who], current) if current else tuple(self.treks[who])
 
     def standings(self, previous: Sequence[Standing] = ()) -> list[Standing]:
-        """Every player's score as if the game ended now, in setup order.
-
-        ``previous``: this board's standings of an earlier call; a player whose figures are
-        all the same keeps that very `Standing` (most players did not move since: the table
-        projects its state after every change, and its kept texts compare them by identity)."""
+        """Every player's score as if the game ended now, in setup order. ``previous``: this
+        board's standings of an earlier call; a player whose figures are all the same keeps
+        that very `Standing`, so the table's kept texts can compare them by identity."""
         points = self.edition.trek_points
         track, crystals, hour, current, done = self.track, self.crystals, self.hour, self.trek_len, self.treks
         result = []

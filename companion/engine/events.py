@@ -1,19 +1,8 @@
 """Events: the moves of the game as value objects, and their parsing from JSON.
 
-Everything that changes a game is one of these: a player choosing an Itinerary,
-taking a card, the table revealing a card, or an undo. The live table, ``replay``
-and crash recovery all feed the same objects to the same engine.
-
-Parsing never raises. A malformed object becomes `Malformed`, which the engine
-rejects as ``bad_event`` — unless the game is over, because the contract ranks
-``game_over`` first for takes, itineraries and reveals. That ordering needs the
-game state, so it is decided in the engine, not here.
-
-Events are NamedTuples rather than dataclasses: they are immutable values all
-the same, and the simulator builds hundreds of thousands of them a second.
-
-Room for Time Warps (a later expansion): a new event type slots in beside
-`Take` and is dispatched on its class in `companion.engine.rules`.
+Parsing never raises: a malformed object becomes `Malformed`, which the engine rejects as
+``bad_event`` unless the game is over (the contract ranks ``game_over`` first, which needs
+the state). NamedTuples, because the simulator builds hundreds of thousands a second.
 """
 
 from __future__ import annotations

@@ -1,25 +1,11 @@
 """Placing Experience tokens on an Itinerary card.
 
-Each token covers the uppermost empty space of its column; a full column
-returns it to the supply. A covered space's icon pays at once, and so does a row
-reward when the token completes that row (every column deep enough to reach the
-row is covered there).
-
-**Wild tokens without a column named in the event** go to the column that scores
-most *now*: the points printed on the space it would cover plus a row reward it
-would complete, a crystal counting as 1 point, even when that is below zero. Ties go
-to the first column in the order person, event, innovation, progress; only with
-every column full is it lost.
-
-Because covering is always top-down, an itinerary's progress is just how deep
-each column is covered. The engine packs those four depths into one small
-integer (a mixed-radix number) and memoizes each (progress, token) transition,
-so placing a token on the hot path is one list lookup.
-
-Filling that memo is most of a process's first replays: a memo computed
-beforehand for the same printed card (`companion.editions.memos`, for the shipped
-editions) can be *offered* to a table, which takes it when the itinerary is first
-played, after checking a sample of its steps against its own rules.
+Each token covers the uppermost empty space of its column (a full column returns it); a
+covered icon pays at once, and so does a row reward the token completes. A Wild token with no
+column named goes to the column that scores most now (a crystal counts as 1 point), ties in
+the order person, event, innovation, progress. Covering is top-down, so progress is each
+column's depth, packed into one integer; each (progress, token) step is memoized, and a memo
+computed beforehand (`companion.editions.memos`) can be offered, checked on a sample first.
 """
 
 from __future__ import annotations
@@ -125,11 +111,9 @@ class ItineraryTable:
         return self.steps
 
     def matches(self, steps: Sequence[object]) -> bool:
-        """Whether ``steps`` can be this card's whole memo: one step per (progress, token) and,
-        for each token code, the steps at two progress numbers (spread from the first to the
-        last) equal to what `compute` gives. A sample, not a proof (ten steps: a tenth of a
-        millisecond a card): a memo computed beforehand is checked whole by the tests, this
-        catches a wrong card or a stale file."""
+        """Whether ``steps`` can be this card's whole memo: one step per (progress, token), and
+        a sample of them equal to what `compute` gives; it catches a wrong card or a stale
+        file (the tests check the shipped memos whole)."""
         states = self.states
         if len(steps) != states * _CODES:
             return False

@@ -1,30 +1,16 @@
 """Playouts: a game played to its end by random legal moves, or mostly greedy ones, fast.
 
-The coach (`companion.coach.chances`) plays thousands of throw-away games a second from a
-position. Driving them through `Board.push_unrecorded` and `companion.coach.bots.random_bot`
-costs, for every move, an event tuple, two method calls, a search of the row for the
-card the bot has just picked out of it, and every validation a legal move cannot fail;
-most of a rollout went there (see ``docs/coach.md``). `play_out` is the same game in one
-loop: it picks exactly what ``random_bot`` picks, drawing the same numbers from the
-same random stream in the same order, and applies it exactly as `Board._take` and
-`Board._choose_itinerary` do, without the checks and without undo records.
-
-Exactness is the whole point, so it is tested, not assumed: a Hypothesis property
-(`tests/coach/test_coach.py`) plays random games on random editions both ways, move by move,
-and compares the whole state after each move and the final scores. The rare paths (a
-nearly empty row, an Itinerary found by its list of choices, a Day ending) call the
-board's own code rather than copies of it.
-
-With ``greedy`` above 0, that share of the card choices is `_greedy_pick`'s instead: the
-card gaining most now (itinerary points, crystals, a trek it extends, less its hours), as
-the greedy bot weighs it but read from the same tables, with no push. Its moves are checked
-legal move by move by another property.
-
-Pure: no I/O, nothing but the board and the random numbers it is given.
+The coach plays thousands of throw-away games a second from a position; through
+`Board.push_unrecorded` and ``random_bot`` most of a rollout went into building events and
+checks a legal move cannot fail. `play_out` is the same game in one loop: it draws the same
+random numbers in the same order as ``random_bot`` and applies the move as `Board._take`
+does, without checks or undo records. A Hypothesis property (`tests/coach/test_coach.py`)
+holds the two equal move by move; the rare paths call the board's own code. Pure.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from companion.engine.board import HOUR_WEIGHT, LAST_TURN_KEY, Board
@@ -33,7 +19,7 @@ from companion.engine.state import EMPTY, HIDDEN
 from companion.engine.tokens import CRYSTAL_CODE, HOURS_PER_DAY, PUNCTUALITY_BONUS, ROW_SIZE
 
 #: The random bot's stand-in for "the Ancestor card" among row positions.
-_ANCESTOR_PICK = -3
+ANCESTOR_PICK = -3
 #: Token codes per itinerary progress number in an `ItineraryTable`'s memo.
 _CODES = 5
 
@@ -52,20 +38,35 @@ class NoLegalMove(RuntimeError):
         )
 
 
+def draw_pick(
+    row: Sequence[int], k: int, ancestor_ok: bool, rand: Callable[[], float]
+) -> tuple[int, int] | None:
+    """The random bot's card, by rejection sampling over the six positions (and the Ancestor)
+    from the position ``k`` drawn already, uniform over what is there; after 15 misses, a draw
+    among what is there. (pick, its position: 6 for the Ancestor), or None: nothing to take."""
+    span = 7 if ancestor_ok else 6
+    pick = ANCESTOR_PICK if k == 6 else row[k]
+    tries = 1
+    while pick < 0 and pick != ANCESTOR_PICK:
+        if tries == 16:
+            cards = [c for c in row if c >= 0] + ([ANCESTOR_PICK] if ancestor_ok else [])
+            if not cards:
+                return None
+            pick = cards[int(rand() * len(cards))]
+            return pick, (row.index(pick) if pick >= 0 else 6)
+        k = int(rand() * span)
+        pick = ANCESTOR_PICK if k == 6 else row[k]
+        tries += 1
+    return pick, k
+
+
 def play_out(board: Board, rng: _Random, limit: int, greedy: float = 0.0) -> int:
     """Play random legal moves on ``board`` until the game ends or ``limit`` moves are
     played (an Itinerary choice counts as one); returns how many were played.
 
-    ``greedy``: the share of card choices made by `_greedy_pick` (a cheap heuristic, the
-    card gaining most now less its hours) instead of at random; at 0, the default, one
-    more number is never drawn, so the moves are exactly the random bot's (below).
-
-    Each move is the one `companion.coach.bots.random_bot` returns for the same board and the
-    same random stream, applied as `Board.push_unrecorded` applies it: the board then
-    holds the same state, but its move stack does not list these moves. Raises
-    `NoLegalMove` where the random bot raises its ``StuckError`` (an edition with too few
-    itineraries or cards), with the moves before it applied.
-    """
+    ``greedy``: the share of card choices made by `_greedy_pick` instead of at random; at 0
+    the moves are exactly `companion.coach.bots.random_bot`'s for the same random stream.
+    Raises `NoLegalMove`, as the random bot does, with the moves before it applied."""
     played = 0
     while played < limit and not board.finished:
         played += _play_day(board, rng, limit - played, greedy)
@@ -124,19 +125,10 @@ def _play_day(board: Board, rng: _Random, limit: int, greedy: float = 0.0) -> in
                 k = _greedy_pick(board, who, itinerary, ancestor_ok, ancestor_hours, ancestor_gains)
             else:
                 k = int(rand() * span)
-            pick = _ANCESTOR_PICK if k == 6 else row[k]
-            tries = 1
-            while pick < 0 and pick != _ANCESTOR_PICK:
-                if tries == 16:  # a nearly empty row: draw among what is there
-                    cards = [c for c in row if c >= 0] + ([_ANCESTOR_PICK] if ancestor_ok else [])
-                    if not cards:
-                        raise NoLegalMove(board)
-                    pick = cards[int(rand() * len(cards))]
-                    k = row.index(pick) if pick >= 0 else 6
-                    break
-                k = int(rand() * span)
-                pick = _ANCESTOR_PICK if k == 6 else row[k]
-                tries += 1
+            picked = draw_pick(row, k, ancestor_ok, rand)
+            if picked is None:
+                raise NoLegalMove(board)
+            pick, k = picked
             if pick >= 0:
                 hours, year, by_position = take[pick]
                 gains = by_position[k]

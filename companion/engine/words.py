@@ -1,10 +1,5 @@
-"""The two English forms every message needs: a year and a count.
-
-The engine's rejections, the table's messages, the console, the enrolment prompts,
-the sticker writer and the edition checks all write years and counts in English (the
-page writes its own from a code and params, through ``i18n.js``). Each used to carry
-its own copy; one copy here keeps them identical and lets the wording layer of a
-later change find them in one place.
+"""The two English forms every message needs, a year and a count, written in one place so the
+engine, the table, the console and the edition checks say them alike (the page has its own).
 """
 
 from __future__ import annotations

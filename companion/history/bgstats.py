@@ -1,23 +1,10 @@
 """A finished game as a BG Stats play: the app's documented "createPlay" push link.
 
-Families log their plays in BG Stats (and through it on BoardGameGeek). BG Stats opens
-a link of the form ``https://app.bgstatsapp.com/createPlay.html?data=<url-encoded JSON>``
-and shows its import dialog, where games and players are matched once and remembered.
-Nothing is sent from the companion: the page shows the link, a phone with BG Stats opens
-it (and another phone reaches it through a QR code, `companion.web.qr`).
-
-The fields, as documented by BG Stats ("Push plays to BG Stats from other apps or
-websites", https://www.bgstatsapp.com/support/push-plays-to-bg-stats-from-other-apps-or-websites/,
-read 2026-11-24): the link's form (also ``bgstats://app.bgstatsapp.com/...``); an example
-play with ``board``, ``durationMin``, ``comments``, ``game`` {``bggId``, ``highestWins``,
-``name``, ``noPoints``, ``sourceGameId``}, ``location``, ``playDate`` ("2020-10-23 19:16:58",
-so "YYYY-MM-DD HH:MM:SS") and ``players`` [{``startPlayer``, ``name``, ``rank``, ``role``,
-``score``, ``sourcePlayerId``, ``winner``}]; BG Stats suggests matches from the game's BGG id,
-its name and the player names, and saves the user's matches for the next import. The part
-of the page that was readable here stops before ``sourceName`` and ``sourcePlayId``: those
-two are as the issue gives them (the sending app, and the play's id so that a repeat is
-recognised) and as other apps that push plays to BG Stats send them. ``board`` is read as
-the board or mode played (BG Stats' own board/scenario field): "Base", or "Solo".
+Nothing is sent from the companion: the page shows the link and a phone with BG Stats opens
+it. The fields are those of BG Stats' "Push plays to BG Stats from other apps or websites"
+(https://www.bgstatsapp.com/support/push-plays-to-bg-stats-from-other-apps-or-websites/, read
+2026-11-24); ``sourceName`` and ``sourcePlayId`` are sent as other apps that push plays send
+them, and ``board`` is the mode played ("Base" or "Solo").
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """A table's finished games, replayed from its store, with the host's merges applied.
 
-Everything here is derived, never stored: each finished game is replayed through the
-engine from its stored events (the event log is the only truth), and its final state
-gives the scores, the treks and the crystals left. The one thing the host adds is a
-decision the log cannot make, that two spellings are the same player ("Sam" and
-"Samuel"): `companion.store.log.Store.aliases` keeps that mapping, never a copy of a score.
-
-Names are matched across games by `player_key` (case and spacing do not matter), then
-through the host's merges. Ratings use openskill's Plackett-Luce model (a maintained
-library built for multiplayer rankings) over the games in date order; a solo game has
-nobody to be ranked against, so it does not rate.
+Everything here is derived, never stored: each game is replayed from its events (the log is
+the only truth); the host adds only what the log cannot say, that two spellings are one
+player (`companion.store.log.Store.aliases`).
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """A player's figures and ratings over finished games: the history page's and the hall's league.
 
-Pure and below the store (issue 23): a table's history (`companion.history.past`) and the
-venue's hall (`companion.venue.league`) both build `PastGame`s from what they keep and ask
-`player_stats` here, so one venue's league and one table's history rate the same games alike.
-
-Names are matched across games by `player_key` (case and spacing do not matter), then
-through the host's merges. Ratings use openskill's Plackett-Luce model (a maintained
-library built for multiplayer rankings) over the games in date order; a solo game has
-nobody to be ranked against, so it does not rate.
+Pure and below the store, so a table's history (`companion.history.past`) and the venue's hall
+(`companion.venue.league`) rate the same games alike. Ratings use openskill's Plackett-Luce
+model, a maintained library built for multiplayer rankings.
 """
 
 from __future__ import annotations
@@ -29,9 +24,8 @@ Aliases = Mapping[str, tuple[str, str]]
 
 
 def player_key(name: str) -> str:
-    """The same player whatever the case, spacing or width: "ann ", "ANN" and "Ann" with a
-    full-width A (U+FF21) are one key. The table's own rule (`companion.util.text.name_key`), so that two
-    names the table takes for one are one player in the history too (issue 21)."""
+    """The same player whatever the case, spacing or width: the table's own rule
+    (`companion.util.text.name_key`), so two names the table takes for one are one player here."""
     return name_key(name)
 
 
@@ -150,11 +144,9 @@ def holding_merges(
 ) -> tuple[dict[str, tuple[str, str]], list[str]]:
     """The host's merges that no table contradicts, and the spellings whose merge one does.
 
-    A merge says two spellings are one person; two people who sat at one table are two
-    (issue 21: after merging Sam into Al, a game with both gave Sam's score to Al and made
-    the real Al a phantom "al #2"). So a merged spelling seated at a table beside another
-    spelling of the same player counts as its own player again, in every game, and is listed
-    as such (the stored merge stays, for the host to undo). ``games`` are keyed by spelling."""
+    Two people who sat at one table are two, so a merged spelling seated beside another
+    spelling of the same player counts as its own player again (the stored merge stays, for
+    the host to undo). ``games`` are keyed by spelling."""
     holding = dict(aliases)
     undone: list[str] = []
     changed = True
@@ -274,10 +266,8 @@ def family_rating(ordinal: float | None) -> int | None:
 
 
 def rate(games: Sequence[PastGame]) -> dict[str, tuple[float, float, int]]:
-    """openskill Plackett-Luce ratings: player key -> (mu, sigma, games rated).
-
-    Games are taken in date order, each player a team of one, ranked by the final
-    standings (ties stay ties). A solo game is skipped: there is no one to rank against."""
+    """openskill Plackett-Luce ratings: player key -> (mu, sigma, games rated), games in date
+    order, each player a team of one; a solo game has no one to rank against and is skipped."""
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()

@@ -1,16 +1,8 @@
 """Game records (``trekking/1``, JSON Lines) and replaying them through the engine.
 
-A record is a setup line followed by events. Reading never stops at a bad event:
-the engine rejects it (``bad_event`` for one that is not even readable, invalid
-UTF-8 included) and the replay goes on, exactly as at the table. Only a record
-that cannot be read at all — no setup line, an unknown edition, an inline edition
-that fails validation — raises `RecordError`.
-
-A record is replayed as it is read, line by line, in bounded memory: a 64 MB
-record of two million lines must not need gigabytes on a Pi. No line is kept
-after it is played (an undo pops the engine's move stack, so the stack never
-outgrows a game), and the rejections are kept compactly (`Rejections`): the
-contract's output lists every one, so none may be dropped.
+A bad event is rejected and the replay goes on, as at the table; only a record that cannot be
+read at all raises `RecordError`. A record is replayed as it is read, in bounded memory: a
+64 MB hostile record must not need gigabytes on a Pi.
 """
 
 from __future__ import annotations
@@ -68,14 +60,6 @@ class RecordError(CodedError, ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class RecordLine:
-    """One event line of a record with its 1-based line number."""
-
-    line: int
-    event: Event
-
-
-@dataclass(frozen=True, slots=True)
 class RejectedLine:
     """A rejected line; ``params`` (its sentence's facts) is ``None`` past the first
     `MESSAGES_KEPT` rejections."""
@@ -90,14 +74,9 @@ class RejectedLine:
 
 
 class Rejections:
-    """Every rejected line of a replay, in order: its number and code, a few bytes each.
-
-    The contract's output lists every rejection, so none is dropped; but a hostile
-    record can hold millions (two million undo lines with nothing to undo), and a list
-    of objects would cost hundreds of bytes each. Line numbers go into an array of
-    machine integers and codes into a byte each; the facts of the sentences (worded by the
-    catalogues, as the table words the same rejection), which only the readable output
-    prints, are kept for the first `MESSAGES_KEPT`."""
+    """Every rejected line of a replay, in order, a few bytes each: the contract's output
+    lists every one, and a hostile record can hold millions. The facts of the sentences are
+    kept for the first `MESSAGES_KEPT` only."""
 
     __slots__ = ("_codes", "_lines", "messages")
 
@@ -133,6 +112,17 @@ class Rejections:
 _CODE_INDEX = {code: i for i, code in enumerate(CODES)}
 
 
+def game_result(board: Board) -> dict[str, Any]:
+    """The standings as ``companion replay --json`` gives them, without the rejections: also
+    what the committed stream tells in `GameFinished`."""
+    return {
+        "finished": board.finished,
+        "day": board.day,
+        "players": [s.to_json() for s in board.standings()],
+        "winners": board.winners(),
+    }
+
+
 @dataclass
 class Replay:
     """The outcome of a replay: the game as it ended and every rejection."""
@@ -142,23 +132,15 @@ class Replay:
 
     def to_json(self) -> dict[str, Any]:
         """The contract's output object."""
-        return {**self._head(), "rejected": [{"line": n, "code": c} for n, c in self.rejected.pairs()]}
-
-    def _head(self) -> dict[str, Any]:
-        board = self.board
-        return {
-            "finished": board.finished,
-            "day": board.day,
-            "players": [s.to_json() for s in board.standings()],
-            "winners": board.winners(),
-        }
+        rejected = [{"line": n, "code": c} for n, c in self.rejected.pairs()]
+        return {**game_result(self.board), "rejected": rejected}
 
     def write_json(self, out: IO[str]) -> None:
         """Write ``json.dumps(self.to_json())`` to ``out`` without building it whole.
 
         Two million rejections would make a list of two million dicts and a 60 MB string;
         written in slices, the output costs no more memory than a few thousand entries."""
-        head = json.dumps({**self._head(), "rejected": []})
+        head = json.dumps({**game_result(self.board), "rejected": []})
         assert head.endswith("[]}")  # "rejected" is the last key, as in the contract
         out.write(head[:-2])
         entries = (f'{{"line": {n}, "code": {_JSON_CODE[c]}}}' for n, c in self.rejected.pairs())
@@ -325,12 +307,9 @@ _PARENTHESES = bytes.maketrans(b"[{]}", b"(())")
 
 
 def _depth(line: str) -> int:
-    """How deep arrays and objects nest in the valid JSON text ``line`` (a scalar is 0): the
-    most brackets open at once, strings aside. Read from the text's UTF-8 in C-speed passes,
-    not by walking the decoded object (a large inline edition's setup line walked item by
-    item would cost more than the rest of its record's replay): escaped backslashes and quotes
-    dropped, then every byte but quotes and brackets, then what is between quotes (every other
-    piece); each pass that deletes every ``()`` left then takes away one level."""
+    """How deep arrays and objects nest in the valid JSON text ``line`` (a scalar is 0), read
+    from the text in C-speed passes rather than by walking the decoded object (a large inline
+    edition's setup line would cost more than the rest of its replay)."""
     text = line.encode("utf-8", "surrogatepass")
     if b"\\" in text:
         text = text.replace(b"\\\\", b"").replace(b'\\"', b"")
@@ -346,13 +325,10 @@ def _depth(line: str) -> int:
 @functools.lru_cache(maxsize=8)
 def _inline_edition(key: bytes) -> Edition:
     """An inline edition, parsed once per value however many records carry it (the table's
-    stored games each keep the owner's edition inline): parsing and checking its cards costs
-    more than the rest of a game's replay. ``key`` is the decoded object's
-    `marshal` form, which `marshal.loads` turns back into that very value, types included
-    (``1``, ``1.0`` and ``true`` differ), so two records share an edition only when their
-    objects are equal and typed alike; it is five to seven times quicker to write than the
-    object's JSON. An invalid edition raises, and is not kept. Its itineraries are offered the
-    shipped memos of the same cards, as a shipped edition's are (`offer_memos`)."""
+    stored games each keep the owner's edition inline). ``key`` is the decoded object's
+    `marshal` form, so two records share an edition only when their objects are equal and
+    typed alike (``1``, ``1.0`` and ``true`` differ). Its itineraries are offered the shipped
+    memos of the same cards (`offer_memos`)."""
     return offer_memos(parse_edition(marshal.loads(key)))
 
 
@@ -407,29 +383,6 @@ def parse_setup(obj: Any, editions: Callable[[str], Edition] = shipped_edition) 
         raise RecordError("record_setup_invalid", detail=str(exc)) from None
 
 
-def parse_events(lines: Iterable[tuple[int, bytes | None]]) -> Iterator[RecordLine]:
-    """The events of `record_lines`' lines, one at a time (one that is not JSON is `Malformed`)."""
-    for number, content in lines:
-        try:
-            obj = decode_line(content)
-        except NotJson as exc:
-            yield RecordLine(number, Malformed(None, exc.why, exc.facts))
-            continue
-        yield RecordLine(number, parse_event(obj))
-
-
-def replay_events(setup: Setup, events: Iterable[RecordLine]) -> Replay:
-    """Feed events to a fresh game, collecting rejections."""
-    result = Replay(Board(setup))
-    push = result.board.push
-    add = result.rejected.add
-    for item in events:
-        rejection = push(item.event)
-        if rejection is not None:
-            add(item.line, rejection)
-    return result
-
-
 def replay_stream(stream: BinaryIO, limit: int | None = None) -> Replay:
     """Replay a record as it is read from ``stream`` (binary), at most ``limit`` bytes of it."""
     lines = record_lines(stream, limit)
@@ -441,8 +394,6 @@ def replay_stream(stream: BinaryIO, limit: int | None = None) -> Replay:
     except NotJson as exc:
         raise RecordError("record_setup_not_json", line=first[0], why=exc.why, **exc.facts) from None
     setup = parse_setup(setup_obj, editions=load_edition)
-    # `replay_events(setup, parse_events(lines))` with no `RecordLine` between a line and its
-    # event: a frozen dataclass a line cost a short record's replay more than it gave
     result = Replay(Board(setup))
     push = result.board.push
     add = result.rejected.add

@@ -3,7 +3,6 @@ for in words, and (mock mode) the keyboard as the virtual reader and buttons."""
 
 from __future__ import annotations
 
-import functools
 import sys
 import time
 from collections.abc import Callable
@@ -34,27 +33,16 @@ def describe_expect(table: Table) -> str:
     `Table.awaited` kind and player, said after every input (the choices are not listed)."""
     awaited = table.awaited()
     if awaited is None:
-        return over_line(tuple(table.board.winners()))
+        won = table.board.winners()
+        return say("expect_over", winners=f" {say('and')} ".join(won), n=len(won))
     kind, player = awaited
-    return expect_line(kind, player, table.armed_crystals() if kind == "take" else 0)
-
-
-@functools.lru_cache(maxsize=256)
-def over_line(won: tuple[str, ...]) -> str:
-    """`describe_expect` of a game over, by its winners: written once per game, not per input."""
-    return say("expect_over", winners=f" {say('and')} ".join(won), n=len(won))
-
-
-@functools.lru_cache(maxsize=256)
-def expect_line(kind: str, player: str | None, armed: int) -> str:
-    """`describe_expect` of a game in play, by what it waits for: the same few sentences after
-    every input, each written once (``armed``: the crystals chosen, for a take)."""
     if kind == "reveal":
         return say("expect_reveal")
     if kind == "itinerary":
         return say("expect_itinerary", player=player)
     if kind == "confirm":
         return say("expect_confirm", player=player)
+    armed = table.armed_crystals()  # the crystals chosen before the tap
     return say("expect_take", player=player, n=armed, kind="armed" if armed else "")
 
 

@@ -1,16 +1,9 @@
 """The console's lines of `companion run`, written at once per input.
 
-A tap said up to three lines (the outcome, the mock dealer's reveal, what the table waits
-for), each a `print`: two writes each, and under systemd (``PYTHONUNBUFFERED``) each a
-system call to the journal. `ConsoleLines` keeps the lines one thread says while it handles
-an input (`ConsoleLines.held`) and writes them in one write when the input is done: the same
-text, in the same order. Lines of other threads (the ring's health, the coach) are written
-at once, as before.
-
-Lines are written in the order they were said, across threads (issue 37): a Crystal pressed
-on the page is held through its debounce window, and a tap handled meanwhile on another
-thread wrote "took …, 1 crystal spent" before the press's "will spend 1 crystal". So an
-input's lines are written after those other inputs still hold that were said before them.
+Under systemd each `print` is a system call to the journal, so the lines one thread says while
+it handles an input (`ConsoleLines.held`) are written in one write when the input is done;
+other threads' lines are written at once. Lines keep the order they were said in across
+threads: an input's lines wait behind those other inputs still hold that were said before.
 """
 
 from __future__ import annotations

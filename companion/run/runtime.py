@@ -133,14 +133,10 @@ class Runtime:
         return self.tap_now(seen)
 
     def tap_now(self, seen: str, read_text: Callable[[], str | None] | None = None) -> Outcome:
-        """A tag (UID, card id or title) reached the reader: the one route of every tap.
-
-        The reader's `ReaderLoop` calls it once per tap, on a Pi (its thread) and in mock mode
-        (the console's, the page's and the tests' taps, through `MockReader`). With a venue,
-        the tap is Home Assistant's tag scan when ``[venue] tag_scans`` says so. Then capture
-        (the host transcribing an edition takes the tag itself), else resolve once
-        (`companion.table.tags`): a tag no card has may carry its card id in its text
-        (``read_text``, the reader's), and the table gets the resolved reference."""
+        """A tag (UID, card id or title) reached the reader: the one route of every tap, the
+        `ReaderLoop`'s on a Pi and in mock mode alike. It is Home Assistant's tag scan when
+        ``[venue] tag_scans`` says so; then the host's capture takes it, else it is resolved
+        once (`companion.table.tags`) and the table gets the resolved reference."""
         with self.lines_held():
             if self.venue is not None:
                 self.venue.tag_scanned(seen)
@@ -217,8 +213,11 @@ class Runtime:
     def start_game(
         self, players: list[str], colours: list[str] | None, edition: str, seed: int | None
     ) -> int:
-        """A new game from the page, put on the table at once (one at a time: `Session`)."""
-        return self.session.start_game(players, colours, edition, seed)
+        """A new game from the page, put on the table at once (one at a time: `Session`), and
+        said on the console."""
+        game = self.session.start_game(players, colours, edition, seed)
+        self.say(say("game_from_page", game=game, players=", ".join(self.table.board.names)))
+        return game
 
     def seats(self, players: list[str], colours: list[str | None] | None) -> list[dict[str, Any]]:
         from companion.table.game_setup import seats_of
@@ -230,11 +229,6 @@ class Runtime:
             {"name": n, "colour": c, "marker": m}
             for n, c, m in zip(names, seat_colours, markers, strict=True)
         ]
-
-    def switch_game(self, game_id: int) -> None:
-        """Put another stored game on the table (a new game started from the page)."""
-        table = self.session.switch(game_id)
-        self.say(say("game_from_page", game=game_id, players=", ".join(table.board.names)))
 
     # --- the port's intents and answers (`companion.web.ports.TableRuntime`) ----------------------
 

@@ -18,14 +18,9 @@ def make_server(
 ) -> Any:
     """The page's HTTP server: waitress, a production WSGI server (`companion.web.http_server`).
 
-    A live page's stream leaves the pool once its first snapshot is out (its connection
-    is handed to the live pages' writer): the pool needs `SPARE_THREADS` for everything
-    else and `HELD_PAGES` for the pages that cannot be handed over (HTTP/1.0), whatever
-    ``[table] live_pages`` is (a thread per page would grow the pool with the cap). A page
-    that reads slower than the game moves must not make the server buffer snapshot after
-    snapshot for it: past 256 KiB of pending output its stream waits, and then sends only
-    the latest state.
-    """
+    A live page's stream leaves the pool once its first snapshot is out, so the pool needs
+    `SPARE_THREADS` for everything else and `HELD_PAGES` for the pages that cannot be handed
+    over (HTTP/1.0), whatever ``[table] live_pages`` is."""
     from companion.web.app import MAX_BODY, create_app
     from companion.web.http_server import HELD_PAGES, SPARE_THREADS, create_guarded_server
     from companion.web.live import HEARTBEAT

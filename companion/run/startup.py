@@ -1,10 +1,8 @@
 """`companion run`'s start-up: open the store, resume (or start) a game, choose the adapters.
 
-Each adapter is chosen like gpiozero's pin factories: on a Raspberry Pi the real reader,
-ring and buttons; anywhere else (or with ``--mock``) the simulated ones — a virtual
-reader fed from the keyboard and the page, a ring drawn in the terminal and on the page,
-buttons on gpiozero's mock pins, and a simulated dealer revealing the cards it shuffled.
-The store, the engine and the HTTP API are the same in both.
+As gpiozero chooses its pin factories: on a Raspberry Pi the real reader, ring and buttons;
+anywhere else (or with ``--mock``) the simulated ones and a dealer that reveals the cards it
+shuffled. The store, the engine and the HTTP API are the same in both.
 """
 
 from __future__ import annotations
@@ -134,14 +132,9 @@ def build_runtime(
     clock: Callable[[], float] = time.monotonic,
     claim: bool = False,
 ) -> Runtime:
-    """Open the store, resume (or start) a game, and choose the adapters.
-
-    ``claim`` (`companion run`) marks the store as in use, so that a second `run` or a
-    `companion new` beside it refuses with a clear message instead of changing a game
-    this table would never show.
-
-    A full disk (SQLite's or the system's word for it) is a `DiskFull`, never "damaged": the
-    data is fine and the caller waits for space (`build_when_space`)."""
+    """Open the store, resume (or start) a game, and choose the adapters. ``claim`` (`companion
+    run`) marks the store as in use, so a second `run` or a `companion new` beside it refuses.
+    A full disk is a `DiskFull`, never "damaged": the caller waits for space."""
     try:
         store = Store(data_dir, TREKKING)
     except StoreError as exc:
@@ -225,7 +218,7 @@ def build_runtime(
 
 
 def check_finished_games(store: Store, say: Callable[[str], None]) -> None:
-    """Check every finished game but the one on the table by its checksums (issue 21): damage is
+    """Check every finished game but the one on the table by its checksums: damage is
     copied aside and said on the console (the journal) and the page like the table's own. A
     store closed meanwhile (the companion stopping) ends the check; a refusal (a full disk for
     the copy) is said, and the next start checks again."""

@@ -1,15 +1,9 @@
 """`companion backup DEST`: a copy of the game store that can be put back, made while it runs.
 
-SQLite's online backup (`sqlite3.Connection.backup`, all pages in one step) reads one
-consistent snapshot of what was committed, whatever the running companion writes meanwhile.
-The copy is written beside DEST under a temporary name, then checked as the store checks its
-own rows (SQLite's integrity check, and every game's checksums: `checksums.chain_damage`),
-and only then given DEST's name; anything short of that leaves nothing behind. DEST is never
-replaced: a name that exists is refused.
-
-The copy is one self-contained file (a rollback journal, not WAL) with a base of its own
-(`wal_owner`): put back in place of the store, the log a later run left beside the store is
-not applied on top of it (it was written on another base) but set aside and said.
+SQLite's online backup reads one consistent snapshot whatever the companion writes meanwhile;
+the copy is checked as the store checks its own rows before it gets DEST's name (an existing
+DEST is refused), and it has a base of its own (`wal_owner`), so a later run's log is not
+applied on top of it when it is put back.
 """
 
 from __future__ import annotations

@@ -51,9 +51,8 @@ def disk_full(exc: BaseException, folder: Path | None = None) -> bool:
     """Whether ``exc`` says the disk is full (SQLite's SQLITE_FULL, or ENOSPC from the system):
     a fault that passes once space is freed, not damage.
 
-    With ``folder``, an I/O error (SQLite's "disk I/O error", the system's EIO) while that
-    folder's disk has no room is a full disk too: on ext4, as the service's ordinary user,
-    SQLite could not grow its index and said only "disk I/O error" (issue 21)."""
+    With ``folder``, an I/O error while that folder's disk has no room is a full disk too: on
+    ext4, as an ordinary user, SQLite says only "disk I/O error"."""
     if isinstance(exc, OSError):
         if exc.errno in (errno.ENOSPC, errno.EDQUOT):
             return True

@@ -1,42 +1,17 @@
 """The game log on disk: SQLite, one row per accepted event, nothing else.
 
-The event log is the only truth. Each accepted event is committed (WAL journal,
-``synchronous=FULL``: the commit has reached the disk) *before* the ring or the
-page shows its effect, so a pulled plug can lose at most an event nobody saw
-accepted. At start the unfinished game is rebuilt by replaying its events
-through the same engine as ``companion replay``. Finished games are kept.
-
-Writes are transactions: the events of one input (a take and the dealer's
-reveals after it, or every undo and replay of a correction) are stored together
-or not at all, so what the table shows is exactly what a restart resumes. A full
-disk, a database deleted or replaced while running, or a damaged file is a
-`StoreError` that says what happened and what to do; nothing is half-written.
-The data directory is private (0700) and the database 0600: it holds names and
-the session key.
-
-Every stored row carries a checksum, computed inside the transaction that writes it:
-a game's setup line has one, and each event's covers the event, its place and the
-checksum before it (a chain), so a changed byte, a deleted or a reordered row is found
-when the game is loaded. The table then keeps the events before the first damaged one,
-sets the rest aside in the same file (`set_aside`, with a copy of the whole database
-beside it) and shows the damage until the host acknowledges it: the standings never
-change without a word. Databases written before checksums are upgraded once at opening.
-
-Tag enrolments (RFID UID -> card id) live here too, so a tagged deck keeps
-working across games and editions.
-
-The store knows no game: it is given a `GameCodec` (a format name, and the setup and
-events to and from JSON) and stores the JSON it returns, each game with its format's
-name. Trekking's codec is `companion.records.trekking.TREKKING`; a toy game's, in the tests, is
-stored, reloaded and checked the same way. This module imports only the standard
-library and stdlib-only helpers (`companion.store.wal`, `.wal_owner`, `companion.util.wording`).
+The event log is the only truth: each accepted event is committed (WAL, ``synchronous=FULL``)
+*before* the ring or the page shows it, and the events of one input are stored together or not
+at all, so what the table shows is exactly what a restart resumes. Every row carries a checksum
+(`companion.store.checksums`); damage is set aside and shown until the host acknowledges it, so
+the standings never change without a word. The store knows no game: a `GameCodec` turns its
+setup and events to and from JSON. Only the standard library and stdlib-only helpers.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import json.encoder
 import os
 import sqlite3
 import threading
@@ -50,20 +25,18 @@ from companion.store.codec import GameCodec, StoredEvent, StoredGame
 from companion.store.damage import DamageNotice, GameDamaged
 from companion.store.errors import DiskFull, StoreError, disk_full, no_room
 from companion.store.private_files import make_private, make_private_dir
-from companion.store.row_text import json_text
-from companion.store.row_text import stamp as row_stamp
 from companion.store.runner import RunnerLock
 from companion.store.schema import LEGACY_FORMAT, SCHEMA, SCHEMA_VERSION
 from companion.store.wal import check_wal
 from companion.store.wal_owner import (
     Identity,
-    KeptLog,
     Seal,
     read_identity,
     rebase,
     salts_text,
     seal_now,
     set_stranger_aside,
+    wal_salts,
     write_seal,
 )
 from companion.util.wording import say
@@ -91,8 +64,8 @@ T = TypeVar("T")
 
 
 def _now() -> str:
-    """Now, as rows keep it (`row_text.stamp`: "2026-11-26T15:50:22.839+00:00")."""
-    return row_stamp()
+    """Now, as rows keep it: "2026-11-26T15:50:22.839+00:00"."""
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 class Store:
@@ -121,9 +94,6 @@ class Store:
         self._seal: Seal | None = None
         self._id_row: Identity | None = None
         self._salts: tuple[int, int] | None = None
-        #: The store's path as a string, and its log kept open for the seal (`_reseal`).
-        self._where = os.fspath(self.path)
-        self._log = KeptLog(self._where)
         #: Each game's chain head and finished flag (0 or 1) as this store last committed them:
         #: `write_events` moves them on without reading them first, and checks that the row
         #: still holds them in the same statement (another writer's change is then read).
@@ -173,7 +143,6 @@ class Store:
         except (OSError, sqlite3.Error) as exc:
             if hasattr(self, "_db"):  # nothing of a failed opening stays open for the next try
                 self._db.close()
-            self._log.close()
             if disk_full(exc, self.path.parent):  # no damage: the data is fine, space is needed
                 raise DiskFull("store_full_open", folder=str(self.path.parent)) from None
             if isinstance(exc, sqlite3.DatabaseError):
@@ -183,9 +152,8 @@ class Store:
             raise StoreError("store_open_failed", path=str(self.path), cause=str(exc)) from None
 
     def _empty_aside(self) -> Path | None:
-        """A zero-length database file (a failing card, a copy cut short) with no log to rebuild
-        it from: SQLite would silently make it a new, empty store. It is kept aside instead
-        (``companion.sqlite3.empty-…``) and a new store is started, said (issue 21)."""
+        """A zero-length database file with no log to rebuild it from, which SQLite would
+        silently make a new, empty store: kept aside (``companion.sqlite3.empty-…``) and said."""
         wal = self.path.with_name(self.path.name + "-wal")
         try:
             if self.path.stat().st_size != 0 or (wal.exists() and wal.stat().st_size > 32):
@@ -243,14 +211,11 @@ class Store:
             self.upgraded = say("store_upgraded", path=self.path, games=games, events=events)
 
     def _reseal(self, committed: bool = False) -> None:
-        """Keep the tie between the database and its log (`companion.store.wal_owner`) when the
-        log changed. After a commit (``committed``) that started a log afresh (new salts), the
-        identity row is written into the new log first, so that the log names the store and
-        base it was written on top of. Two system calls after a commit; writes only when
-        SQLite started a new log."""
+        """Keep the tie between the database and its log (`companion.store.wal_owner`): after a
+        commit that started a log afresh, the identity row is written into the new log first."""
         if self._id_row is None:
             return
-        salts = self._log.salts()
+        salts = wal_salts(self.path)
         if committed and salts is not None and salts != self._salts:
             with contextlib.suppress(sqlite3.Error):  # a full disk: the seal alone ties this log
                 self._db.execute("UPDATE identity SET log = ? WHERE one = 1", (salts_text(salts),))
@@ -263,7 +228,6 @@ class Store:
         with self._lock:  # not in the middle of another thread's read (the finished games' check)
             self._closed = True
             self._db.close()
-        self._log.close()
         if (
             self._opened and self._id_row is not None
         ):  # SQLite removed the log if this was its last connection
@@ -273,7 +237,7 @@ class Store:
     # --- writing: one transaction each, or nothing -------------------------------------
 
     def _file_identity(self) -> tuple[int, int]:
-        info = os.stat(self._where)
+        info = os.stat(self.path)
         return info.st_dev, info.st_ino
 
     def _connect(self) -> None:
@@ -402,7 +366,7 @@ class Store:
         flag and pending take, in one transaction: all of it is stored or none. Returns the
         rows as committed (their time, JSON and checksums): what the committed stream tells."""
         at = _now()
-        texts = [json_text(self.codec.event_to_json(event)) for event in events]
+        texts = [json.dumps(self.codec.event_to_json(event)) for event in events]
         statements = self._pending_statements(game_id, pending)
 
         def chain(head: str) -> list[StoredEvent]:
@@ -476,7 +440,7 @@ class Store:
         if pending is None:
             return [("DELETE FROM pending WHERE game_id = ?", (game_id,))]
         return [
-            ("INSERT OR REPLACE INTO pending (game_id, take) VALUES (?, ?)", (game_id, json_text(pending)))
+            ("INSERT OR REPLACE INTO pending (game_id, take) VALUES (?, ?)", (game_id, json.dumps(pending)))
         ]
 
     def mark_finished(self, game_id: int, finished: bool) -> None:
@@ -570,10 +534,8 @@ class Store:
 
     def finished_damage(self) -> list[DamageNotice]:
         """Check every finished game but the one on the table (which `load` checks) at start, so
-        that damage in one is copied aside and said on the console, the journal and the page as
-        for the game on the table, not only as "1 game could not be read" on the history page
-        (issue 21). Its rows stay as they are (the history leaves the game out); each damaged
-        game is recorded once."""
+        that damage in one is copied aside and said as for the game on the table. Its rows stay
+        as they are; each damaged game is recorded once."""
         current = self.current_game()
         known = {int(r[0]) for r in self._read("SELECT game_id FROM damage WHERE code = ?",
                                                (DAMAGE_CODES["finished"],))}  # fmt: skip
@@ -589,17 +551,12 @@ class Store:
         return found
 
     def set_aside(self, damage: Damage, keep_rows: bool = False) -> DamageNotice:
-        """Deal with ``damage`` so that the game goes on from its last good event, losing nothing.
+        """Deal with ``damage`` so that the game goes on from its last good event, losing nothing:
+        a copy of the whole database is kept beside it, then in one transaction the damaged rows
+        move to the ``set_aside`` table, the chain's head goes back to the last good event and a
+        damage record is written, shown until the host acknowledges it.
 
-        First a copy of the whole database is kept beside it (``companion.sqlite3.damaged-…``,
-        the damaged rows as they were); then, in one transaction, the rows from the first
-        damaged one on move to the ``set_aside`` table of the same file (nothing is deleted),
-        the chain's head is set to the last good event, any take being prepared is dropped,
-        and a damage record is written, which the page and the console show at every start
-        until the host acknowledges it (`acknowledge`).
-
-        ``keep_rows``: a finished game that is not on the table: only the copy and the record
-        (``store_finished_damaged``), its rows left as they are."""
+        ``keep_rows``: a finished game not on the table: only the copy and the record."""
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S.%fZ")
         copy = self.path.with_name(f"{self.path.name}.damaged-{stamp}")
         try:
@@ -690,18 +647,10 @@ class Store:
 
     # --- the one companion running on this store (`companion.store.runner`) ----------------
 
-    @property
-    def lock_path(self) -> Path:
-        return self._runner.path
-
     def claim(self) -> None:
         """Mark this process as the companion running on the store (`companion run`), so that
         other commands that would change the game on the table refuse instead."""
         self._runner.claim()
-
-    def runner(self) -> int | None:
-        """The process id of a companion running on this store, or None."""
-        return self._runner.holder()
 
     def refuse_if_running(self) -> None:
         """Raise a `StoreError` when a companion runs on this store (its table would not show

@@ -35,3 +35,16 @@ def make_private_dir(folder: Path) -> None:
             folder.chmod(0o700)
     except (OSError, RuntimeError):  # not ours, or gone, or no home: SQLite will say so if it matters
         pass
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Write ``path`` whole or not at all, readable by the owner only (0600): a temporary file
+    beside it, flushed to disk, then renamed over it. A crash leaves the old file or the new."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    temp = path.with_name(path.name + ".new")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as out:
+        out.write(data)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(temp, path)

@@ -1,14 +1,9 @@
 """Checking SQLite's write-ahead log before SQLite opens it.
 
-When SQLite recovers a WAL file it keeps the frames up to the first one whose
-checksum fails and silently drops every frame after it, committed or not. A
-crash in the middle of a commit leaves such a tail legitimately (that event was
-never acknowledged), but a damaged frame in the *middle* of the log drops
-events that were acknowledged, and SQLite says nothing. This module reads the
-log as SQLite will (the format is documented at https://sqlite.org/fileformat.html,
-section "The WAL file format") and, when it would drop a transaction that was
-completely written (see `lost_commits`), keeps a copy of the log and returns a
-sentence for the owner. A damaged header is worse: SQLite then ignores the whole log.
+SQLite's recovery silently drops every frame after the first bad checksum: after a crash that
+is the unacknowledged last commit, but damage in the middle drops acknowledged events. The log
+is read as SQLite will read it (https://sqlite.org/fileformat.html, "The WAL file format") and
+a log that would lose a complete transaction (`lost_commits`) is copied aside and said.
 """
 
 from __future__ import annotations

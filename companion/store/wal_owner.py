@@ -1,33 +1,16 @@
 """Whose log is it? Tying a WAL to its database by content, before SQLite applies it.
 
-SQLite applies any `-wal` beside a database whose frames carry the log's own salts and
-checksums: nothing in the log names the database it was written for (the file format's
-documentation: https://sqlite.org/fileformat.html, "The WAL file format"). So a `-wal` copied
-from another companion's store silently turned the store into the other one, and a restored
-backup with a crashed run's log beside it was silently rolled forward (issue 21). A tie by
-the files' sizes and modification times failed the other way: `cp -r`, `rsync` without
-``-t`` or a `touch` made the store's own log look like a stranger's, and it was set aside
-with the games it held (issue 33).
+SQLite applies any `-wal` beside a database whose frames are self-consistent: nothing in the
+log names the database it was written for (https://sqlite.org/fileformat.html, "The WAL file
+format"), so another store's log, or a crashed run's log beside a restored backup, would be
+applied silently. File sizes and times cannot tie them (`cp -r` and `touch` change those), so
+the tie is kept in the contents: the database's ``identity`` row holds a store id and a *base*
+drawn at each opening and written straight into the database file; every log carries that row,
+and the seal beside the database (`seal_path`) ties a log whose first commit was cut before it.
 
-The tie is kept in the files' contents instead:
-
-- the database keeps its identity in the ``identity`` table: a store id (drawn once, never
-  changed) and a *base* (drawn again each time a store opens it, written straight into the
-  database file, never through the log, and again in every copy `companion backup` makes);
-- every log carries that row: each time SQLite starts a log afresh the store rewrites it,
-  with the log's salts in ``log``, so the log's own frames name the store and base they were
-  written on top of;
-- the seal beside the database (`seal_path`) keeps the store id, the base and the salts of
-  the log being written: the tie for a log whose first commit was cut before its identity
-  row was written.
-
-Before opening, a log with frames SQLite would apply is compared with the database on
-private copies (`probe`): the database alone, then with the log applied. A log that names
-another store (or does not fit the database: its pages break the copy) is "foreign"; one
-that names this store and another base was written on top of another copy of it: the
-database was put back from a backup, "restored". Either is moved aside with a copy of the
-database, and the owner told; a faithful copy of the directory (any tool that copies bytes)
-continues exactly. Only the standard library.
+Before opening, a log SQLite would apply is probed on private copies (`probe`): one that names
+another store or does not fit is "foreign", one written on another base is "restored"; either
+is moved aside with a copy of the database and the owner told. Only the standard library.
 """
 
 from __future__ import annotations
@@ -44,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
 
+from companion.store.private_files import write_private
 from companion.store.wal import MAGIC_BE, MAGIC_LE, WAL_HEADER, lost_commits
 from companion.util.files import read_text_file
 
@@ -120,10 +104,8 @@ def seal_path(database: Path) -> Path:
 
 
 def wal_salts(database: Path | str) -> tuple[int, int] | None:
-    """The salts in the header of ``database``'s log, or None (no log, or no header yet).
-
-    Read with the system's own calls, not a Python file object: the seal is checked after
-    every commit, and opening a buffered file was most of its cost."""
+    """The salts in the header of ``database``'s log, or None (no log, or no header yet), read
+    with the system's own calls: a buffered file object would cost most of the seal's check."""
     try:
         fd = os.open(f"{os.fspath(database)}-wal", os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
@@ -145,48 +127,6 @@ def salts_in(header: bytes) -> tuple[int, int] | None:
     return salt1, salt2
 
 
-class KeptLog:
-    """`wal_salts` of one database, its log kept open from one commit to the next.
-
-    Opening and closing the log after every commit were two of the seal's three system calls.
-    The descriptor is read again while the file it holds is still linked (``st_nlink``): a log
-    SQLite deleted (its connection closed: `Store` reconnects after a write-back) or one moved
-    over it is opened again by its name, as `wal_salts` would find it. SQLite takes no lock on
-    the log itself (its locks are on the database and the ``-shm``), so this descriptor, like
-    `wal_salts`'s, never drops one when it closes."""
-
-    def __init__(self, database: Path | str) -> None:
-        self.path = f"{os.fspath(database)}-wal"
-        self.fd: int | None = None
-
-    def salts(self) -> tuple[int, int] | None:
-        """What `wal_salts` reads now."""
-        fd = self.fd
-        if fd is not None:
-            try:
-                if os.fstat(fd).st_nlink > 0:
-                    return salts_in(os.pread(fd, WAL_HEADER, 0))
-            except OSError:
-                pass
-            self.close()
-        try:
-            fd = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
-        except OSError:
-            return None
-        self.fd = fd
-        try:
-            return salts_in(os.pread(fd, WAL_HEADER, 0))
-        except OSError:
-            self.close()
-            return None
-
-    def close(self) -> None:
-        fd, self.fd = self.fd, None
-        if fd is not None:
-            with contextlib.suppress(OSError):
-                os.close(fd)
-
-
 class Seal(NamedTuple):
     """The tie kept beside a database: its store id and base, and its log's salts ("open":
     the log has no header yet; None: the store closed cleanly, SQLite removed its log)."""
@@ -196,12 +136,10 @@ class Seal(NamedTuple):
     wal: tuple[int, int] | str | None
 
 
-def seal_now(
-    database: Path | str, identity: Identity, closed: bool = False, log: KeptLog | None = None
-) -> Seal:
+def seal_now(database: Path | str, identity: Identity, closed: bool = False) -> Seal:
     """The seal for ``database`` (whose identity row is ``identity``) as it is now (``closed``:
-    its last connection has closed; ``log``: its log as a `KeptLog`, else opened here)."""
-    salts = wal_salts(database) if log is None else log.salts()
+    its last connection has closed)."""
+    salts = wal_salts(database)
     wal: tuple[int, int] | str | None = salts if salts is not None else (None if closed else "open")
     return Seal(identity.store, identity.base, wal)
 
@@ -212,18 +150,12 @@ def write_seal(database: Path, seal: Seal) -> bool:
     and the database are compared alone. Removing a file needs no space. Returns whether the
     seal was kept."""
     path = seal_path(database)
-    temp = path.with_name(path.name + ".new")
     wal = list(seal.wal) if isinstance(seal.wal, tuple) else seal.wal
     try:
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump({"store": seal.store, "base": seal.base, "wal": wal}, out)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
+        write_private(path, json.dumps({"store": seal.store, "base": seal.base, "wal": wal}).encode())
         return True
     except OSError:
-        for stale in (temp, path):
+        for stale in (path.with_name(path.name + ".new"), path):
             with contextlib.suppress(OSError):
                 stale.unlink(missing_ok=True)
         return False

@@ -1,38 +1,20 @@
 """Who may work the table's controls: the table PIN, its guessing limits and host sessions.
 
-No Flask here: the web layer asks these objects, and so do the buttons (holding
-Confirm at the table clears a guessing lockout) and the command line (one PIN
-rule for the config file and ``--pin``).
-
-- **One PIN per table.** Unless the config or ``--pin`` sets one, the PIN is drawn
-  once per data directory and kept in ``<data>/pin`` (0600), so a restart never
-  locks the host out.
-- **Guessing is limited for the whole table**, not only per address: a phone on a
-  LAN can use as many addresses as it likes. A few wrong PINs per address per
-  minute, and at most `TABLE_GUESSES` wrong PINs an hour from everyone together;
-  past that, PIN checks are refused for everyone until the hour has passed or the
-  host holds Confirm at the table (`PinGuard.reset`). Pages already logged in keep
-  working through a lockout: it stops logins, not hosts.
-- **Sessions live on the server**: the page's cookie holds only a random id. Logout
-  revokes it (a copied cookie stops working), and every session ends
-  `SESSION_SECONDS` after its login. They are kept in ``<data>/sessions.json`` (0600,
-  written atomically) so that a restart, clean or a crash, does not log the host out
-  mid-game: the file holds a digest of each id with the PIN, never the id, so it lets no
-  one in, and a changed PIN ends every session.
-- **Every deadline and limit is on the monotonic clock**, which no clock change moves; the
-  wall clock serves only to carry a session's end across a restart.
-- The cookie's signing key is kept in ``<data>/secret.key`` (0600, written atomically); an
-  empty or short one (a crash while writing it, by older versions) is replaced at start.
+No Flask here: the web layer, the buttons (holding Confirm clears a lockout) and the command
+line ask these objects. Unless the config or ``--pin`` sets one, the PIN is drawn once per data
+directory (``<data>/pin``), so a restart never locks the host out. Guessing is limited for the
+whole table, not only per address: a phone on a LAN can use as many addresses as it likes.
+Sessions live on the server (the cookie holds a random id) and are kept in
+``<data>/sessions.json`` as digests with the PIN, so a restart does not log the host out and
+the file lets no one in. Deadlines are on the monotonic clock.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import hmac
 import json
-import os
 import secrets
 import threading
 import time
@@ -40,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from companion.store.private_files import write_private
 from companion.util.config import pin_problem
 from companion.util.files import read_text_file
 from companion.util.json_bounds import BadJson
@@ -89,19 +72,6 @@ def stored_pin(data_dir: Path) -> str:
     pin = f"{secrets.randbelow(10**6):06d}"
     write_private(path, (pin + "\n").encode("ascii"))
     return pin
-
-
-def write_private(path: Path, data: bytes) -> None:
-    """Write ``path`` whole or not at all, readable by the owner only (0600): a temporary file
-    beside it, flushed to disk, then renamed over it. A crash leaves the old file or the new."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    temp = path.with_name(path.name + ".new")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as out:
-        out.write(data)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(temp, path)
 
 
 #: Bytes of the cookie-signing key.
@@ -204,12 +174,9 @@ class HostSession:
 
 
 class Sessions:
-    """Host logins kept on the server: the cookie carries only the id.
-
-    With a ``path``, they are kept there too (see the module's docstring), keyed by a digest
-    of the id with the PIN. ``clock`` is monotonic (every expiry); ``wall`` only dates the
-    kept file's entries, and a session read back lasts no longer than `SESSION_SECONDS`
-    from then, whatever the wall clock says."""
+    """Host logins kept on the server: the cookie carries only the id. With a ``path`` they are
+    kept there too, keyed by a digest of the id with the PIN; ``clock`` is monotonic and
+    ``wall`` only dates the kept file's entries."""
 
     def __init__(
         self,
@@ -228,12 +195,9 @@ class Sessions:
         return hashlib.sha256(f"{self.pin}\0{sid}".encode()).hexdigest()
 
     def _load(self) -> None:
-        """The sessions kept in ``path`` that have not ended (a damaged file: none).
-
-        Read bounded like every input (issue 21): a regular file only (a FIFO would block the
-        start for good, a link to /dev/zero would be read until memory ran out), at most
-        `SESSIONS_FILE_LIMIT` bytes, nested no deeper than `companion.util.json_bounds` allows (1,000
-        levels was a RecursionError that stopped the daemon). Anything else logs the hosts out."""
+        """The sessions kept in ``path`` that have not ended, read bounded like every input (a
+        regular file, at most `SESSIONS_FILE_LIMIT` bytes, nesting bounded); anything else
+        logs the hosts out."""
         if self.path is None:
             return
         try:
@@ -294,11 +258,9 @@ class Sessions:
             return len(self._sessions)
 
     def close(self, sid: object) -> None:
-        """Logout: the id stops working, wherever the cookie was copied to, for good.
-
-        The file is rewritten without it; when the disk refuses (full), the session is kept
-        open and `LogoutNotSaved` raised: a logout that answered OK and came back at the
-        next restart would be worse than one refused with what to do (issue 21)."""
+        """Logout: the id stops working, wherever the cookie was copied to, for good. When the
+        disk refuses the rewrite, the session stays open and `LogoutNotSaved` is raised: a
+        logout that came back at the next restart would be worse."""
         if isinstance(sid, str):
             with self._lock:
                 key = self._key(sid)
@@ -344,15 +306,9 @@ def host_name(host_header: str) -> str:
     return host.rstrip(".")
 
 
-@functools.lru_cache(maxsize=256)
 def host_allowed(host_header: str, names: frozenset[str]) -> bool:
-    """Is ``host_header`` one of this machine's names, or an IP address?
-
-    A DNS-rebinding page reaches the companion under the attacker's own domain
-    name, so a Host that is not an address literal, ``localhost``, this machine's
-    name or its ``.local`` (mDNS) name, or a name the owner listed, is not ours.
-    Kept per header and names (every control asks it; parsing an address took 8 us).
-    """
+    """Is ``host_header`` one of this machine's names, or an IP address? A DNS-rebinding page
+    reaches the companion under the attacker's own name, so any other Host is not ours."""
     import ipaddress
 
     name = host_name(host_header)

@@ -1,16 +1,10 @@
-"""The table's shared core: what every input ends in (storing, then telling listeners).
-
-Every accepted event is appended to the store *before* listeners (ring, page) hear of
-it, together with whatever follows from it (the mock dealer's reveals, all the undos
-and replays of a correction) in one transaction: if the disk refuses, the board is
-rebuilt from the stored log, so what the table shows is exactly what a restart
-resumes. `companion.table.live.Table` builds on this class; the corrections
-(`companion.table.history`) and the snapshot (`companion.table.snapshot`) use it too.
+"""The table's shared core: every input ends here, stored in one transaction before any
+listener hears of it; if the disk refuses, the board is rebuilt from the stored log, so what
+the table shows is exactly what a restart resumes.
 """
 
 from __future__ import annotations
 
-import functools
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -18,6 +12,7 @@ from typing import Any
 
 from companion.engine import Board, Event, Reveal, Take, Undo
 from companion.engine.tokens import DAY_NAMES
+from companion.records.trekking import game_result as game_result  # venue.hall takes it from here
 from companion.store.log import DiskFull, Store, StoredGame, StoreError
 from companion.table.dealer import Dealer
 from companion.table.outcomes import (
@@ -40,30 +35,12 @@ from companion.util.wording import took_text
 Listener = Callable[[Any, Outcome], None]
 
 
-def game_result(board: Board) -> dict[str, Any]:
-    """A finished game's standings, as ``companion replay --json`` gives them (without the
-    rejections): what the committed stream tells in `GameFinished`."""
-    return {
-        "finished": board.finished,
-        "day": board.day,
-        "players": [s.to_json() for s in board.standings()],
-        "winners": board.winners(),
-    }
-
-
 def stored_result(game: StoredGame) -> dict[str, Any] | None:
     """`game_result` of a stored game replayed (the stream's catch-up); None if unfinished."""
     board = Board(game.setup)
     for event in game.events:
         board.push(event)
     return game_result(board) if board.finished else None
-
-
-@functools.lru_cache(maxsize=512)
-def reveal_line(card: str, title: str, year: int, hours: int) -> str:
-    """The journal's line for the mock dealer's reveal of a card (by all it names): worded
-    once per card, not at every reveal of every game."""
-    return words("journal_reveal", card=card, title=title, year=year, hours=hours)
 
 
 class CommittingTable:
@@ -208,7 +185,7 @@ class CommittingTable:
             for event in events:
                 if isinstance(event, Reveal):
                     c = self.board.edition.card(event.card)
-                    self.log(reveal_line(c.id, c.title, c.year, c.hours))
+                    self.log(words("journal_reveal", card=c.id, title=c.title, year=c.year, hours=c.hours))
         return None
 
     def kept(self, pending: Pending | None) -> dict[str, Any] | None:

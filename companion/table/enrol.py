@@ -157,13 +157,10 @@ class Enroller:
             return True
 
     def _save(self, card_id: str) -> None:
-        """Write the owner's edition with ``card_id``'s values as the owner typed them, after
-        checking it as `companion edition check` would.
-
-        The file is read again under the library's lock first: an enrolment session is long,
-        and the edition page (or another command) may have changed the edition meanwhile. If
-        it can no longer be read, or no longer has the card, `EnrolRefused` says so and nothing
-        is written: the tag is not enrolled either, so the values typed are never silently lost."""
+        """Write the owner's edition with ``card_id``'s values as typed, checked as `companion
+        edition check` would, the file read again under the library's lock first (the page may
+        have changed it meanwhile). If the card is gone, `EnrolRefused` says so and nothing is
+        written, the tag not enrolled either, so typed values are never silently lost."""
         entry = next(c for c in self.data["cards"] if c["id"] == card_id)
         typed = entry["hours"], list(entry["gains"])
         folder = self.own_file.parent

@@ -109,13 +109,9 @@ class Corrections(CommittingTable):
         return start
 
     def _rewrite(self, index: int, replacement: Event, code: str, **params: Any) -> Outcome:
-        """Replace accepted event ``index`` and replay the ones after it.
-
-        Everything goes through the log as it would at the table: undos back to
-        the event, the replacement, then the later events again, stored as one
-        transaction. If a later event no longer fits, or the disk refuses, nothing
-        is stored and the board is rebuilt from the log as it was.
-        """
+        """Replace accepted event ``index`` and replay the ones after it, through the log as
+        the module says; if a later event no longer fits, or the disk refuses, nothing is
+        stored and the board is rebuilt from the log as it was."""
         board = self.board
         original = board.moves[index:]
         written: list[Event] = []

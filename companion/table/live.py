@@ -1,32 +1,9 @@
 """The live table: taps and button presses in, accepted events and cues out.
 
-`Table` turns what happens at a physical table into engine events:
-
-- a tap of a card in the Departures Row (or of an Ancestor) is a take by the
-  player to move. Two ways to spend crystals (`TURN_STYLES`):
-  "quick" (the companion's default): Crystal is pressed *before* the tap, once per
-  crystal to spend (the ring shows them; Undo puts them back), and the tap commits
-  the take at once with them, so a take that spends nothing is one tap; only if
-  more were chosen than the card allows does the tap wait for Confirm.
-  "confirm" (the first design): a player holding crystals sees the landing preview
-  after the tap, presses Crystal to pull it back one hour per press, then Confirm;
-- a tap of a card the table has not seen yet fills the Departures Row position
-  waiting for it (a reveal: the dealt row, then each new deck top);
-- a tap of an Itinerary card gives it to the next player, in stack order, who has
-  none this Day;
-- Undo (held) cancels a take being prepared, or takes back the last thing a person
-  did (in mock mode a take goes back with the dealer's reveals it caused).
-
-How crystals are spent is not decided here: `Table` feeds each tap and press to the
-turn's state machine (`companion.table.turn`) and does what its step says.
-
-Every accepted event is appended to the store *before* listeners (ring, page)
-hear of it, together with whatever follows from it (the mock dealer's reveals, all
-the undos and replays of a correction) in one transaction: if the disk refuses,
-the board is rebuilt from the stored log, so what the table shows is exactly what
-a restart resumes. A take being prepared is stored too, and resumed at a restart.
-The same `companion.engine.Board` referees; on start the game is rebuilt by
-replaying its stored events. All entry points hold one lock, because the reader
+`Table` turns a tap of a Departures Row card or an Ancestor into a take, a tap of an unseen
+card into a reveal and a tap of an Itinerary into a choice; how crystals are spent is the
+turn's state machine's (`companion.table.turn`). Everything accepted is stored before anyone
+hears of it (`companion.table.commit`). All entry points hold one lock, because the reader
 loop, gpiozero's callbacks and the web server run on their own threads.
 """
 
@@ -315,11 +292,9 @@ class Table(Corrections, Snapshots):
     def undo(self, seen: tuple[str, int] | None = None) -> Outcome:
         """The page's Undo: the same as holding the Undo button.
 
-        ``seen``: the (process, version) of the table the page showed when Undo was
-        tapped. If the table changed since (another undo, a take, a restart), the undo
-        is refused and nothing changes: a repeated tap, from this phone or another, must
-        not take back a second take that its person never saw. The refusal is the
-        page's alone (the table's version and last message stay as they are)."""
+        ``seen``: the (process, version) of the table the page showed when Undo was tapped;
+        if the table changed since, the undo is refused (the page's alone): a repeated tap
+        must not take back a second take that its person never saw."""
         with self.committing():
             if seen is not None and seen != (PROCESS, self.version):
                 return say(

@@ -1,15 +1,10 @@
 """A player's colour and marker: one pair per player, the same on the table page, the ring
-(the colour) and the history, game after game (issue 24).
+and the history, game after game.
 
-A player's pair is given once, at their first game, and kept with the players
-(`Store.player_marks`, by player key after the host's merges). A game's seats take their
-players' pairs; two players who share a colour and sit at one table cannot both have it
-(the ring tells watches apart by colour only), so the later seat takes the first palette
-colour free at that table for that game, keeping its marker. A new player takes a pair no
-one has: the marker the fewest players have (so up to 8 players each have their own marker),
-with the palette colour free at the table that the fewest players have,
-so no two players shown together (a table, the history) share a pair and they are told
-apart without colour. A colour the family picks on the new-game form becomes that player's.
+A pair is given at a player's first game and kept by player key. Two players who share a
+colour at one table cannot both have it (the ring tells watches apart by colour only), so the
+later seat takes the first colour free; a new player takes the least used marker and colour,
+so players shown together are told apart without colour.
 """
 
 from __future__ import annotations

@@ -1,20 +1,9 @@
-"""Which phone holds which player's seat: whose advice goes where (issue 33 item 4).
+"""Which phone holds which player's seat, so a player's advice goes to that phone alone.
 
-The coach's advice for a player is for that player's phone alone. A phone is known by a
-random id in the page's signed cookie (`companion.web.coach`); the first time it asks the
-coach for a player it *claims* that player's seat, and from then on only it may ask for
-that player, and it may ask for no one else. The host can release a seat (a lost phone, a
-phone that claimed the wrong seat).
-
-- **One game.** Claims are for the game on the table: every look-up names the game and
-  whether it is still being played, and claims of another game, or of a finished one, are
-  released then (a new game starts with every seat free).
-- **Kept like the host's sessions** (`companion.table.access.Sessions`): in
-  ``<data>/seats.json`` (0600, written atomically), so a restart, clean or a crash, keeps
-  who holds which seat; the file holds a digest of each phone's id, never the id, so it
-  lets no one take a seat. A file that cannot be read (damaged, too big, not a regular
-  file) frees every seat, nothing worse: each phone claims its seat again by asking.
-- A disk that refuses the write keeps the claims in memory (a restart would free them).
+The first phone to ask the coach for a player claims that seat for the game on the table;
+the host can release it. Claims are kept like the host's sessions (``<data>/seats.json``,
+digests of the phones' ids); a file that cannot be read frees every seat, nothing worse, and
+a disk that refuses keeps the claims in memory.
 """
 
 from __future__ import annotations
@@ -25,7 +14,7 @@ import json
 import threading
 from pathlib import Path
 
-from companion.table.access import write_private
+from companion.store.private_files import write_private
 from companion.util.files import read_text_file
 from companion.util.json_bounds import BadJson
 from companion.util.json_bounds import check as check_json

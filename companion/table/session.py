@@ -1,15 +1,8 @@
 """The session: the current game at the table, and what outlives it.
 
-A `Session` holds the store and the `Table` of the game being played. Starting a new game
-(from the page) puts a new `Table` in place; whatever was registered on the session
-rather than on one table carries over by itself: the listeners (the ring, the console, a
-coach) and the snapshot's extras (`annotations`: name -> function of the table, merged into
-every state). The page's live streams are woken on the old table, so they move to the new
-one, and versions keep counting up across games within the process, so a page never takes
-a new game's first snapshot for an old one.
-
-The session owns the table's committed stream (`companion.table.stream`): hooks subscribed with
-`subscribe` hear what every game on the table commits, from one game to the next.
+A new game puts a new `Table` in place; what is registered on the session (listeners, the
+snapshot's extras, the committed stream's hooks) carries over, and versions keep counting up
+across games, so a page never takes a new game's first snapshot for an old one.
 """
 
 from __future__ import annotations

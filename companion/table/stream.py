@@ -1,22 +1,10 @@
 """The committed stream: what the table stored, told to hooks once, in order, outside the lock.
 
-Listeners (`companion.table.Listener`) hear every *input*, refusals included, under the
-table's lock. The stream is for whoever follows the game from outside (a venue's outbox,
-a league, Home Assistant): it tells only what was *committed*, one item per stored event
-(`Committed`: table, game, seq, time, the event's JSON, its checksum), plus `GameStarted`
-(the setup line) and `GameFinished` (the final standings). A refused write tells nothing;
-a correction tells each of the events it stored.
-
-How it flows: the table *stages* items while it holds its lock, right after the store's
-commit returned (`stage`), and *flushes* them once the lock is released (`flush`). Each
-hook has its own `Subscription`: a queue and a thread that calls the hook, so a slow hook
-delays only itself and a hook that raises is logged (through the catalogues) and the
-others go on; no take ever waits for a hook. After a restart, or for a late joiner,
-``subscribe(hook, after=(game, seq))`` first replays from the store every item after that
-place, then the live ones, with nothing missed between the two and nothing told twice.
-
-This module knows no game: what "finished" means and the standings are given to it
-(``result``, a function of a stored game). It imports the standard library and the store.
+Listeners hear every input under the table's lock; the stream is for whoever follows the game
+from outside (a venue, a league, Home Assistant) and tells only what was committed: each
+stored event, a game's start and its result. Items are staged under the lock right after the
+commit and flushed once it is released; each hook has its own queue and thread, so a slow or
+failing hook delays only itself and no take waits for a hook. This module knows no game.
 """
 
 from __future__ import annotations
@@ -207,12 +195,9 @@ class Stream:
     def subscribe(self, hook: Hook, after: tuple[int, int] | None = None, name: str = "") -> Subscription:
         """Tell ``hook`` every item committed from now on, each once, in order per game.
 
-        ``after=(game, seq)``: first every item stored after event ``seq`` of ``game`` (the
-        rest of that game, then every later game: its start, events and result), read from
-        the store; ``(0, 0)`` is the whole history. The subscription joins the live flow
-        before the store is read, and what the table commits meanwhile waits behind the
-        catch-up: nothing is missed between the two, and what both carry is told once.
-        Taps are not held up while the store is read (the read happens on this thread)."""
+        ``after=(game, seq)``: first every item stored after that place, read from the store
+        on this thread (``(0, 0)``: the whole history); the subscription joins the live flow
+        before the read, so nothing is missed between the two and nothing is told twice."""
         subscription = Subscription(hook, name or getattr(hook, "__qualname__", repr(hook)), self.log)
         if after is not None:
             game, seq = after

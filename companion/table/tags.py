@@ -1,20 +1,10 @@
 """What a tag stands for: domain code, not hardware.
 
-The reader only reports what it saw (a UID, or the text a sticker carries); which card
-that is depends on the game's edition and the table's enrolments, so `TagResolver`
-lives here, beside neither the reader nor the web: the reader loop, the keyboard and
-the page's virtual reader all hand what they saw to the same resolver.
-
-A tag is, in this order: an enrolled tag (the store's tag table; an NTAG enrolled
-before whole 7-byte UIDs were read is found under its old number), a card id written
-into the tag's text (``trek:I07``, so a tagged deck works on any companion), or, for
-the keyboard and the page in mock mode, a card id, itinerary id or the start of a
-card's title.
-
-A tag bound to a card must show something and must not read as another card (`check_tag`,
-issue 33 item 5): a tag of only control characters was kept and listed as an empty one, and
-a typed tag spelt as another card's id or title was kept and, enrolled tags coming first,
-made that id or title stand for the wrong card from then on.
+The reader loop, the keyboard and the page's virtual reader all hand what they saw to one
+`TagResolver`. A tag is, in this order: an enrolled tag, a card id written into the tag's text
+(``trek:I07``, so a tagged deck works on any companion), or, typed in mock mode, a card id,
+itinerary id or the start of a title. A tag that shows nothing or reads as another card is
+refused (`check_tag`): enrolled tags come first, so it would take that reading over for good.
 """
 
 from __future__ import annotations

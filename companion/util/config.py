@@ -1,16 +1,10 @@
 """The companion's settings: a TOML file with documented defaults.
 
-Every setting has a default, so the file is optional and may set only what
-differs (``companion/config.example.toml`` lists them all). A bad value is
-reported with the file, the line and what would be accepted — never a traceback —
-and every problem of a file is reported in one go (`ConfigError.problems`), its
-sentences taken from the catalogues (``console`` block, codes ``config_*``).
-
-The settings also police the wiring: the ring's data pin must be one the SPI ring
-adapter can drive on the board (`ring_pins`), and no two parts may share a GPIO or
-take a pin of the ring's SPI0 or the reader's SPI1 bus (`wiring_problems`). A config
-that still names the ring's pin of earlier builds (GPIO20, on SPI1) is told which wires
-move where.
+Every setting has a default (``companion/config.example.toml`` lists them), so the file may set
+only what differs. Every problem of a file is reported in one go, with the file, the line and
+what would be accepted, in the catalogues' words. The settings also police the wiring: the
+ring's pin must be one the SPI adapter drives, no two parts may share a GPIO or take a pin of
+the SPI buses, and a config naming the ring's pin of earlier builds is told which wires move.
 """
 
 from __future__ import annotations
@@ -209,7 +203,7 @@ RING_PINS: dict[str, tuple[int, ...]] = {
     "Raspberry Pi 4": (10,),
     "Raspberry Pi 5": (10,),
 }
-#: The ring's data pin of the builds before issue 34 (SPI1 MOSI, physical pin 38).
+#: The ring's data pin of earlier builds (SPI1 MOSI, physical pin 38).
 OLD_RING_PIN = 20
 #: Pins to offer for a button or RST: no bus, not the ID EEPROM (0, 1), I2C (2, 3) or UART (14, 15).
 _FREE = (4, 5, 6, 12, 13, 16, 17, 22, 23, 24, 25, 26, 27)

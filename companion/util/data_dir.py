@@ -1,10 +1,6 @@
-"""Which data directory a command works in.
-
-Every command that opens the table's data (run, new, pin, export, games, enroll, the
-edition library and its tags) takes ``--data-dir``; the default follows
-``COMPANION_DATA_DIR`` (the Pi's ``trekking-companion`` wrapper sets it) and is the
-user's ``~/.local/share/trekking-companion`` otherwise. It lives apart from `cli` so
-that `editions.cli` needs no import back into the command that imports it.
+"""Which data directory a command works in: ``--data-dir``, else ``COMPANION_DATA_DIR`` (the Pi's
+wrapper sets it), else ``~/.local/share/trekking-companion``. Apart from `cli` so that
+`editions.cli` needs no import back into the command that imports it.
 """
 
 from __future__ import annotations

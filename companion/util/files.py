@@ -1,10 +1,5 @@
-"""Reading a file someone named: only a regular file, and only up to a size.
-
-`companion replay FILE`, `companion edition check FILE` and an edition named by
-path read what a person typed. ``/dev/zero`` would be read forever (memory grows
-until the machine stops), a pipe would block for good, a directory is no text.
-So: open without blocking, refuse anything that is not a regular file, and read
-at most ``limit`` bytes, refusing a larger file instead of cutting it.
+"""Reading a file someone named: only a regular file, and only up to a size, so ``/dev/zero``,
+a pipe or a directory named on the command line is refused rather than read forever.
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """One bounded JSON parser for what clients send: size, nesting depth and number length.
 
-Python's decoder has no bounds of its own. An audit (issue 16) sent ``POST /api/login``
-a 2 KB body nested 1,100 deep (a RecursionError) and an edition import holding a
-5,000-digit number (a ValueError past Python's 4,300-digit conversion limit): each was
-an HTTP 500 with a traceback in the log. Here the text is checked *before* it is
-decoded, in one linear pass over its skeleton (strings blanked out), so neither the
-decoder's recursion nor its integer conversion ever sees what is out of bounds.
-
-No Flask here: `companion.web.route_support` parses every request body with `parse`, and
-`companion.web.editions` checks an imported edition's text with `check`.
+Python's decoder has no bounds of its own: deep nesting is a RecursionError and a 5,000-digit
+number a ValueError, each an HTTP 500. The text is checked *before* it is decoded, in one
+linear pass over its skeleton, so the decoder never sees what is out of bounds. No Flask here.
 """
 
 from __future__ import annotations

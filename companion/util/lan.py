@@ -1,11 +1,7 @@
 """The addresses a phone on the table's network can open.
 
-The ``<hostname>.local`` name works only where mDNS does: on a Pi with
-avahi-daemon (Raspberry Pi OS has it), from iPhones, Macs and recent Android.
-It does not resolve on every PC, nor on the machine itself without nss-mdns. The
-machine's LAN address always works from the same network, so the QR code
-carries that one and the console prints both (and localhost, for the machine
-itself).
+``<hostname>.local`` works only where mDNS does (not on every PC), so the QR code carries the
+LAN address and the console prints both, and localhost for the machine itself.
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """Rate limits on the monotonic clock: at most N hits per key in any window of S seconds.
 
-The `limits` library's in-memory storage times its windows by the wall clock (``time.time``)
-and takes no other clock: a clock stepped back an hour (NTP at boot, a Pi without a
-real-time clock) kept a PIN lockout or a control's limit an hour longer (issue 16). This is
-the same moving window, on `time.monotonic`, which no clock change moves.
+The `limits` library's in-memory storage times its windows by the wall clock only, so a clock
+stepped back (NTP at boot, a Pi without a real-time clock) kept a lockout an hour longer.
 """
 
 from __future__ import annotations

@@ -1,16 +1,10 @@
 """Text typed by people, made safe to keep and to print.
 
-Player names come from the page, the command line and old game logs. Control
-characters in them (an ANSI escape, a carriage return, a right-to-left override)
-would move the console's cursor, recolour the journal or garble a line, so they
-are removed where names enter (`strip_controls`) and shown as visible escapes on
-the console (`printable`), which also covers names stored before this rule.
-
-Every new game's names go through `player_name` (controls removed, one Unicode
-spelling: NFC), must have a visible character (`visible`; a Hangul filler alone is
-a blank name) and are told apart by `name_key`, so "Zoé" typed with a composed é
-and with e + a combining accent, "ann" and "Ann", or "Ann" and "Ann" + a filler,
-are one player's name twice, not two players the table and the page cannot tell apart.
+Control characters in a name (an ANSI escape, a right-to-left override) would garble the
+console or the journal, so they are removed where names enter (`strip_controls`) and escaped
+on the console (`printable`). New names go through `player_name` (one Unicode spelling, NFC),
+must show something (`visible`) and are told apart by `name_key`, so "Zoé" typed two ways or
+"ann" and "Ann" are one player's name twice.
 """
 
 from __future__ import annotations

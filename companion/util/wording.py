@@ -1,21 +1,11 @@
 """Every sentence people read, from one catalogue per language.
 
-The table, the server's refusals, the hardware faults and the store's notices
-speak in codes and params; the words live in ``web/static/i18n/en.json`` and
-``fr.json`` (shipped as ``companion.page.static``), which the page reads too. So
-the console's English and the page's English are the same text, written once.
-
-A catalogue maps a key to a template: ``{name}`` is a param, and ``{n|one|other}``
-the form that the language's plural rule picks for the number ``n`` (the page uses
-``Intl.PluralRules``; `plural_category` is the same CLDR rule for whole numbers:
-English "one" for 1, French "one" for 0 and 1). A form may hold params itself:
-``{n|{n} crystal|{n} crystals}``. Outcomes are looked up as the page does: the
-``msg`` block first (``code.variant`` before ``code``, the variant being the params'
-``why``, ``kind`` or ``more``), then the hardware block ``hw``, then the console's own lines
-``console`` (what ``companion`` prints, its dialogues and the journal: the page never shows
-them, but they are translated all the same, and a French catalogue is where to read them),
-then the page's words. A key is in one block only (`tests/project/test_wording.py` checks), so the
-order never hides a sentence.
+The table, the server's refusals, the hardware faults and the store's notices speak in codes
+and params; the words live in ``web/static/i18n/en.json`` and ``fr.json``, which the page reads
+too, so the console's English and the page's are one text. ``{name}`` is a param and
+``{n|one|other}`` the plural form CLDR's rule picks for ``n`` (`plural_category`, as the page's
+``Intl.PluralRules``). A code is looked up in the ``msg`` block (``code.variant`` first), then
+``hw``, ``console`` and the page's words; a key is in one block only (`tests/project/test_wording.py`).
 """
 
 from __future__ import annotations
@@ -67,7 +57,7 @@ def fill(lang: str, text: str, params: dict[str, Any]) -> str:
             return one if plural_category(lang, number) == "one" else other
 
         text = _CHOICE.sub(choose, text)
-    pieces = _pieces(text)
+    pieces = _PARAM.split(text)  # the text between the params, each param's name at odd places
     if len(pieces) == 1:
         return text
     out = []
@@ -80,17 +70,11 @@ def fill(lang: str, text: str, params: dict[str, Any]) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
-def _pieces(text: str) -> list[str]:
-    """``text`` split at its ``{param}``s: the text between them, each param's name between
-    (odd places). The same few sentences are filled after every input: split once each
-    (a ``re.sub`` with a function per param was most of a sentence's time). Never change it."""
-    return _PARAM.split(text)
-
-
-@functools.lru_cache(maxsize=4096)
 def template(code: str, lang: str = "en", variant: str = "") -> str | None:
     """The sentence of ``code`` (``code.variant`` first), or None if no catalogue block has it.
-    Looked up once per code, language and variant (the catalogues are read once: `catalogue`)."""
+    Kept per code, language and variant: bench_step at 20 pages (issue 35) read 0.13-0.41 ms a
+    step more without it and the small memos cut beside it; never invalidated, as the catalogues
+    are read once per process (`catalogue`)."""
     words = catalogue(lang)
     for block in (words["msg"], words["hw"], words["console"], words):
         if variant and isinstance(block.get(f"{code}.{variant}"), str):
@@ -138,44 +122,12 @@ def base_words(from_base: dict[str, Any], lang: str = "en") -> str:
     return ", ".join(said)
 
 
-#: `say`'s sentences by code, language and params (each param's name, type and value), for
-#: params of plain types only: the same few sentences are said after every input ("Ann to
-#: take", "1 crystal spent"). The catalogues are read once and never change while running,
-#: so a kept sentence stays right. Bounded: emptied past `SAID_KEPT` sentences.
-_SAID: dict[tuple[Any, ...], str] = {}
-SAID_KEPT = 2048
-#: The param types whose value's equality means the same words (not float: 0.0 == -0.0).
-_PLAIN = frozenset((str, int, bool, type(None)))
-
-
-def say(code: str, lang: str = "en", **params: Any) -> str:
-    """The sentence of ``code`` in ``lang`` with ``params`` filled in.
+def say(code: str, lang: str = "en", **values: Any) -> str:
+    """The sentence of ``code`` in ``lang`` with ``values`` filled in.
 
     ``c`` is the card of ``card``/``title``/``year`` when those are given; a ``player``
     that is "" is "That player". A code no catalogue has is a programming error: the
     tests check that every code Python emits has its sentence."""
-    key: tuple[Any, ...] | None = (code, lang)
-    for name, value in params.items():
-        kind = type(value)
-        if kind not in _PLAIN:
-            key = None
-            break
-        key += (name, kind, value)  # type: ignore[operator]
-    if key is not None:
-        found = _SAID.get(key)
-        if found is not None:
-            return found
-        text = said(code, lang, params)
-        if len(_SAID) >= SAID_KEPT:
-            _SAID.clear()
-        _SAID[key] = text
-        return text
-    return said(code, lang, params)
-
-
-def said(code: str, lang: str, params: dict[str, Any]) -> str:
-    """`say`'s sentence made afresh (nothing kept)."""
-    values = dict(params)
     if "card" in values and "c" not in values:
         values["c"] = card_label(values, lang)
     if values.get("player") == "":

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from companion.coach.bots import random_bot
-from companion.coach.chances import CoachPool, candidates, coach_bot, evaluate, redeal
+from companion.coach.chances import CoachPool, candidates, evaluate, redeal
 from companion.coach.simulate import random_setup
 from companion.editions import load_edition
 from companion.engine import Board, ChooseItinerary, Event, Reveal, Take, Undo, make_setup, parse_edition
@@ -29,6 +29,7 @@ from companion.engine.playout import play_out, result, trek_points_table
 from companion.engine.scoring import winners
 from companion.engine.state import HIDDEN, Setup, shuffled_setup
 from tests.support.builders import board, card, edition, filler
+from tests.support.coach_bot import coach_bot
 from tests.support.strategies import editions
 
 

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from companion.util.processes import descendants, parent_of
+from tests.support.processes import descendants, parent_of
 from tests.support.tables import api_app, api_client, client_from, play_turn
 
 PIN = {"X-Table-Pin": "2468"}

@@ -360,18 +360,18 @@ def test_take_options_list_the_row_and_the_ancestor_with_crystal_limits() -> Non
     assert "ancestor" in options and options["ancestor"].position == -1
 
 
-def test_is_legal_answers_without_changing_anything() -> None:
+def test_check_answers_without_changing_anything() -> None:
     ed = edition([card("one", 1001, 1), *filler("f", 10)])
     b = board(ed, ["Ann"], decks={"I": deck_for_row(["f0", "one", "f1", "f2", "f3", "f4"])})
     before = b.snapshot()
-    assert b.is_legal(Take("one"))
-    assert not b.is_legal(Take("one", crystals=1))
-    assert not b.is_legal(Take("f9"))
-    assert not b.is_legal(Undo())
+    assert b.check(Take("one")) is None
+    assert b.check(Take("one", crystals=1)) is not None
+    assert b.check(Take("f9")) is not None
+    assert b.check(Undo()) is not None
     assert b.snapshot() == before and b.moves == []
     assert b.push(Take("one")) is None
     after = b.snapshot()
-    assert b.is_legal(Undo())
+    assert b.check(Undo()) is None
     assert b.snapshot() == after, "checking an undo takes nothing back"
 
 

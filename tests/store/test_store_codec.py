@@ -163,7 +163,6 @@ STORE_HELPERS = {
     "companion.store.private_files",
     "companion.store.schema",
     "companion.store.runner",
-    "companion.store.row_text",
     "companion.util.wording",
     "companion.util.files",
 }

@@ -17,7 +17,7 @@ import pytest
 from companion.engine import ChooseItinerary
 from companion.records.trekking import TREKKING
 from companion.store.log import Store
-from companion.store.wal_owner import seal_path
+from companion.store.wal_owner import read_seal, seal_now, seal_path
 
 SETUP = {"type": "setup", "players": ["Ann", "Ben"], "watch_stack": ["Ann", "Ben"], "edition": "reference"}
 FILES = ("companion.sqlite3", "companion.sqlite3-wal", "companion.sqlite3-seal")
@@ -188,3 +188,22 @@ def test_a_crashed_stores_own_log_with_the_seal_deleted_is_applied(tmp_path: Pat
         assert len(store.load(game).events) == 12 and store.damage == []
     finally:
         store.close()
+
+
+def test_a_store_keeps_the_seal_of_its_log_commit_after_commit(tmp_path: Path) -> None:
+    """Through checkpoints that start the log afresh: the seal on disk is `seal_now`'s."""
+    store = Store(tmp_path, TREKKING)
+    game = store.new_game(SETUP, {})
+    salts = set()
+    for n in range(40):
+        if n % 10 == 9:  # the next commit starts the log afresh
+            store._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        store.append(game, n + 1, ChooseItinerary("Ann", f"T{n:02d}"))
+        sealed = read_seal(store.path)
+        assert sealed is not None and store._id_row is not None, n
+        assert sealed == seal_now(store.path, store._id_row), n
+        salts.add(str(sealed.wal))
+    store.close()
+    assert len(salts) >= 4
+    assert store._id_row is not None
+    assert read_seal(store.path) == seal_now(store.path, store._id_row, closed=True)

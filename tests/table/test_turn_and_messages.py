@@ -186,8 +186,8 @@ def test_the_console_says_what_the_table_waits_for_in_words(tmp_path: Path) -> N
     text = describe_expect(rt.table)
     assert text.startswith("Waiting for ") and "{" not in text and "Itinerary" in text
     rt.say = said.append
-    rt.switch_game(rt.table.game_id)
-    assert any("started from the page" in line for line in said)
+    game = rt.start_game(["Ann", "Bob"], None, "reference", 3)
+    assert f"New game {game} started from the page: Ann, Bob." in said
     logged: list[str] = []
     table = Table(rt.store, rt.store.load(rt.table.game_id), log=logged.append)
     table.correct_itinerary("", "T01")
