@@ -114,3 +114,22 @@ def test_one_route_draws_qr_codes(tmp_path: Path) -> None:
         if "segno" in path.read_text(encoding="utf-8")
     ]
     assert drawing == ["companion/web/qr.py"], f"QR codes drawn outside companion.web.qr.qr_svg: {drawing}"
+
+
+def test_no_file_holds_a_merge_conflicts_markers() -> None:
+    """A conflict left in a merged file (docs/developers.md held both sides of one for a round)."""
+    files = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    marker = re.compile(r"^(<{7}|>{7})( |$)", re.MULTILINE)
+    found = []
+    for name in files:
+        path = ROOT / name
+        if path.suffix in {".png", ".jpg", ".stl", ".ico", ".woff2", ".gz"} or not path.is_file():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        found += [name for _ in marker.finditer(text)][:1]
+    assert not found, f"merge conflict markers left in {found}"
