@@ -72,11 +72,15 @@ def as_user(user: pwd.struct_passwd, *command: str) -> list[str]:
 
 @contextmanager
 def mounted_ext4(tmp_path: Path) -> Iterator[Path]:
-    """A 4 MiB ext4 file system on a loop device, mounted; unmounted when done."""
+    """An 8 MiB ext4 file system on a loop device, mounted; unmounted when done.
+
+    With 4 KiB blocks, as on a Pi's SD card: mkfs gives a disk this small 1 KiB blocks, and there
+    SQLite's shared-memory index stays sparse (it writes one byte per 4 KiB page to allocate it),
+    so a full disk can kill the daemon with SIGBUS, which no Raspberry Pi OS file system does."""
     image, mount = tmp_path / "disk.img", tmp_path / "disk"
     with image.open("wb") as out:
-        out.truncate(4 * 1024 * 1024)
-    made = subprocess.run(["mkfs.ext4", "-q", "-F", str(image)], capture_output=True, text=True)
+        out.truncate(8 * 1024 * 1024)
+    made = subprocess.run(["mkfs.ext4", "-q", "-F", "-b", "4096", str(image)], capture_output=True, text=True)
     if made.returncode != 0:
         pytest.skip(f"SKIPPED: mkfs.ext4 failed ({made.stderr.strip()})")
     mount.mkdir()
