@@ -99,3 +99,13 @@ def browser() -> Iterator[Any]:
 
     with chromium(ARGS) as b:
         yield b
+
+
+@pytest.fixture
+def phone(server: Any, browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """The table's page on a 360 x 740 phone in the test's language (``lang`` param, English when
+    not given), the host logged in (`tests.support.browser.host_phone`)."""
+    from tests.support.browser import host_phone
+
+    with host_phone(browser, server[0], getattr(request, "param", "en")) as page:
+        yield page

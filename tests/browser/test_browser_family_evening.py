@@ -3,13 +3,12 @@ in English and French, in Chromium. Each test names the item of the issue it cov
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.support.browser import host_phone, playwright
+from tests.support.browser import playwright
 from tests.support.browser import shot as taken
 
 playwright()
@@ -17,13 +16,6 @@ playwright()
 #: The players of the table `server` (tests/conftest.py) serves: a lower-case name among them.
 PLAYERS = "Ann,van Dijk,Cy"
 SHOTS = Path("/tmp") / "family-evening"
-
-
-@pytest.fixture
-def phone(server: Any, browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
-    """The table's page on a 360 x 740 phone in the test's language (``lang`` param), the host logged in."""
-    with host_phone(browser, server[0], getattr(request, "param", "en")) as page:
-        yield page
 
 
 def shot(page: Any, name: str, full: bool = False) -> None:

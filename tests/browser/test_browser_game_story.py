@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import random
 import xml.etree.ElementTree as ET
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +14,7 @@ import pytest
 
 from companion.engine import Take
 from companion.engine.tokens import ANCESTOR
-from tests.support.browser import host_phone, playwright
+from tests.support.browser import playwright
 from tests.support.browser import shot as taken
 from tests.support.tables import play_turn
 
@@ -42,13 +41,6 @@ WORDS = {
         "table": "Le graphique en tableau",
     },
 }
-
-
-@pytest.fixture
-def phone(server: Any, browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
-    """The table's page on a 360 x 740 phone in the test's language (``lang`` param), the host logged in."""
-    with host_phone(browser, server[0], getattr(request, "param", "en")) as page:
-        yield page
 
 
 def shot(page: Any, name: str, full: bool = False) -> None:

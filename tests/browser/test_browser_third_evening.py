@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.browser import host_phone, log_in_as_host, playwright
+from tests.support.browser import log_in_as_host, playwright
 from tests.support.browser import shot as taken
 
 playwright()
@@ -18,13 +18,6 @@ playwright()
 #: The players of the table `server` (tests/conftest.py) serves.
 PLAYERS = "Mia,Théo,Papi"
 SHOTS = Path("/tmp") / "family-third-evening"
-
-
-@pytest.fixture
-def phone(server: Any, browser: Any, request: pytest.FixtureRequest) -> Iterator[Any]:
-    """The table's page on a 360 x 740 phone in the test's language (``lang`` param), the host logged in."""
-    with host_phone(browser, server[0], getattr(request, "param", "en")) as page:
-        yield page
 
 
 def shot(page: Any, name: str, full: bool = False) -> None:
