@@ -2,7 +2,7 @@
 
 The engine keeps only what the rules need (trek lengths, not which cards; the
 current totals, not their history). The page wants more: each trek's cards and
-years, a readable event log, every player's score after every event. All of it
+years, a readable event log. All of it
 is recomputed here by replaying the accepted events on a fresh board — the
 event log is the truth, so nothing is stored twice and nothing can drift.
 """
@@ -27,21 +27,17 @@ class Move:
     entry: dict[str, Any]  # its log entry
     seat: int  # whose turn it was (a take's player)
     starts_trek: bool  # a take whose card began a new trek
-    #: Every player's total after it, filled in only when a move that may change a score
-    #: follows it, or the replay ends (the standings are most of a replay's time; a take
-    #: undone with the reveals that followed it never needs them).
-    totals: list[int] = field(default_factory=list)
 
 
 @dataclass
 class Past:
     """The stored log replayed once: the page's log of it, undos listed, and the moves
-    still in effect (the treks and the score chart are drawn from those)."""
+    still in effect (the treks are drawn from those; a finished game's chart from its
+    stored log, `companion.records.story`)."""
 
     #: The log's entries: never changed once in it (an undo puts a marked copy in its entry's
     #: place), so a snapshot may hold them past the next change.
     log: list[dict[str, Any]] = field(default_factory=list)
-    start: list[int] = field(default_factory=list)  # every player's total before any move
     moves: list[Move] = field(default_factory=list)
     #: `treks`' last answer: (players, how many moves, the top move, the treks).
     _treks: tuple[int, int, Move | None, list[list[list[dict[str, Any]]]]] | None = field(
@@ -52,13 +48,6 @@ class Past:
     def events(self) -> list[Event]:
         """The events still in effect: the board's moves when the log is the board's."""
         return [move.event for move in self.moves]
-
-    @property
-    def totals(self) -> list[list[int]]:
-        """Every player's total at the start and after each move in effect (the chart)."""
-        chart = [move.totals for move in self.moves]  # a list, not a generator: a tenth of a snapshot
-        chart.insert(0, self.start)
-        return chart
 
     def treks(self, players: int) -> list[list[list[dict[str, Any]]]]:
         """Per player, their treks (completed, then the current one) as card lists, continued
@@ -111,7 +100,7 @@ class Replay:
     def __init__(self, setup: Setup, source: Sequence[Event], dealt: bool = False) -> None:
         self.setup, self.source, self.dealt = setup, source, dealt
         self.board = Board(setup)
-        self.past = Past(start=_totals(self.board))
+        self.past = Past()
         #: How many of ``source``'s events were replayed, and the last of them.
         self.count = 0
         self.last: Event | None = None
@@ -156,18 +145,13 @@ class Replay:
             and (self.count == 0 or source[self.count - 1] is self.last)
         )
 
-    def advance(self, settle: bool = True) -> Past:
-        """Replay the events stored since the last call; the past as a whole replay gives it.
-
-        ``settle``: False leaves the top moves still without totals for the caller, who has
-        the board's standings already (`settle`: a standings' pass is a fifth of a snapshot)."""
+    def advance(self) -> Past:
+        """Replay the events stored since the last call; the past as a whole replay gives it."""
         fresh, past, dealt, source = self.board, self.past, self.dealt, self.source
         log, moves = past.log, past.moves
         for n in range(self.count + 1, len(source) + 1):
             event = source[n - 1]
             if type(event) is not Undo:
-                if type(event) is not Reveal:  # a reveal changes no score: the moves below it wait
-                    _settle(moves, fresh)
                 who = fresh.turn
                 entry = _push(fresh, event, n)
                 if entry is not None:
@@ -188,32 +172,11 @@ class Replay:
             log.append({"n": n, "day": fresh.day, "kind": "undo", "event": gone})
         if len(source) > self.count:
             self.count, self.last = len(source), source[-1]
-        if settle:
-            _settle(moves, fresh)
         return past
 
 
 #: What an ``undo`` entry names of the entry it took back.
 _NAMED = ("kind", "player", "card", "title", "year", "itinerary")
-
-
-def _settle(moves: list[Move], board: Board) -> None:
-    """Give the moves at the top of the stack still without totals the board's totals now:
-    only reveals (which change no score) were pushed since the latest of them."""
-    if moves and not moves[-1].totals:
-        settle(moves, _totals(board))
-
-
-def settle(moves: list[Move], totals: list[int]) -> None:
-    """`_settle` with the board's totals given (``totals``: every player's, in seat order)."""
-    for move in reversed(moves):
-        if move.totals:
-            break
-        move.totals = list(totals)
-
-
-def _totals(board: Board) -> list[int]:
-    return [s.total for s in board.standings()]
 
 
 def _push(fresh: Board, event: Event, n: int) -> dict[str, Any] | None:
@@ -327,30 +290,18 @@ def used_itineraries(edition: Edition, used: int) -> list[str]:
     return [it.id for i, it in enumerate(edition.itineraries) if used >> i & 1]
 
 
-def settled_past(
-    board: Board,
-    stored: Sequence[Event] | None,
-    dealt: bool,
-    continued: Replay | None,
-    standings: list[Standing] | None,
+def replayed_past(
+    board: Board, stored: Sequence[Event] | None, dealt: bool, continued: Replay | None
 ) -> tuple[Past, bool]:
     """``stored`` replayed (``continued``, else afresh: see `page_state`), and whether its moves
-    in effect are the board's. Its top moves are settled with ``standings``' totals when they
-    are (the replay's board is then in the board's state), else with the replay's own board."""
+    in effect are the board's."""
     replayed = (
         continued
         if continued is not None
         else Replay(board.setup, board.moves if stored is None else stored, dealt)
     )
-    past = replayed.advance(settle=False)
-    same = replayed.same_moves(board)
-    moves = past.moves
-    if moves and not moves[-1].totals:
-        if same and standings is not None:
-            settle(moves, [s.total for s in standings])
-        else:
-            _settle(moves, replayed.board)
-    return past, same
+    past = replayed.advance()
+    return past, replayed.same_moves(board)
 
 
 def row_entry(edition: Edition, position: int, index: int) -> dict[str, Any]:
@@ -391,7 +342,7 @@ def page_state(
     ``stored``: the table's whole stored log, undos included, for the event log (without it
     the log lists the moves in effect); ``continued``: a `Replay` of it to continue instead;
     ``standings``: the board's, when the caller has them already."""
-    past, same = settled_past(board, stored, dealt, continued, standings)
+    past, same = replayed_past(board, stored, dealt, continued)
     log = past.log
     if not same:
         past = replay(board.setup, board.moves)
@@ -421,7 +372,6 @@ def page_state(
         "row_cards": row,
         "log": log[-60:],
         "log_length": len(log),
-        "chart": past.totals,
         "ancestor": None if edition.ancestor is None else {
             "hours": edition.ancestor.hours, "gains": list(edition.ancestor.gains)},
     }  # fmt: skip

@@ -34,14 +34,12 @@ from tests.support.tables import make_runtime, play_turn
 class TwoPassHistory:
     treks: list[list[list[dict[str, Any]]]] = field(default_factory=list)
     log: list[dict[str, Any]] = field(default_factory=list)
-    totals: list[list[int]] = field(default_factory=list)
 
 
 def history(board: Board) -> TwoPassHistory:
     """The former first pass: the board's moves in effect replayed."""
     fresh = Board(board.setup)
     result = TwoPassHistory(treks=[[] for _ in board.names])
-    result.totals.append([s.total for s in fresh.standings()])
     for n, event in enumerate(board.moves, start=1):
         who = fresh.turn
         entry = _push(fresh, event, n)
@@ -55,7 +53,6 @@ def history(board: Board) -> TwoPassHistory:
                 treks.append([])
             treks[-1].append(card)
         result.log.append(entry)
-        result.totals.append([s.total for s in fresh.standings()])
     return result
 
 
@@ -86,14 +83,14 @@ def event_log(board: Board, stored: list[Event], dealt: bool) -> list[dict[str, 
 
 def two_pass_page(new: dict[str, Any], board: Board, stored: list[Event], dealt: bool) -> dict[str, Any]:
     """The page JSON as the two passes made it: ``new``'s other fields (which the change
-    left alone) with the treks, the log and the chart the two passes gave."""
+    left alone) with the treks and the log the two passes gave."""
     past = history(board)
     log = event_log(board, stored, dealt)
     players = [
         {**player, "current_trek": treks[-1] if treks else [], "completed_treks": treks[:-1]}
         for player, treks in zip(new["players"], past.treks, strict=True)
     ]
-    return {**new, "players": players, "log": log[-60:], "log_length": len(log), "chart": past.totals}
+    return {**new, "players": players, "log": log[-60:], "log_length": len(log)}
 
 
 # --- whole games at the table ------------------------------------------------------------
@@ -152,7 +149,7 @@ def test_whole_games_show_the_page_the_two_passes_showed(tmp_path: Path) -> None
     assert any(e.crystals for e in takes)
 
 
-def test_a_log_that_is_not_the_boards_leaves_the_treks_and_chart_the_boards(tmp_path: Path) -> None:
+def test_a_log_that_is_not_the_boards_leaves_the_treks_the_boards(tmp_path: Path) -> None:
     rt = make_runtime(tmp_path)
     rng = random.Random(2)
     for _ in range(12):
@@ -161,7 +158,7 @@ def test_a_log_that_is_not_the_boards_leaves_the_treks_and_chart_the_boards(tmp_
     for stored in ([], list(rt.table.stored)[:5]):
         page = page_state(board, ["#0072B2", "#E69F00"], stored, dealt=True)
         assert page == two_pass_page(page, board, stored, dealt=True)
-        assert page["chart"] == history(board).totals and len(page["chart"]) == len(board.moves) + 1
+        assert "chart" not in page, "a game's chart comes from its stored log (/api/story), not each snapshot"
     rt.stop()
 
 
@@ -212,16 +209,13 @@ def stored_logs(draw: st.DrawFn) -> tuple[Board, list[Event]]:
 
 @settings(max_examples=150, deadline=None)
 @given(game=stored_logs(), dealt=st.booleans())
-def test_one_pass_gives_the_log_treks_and_chart_of_the_two(
-    game: tuple[Board, list[Event]], dealt: bool
-) -> None:
+def test_one_pass_gives_the_log_and_treks_of_the_two(game: tuple[Board, list[Event]], dealt: bool) -> None:
     board, stored = game
     past = replay(board.setup, stored, dealt)
     before = history(board)
     assert past.events == board.moves
     assert not board.moves or any(isinstance(e, Reveal) for e in board.moves) == (board.setup.decks is None)
     assert past.log == event_log(board, stored, dealt)
-    assert past.totals == before.totals
     assert past.treks(len(board.names)) == before.treks
     # without the stored log, the log lists the moves in effect, as before
     assert replay(board.setup, board.moves).log == before.log

@@ -78,7 +78,7 @@ def play(rt: Runtime, rng: random.Random) -> None:
 
 #: Extras named as members of the page (its own, the players) or of the state (before and after
 #: the players).
-CLASHES = ("chart", "players", "game", "turn", "armed")
+CLASHES = ("log", "players", "game", "turn", "armed")
 STEPS = st.sampled_from(["play"] * 8 + ["undo", "correct", "crystal", "stray", "extra", "clash", "many"])
 
 
