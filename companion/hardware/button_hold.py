@@ -47,6 +47,11 @@ class HeldButton:
         return bool(self.device.is_active)
 
     @property
+    def closed(self) -> bool:
+        """Whether its pin was closed (gpiozero's ``Device.closed``), as a ``Button`` says it."""
+        return bool(self.device.closed)
+
+    @property
     def value(self) -> int:
         """The pin's reading now (1 pressed); raises when the pin can no longer be read."""
         return int(self.device.value)
