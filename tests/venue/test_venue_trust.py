@@ -138,6 +138,8 @@ def test_a_rogue_cannot_speak_for_an_enrolled_table_live_results_or_acknowledgem
         wait_until(lambda: hall_has_all(hall, [rt]), 60, "the hall to store t1's whole game")
         wait_until(lambda: wire.messages_of("trekking/t1/games/1/setup")[-1][1] == b"", 60,
                    "t1 to clear its finished game's retained setup")  # fmt: skip
+        newest = [p["total"] for p in rt.table.state_json()["players"]]
+        wait_until(lambda: _shown_totals(hall, "t1") == newest, 60, "the hall to show t1's newest line first")
         refused = hall.counts["refused"]
 
         mallory = {"table": "t1", "players": [{"name": "Mallory", "total": 999}], "turn": "Mallory",
@@ -308,3 +310,9 @@ def test_a_restarted_hall_does_not_show_an_older_line_a_rogue_put_back(tmp_path:
         rt.stop()
         hall.stop()
         broker.stop()
+
+
+def _shown_totals(hall: Hall, table: str) -> list[int]:
+    """The totals of ``table``'s live line as the hall's page shows them (none yet: [])."""
+    row = next((t for t in hall.view()["tables"] if t["table"] == table), None)
+    return [p["total"] for p in row["players"]] if row and row.get("players") else []
