@@ -513,6 +513,7 @@ def test_axe_finds_no_serious_or_critical_violation(server: Any, browser: Any, l
             where.screenshot(path=str(ARTIFACTS / f"axe-{lang}-{name.replace(' ', '-')}-{scheme}.png"))
 
     page.click("#undo")  # a refusal in the live panel's warning colours ...
+    settled(page)  # the undo answered (else, on a loaded machine, the press below came first)
     rt.press("confirm")  # ... nothing to confirm
     synced(page, rt)
     page.wait_for_selector("#last.bad")
