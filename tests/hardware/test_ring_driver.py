@@ -219,19 +219,16 @@ def test_only_the_changed_leds_are_sent_and_the_ring_holds_the_whole_frame(
         rt.stop()
 
 
-def test_a_change_is_read_at_once_and_prepared_at_the_next_frame(rt: Runtime) -> None:
-    """The table's listener only reads the view: the scene is built by the ring's next frame (not
-    under the table's lock), a moving picture's thread is not woken for it (its next frame is
-    due anyway), and a change that leaves the view as it was (a second refused tap) keeps the scene."""
+def test_a_change_is_read_at_once_and_a_moving_pictures_thread_is_not_woken(rt: Runtime) -> None:
+    """The table's listener only reads the view (under the table's lock, not the frame's work),
+    and a moving picture's thread is not woken for it: its next frame is due anyway."""
     driver = rt.driver
     driver.draw()
+    before = driver.view
     refused = rt.tap("not-a-card")
-    assert not refused.accepted and driver.scene is not None and driver.scene.view is not driver.view
+    assert not refused.accepted and driver.view is not before and driver.view is not None
+    assert driver.view.cue == "reject"
     assert not driver._wake.is_set(), "a moving picture's thread is not woken by a change"
-    first = driver.current_scene()
-    assert first.view is driver.view
-    rt.tap("not-a-card")
-    assert driver.current_scene() is first, "the same picture: the same scene"
 
 
 colours = st.tuples(*(st.integers(0, 255),) * 3)
@@ -265,11 +262,9 @@ REJECTED = ClockView(watches=(Watch(3, (255, 0, 0), 0), Watch(5, (0, 0, 255), 0)
 def test_every_frame_leaves_the_ring_as_the_whole_frame_sent_afresh(
     seen: list[ClockView], frames: list[tuple[int, float, float, bool, bool]]
 ) -> None:
-    """Only the LEDs a scene's writes reach are compared between its frames (`Scene.changing`),
-    and each colour's pixel is looked up once per brightness and ring (`RingDriver.pixel_of`):
-    across views, cues, the winners, brightness changes, the PIN display and an RGBW ring taking
-    over from an RGB one, the ring's bytes after every frame are those of `render`'s frame sent
-    whole to a new ring."""
+    """Only the LEDs that changed are written between two frames: across views, cues, the
+    winners, brightness changes, the PIN display and an RGBW ring taking over from an RGB one,
+    the ring's bytes after every frame are those of `render`'s frame sent whole to a new ring."""
     now, level = [100.0], [1.0]
     pin = [(0, 60, 160)] * 24
     for rings in ((SimulatedRing(24), RGBWRing(24)), (RGBWRing(24), SimulatedRing(24))):
@@ -297,103 +292,7 @@ def test_every_frame_leaves_the_ring_as_the_whole_frame_sent_afresh(
             assert ring.sent == fresh.sent
 
 
-class OwnShowRing(SimulatedRing):
-    """A ring whose class sends by its own `show` (as a driver may): `glow_frames` must call it."""
-
-    def show(self) -> None:
-        self.sent = bytes(self._post_brightness_buffer)
-        self.shows += 1
-
-
-a_watch = st.builds(Watch, st.integers(0, 11), colours, st.integers(0, 2))
-some_watches = st.lists(a_watch, min_size=1, max_size=4)
-glowing_views = st.builds(
-    ClockView,
-    watches=some_watches.map(tuple),
-    mover=st.integers(0, 3),
-    waiting=st.sampled_from([None, None, "itinerary", "reveal"]),
-    waiting_colour=st.none() | colours,
-    cue=st.sampled_from([None, "accept", "reject", "bonus"]),
-    cue_age=st.just(0.0),
-    armed=st.sampled_from([0, 0, 2]),
-).filter(lambda v: v.mover is not None and v.mover < len(v.watches))
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    glowing_views,
-    # (a pulse's period, and the pulse's and an itinerary's breathing's together: colours seen before)
-    st.lists(st.floats(0.001, 0.5, allow_nan=False) | st.sampled_from([1.2, 6.0]), min_size=1, max_size=40),
-    st.sampled_from([1.0, 0.3, 0.08]),
-    st.sampled_from([SimulatedRing, RGBWRing, OwnShowRing]),
-    st.floats(0, 1e6, allow_nan=False),
-)
-def test_the_frames_between_two_steps_are_what_render_draws(
-    view: ClockView, gaps: list[float], level: float, kind: type, start: float
-) -> None:
-    """`RingDriver.frames` (`glow_frames` for a lone pulse, `tick` otherwise), after a `step` as the
-    thread runs them: after every frame the ring's bytes are those of `render`'s frame at that time
-    sent whole to a new ring, and `last` is that frame, on every kind of ring and brightness."""
-    now = [start]
-    ring = kind(24)
-    settings_ = RingSettings(brightness=level, night_brightness=level)
-    driver = RingDriver(None, ring, LAYOUT, settings_, lambda: now[0])
-    driver.wall = lambda: NOON
-    driver.view, driver.view_at = view, start
-    pending = list(gaps)
-
-    def shown_right() -> None:
-        expected = render(replace(view, cue_age=now[0] - start), LAYOUT, now[0])
-        assert driver.last == expected
-        fresh = type(ring)(24)
-        fresh[:] = pixels(expected, level, ring.bpp == 4)
-        fresh.show()
-        assert ring.sent == fresh.sent
-
-    def rest(wait: float, period: float) -> None:
-        shown_right()
-        if not pending:
-            driver.stopping = True
-        else:
-            now[0] += pending.pop(0)
-
-    driver.rest = rest  # type: ignore[method-assign]
-    while not driver.stopping:
-        driver.step()
-        if driver.pause(1 / 30) == 1 / 30 and driver.drawn_scene is not None:
-            driver.frames(1 / 30)
-        else:
-            rest(0.0, 1 / 30)
-    assert not pending
-
-
-def test_a_lone_pulse_is_drawn_by_glow_frames_until_the_view_changes(rt: Runtime) -> None:
-    """The game's usual picture takes the short way, and hands back to `step` at a change."""
-    now = [100.0]
-    ring = SimulatedRing(24)
-    view = ClockView(watches=(Watch(3, (255, 0, 0), 0), Watch(5, (0, 0, 255), 0)), mover=1)
-    driver = RingDriver(rt.table, ring, LAYOUT, FULL, lambda: now[0])
-    driver.wall = lambda: NOON
-    driver.view, driver.view_at = view, now[0]
-    rests: list[float] = []
-
-    def rest(wait: float, period: float) -> None:
-        rests.append(now[0])
-        now[0] += 0.05
-        if len(rests) == 20:
-            driver.view = replace(view, mover=0)  # the table changed (`notify`)
-
-    driver.rest = rest  # type: ignore[method-assign]
-    driver.step()
-    assert driver.glow_frames(1 / 30), "a lone pulse on a ring whose bytes are known"
-    assert len(rests) == 20 and ring.shows > 10, "a frame per rest while the view stayed"
-    driver.view = view
-    driver.step()
-    driver.overlay = lambda _: None
-    assert not driver.glow_frames(1 / 30), "the PIN display: the whole draw"
-
-
-def test_a_ring_failing_between_two_steps_is_sent_whole_after(rt: Runtime) -> None:
+def test_a_ring_failing_mid_frame_is_sent_whole_after(rt: Runtime) -> None:
     class Failing(SimulatedRing):
         def _transmit(self, buffer: bytearray) -> None:
             if self.shows >= 3:
@@ -406,12 +305,8 @@ def test_a_ring_failing_between_two_steps_is_sent_whole_after(rt: Runtime) -> No
     driver.wall = lambda: NOON
     driver.view = ClockView(watches=(Watch(3, (255, 0, 0), 0),), mover=0)
     driver.view_at = now[0]
-
-    def rest(wait: float, period: float) -> None:
-        now[0] += 0.05
-
-    driver.rest = rest  # type: ignore[method-assign]
-    driver.step()
     with pytest.raises(OSError):
-        driver.frames(1 / 30)
-    assert driver.last == [] and driver.drawn_scene is None, "the next frame is sent whole"
+        for _ in range(20):
+            now[0] += 0.05
+            driver.draw()
+    assert ring.shows == 3 and driver.last == [], "the next frame is sent whole"
