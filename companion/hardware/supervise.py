@@ -15,6 +15,7 @@ import contextlib
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from companion.hardware.health import RETRY_SECONDS, Health
@@ -27,6 +28,7 @@ class Reader(Protocol):
     def close(self) -> None: ...
 
 
+@dataclass(eq=False)
 class SupervisedReader:
     """A reader whose reads never raise: a failure is reported, the chip closed and reopened later.
 
@@ -34,22 +36,14 @@ class SupervisedReader:
     unplugged MFRC522 does not fail a poll: it just never sees a tag.
     """
 
-    def __init__(
-        self,
-        opener: Callable[[], Reader],
-        health: Health,
-        clock: Callable[[], float] = time.monotonic,
-        retry: float = RETRY_SECONDS,
-        check_every: float = 5.0,
-    ) -> None:
-        self.opener = opener
-        self.health = health
-        self.clock = clock
-        self.retry = retry
-        self.check_every = check_every
-        self.reader: Reader | None = None
-        self.next_try = 0.0
-        self.next_check = 0.0
+    opener: Callable[[], Reader]
+    health: Health
+    clock: Callable[[], float] = time.monotonic
+    retry: float = RETRY_SECONDS
+    check_every: float = 5.0
+    reader: Reader | None = field(default=None, init=False)
+    next_try: float = field(default=0.0, init=False)
+    next_check: float = field(default=0.0, init=False)
 
     def _open(self, now: float) -> Reader | None:
         if self.reader is not None:
@@ -99,24 +93,18 @@ class SupervisedReader:
             return None
 
 
+@dataclass(eq=False)
 class SupervisedButtons:
     """Opens the buttons, and keeps trying on its own thread until they open; once open, reads
     each pin every ``check_every`` seconds, so that a button that fails later (its chip gone,
     its line taken) is reported, closed and reopened like the reader and the ring."""
 
-    def __init__(
-        self,
-        opener: Callable[[], Any],
-        health: Health,
-        retry: float = RETRY_SECONDS,
-        check_every: float = 5.0,
-    ) -> None:
-        self.opener = opener
-        self.health = health
-        self.retry = retry
-        self.check_every = check_every
-        self.buttons: Any = None
-        self._stop = threading.Event()
+    opener: Callable[[], Any]
+    health: Health
+    retry: float = RETRY_SECONDS
+    check_every: float = 5.0
+    buttons: Any = field(default=None, init=False)
+    _stop: threading.Event = field(default_factory=threading.Event, init=False)
 
     def try_open(self) -> bool:
         try:
