@@ -266,6 +266,16 @@ class Doctor:
             self.say(say("doctor_not_asked_count", n=len(self.checks) - len(asked)))
         return not failed
 
+    def failed(self, name: str, code: str, fix: str = "", **params: Any) -> None:
+        """A ✗ line: the catalogue's ``code``, then ``fix`` (else the code's ``.fix``), with ``params``."""
+        self.report(Check(name, False, say(code, **params), say(fix or f"{code}.fix", **params)))
+
+    def broken(self, name: str, part: str, exc: Exception) -> None:
+        """A ✗ line for a part that failed: `companion.hardware.health.explain`'s cause and fix."""
+        from companion.hardware.health import explain
+
+        self.report(Check(name, False, *explain(part, exc)))
+
     def not_asked(self, name: str) -> Check:
         """A check that needs a person at the table, in a run that has none (no terminal)."""
         return self.report(Check(name, None, say("doctor_not_asked")))
@@ -281,20 +291,13 @@ class Doctor:
             self.report(Check("venue", True, say("doctor_venue_ok", broker=config.venue.broker)))
             return
         code, params = problem
-        self.report(Check("venue", False, say(code, **params), say("doctor_venue.fix")))
+        self.failed("venue", code, "doctor_venue.fix", **params)
 
     def check_config(self) -> Config | None:
         try:
             config = load_config(self.config_path)
         except ConfigError as exc:
-            self.report(
-                Check(
-                    "config",
-                    False,
-                    str(exc),
-                    say("doctor_config.fix"),
-                )
-            )
+            self.report(Check("config", False, str(exc), say("doctor_config.fix")))
             return None
         self.report(Check("config", True, say("doctor_config_ok", source=config.source)))
         return config
@@ -307,24 +310,10 @@ class Doctor:
                 pass
             free = shutil.disk_usage(where).free
         except OSError as exc:
-            self.report(
-                Check(
-                    "data directory",
-                    False,
-                    say("doctor_data_unwritable", dir=where, error=exc.strerror),
-                    say("doctor_data_unwritable.fix", dir=where),
-                )
-            )
+            self.failed("data directory", "doctor_data_unwritable", dir=where, error=exc.strerror)
             return
         if free < MIN_FREE_BYTES:
-            self.report(
-                Check(
-                    "data directory",
-                    False,
-                    say("doctor_data_low", dir=where, mb=free // 2**20),
-                    say("doctor_data_low.fix"),
-                )
-            )
+            self.failed("data directory", "doctor_data_low", dir=where, mb=free // 2**20)
             return
         self.report(Check("data directory", True, say("doctor_data_ok", dir=where, mb=free // 2**20)))
 
@@ -333,27 +322,13 @@ class Doctor:
         program holding a part's device is named, and the checks go on (its part's may fail)."""
         state = self.parts.service()
         if state in RUNNING:
-            self.report(
-                Check(
-                    "service",
-                    False,
-                    say("doctor_service_running", service=SERVICE),
-                    say("doctor_service_running.fix", service=SERVICE),
-                )
-            )
+            self.failed("service", "doctor_service_running", service=SERVICE)
             return False
         held = self.parts.holders()
         if held:
             first = held[0]
             facts: dict[str, Any] = {"pid": first.pid, "command": first.command, "device": first.device}
-            self.report(
-                Check(
-                    "service",
-                    False,
-                    say("doctor_part_held", service=SERVICE, **facts),
-                    say("doctor_part_held.fix"),
-                )
-            )
+            self.failed("service", "doctor_part_held", service=SERVICE, **facts)
             return True
         self.report(Check("service", True, say("doctor_service_stopped", service=SERVICE)))
         return True
@@ -375,14 +350,7 @@ class Doctor:
         if abs(idle - want) <= want // 100 and abs(loaded - want) <= want // 100:
             self.report(Check("core clock", True, say("doctor_core_ok", **facts)))
         else:
-            self.report(
-                Check(
-                    "core clock",
-                    False,
-                    say("doctor_core_unpinned", **facts),
-                    say("doctor_core.fix", mhz=want),
-                )
-            )
+            self.failed("core clock", "doctor_core_unpinned", "doctor_core.fix", **facts)
 
     def check_spi(self) -> None:
         """The reader's bus, SPI1: one line from the boot configuration and the device together,
@@ -411,13 +379,11 @@ class Doctor:
         ``boot`` holds its ``line`` already, else ``setting`` to add."""
         if not device.exists() and boot is not None:
             if line is not None:
-                facts: dict[str, Any] = {"device": device, "config": boot, "line": line}
-                self.report(
-                    Check(name, False, say("doctor_spi_reboot", **facts), say("doctor_spi_reboot.fix"))
-                )
+                self.failed(name, "doctor_spi_reboot", device=device, config=boot, line=line)
             else:
-                facts = {"device": device, "config": boot, "line": setting}
-                self.report(Check(name, False, say(f"{words}_off", **facts), say(f"{words}_missing.fix")))
+                self.failed(
+                    name, f"{words}_off", f"{words}_missing.fix", device=device, config=boot, line=setting
+                )
             return
         self.check_device(name, device, mode, words)
 
@@ -427,16 +393,14 @@ class Doctor:
         ``.fix``) and ``_ok``."""
         user = _user()
         if not device.exists():
-            fix = say(f"{words}_missing.fix")
-            self.report(Check(name, False, say(f"{words}_missing", device=device), fix))
+            self.failed(name, f"{words}_missing", device=device)
         elif not os.access(device, mode):
-            fix = say(f"{words}_refused.fix", user=user)
-            self.report(Check(name, False, say(f"{words}_refused", device=device, user=user), fix))
+            self.failed(name, f"{words}_refused", device=device, user=user)
         else:
             self.report(Check(name, True, say(f"{words}_ok", device=device, user=user)))
 
     def check_reader(self, config: Config) -> Any:
-        from companion.hardware.health import HardwareFault, explain
+        from companion.hardware.health import HardwareFault
         from companion.hardware.reader import NO_ANSWER
 
         try:
@@ -450,13 +414,11 @@ class Doctor:
                 except Exception:  # no SPI0, no driver: nothing answers there either
                     old = None
             if old is not None and old not in NO_ANSWER:
-                message, fix = (
-                    say("doctor_reader_old_wiring", version=f"0x{old:02x}"),
-                    say("doctor_old_wiring.fix"),
+                self.failed(
+                    "reader", "doctor_reader_old_wiring", "doctor_old_wiring.fix", version=f"0x{old:02x}"
                 )
             else:
-                message, fix = explain("reader", exc)
-            self.report(Check("reader", False, message, fix))
+                self.broken("reader", "reader", exc)
             return None
         self.report(Check("reader", True, say("doctor_reader_ok", version=f"0x{version:02x}")))
         return reader
@@ -473,14 +435,7 @@ class Doctor:
                 self.report(Check("tag", True, say("doctor_tag_ok", uid=uid, type=_tag_kind(reader))))
                 return
             time.sleep(0.1)
-        self.report(
-            Check(
-                "tag",
-                False,
-                say("doctor_tag_none", seconds=f"{self.wait:.0f}"),
-                say("doctor_tag_none.fix"),
-            )
-        )
+        self.failed("tag", "doctor_tag_none", seconds=f"{self.wait:.0f}")
 
     def check_ring_bus(self) -> None:
         """The ring's bus, SPI0: ``dtparam=spi=on`` in the boot configuration and its device
@@ -488,9 +443,7 @@ class Doctor:
         boot = next((path for path in self.parts.boot_configs if path.is_file()), None)
         if boot is None and not self.parts.ring_device.exists():
             files = ", ".join(str(path) for path in self.parts.boot_configs)
-            self.report(
-                Check("SPI0", False, say("doctor_boot_none", files=files), say("doctor_boot_none.fix"))
-            )
+            self.failed("SPI0", "doctor_boot_none", files=files)
             return
         text = "" if boot is None else boot.read_text(encoding="utf-8", errors="replace")
         line = "dtparam=spi=on" if spi_enabled(text) else None
@@ -499,7 +452,6 @@ class Doctor:
         )
 
     def check_ring(self, config: Config) -> None:
-        from companion.hardware.health import explain
         from companion.hardware.ring import show
 
         settings = config.ring
@@ -515,8 +467,7 @@ class Doctor:
                 time.sleep(self.led_step * 4)
             show(ring, [(0, 0, 0)] * settings.leds, k)
         except Exception as exc:
-            message, fix = explain("ring", exc)
-            self.report(Check("ring", False, message, fix))
+            self.broken("ring", "ring", exc)
             return
         if self.ask is None:
             for name in ("ring order", "ring LEDs", "ring colours"):
@@ -548,8 +499,7 @@ class Doctor:
                 time.sleep(self.led_step * 4)
             show(ring, [(0, 0, 0)] * settings.leds, k)
         except Exception as exc:
-            message, fix = explain("ring", exc)
-            self.report(Check("ring", False, message, fix))
+            self.broken("ring", "ring", exc)
             return
         names = ", ".join(OKABE_ITO.get(c.upper(), c) for c in config.palette)
         seen = self.confirm(say("doctor_ask_colours", names=names))
@@ -563,8 +513,6 @@ class Doctor:
         )
 
     def check_buttons(self, config: Config) -> None:
-        from companion.hardware.health import explain
-
         if self.ask is None:  # nobody at the table to press them
             for name in BUTTONS:
                 self.not_asked(f"{name} button")
@@ -573,35 +521,20 @@ class Doctor:
         try:
             buttons = self.parts.buttons(config, lambda name: seen[name].set())
         except Exception as exc:
-            message, fix = explain("buttons", exc)
-            self.report(Check("buttons", False, message, fix))
+            self.broken("buttons", "buttons", exc)
             return
         try:
             stuck = set(buttons.pressed())  # at rest, before any press is asked for
             for name in BUTTONS:
                 pin = getattr(config.buttons, name)
                 if name in stuck:
-                    self.report(
-                        Check(
-                            f"{name} button",
-                            False,
-                            say("doctor_button_stuck", pin=pin),
-                            say("doctor_button_stuck.fix", pin=pin),
-                        )
-                    )
+                    self.failed(f"{name} button", "doctor_button_stuck", pin=pin)
                     continue
                 self.say("  " + say("doctor_press", kind=name, pin=pin, seconds=f"{self.wait:.0f}"))
                 if seen[name].wait(self.wait):
                     self.report(Check(f"{name} button", True, say("doctor_button_ok", pin=pin)))
                 else:
-                    self.report(
-                        Check(
-                            f"{name} button",
-                            False,
-                            say("doctor_button_none", pin=pin),
-                            say("doctor_button_none.fix", pin=pin),
-                        )
-                    )
+                    self.failed(f"{name} button", "doctor_button_none", pin=pin)
         finally:
             buttons.close()
 
@@ -632,14 +565,7 @@ class Doctor:
             threading.Thread(target=server.serve_forever, name="doctor-http", daemon=True).start()
             ok = _fetch(url)
         except OSError as exc:
-            self.report(
-                Check(
-                    "page",
-                    False,
-                    say("doctor_page_port", port=port, error=exc.strerror),
-                    say("doctor_page_port.fix"),
-                )
-            )
+            self.failed("page", "doctor_page_port", port=port, error=exc.strerror)
             return
         finally:
             if server is not None:
@@ -665,7 +591,6 @@ class Doctor:
         nobody saw a flash (or nobody was asked) and every frame went out."""
         import json
 
-        from companion.hardware.health import explain
         from companion.hardware.ring import show
 
         config = self.check_config()
@@ -675,8 +600,7 @@ class Doctor:
         try:
             ring = self.parts.ring(config)
         except Exception as exc:
-            message, fix = explain("ring", exc)
-            self.report(Check("soak", False, message, fix))
+            self.broken("soak", "ring", exc)
             return False
         self.say("  " + say("doctor_soak_watch", seconds=f"{seconds:.0f}", fps=fps))
         palette = [colour_rgb(c) for c in config.palette]
@@ -696,8 +620,7 @@ class Doctor:
                 time.sleep(max(0.0, 1 / fps - spent))
             show(ring, [(0, 0, 0)] * leds, k)
         except Exception as exc:
-            message, fix = explain("ring", exc)
-            self.report(Check("soak", False, message, fix))
+            self.broken("soak", "ring", exc)
             return False
         finally:
             for child in busy:
