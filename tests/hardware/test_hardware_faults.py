@@ -35,6 +35,7 @@ from tests.support import fake_mfrc522 as fake_mfrc522
 from tests.support.daemon import free_port
 from tests.support.fake_mfrc522 import Chip, Tag, install
 from tests.support.tables import FAST_BUTTONS
+from tests.support.wire import wait_for
 
 A = Tag([0x04, 0xA1, 0xB2, 0xC3])
 
@@ -343,18 +344,6 @@ class BreakablePin(MockPin):
         return super()._get_state()
 
 
-def settled(predicate: Any, within: float = 10.0) -> bool:
-    """Whether ``predicate()`` holds within ``within`` seconds (the buttons' thread acts on its own)."""
-    import time
-
-    deadline = time.monotonic() + within
-    while not predicate():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
-
-
 def test_buttons_that_fail_after_opening_are_reported_closed_reopened_and_pressed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chip: Chip
 ) -> None:
@@ -375,7 +364,7 @@ def test_buttons_that_fail_after_opening_are_reported_closed_reopened_and_presse
     rt.start()
     try:
         BreakablePin.broken["now"] = True  # the chip goes away under open buttons
-        assert settled(lambda: not status(rt, "buttons")["ok"]), rt.health.as_json()
+        assert wait_for(lambda: not status(rt, "buttons")["ok"]), rt.health.as_json()
         buttons = status(rt, "buttons")
         assert "GPIO" in buttons["message"] and "can no longer be read" in buttons["message"], buttons
         assert "lsof /dev/gpiochip0" in buttons["fix"] and "wiring.md" in buttons["fix"]
@@ -385,7 +374,7 @@ def test_buttons_that_fail_after_opening_are_reported_closed_reopened_and_presse
         assert plays(rt), "the table goes on without its buttons"
 
         BreakablePin.broken["now"] = False  # back: the keeper reopens them on its own
-        assert settled(lambda: status(rt, "buttons")["ok"]), rt.health.as_json()
+        assert wait_for(lambda: status(rt, "buttons")["ok"]), rt.health.as_json()
         assert len(opened) >= 2 and console.about("buttons")[-1] == "buttons: working again"
         before = rt.table.last
         pin = factory.pin(FAST_BUTTONS.confirm)
@@ -434,7 +423,7 @@ def test_health_says_each_change_once() -> None:
 
 def test_companion_run_on_a_pi_without_its_hardware_serves_the_table_and_says_why(tmp_path: Path) -> None:
     """The rehearsal's situation: a Pi whose drivers cannot reach anything. No exit, no traceback."""
-    from tests.support.daemon import call
+    from tests.support.daemon import first_state
 
     port = free_port()
     config = tmp_path / "config.toml"
@@ -447,18 +436,9 @@ def test_companion_run_on_a_pi_without_its_hardware_serves_the_table_and_says_wh
     )  # fmt: skip
     try:
         import time
-        import urllib.error
         import urllib.request
 
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                state = call(port, "/api/state", timeout=2)
-                break
-            except (urllib.error.URLError, ConnectionError):
-                assert proc.poll() is None, proc.communicate()[1].decode()[-2000:]
-                assert time.monotonic() < deadline
-                time.sleep(0.1)
+        state = first_state(port, proc)
         parts = {s["part"]: s for s in state["hardware"]}
         assert set(parts) == {"reader", "ring", "buttons"}
         assert not any(s["ok"] for s in parts.values()), parts

@@ -360,34 +360,30 @@ def test_the_bus_is_locked_while_a_frame_goes_out() -> None:
 # --- opening the ring on a Pi ---------------------------------------------------------------------
 
 
-def test_no_spi0_device_names_the_boot_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    ("error", "code", "fix"),
+    [
+        (FileNotFoundError(errno.ENOENT, "No such file or directory"), "ring_spi_missing", "dtparam=spi=on"),
+        (PermissionError(errno.EACCES, "Permission denied"), "ring_spi_refused", "usermod -aG spi"),
+    ],
+)
+def test_a_missing_or_refused_spi0_device_names_its_fix(
+    monkeypatch: pytest.MonkeyPatch, error: OSError, code: str, fix: str
+) -> None:
+    """No SPI0 device names the boot setting; a device refused to this user names the group."""
     fake = types.ModuleType("spidev")
 
-    class Missing:
+    class Failing:
         def open(self, bus: int, device: int) -> None:
-            raise FileNotFoundError(errno.ENOENT, "No such file or directory")
+            raise error
 
-    fake.SpiDev = Missing  # type: ignore[attr-defined]
+    fake.SpiDev = Failing  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "spidev", fake)
+    monkeypatch.setattr("companion.hardware.ring_spi.os.path.exists", lambda path: code != "ring_spi_missing")
     with pytest.raises(HardwareFault) as caught:
         open_spi_ring(RingSettings())
-    assert caught.value.code == "ring_spi_missing"
-    assert "/dev/spidev0.0" in str(caught.value) and "dtparam=spi=on" in caught.value.fix
-
-
-def test_a_refused_spi0_device_names_the_group(monkeypatch: pytest.MonkeyPatch) -> None:
-    fake = types.ModuleType("spidev")
-
-    class Refused:
-        def open(self, bus: int, device: int) -> None:
-            raise PermissionError(errno.EACCES, "Permission denied")
-
-    fake.SpiDev = Refused  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "spidev", fake)
-    monkeypatch.setattr("companion.hardware.ring_spi.os.path.exists", lambda path: True)
-    with pytest.raises(HardwareFault) as caught:
-        open_spi_ring(RingSettings())
-    assert caught.value.code == "ring_spi_refused" and "usermod -aG spi" in caught.value.fix
+    assert caught.value.code == code and fix in caught.value.fix
+    assert "/dev/spidev0.0" in str(caught.value)
 
 
 def test_an_opened_bus_is_spi0_at_the_boards_clock(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -168,11 +168,17 @@ def start(
         command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         cwd=tree, env=env,
     )  # fmt: skip
-    deadline = time.monotonic() + 120  # a backstop only: a loaded 2-core machine starts slowly
+    first_state(port, proc)
+    return proc
+
+
+def first_state(port: int, proc: subprocess.Popen[bytes], seconds: float = 120) -> dict[str, Any]:
+    """``GET /api/state`` of the daemon ``proc`` once it answers on ``port`` (``seconds``: a
+    backstop only, a loaded 2-core machine starts slowly); a RuntimeError if it exits first."""
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
-            call(port, "/api/state", timeout=2)
-            return proc
+            return call(port, "/api/state", timeout=2)
         except (urllib.error.URLError, ConnectionError, TimeoutError):
             if proc.poll() is not None:
                 err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
