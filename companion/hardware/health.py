@@ -136,50 +136,34 @@ def diagnose(part: str, exc: BaseException) -> Diagnosis:
     """The likely cause, the fix, and their code and params, for what a part's driver raised."""
     if isinstance(exc, HardwareFault):
         params: dict[str, Any] = {"part": part, **exc.params}
-        return Diagnosis(say(exc.code, **params), say(f"{exc.code}.fix", **params), exc.code, params)
-    text = f"{type(exc).__name__}: {exc}"
-    found = _explain_text(part, exc, text)
-    found_params: dict[str, Any] = {"part": part, "detail": text, **found.params}
-    message, fix = say(found.code, **found_params), say(f"{found.code}.fix", **found_params)
-    return Diagnosis(message, fix, found.code, found_params)
+        code = exc.code
+    else:
+        text = f"{type(exc).__name__}: {exc}"
+        code, found = _fault_of(part, exc, text.lower())
+        params = {"part": part, "detail": text, **found}
+    return Diagnosis(say(code, **params), say(f"{code}.fix", **params), code, params)
 
 
-def _explain_text(part: str, exc: BaseException, text: str) -> Diagnosis:
-    """`diagnose` for an exception that is not a `HardwareFault`."""
-    lowered = text.lower()
+def _fault_of(part: str, exc: BaseException, lowered: str) -> tuple[str, dict[str, str]]:
+    """The code (and its own params) of an exception that is not a `HardwareFault`, from its
+    type and words (``lowered``)."""
     if part == "buttons" and "pin factory" in lowered:  # gpiozero's BadPinFactory (an ImportError)
-        return _found(
-            code="buttons_no_pin_library",
-        )
+        return _found(code="buttons_no_pin_library")
     if isinstance(exc, ImportError) or "platform library" in lowered or "no module named" in lowered:
         return _found(code="driver_missing")
     if part == "reader" and isinstance(exc, FileNotFoundError):  # spidev: no /dev/spidev1.0 (the reader)
-        return _found(
-            code="spi_off",
-            device="/dev/spidev1.0",
-        )
+        return _found(code="spi_off", device="/dev/spidev1.0")
     if part == "ring" and isinstance(exc, FileNotFoundError):  # spidev: no /dev/spidev0.0 (the ring)
-        return _found(
-            code="ring_spi_missing",
-            device=str(exc.filename or "/dev/spidev0.0"),
-        )
+        return _found(code="ring_spi_missing", device=str(exc.filename or "/dev/spidev0.0"))
     if isinstance(exc, PermissionError) or "permission denied" in lowered:
-        device = {"device": str(getattr(exc, "filename", None) or "")}
+        device = str(getattr(exc, "filename", None) or "")
         if part == "ring":
-            return _found(
-                code="ring_device_refused",
-                **device,
-            )
-        return _found(
-            code="device_refused",
-            **device,
-        )
-    failed = {"reader": "reader_failed", "ring": "ring_failed", "buttons": "buttons_failed"}.get(
-        part, "part_failed"
-    )
-    return _found(code=failed)
+            return _found(code="ring_device_refused", device=device)
+        return _found(code="device_refused", device=device)
+    failed = {"reader": "reader_failed", "ring": "ring_failed", "buttons": "buttons_failed"}
+    return failed.get(part, "part_failed"), {}
 
 
-def _found(code: str, **params: object) -> Diagnosis:
-    """A fault found by its code; `diagnose` words it from the catalogue with every param."""
-    return Diagnosis("", "", code, params)
+def _found(code: str, **params: str) -> tuple[str, dict[str, str]]:
+    """A fault's code and params (``code=`` named: tests/support/codes.py finds the codes so)."""
+    return code, params

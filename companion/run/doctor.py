@@ -141,17 +141,6 @@ def spi_enabled(text: str) -> bool:
     return on
 
 
-def boot_spi(paths: tuple[Path, ...]) -> tuple[Path | None, bool]:
-    """(the first boot config that can be read, whether it turns SPI0 on), (None, False) if none."""
-    for path in paths:
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        return path, spi_enabled(text)
-    return None, False
-
-
 def _default_reader(config: Config) -> Any:
     from companion.hardware.reader import open_mfrc522
 
