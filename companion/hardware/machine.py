@@ -27,6 +27,13 @@ def board_model() -> str:
     return ""
 
 
+def user_name() -> str:
+    """The name of the user this process runs as (the group to join is said for that user)."""
+    import pwd
+
+    return pwd.getpwuid(os.geteuid()).pw_name
+
+
 def is_raspberry_pi() -> bool:
     return "Raspberry Pi" in board_model()
 

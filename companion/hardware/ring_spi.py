@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from companion.hardware.health import HardwareFault
-from companion.hardware.machine import board_model
+from companion.hardware.machine import board_model, user_name
 from companion.util.config import RingSettings, ring_pins
 
 log = logging.getLogger("companion.hardware.ring_spi")
@@ -244,7 +244,7 @@ def open_spi_ring(settings: RingSettings) -> Any:
         if exc.errno == errno.ENOENT or not os.path.exists(DEVICE):
             raise HardwareFault("ring_spi_missing", device=DEVICE) from None
         if exc.errno in (errno.EACCES, errno.EPERM):
-            raise HardwareFault("ring_spi_refused", device=DEVICE, user=_user()) from None
+            raise HardwareFault("ring_spi_refused", device=DEVICE, user=user_name()) from None
         raise
     try:  # missing, or Blinka's busio (which it imports) refusing the board: said before the bus is used
         import neopixel_spi  # noqa: F401
@@ -252,9 +252,3 @@ def open_spi_ring(settings: RingSettings) -> Any:
         port.close()
         raise HardwareFault("ring_driver_missing", detail=str(exc)) from None
     return ring_on(SpidevBus(port, spidev_bufsiz()), settings, timing_for(model))
-
-
-def _user() -> str:
-    import pwd
-
-    return pwd.getpwuid(os.geteuid()).pw_name

@@ -1,24 +1,14 @@
 """`companion doctor`: the self-test a maker runs after wiring.
 
-One line per check, ✓ or ✗, and under each ✗ the fix (the wiring.md section,
-the boot setting, the group to join); a check that needs a person and has none (the
-run at first boot, with no terminal) is "not asked", neither ✓ nor ✗. The checks go
-from what needs nothing to what needs hands: the settings file, the data directory,
-whether the service (or another program) holds the parts, the core clock the ring's
-SPI clock is divided from (a Pi 3 / Zero 2 W / 4: pinned, idle and under load), the
-reader's bus (SPI1: the boot configuration's ``dtoverlay=spi1-1cs`` and /dev/spidev1.0,
-one line whose fix follows from both), the reader's chip (and, when it is silent, whether
-it answers on SPI0 where earlier builds wired it), a tag held on it and its kind, the
-ring's bus (SPI0: ``dtparam=spi=on`` and /dev/spidev0.0), the ring (each LED in turn,
-red, green and blue for the colour order, then each player's colour: the maker says what
-they saw), each button read at rest (a switch wired across its joined legs reads pressed
-for ever, and would never show an edge) then pressed, and the page at the address the
-console prints.
+One line per check, ✓ or ✗, and under each ✗ the fix (the wiring.md section, the boot
+setting, the group to join); a check that needs a person and has none (the run at first
+boot, with no terminal) is "not asked", neither ✓ nor ✗. The checks go from what needs
+nothing (the settings, the data directory, the service holding the parts, the core clock,
+the buses) to what needs hands (a tag, the ring's LEDs and colours, each button, the page).
 
-The hardware is reached through the same openers `companion run` uses, passed
-in as `Parts`, so the tests run the doctor against the emulated MFRC522 and
-gpiozero's mock pins. Stop the service first: the doctor needs the reader, the
-ring and the buttons to itself.
+The hardware is reached through the same openers `companion run` uses, passed in as
+`Parts`, so the tests run the doctor against the emulated MFRC522 and gpiozero's mock pins.
+Stop the service first: the doctor needs the reader, the ring and the buttons to itself.
 """
 
 from __future__ import annotations
@@ -38,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from companion.hardware.machine import board_model
+from companion.hardware.machine import board_model, user_name
 from companion.util.config import Config, ConfigError, colour_rgb, load_config
 from companion.util.wording import say
 
@@ -380,7 +370,7 @@ class Doctor:
         """A device a part is reached through: there, and open to this user with ``mode``.
         ``words`` is the catalogue's prefix: ``<words>_missing``, ``_refused`` (each with its
         ``.fix``) and ``_ok``."""
-        user = _user()
+        user = user_name()
         if not device.exists():
             self.failed(name, f"{words}_missing", device=device)
         elif not os.access(device, mode):
@@ -702,9 +692,3 @@ def _fetch(url: str) -> bool:
             return response.status == 200 and b"<html" in response.read(4096).lower()
     except (urllib.error.URLError, OSError):
         return False
-
-
-def _user() -> str:
-    import pwd
-
-    return pwd.getpwuid(os.geteuid()).pw_name
