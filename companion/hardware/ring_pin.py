@@ -50,24 +50,3 @@ def pin_frame(pin: str, layout: RingLayout, elapsed: float) -> list[RGB] | None:
     for led in digit_leds(int(pin[int(index)]), layout):
         frame[led] = DIGIT
     return frame
-
-
-def read_pin(frames: list[list[RGB]], layout: RingLayout) -> str:
-    """The PIN a person would read from a sequence of frames sampled during one pass.
-
-    The inverse of `pin_frame`, used by the tests to prove the display can be read.
-    """
-    digits: list[str] = []
-    previous: list[RGB] | None = None
-    for frame in frames:
-        if frame == previous:
-            continue
-        previous = frame
-        lit = {i for i, c in enumerate(frame) if c == DIGIT}
-        if not lit:
-            continue
-        for digit in range(10):
-            if lit == set(digit_leds(digit, layout)):
-                digits.append(str(digit))
-                break
-    return "".join(digits)

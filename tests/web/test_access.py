@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from companion.hardware.ring import RingLayout, render, view_of
-from companion.hardware.ring_pin import START, pin_frame, pin_seconds, read_pin
+from companion.hardware.ring_pin import START, pin_frame, pin_seconds
 from companion.records.trekking import TREKKING
 from companion.run.cli import main
 from companion.run.startup import build_runtime
@@ -25,6 +25,7 @@ from companion.table.access import TABLE_GUESSES_PER_HOUR, host_allowed, own_nam
 from companion.table.game_setup import new_game
 from companion.util.config import ButtonSettings, Config, ConfigError, TableSettings, parse_config
 from companion.web.app import create_app
+from tests.support.pin_reader import read_pin
 from tests.support.tables import api_app, client_from, make_runtime
 
 PIN = {"X-Table-Pin": "2468"}
