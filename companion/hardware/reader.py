@@ -26,6 +26,13 @@ from typing import Any
 
 from companion.hardware.rc522 import DEFAULT_GAIN_DB, READER_BUS, READER_DEVICE, Rc522, Selected
 
+#: BCM GPIO -> physical pin, for the mfrc522 package, which numbers pins the BOARD way.
+BCM_TO_BOARD = {
+    2: 3, 3: 5, 4: 7, 5: 29, 6: 31, 7: 26, 8: 24, 9: 21, 10: 19, 11: 23, 12: 32, 13: 33, 14: 8,
+    15: 10, 16: 36, 17: 11, 18: 12, 19: 35, 20: 38, 21: 40, 22: 15, 23: 16, 24: 18, 25: 22,
+    26: 37, 27: 13,
+}  # fmt: skip
+
 
 @dataclass
 class TagDebouncer:
@@ -215,7 +222,6 @@ def open_mfrc522(rst_pin: int, gain_db: int = DEFAULT_GAIN_DB) -> PiReader:
     keep that handle. Pi-only imports live here: ``mfrc522`` needs ``RPi.GPIO`` (``rpi-lgpio``)
     and ``spidev``, which fail to import on a PC."""
     from companion.hardware.health import HardwareFault
-    from companion.hardware.stickers import BCM_TO_BOARD
 
     try:
         from mfrc522 import MFRC522
@@ -234,8 +240,6 @@ def version_on_old_bus(rst_pin: int) -> int | None:
     """The MFRC522's version register read on SPI0 CE0, where builds before issue 34 wired the
     reader (the doctor's question when the chip is silent on SPI1), or None when it cannot be
     asked; the handle is closed again."""
-    from companion.hardware.stickers import BCM_TO_BOARD
-
     try:
         from mfrc522 import MFRC522
     except (ImportError, RuntimeError):

@@ -28,17 +28,10 @@ from typing import Any
 from companion.engine import Edition
 from companion.engine.tokens import ANCESTOR
 from companion.engine.words import year_text
-from companion.hardware.rc522 import CLASSIC, DEFAULT_GAIN_DB, READER_BUS, READER_DEVICE, Rc522, crc_a
+from companion.hardware.rc522 import CLASSIC, DEFAULT_GAIN_DB, Rc522, crc_a
 from companion.hardware.rc522 import NTAG as NTAG  # the kinds' names, for the writer's callers
 from companion.table.tags import TEXT_PREFIX, uid_text
 from companion.util.wording import say as words
-
-#: BCM GPIO -> physical pin, for the mfrc522 package, which numbers pins the BOARD way.
-BCM_TO_BOARD = {
-    2: 3, 3: 5, 4: 7, 5: 29, 6: 31, 7: 26, 8: 24, 9: 21, 10: 19, 11: 23, 12: 32, 13: 33, 14: 8,
-    15: 10, 16: 36, 17: 11, 18: 12, 19: 35, 20: 38, 21: 40, 22: 15, 23: 16, 24: 18, 25: 22,
-    26: 37, 27: 13,
-}  # fmt: skip
 
 KEY_A = [0xFF] * 6  # the transport key of blank Classic stickers
 CLASSIC_BLOCKS = (8, 9, 10)
@@ -317,15 +310,3 @@ def read_text(chip: Any, rc522: Rc522 | None = None) -> str | None:
         except StickerError:
             return None
     return None
-
-
-def open_pi_chip(rst_pin: int) -> Any:
-    """The MFRC522 driver object on SPI1/CE0, made once (Pi-only imports, as in
-    `companion.hardware.reader.open_mfrc522`)."""
-    try:
-        from mfrc522 import MFRC522
-    except (ImportError, RuntimeError) as exc:
-        raise RuntimeError(
-            f"writing stickers needs the RFID reader: the mfrc522 package and RPi.GPIO: {exc}"
-        ) from None
-    return MFRC522(bus=READER_BUS, device=READER_DEVICE, pin_mode=10, pin_rst=BCM_TO_BOARD[rst_pin])

@@ -247,7 +247,9 @@ def cmd_delete(args: argparse.Namespace) -> int:
 
 def cmd_stickers(args: argparse.Namespace) -> int:
     """Write trek:<card id> onto blank stickers, in Date Index order, checking each."""
-    from companion.hardware.stickers import Link, date_index, open_pi_chip, whole_box, write_deck
+    from companion.hardware import reader as pi_reader
+    from companion.hardware.health import HardwareFault
+    from companion.hardware.stickers import Link, date_index, whole_box, write_deck
     from companion.util.config import ConfigError, load_config
 
     try:
@@ -260,13 +262,13 @@ def cmd_stickers(args: argparse.Namespace) -> int:
         if args.start not in order:
             return _fail(say("ed_not_a_card_to_write", card=repr(args.start), edition=edition.name))
         order = order[order.index(args.start) :]
-    try:
-        chip = open_pi_chip(config.reader.rst_pin)
-    except RuntimeError as exc:
-        return _fail(str(exc))
+    try:  # the reader opened as the table opens it (its faults in the catalogue's words)
+        reader = pi_reader.open_mfrc522(config.reader.rst_pin, config.reader.gain_db)
+    except HardwareFault as exc:
+        return _fail(f"{exc}: {exc.fix}")
     print(say("stickers_to_write", n=len(order)))
     try:
-        link = Link(chip, config.reader.gain_db)
+        link = Link(reader.driver, rc522=reader.chip)
         done = write_deck(link, edition, order, print, overwrite=args.overwrite)
     except KeyboardInterrupt:
         print()

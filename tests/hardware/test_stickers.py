@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from companion.editions import shipped_edition
 from companion.hardware.stickers import (
@@ -24,9 +27,9 @@ EDITION = shipped_edition("reference")
 
 
 def driver() -> Any:
-    from companion.hardware.stickers import open_pi_chip
+    from companion.hardware.reader import open_mfrc522
 
-    return open_pi_chip(25)  # the writer's own driver, on the reader's bus (SPI1)
+    return open_mfrc522(25).driver  # the writer's driver is the reader's, on SPI1
 
 
 def classic(n: int) -> Tag:
@@ -193,3 +196,20 @@ def test_a_classic_with_a_seven_byte_uid_is_written_as_a_classic_not_an_ntag(chi
     assert again is not None and read_sticker(link, again) == "trek:II07"
     chip.put(tag)
     assert read_text(link.chip) == "trek:II07", "the table's reader reads it too"
+
+
+def test_the_sticker_writer_off_a_pi_says_why_and_what_to_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`companion edition stickers` opens the reader as the table does: a reader it cannot reach
+    is the catalogue's fault and fix, as `companion run` and the doctor say it."""
+    from companion.hardware.health import HardwareFault
+    from companion.run.cli import main
+
+    def unreachable(rst_pin: int, gain_db: int = 48) -> Any:
+        raise HardwareFault("reader_driver_missing", detail="No module named 'mfrc522'")
+
+    monkeypatch.setattr("companion.hardware.reader.open_mfrc522", unreachable)
+    assert main(["edition", "stickers", "reference", "--data-dir", str(tmp_path)]) == 2
+    fault = HardwareFault("reader_driver_missing", detail="No module named 'mfrc522'")
+    assert f"{fault}: {fault.fix}" in capsys.readouterr().err
