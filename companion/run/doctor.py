@@ -452,25 +452,18 @@ class Doctor:
             for name in ("ring order", "ring LEDs", "ring colours"):
                 self.not_asked(name)
             return
-        order = self.confirm(say("doctor_ask_order"))
-        self.report(
-            Check(
-                "ring order",
-                order is True,
-                say("doctor_order_ok" if order else "doctor_not_confirmed", order=settings.order),
-                say("doctor_order.fix", order=settings.order),
-            )
+        order = say("doctor_order_ok", order=settings.order)
+        self.asked(
+            "ring order", say("doctor_ask_order"), order, say("doctor_order.fix", order=settings.order)
         )
         led = settings.twelve_oclock_led
         first = say("doctor_first_led_top") if led == 0 else say("doctor_first_led", led=led)
-        turn = self.confirm(say("doctor_ask_leds", leds=settings.leds, direction=settings.direction))
-        self.report(
-            Check(
-                "ring LEDs",
-                turn is True,
-                say("doctor_leds_ok" if turn else "doctor_not_confirmed"),
-                say("doctor_leds.fix", first=first, leds=settings.leds),
-            )
+        question = say("doctor_ask_leds", leds=settings.leds, direction=settings.direction)
+        self.asked(
+            "ring LEDs",
+            question,
+            say("doctor_leds_ok"),
+            say("doctor_leds.fix", first=first, leds=settings.leds),
         )
         try:
             for colour in config.palette:
@@ -481,15 +474,7 @@ class Doctor:
             self.broken("ring", "ring", exc)
             return
         names = ", ".join(OKABE_ITO.get(c.upper(), c) for c in config.palette)
-        seen = self.confirm(say("doctor_ask_colours", names=names))
-        self.report(
-            Check(
-                "ring colours",
-                seen is True,
-                names if seen else say("doctor_not_confirmed"),
-                say("doctor_colours.fix"),
-            )
-        )
+        self.asked("ring colours", say("doctor_ask_colours", names=names), names, say("doctor_colours.fix"))
 
     def check_buttons(self, config: Config) -> None:
         if self.ask is None:  # nobody at the table to press them
@@ -635,6 +620,11 @@ class Doctor:
         detail = say("doctor_soak_seen", flashes=flashes, **facts)
         self.report(Check("soak", ok, detail, say("doctor_colours.fix")))
         return ok
+
+    def asked(self, name: str, question: str, seen: str, fix: str) -> None:
+        """A line the maker answers: ✓ ``seen`` when they confirm ``question``, else ✗ with ``fix``."""
+        confirmed = self.confirm(question) is True
+        self.report(Check(name, confirmed, seen if confirmed else say("doctor_not_confirmed"), fix))
 
     def confirm(self, question: str) -> bool | None:
         """The maker's answer (None when nobody can answer: no terminal)."""
