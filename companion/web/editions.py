@@ -193,21 +193,16 @@ def _bind(tag: Any, card: str, edition: str) -> dict[str, Any]:
         return {"bound": f"Tag {uid} was already {card}.", "binding": binding}
     try:  # the table's edition resolves taps now; the one saved, once it is played
         check_tag(uid, card, [runtime.edition(), *_saved(edition)])
-    except TagRefused as exc:  # the edition is saved; the sticker is left as it was
-        binding.update(error=exc.code, params=exc.params)
-        kept = f"it is still {before}" if before else "it is bound to nothing"
-        return {
-            "bound": f"{card} is saved, but tag {uid} was not bound to it ({exc}); {kept}.",
-            "binding": binding,
-        }
-    try:
         runtime.rebind_tag(uid, card, edition)  # taps resolve it at once
-    except StoreError as exc:  # the edition is saved: say that the sticker is not bound
+    except (TagRefused, StoreError) as exc:  # the edition is saved; the sticker is left as it was
         code, params = refusal(exc)
         binding.update(error=code, params=params)
         kept = f"it is still {before}" if before else "it is bound to nothing"
-        said = f"{card} is saved, but tag {uid} was not bound to it ({exc}); {kept}. Tap it and Save again."
-        return {"bound": said, "binding": binding}
+        again = " Tap it and Save again." if isinstance(exc, StoreError) else ""
+        return {
+            "bound": f"{card} is saved, but tag {uid} was not bound to it ({exc}); {kept}.{again}",
+            "binding": binding,
+        }
     said = f"Tag {uid} is now {card}" + (f" (it was {before})." if before else ".")
     return {"bound": said, "binding": binding}
 
@@ -353,10 +348,12 @@ def put_a_card(name: str) -> Any:
     return _edit(name, change, body.get("tag"))
 
 
-@library_api.delete("/api/library/<name>/cards/<card>")
+@library_api.delete("/api/library/<name>/cards/<item>", defaults={"part": "cards"})
+@library_api.delete("/api/library/<name>/itineraries/<item>", defaults={"part": "itineraries"})
 @control()
-def delete_a_card(name: str, card: str) -> Any:
-    return _edit(name, lambda obj: remove(obj, "cards", card))
+def delete_a_part(name: str, part: str, item: str) -> Any:
+    """Remove a History card or an Itinerary card."""
+    return _edit(name, lambda obj: remove(obj, part, item))
 
 
 @library_api.put("/api/library/<name>/itineraries")
@@ -376,12 +373,6 @@ def put_an_itinerary(name: str) -> Any:
         return {"itinerary": it, "bind_to": it["id"]}
 
     return _edit(name, change, body.get("tag"))
-
-
-@library_api.delete("/api/library/<name>/itineraries/<item>")
-@control()
-def delete_an_itinerary(name: str, item: str) -> Any:
-    return _edit(name, lambda obj: remove(obj, "itineraries", item))
 
 
 @library_api.put("/api/library/<name>/playmat")
@@ -435,10 +426,8 @@ def last_tag() -> Any:
         seq, tag, now = capture.seq, capture.tag, capture.clock()
         age = round((now - capture.tapped) * 1000) if tag else None
     bound = table_runtime().tags().get(tag) if tag else None
-    # ``age_ms``: how long ago the tag was tapped, so that the page gives the keys typed since
-    # to the card the tap opens, not to the one it saves (issue 24); ``now_ms``: this server's
-    # monotonic clock, which the page maps onto its own from its quickest polls (NTP's way), so
-    # that a slow answer does not date the tap late
+    # ``age_ms``: how long ago the tag was tapped (keys typed since go to the card the tap opens);
+    # ``now_ms``: this server's monotonic clock, which the page maps onto its own (NTP's way)
     answer = {"seq": seq, "tag": tag, "bound_to": bound, "capturing": capture.edition, "age_ms": age}
     return jsonify({**answer, "now_ms": round(now * 1000, 1)})
 
