@@ -129,16 +129,17 @@ def league_routes(  # noqa: C901 (each route is a small closure; mccabe adds the
         answer.delete_cookie(COOKIE, path="/league")
         return answer
 
-    def hosted(change: Callable[[], None]) -> Any:
-        """Make ``change`` for the logged-in host whose form carries their CSRF token."""
+    def hosted(change: Callable[[], Any]) -> Any:
+        """Make ``change`` for the logged-in host whose form carries their CSRF token: its answer,
+        or back to the league (None)."""
         session = host()
         if session is None or request.form.get("csrf") != session.csrf:
             return page(LeagueRefused("league_login_needed"), 403)
         try:
-            change()
+            answer = change()
         except LeagueRefused as exc:
             return page(exc, 400)
-        return back()
+        return back() if answer is None else answer
 
     def known() -> dict[str, str]:
         return {p["key"]: p["name"] for p in league_view(hall.league_games(), book, None)["everyone"]}
@@ -147,13 +148,14 @@ def league_routes(  # noqa: C901 (each route is a small closure; mccabe adds the
     def enrol_table() -> Any:
         """Enrol a table from the page, as Home Assistant pairs a device: its key is drawn, kept
         by the hall and shown once in this answer (never again, nor cached)."""
-        session = host()
-        if session is None or request.form.get("csrf") != session.csrf:
-            return page(LeagueRefused("league_login_needed"), 403)
         table = request.form.get("table", "").strip()
-        if not TOPIC_WORD.match(table):
-            return page(LeagueRefused("hall_enrol_bad_table", table=table[:60]), 400)
-        return page(given=(table, hall.enrol(table)))
+
+        def enrol() -> Any:
+            if not TOPIC_WORD.match(table):
+                raise LeagueRefused("hall_enrol_bad_table", table=table[:60])
+            return page(given=(table, hall.enrol(table)))
+
+        return hosted(enrol)
 
     @app.post("/league/merge")
     def merge() -> Any:

@@ -127,11 +127,15 @@ def _refused(exc: Exception) -> Response:
     code, params = refusal(exc)
     body: dict[str, object] = {"error": str(exc), "code": code, "params": params}
     if isinstance(exc, EditionError):
-        errors = [p for p in exc.problems if not p.warning]
-        body["problems"] = [f"{exc.source}: {p}" for p in errors[:50]]
+        body["problems"] = _problems(exc)
     response = jsonify(body)
     response.status_code = 404 if isinstance(exc, EditionNotFound) else 400
     return response
+
+
+def _problems(exc: EditionError) -> list[str]:
+    """An invalid edition's first 50 errors (not its warnings), each with where it is."""
+    return [f"{exc.source}: {p}" for p in exc.problems if not p.warning][:50]
 
 
 def _write(action: Callable[[], dict[str, Any]], refused: tuple[type[Exception], ...]) -> Response:
@@ -265,7 +269,7 @@ def show(name: str) -> Any:
     try:  # a file edited by hand may not be valid: say where, and still show it
         validate(obj, name if library.is_shipped(name) else str(library.path(name)), name)
     except EditionError as exc:
-        problems = [f"{exc.source}: {p}" for p in exc.problems if not p.warning][:50]
+        problems = _problems(exc)
     tags: dict[str, list[str]] = {}
     for uid, card in table_runtime().tags().items():
         tags.setdefault(card, []).append(uid)
