@@ -42,7 +42,7 @@ from companion.web.route_support import (
 )
 
 if TYPE_CHECKING:  # types only: the history, the league and BG Stats load when first asked
-    from companion.history.past import History, PastGame, Replays
+    from companion.history.past import History, PastGame
 
 history_api = Blueprint("history", __name__)
 #: The newest games whose BG Stats link the history lists: a play is logged soon after it
@@ -180,11 +180,14 @@ class HistoryCache:
 
     def history(self) -> History:
         """The history now (`companion.history.past.load_history`); raises the store's refusal."""
+        from companion.history.past import Replays
+
         runtime = table_runtime()
         version = runtime.history_version()
         with self._lock:
             if self._history is None or self._version != version:
-                self._history, self._bodies = runtime.history(_replays()), {}
+                replays = current_app.config.setdefault("REPLAYS", Replays())  # games already replayed
+                self._history, self._bodies = runtime.history(replays), {}
                 self._version = version
                 self.computed += 1
             return self._history
@@ -229,14 +232,6 @@ def guest_read(view: Callable[..., Any]) -> Callable[..., Any]:
             slots.release()
 
     return bounded
-
-
-def _replays() -> Replays:
-    """This app's finished games already replayed (`companion.history.past.Replays`)."""
-    from companion.history.past import Replays
-
-    replays: Replays = current_app.config.setdefault("REPLAYS", Replays())
-    return replays
 
 
 def _history() -> History | Response:
