@@ -138,8 +138,12 @@ def _problems(exc: EditionError) -> list[str]:
     return [f"{exc.source}: {p}" for p in exc.problems if not p.warning][:50]
 
 
-def _write(action: Callable[[], dict[str, Any]], refused: tuple[type[Exception], ...]) -> Response:
-    """Run ``action`` (a change to the library) and answer what it returns.
+def _write(
+    action: Callable[[], dict[str, Any] | None],
+    refused: tuple[type[Exception], ...],
+    done: dict[str, Any] | None = None,
+) -> Response:
+    """Run ``action`` (a change to the library) and answer what it returns (``done`` if given).
 
     ``refused`` are the errors that are the request's fault: answered by `_refused`,
     saying what is wrong. A disk that refuses the write is answered by `not_saved`.
@@ -150,7 +154,7 @@ def _write(action: Callable[[], dict[str, Any]], refused: tuple[type[Exception],
         return _refused(exc)
     except OSError as exc:
         return not_saved(exc)
-    return jsonify(answer)
+    return jsonify(answer if done is None else done)
 
 
 def _edit(name: str, change: Any, tag: Any = None) -> Response:
@@ -172,6 +176,14 @@ def _edit(name: str, change: Any, tag: Any = None) -> Response:
         return {"progress": progress(obj), **extra}
 
     return _write(edited, (EditionNotFound, EditionError, LibraryError, FieldError, StoreError))
+
+
+def _raw(name: str) -> dict[str, Any] | Response:
+    """The owner's edition ``name`` as its JSON object, or the refusal (unknown, or not JSON)."""
+    try:
+        return _library().raw(name)
+    except (EditionNotFound, EditionError) as exc:
+        return _refused(exc)
 
 
 def _text(value: Any, limit: int = 300) -> str:
@@ -260,11 +272,10 @@ def import_edition() -> Any:
 @library_api.get("/api/library/<name>")
 @control()
 def show(name: str) -> Any:
+    obj = _raw(name)
+    if isinstance(obj, Response):
+        return obj
     library = _library()
-    try:
-        obj = library.raw(name)
-    except (EditionNotFound, EditionError) as exc:
-        return _refused(exc)
     problems: list[str] = []
     try:  # a file edited by hand may not be valid: say where, and still show it
         validate(obj, name if library.is_shipped(name) else str(library.path(name)), name)
@@ -279,21 +290,14 @@ def show(name: str) -> Any:
 @library_api.delete("/api/library/<name>")
 @control()
 def delete(name: str) -> Any:
-    def deleted() -> dict[str, Any]:
-        _library().delete(name)
-        return {"deleted": name}
-
-    return _write(deleted, (EditionNotFound, LibraryError))
+    return _write(lambda: _library().delete(name), (EditionNotFound, LibraryError), {"deleted": name})
 
 
 @library_api.post("/api/library/<name>/default")
 @control()
 def make_default(name: str) -> Any:
-    def made_default() -> dict[str, Any]:
-        _library().set_default(name)
-        return {"default": name}
-
-    return _write(made_default, (EditionNotFound, EditionError, LibraryError))
+    done = {"default": name}
+    return _write(lambda: _library().set_default(name), (EditionNotFound, EditionError, LibraryError), done)
 
 
 @library_api.get("/api/library/<name>/export")
@@ -304,10 +308,9 @@ def export(name: str) -> Any:
     from companion.editions import cards_to_csv, itineraries_to_csv  # (CSV loads when first asked)
 
     kind = request.args.get("format", "json")
-    try:
-        obj = _library().raw(name)
-    except (EditionNotFound, EditionError) as exc:
-        return _refused(exc)
+    obj = _raw(name)
+    if isinstance(obj, Response):
+        return obj
     if kind == "csv":
         body, mime, suffix = cards_to_csv(obj), "text/csv", "-cards.csv"
     elif kind == "itineraries-csv":
