@@ -66,7 +66,7 @@ from companion.web.ports import TableRuntime
 from companion.web.qr import qr_api
 from companion.web.route_support import SECURITY_HEADERS, Refusal, json_error, refused
 from companion.web.state_answers import StateAnswers
-from companion.web.url_rules import LazyBuilderRule
+from companion.web.url_rules import rule_class
 
 #: The page's files: web/ in a checkout, installed as the package companion.page
 #: (pyproject.toml), so a wheel serves the same page as an editable install.
@@ -131,7 +131,7 @@ def crashed(crash_log: CrashLog, exc: BaseException, where: str) -> Refusal:
 class PageApp(Flask):
     """Flask with URL builders compiled when first used (`companion.web.url_rules`): a quicker start."""
 
-    url_rule_class = LazyBuilderRule
+    url_rule_class = rule_class()
 
 
 def create_app(

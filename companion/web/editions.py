@@ -127,15 +127,23 @@ def _refused(exc: Exception) -> Response:
     code, params = refusal(exc)
     body: dict[str, object] = {"error": str(exc), "code": code, "params": params}
     if isinstance(exc, EditionError):
-        errors = [p for p in exc.problems if not p.warning]
-        body["problems"] = [f"{exc.source}: {p}" for p in errors[:50]]
+        body["problems"] = _problems(exc)
     response = jsonify(body)
     response.status_code = 404 if isinstance(exc, EditionNotFound) else 400
     return response
 
 
-def _write(action: Callable[[], dict[str, Any]], refused: tuple[type[Exception], ...]) -> Response:
-    """Run ``action`` (a change to the library) and answer what it returns.
+def _problems(exc: EditionError) -> list[str]:
+    """An invalid edition's first 50 errors (not its warnings), each with where it is."""
+    return [f"{exc.source}: {p}" for p in exc.problems if not p.warning][:50]
+
+
+def _write(
+    action: Callable[[], dict[str, Any] | None],
+    refused: tuple[type[Exception], ...],
+    done: dict[str, Any] | None = None,
+) -> Response:
+    """Run ``action`` (a change to the library) and answer what it returns (``done`` if given).
 
     ``refused`` are the errors that are the request's fault: answered by `_refused`,
     saying what is wrong. A disk that refuses the write is answered by `not_saved`.
@@ -146,7 +154,7 @@ def _write(action: Callable[[], dict[str, Any]], refused: tuple[type[Exception],
         return _refused(exc)
     except OSError as exc:
         return not_saved(exc)
-    return jsonify(answer)
+    return jsonify(answer if done is None else done)
 
 
 def _edit(name: str, change: Any, tag: Any = None) -> Response:
@@ -168,6 +176,14 @@ def _edit(name: str, change: Any, tag: Any = None) -> Response:
         return {"progress": progress(obj), **extra}
 
     return _write(edited, (EditionNotFound, EditionError, LibraryError, FieldError, StoreError))
+
+
+def _raw(name: str) -> dict[str, Any] | Response:
+    """The owner's edition ``name`` as its JSON object, or the refusal (unknown, or not JSON)."""
+    try:
+        return _library().raw(name)
+    except (EditionNotFound, EditionError) as exc:
+        return _refused(exc)
 
 
 def _text(value: Any, limit: int = 300) -> str:
@@ -193,21 +209,16 @@ def _bind(tag: Any, card: str, edition: str) -> dict[str, Any]:
         return {"bound": f"Tag {uid} was already {card}.", "binding": binding}
     try:  # the table's edition resolves taps now; the one saved, once it is played
         check_tag(uid, card, [runtime.edition(), *_saved(edition)])
-    except TagRefused as exc:  # the edition is saved; the sticker is left as it was
-        binding.update(error=exc.code, params=exc.params)
-        kept = f"it is still {before}" if before else "it is bound to nothing"
-        return {
-            "bound": f"{card} is saved, but tag {uid} was not bound to it ({exc}); {kept}.",
-            "binding": binding,
-        }
-    try:
         runtime.rebind_tag(uid, card, edition)  # taps resolve it at once
-    except StoreError as exc:  # the edition is saved: say that the sticker is not bound
+    except (TagRefused, StoreError) as exc:  # the edition is saved; the sticker is left as it was
         code, params = refusal(exc)
         binding.update(error=code, params=params)
         kept = f"it is still {before}" if before else "it is bound to nothing"
-        said = f"{card} is saved, but tag {uid} was not bound to it ({exc}); {kept}. Tap it and Save again."
-        return {"bound": said, "binding": binding}
+        again = " Tap it and Save again." if isinstance(exc, StoreError) else ""
+        return {
+            "bound": f"{card} is saved, but tag {uid} was not bound to it ({exc}); {kept}.{again}",
+            "binding": binding,
+        }
     said = f"Tag {uid} is now {card}" + (f" (it was {before})." if before else ".")
     return {"bound": said, "binding": binding}
 
@@ -261,16 +272,15 @@ def import_edition() -> Any:
 @library_api.get("/api/library/<name>")
 @control()
 def show(name: str) -> Any:
+    obj = _raw(name)
+    if isinstance(obj, Response):
+        return obj
     library = _library()
-    try:
-        obj = library.raw(name)
-    except (EditionNotFound, EditionError) as exc:
-        return _refused(exc)
     problems: list[str] = []
     try:  # a file edited by hand may not be valid: say where, and still show it
         validate(obj, name if library.is_shipped(name) else str(library.path(name)), name)
     except EditionError as exc:
-        problems = [f"{exc.source}: {p}" for p in exc.problems if not p.warning][:50]
+        problems = _problems(exc)
     tags: dict[str, list[str]] = {}
     for uid, card in table_runtime().tags().items():
         tags.setdefault(card, []).append(uid)
@@ -280,21 +290,14 @@ def show(name: str) -> Any:
 @library_api.delete("/api/library/<name>")
 @control()
 def delete(name: str) -> Any:
-    def deleted() -> dict[str, Any]:
-        _library().delete(name)
-        return {"deleted": name}
-
-    return _write(deleted, (EditionNotFound, LibraryError))
+    return _write(lambda: _library().delete(name), (EditionNotFound, LibraryError), {"deleted": name})
 
 
 @library_api.post("/api/library/<name>/default")
 @control()
 def make_default(name: str) -> Any:
-    def made_default() -> dict[str, Any]:
-        _library().set_default(name)
-        return {"default": name}
-
-    return _write(made_default, (EditionNotFound, EditionError, LibraryError))
+    done = {"default": name}
+    return _write(lambda: _library().set_default(name), (EditionNotFound, EditionError, LibraryError), done)
 
 
 @library_api.get("/api/library/<name>/export")
@@ -305,10 +308,9 @@ def export(name: str) -> Any:
     from companion.editions import cards_to_csv, itineraries_to_csv  # (CSV loads when first asked)
 
     kind = request.args.get("format", "json")
-    try:
-        obj = _library().raw(name)
-    except (EditionNotFound, EditionError) as exc:
-        return _refused(exc)
+    obj = _raw(name)
+    if isinstance(obj, Response):
+        return obj
     if kind == "csv":
         body, mime, suffix = cards_to_csv(obj), "text/csv", "-cards.csv"
     elif kind == "itineraries-csv":
@@ -353,10 +355,12 @@ def put_a_card(name: str) -> Any:
     return _edit(name, change, body.get("tag"))
 
 
-@library_api.delete("/api/library/<name>/cards/<card>")
+@library_api.delete("/api/library/<name>/cards/<item>", defaults={"part": "cards"})
+@library_api.delete("/api/library/<name>/itineraries/<item>", defaults={"part": "itineraries"})
 @control()
-def delete_a_card(name: str, card: str) -> Any:
-    return _edit(name, lambda obj: remove(obj, "cards", card))
+def delete_a_part(name: str, part: str, item: str) -> Any:
+    """Remove a History card or an Itinerary card."""
+    return _edit(name, lambda obj: remove(obj, part, item))
 
 
 @library_api.put("/api/library/<name>/itineraries")
@@ -376,12 +380,6 @@ def put_an_itinerary(name: str) -> Any:
         return {"itinerary": it, "bind_to": it["id"]}
 
     return _edit(name, change, body.get("tag"))
-
-
-@library_api.delete("/api/library/<name>/itineraries/<item>")
-@control()
-def delete_an_itinerary(name: str, item: str) -> Any:
-    return _edit(name, lambda obj: remove(obj, "itineraries", item))
 
 
 @library_api.put("/api/library/<name>/playmat")
@@ -435,10 +433,8 @@ def last_tag() -> Any:
         seq, tag, now = capture.seq, capture.tag, capture.clock()
         age = round((now - capture.tapped) * 1000) if tag else None
     bound = table_runtime().tags().get(tag) if tag else None
-    # ``age_ms``: how long ago the tag was tapped, so that the page gives the keys typed since
-    # to the card the tap opens, not to the one it saves (issue 24); ``now_ms``: this server's
-    # monotonic clock, which the page maps onto its own from its quickest polls (NTP's way), so
-    # that a slow answer does not date the tap late
+    # ``age_ms``: how long ago the tag was tapped (keys typed since go to the card the tap opens);
+    # ``now_ms``: this server's monotonic clock, which the page maps onto its own (NTP's way)
     answer = {"seq": seq, "tag": tag, "bound_to": bound, "capturing": capture.edition, "age_ms": age}
     return jsonify({**answer, "now_ms": round(now * 1000, 1)})
 

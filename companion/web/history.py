@@ -9,14 +9,12 @@ table PIN, like every control (`companion.web.route_support.control`).
 
 Everything is derived from the stored games (`companion.history.past`), so there is no second
 copy of any score to drift: each finished game is replayed once per process and kept in
-memory until its log changes (``benchmarks/bench_history.py`` times both cases).
+memory until its log changes.
 
-Reading is open, so it is bounded (issue 21: 24 connections reading ``/api/history`` over
-500 games took taps from 5 ms to 1.2 s). The history and its answer are computed once
-between games (`HistoryCache`, until the store's ``history_version`` moves: a game ends,
-a merge), at most `HISTORY_READERS` guests read it at once and each guest's address at most
-`HISTORY_READS_PER_MINUTE` times a minute; past either, a 503 with a sentence and Retry-After,
-at once, instead of queueing for the threads and the event loop the table's taps need.
+Reading is open, so it is bounded: the history and its answer are computed once between games
+(`HistoryCache`, until the store's ``history_version`` moves), at most `HISTORY_READERS` guests
+read it at once and each guest's address at most `HISTORY_READS_PER_MINUTE` times a minute;
+past either, a 503 with Retry-After at once, rather than queueing for the threads the taps need.
 """
 
 from __future__ import annotations
@@ -44,7 +42,7 @@ from companion.web.route_support import (
 )
 
 if TYPE_CHECKING:  # types only: the history, the league and BG Stats load when first asked
-    from companion.history.past import History, PastGame, Replays
+    from companion.history.past import History, PastGame
 
 history_api = Blueprint("history", __name__)
 #: The newest games whose BG Stats link the history lists: a play is logged soon after it
@@ -182,11 +180,14 @@ class HistoryCache:
 
     def history(self) -> History:
         """The history now (`companion.history.past.load_history`); raises the store's refusal."""
+        from companion.history.past import Replays
+
         runtime = table_runtime()
         version = runtime.history_version()
         with self._lock:
             if self._history is None or self._version != version:
-                self._history, self._bodies = runtime.history(_replays()), {}
+                replays = current_app.config.setdefault("REPLAYS", Replays())  # games already replayed
+                self._history, self._bodies = runtime.history(replays), {}
                 self._version = version
                 self.computed += 1
             return self._history
@@ -231,14 +232,6 @@ def guest_read(view: Callable[..., Any]) -> Callable[..., Any]:
             slots.release()
 
     return bounded
-
-
-def _replays() -> Replays:
-    """This app's finished games already replayed (`companion.history.past.Replays`)."""
-    from companion.history.past import Replays
-
-    replays: Replays = current_app.config.setdefault("REPLAYS", Replays())
-    return replays
 
 
 def _history() -> History | Response:
@@ -325,12 +318,18 @@ def game_story(game: str) -> Any:
 # --- the host's merges -----------------------------------------------------------------------
 
 
-def _saved(action: Any) -> Response | None:
+def _said(code: str, **params: Any) -> Response:
+    """A decision done: its ``code`` and ``params`` (the page words them), and its English."""
+    return jsonify({"message": say(code, **params), "code": code, "params": params})
+
+
+def _saved(action: Callable[[], object], code: str, **params: Any) -> Response:
+    """Store the host's decision (``action``) and say it (`_said`), or the store's refusal."""
     try:
         action()
     except StoreError as exc:
         return store_refused(exc)
-    return None
+    return _said(code, **params)
 
 
 @history_api.post("/api/players/merge")
@@ -378,15 +377,8 @@ def merge() -> Any:
                 into=into[:40],
             )
     shown = display_names(found.games, aliases)[target]
-    failed = _saved(lambda: runtime.merge_player(moving, target, shown))
-    if failed is not None:
-        return failed
-    return jsonify(
-        {
-            "message": say("merged", name=name.strip()[:40], into=shown),
-            "code": "merged",
-            "params": {"name": name.strip()[:40], "into": shown},
-        }
+    return _saved(
+        lambda: runtime.merge_player(moving, target, shown), "merged", name=name.strip()[:40], into=shown
     )
 
 
@@ -397,11 +389,8 @@ def rate_assisted() -> Any:
     include = json_body().get("include")
     if not isinstance(include, bool):
         return json_error(400, code="assisted_include")
-    failed = _saved(lambda: table_runtime().set_rate_assisted(include))
-    if failed is not None:
-        return failed
     done = "assisted_rated" if include else "assisted_unrated"
-    return jsonify({"message": say(done), "code": done, "params": {}})
+    return _saved(lambda: table_runtime().set_rate_assisted(include), done)
 
 
 @history_api.post("/api/players/unmerge")
@@ -413,17 +402,10 @@ def unmerge() -> Any:
     name = json_body().get("name")
     if not isinstance(name, str) or not name.strip():
         return json_error(400, code="merge_fields")
-    runtime = table_runtime()
-    result: list[bool] = []
-    failed = _saved(lambda: result.append(runtime.unmerge_player(player_key(name))))
-    if failed is not None:
-        return failed
-    if not result[0]:
+    try:
+        unmerged = table_runtime().unmerge_player(player_key(name))
+    except StoreError as exc:
+        return store_refused(exc)
+    if not unmerged:
         return json_error(400, code="not_merged", name=name[:40])
-    return jsonify(
-        {
-            "message": say("unmerged", name=name.strip()[:40]),
-            "code": "unmerged",
-            "params": {"name": name.strip()[:40]},
-        }
-    )
+    return _said("unmerged", name=name.strip()[:40])

@@ -18,20 +18,14 @@ mock_api = Blueprint("mock", __name__)
 BUTTONS = ("crystal", "confirm", "undo")
 
 
-def given_tag(body: dict[str, Any]) -> str | None:
-    """The tap's tag in its body (``{"tag": "..."}``), or None when it has none (``tag_missing``)."""
-    tag = body.get("tag")
-    return tag if isinstance(tag, str) and tag.strip() else None
-
-
 @mock_api.post("/api/reader/tap")
 @control(
     mock_only="The virtual reader only exists in mock mode; tap the card on the reader.",
     mock_code="real_reader",
 )
 def tap() -> Any:
-    tag = given_tag(json_body())
-    if tag is None:
+    tag = json_body().get("tag")  # {"tag": "..."}
+    if not isinstance(tag, str) or not tag.strip():
         return json_error(400, code="tag_missing")
     return answer(table_runtime().tap(tag))
 

@@ -55,11 +55,11 @@ def test_the_wheel_holds_every_module_and_every_file_of_the_page(wheel: Path) ->
     assert page, "web/static is empty?"
     assert page - names == set()
     assert {"companion/openapi.json", "companion/config.example.toml"} <= names
-    # every data file of the package (the editions' JSON, the itineraries' memos), not only modules
+    # every data file of the package (the editions' JSON, the itineraries' memos, the hall's pages)
     data = {
         p.relative_to(ROOT).as_posix()
         for p in (ROOT / "companion").rglob("*")
-        if p.is_file() and p.suffix in (".json", ".memo", ".toml") and "__pycache__" not in p.parts
+        if p.is_file() and p.suffix in (".json", ".memo", ".toml", ".html") and "__pycache__" not in p.parts
     }
     assert "companion/editions/itineraries.memo" in data
     assert data - names == set(), "data files missing from the wheel (add them to pyproject.toml)"

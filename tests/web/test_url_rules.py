@@ -1,4 +1,4 @@
-"""The page's URL rules compile their URL builders at first use (issue 26: a Zero's start).
+"""The page's URL rules compile their URL builders at first use (a Zero's start).
 
 werkzeug compiles two builder functions per rule when the rule is added; the page builds no
 URL at start, so `companion.web.url_rules.LazyBuilderRule` compiles them on the first
@@ -8,6 +8,7 @@ are the ones werkzeug's own rules build.
 
 from __future__ import annotations
 
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ import pytest
 from flask import Flask, url_for
 from werkzeug.routing import Rule
 
-from companion.web.url_rules import LazyBuilderRule
+from companion.web.url_rules import WERKZEUG_SERIES, LazyBuilderRule, rule_class
 from tests.support.tables import api_app
 
 
@@ -24,9 +25,9 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     compiled: list[str] = []
     real = Rule._compile_builder
 
-    def compile_builder(self: Rule, *args: Any, **kwargs: Any) -> Any:
+    def compile_builder(self: Rule, append_unknown: bool = True) -> Any:  # werkzeug's parameters
         compiled.append(self.rule)
-        return real(self, *args, **kwargs)
+        return real(self, append_unknown)
 
     monkeypatch.setattr(Rule, "_compile_builder", compile_builder)
     return compiled
@@ -84,3 +85,20 @@ def test_a_lazy_rule_builds_the_url_werkzeug_builds(endpoint: str, values: dict[
         with app.test_request_context():
             built.append((url_for(endpoint, **values), url_for(endpoint, _external=True, **values)))
     assert built[0] == built[1]
+
+
+def test_the_private_builder_is_pinned_to_a_werkzeug_series_and_falls_back_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """werkzeug's ``Rule._compile_builder`` is private: the series it was read in is pinned here, and
+    a werkzeug whose method is gone or takes other parameters gets werkzeug's own `Rule`."""
+    installed = tuple(int(n) for n in version("werkzeug").split(".")[:2])
+    assert installed == WERKZEUG_SERIES, (
+        f"werkzeug {version('werkzeug')} is installed: re-read Rule.compile and _compile_builder in it, "
+        "run this file, then move WERKZEUG_SERIES in companion/web/url_rules.py"
+    )
+    assert rule_class() is LazyBuilderRule
+    monkeypatch.setattr(Rule, "_compile_builder", lambda self, append_unknown, escape: None, raising=False)
+    assert rule_class() is Rule, "other parameters"
+    monkeypatch.delattr(Rule, "_compile_builder")
+    assert rule_class() is Rule, "no such method"

@@ -4,6 +4,7 @@ import { message, t } from "./i18n.js";
 import { renderLast } from "./banner.js";
 import { afterControl } from "./live.js";
 import { $, page, render, saw } from "./page.js";
+import { request } from "./request.js";
 
 // Controls waiting for the companion's answer, by what they do: a second tap on Undo while
 // the first is on its way would take back the take before it too (and a second Confirm,
@@ -41,23 +42,18 @@ export async function call(path, body) {
 }
 
 async function send(path, body) {
-  let response;
+  let answer;
   try {
-    response = await fetch(path, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", "X-CSRF-Token": page.csrf || "" },
-      body: JSON.stringify(body || {}),
-      credentials: "same-origin",
-    });
+    answer = await request("POST", path, body || {}, page.csrf);
   } catch (e) {  // the companion is down: say so, never lose the tap silently
     renderLast({ accepted: false, message: t("unreachable") });
     return null;
   }
-  const data = await response.json().catch(() => ({ error: response.statusText }));
-  if (!response.ok) {
-    const refusal = refused(data, response);
+  const data = answer.data;
+  if (!answer.ok) {
+    const refusal = refused(data);
     renderLast(refusal);
-    if (response.status === 401) loggedOut(t("session_ended"));
+    if (answer.status === 401) loggedOut(t("session_ended"));
     else if (data.code === "csrf_stale") loggedOut(message(refusal));
     return null;
   }
@@ -73,8 +69,8 @@ async function send(path, body) {
 
 // A refusal of the server as an outcome the page words in its language: the error's
 // `code` and `params`, its English `error` only for a code this page does not know.
-export function refused(data, response) {
-  return { accepted: false, code: data.code, params: data.params || {}, message: data.error || response.statusText };
+export function refused(data) {
+  return { accepted: false, code: data.code, params: data.params || {}, message: data.error };
 }
 
 // The host's login ended (logout elsewhere, expiry, a new PIN, a damaged sessions file): back to the login

@@ -3,7 +3,7 @@
 // the function drawing it (a new view: import it here and register it, or call
 // `register` from its own module).
 import "./shown.js"; // first: `window.state` is there before the catalogues are fetched
-import { colon, lang, message, setLang, t } from "./i18n.js";
+import { lang, message, setLang, t, translatePage as translateWords } from "./i18n.js";
 import { renderBanner, renderLast, rerenderLast } from "./banner.js";
 import { renderClock } from "./clock.js";
 import { renderPlayers } from "./standings.js";
@@ -21,15 +21,8 @@ import { renderVenue, showVenue } from "./venue.js";
 for (const view of [renderBanner, renderClock, renderPlayers, renderRow, renderLog, renderEnd, renderHost, showBusy, renderCoach, renderVenue]) register(view);
 
 function translatePage() {
-  document.documentElement.lang = lang();
-  document.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
-  document.querySelectorAll("[data-i18n-placeholder]").forEach((el) => { el.placeholder = t(el.dataset.i18nPlaceholder); });
-  document.querySelectorAll("[data-i18n-label]").forEach((el) => { el.setAttribute("aria-label", t(el.dataset.i18nLabel, { n: el.dataset.n })); });
-  document.querySelectorAll("[data-i18n-title]").forEach((el) => { el.title = t(el.dataset.i18nTitle); });
-  document.querySelectorAll("[data-i18n-alt]").forEach((el) => { el.alt = t(el.dataset.i18nAlt); });
+  translateWords();
   if ($("enrol-q").value.trim().length >= 2) $("enrol-q").oninput();
-  $("lang").textContent = lang() === "en" ? "FR" : "EN";
-  $("lang").setAttribute("aria-label", `${t("language")}${colon()}${$("lang").textContent}`);
   $("legend").innerHTML = Object.keys(LEGEND).map((k) => `<span><b class="tok">${ICON[k]}</b> ${esc(t(LEGEND[k]))}</span>`).join("");
   if ($("notice").dataset.key) setNotice($("notice").dataset.key);
   showHardware();

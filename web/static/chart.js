@@ -49,7 +49,7 @@ export function markSpan(colour, marker) {
 }
 
 // --- a game's story ---------------------------------------------------------------------------
-// A finished game's story (issue 37 item 9), drawn for the end screen (end.js) and each game in
+// A finished game's story, drawn for the end screen (end.js) and each game in
 // /history (history.js) from /api/story/<game> (companion/records/story.py, replayed from the
 // event log): every player's points (above) and hour on the Clock (below) after each turn, on
 // one axis of turns with the Days apart, the turns that completed a trek or took an Ancestor
@@ -96,6 +96,14 @@ function ancestorMark(cx, cy, colour) {
   return `<circle cx="${cx}" cy="${cy}" r="4.5" fill="none" stroke="${colour}" stroke-width="2"/>`;
 }
 
+// A picture's two axes from ``top`` to ``bottom``, its values at ``ticks`` (placed by ``y``), its turned label.
+function axes(top, bottom, ticks, y, label) {
+  const mid = (top + bottom) / 2;
+  let out = `<line x1="${LEFT}" y1="${top}" x2="${LEFT}" y2="${bottom}" stroke="currentColor"/><line x1="${LEFT}" y1="${bottom}" x2="${RIGHT}" y2="${bottom}" stroke="currentColor"/>`;
+  for (const v of ticks) out += `<text x="35" y="${(y(v) + 4).toFixed(1)}" font-size="12" text-anchor="end" fill="currentColor">${v}</text>`;
+  return out + `<text x="10" y="${mid}" font-size="12" text-anchor="middle" fill="currentColor" transform="rotate(-90 10 ${mid})">${esc(label)}</text>`;
+}
+
 function daySeparators(days, x, top, bottom) {
   return days.slice(1).map((d) => `<line x1="${x(d.from).toFixed(1)}" y1="${top}" x2="${x(d.from).toFixed(1)}" y2="${bottom}" stroke="currentColor" stroke-opacity=".45" stroke-dasharray="3 3"/>`).join("");
 }
@@ -107,9 +115,7 @@ export function pointsSvg(story, players) {
   const rows = [story.start, ...story.turns.map((turn) => turn.totals)];
   const max = Math.max(1, ...rows.flat()), min = Math.min(0, ...rows.flat());
   const y = (v) => POINTS.bottom - ((v - min) / (max - min)) * (POINTS.bottom - POINTS.top);
-  let out = `<line x1="${LEFT}" y1="${POINTS.top}" x2="${LEFT}" y2="${POINTS.bottom}" stroke="currentColor"/><line x1="${LEFT}" y1="${POINTS.bottom}" x2="${RIGHT}" y2="${POINTS.bottom}" stroke="currentColor"/>`;
-  for (const v of [min, Math.round((min + max) / 2), max]) out += `<text x="35" y="${(y(v) + 4).toFixed(1)}" font-size="12" text-anchor="end" fill="currentColor">${v}</text>`;
-  out += `<text x="10" y="${(POINTS.top + POINTS.bottom) / 2}" font-size="12" text-anchor="middle" fill="currentColor" transform="rotate(-90 10 ${(POINTS.top + POINTS.bottom) / 2})">${esc(t("chart_y"))}</text>`;
+  let out = axes(POINTS.top, POINTS.bottom, [min, Math.round((min + max) / 2), max], y, t("chart_y"));
   out += daySeparators(days, x, POINTS.top, POINTS.bottom);
   who.forEach((p, k) => {
     const colour = esc(p.colour);
@@ -133,9 +139,7 @@ export function clockSvg(story, players) {
   const who = seats(story, players);
   const { x, days } = layout(story);
   const y = (h) => CLOCK.bottom - (h / 12) * (CLOCK.bottom - CLOCK.top);
-  let out = `<line x1="${LEFT}" y1="${CLOCK.top}" x2="${LEFT}" y2="${CLOCK.bottom}" stroke="currentColor"/><line x1="${LEFT}" y1="${CLOCK.bottom}" x2="${RIGHT}" y2="${CLOCK.bottom}" stroke="currentColor"/>`;
-  for (const h of [0, 6, 12]) out += `<text x="35" y="${(y(h) + 4).toFixed(1)}" font-size="12" text-anchor="end" fill="currentColor">${h}</text>`;
-  out += `<text x="10" y="${(CLOCK.top + CLOCK.bottom) / 2}" font-size="12" text-anchor="middle" fill="currentColor" transform="rotate(-90 10 ${(CLOCK.top + CLOCK.bottom) / 2})">${esc(t("story_clock_axis"))}</text>`;
+  let out = axes(CLOCK.top, CLOCK.bottom, [0, 6, 12], y, t("story_clock_axis"));
   out += daySeparators(days, x, CLOCK.top - 12, CLOCK.bottom);
   for (const d of days) out += `<text x="${((x(d.from) + x(d.to)) / 2).toFixed(1)}" y="${CLOCK.top - 6}" font-size="12" text-anchor="middle" fill="currentColor">${esc(dayName(d.day))}</text>`;
   out += `<text x="${(LEFT + RIGHT) / 2}" y="${CLOCK.bottom + 18}" font-size="12" text-anchor="middle" fill="currentColor">${esc(t("story_turns_axis"))}</text>`;

@@ -1,4 +1,4 @@
-// The coach (issues 18, 24 and 33): asked for, never a spoiler. The host's switch makes it
+// The coach: asked for, never a spoiler. The host's switch makes it
 // available; the player to move asks from their phone and the answer (each available card's
 // estimated chance of winning and expected score, best first, and everyone's chance if that
 // player takes the best card) comes back to that phone only. A phone takes its player's seat
@@ -10,7 +10,7 @@
 // game) answers unasked, and every phone reads the answer there.
 // An answer is shown only for the position on the table now (its game and count of events).
 import { call } from "./api.js";
-import { lang, t } from "./i18n.js";
+import { lang, number, t } from "./i18n.js";
 import { $, cardTitle, colourOf, dot, esc, page } from "./page.js";
 
 // The latest answer this page got (from its own ask, or GET /api/coach), and whether an ask
@@ -33,10 +33,6 @@ function coachPercent(x) {
   return new Intl.NumberFormat(lang(), { style: "percent", maximumFractionDigits: 0 }).format(x / 100);
 }
 
-function coachScore(x) {
-  return new Intl.NumberFormat(lang(), { maximumFractionDigits: 1 }).format(x);
-}
-
 function forNow(s) {
   return answer && answer.status === "ready" && answer.game === s.game && answer.events === s.events;
 }
@@ -48,7 +44,7 @@ function adviceHtml(coach) {
       const spend = c.spend ? ` <small>${esc(t("coach_spend", { n: c.spend }))}</small>` : "";
       const best = i === 0 ? ` <b class="coach-best">${esc(t("coach_best"))}</b>` : "";
       return `<tr${i === 0 ? ' class="best"' : ""}><th scope="row" data-card="${esc(c.card)}">${esc(cardTitle(c.card))}${spend}${best}</th>` +
-        `<td>${coachPercent(c.win)}</td><td>${coachScore(c.score)}</td></tr>`;
+        `<td>${coachPercent(c.win)}</td><td>${number(c.score)}</td></tr>`;
     }).join("");
     out += `<p class="coach-for">${dot(colourOf(coach.player))}${esc(t("coach_for", { p: coach.player, n: coach.cards[0].rollouts }))}</p>` +
       `<table class="coach-cards">` +

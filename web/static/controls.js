@@ -6,6 +6,8 @@ import { renderLast } from "./banner.js";
 import { showHardware } from "./hardware.js";
 import { $, COLUMNS, LEGEND, cardTitle, esc, itineraryLabel, page, render, seen } from "./page.js";
 import { markSpan } from "./chart.js";
+import { request } from "./request.js";
+import { fillSelect } from "./text.js";
 
 /** The console's keys (README): the same words typed in the page's reader field press a button. */
 const CONSOLE_KEYS = { c: "crystal", crystal: "crystal", y: "confirm", confirm: "confirm", ok: "confirm", u: "undo", undo: "undo" };
@@ -31,33 +33,21 @@ export function renderHost(s) {
   fillSelect($("itin-id"), ((s.edition && s.edition.itineraries) || []).map((i) => [i, itineraryLabel(i)]));
 }
 
-// Options as [value, label]; the choice made is kept, and a select is never left blank.
-function fillSelect(select, values) {
-  const current = select.value;
-  const html = values.map(([v, label]) => `<option value="${esc(v)}">${esc(label)}</option>`).join("");
-  if (select.dataset.html !== html) {
-    select.innerHTML = html; select.dataset.html = html;
-    const keep = values.some(([v]) => v === current) ? current : (values[0] || [""])[0];
-    select.value = keep;
-  }
-}
-
 export function setupHost() {
   $("host-toggle").onclick = () => { $("host").hidden = !$("host").hidden; if (!$("host").hidden) $("pin").focus(); };
   $("login").onsubmit = async (ev) => {
     ev.preventDefault();
-    let response;
+    let answer;
     try {
-      response = await fetch("/api/login", { method: "POST", headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ pin: $("pin").value }), credentials: "same-origin" });
+      answer = await request("POST", "/api/login", { pin: $("pin").value });
     } catch (e) {  // the companion is down: say so beside the form and in the live panel
       loginWhy(t("unreachable")); renderLast({ accepted: false, message: t("unreachable") });
       return;
     }
-    const data = await response.json().catch(() => ({ error: response.statusText }));
-    if (response.ok) { page.csrf = data.csrf; $("pin").value = ""; loginWhy(""); renderLast({ accepted: true, message: t("logged_in") }); render(page.state); }
+    const data = answer.data;
+    if (answer.ok) { page.csrf = data.csrf; $("pin").value = ""; loginWhy(""); renderLast({ accepted: true, message: t("logged_in") }); render(page.state); }
     else {
-      const refusal = refused(data, response);
+      const refusal = refused(data);
       loginWhy(message(refusal)); renderLast(refusal);
     }
   };
@@ -157,12 +147,8 @@ async function showSeats() {
   let data = null;
   if (page.csrf && players.length) {
     try {
-      const response = await fetch("/api/game/new", {
-        method: "POST", credentials: "same-origin",
-        headers: { "Content-Type": "application/json", "X-CSRF-Token": page.csrf },
-        body: JSON.stringify({ players, colours, check: true }),
-      });
-      if (response.ok) data = await response.json();
+      const answer = await request("POST", "/api/game/new", { players, colours, check: true }, page.csrf);
+      if (answer.ok) data = answer.data;
     } catch (e) { data = null; }
   }
   if (asked !== seatsAsked) return;  // a newer question is on its way

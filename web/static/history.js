@@ -2,8 +2,9 @@
 // the host's merge of two spellings. Everything comes from /api/history (derived from the
 // event log on the companion); the words from the catalogues (i18n.js), in English or French.
 import { chartSvg, drawStory, lineSample, markSpan, saveLink, storyFrame } from "./chart.js";
-import { colon, lang, message, number as num, sentence, setLang, t, when } from "./i18n.js";
-import { esc } from "./text.js";
+import { colon, lang, message, number as num, sentence, setLang, t, translatePage, when } from "./i18n.js";
+import { request } from "./request.js";
+import { esc, fillSelect } from "./text.js";
 
 const $ = (id) => document.getElementById(id);
 let data = null;
@@ -23,10 +24,7 @@ function say(answer) {
 }
 
 function translate() {
-  document.documentElement.lang = lang();
-  document.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
-  $("lang").textContent = lang() === "en" ? "FR" : "EN";
-  $("lang").setAttribute("aria-label", `${t("language")}${colon()}${$("lang").textContent}`);
+  translatePage();
   document.title = `${t("h_title")} · ${t("title")}`;
   if (data) render(data);
   if (lastSaid) say(lastSaid);
@@ -146,16 +144,10 @@ function renderMerge(d) {
   $("rate-assisted-box").hidden = !csrf;  // the host's choice: assisted games rated or not
   $("rate-assisted").checked = !!d.assisted_rated;
   const spellings = [...new Set(d.games.flatMap((g) => g.players.map((p) => p.name)))].sort((a, b) => a.localeCompare(b, lang()));
-  fill($("merge-name"), spellings.map((n) => [n, n]));
-  fill($("merge-into"), d.players.map((p) => [p.name, p.name]));
+  fillSelect($("merge-name"), spellings.map((n) => [n, n]));
+  fillSelect($("merge-into"), d.players.map((p) => [p.name, p.name]));
   $("merged").innerHTML = csrf ? d.players.flatMap((p) => p.merged.map((n) =>
     `<li><button type="button" data-unmerge="${esc(n)}">${esc(t("h_unmerge", { name: `${n} (${p.name})` }))}</button></li>`)).join("") : "";
-}
-
-function fill(select, values) {
-  const current = select.value;
-  select.innerHTML = values.map(([v, label]) => `<option value="${esc(v)}">${esc(label)}</option>`).join("");
-  if (values.some(([v]) => v === current)) select.value = current;
 }
 
 async function load() {
@@ -176,15 +168,12 @@ async function load() {
 }
 
 async function control(path, body) {
-  let response;
-  try {
-    response = await fetch(path, { method: "POST", credentials: "same-origin",
-      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf || "" }, body: JSON.stringify(body) });
-  } catch (e) { say({ ok: false, message: t("unreachable") }); return; }
-  const answer = await response.json().catch(() => ({ error: response.statusText }));
-  if (response.status === 401 || answer.code === "csrf_stale") { csrf = null; if (data) renderMerge(data); }
-  say({ ok: response.ok, code: answer.code, params: answer.params, message: answer.error || answer.message });
-  if (response.ok) await load();
+  let sent;
+  try { sent = await request("POST", path, body, csrf); } catch (e) { say({ ok: false, message: t("unreachable") }); return; }
+  const answer = sent.data;
+  if (sent.status === 401 || answer.code === "csrf_stale") { csrf = null; if (data) renderMerge(data); }
+  say({ ok: sent.ok, code: answer.code, params: answer.params, message: answer.error || answer.message });
+  if (sent.ok) await load();
 }
 
 async function start() {
@@ -192,10 +181,8 @@ async function start() {
   $("hlogin").onsubmit = async (ev) => {
     ev.preventDefault();
     try {
-      const response = await fetch("/api/login", { method: "POST", credentials: "same-origin",
-        headers: { "Content-Type": "application/json" }, body: JSON.stringify({ pin: $("hpin").value }) });
-      const answer = await response.json().catch(() => ({ error: response.statusText }));
-      if (response.ok) { csrf = answer.csrf; $("hpin").value = ""; say({ ok: true, message: t("logged_in") }); if (data) renderMerge(data); }
+      const { ok, data: answer } = await request("POST", "/api/login", { pin: $("hpin").value });
+      if (ok) { csrf = answer.csrf; $("hpin").value = ""; say({ ok: true, message: t("logged_in") }); if (data) renderMerge(data); }
       else say({ ok: false, code: answer.code, params: answer.params, message: answer.error });
     } catch (e) { say({ ok: false, message: t("unreachable") }); }
   };

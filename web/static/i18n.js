@@ -99,10 +99,23 @@ export function sentence(text, names = []) {
   return text.charAt(0).toLocaleUpperCase(current) + text.slice(1);
 }
 
-// For the browser tests, the console and classic scripts (another branch's coach.js): the
-// catalogues, the filler and the language, on `window` as before the modules.
+// The catalogues on `window`, for the browser tests and a curious host's console.
 window.I18N = CATALOGUES;
-window.i18nFill = fill;
+
+/** The page's fixed words in its language: what its data-i18n attributes name (the text, or
+ * the placeholder, aria-label (with data-n), title or alt), and the language button if it has one. */
+export function translatePage() {
+  document.documentElement.lang = current;
+  document.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
+  document.querySelectorAll("[data-i18n-placeholder]").forEach((el) => { el.placeholder = t(el.dataset.i18nPlaceholder); });
+  document.querySelectorAll("[data-i18n-label]").forEach((el) => { el.setAttribute("aria-label", t(el.dataset.i18nLabel, { n: el.dataset.n })); });
+  document.querySelectorAll("[data-i18n-title]").forEach((el) => { el.title = t(el.dataset.i18nTitle); });
+  document.querySelectorAll("[data-i18n-alt]").forEach((el) => { el.alt = t(el.dataset.i18nAlt); });
+  const button = document.getElementById("lang");
+  if (!button) return;
+  button.textContent = current === "en" ? "FR" : "EN";
+  button.setAttribute("aria-label", `${t("language")}${colon()}${button.textContent}`);
+}
 
 /** A number in the page's language ("12.5", "12,5"); "—" for none. */
 export function number(n) {

@@ -1,4 +1,4 @@
-// The venue line (issue 23.2): whether this table publishes to a venue's broker, under which
+// The venue line: whether this table publishes to a venue's broker, under which
 // table id, and how many events wait in its outbox. From `venue` in /api/state (null without
 // [venue]: the line stays hidden). Public like the rest of /api/state, so every phone shows it.
 import { t } from "./i18n.js";

@@ -1,16 +1,13 @@
 // The edition page's requests and the companion's refusals in the page's language.
 import { CATALOGUES, fill, lang, sentence, t } from "../i18n.js";
+import { request } from "../request.js";
 import { say, session } from "./shared.js";
-import { baseWords } from "./words.js";
+import { baseWords, showProgress } from "./words.js";
 
 /** One JSON request with the host's token; a refusal is thrown with its answer as `data`. */
 export async function api(method, url, body) {
-  const headers = { "Content-Type": "application/json" };
-  if (session.csrf) headers["X-CSRF-Token"] = session.csrf;
-  const r = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: "same-origin" });
-  const type = r.headers.get("Content-Type") || "";
-  const data = type.includes("json") ? await r.json() : await r.text();
-  if (!r.ok) throw Object.assign(new Error((data && data.error) || r.statusText), { data, status: r.status });
+  const { ok, status, data } = await request(method, url, body, session.csrf);
+  if (!ok) throw Object.assign(new Error(data.error), { data, status });
   return data;
 }
 
@@ -32,6 +29,16 @@ export function problems(e) {
   if (p.from_base && typeof p.from_base === "object") p.from_base = baseWords(p.from_base).join(", ");
   const said = sentence(fill(lang(), text, p));
   return d.code === "edition_problems" && listed ? `${said} ${listed}` : said;
+}
+
+/** Remove, on the Cards and Itineraries tabs: the edition's ``kind`` ("cards", "itineraries") ``id``,
+ * once the host confirms ``question``; `done` follows, a refusal is said in ``msg``. */
+export async function removeItem(kind, id, question, msg, done) {
+  if (!id || !confirm(question)) return;
+  try {
+    const r = await api("DELETE", here(`/${kind}/${encodeURIComponent(id)}`));
+    session.ed[kind] = session.ed[kind].filter((x) => x.id !== id); showProgress(r.progress); done();
+  } catch (e) { say(msg, problems(e), "err"); }
 }
 
 /** Unbind tag, on each tab: frees the sticker tapped last there (a next save does not bind it). */

@@ -1,7 +1,7 @@
 // The Cards tab: a card's Day, year (the keypad, or a laptop's keyboard), hours and benefits,
 // saved with the sticker tapped for it.
 import { t } from "../i18n.js";
-import { api, here, problems, unbindTag } from "./api.js";
+import { api, here, problems, removeItem, unbindTag } from "./api.js";
 import { $, BENEFITS, ROMAN, SHORT, btn, say, session, showYear, untitled } from "./shared.js";
 import { boundWords, checkWords, showProgress } from "./words.js";
 
@@ -12,13 +12,11 @@ export const card = { id: null, day: 1, digits: "", bce: false, hours: null, gai
 // Every tap on the form (a key, BCE, the Day, the hours, a benefit) goes through `key`:
 // while a sticker's tap may be on its way (the poll, the save of the card before it), taps
 // wait in `held` and are made once it is handled (`typeHeld`), on the form the tap leaves on
-// screen; handling a tap saves and clears the form, and dropped a digit typed in that
-// fraction of a second (issue 24: 221 BCE saved as 21 BCE). `holds` counts the taps and polls
-// on their way. Keys are "0"-"9", "17"-"19", "⌫", "C", "BCE", "day:N", "hours:N", "gain:G"
-// and "gain:⌫".
-// Each held tap keeps when it was made: a tap made before a sticker's tap is the old card's
-// even when a poll on its way held it until after (issue 24, seen under load). `here`: when
-// this page's own virtual-reader button was pressed (the sticker's moment, known exactly).
+// screen (handling a tap saves and clears the form: a digit typed meanwhile would be lost).
+// `holds` counts the taps and polls on their way. Keys are "0"-"9", "17"-"19", "⌫", "C",
+// "BCE", "day:N", "hours:N", "gain:G" and "gain:⌫". Each held tap keeps when it was made: one
+// made before a sticker's tap is the old card's even when a poll held it until after. `here`:
+// when this page's own virtual-reader button was pressed (the sticker's moment, known exactly).
 export const typing = { held: [], holds: 0, here: null };
 // The taps made lately (when, which, the form before it): a sticker's tap reaches the page up
 // to a poll later, and what was tapped after it is given to the card it opens (`rewindTyping`).
@@ -143,11 +141,7 @@ export async function saveCard() {
     return true;
   } catch (e) { say("card-msg", problems(e), "err"); return false; }
 }
-$("remove-card").addEventListener("click", async () => {
-  if (!card.id || !confirm(t("ed_remove", { id: card.id }))) return;
-  try {
-    const r = await api("DELETE", here(`/cards/${encodeURIComponent(card.id)}`));
-    session.ed.cards = session.ed.cards.filter((c) => c.id !== card.id); showProgress(r.progress); say("card-msg", t("ed_removed", { id: card.id }), "ok"); clearCard();
-  } catch (e) { say("card-msg", problems(e), "err"); }
-});
+$("remove-card").addEventListener("click", () => removeItem("cards", card.id, t("ed_remove", { id: card.id }), "card-msg", () => {
+  say("card-msg", t("ed_removed", { id: card.id }), "ok"); clearCard();
+}));
 $("unbind").addEventListener("click", () => unbindTag(card, "card-msg"));

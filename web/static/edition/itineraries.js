@@ -1,7 +1,7 @@
 // The Itineraries tab: the grid of an itinerary's columns (one per kind, then the row
 // rewards), typed from the palette with a cursor that moves down a column and on to the next.
 import { t } from "../i18n.js";
-import { api, here, problems, unbindTag } from "./api.js";
+import { api, here, problems, removeItem, unbindTag } from "./api.js";
 import { $, SHORT, btn, say, session } from "./shared.js";
 import { boundWords, showProgress } from "./words.js";
 
@@ -122,11 +122,5 @@ export async function saveIt() {
     return true;
   } catch (e) { say("it-msg", problems(e), "err"); return false; }
 }
-$("remove-it").addEventListener("click", async () => {
-  if (!it.old || !confirm(t("ed_remove_itinerary", { old: it.old }))) return;
-  try {
-    const r = await api("DELETE", here(`/itineraries/${encodeURIComponent(it.old)}`));
-    session.ed.itineraries = session.ed.itineraries.filter((x) => x.id !== it.old); showProgress(r.progress); clearIt();
-  } catch (e) { say("it-msg", problems(e), "err"); }
-});
+$("remove-it").addEventListener("click", () => removeItem("itineraries", it.old, t("ed_remove_itinerary", { old: it.old }), "it-msg", clearIt));
 $("unbind-it").addEventListener("click", () => unbindTag(it, "it-msg"));

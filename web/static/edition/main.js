@@ -3,22 +3,13 @@
 // validates with the engine and saves atomically; the reader's taps are captured
 // for the edition while this page is open. No build step, no library.
 // This module starts the page; each tab is a module of its own, imported here.
-import { lang, t } from "../i18n.js";
+import { translatePage } from "../i18n.js";
 import { api, problems } from "./api.js";
 import { pollTag } from "./capture.js";
 import { listEditions } from "./library.js";
 import { $, session } from "./shared.js";
 import "./share.js";
 import "./tabs.js";
-
-/** The page's fixed words in its language (English or French, as the table's page chose:
- * its setting is shared through localStorage), named by data-i18n attributes as on index.html. */
-function translatePage() {
-  document.documentElement.lang = lang();
-  document.querySelectorAll("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
-  document.querySelectorAll("[data-i18n-placeholder]").forEach((el) => { el.placeholder = t(el.dataset.i18nPlaceholder); });
-  document.querySelectorAll("[data-i18n-label]").forEach((el) => { el.setAttribute("aria-label", t(el.dataset.i18nLabel)); });
-}
 
 async function start() {
   const s = await api("GET", "/api/session");
@@ -35,5 +26,5 @@ $("login-form").addEventListener("submit", async (ev) => {
   catch (e) { $("login-msg").textContent = problems(e); }
 });
 
-translatePage();
+translatePage();  // in the table page's language (its setting is shared through localStorage)
 start().catch((e) => { document.body.append(problems(e)); });
