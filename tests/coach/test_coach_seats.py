@@ -56,9 +56,8 @@ def _holding(app: Any, address: str, phone: str) -> Any:
 def test_the_phone_that_asks_holds_the_seat_and_no_other_phone_gets_its_advice(tmp_path: Path) -> None:
     with api_app(tmp_path) as (app, rt):
         host, zoe, mia = app.test_client(), client_from(app, "10.0.0.2"), client_from(app, "10.0.0.3")
-        coach_at_a_take(rt, 2)
+        turn = coach_at_a_take(rt, 2)
         assert host.post("/api/coach", json={"on": True}, headers=PIN).status_code == 200
-        turn = rt.table.board.player_to_move
         asked = zoe.post("/api/coach/ask", json={"player": turn}).get_json()
         assert asked["coach"]["status"] == "ready" and asked["seat"] == turn and asked["seats"] == [turn]
         assert _coach(zoe)["coach"] == asked["coach"]  # the holder reads it again
@@ -120,9 +119,8 @@ def test_a_phone_holding_a_seat_asks_for_no_one_else_and_an_opponent_marks_no_ga
 def test_the_host_releases_a_lost_phones_seat_and_another_phone_takes_it(tmp_path: Path) -> None:
     with api_app(tmp_path) as (app, rt):
         host, lost, new = app.test_client(), client_from(app, "10.0.0.2"), client_from(app, "10.0.0.3")
-        coach_at_a_take(rt, 2)
+        turn = coach_at_a_take(rt, 2)
         rt.switch_coach(True)
-        turn = rt.table.board.player_to_move
         assert lost.post("/api/coach/ask", json={"player": turn}).status_code == 200
         _refused(new.post("/api/coach/ask", json={"player": turn}), "coach_seat_taken")
         # only the host releases a seat
@@ -181,9 +179,8 @@ def test_a_seat_is_kept_across_a_restart_and_freed_when_the_game_ends(tmp_path: 
 def test_a_new_game_frees_every_seat(tmp_path: Path) -> None:
     with api_app(tmp_path) as (app, rt):
         phone = client_from(app, "10.0.0.2")
-        coach_at_a_take(rt, 2)
+        turn = coach_at_a_take(rt, 2)
         rt.switch_coach(True)
-        turn = rt.table.board.player_to_move
         assert phone.post("/api/coach/ask", json={"player": turn}).get_json()["seats"] == [turn]
         started = phone.post(
             "/api/game/new", json={"players": rt.table.board.names, "edition": "reference"}, headers=PIN
@@ -205,8 +202,7 @@ def test_a_damaged_seats_file_frees_the_seats_and_loses_nothing_else(tmp_path: P
 def test_a_phone_takes_its_seat_when_it_joins_before_any_ask(tmp_path: Path) -> None:
     with api_app(tmp_path) as (app, rt):
         zoe, mia = client_from(app, "10.0.0.2"), client_from(app, "10.0.0.3")
-        coach_at_a_take(rt, 2)
-        turn = rt.table.board.player_to_move
+        turn = coach_at_a_take(rt, 2)
         other = next(n for n in rt.table.board.names if n != turn)
         # the coach off: a seat can be taken all the same (the phone joins before it is on)
         taken = zoe.post("/api/coach/seat", json={"player": turn.lower()})

@@ -67,9 +67,8 @@ def test_the_coach_is_off_by_default_and_its_switch_needs_the_pin(tmp_path: Path
 def test_the_player_to_move_asks_and_only_that_phone_sees_the_answer(tmp_path: Path) -> None:
     with api_app(tmp_path) as (app, rt):
         host, asker, guest = app.test_client(), client_from(app, "10.0.0.2"), client_from(app, "10.0.0.3")
-        coach_at_a_take(rt, 3)
+        turn = coach_at_a_take(rt, 3)
         assert host.post("/api/coach", json={"on": True}, headers=PIN).status_code == 200
-        turn = rt.table.board.player_to_move
         other = next(n for n in rt.table.board.names if n != turn)
         refused = asker.post("/api/coach/ask", json={"player": other})
         assert refused.status_code == 409 and refused.get_json()["code"] == "coach_not_to_move"

@@ -87,6 +87,15 @@ def play_turn(rt: Runtime, rng: random.Random) -> None:
         assert rt.press("confirm").accepted
 
 
+def played_for(path: Path, turns: int, seed: int) -> tuple[Runtime, random.Random]:
+    """A mock table of Ann and Ben at ``path`` after ``turns`` seeded steps, and the steps' stream."""
+    rt = make_runtime(path, "Ann,Ben")
+    rng = random.Random(seed)
+    for _ in range(turns):
+        play_turn(rt, rng)
+    return rt, rng
+
+
 def to_a_take(rt: Runtime, rng: random.Random) -> None:
     """Play on until the table waits for a take (the coach's advice is about takes)."""
     while rt.table.expect()["kind"] != "take":
