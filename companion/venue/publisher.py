@@ -86,15 +86,14 @@ class VenueLibraryMissing(CodedError, RuntimeError):
     """paho-mqtt (the ``venue`` extra) is not installed: the sentence says what to install."""
 
 
-def mqtt_library() -> tuple[Any, Any]:
-    """paho's client module and its callback API enum, imported now (only a table or hall with a
-    venue needs them); `VenueLibraryMissing` when the ``venue`` extra is not installed."""
+def mqtt_library() -> Any:
+    """paho's client module, imported now (only a table or hall with a venue needs it);
+    `VenueLibraryMissing` when the ``venue`` extra is not installed."""
     try:
         from paho.mqtt import client as mqtt
-        from paho.mqtt.enums import CallbackAPIVersion
     except ImportError:
         raise VenueLibraryMissing("venue_library_missing") from None
-    return mqtt, CallbackAPIVersion
+    return mqtt
 
 
 def library_problem() -> str | None:
@@ -130,9 +129,9 @@ def make_client(settings: VenueSettings, client_id: str, clean: bool = True) -> 
     """A paho client with the settings' credentials and TLS (raises OSError for an unreadable
     password or CA file, ValueError for a CA file that is no certificate, `VenueLibraryMissing`
     without the venue extra)."""
-    mqtt, CallbackAPIVersion = mqtt_library()
+    mqtt = mqtt_library()
     client = mqtt.Client(
-        CallbackAPIVersion.VERSION2,
+        mqtt.CallbackAPIVersion.VERSION2,
         client_id=client_id,
         clean_session=clean,
         protocol=mqtt.MQTTv311,
