@@ -5,7 +5,7 @@ Run: ``.venv/bin/python -m benchmarks.bench_league [--games 200 1000] [--repeat 
 Whole games played by the greedy bot (2 to 4 players drawn from twelve names, over tables
 t1..t8 and 60 nights) are replayed onto boards in memory, as the hall holds them once it
 has stored them; then each request's work is timed: every finished game's standings
-(`companion.venue.league.finished_games`, which the hall keeps until it stores another
+(`companion.venue.league.past_of` and `ordered_games`, which the hall keeps until it stores another
 event: "first") and the league's figures and openskill ratings, all time and for one
 season (`companion.venue.league.league_view`: every request). Medians of ``--repeat``.
 Not timed: the hall reading each game's store once after a restart, and the disk.
@@ -26,7 +26,7 @@ from typing import Any
 from companion.coach.simulate import play_game, random_setup
 from companion.editions import load_edition
 from companion.engine import Board
-from companion.venue.league import LeagueBook, Season, finished_games, league_view
+from companion.venue.league import LeagueBook, Season, league_view, ordered_games, past_of
 
 NAMES = ["Ann", "Ben", "Cy", "Dee", "Eli", "Flo", "Gus", "Hal", "Ivy", "Jo", "Kit", "Lou"]
 
@@ -54,7 +54,7 @@ def measure(games: int, repeat: int, seed: int) -> dict[str, Any]:
         first, whole, season = [], [], []
         for _ in range(repeat):
             start = time.perf_counter()
-            replayed = finished_games(held)
+            replayed = ordered_games([(t, g, at, past_of(b, at), False) for t, g, at, b in held])
             first.append(time.perf_counter() - start)
             start = time.perf_counter()
             league_view(replayed, book, None)

@@ -109,3 +109,13 @@ def phone(server: Any, browser: Any, request: pytest.FixtureRequest) -> Iterator
 
     with host_phone(browser, server[0], getattr(request, "param", "en")) as page:
         yield page
+
+
+@pytest.fixture
+def host_app(tmp_path: Path) -> Iterator[tuple[Any, Any]]:
+    """The Flask app of a mock table named ``trekpi`` (heartbeats every 50 ms), and its runtime:
+    the API's refusals and access rules, tried with `tests.support.tables.client_from`."""
+    from tests.support.tables import api_app
+
+    with api_app(tmp_path, heartbeat=0.05, hostname="trekpi") as pair:
+        yield pair

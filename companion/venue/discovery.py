@@ -1,14 +1,10 @@
 """Home Assistant MQTT discovery: the table's sensors under one device, found by themselves.
 
-Each sensor's config goes, retained, to ``<discovery prefix>/sensor/<node>/<object>/config``
-(Home Assistant's discovery topic); its state is read from the table's retained ``state``
-topic with a template, and the status topic (``online``, or ``offline`` by the last will)
-makes every sensor available or not. They are sent on each connection and again when Home
-Assistant announces ``online`` on ``<discovery prefix>/status`` (it restarted).
-
-With ``tag_scans``, the table is also a Home Assistant MQTT tag scanner: its config goes to
-``<discovery prefix>/tag/<node>/reader/config`` with the ``topic`` on which each tap's tag id
-is then published (Home Assistant fires its ``tag_scanned`` event for each message).
+Each sensor's config goes, retained, to ``<discovery prefix>/sensor/<node>/<object>/config``;
+its state is a template over the table's retained ``state``, its availability the ``status``
+topic (the last will says ``offline``). Sent on each connection and when Home Assistant says
+``online`` on ``<discovery prefix>/status``. With ``tag_scans`` the table is also an MQTT tag
+scanner (``<discovery prefix>/tag/<node>/reader/config``): each tap's tag id on its ``topic``.
 """
 
 from __future__ import annotations
@@ -67,12 +63,10 @@ def config_topic(settings: VenueSettings, topics: Topics, component: str, object
 
 
 def discovery_messages(settings: VenueSettings, topics: Topics) -> list[tuple[str, bytes]]:
-    """(topic, retained payload) of every config to send on a connection: the sensors, the
-    connectivity binary sensor and (``tag_scans``) the tag scanner with ``home_assistant``;
-    an empty payload (Home Assistant removes the entity, the broker forgets the config) for
-    each config the table does not announce: all of them once ``home_assistant`` is off
-    (a table retired from Home Assistant leaves nothing behind), the tag scanner without
-    ``tag_scans``, and those of earlier versions (`RETIRED`)."""
+    """(topic, retained payload) of every config to send on a connection: with ``home_assistant``
+    the sensors, the connectivity binary sensor and (``tag_scans``) the tag scanner; an empty
+    payload (the entity and the retained config removed) for each config not announced, so a
+    table retired from Home Assistant, or an entity of an earlier version, leaves nothing."""
     node = node_id(topics)
     device = {
         "identifiers": [node],
@@ -85,9 +79,9 @@ def discovery_messages(settings: VenueSettings, topics: Topics) -> list[tuple[st
         config: dict[str, Any] = {
             "name": name,
             "unique_id": f"{node}_{object_id}",
-            "state_topic": topics.state,
+            "state_topic": topics.of("state"),
             "value_template": template,
-            "availability_topic": topics.status,
+            "availability_topic": topics.of("status"),
             "payload_available": "online",
             "payload_not_available": "offline",
             "device": device,
@@ -96,11 +90,11 @@ def discovery_messages(settings: VenueSettings, topics: Topics) -> list[tuple[st
         announced.append(("sensor", object_id, config))
     # the table's link itself: on while it is online, off when it stops or its will is told
     # (no availability: an entity whose availability is its own state could never show off)
-    connectivity = {"name": "Connected", "unique_id": f"{node}_connected", "state_topic": topics.status,
+    connectivity = {"name": "Connected", "unique_id": f"{node}_connected", "state_topic": topics.of("status"),
                     "payload_on": "online", "payload_off": "offline", "device_class": "connectivity",
                     "device": device}  # fmt: skip
     announced.append(("binary_sensor", "connected", connectivity))
-    scanner = ("tag", "reader", {"topic": topics.tag, "device": device})
+    scanner = ("tag", "reader", {"topic": topics.of("tag"), "device": device})
     if settings.tag_scans:
         announced.append(scanner)
     if not settings.home_assistant:

@@ -1,27 +1,21 @@
 """The hall: follows every table of the venue through the broker and keeps each game.
 
-`Hall.handle` takes one message (topic, payload) and never raises: a payload too big, a
-topic or table it does not know, JSON that is not a venue message, a gap in a game's seqs
-or an event whose checksum does not follow the chain is logged and shown (`problems`),
-never trusted. An event is stored only when it is the next of its game (the game's setup
-arrived, ``seq`` is one more than the last stored, its checksum follows the chain that
-starts at the setup's ``sum``, and the rules accept it); later ones wait (bounded) for the
-gap to fill, earlier ones are duplicates (QoS 1) and dropped. Each game is kept in its own
-store (``<data>/games/<table>/<game>/``), so its record is ``companion export``'s; an index
-(``<data>/hall.sqlite``) keeps each game's place and chain across restarts.
+`Hall.handle` takes one message and never raises: whatever is not a venue message of a table
+it follows is logged and shown (`problems`), never trusted. An event is stored only as the
+next of its game (its setup came, its checksum follows the chain from the setup's ``sum``, the
+rules accept it); later ones wait (bounded) for the gap to fill, earlier ones are QoS 1's
+duplicates. Each game has its own store (``<data>/games/<table>/<game>/``, so its record is
+``companion export``'s); an index (``<data>/hall.sqlite``) keeps each game's place and chain.
 
-`Hall.connect` follows the broker with a persistent session at QoS 1: while the hall is
-stopped, the broker queues what the tables publish, and the hall acknowledges a message
-only once it has handled (stored) it. A broker killed outright loses what it held in memory
-(messages it acknowledged to a table, queued for the hall), so the hall also tells each
-table, retained on ``P/T/games/G/stored``, the last event it stored of each game: on every
-connection for the games still playing, on a gap, for events of a game it has no setup for,
-and when a game ends. A table that reads a place behind its own sends again from there
-(`companion.venue.publisher`): nothing a broker lost is lost to the hall.
+`Hall.connect` follows a persistent session at QoS 1 (the broker queues while the hall is
+away). A broker killed outright loses what it held in memory, so the hall tells each table,
+retained on ``P/T/games/G/stored``, the last event it stored of each game (on connecting, on a
+gap, for events with no setup, when a game ends); a table behind it sends again from there.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import socket
@@ -62,10 +56,8 @@ MAX_TABLES = 500
 RUNNING_LONG = 3 * 3600
 #: Problems kept for the page.
 MAX_PROBLEMS = 200
-#: Games whose store is open and board in memory, at most: the ones most recently stored
-#: into (a venue plays one game per table at a time). Each store holds 4 descriptors, and a
-#: hall that kept every game's open ended after ~250 games (issue 36): a game that comes back
-#: is opened and replayed again. A finished game keeps only its result and replay (`past`).
+#: Games whose store is open and board in memory, at most: the most recently stored into (a
+#: store holds 4 descriptors); a game that comes back is opened and replayed again.
 HOT_GAMES = 64
 #: Games of one table the hall checks at once against the table's last committed game (a table
 #: claiming game 10^9 does not make the hall ask 10^9 times).
@@ -82,8 +74,8 @@ CREATE TABLE IF NOT EXISTS games (
     PRIMARY KEY (tbl, game)
 )
 """
-#: Where each enrolled table's live line shown stood (`Live.committed`, `Live.clock`): after a
-#: restart the hall shows no signed state older than it (the retained one a rogue put back).
+#: Where each enrolled table's live line stood (`Live.committed`, `Live.clock`): after a restart
+#: the hall shows no older signed state (a retained one a rogue put back).
 _LINES = "CREATE TABLE IF NOT EXISTS lines (tbl TEXT PRIMARY KEY, game INTEGER, seq INTEGER, clock INTEGER)"
 
 
@@ -102,8 +94,8 @@ class Game:
     result: dict[str, Any] | None = None
     waiting: dict[int, dict[str, Any]] = field(default_factory=dict)
     claimed: dict[str, Any] | None = None  # the result the table published
-    #: Events in the game's store (its board holds them): after a power cut it may be one
-    #: ahead of the index, and that event, sent again, is then only checked, not stored twice.
+    #: Events in the game's store: after a power cut it may be one ahead of the index (that
+    #: event, sent again, is only checked).
     rows: int = 0
     #: The table says the coach gave advice in it (its result message): counted, not rated.
     assisted: bool = False
@@ -113,8 +105,8 @@ class Game:
     #: When the hall last stored an event of it, and last asked the table for it (monotonic).
     heard: float = 0.0
     asked: float = 0.0
-    #: A finished game's replay for the league (`companion.venue.league.past_of`), kept instead
-    #: of its board: a few KB, where the board and store were hundreds.
+    #: A finished game's replay for the league (`companion.venue.league.past_of`): a few KB,
+    #: kept instead of its board.
     past: Any = None
 
 
@@ -124,14 +116,12 @@ class Live:
 
     online: bool = False
     state: dict[str, Any] | None = None
-    seen: float = 0.0
     #: Its games up to this number were checked against what the hall holds (on this connection).
     checked: int = 0
     #: When the hall last asked it for its last committed game's setup (monotonic).
     asked: float = 0.0
-    #: The newest (committed game, seq) and table's clock (ns) of the signed states shown: a signed
-    #: state newer in neither is the table's own told again by someone, and not shown (a table
-    #: whose clock went back after a power cut is shown again from its next move).
+    #: The newest (committed game, seq) and table clock (ns) of the signed states shown: a signed
+    #: state newer in neither is the table's own told again by someone, and not shown.
     committed: tuple[int, int] = (0, 0)
     clock: int = 0
     #: When a state the table did not sign last came, and what it claimed (shown as such).
@@ -182,14 +172,12 @@ class Hall:
         rows = self.index.execute(
             "SELECT tbl, game, seq, sum, setup, at, finished, result, assisted, start FROM games"
         )
-        for row in rows:
-            setup = {} if row[6] else json.loads(row[4])  # a finished game's setup stays on disk
-            game = Game(row[0], row[1], setup, row[5], row[2], row[3])
-            game.result = json.loads(row[7]) if row[7] else None
-            game.assisted = bool(row[8])
-            game.start = row[9]
-            self.games[(game.table, game.game)] = game
-            self.live.setdefault(game.table, Live())
+        for table, number, seq, chain, setup, at, finished, result, assisted, start in rows:
+            kept = {} if finished else json.loads(setup)  # a finished game's setup stays on disk
+            result = json.loads(result) if result else None
+            self.games[(table, number)] = Game(table, number, kept, at, seq, chain, result=result,
+                                               assisted=bool(assisted), start=start)  # fmt: skip
+            self.live.setdefault(table, Live())
         for table, number, seq, clock in self.index.execute("SELECT tbl, game, seq, clock FROM lines"):
             self.live.setdefault(table, Live()).committed, self.live[table].clock = (number, seq), clock
         self.client: Any = None
@@ -239,9 +227,7 @@ class Hall:
                 self.problem("hall_unknown_table", table=where.table)
                 return None
             self.live[where.table] = Live()
-        live = self.live[where.table]
-        live.seen = time.monotonic()
-        return live
+        return self.live[where.table]
 
     def _handle(self, topic: str, payload: bytes) -> None:
         where = parse_topic(self.prefix, topic)
@@ -367,12 +353,7 @@ class Hall:
             self.acknowledge(game)
 
     def _event(self, table: str, number: int, message: dict[str, Any]) -> None:
-        seq, event, chain, at = (
-            message.get("seq"),
-            message.get("event"),
-            message.get("sum"),
-            message.get("at"),
-        )
+        seq, event, chain, at = (message.get(name) for name in ("seq", "event", "sum", "at"))
         if (
             not isinstance(seq, int)
             or seq < 1
@@ -416,11 +397,10 @@ class Hall:
         return row is not None and json.loads(row[0]) == message.get("setup")
 
     def _contend(self, table: str, number: int, message: dict[str, Any]) -> bool:
-        """An event for a (table, game) with a competing setup: if it is the first event of the
-        competitor's chain, the competitor is that table's game now (the events decide, not
-        the order setups came in). The game held before is dropped when it has no event (a
-        forged setup), else kept apart as the table's earlier epoch (``<table>~<chain>``: a
-        reinstalled table reusing game numbers), its record and league entry intact."""
+        """An event for a (table, game) with a competing setup: the first event of the
+        competitor's chain makes it the table's game (the events decide). The game held before
+        is dropped when it has no event (a forged setup), else kept as the table's earlier epoch
+        (``<table>~<chain>``: a reinstalled table reusing game numbers)."""
         contender = self.contenders[(table, number)]
         if message["seq"] != 1:
             return False
@@ -472,13 +452,10 @@ class Hall:
         except (ValueError, KeyError, TypeError):
             canonical = False
         board = self._board(game)
-        if not canonical:
+        if not canonical or (seq > game.rows and board.push(parsed) is not None):  # the rules refuse it
             self.problem("hall_bad_event", table=game.table, game=game.game, seq=seq)
             return False
         if seq > game.rows:
-            if board.push(parsed) is not None:
-                self.problem("hall_bad_event", table=game.table, game=game.game, seq=seq)
-                return False
             self._open(game).write_events(1, seq, [parsed], board.finished)
             game.rows = seq
         game.seq, game.sum = seq, message["sum"]
@@ -528,8 +505,7 @@ class Hall:
 
     def _catch_up(self, table: str, live: Live, committed: Any) -> None:
         """The table's last committed (game, seq), from its state: ask it for every game and
-        event the hall lacks up to there, whatever the broker lost (a game begun and ended
-        while the hall was away, then the broker killed: nothing else would ever tell of it)."""
+        event the hall lacks up to there, whatever the broker lost while the hall was away."""
         if not isinstance(committed, dict):
             return
         last, seq = committed.get("game"), committed.get("seq")
@@ -559,9 +535,8 @@ class Hall:
             self.acknowledge(game)
 
     def _setup_cleared(self, table: str, number: int) -> None:
-        """The table cleared its retained setup: it read that the hall stored the finished game
-        whole. The hall's acknowledgement of it is then no news to anyone: cleared too, so the
-        broker keeps nothing of a finished game (5,000 games would be 15,000 retained messages)."""
+        """The table cleared its retained setup (the hall stored the finished game whole): the
+        hall's acknowledgement is cleared too, so the broker keeps nothing of a finished game."""
         game = self.games.get((table, number))
         if game is not None and game.result is not None and self.client is not None:
             self.client.publish(f"{self.prefix}/{table}/games/{number}/stored", b"", qos=1, retain=True)
@@ -596,8 +571,7 @@ class Hall:
         return game.store
 
     def _board(self, game: Game) -> Board:
-        """The game's board as stored (rebuilt from its store after a restart of the hall, or
-        once it was cooled)."""
+        """The game's board as stored (rebuilt from its store after a restart, or once cooled)."""
         if game.board is None:
             stored = self._open(game).load(1)
             board = Board(stored.setup)
@@ -645,10 +619,8 @@ class Hall:
                 long = False
                 over = current is not None and current.result is not None
                 if current is not None and current.at and not over:
-                    try:
+                    with contextlib.suppress(ValueError):  # a setup time that is none: not long
                         long = (now - datetime.fromisoformat(current.at)).total_seconds() > RUNNING_LONG
-                    except ValueError:
-                        long = False
                 tables.append({
                     "table": name, "online": live.online, "game": current.game if current else None,
                     "players": [{"name": p.get("name"), "total": p.get("total")} for p in
@@ -682,7 +654,7 @@ class Hall:
 
     def connect(self, settings: VenueSettings, client_id: str = "") -> None:
         """Follow ``prefix/#`` on the broker: a persistent session at QoS 1, in the background."""
-        from companion.venue.publisher import make_client
+        from companion.venue.publisher import guarded, make_client
         from companion.venue.topics import broker_address
 
         host, port, _ = broker_address(settings.broker)
@@ -702,14 +674,8 @@ class Hall:
                 for live in self.live.values():  # each table's state says again what it has
                     live.checked = 0
 
-        def on_connect_guarded(*args: Any) -> None:  # paho's thread must outlive any surprise
-            try:
-                on_connect(*args)
-            except Exception as exc:
-                self.log(say("venue_callback_failed", error=f"{type(exc).__name__}: {exc}"[:300]))
-
         client.suppress_exceptions = True
-        client.on_connect = on_connect_guarded
+        client.on_connect = guarded(on_connect, lambda words: self.log(words))
         client.on_message = lambda client, userdata, message: self.handle(  # never raises
             message.topic, bytes(message.payload)
         )

@@ -1,18 +1,16 @@
-"""The hall's league: every finished game of every table, rated as a table's history rates it.
+"""The hall's league: every finished game of every table, rated as a table's history rates it
+(`companion.records.league`), over the games the hall replayed itself, never what a table claims.
 
-The figures and ratings are `companion.records.league`'s (the code a table's history page uses),
-over the games the hall replayed itself, never over what a table claims. The hall's host
-adds two decisions the games cannot make, both kept in the hall's own store under
-``<data>/league/``: that two spellings are one player (``Store.merge_player``, undoable, the
-merges a table's history keeps), and the seasons, named date ranges (UTC dates, both ends
-included) that choose which games a league counts.
+The host adds what the games cannot say, kept in the hall's store under ``<data>/league/``: that
+two spellings are one player (``Store.merge_player``, undoable) and the seasons, named ranges of
+UTC dates (both ends included) that choose the games a league counts.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from pathlib import Path
@@ -98,20 +96,18 @@ class LeagueBook:
     def seasons(self) -> list[Season]:
         """Every season, earliest first."""
         kept = self.store.option("league_seasons")
-        found = []
-        for entry in json.loads(kept) if kept else []:
-            found.append(
-                Season(entry["name"], date.fromisoformat(entry["from"]), date.fromisoformat(entry["to"]))
-            )
+        found = [
+            Season(entry["name"], date.fromisoformat(entry["from"]), date.fromisoformat(entry["to"]))
+            for entry in (json.loads(kept) if kept else [])
+        ]
         return sorted(found, key=lambda s: (s.start, s.end, s.name))
 
     def season(self, name: str | None) -> Season | None:
         """The season called ``name`` (None: all time); an unknown name is refused."""
         if not name:
             return None
-        for season in self.seasons():
-            if season.name == name:
-                return season
+        if (season := next((s for s in self.seasons() if s.name == name), None)) is not None:
+            return season
         raise LeagueRefused("league_season_unknown", season=name[:MAX_SEASON_NAME])
 
     def keep_season(self, season: Season) -> None:
@@ -158,9 +154,8 @@ class LeagueBook:
 
 
 def past_of(board: Any, at: str) -> PastGame | None:
-    """A finished game's replay as a table's history replays its own (numbered later, by
-    `ordered_games`), or None: not finished, or a setup time that is none (a table that sent
-    no time cannot be placed in a season)."""
+    """A finished game's replay as a table's history replays its own (numbered by
+    `ordered_games`), or None: not finished, or no setup time to place it in a season."""
     try:
         started = datetime.fromisoformat(at)
     except ValueError:
@@ -176,14 +171,6 @@ def ordered_games(pasts: list[tuple[str, int, str, PastGame | None, bool]]) -> l
         if past is not None:
             games.append(FinishedGame(table, game, at, replace(past, id=len(games) + 1), assisted))
     return games
-
-
-def finished_games(
-    boards: list[tuple[str, int, str, Any]], assisted: Collection[tuple[str, int]] = ()
-) -> list[FinishedGame]:
-    """The finished games (table, game, setup time, its board), oldest first, each replayed
-    as a table's history replays its own; ``assisted``: the (table, game) the coach advised in."""
-    return ordered_games([(t, g, at, past_of(b, at), (t, g) in assisted) for t, g, at, b in boards])
 
 
 def league_view(games: list[FinishedGame], book: LeagueBook, season: Season | None) -> dict[str, Any]:

@@ -1,17 +1,13 @@
 """The table's side of the venue: an outbox that publishes what the table commits.
 
-The committed stream (`companion.table.stream`) hands each item to `VenuePublisher.hook`, which
-only appends it to the outbox; a thread of the publisher's own hands the outbox to paho
-while the broker is connected, and on each acknowledgement (PUBACK) moves the table's
-place in the store (``Store.save_cursor("venue", game, seq)``) over every event acknowledged
-in order. Nothing the table does waits for the broker. A broker that is down or restarts:
-what was not acknowledged is sent again on the next connection. A table that lost power:
-it subscribes again from its place in the store, so every event reaches the broker, in
-order, perhaps twice (QoS 1; the hall drops duplicates by table, game and seq). A broker
-killed outright may lose messages it had acknowledged (queued for a hall that was away):
-the table follows the hall's acknowledgements (``P/T/games/G/stored``, retained) and sends
-again, from its store, every event of a game after the hall's place (the setup too when the
-hall has none), so what reaches the hall is whole whatever the broker lost.
+The committed stream hands each item to `VenuePublisher.hook`, which only appends it to the
+outbox (nothing the table does waits for the broker); the publisher's thread hands the outbox
+to paho while connected and, on each PUBACK, moves the table's place in the store
+(``Store.save_cursor("venue", ...)``) over the events acknowledged in order. What was not
+acknowledged goes again on the next connection, and after a power cut the table subscribes
+again from its place: every event arrives, in order, perhaps twice (the hall drops duplicates).
+A broker killed outright may lose what it acknowledged: the table follows the hall's retained
+acknowledgements (``P/T/games/G/stored``) and sends again, from its store, what the hall lacks.
 
 paho-mqtt is imported in `start` only: a table without ``[venue]`` never imports it.
 """
@@ -81,26 +77,23 @@ class Reachability:
     params: dict[str, Any] = field(default_factory=dict)
 
 
-def read_password(settings: VenueSettings) -> str | None:
-    """The password from ``password_file`` (its first line), or None when none is set."""
-    if not settings.password_file:
-        return None
-    return Path(settings.password_file).read_text(encoding="utf-8").splitlines()[0].strip()
+def first_line(path: str) -> str | None:
+    """The first line of the file at ``path`` (a password, a key), or None when no path is set."""
+    return Path(path).read_text(encoding="utf-8").splitlines()[0].strip() if path else None
 
 
 class VenueLibraryMissing(CodedError, RuntimeError):
     """paho-mqtt (the ``venue`` extra) is not installed: the sentence says what to install."""
 
 
-def mqtt_library() -> tuple[Any, Any]:
-    """paho's client module and its callback API enum, imported now (only a table or hall with a
-    venue needs them); `VenueLibraryMissing` when the ``venue`` extra is not installed."""
+def mqtt_library() -> Any:
+    """paho's client module, imported now (only a table or hall with a venue needs it);
+    `VenueLibraryMissing` when the ``venue`` extra is not installed."""
     try:
         from paho.mqtt import client as mqtt
-        from paho.mqtt.enums import CallbackAPIVersion
     except ImportError:
         raise VenueLibraryMissing("venue_library_missing") from None
-    return mqtt, CallbackAPIVersion
+    return mqtt
 
 
 def library_problem() -> str | None:
@@ -115,24 +108,35 @@ def library_problem() -> str | None:
 
 def read_key(settings: VenueSettings) -> bytes | None:
     """The table's key (``key_file``, hex on its first line), or None without one."""
-    if not settings.key_file:
-        return None
-    text = Path(settings.key_file).read_text(encoding="utf-8").splitlines()[0].strip()
-    return bytes.fromhex(text)
+    text = first_line(settings.key_file)
+    return None if text is None else bytes.fromhex(text)
+
+
+def guarded(callback: Callable[..., None], log: Callable[[str], None]) -> Callable[..., None]:
+    """``callback`` for paho's network thread, whatever a message holds: an exception there
+    would end the thread, and the table or hall would stop unseen. ``log`` says what failed."""
+
+    def run(*args: Any) -> None:
+        try:
+            callback(*args)
+        except Exception as exc:
+            log(say("venue_callback_failed", error=f"{type(exc).__name__}: {exc}"[:300]))
+
+    return run
 
 
 def make_client(settings: VenueSettings, client_id: str, clean: bool = True) -> Any:
     """A paho client with the settings' credentials and TLS (raises OSError for an unreadable
     password or CA file, ValueError for a CA file that is no certificate, `VenueLibraryMissing`
     without the venue extra)."""
-    mqtt, CallbackAPIVersion = mqtt_library()
+    mqtt = mqtt_library()
     client = mqtt.Client(
-        CallbackAPIVersion.VERSION2,
+        mqtt.CallbackAPIVersion.VERSION2,
         client_id=client_id,
         clean_session=clean,
         protocol=mqtt.MQTTv311,
     )
-    password = read_password(settings)
+    password = first_line(settings.password_file)
     if settings.username or password is not None:
         client.username_pw_set(settings.username or None, password)
     if broker_address(settings.broker)[2]:
@@ -195,8 +199,6 @@ class VenuePublisher:
         self.reach = Reachability()
         self.client: Any = None
         self.subscription: Subscription | None = None
-        #: Published and delivered events (acknowledged by the broker), for the figures.
-        self.acknowledged = 0
         self._cond = threading.Condition()
         self._outbox: list[Message] = []  # not yet acknowledged, in order
         self._sent = 0  # how many of the outbox were handed to paho on this connection
@@ -211,7 +213,7 @@ class VenuePublisher:
         #: Finished games the hall stored whole whose retained setup and result this run cleared.
         self._cleared: set[int] = set()
         #: The table's last committed (game, seq), told in its retained state: the hall asks for
-        #: every game and event it lacks from it, whatever the broker lost (issue 36 item 2).
+        #: every game and event it lacks from it, whatever the broker lost.
         self.committed = (0, 0)
         #: The newest signed acknowledgement read of each game on this connection (the hall's ns).
         self._told_at: dict[int, int] = {}
@@ -225,8 +227,7 @@ class VenuePublisher:
     # --- what the page and the doctor read ----------------------------------------------------
 
     def status(self) -> dict[str, Any]:
-        """``venue`` in ``GET /api/state``: the table id, whether the broker is reachable and
-        if not, why (a code and the catalogue's words)."""
+        """``venue`` in ``GET /api/state``: the table id, whether the broker is reachable, if not why."""
         reach = self.reach
         words = None if reach.connected else say(reach.problem, **reach.params)
         return {"table": self.table, "reachable": reach.connected, "problem": None if reach.connected
@@ -251,30 +252,25 @@ class VenuePublisher:
 
     def _message(self, item: StreamItem, again: bool = False) -> Message:
         if isinstance(item, Committed):
-            event = encode(self._signed("events", item.to_json()))
+            event = encode(signed(self.key, "events", item.to_json()))
             return Message(
                 self.topics.game(item.game, "events"), event, False, item.game, item.seq, again=again
             )
         if isinstance(item, GameStarted):
-            setup = encode(self._signed("setup", setup_message(item)))
+            setup = encode(signed(self.key, "setup", setup_message(item)))
             return Message(self.topics.game(item.game, "setup"), setup, True, again=again)
         assisted = item.game in self.session.store.assisted()  # the coach spoke in it
-        result = encode(self._signed("result", result_message(item, assisted)))
+        result = encode(signed(self.key, "result", result_message(item, assisted)))
         return Message(self.topics.game(item.game, "result"), result, True, again=again)
-
-    def _signed(self, kind: str, message: dict[str, Any]) -> dict[str, Any]:
-        """``message`` with the table's signature when the hall gave it a key (enrolment)."""
-        return signed(self.key, kind, message)
 
     def tag_scanned(self, seen: str) -> None:
         """A tag reached the reader: with ``home_assistant`` and ``tag_scans``, tell Home
-        Assistant's tag scanner now (QoS 0, never queued: a tap told an hour late would fire
-        its automations an hour late). Never waits for the network."""
+        Assistant now (QoS 0, never queued: a late tap would fire its automations late)."""
         client = self.client
         if not (self.settings.home_assistant and self.settings.tag_scans) or client is None:
             return
         if self.reach.connected and seen.strip():
-            client.publish(self.topics.tag, seen.strip()[:100].encode(), qos=0, retain=False)
+            client.publish(self.topics.of("tag"), seen.strip()[:100].encode(), qos=0, retain=False)
 
     def changed(self, *_: Any) -> None:
         """A listener: the table's state changed, publish it (at most ~5 a second)."""
@@ -285,31 +281,21 @@ class VenuePublisher:
     # --- paho's callbacks (its network thread) -----------------------------------------------
 
     def _set_reach(self, connected: bool, problem: str = "", **params: Any) -> None:
-        before = self.reach
-        self.reach = Reachability(connected, problem, params)
-        if (before.connected, before.problem, before.params) != (connected, problem, params):
+        before, self.reach = self.reach, Reachability(connected, problem, params)
+        if self.reach != before:
             if connected:
                 self.log(say("venue_connected", broker=self.settings.broker, table=self.table))
             else:
                 self.log(say(problem, **params))
 
     def _guarded(self, callback: Callable[..., None]) -> Callable[..., None]:
-        """``callback`` for paho's network thread: whatever a message holds, the thread goes on
-        (an exception there would end it, and the table would stop publishing unseen)."""
-
-        def guarded(*args: Any) -> None:
-            try:
-                callback(*args)
-            except Exception as exc:
-                self.log(say("venue_callback_failed", error=f"{type(exc).__name__}: {exc}"[:300]))
-
-        return guarded
+        return guarded(callback, lambda words: self.log(words))  # the log as it is then (tests swap it)
 
     def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if reason.is_failure:
             self._set_reach(False, "venue_refused", broker=self.settings.broker, reason=str(reason))
             return
-        client.publish(self.topics.status, b"online", qos=1, retain=True)
+        client.publish(self.topics.of("status"), b"online", qos=1, retain=True)
         client.subscribe(f"{self.topics.base}/games/+/stored", qos=1)  # the hall's places
         if self.settings.home_assistant:
             client.subscribe(f"{self.settings.discovery_prefix}/status", qos=1)
@@ -348,10 +334,9 @@ class VenuePublisher:
                 self._cond.notify_all()
 
     def _from_hall(self, game: int, told: Stored) -> bool:
-        """Is ``told`` the hall's news about ``game``? With a key (the table is enrolled), only
-        an acknowledgement the hall signed for this table and game, newer than the last one
-        read on this connection: a forged one would make the table send a game again, or stop
-        it mending what a broker lost (a place far ahead), and one told again is no news."""
+        """Is ``told`` the hall's news about ``game``? With a key, only an acknowledgement the hall
+        signed for this table and game, newer than the last read: a forged one would make the
+        table send a game again or stop mending what a broker lost."""
         if self.key is None:
             return True
         message = told.message
@@ -376,12 +361,10 @@ class VenuePublisher:
             client = make_client(self.settings, f"{self.settings.topic_prefix}-table-{self.table}")
         except VenueLibraryMissing:  # the game goes on; the page and the console say what to install
             self._set_reach(False, "venue_library_missing")
-            client = None
         except (OSError, ValueError, IndexError) as exc:
             self._set_reach(False, "venue_credentials", broker=self.settings.broker, error=str(exc))
-            client = None
-        if client is not None:
-            client.will_set(self.topics.status, b"offline", qos=1, retain=True)
+        else:
+            client.will_set(self.topics.of("status"), b"offline", qos=1, retain=True)
             client.reconnect_delay_set(1, self.retry_max)
             client.suppress_exceptions = True  # paho's own guard, beside ours
             client.on_connect = self._guarded(self._on_connect)
@@ -470,7 +453,6 @@ class VenuePublisher:
                 self._sent = max(0, self._sent - 1)
                 if message.seq and not message.again:
                     place = (message.game, message.seq)
-                    self.acknowledged += 1
         if place is not None:
             try:
                 self.session.store.save_cursor(CURSOR, *place)
@@ -479,16 +461,12 @@ class VenuePublisher:
 
     def _send_again(self, game: int, seq: int, setup: bool) -> None:
         """The hall stored ``game`` up to ``seq`` (``setup`` False: not even its setup): queue
-        again, from the store, what the table has of it after that and no longer holds in its
-        outbox (the broker acknowledged it, then lost it). Nothing when the hall is not behind."""
+        again, from the store, what follows and is no longer in the outbox (a broker lost it)."""
         try:
             items = [i for i in self._items_of(game) if not (setup and isinstance(i, GameStarted))]
-        except StoreError as exc:
-            if exc.code != "store_no_game":  # a game this table never had: nothing to send
-                self.log(say("venue_again_unread", game=game, error=str(exc)))
-            return
         except Exception as exc:  # the store cannot be read now: the next acknowledgement asks again
-            self.log(say("venue_again_unread", game=game, error=str(exc)))
+            if not (isinstance(exc, StoreError) and exc.code == "store_no_game"):  # a game it never had
+                self.log(say("venue_again_unread", game=game, error=str(exc)))
             return
         with self._cond:
             waiting = {(m.game, m.seq) for m in self._outbox if m.seq}
@@ -501,7 +479,7 @@ class VenuePublisher:
             if setup and not any(m.seq for m in again):  # the hall lacks nothing: a result alone is no news
                 whole = any(isinstance(i, GameFinished) and i.game == game and i.seq <= seq for i in items)
                 if whole and game not in self._cleared:  # the broker need not keep the game's setup
-                    self._cleared.add(game)  # and result for anyone any more (issue 36: 5,000 games)
+                    self._cleared.add(game)  # and result for anyone any more
                     self._outbox.extend(Message(self.topics.game(game, kind), b"", True, again=True)
                                         for kind in ("setup", "result"))  # fmt: skip
                     self._cond.notify_all()
@@ -510,8 +488,7 @@ class VenuePublisher:
             self._cond.notify_all()
 
     def _items_of(self, game: int) -> list[StreamItem]:
-        """Game ``game`` as the stream tells it (its start, events and result), from the store:
-        one game read, however many the table played since (the hall may ask for an old one)."""
+        """Game ``game`` as the stream tells it (start, events, result), read alone from the store."""
         stream, store = self.session.stream, self.session.store
         stored = store.load(game)
         items: list[StreamItem] = [GameStarted(self.table, game, stored.created, store.codec.format,
@@ -530,7 +507,9 @@ class VenuePublisher:
             return
         self._state_ns = max(time.time_ns(), self._state_ns + 1)
         state["at"] = self._state_ns
-        self.client.publish(self.topics.state, encode(self._signed("state", state)), qos=1, retain=True)
+        self.client.publish(
+            self.topics.of("state"), encode(signed(self.key, "state", state)), qos=1, retain=True
+        )
 
     def wait_delivered(self, timeout: float) -> bool:
         """Block until the outbox is empty (every message acknowledged), or ``timeout``."""
@@ -553,7 +532,7 @@ class VenuePublisher:
         client = self.client
         if client is not None:
             if self.reach.connected:
-                info = client.publish(self.topics.status, b"offline", qos=1, retain=True)
+                info = client.publish(self.topics.of("status"), b"offline", qos=1, retain=True)
                 with contextlib.suppress(RuntimeError, ValueError):  # disconnected: the will says offline
                     info.wait_for_publish(timeout)
             client.disconnect()

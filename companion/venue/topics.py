@@ -54,18 +54,9 @@ class Topics:
     def base(self) -> str:
         return f"{self.prefix}/{self.table}"
 
-    @property
-    def status(self) -> str:
-        return f"{self.base}/status"
-
-    @property
-    def state(self) -> str:
-        return f"{self.base}/state"
-
-    @property
-    def tag(self) -> str:
-        """Each tag tap, for Home Assistant's tag scanner (``[venue] tag_scans``)."""
-        return f"{self.base}/tag"
+    def of(self, kind: str) -> str:
+        """``kind``: status, state, or tag (each tag tap, for Home Assistant's tag scanner)."""
+        return f"{self.base}/{kind}"
 
     def game(self, game: int, kind: str) -> str:
         """``kind``: setup, events, result, or stored (the hall's acknowledgement)."""
@@ -144,9 +135,8 @@ def read_stored(payload: bytes) -> Stored | None:
 
 
 def read_json(payload: bytes) -> Any:
-    """The JSON value of a message, within `companion.util.json_bounds`'s depth and number
-    bounds, or None: ~1 KB of nested brackets would otherwise raise RecursionError in the
-    thread that reads it (paho's network thread, which would end)."""
+    """The JSON value of a message within `companion.util.json_bounds`'s bounds, or None: deep
+    nesting would otherwise raise RecursionError in paho's network thread, and end it."""
     try:
         return json_bounds.parse(payload)
     except json_bounds.BadJson:
@@ -159,13 +149,10 @@ SIGNED = ("setup", "events", "result", "state", "stored")
 
 
 def signature(key: bytes, kind: str, message: dict[str, Any]) -> str:
-    """HMAC-SHA256 of what makes a message the table's (or, for ``stored``, the hall's to that
-    table): for a setup its table, game, setup line and chain start; for an event its table,
-    game, seq and checksum (which chains the event's text and time to every event before it);
-    for a result, a state or an acknowledgement the whole message but ``sig``, its kind first
-    (one kind's signature never passes for another's). A hall that enrolled the table holds the
-    same key (`companion.venue.enrolment`) and keeps only what it signed; the table keeps only
-    the acknowledgements the hall signed."""
+    """HMAC-SHA256 of what makes a message the table's (for ``stored``, the hall's to it): a
+    setup's table, game, setup line and chain start; an event's table, game, seq and checksum
+    (which chains every event before it); otherwise the whole message but ``sig``, its kind
+    first, so one kind's signature never passes for another's."""
     if kind == "setup":
         text = json.dumps(["setup", message.get("table"), message.get("game"), message.get("sum"),
                            message.get("setup")], sort_keys=True, separators=(",", ":"))  # fmt: skip

@@ -17,6 +17,7 @@ from tests.support.browser import (
     ARTIFACTS,
     drawn,
     log_in_as_host,
+    pin_entered,
     playwright,
     post,
     pump_until,
@@ -82,12 +83,8 @@ def test_french_and_host_login_with_the_virtual_table(server: Any, browser: Any)
     # the standings' heading by its key (the hidden coach card's heading now comes before it)
     assert page.locator("h2[data-i18n=standings]").inner_text() == "Classement"
     page.click("#host-toggle")
-    page.fill("#pin", "0000")
-    page.click("#login button")
-    page.wait_for_selector("#last.bad")
-    page.fill("#pin", "2468")
-    page.click("#login button")
-    page.wait_for_selector("#controls:not([hidden])")
+    pin_entered(page, "0000", "#last.bad")
+    pin_entered(page, "2468", "#controls:not([hidden])")
     page.wait_for_selector("#mock:not([hidden])")
     first = rt.table.expect()["choices"][0]
     page.click(f"#quick button[data-tap='{first}']")
@@ -152,9 +149,7 @@ def test_a_refused_host_page_returns_to_the_login_form_saying_why(server: Any, b
     why = page.locator("#login-why")
     assert why.is_visible() and "no longer logged in" in why.inner_text()
     page.screenshot(path=str(ARTIFACTS / "phone-360-login-again.png"), full_page=True)
-    page.fill("#pin", "0000")
-    page.click("#login button")
-    page.wait_for_selector("#login-why:has-text('Wrong table PIN')")
+    pin_entered(page, "0000", "#login-why:has-text('Wrong table PIN')")
 
 
 def test_a_hardware_part_that_is_down_shows_on_the_page_with_its_fix(server: Any, browser: Any) -> None:

@@ -29,7 +29,15 @@ import pytest
 
 from companion.editions import EditionLibrary, is_complete, shipped_edition
 from companion.engine.edition import edition_to_json
-from tests.support.browser import ARTIFACTS, playwright, post, pump_until, sticker_then_1969, watched_page
+from tests.support.browser import (
+    ARTIFACTS,
+    last_shot,
+    playwright,
+    post,
+    pump_until,
+    sticker_then_1969,
+    watched_page,
+)
 from tests.support.transcription_pace import BUDGET_MINUTES, minutes
 
 ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
@@ -293,8 +301,7 @@ def test_a_bound_sticker_reopens_its_card_and_warnings_do_not_block(server: Any,
     page.click("#unbind")
     expect(page.locator("#card-msg")).to_contain_text("Tag 04AB is free again")
     assert "04AB" not in rt.store.tags()
-    page.screenshot(path=str(ARTIFACTS / "edition-phone-360-rebind.png"), full_page=True)
-    assert errors == []
+    last_shot(page, "edition-phone-360-rebind", errors)
 
 
 def test_the_page_speaks_french_to_a_french_phone(server: Any, browser: Any) -> None:
@@ -315,12 +322,13 @@ def test_the_page_speaks_french_to_a_french_phone(server: Any, browser: Any) -> 
     page.click("#keypad button:text-is('5')")
     page.click("#bce")
     assert page.locator("#year-out").inner_text() == "5 av. J.-C."
-    page.screenshot(path=str(ARTIFACTS / "edition-phone-360-fr.png"), full_page=True)
-    assert errors == []
+    last_shot(page, "edition-phone-360-fr", errors)
 
 
 def open_new_edition(base: str, browser: Any, name: str) -> tuple[Any, list[str]]:
-    """A 360 px phone logged in on /edition with a new, empty edition ``name`` open."""
+    """A 360 px phone logged in on /edition with a new, empty edition ``name`` open (and the
+    folder for its screenshots made)."""
+    ARTIFACTS.mkdir(exist_ok=True)
     errors: list[str] = []
     page = browser.new_page(viewport={"width": 360, "height": 780})
     page.on("pageerror", lambda e: errors.append(str(e)))
@@ -337,7 +345,6 @@ def test_the_next_sticker_saves_a_complete_card_and_keeps_an_incomplete_one(
     server: Any, browser: Any
 ) -> None:
     base, rt = server
-    ARTIFACTS.mkdir(exist_ok=True)
     page, errors = open_new_edition(base, browser, "quick")
     reader_tap(base, "04A1")
     expect(page.locator("#tag-status")).to_contain_text("Tag 04A1: a new Day I card")
@@ -387,15 +394,13 @@ def test_the_next_sticker_saves_a_complete_card_and_keeps_an_incomplete_one(
         "04A2": "I02",
         "04A3": "I03",
     }
-    page.screenshot(path=str(ARTIFACTS / "edition-phone-360-sticker-saves.png"), full_page=True)
-    assert errors == []
+    last_shot(page, "edition-phone-360-sticker-saves", errors)
 
 
 def test_an_itinerary_column_is_as_deep_as_its_left_and_the_next_sticker_saves(
     server: Any, browser: Any
 ) -> None:
     base, rt = server
-    ARTIFACTS.mkdir(exist_ok=True)
     page, errors = open_new_edition(base, browser, "grid")
     page.click("#tabs button[data-tab='its']")
     reader_tap(base, "05B1")
@@ -543,6 +548,16 @@ def test_an_itinerary_deeper_than_six_rows_is_shown_and_saved_whole(server: Any,
     assert errors == []
 
 
+def unbound(page: Any, base: str, rt: Any, tag: str, form: str, said: str) -> None:
+    """``tag``, bound, tapped on the ``form`` tab's card ("it" or "anc"): the page says ``said``;
+    Unbind frees it, on the page and in the store."""
+    reader_tap(base, tag)
+    expect(page.locator(f"#{form}-msg")).to_have_text(said)
+    page.click(f"#unbind-{form}")
+    expect(page.locator(f"#{form}-msg")).to_have_text(f"Tag {tag} is free again.")
+    assert tag not in rt.store.tags()
+
+
 def test_unbind_tag_on_the_itineraries_and_ancestor_tabs(server: Any, browser: Any) -> None:
     base, rt = server
     page, errors = open_new_edition(base, browser, "unbind")
@@ -553,11 +568,7 @@ def test_unbind_tag_on_the_itineraries_and_ancestor_tabs(server: Any, browser: A
         page.click(f"#palette button[data-v='{v}']")
     page.click("#save-it")
     expect(page.locator("#it-msg")).to_contain_text("Saved T01. Tag 06C1 is now T01.")
-    reader_tap(base, "06C1")
-    expect(page.locator("#it-msg")).to_contain_text("Tag 06C1 is T01")
-    page.click("#unbind-it")
-    expect(page.locator("#it-msg")).to_have_text("Tag 06C1 is free again.")
-    assert "06C1" not in rt.store.tags()
+    unbound(page, base, rt, "06C1", "it", "Tag 06C1 is T01: edit it, or tap another sticker.")
 
     page.click("#tabs button[data-tab='anc']")
     reader_tap(base, "06C2")
@@ -565,15 +576,10 @@ def test_unbind_tag_on_the_itineraries_and_ancestor_tabs(server: Any, browser: A
     page.click("#save-anc")
     expect(page.locator("#anc-msg")).to_contain_text("Tag 06C2 is now ancestor")
     assert rt.store.tags()["06C2"] == "ancestor"
-    reader_tap(base, "06C2")
-    expect(page.locator("#anc-msg")).to_have_text("Tag 06C2 is the Ancestor.")
-    page.click("#unbind-anc")
-    expect(page.locator("#anc-msg")).to_have_text("Tag 06C2 is free again.")
-    assert "06C2" not in rt.store.tags()
+    unbound(page, base, rt, "06C2", "anc", "Tag 06C2 is the Ancestor.")
     page.click("#unbind-anc")
     expect(page.locator("#anc-msg")).to_have_text("Tap the sticker to unbind first.")
-    page.screenshot(path=str(ARTIFACTS / "edition-phone-360-ancestor-unbind.png"), full_page=True)
-    assert errors == []
+    last_shot(page, "edition-phone-360-ancestor-unbind", errors)
 
 
 def test_a_sticker_that_cannot_be_bound_after_the_save_is_said_and_the_card_kept(

@@ -14,7 +14,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from tests.support.browser import ARTIFACTS, playwright, sticker_then_1969
+from tests.support.browser import ARTIFACTS, last_shot, pin_entered, playwright, sticker_then_1969
 
 expect = playwright().expect
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,9 +37,7 @@ def logged_in_french_phone(browser: Any, base: str, errors: list[str]) -> Any:
     """The edition page on a French phone, logged in with the table PIN (its create form open)."""
     page = french_phone(browser, base + "/edition", errors)
     page.wait_for_selector("#login:not([hidden])")
-    page.fill("#pin", "2468")
-    page.click("#login-form button")
-    page.wait_for_selector("#create:not([hidden])")
+    pin_entered(page, "2468", "#create:not([hidden])", button="#login-form button")
     return page
 
 
@@ -52,9 +50,7 @@ def test_the_edition_pages_refusals_are_said_in_french(server: Any, browser: Any
     page.click("#login-form button")
     expect(page.locator("#login-msg")).to_have_text("Code de la table incorrect.")
 
-    page.fill("#pin", "2468")
-    page.click("#login-form button")
-    page.wait_for_selector("#create:not([hidden])")
+    pin_entered(page, "2468", "#create:not([hidden])", button="#login-form button")
     page.fill("#new-name", "ma-boite")
     page.click("#create button")
     expect(page.locator("#progress")).to_contain_text("Jour I\u202f: 0/36")
@@ -99,8 +95,7 @@ def test_the_edition_pages_refusals_are_said_in_french(server: Any, browser: Any
     page.click("#save-it")  # ... but only one space is filled
     expect(page.locator("#it-msg")).to_contain_text("Remplissez les cases encadrées de Personnage, ou ⏎ fin")
     assert page.evaluate("document.documentElement.scrollWidth") <= 360, "no sideways scroll"
-    page.screenshot(path=str(ARTIFACTS / "edition-phone-360-itinerary-fr.png"), full_page=True)
-    assert errors == []
+    last_shot(page, "edition-phone-360-itinerary-fr", errors)
 
 
 def test_an_invalid_edition_is_said_in_french_and_an_unknown_code_in_english(
@@ -180,8 +175,7 @@ def test_the_edition_pages_labels_are_french_and_its_tabs_read_whole(server: Any
     )
     assert cut == []
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
-    page.screenshot(path=str(ARTIFACTS / "edition-phone-360-fr-tabs.png"))
-    assert errors == []
+    last_shot(page, "edition-phone-360-fr-tabs", errors, full=False)
 
 
 def test_a_sticker_the_store_refuses_to_bind_is_said_in_french(

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.browser import playwright
+from tests.support.browser import COVERED, drawn, ended, new_box, pin_entered, playwright
 from tests.support.browser import shot as taken
 
 playwright()
@@ -73,23 +73,13 @@ def play_to_a_take_with_the_hint(rt: Any) -> None:
     play_turn(rt, rng)
 
 
-#: The height the fixed parts (a header that stays at the top, the live turn panel) cover of
-#: the screen once the page is scrolled to the middle.
-COVERED = """() => {
-  window.scrollTo(0, document.body.scrollHeight / 2);
-  const head = document.querySelector('header').getBoundingClientRect();
-  const now = document.getElementById('now').getBoundingClientRect();
-  return Math.max(0, head.bottom) + (innerHeight - now.top);
-}"""
-
-
 @pytest.mark.parametrize("phone", ["en", "fr"], indirect=True)
 def test_9_the_fixed_header_and_bar_leave_most_of_a_740_px_screen_to_the_game(
     phone: Any, server: Any
 ) -> None:
     _base, rt = server
     play_to_a_take_with_the_hint(rt)
-    phone.wait_for_function(f"() => state && state.version >= {rt.table.version}")
+    drawn(phone, rt.table.version)
     phone.wait_for_selector("#hint:not([hidden])")
     covered = phone.evaluate(COVERED)
     shot(phone, f"9-midgame-{phone.evaluate('lang')}")
@@ -119,16 +109,8 @@ def test_9_the_clock_s_12_is_not_hidden_under_the_watches_at_a_day_s_start(phone
 def test_12_at_the_end_the_bar_points_up_to_the_results_and_each_score_is_one_line(
     phone: Any, server: Any
 ) -> None:
-    import random
-
-    from tests.support.tables import play_turn
-
     _base, rt = server
-    rng = random.Random(4)
-    while not rt.table.board.finished:
-        play_turn(rt, rng)
-    phone.wait_for_selector("#end:not([hidden])", timeout=30000)
-    phone.wait_for_function(f"() => state && state.version >= {rt.table.version}")
+    ended(phone, rt, 4)
     lang = phone.evaluate("lang")
     shot(phone, f"12-end-{lang}")
     banner = phone.locator("#banner").inner_text()
@@ -175,7 +157,7 @@ def test_7_the_bar_s_undo_says_it_is_being_held_while_the_virtual_button_is_down
 def test_11_new_game_checks_the_names_before_asking_to_replace_the_game(phone: Any, server: Any) -> None:
     _base, rt = server
     play_to_a_take_with_the_hint(rt)  # a game in progress
-    phone.wait_for_function(f"() => state && state.version >= {rt.table.version}")
+    drawn(phone, rt.table.version)
     game = rt.table.game_id
     dialogs: list[str] = []
     phone.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
@@ -213,7 +195,7 @@ def test_13_a_name_is_written_as_its_player_typed_it(phone: Any, server: Any) ->
     rng = random.Random(6)
     while not any(isinstance(e, Take) and e.player == "van Dijk" for e in rt.table.board.moves[-1:]):
         play_turn(rt, rng)
-    phone.wait_for_function(f"() => state && state.version >= {rt.table.version}")
+    drawn(phone, rt.table.version)
     last = phone.locator("#last").inner_text()
     shot(phone, f"13-name-{phone.evaluate('lang')}")
     assert last.startswith("van Dijk "), last
@@ -222,15 +204,12 @@ def test_13_a_name_is_written_as_its_player_typed_it(phone: Any, server: Any) ->
 @pytest.mark.parametrize("phone", ["en", "fr"], indirect=True)
 def test_14_the_words_a_family_stumbled_on(phone: Any, server: Any) -> None:
     import json
-    import random
     import re
-
-    from tests.support.tables import play_turn
 
     base, rt = server
     lang = phone.evaluate("lang")
     play_to_a_take_with_the_hint(rt)
-    phone.wait_for_function(f"() => state && state.version >= {rt.table.version}")
+    drawn(phone, rt.table.version)
     hint = phone.locator("#hint").inner_text()
     assert ("once for each" if lang == "en" else "une fois par cristal") in hint, hint
     parts = phone.locator("#players .player .parts").first.inner_text()
@@ -245,11 +224,7 @@ def test_14_the_words_a_family_stumbled_on(phone: Any, server: Any) -> None:
     if lang == "fr":
         assert undo.startswith("Annulé\u202f: ") and " a rendu " in undo and "reprise" not in undo, undo
         assert undone.endswith("(coup annulé)"), undone
-    rng = random.Random(9)
-    while not rt.table.board.finished:
-        play_turn(rt, rng)
-    phone.wait_for_selector("#end:not([hidden])", timeout=30000)
-    phone.wait_for_function(f"() => state && state.version >= {rt.table.version}")
+    ended(phone, rt, 9)
     axis = phone.evaluate("[...document.querySelectorAll('#chart text')].map((t) => t.textContent)")
     assert not any(re.search(r"\(\d+\)", a) for a in axis), axis  # no count of events and undos
     shot(phone, f"14-end-{lang}", full=True)
@@ -307,9 +282,7 @@ def test_18_after_create_the_edition_page_drops_the_read_only_warning_and_checks
     page.on("console", lambda m: console.append(m.text))
     page.goto(base + "/edition")
     page.wait_for_selector("#login:not([hidden])")
-    page.fill("#pin", "2468")
-    page.click("#login-form button")
-    page.wait_for_selector("#create:not([hidden])")
+    pin_entered(page, "2468", "#create:not([hidden])", button="#login-form button")
     name = page.locator("#new-name")
     name.fill("My Box!")
     assert not name.evaluate("i => i.checkValidity()"), "the name's pattern is a pattern Chromium uses"
@@ -327,14 +300,7 @@ def test_18_after_create_the_edition_page_drops_the_read_only_warning_and_checks
 def test_16_the_keypad_s_c_keeps_bce_and_bce_carries_over_to_the_next_card(server: Any, browser: Any) -> None:
     base, _rt = server
     page = browser.new_page(viewport={"width": 360, "height": 740})
-    page.goto(base + "/edition")
-    page.wait_for_selector("#login:not([hidden])")
-    page.fill("#pin", "2468")
-    page.click("#login-form button")
-    page.wait_for_selector("#create:not([hidden])")
-    page.fill("#new-name", "day-one")
-    page.click("#create button")
-    page.wait_for_selector("#create", state="hidden")
+    new_box(page, base, "day-one")
     page.click("#bce")
     for key in ("2", "2", "1", "C"):
         page.click(f"#keypad button:text-is('{key}')")
@@ -348,7 +314,7 @@ def test_16_the_keypad_s_c_keeps_bce_and_bce_carries_over_to_the_next_card(serve
 def test_10_the_terminal_s_keys_work_in_the_page_s_reader_field(phone: Any, server: Any) -> None:
     _base, rt = server
     play_to_a_take_with_the_hint(rt)  # the mover holds a crystal
-    phone.wait_for_function(f"() => state && state.version >= {rt.table.version}")
+    drawn(phone, rt.table.version)
     phone.click("#host-toggle")
     assert not phone.evaluate("state.armed")
     phone.fill("#tag", "c")
@@ -365,14 +331,7 @@ def test_10_the_terminal_s_keys_work_in_the_page_s_reader_field(phone: Any, serv
 def test_17_the_mock_reader_is_on_the_itineraries_and_ancestor_tabs_too(server: Any, browser: Any) -> None:
     base, _rt = server
     page = browser.new_page(viewport={"width": 360, "height": 740})
-    page.goto(base + "/edition")
-    page.wait_for_selector("#login:not([hidden])")
-    page.fill("#pin", "2468")
-    page.click("#login-form button")
-    page.wait_for_selector("#create:not([hidden])")
-    page.fill("#new-name", "its-box")
-    page.click("#create button")
-    page.wait_for_selector("#create", state="hidden")
+    new_box(page, base, "its-box")
     for tab, message in (("its", "#it-msg"), ("anc", "#anc-msg")):
         page.click(f"#tabs button[data-tab={tab}]")
         assert page.locator("#mock-tag").is_visible(), tab

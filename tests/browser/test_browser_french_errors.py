@@ -11,7 +11,7 @@ from typing import Any
 
 from companion.hardware.health import HardwareFault
 from companion.table.access import ADDRESS_GUESSES_PER_MINUTE
-from tests.support.browser import ARTIFACTS, playwright, watched_page
+from tests.support.browser import ARTIFACTS, log_in_as_host, pin_entered, playwright, watched_page
 
 playwright()
 
@@ -65,9 +65,7 @@ def test_the_servers_refusals_are_said_in_french(server: Any, browser: Any) -> N
     errors: list[str] = []
     page = french_page(browser, base, errors)
     page.click("#host-toggle")
-    page.fill("#pin", "0000")
-    page.click("#login button")
-    page.wait_for_selector("#login-why:has-text('Code de la table incorrect')")
+    pin_entered(page, "0000", "#login-why:has-text('Code de la table incorrect')")
     for _ in range(ADDRESS_GUESSES_PER_MINUTE):
         page.fill("#pin", "0000")
         page.click("#login button")
@@ -106,10 +104,7 @@ def test_a_store_refusal_is_said_in_french_with_its_facts(server: Any, browser: 
     base, rt = server
     errors: list[str] = []
     page = french_page(browser, base, errors)
-    page.click("#host-toggle")
-    page.fill("#pin", "2468")
-    page.click("#login button")
-    page.wait_for_selector("#controls:not([hidden])")
+    log_in_as_host(page)
     other = rt.store.path.with_name("other.sqlite3")
     shutil.copy(rt.store.path, other)
     os.replace(other, rt.store.path)  # someone put another store there: it is not overwritten

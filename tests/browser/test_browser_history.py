@@ -14,7 +14,7 @@ import pytest
 from companion.history.bgstats import BGG_ID, CREATE_PLAY, SOURCE_NAME
 from companion.history.past import ranks
 from tests.support.axe import axe, axe_script
-from tests.support.browser import ARTIFACTS, playwright, post, pump_until, watched_page
+from tests.support.browser import ARTIFACTS, pin_entered, playwright, post, pump_until, watched_page
 from tests.support.games import finished_game
 
 playwright()
@@ -117,12 +117,8 @@ def test_the_host_merges_two_spellings_on_the_history_page(server: Any, browser:
     page = watched_page(browser, base + "/history", errors, viewport=PHONE)
     page.wait_for_selector(".pstat")
     assert page.locator(".pstat").count() == 4
-    page.fill("#hpin", "0000")
-    page.click("#hlogin button")
-    page.wait_for_selector("#said.bad")
-    page.fill("#hpin", "2468")
-    page.click("#hlogin button")
-    page.wait_for_selector("#merge:not([hidden])")
+    pin_entered(page, "0000", "#said.bad", "#hpin", "#hlogin button")
+    pin_entered(page, "2468", "#merge:not([hidden])", "#hpin", "#hlogin button")
     page.select_option("#merge-name", "Annie")
     page.select_option("#merge-into", "Ann")
     page.click("#merge button")
@@ -161,9 +157,7 @@ def test_axe_finds_no_serious_or_critical_violation_on_the_history_page(
     page.add_init_script(f"localStorage.setItem('lang', '{lang}')")
     page.goto(base + "/history")
     page.wait_for_selector(".game details.story-box[open] .clock-line")  # the newest game's story
-    page.fill("#hpin", "0000")
-    page.click("#hlogin button")
-    page.wait_for_selector("#said.bad")
+    pin_entered(page, "0000", "#said.bad", "#hpin", "#hlogin button")
     problems: list[str] = []
     for scheme in ("light", "dark"):
         page.emulate_media(color_scheme=scheme)

@@ -4,14 +4,22 @@ French, in Chromium. Each test names the item of the issue it covers."""
 from __future__ import annotations
 
 import copy
+import json
+import random
+import re
+import urllib.error
+import urllib.parse
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.support.browser import log_in_as_host, playwright
+from companion.editions import EditionLibrary
+from tests.support.browser import COVERED, drawn, log_in_as_host, pin_entered, playwright, post
 from tests.support.browser import shot as taken
+from tests.support.tables import play_turn
 
 playwright()
 
@@ -26,8 +34,6 @@ def shot(page: Any, name: str, full: bool = False) -> None:
 
 def draft_box(rt: Any) -> str:
     """``notre-boite``: an owner's edition with 10 of Day I's 36 cards (the reference's others)."""
-    from companion.editions import EditionLibrary
-
     library = EditionLibrary(rt.data_dir)
     obj = copy.deepcopy(library.raw("reference"))
     day1 = [c for c in obj["cards"] if c["day"] == 1]
@@ -45,8 +51,6 @@ def open_new_game(phone: Any) -> None:
 def test_2_a_draft_edition_is_not_offered_and_a_game_on_it_is_refused_by_what_it_lacks(
     phone: Any, server: Any
 ) -> None:
-    from tests.support.browser import post
-
     base, rt = server
     name = draft_box(rt)
     phone.reload()
@@ -56,8 +60,6 @@ def test_2_a_draft_edition_is_not_offered_and_a_game_on_it_is_refused_by_what_it
     offered = phone.locator("#edition option").evaluate_all("os => os.map((o) => o.value)")
     assert "reference" in offered and name not in offered, offered
     # a script (or a stale form) that names it anyway: refused with what is missing, checked or not
-    import urllib.error
-
     for check in (True, False):
         with pytest.raises(urllib.error.HTTPError) as refused:
             post(base, "/api/game/new", {"players": ["Mia", "Théo"], "edition": name, "check": check})
@@ -130,9 +132,7 @@ def test_8_the_edition_page_s_new_opens_its_form(server: Any, browser: Any, lang
     page.add_init_script(f"localStorage.setItem('lang', '{lang}')")
     page.goto(base + "/edition")
     page.wait_for_selector("#login:not([hidden])")
-    page.fill("#pin", "2468")
-    page.click("#login-form button")
-    page.wait_for_selector("#open-create")
+    pin_entered(page, "2468", "#open-create", button="#login-form button")
     page.wait_for_selector("#create:not([hidden])")  # no edition of the owner's yet: shown by itself
     for _tap in range(2):  # "New…" opens it, and a second tap leaves it open
         page.click("#open-create")
@@ -143,10 +143,6 @@ def test_8_the_edition_page_s_new_opens_its_form(server: Any, browser: Any, lang
 
 def to_a_mover_with_a_crystal_and_a_1_hour_card(rt: Any) -> str:
     """Play on until the player to move holds a crystal and the Row shows a 1-hour card: its id."""
-    import random
-
-    from tests.support.tables import play_turn
-
     rng = random.Random(3)
     board = rt.table.board
     while True:
@@ -162,8 +158,6 @@ def to_a_mover_with_a_crystal_and_a_1_hour_card(rt: Any) -> str:
 def test_4_the_words_of_a_crystal_given_back_a_1_hour_card_and_a_card_not_in_the_row(
     phone: Any, server: Any
 ) -> None:
-    from tests.support.browser import drawn, post
-
     base, rt = server
     lang = phone.evaluate("lang")
     one_hour = to_a_mover_with_a_crystal_and_a_1_hour_card(rt)
@@ -211,8 +205,6 @@ def test_4_the_words_of_a_crystal_given_back_a_1_hour_card_and_a_card_not_in_the
 def test_6_a_page_whose_table_is_gone_says_so_across_the_page_until_it_answers_again(
     server: Any, browser: Any, lang: str
 ) -> None:
-    import urllib.request
-
     base, _rt = server
     table = {"gone": False}
 
@@ -262,8 +254,6 @@ def test_6_a_page_whose_table_is_gone_says_so_across_the_page_until_it_answers_a
 
 
 def french_values() -> list[str]:
-    import json
-
     french = json.loads((Path(__file__).resolve().parents[2] / "web/static/i18n/fr.json").read_text("utf-8"))
 
     def walk(o: Any) -> Iterator[str]:
@@ -280,12 +270,6 @@ def french_values() -> list[str]:
 def test_5_french_as_a_french_family_reads_it_spaces_one_word_for_a_trek_and_the_ancestor(
     phone: Any, server: Any
 ) -> None:
-    import random
-    import re
-
-    from tests.support.browser import drawn, post
-    from tests.support.tables import play_turn
-
     base, rt = server
     lang = phone.evaluate("lang")
     # a space before : ; ! ? in French is a narrow no-break one, everywhere (none in English)
@@ -322,12 +306,6 @@ def test_5_french_as_a_french_family_reads_it_spaces_one_word_for_a_trek_and_the
 def test_5_bg_stats_comments_are_in_the_page_s_language_and_say_an_assisted_game_was(
     server: Any, browser: Any, lang: str
 ) -> None:
-    import json
-    import random
-    import urllib.parse
-
-    from tests.support.tables import play_turn
-
     _base, rt = server
     rng = random.Random(4)
     while not rt.table.board.finished:
@@ -348,9 +326,6 @@ def test_5_bg_stats_comments_are_in_the_page_s_language_and_say_an_assisted_game
 
 @pytest.mark.parametrize("phone", ["en", "fr"], indirect=True)
 def test_5_an_owner_s_french_box_shows_its_french_titles_on_a_french_page(phone: Any, server: Any) -> None:
-    from companion.editions import EditionLibrary
-    from tests.support.browser import post
-
     base, rt = server
     library = EditionLibrary(rt.data_dir)
     obj = copy.deepcopy(library.raw("reference"))
@@ -367,22 +342,8 @@ def test_5_an_owner_s_french_box_shows_its_french_titles_on_a_french_page(phone:
     assert titles and all(t.startswith("FR ") == (lang == "fr") for t in titles), titles
 
 
-#: The height the fixed parts (a header that stays at the top, the live turn's bar) cover of the
-#: screen once the page is scrolled to the middle.
-COVERED = """() => {
-  window.scrollTo(0, document.body.scrollHeight / 2);
-  const head = document.querySelector('header').getBoundingClientRect();
-  const now = document.getElementById('now').getBoundingClientRect();
-  return Math.max(0, head.bottom) + (innerHeight - now.top);
-}"""
-
-
 def to_a_take_with_the_hint(rt: Any) -> None:
     """Itineraries chosen: the mover holds a crystal and has chosen none (the bar's hint shows)."""
-    import random
-
-    from tests.support.tables import play_turn
-
     rng = random.Random(2)
     board = rt.table.board
     while not (rt.table.expect()["kind"] == "take" and board.crystals[board.turn] > 0 and board.moves):
@@ -393,7 +354,7 @@ def to_a_take_with_the_hint(rt: Any) -> None:
 def test_7_the_bar_leaves_the_clock_and_standings_in_view_on_a_740_px_phone(phone: Any, server: Any) -> None:
     _base, rt = server
     to_a_take_with_the_hint(rt)
-    phone.wait_for_function(f"() => state && state.version >= {rt.table.version}")
+    drawn(phone, rt.table.version)
     phone.wait_for_selector("#hint:not([hidden])")
     lang = phone.evaluate("lang")
     covered = phone.evaluate(COVERED)
@@ -439,8 +400,6 @@ def test_3_the_page_s_coach_help_and_docs_playing_md_say_the_coach_as_it_is(phon
     """The host's switch says who may ask (each player, on their own phone); docs/playing.md says
     the same words and how seats go (a phone takes its seat, only it sees the advice, the host
     releases a seat and sees no one's advice, only the holder makes a game assisted)."""
-    import json
-
     root = Path(__file__).resolve().parents[2]
     phone.click("#host-toggle")
     lang = phone.evaluate("lang")

@@ -15,9 +15,10 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from companion.coach.bots import random_bot
@@ -47,18 +48,23 @@ def _random_event(board: Board, rng: random.Random) -> Any:
     return random_bot(board, rng)
 
 
-def _drawn_setup(
-    obj: dict[str, Any], players: int, seed: int, reveals: bool
-) -> tuple[Setup, random.Random] | None:
+def _drawn_setup(obj: dict[str, Any], players: int, seed: int, reveals: bool) -> tuple[Setup, random.Random]:
     """The properties' game: a drawn edition for ``players``, its decks shuffled by the seeded
-    stream (or dealt by hand when ``reveals``), and that stream; None when the edition has
-    too few itineraries for three Days."""
+    stream (or dealt by hand when ``reveals``), and that stream; an edition with too few
+    itineraries for three Days is no example (Hypothesis draws another)."""
     ed = parse_edition(obj)
     names = ["Ann", "Ben", "Cy", "Dee"][:players]
-    if ed.itineraries and len(ed.itineraries) < 3 * players:
-        return None
+    assume(not (ed.itineraries and len(ed.itineraries) < 3 * players))
     rng = random.Random(seed)
     return (make_setup(ed, names) if reveals else shuffled_setup(ed, names, names, rng)), rng
+
+
+def _steps(board: Board, most: int = 400) -> Iterator[int]:
+    """Up to ``most`` steps of a compared game, while ``board``'s game is not over."""
+    for step in range(most):
+        if board.finished:
+            return
+        yield step
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -66,24 +72,28 @@ def _drawn_setup(
 def test_push_unrecorded_gives_exactly_what_push_gives(
     obj: dict[str, Any], players: int, seed: int, reveals: bool
 ) -> None:
-    drawn = _drawn_setup(obj, players, seed, reveals)
-    if drawn is None:
-        return
-    setup, rng = drawn
+    setup, rng = _drawn_setup(obj, players, seed, reveals)
     recorded, fast = Board(setup), Board(setup)
-    for _ in range(400):
-        if recorded.finished:
+    for _ in _steps(recorded):
+        event = _pushed_on_both(recorded, fast.push_unrecorded, rng)
+        if event is None:  # a stuck game: nothing more to compare
             break
-        try:
-            event = _random_event(recorded, rng)
-        except RuntimeError:  # a stuck game (too few cards for a Day): nothing more to compare
-            break
-        expected, got = recorded.push(event), fast.push_unrecorded(event)
-        assert (expected and expected.code) == (got and got.code), event
         assert fast.snapshot() == recorded.snapshot(), event
         assert fast.fork(setup).snapshot() == recorded.snapshot()
     assert fast.moves == [] and fast.push_unrecorded(Undo()) is not None
     assert recorded.finished == fast.finished
+
+
+def _pushed_on_both(recorded: Board, push: Callable[[Event], Any], rng: random.Random) -> Event | None:
+    """A random event (`_random_event`) pushed on ``recorded`` and by ``push`` on the other board,
+    both refusing it alike or accepting it; None when the game is stuck (too few cards for a Day)."""
+    try:
+        event = _random_event(recorded, rng)
+    except RuntimeError:
+        return None
+    expected, got = recorded.push(event), push(event)
+    assert (expected and expected.code) == (got and got.code), event
+    return event
 
 
 def _compare_play_out(setup: Any, rng: random.Random, seen: dict[str, int] | None = None) -> None:
@@ -93,17 +103,11 @@ def _compare_play_out(setup: Any, rng: random.Random, seen: dict[str, int] | Non
     The whole state must be equal after every chunk, and so must the final scores.
     ``seen`` counts what the game went through (crystals spent, Ancestors, ...)."""
     recorded, fast = Board(setup), Board(setup)
-    for _ in range(300):
-        if recorded.finished:
-            break
+    for _ in _steps(recorded, 300):
         roll = rng.random()
         if roll < 0.25 or (setup.reveals and recorded.waiting_position() >= 0 and roll < 0.8):
-            try:
-                event = _random_event(recorded, rng)
-            except RuntimeError:  # a stuck game (too few cards for a Day): nothing more to compare
+            if _pushed_on_both(recorded, fast.push, rng) is None:  # a stuck game: nothing more to compare
                 break
-            expected, got = recorded.push(event), fast.push(event)
-            assert (expected and expected.code) == (got and got.code), event
             continue
         chunk = rng.randint(1, 5)
         state = rng.getstate()
@@ -179,9 +183,7 @@ def test_result_breaks_ties_on_the_longest_treks_as_the_standings_do() -> None:
 def test_play_out_plays_exactly_the_random_bots_moves_through_push(
     obj: dict[str, Any], players: int, seed: int, reveals: bool
 ) -> None:
-    drawn = _drawn_setup(obj, players, seed, reveals)
-    if drawn is not None:
-        _compare_play_out(*drawn)
+    _compare_play_out(*_drawn_setup(obj, players, seed, reveals))
 
 
 def test_play_out_matches_push_through_whole_reference_games() -> None:
@@ -440,14 +442,9 @@ def test_a_greedy_playout_plays_only_legal_moves(
 ) -> None:
     """Each move of a greedy playout is one the board accepts: after every single move, some
     legal move pushed on a recorded board gives the same whole state, to the game's end."""
-    drawn = _drawn_setup(obj, players, seed, False)
-    if drawn is None:
-        return
-    setup, rng = drawn
+    setup, rng = _drawn_setup(obj, players, seed, False)
     fast, recorded = Board(setup), Board(setup)
-    for _ in range(400):
-        if fast.finished:
-            break
+    for _ in _steps(fast):
         try:
             assert play_out(fast, rng, 1, greedy) == 1
         except RuntimeError:  # stuck: too few cards for this many players

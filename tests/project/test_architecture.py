@@ -24,7 +24,7 @@ import ast
 import itertools
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -81,6 +81,11 @@ def modules() -> dict[str, Module]:
     for module in found.values():
         read(module, found)
     return found
+
+
+def offences(finds: Callable[[Module], Iterable[str]], known: dict[str, Module] | None = None) -> list[str]:
+    """``module:place`` of each thing ``finds`` finds in the package's modules (or ``known``)."""
+    return [f"{name}:{where}" for name, module in (known or modules()).items() for where in finds(module)]
 
 
 def target(module: Module, node: ast.ImportFrom) -> str:
@@ -388,8 +393,8 @@ def test_a_route_outside_its_features_blueprint_is_found(source: str, found: lis
 
 def test_no_module_reaches_another_modules_private_names() -> None:
     known = modules()
-    wrong = [f"{name}:{where}" for name, module in known.items() for where in module.private]
-    wrong += [f"{name}:{where}" for name, module in known.items() for where in private_uses(module, known)]
+    wrong = offences(lambda module: module.private, known)
+    wrong += offences(lambda module: private_uses(module, known), known)
     assert not wrong, wrong
 
 
@@ -481,12 +486,7 @@ def hand_made_words(module: Module) -> list[str]:
 
 
 def test_years_and_plurals_are_written_by_one_helper() -> None:
-    wrong = [
-        f"{name}:{where}"
-        for name, module in modules().items()
-        if name != WORDS
-        for where in hand_made_words(module)
-    ]
+    wrong = offences(lambda module: hand_made_words(module) if module.name != WORDS else [])
     assert not wrong, wrong
 
 
@@ -637,12 +637,7 @@ def runtime_insides(path: Path) -> list[str]:
 
 
 def test_the_web_layer_sees_the_table_only_through_its_port() -> None:
-    wrong = [
-        f"{name}:{where}"
-        for name, module in modules().items()
-        if inside(name, WEB_PAGES)
-        for where in runtime_insides(module.path)
-    ]
+    wrong = offences(lambda module: runtime_insides(module.path) if inside(module.name, WEB_PAGES) else [])
     assert not wrong, wrong
 
 
@@ -708,9 +703,7 @@ def hand_written_errors(path: Path) -> list[str]:
 
 
 def test_coded_errors_are_made_with_a_code_and_params_only() -> None:
-    wrong = [
-        f"{name}:{where}" for name, module in modules().items() for where in hand_written_errors(module.path)
-    ]
+    wrong = offences(lambda module: hand_written_errors(module.path))
     assert not wrong, wrong
 
 
@@ -848,9 +841,7 @@ def spoken_english(
 
 
 def test_the_console_and_the_journal_speak_through_the_catalogues() -> None:
-    wrong = [
-        f"{name}:{where}" for name, module in modules().items() for where in spoken_english(module.path, name)
-    ]
+    wrong = offences(lambda module: spoken_english(module.path, module.name))
     assert not wrong, wrong
 
 

@@ -17,7 +17,7 @@ import pytest
 from companion.hardware.health import PARTS, HardwareFault, Health, diagnose
 from companion.table.access import ADDRESS_GUESSES_PER_MINUTE
 from tests.support.codes import hardware_codes, refused, server_codes, words
-from tests.support.tables import api_app, client_from, make_runtime
+from tests.support.tables import client_from, make_runtime
 
 ROOT = Path(__file__).resolve().parents[2]
 PIN = {"X-Table-Pin": "2468"}
@@ -54,17 +54,11 @@ def test_the_api_description_lists_the_codes() -> None:
 # --- what the API sends -------------------------------------------------------------------------
 
 
-@pytest.fixture
-def env(tmp_path: Path) -> Any:
-    with api_app(tmp_path, heartbeat=0.05, hostname="trekpi") as pair:
-        yield pair
-
-
 client = client_from
 
 
-def test_pin_refusals_carry_their_code(env: Any) -> None:
-    app, _ = env
+def test_pin_refusals_carry_their_code(host_app: Any) -> None:
+    app, _ = host_app
     http = client(app, "10.0.0.7")
     assert refused(http.post("/api/login", json={}), 400, "pin_missing")
     body = refused(http.post("/api/login", json={"pin": "0000"}), 403, "wrong_pin")
@@ -79,8 +73,8 @@ def test_pin_refusals_carry_their_code(env: Any) -> None:
     assert body["params"]["url"].startswith("http") and body["params"]["url"] in body["error"]
 
 
-def test_the_whole_tables_lockout_has_its_own_code(env: Any) -> None:
-    app, rt = env
+def test_the_whole_tables_lockout_has_its_own_code(host_app: Any) -> None:
+    app, rt = host_app
     for n in range(30):
         client(app, f"10.3.0.{n + 1}").post("/api/login", json={"pin": "0000"})
     body = refused(client(app, "10.4.0.1").post("/api/login", json={"pin": "2468"}), 429, "pin_locked_table")
@@ -101,16 +95,18 @@ def test_the_whole_tables_lockout_has_its_own_code(env: Any) -> None:
         ({"players": ["Ann"], "seed": "x"}, "bad_edition_or_seed", {}),
     ],
 )
-def test_new_game_refusals_carry_their_code_and_facts(env: Any, body: Any, code: str, params: Any) -> None:
-    app, _ = env
+def test_new_game_refusals_carry_their_code_and_facts(
+    host_app: Any, body: Any, code: str, params: Any
+) -> None:
+    app, _ = host_app
     answer = refused(client(app).post("/api/game/new", json=body, headers=PIN), 400, code)
     assert params.items() <= answer.get("params", {}).items(), answer
     if code == "unknown_edition":
         assert "reference" in answer["params"]["known"]
 
 
-def test_control_refusals_carry_their_code(env: Any) -> None:
-    app, rt = env
+def test_control_refusals_carry_their_code(host_app: Any) -> None:
+    app, rt = host_app
     http = client(app)
     refused(http.post("/api/correct/wild", json={"wild": ["sky"]}, headers=PIN), 400, "wild_columns")
     refused(http.post("/api/correct/itinerary", json={}, headers=PIN), 400, "itinerary_fields")

@@ -479,8 +479,9 @@ def test_an_unknown_step_or_option_is_refused(tmp_path: Path) -> None:
 
 
 def directives(path: Path) -> dict[str, list[str]]:
+    """A unit's directives (a line continued by a backslash joined), each key's values in order."""
     found: dict[str, list[str]] = {}
-    for raw in path.read_text().splitlines():
+    for raw in path.read_text().replace("\\\n", " ").splitlines():
         line = raw.strip()
         if line and not line.startswith(("#", "[")):
             key, _, value = line.partition("=")

@@ -32,6 +32,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.daemon import free_port
+from tests.support.stores import mounted
 
 ROOT = Path(__file__).resolve().parents[2]
 USER = "trekking"  # the service's user (systemd/trekking-companion.service)
@@ -84,13 +85,8 @@ def mounted_ext4(tmp_path: Path) -> Iterator[Path]:
     if made.returncode != 0:
         pytest.skip(f"SKIPPED: mkfs.ext4 failed ({made.stderr.strip()})")
     mount.mkdir()
-    done = subprocess.run(["mount", "-o", "loop", str(image), str(mount)], capture_output=True, text=True)
-    if done.returncode != 0:
-        pytest.skip(f"SKIPPED: cannot mount a loop device here ({done.stderr.strip()})")
-    try:
+    with mounted(["-o", "loop", str(image)], mount, "a loop device"):
         yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
 @pytest.fixture

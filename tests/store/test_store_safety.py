@@ -10,7 +10,6 @@ import contextlib
 import os
 import random
 import shutil
-import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,7 +26,15 @@ from companion.store.log import Store, StoreError
 from companion.store.wal import lost_commits
 from companion.table import DISK_FULL, STORE_ERROR
 from companion.util.config import Config
-from tests.support.tables import FAST_BUTTONS, disk_fills_after, free_itinerary, make_runtime, play_turn
+from tests.support.stores import mounted
+from tests.support.tables import (
+    FAST_BUTTONS,
+    disk_fills_after,
+    free_itinerary,
+    make_runtime,
+    play_turn,
+    played_for,
+)
 
 
 def restart(rt: Runtime, path: Path) -> Runtime:
@@ -54,10 +61,7 @@ def play_until_a_day_starts(rt: Runtime, rng: random.Random, day: int) -> None:
 
 
 def test_a_correction_on_a_full_disk_changes_nothing_and_says_so(tmp_path: Path) -> None:
-    rt = make_runtime(tmp_path, "Ann,Ben")
-    rng = random.Random(5)
-    for _ in range(20):
-        play_turn(rt, rng)
+    rt, _ = played_for(tmp_path, 20, seed=5)
     table = rt.table
     other = free_itinerary(rt, "Ann")
     before = table.board.snapshot()
@@ -115,15 +119,8 @@ def test_a_pending_take_on_a_full_disk_is_not_shown(tmp_path: Path) -> None:
 def small_disk(tmp_path: Path) -> Iterator[Path]:
     disk = tmp_path / "disk"
     disk.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(disk)], capture_output=True, text=True
-    )
-    if done.returncode != 0:
-        pytest.skip(f"SKIPPED: cannot mount a small tmpfs here ({done.stderr.strip()}); run as root")
-    try:
+    with mounted(["-t", "tmpfs", "-o", "size=1m", "tmpfs"], disk, "a small tmpfs (run as root)"):
         yield disk
-    finally:
-        subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
 def fill(disk: Path) -> Path:
@@ -141,10 +138,7 @@ def fill(disk: Path) -> Path:
 
 
 def test_a_really_full_disk_loses_no_move_and_the_table_says_how_to_fix_it(small_disk: Path) -> None:
-    rt = make_runtime(small_disk, "Ann,Ben")
-    rng = random.Random(8)
-    for _ in range(12):
-        play_turn(rt, rng)
+    rt, rng = played_for(small_disk, 12, seed=8)
     filler = fill(small_disk)
     table = rt.table
     refused = None
@@ -248,6 +242,26 @@ def crashed_copy(tmp_path: Path, events: int) -> tuple[Path, Store, int]:
     return copy, store, game
 
 
+def wal_commits(data: bytes | bytearray) -> tuple[int, list[int]]:
+    """A WAL's page size and the indexes of its commit frames."""
+    page = int.from_bytes(data[8:12], "big")
+    frames = (len(data) - 32) // (24 + page)
+    at = [32 + n * (24 + page) for n in range(frames)]
+    return page, [n for n in range(frames) if int.from_bytes(data[at[n] + 4 : at[n] + 8], "big")]
+
+
+def crashed_wal(tmp_path: Path) -> tuple[Path, Store, int, Path, bytearray]:
+    """`crashed_copy` with 30 events, its WAL's path and bytes (to damage, then write back)."""
+    copy, live, game = crashed_copy(tmp_path, 30)
+    wal = copy / "companion.sqlite3-wal"
+    return copy, live, game, wal, bytearray(wal.read_bytes())
+
+
+def flip(data: bytearray, page: int, frame: int, offset: int) -> None:
+    """Damage one byte of a WAL frame's page (``offset`` into it; frames counted from 0)."""
+    data[32 + frame * (24 + page) + 24 + offset] ^= 0xFF
+
+
 def test_an_intact_wal_after_a_crash_keeps_every_event_and_warns_of_nothing(tmp_path: Path) -> None:
     copy, live, game = crashed_copy(tmp_path, 30)
     store = Store(copy, TREKKING)
@@ -258,18 +272,9 @@ def test_an_intact_wal_after_a_crash_keeps_every_event_and_warns_of_nothing(tmp_
 
 
 def test_a_torn_last_commit_is_a_normal_crash_and_warns_of_nothing(tmp_path: Path) -> None:
-    copy, live, game = crashed_copy(tmp_path, 30)
-    wal = copy / "companion.sqlite3-wal"
-    data = bytearray(wal.read_bytes())
-    page = int.from_bytes(data[8:12], "big")
-    frames = (len(data) - 32) // (24 + page)
-    commits = [
-        n
-        for n in range(frames)
-        if int.from_bytes(data[32 + n * (24 + page) + 4 : 32 + n * (24 + page) + 8], "big")
-    ]
-    first_of_last = commits[-2] + 1  # the first frame of the last transaction
-    data[32 + first_of_last * (24 + page) + 24 + 10] ^= 0xFF
+    copy, live, game, wal, data = crashed_wal(tmp_path)
+    page, commits = wal_commits(data)
+    flip(data, page, commits[-2] + 1, 10)  # the first frame of the last transaction
     wal.write_bytes(bytes(data))
     assert lost_commits(bytes(data))[1:3] == (1, False)  # one commit dropped, never completely written
     store = Store(copy, TREKKING)
@@ -280,14 +285,10 @@ def test_a_torn_last_commit_is_a_normal_crash_and_warns_of_nothing(tmp_path: Pat
 
 
 def test_a_damaged_wal_frame_is_reported_and_the_journal_kept(tmp_path: Path) -> None:
-    copy, live, _ = crashed_copy(tmp_path, 30)
-    wal = copy / "companion.sqlite3-wal"
-    data = bytearray(wal.read_bytes())
+    copy, live, _, wal, data = crashed_wal(tmp_path)
     good, dropped, _, _ = lost_commits(bytes(data))
     assert dropped == 0 and good > 10
-    page = int.from_bytes(data[8:12], "big")
-    bad = good - 8  # one byte of a frame well before the end
-    data[32 + bad * (24 + page) + 24 + 100] ^= 0xFF
+    flip(data, int.from_bytes(data[8:12], "big"), good - 8, 100)  # a frame well before the end
     wal.write_bytes(bytes(data))
     original = bytes(data)
     store = Store(copy, TREKKING)
@@ -300,22 +301,12 @@ def test_a_damaged_wal_frame_is_reported_and_the_journal_kept(tmp_path: Path) ->
     live.close()
 
 
-def wal_commits(data: bytes | bytearray) -> tuple[int, list[int]]:
-    """A WAL's page size and the indexes of its commit frames."""
-    page = int.from_bytes(data[8:12], "big")
-    frames = (len(data) - 32) // (24 + page)
-    at = [32 + n * (24 + page) for n in range(frames)]
-    return page, [n for n in range(frames) if int.from_bytes(data[at[n] + 4 : at[n] + 8], "big")]
-
-
 def test_a_damaged_commit_frame_of_the_last_but_one_transaction_is_reported(tmp_path: Path) -> None:
     """The last but one transaction was synced before the last one began: both were written
     in full, and SQLite drops both when the first one's commit frame is damaged."""
-    copy, live, game = crashed_copy(tmp_path, 30)
-    wal = copy / "companion.sqlite3-wal"
-    data = bytearray(wal.read_bytes())
+    copy, live, game, wal, data = crashed_wal(tmp_path)
     page, commits = wal_commits(data)
-    data[32 + commits[-2] * (24 + page) + 24 + 10] ^= 0xFF
+    flip(data, page, commits[-2], 10)
     wal.write_bytes(bytes(data))
     store = Store(copy, TREKKING)
     assert len(store.warnings) == 1 and "2 saved changes" in store.warnings[0]
@@ -329,9 +320,7 @@ def test_a_damaged_commit_frame_of_the_last_but_one_transaction_is_reported(tmp_
 @pytest.mark.parametrize("at", [0, 12, 17, 25], ids=["magic", "checkpoint", "salt", "checksum"])
 def test_a_damaged_wal_header_with_frames_after_it_is_reported(tmp_path: Path, at: int) -> None:
     """SQLite ignores a log whose header is damaged: every event since the last checkpoint."""
-    copy, live, _ = crashed_copy(tmp_path, 30)
-    wal = copy / "companion.sqlite3-wal"
-    data = bytearray(wal.read_bytes())
+    copy, live, _, wal, data = crashed_wal(tmp_path)
     data[at] ^= 0x10
     wal.write_bytes(bytes(data))
     store = Store(copy, TREKKING)
@@ -657,10 +646,7 @@ def test_a_stored_pending_take_that_no_longer_fits_is_dropped_with_a_word(tmp_pa
 def test_the_api_answers_a_full_disk_with_the_reason_not_a_500(tmp_path: Path) -> None:
     from companion.web.app import create_app
 
-    rt = make_runtime(tmp_path, "Ann,Ben")
-    rng = random.Random(15)
-    for _ in range(8):
-        play_turn(rt, rng)
+    rt, _ = played_for(tmp_path, 8, seed=15)
     app = create_app(rt)
     app.testing = True
     client = app.test_client()

@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import random
 import shutil
 import threading
 import time
@@ -33,7 +34,7 @@ import pytest
 
 from companion.run.runtime import Runtime
 from companion.run.serving import make_server
-from tests.support.tables import make_runtime
+from tests.support.tables import make_runtime, play_turn
 
 #: The Chromium to drive, when given (``scripts/test`` sets it to the one it found).
 CHROMIUM = os.environ.get("CHROMIUM", "")
@@ -106,12 +107,49 @@ def watched_page(browser: Any, url: str, errors: list[str], **options: Any) -> A
     return page
 
 
+def pin_entered(page: Any, pin: str, then: str, field: str = "#pin", button: str = "#login button") -> None:
+    """Give ``pin`` in a login form's ``field``, press its ``button`` and wait for ``then`` (a
+    selector: what a right PIN opens, or the refusal of a wrong one)."""
+    page.fill(field, pin)
+    page.click(button)
+    page.wait_for_selector(then)
+
+
 def log_in_as_host(page: Any) -> None:
     """Open the page's host login, give the table PIN and wait for the controls."""
     page.click("#host-toggle")
-    page.fill("#pin", "2468")
-    page.click("#login button")
-    page.wait_for_selector("#controls:not([hidden])")
+    pin_entered(page, "2468", "#controls:not([hidden])")
+
+
+def new_box(page: Any, base: str, name: str) -> None:
+    """``page`` on ``base``'s /edition, logged in with the table PIN, a new empty edition ``name``
+    created and open."""
+    page.goto(base + "/edition")
+    page.wait_for_selector("#login:not([hidden])")
+    pin_entered(page, "2468", "#create:not([hidden])", button="#login-form button")
+    page.fill("#new-name", name)
+    page.click("#create button")
+    page.wait_for_selector("#create", state="hidden")
+
+
+def ended(page: Any, rt: Runtime, seed: int) -> None:
+    """The table's players play on (seeded) to the game's end, and ``page`` shows its end screen
+    from the last version."""
+    rng = random.Random(seed)
+    while not rt.table.board.finished:
+        play_turn(rt, rng)
+    page.wait_for_selector("#end:not([hidden])", timeout=30000)
+    drawn(page, rt.table.version)
+
+
+#: The height the fixed parts (a header that stays at the top, the live turn's bar) cover of the
+#: screen once the page is scrolled to the middle.
+COVERED = """() => {
+  window.scrollTo(0, document.body.scrollHeight / 2);
+  const head = document.querySelector('header').getBoundingClientRect();
+  const now = document.getElementById('now').getBoundingClientRect();
+  return Math.max(0, head.bottom) + (innerHeight - now.top);
+}"""
 
 
 @contextmanager
@@ -135,6 +173,12 @@ def shot(page: Any, folder: Path, name: str, full: bool = False) -> None:
     """A screenshot of ``page`` as ``folder/name.png``, to look at after the run."""
     folder.mkdir(exist_ok=True)
     page.screenshot(path=str(folder / f"{name}.png"), full_page=full)
+
+
+def last_shot(page: Any, name: str, errors: list[str], full: bool = True) -> None:
+    """A test's last screenshot of ``page`` (`ARTIFACTS`/``name``.png), and no script error on it."""
+    shot(page, ARTIFACTS, name, full)
+    assert errors == []
 
 
 def post(base: str, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -6,7 +6,12 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 from companion.engine import ChooseItinerary, Take
 from companion.run.runtime import Runtime
@@ -62,3 +67,16 @@ def take_seq(stored: list[tuple[int, str]], kind: type, after: int) -> int:
     """The first stored event of ``kind`` after ``after`` events."""
     name = {Take: "take", ChooseItinerary: "itinerary"}[kind]
     return next(seq for seq, text in stored if seq > after and json.loads(text)["type"] == name)
+
+
+@contextmanager
+def mounted(source: list[str], where: Path, what: str) -> Iterator[Path]:
+    """``mount SOURCE WHERE`` for a test's span (unmounted lazily after): a disk of its own to
+    fill; skipped, saying ``what`` could not be mounted and why, where this machine cannot."""
+    done = subprocess.run(["mount", *source, str(where)], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"SKIPPED: cannot mount {what} here ({done.stderr.strip()})")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)

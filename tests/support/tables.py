@@ -87,6 +87,34 @@ def play_turn(rt: Runtime, rng: random.Random) -> None:
         assert rt.press("confirm").accepted
 
 
+def played_for(path: Path, turns: int, seed: int) -> tuple[Runtime, random.Random]:
+    """A mock table of Ann and Ben at ``path`` after ``turns`` seeded steps, and the steps' stream."""
+    rt = make_runtime(path, "Ann,Ben")
+    rng = random.Random(seed)
+    for _ in range(turns):
+        play_turn(rt, rng)
+    return rt, rng
+
+
+def to_a_take(rt: Runtime, rng: random.Random) -> None:
+    """Play on until the table waits for a take (the coach's advice is about takes)."""
+    while rt.table.expect()["kind"] != "take":
+        play_turn(rt, rng)
+
+
+def quick_coach(rt: Runtime, per_candidate: int) -> None:
+    """The coach in the test's own process, untimed, ``per_candidate`` playouts a card: quick
+    and the same every run."""
+    rt.coach.workers, rt.coach.seconds, rt.coach.per_candidate = 0, None, per_candidate
+
+
+def coach_at_a_take(rt: Runtime, per_candidate: int) -> str:
+    """`quick_coach`, the game played (seeded) to a take: the player to move."""
+    quick_coach(rt, per_candidate)
+    to_a_take(rt, random.Random(4))
+    return rt.table.board.player_to_move
+
+
 def require_tool(present: bool, missing: str, install: str) -> None:
     """A test module's outside tool: CI (``CI`` set) must have it; elsewhere its
     absence skips the module loudly instead of failing a developer's run."""

@@ -3,7 +3,9 @@
 `Broker` writes its own config file in a temporary folder and runs Debian's
 ``/usr/sbin/mosquitto`` on a free loopback port, with persistence (a hall's queued messages
 outlive a clean restart); `stop`, `kill` and `start` are the faults the tests make. `table`,
-`follow`, `play_all` and `hall_has_all`: mock tables publishing to it and a hall following them.
+`follow`, `play_all` and `hall_has_all`: mock tables publishing to it and a hall following them;
+`raw_client` (a rogue's or a bulk sender's connection), `stop_all` (a test's clean-up);
+`enrolled_t1`, the trust tests' scene.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +119,17 @@ class Broker:
             self.process.wait(20)
 
 
+def page_text(port: int, path: str = "/") -> str | None:
+    """The page at ``path`` on ``127.0.0.1:port`` (a hall's), or None while nothing answers."""
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=2) as answer:
+            return str(answer.read().decode())
+    except OSError:
+        return None
+
+
 def docs_acl(prefix: str = "trekking") -> str:
     """The Mosquitto ACL file docs/venue.md gives a venue (its first block after "The ACL")."""
     text = (Path(__file__).resolve().parents[2] / "docs" / "venue.md").read_text(encoding="utf-8")
@@ -181,6 +195,33 @@ class Collector:
         self.client.loop_stop()
 
 
+def raw_client(broker: Broker, name: str, queued: bool = True) -> Any:
+    """A bare paho client of ``broker`` with its network loop started (``queued`` False: no
+    bound on the messages paho holds, for a sender of thousands)."""
+    import paho.mqtt.client as mqtt
+
+    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=name)
+    if not queued:
+        client.max_queued_messages_set(0)
+    client.connect("127.0.0.1", broker.port)
+    client.loop_start()
+    return client
+
+
+def stop_all(*started: Any) -> None:
+    """Stop what a test started, in the order given: a paho client's loop, a `Collector`, and
+    anything with ``stop`` (a table's runtime, a hall, a broker); None is skipped."""
+    import paho.mqtt.client as mqtt
+
+    for thing in started:
+        if isinstance(thing, mqtt.Client):
+            thing.loop_stop()
+        elif isinstance(thing, Collector):
+            thing.close()
+        elif thing is not None:
+            thing.stop()
+
+
 def table(tmp_path: Path, broker: Broker, name: str, seed: int, players: str = "Ann,Ben") -> Runtime:
     """A mock table publishing to ``broker`` as table ``name`` (its outbox started)."""
     venue = VenueSettings(broker=broker.url, table=name)
@@ -220,6 +261,17 @@ def play_all(tables: list[Runtime], turns: int | None, seed: int) -> None:
     assert not failures, failures
 
 
+def hall_keeps_every_game(hall: Hall, tables: list[Runtime]) -> None:
+    """Every table's outbox delivers, the hall stores every event, and each table's current game
+    as the hall keeps it is the table's own record, to the byte."""
+    for rt in tables:
+        assert rt.venue.wait_delivered(60), rt.venue.table
+    wait_until(lambda: hall_has_all(hall, tables), 120, "the hall to store every event")
+    for rt in tables:
+        game = rt.table.game_id
+        assert hall.record(rt.venue.table, game) == rt.store.export(game), rt.venue.table
+
+
 def hall_has_all(hall: Hall, tables: list[Runtime]) -> bool:
     """Has the hall stored every event of each table's current game?"""
     with hall.lock:
@@ -257,3 +309,38 @@ def retained(broker: Broker, topic: str = "trekking/#") -> Iterator[dict[str, by
     finally:
         client.loop_stop()
         client.disconnect()
+
+
+@dataclass
+class Enrolled:
+    """A hall that enrolled table t1, t1 itself signing with its key, the test's subscriber and
+    a rogue's client, all on one anonymous broker (so the rogue has every right t1 has)."""
+
+    broker: Broker
+    hall: Hall
+    wire: Collector
+    rt: Runtime
+    rogue: Any
+
+
+@contextlib.contextmanager
+def enrolled_t1(tmp_path: Path, seed: int, rogue: str, key: str | None = None) -> Iterator[Enrolled]:
+    """The scene, t1 connected; ``key``: t1's key as the hall's command gave it (None: enrolled
+    here). Everything is stopped after, ``scene.hall`` last as the test left it (restarted or not)."""
+    from companion.venue.enrolment import enrol
+
+    broker = Broker(tmp_path / "broker").start()
+    key_file = tmp_path / "t1.key"
+    key_file.write_text((key or enrol(tmp_path / "hall", "t1")) + "\n")
+    hall = follow(tmp_path / "hall", broker)
+    wire = Collector(broker)
+    venue = VenueSettings(broker=broker.url, table="t1", key_file=str(key_file))
+    config = Config(table=TableSettings(turn="quick"), buttons=FAST_BUTTONS, venue=venue)
+    rt = make_runtime(tmp_path / "t1", "Ann,Ben", seed=seed, config=config)
+    scene = Enrolled(broker, hall, wire, rt, raw_client(broker, rogue))
+    try:
+        rt.venue.start()
+        wait_until(lambda: rt.venue_status()["reachable"], 30, "the table connected")
+        yield scene
+    finally:
+        stop_all(scene.rogue, wire, rt, scene.hall, broker)

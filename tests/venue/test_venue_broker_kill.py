@@ -15,7 +15,17 @@ from pathlib import Path
 from companion.util.config import Config, TableSettings, VenueSettings
 from companion.venue.hall import Hall
 from tests.support.tables import FAST_BUTTONS, make_runtime
-from tests.support.venue import Broker, docs_acl, follow, hall_has_all, play_all, table, wait_until
+from tests.support.venue import (
+    Broker,
+    docs_acl,
+    follow,
+    hall_has_all,
+    hall_keeps_every_game,
+    play_all,
+    stop_all,
+    table,
+    wait_until,
+)
 
 
 def test_a_broker_killed_mid_game_while_the_hall_was_away_loses_nothing(tmp_path: Path) -> None:
@@ -34,19 +44,11 @@ def test_a_broker_killed_mid_game_while_the_hall_was_away_loses_nothing(tmp_path
         broker.start()
         hall = follow(tmp_path / "hall", broker)
         play_all(tables, None, seed=4)
-        for rt in tables:
-            assert rt.venue.wait_delivered(60), rt.venue.table
-        wait_until(lambda: hall_has_all(hall, tables), 120, "the hall to store every event")
-        for rt in tables:
-            game = rt.table.game_id
-            assert hall.record(rt.venue.table, game) == rt.store.export(game), rt.venue.table
+        hall_keeps_every_game(hall, tables)
         codes = {p["code"] for p in hall.view()["problems"]}
         assert not codes & {"hall_bad_sum", "hall_bad_event", "hall_bad_message", "hall_failed"}, codes
     finally:
-        for rt in tables:
-            rt.stop()
-        hall.stop()
-        broker.stop()
+        stop_all(*tables, hall, broker)
 
 
 def test_a_game_set_up_while_the_hall_was_away_is_sent_whole_when_the_broker_lost_its_setup(

@@ -11,11 +11,19 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-import paho.mqtt.client as mqtt
-
 from tests.support.hall_feed import GameTemplate
 from tests.support.tables import play_turn
-from tests.support.venue import Broker, Collector, follow, hall_has_all, play_all, table, wait_until
+from tests.support.venue import (
+    Broker,
+    Collector,
+    follow,
+    hall_has_all,
+    play_all,
+    raw_client,
+    stop_all,
+    table,
+    wait_until,
+)
 
 
 def asked(collector: Collector, table: str, game: int) -> int:
@@ -29,9 +37,7 @@ def test_a_forged_retained_setup_loses_to_the_table_s_own_game(tmp_path: Path) -
     hall = follow(tmp_path / "hall", broker)
     watcher = Collector(broker)
     rt = table(tmp_path, broker, "t1", seed=41)
-    rogue = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="rogue")
-    rogue.connect("127.0.0.1", broker.port)
-    rogue.loop_start()
+    rogue = raw_client(broker, "rogue")
     try:
         wait_until(lambda: rt.venue_status()["reachable"], 30, "the table connected")
         forged = GameTemplate(tmp_path / "forged", ["Mallory", "Trent"], seed=99)
@@ -54,11 +60,7 @@ def test_a_forged_retained_setup_loses_to_the_table_s_own_game(tmp_path: Path) -
         codes = [p["code"] for p in hall.view()["problems"]]
         assert "hall_competing_setup" in codes and "hall_new_epoch" in codes
     finally:
-        rogue.loop_stop()
-        watcher.close()
-        rt.stop()
-        hall.stop()
-        broker.stop()
+        stop_all(rogue, watcher, rt, hall, broker)
 
 
 def test_a_reinstalled_table_is_a_new_epoch_and_its_earlier_games_stay(tmp_path: Path) -> None:

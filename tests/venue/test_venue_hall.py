@@ -17,7 +17,17 @@ from pathlib import Path
 from companion.venue.hall import Hall
 from companion.venue.hall_web import create_hall_app
 from tests.support.tables import play_turn
-from tests.support.venue import Broker, follow, hall_has_all, play_all, table, wait_until
+from tests.support.venue import (
+    Broker,
+    follow,
+    hall_has_all,
+    hall_keeps_every_game,
+    play_all,
+    raw_client,
+    stop_all,
+    table,
+    wait_until,
+)
 
 TABLES = 10
 
@@ -41,13 +51,8 @@ def test_ten_tables_play_whole_games_into_one_hall_through_a_broker_restart_and_
         play_all(tables, 8, seed=300)
         hall = follow(tmp_path / "hall", broker)
         play_all(tables, None, seed=400)
-        for rt in tables:
-            assert rt.venue.wait_delivered(60), rt.venue.table
-        wait_until(lambda: hall_has_all(hall, tables), 120, "the hall to store every event")
-        for rt in tables:
-            game = rt.table.game_id
-            assert rt.state()["finished"]
-            assert hall.record(rt.venue.table, game) == rt.store.export(game), rt.venue.table
+        hall_keeps_every_game(hall, tables)
+        assert all(rt.state()["finished"] for rt in tables)
         exports = {rt.venue.table: (rt.table.game_id, rt.store.export(rt.table.game_id)) for rt in tables}
         view = hall.view()
         assert len(view["finished"]) == TABLES and all(entry["agrees"] for entry in view["finished"])
@@ -57,10 +62,7 @@ def test_ten_tables_play_whole_games_into_one_hall_through_a_broker_restart_and_
         assert names == {"Ann", "Ben", "Cy", "Dee", "Eve"}
         assert sum(row["games"] for row in view["standings"]) == 5 * 3 + 5 * 2
     finally:
-        for rt in tables:
-            rt.stop()
-        hall.stop()
-        broker.stop()
+        stop_all(*tables, hall, broker)
     # after a restart of the hall, its index and stores still give every game back
     again = Hall(tmp_path / "hall", log=lambda _: None)
     for name, (game, exported) in exports.items():
@@ -69,14 +71,10 @@ def test_ten_tables_play_whole_games_into_one_hall_through_a_broker_restart_and_
 
 
 def test_a_hostile_publisher_is_logged_and_shown_never_trusted(tmp_path: Path) -> None:
-    import paho.mqtt.client as mqtt
-
     broker = Broker(tmp_path / "broker").start()
     hall = follow(tmp_path / "hall", broker, tables={"t1", "t2"})
     rt = table(tmp_path, broker, "t1", seed=3)
-    hostile = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="hostile")
-    hostile.connect("127.0.0.1", broker.port)
-    hostile.loop_start()
+    hostile = raw_client(broker, "hostile")
     try:
         rng = random.Random(6)
         for _ in range(4):

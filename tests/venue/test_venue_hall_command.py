@@ -6,11 +6,10 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
-import urllib.request
 from html import unescape
 from pathlib import Path
 
-from tests.support.venue import Broker, free_port, wait_until
+from tests.support.venue import Broker, free_port, page_text, wait_until
 
 
 def hall(*args: str) -> list[str]:
@@ -38,22 +37,17 @@ def test_the_hall_serves_its_page_and_csv_and_stops_on_sigterm(tmp_path: Path) -
              "127.0.0.1"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
 
-    def page(path: str) -> str | None:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=2) as answer:
-                return str(answer.read().decode())
-        except OSError:
-            return None
-
     try:
-        html = wait_until(lambda: page("/"), 30, "the hall's page")
+        html = wait_until(lambda: page_text(port, "/"), 30, "the hall's page")
         assert "The venue" in html and "Standings across the tables" in html
-        assert "Le lieu" in (page("/?lang=fr") or "")
-        assert (page("/results.csv") or "").startswith("table,game,started,player,points,rank,winner")
-        league = page("/league") or ""
+        assert "Le lieu" in (page_text(port, "/?lang=fr") or "")
+        assert (page_text(port, "/results.csv") or "").startswith(
+            "table,game,started,player,points,rank,winner"
+        )
+        league = page_text(port, "/league") or ""
         assert "The venue's league" in unescape(league) and "/league/login" in league, "the host's login"
         assert (tmp_path / "hall" / "pin").read_text().strip().isdigit(), "a PIN drawn and kept"
-        assert (page("/league.csv") or "").startswith("season,place,name")
+        assert (page_text(port, "/league.csv") or "").startswith("season,place,name")
     finally:
         proc.send_signal(signal.SIGTERM)
         _out, err = proc.communicate(timeout=20)

@@ -11,12 +11,10 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-import paho.mqtt.client as mqtt
-
 from companion.venue.hall_web import PAGE_FINISHED, create_hall_app, hall_server
 from tests.support.browser import ARGS, chromium, playwright, watched_page
 from tests.support.hall_feed import GameTemplate
-from tests.support.venue import Broker, follow, free_port, wait_until
+from tests.support.venue import Broker, follow, free_port, raw_client, wait_until
 
 playwright()
 GAMES = PAGE_FINISHED + 5
@@ -26,9 +24,7 @@ def test_the_hall_page_fits_a_phone_and_says_where_each_table_is(tmp_path: Path)
     broker = Broker(tmp_path / "broker").start()
     hall = follow(tmp_path / "hall", broker)
     template = GameTemplate(tmp_path / "template", ["Annabelle-Marguerite", "Bartholomew", "Cy"], seed=7)
-    sender = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="tables")
-    sender.connect("127.0.0.1", broker.port)
-    sender.loop_start()
+    sender = raw_client(broker, "tables")
     server = hall_server(create_hall_app(hall), "127.0.0.1", free_port())
     threading.Thread(target=server.run, daemon=True).start()
     try:

@@ -8,26 +8,14 @@ import shutil
 import signal
 import subprocess
 import sys
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from tests.support.venue import Broker, free_port, wait_until
+from tests.project.test_install_pi import UNITS, directives
+from tests.support.venue import Broker, free_port, page_text, wait_until
 
-UNITS = Path(__file__).resolve().parents[2] / "systemd"
 HALL = UNITS / "trekking-hall.service"
-
-
-def directives(path: Path) -> dict[str, list[str]]:
-    found: dict[str, list[str]] = {}
-    text = path.read_text().replace("\\\n", " ")
-    for raw in text.splitlines():
-        line = raw.strip()
-        if line and not line.startswith(("#", "[")):
-            key, _, value = line.partition("=")
-            found.setdefault(key, []).append(value)
-    return found
 
 
 def test_the_hall_unit_is_hardened_like_the_table_s() -> None:
@@ -72,16 +60,8 @@ def test_the_unit_s_command_follows_a_real_broker_and_serves_the_page(tmp_path: 
     assert command[0] == "/opt/trekking-companion/.venv/bin/companion"
     proc = subprocess.Popen([sys.executable, "-m", "companion", *command[1:], "--host", "127.0.0.1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
-
-    def page() -> str | None:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as answer:
-                return str(answer.read().decode())
-        except OSError:
-            return None
-
     try:
-        assert "The venue" in wait_until(page, 30, "the hall's page")
+        assert "The venue" in wait_until(lambda: page_text(port), 30, "the hall's page")
         assert (tmp_path / "hall" / "pin").exists()
     finally:
         proc.send_signal(signal.SIGTERM)

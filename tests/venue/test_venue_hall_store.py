@@ -11,32 +11,34 @@ import random
 import sqlite3
 from pathlib import Path
 
+from companion.run.runtime import Runtime
 from companion.table.stream import Committed, GameStarted, StreamItem
 from companion.venue.hall import Hall
 from companion.venue.topics import encode, setup_message
 from tests.support.tables import make_runtime, play_turn
 
 
-def messages(items: list[StreamItem]) -> list[tuple[str, bytes]]:
+def played(tmp_path: Path, seed: int) -> tuple[Runtime, list[tuple[str, bytes]]]:
+    """A table that played a whole game, and its setup and events as the hall would receive them."""
+    rt = make_runtime(tmp_path / "table")
+    heard: list[StreamItem] = []
+    subscription = rt.session.subscribe(heard.append, after=(0, 0))
+    rng = random.Random(seed)
+    while rt.table.expect() is not None:
+        play_turn(rt, rng)
+    assert subscription.wait_idle(30)
     out = []
-    for item in items:
+    for item in heard:
         if isinstance(item, GameStarted):
             out.append((f"trekking/{item.table}/games/{item.game}/setup", encode(setup_message(item))))
         elif isinstance(item, Committed):
             out.append((f"trekking/{item.table}/games/{item.game}/events", encode(item.to_json())))
-    return out
+    return rt, out
 
 
 def test_an_event_the_store_kept_but_the_index_lost_is_checked_not_stored_twice(tmp_path: Path) -> None:
-    rt = make_runtime(tmp_path / "table")
-    heard: list[StreamItem] = []
-    subscription = rt.session.subscribe(heard.append, after=(0, 0))
-    rng = random.Random(3)
-    while rt.table.expect() is not None:
-        play_turn(rt, rng)
-    assert subscription.wait_idle(30)
+    rt, sent = played(tmp_path, seed=3)
     game = rt.table.game_id
-    sent = messages(heard)
     half = len(sent) // 2
     hall = Hall(tmp_path / "hall", log=lambda _: None)
     for topic, payload in sent[:half]:
@@ -56,14 +58,7 @@ def test_an_event_the_store_kept_but_the_index_lost_is_checked_not_stored_twice(
 
 
 def test_a_game_whose_index_row_was_lost_is_rebuilt_from_its_store_when_told_again(tmp_path: Path) -> None:
-    rt = make_runtime(tmp_path / "table")
-    heard: list[StreamItem] = []
-    subscription = rt.session.subscribe(heard.append, after=(0, 0))
-    rng = random.Random(5)
-    while rt.table.expect() is not None:
-        play_turn(rt, rng)
-    assert subscription.wait_idle(30)
-    sent = messages(heard)
+    rt, sent = played(tmp_path, seed=5)
     hall = Hall(tmp_path / "hall", log=lambda _: None)
     for topic, payload in sent[: len(sent) // 2]:
         hall.handle(topic, payload)

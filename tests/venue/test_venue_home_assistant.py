@@ -15,7 +15,7 @@ from pathlib import Path
 
 from companion.util.config import Config, TableSettings, VenueSettings
 from tests.support.tables import FAST_BUTTONS, make_runtime
-from tests.support.venue import Broker, Collector, wait_until
+from tests.support.venue import Broker, Collector, stop_all, wait_until
 
 ID = re.compile(r"\A[A-Za-z0-9_-]+\Z")
 
@@ -93,11 +93,7 @@ def test_with_tag_scans_each_tap_is_a_home_assistant_tag_scan(tmp_path: Path) ->
         hall.handle("trekking/t1/tag", b"04:A2:19:6B")  # the hall follows trekking/#: no problem
         assert not hall.problems
     finally:
-        rt.stop()
-        hall.stop()
-        discovery.close()
-        taps.close()
-        broker.stop()
+        stop_all(rt, hall, discovery, taps, broker)
 
 
 def test_without_tag_scans_no_tap_is_sent(tmp_path: Path) -> None:

@@ -11,19 +11,10 @@ import random
 import signal
 from pathlib import Path
 
-import paho.mqtt.client as mqtt
-
 from tests.support.tables import play_turn
-from tests.support.venue import Broker, follow, hall_has_all, table, wait_until
+from tests.support.venue import Broker, follow, hall_has_all, raw_client, stop_all, table, wait_until
 
 NESTED = b"[" * 1000 + b"]" * 1000  # 2 KB: past the depth at which json.loads raises RecursionError
-
-
-def hostile(broker: Broker) -> mqtt.Client:
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="hostile")
-    client.connect("127.0.0.1", broker.port)
-    client.loop_start()
-    return client
 
 
 def test_nested_json_kills_no_thread_of_the_table_or_the_hall(tmp_path: Path) -> None:
@@ -32,7 +23,7 @@ def test_nested_json_kills_no_thread_of_the_table_or_the_hall(tmp_path: Path) ->
     rt = table(tmp_path, broker, "t1", seed=5)
     lines: list[str] = []
     rt.venue.log = lines.append
-    rogue = hostile(broker)
+    rogue = raw_client(broker, "hostile")
     try:
         wait_until(lambda: rt.venue_status()["reachable"], 30, "the table connected")
         game = rt.table.game_id
@@ -50,10 +41,7 @@ def test_nested_json_kills_no_thread_of_the_table_or_the_hall(tmp_path: Path) ->
         assert "hall_bad_message" in codes and "hall_failed" not in codes, codes
         assert not any("RecursionError" in line for line in lines), lines
     finally:
-        rogue.loop_stop()
-        rt.stop()
-        hall.stop()
-        broker.stop()
+        stop_all(rogue, rt, hall, broker)
 
 
 def test_a_table_whose_broker_stopped_answering_says_its_link_is_dead(tmp_path: Path) -> None:

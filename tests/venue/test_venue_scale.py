@@ -17,30 +17,29 @@ import threading
 import urllib.request
 from pathlib import Path
 
-import paho.mqtt.client as mqtt
-
 from companion.venue.hall import HOT_GAMES
 from companion.venue.hall_web import create_hall_app, hall_server
 from tests.support.hall_feed import GameTemplate, open_under
 from tests.support.tables import play_turn
-from tests.support.venue import Broker, follow, free_port, hall_has_all, retained, table, wait_until
+from tests.support.venue import (
+    Broker,
+    follow,
+    free_port,
+    hall_has_all,
+    raw_client,
+    retained,
+    table,
+    wait_until,
+)
 
 TABLES, GAMES_EACH, WHOLE = 10, 30, 4
-
-
-def publisher(broker: Broker, name: str) -> mqtt.Client:
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=name)
-    client.max_queued_messages_set(0)
-    client.connect("127.0.0.1", broker.port)
-    client.loop_start()
-    return client
 
 
 def test_a_hall_following_300_games_keeps_a_bounded_number_of_stores_open(tmp_path: Path) -> None:
     broker = Broker(tmp_path / "broker").start()
     hall = follow(tmp_path / "hall", broker)
     template = GameTemplate(tmp_path / "template", ["Ann", "Ben", "Cy"], seed=7)
-    sender = publisher(broker, "tables")
+    sender = raw_client(broker, "tables", queued=False)
     try:
         expected = 0
         last = None

@@ -17,35 +17,21 @@ import sys
 from html import escape
 from pathlib import Path
 
-import paho.mqtt.client as mqtt
-
 from companion.util.config import Config, TableSettings, VenueSettings
 from companion.venue.hall import Hall
 from companion.venue.topics import signature
 from tests.support.hall_feed import GameTemplate
 from tests.support.tables import FAST_BUTTONS, make_runtime
-from tests.support.venue import Broker, Collector, follow, hall_has_all, play_all, wait_until
+from tests.support.venue import Broker, Collector, enrolled_t1, follow, hall_has_all, play_all, wait_until
 
 
 def test_only_what_an_enrolled_table_signed_reaches_the_league(tmp_path: Path) -> None:
-    broker = Broker(tmp_path / "broker").start()
-    command = ["hall", "--broker", broker.url, "--data-dir", str(tmp_path / "hall"), "--enrol", "t1"]
+    command = ["hall", "--broker", "mqtt://127.0.0.1", "--data-dir", str(tmp_path / "hall"), "--enrol", "t1"]
     enrolled = subprocess.run([sys.executable, "-m", "companion", *command], capture_output=True, text=True)
     assert enrolled.returncode == 0, enrolled.stderr
     key = re.findall(r"[0-9a-f]{64}", enrolled.stdout)[-1]
-    key_file = tmp_path / "t1.key"
-    key_file.write_text(key + "\n")
-    hall = follow(tmp_path / "hall", broker)
-    wire = Collector(broker)
-    venue = VenueSettings(broker=broker.url, table="t1", key_file=str(key_file))
-    config = Config(table=TableSettings(turn="quick"), buttons=FAST_BUTTONS, venue=venue)
-    rt = make_runtime(tmp_path / "t1", "Ann,Ben", seed=61, config=config)
-    rogue = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="rogue")
-    rogue.connect("127.0.0.1", broker.port)
-    rogue.loop_start()
-    try:
-        rt.venue.start()
-        wait_until(lambda: rt.venue_status()["reachable"], 30, "the table connected")
+    with enrolled_t1(tmp_path, seed=61, rogue="rogue", key=key) as scene:
+        hall, wire, rt, rogue = scene.hall, scene.wire, scene.rt, scene.rogue
         play_all([rt], None, seed=1)
         assert rt.venue.wait_delivered(30)
         wait_until(lambda: hall_has_all(hall, [rt]), 60, "the hall to store the signed game")
@@ -80,12 +66,6 @@ def test_only_what_an_enrolled_table_signed_reaches_the_league(tmp_path: Path) -
         codes = {p["code"] for p in hall.view()["problems"]}
         assert {"hall_not_enrolled", "hall_unsigned"} <= codes
         assert hall.record("t1", 1) == rt.store.export(1)
-    finally:
-        rogue.loop_stop()
-        wire.close()
-        rt.stop()
-        hall.stop()
-        broker.stop()
 
 
 def _setups_after_cleared(wire: Collector) -> int:
@@ -104,24 +84,11 @@ def test_a_rogue_cannot_speak_for_an_enrolled_table_live_results_or_acknowledgem
     hall's acknowledgements (asking t1 for its game again: unsigned, with its own key, and the
     hall's own ask told again): the hall shows t1's own line (the forged one said as such), the
     game stays t1's and rated, and t1 sends nothing again."""
-    from companion.venue.enrolment import enrol
     from companion.venue.hall_web import render
 
-    broker = Broker(tmp_path / "broker").start()
-    key_file = tmp_path / "t1.key"
-    key_file.write_text(enrol(tmp_path / "hall", "t1") + "\n")
-    hall = follow(tmp_path / "hall", broker)
-    wire = Collector(broker)
-    venue = VenueSettings(broker=broker.url, table="t1", key_file=str(key_file))
-    config = Config(table=TableSettings(turn="quick"), buttons=FAST_BUTTONS, venue=venue)
-    rt = make_runtime(tmp_path / "t1", "Ann,Ben", seed=62, config=config)
-    rogue = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="rogue-live")
-    rogue.connect("127.0.0.1", broker.port)
-    rogue.loop_start()
     own_key = bytes(32)
-    try:
-        rt.venue.start()
-        wait_until(lambda: rt.venue_status()["reachable"], 30, "the table connected")
+    with enrolled_t1(tmp_path, seed=62, rogue="rogue-live") as scene:
+        hall, wire, rt, rogue = scene.hall, scene.wire, scene.rt, scene.rogue
         play_all([rt], 3, seed=2)
         assert rt.venue.wait_delivered(30)
         wait_until(lambda: hall_has_all(hall, [rt]), 60, "the hall to store t1's moves")
@@ -194,12 +161,6 @@ def test_a_rogue_cannot_speak_for_an_enrolled_table_live_results_or_acknowledgem
                 "the forged advice would keep it out of the ratings"
             )
         assert {p.name for g in hall.league_games() for p in g.past.players} == {"Ann", "Ben"}
-    finally:
-        rogue.loop_stop()
-        wire.close()
-        rt.stop()
-        hall.stop()
-        broker.stop()
 
 
 def test_a_host_enrols_a_table_from_the_hall_page_and_the_table_takes_its_key(tmp_path: Path) -> None:
@@ -262,19 +223,6 @@ def test_a_restarted_hall_does_not_show_an_older_line_a_rogue_put_back(tmp_path:
     """While the hall is stopped, a rogue puts t1's own older signed line back as the retained
     state; the hall, started again, reads it first: it keeps where t1's line stood (its index)
     and shows nothing rather than the older line, then t1's next move."""
-    from companion.venue.enrolment import enrol
-
-    broker = Broker(tmp_path / "broker").start()
-    key_file = tmp_path / "t1.key"
-    key_file.write_text(enrol(tmp_path / "hall", "t1") + "\n")
-    hall = follow(tmp_path / "hall", broker)
-    wire = Collector(broker)
-    venue = VenueSettings(broker=broker.url, table="t1", key_file=str(key_file))
-    config = Config(table=TableSettings(turn="quick"), buttons=FAST_BUTTONS, venue=venue)
-    rt = make_runtime(tmp_path / "t1", "Ann,Ben", seed=64, config=config)
-    rogue = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="rogue-back")
-    rogue.connect("127.0.0.1", broker.port)
-    rogue.loop_start()
 
     def row(of: Hall) -> dict[str, object]:
         return next(t for t in of.view()["tables"] if t["table"] == "t1")
@@ -282,9 +230,8 @@ def test_a_restarted_hall_does_not_show_an_older_line_a_rogue_put_back(tmp_path:
     def totals() -> list[object]:
         return [p["total"] for p in rt.table.state_json()["players"]]
 
-    try:
-        rt.venue.start()
-        wait_until(lambda: rt.venue_status()["reachable"], 30, "the table connected")
+    with enrolled_t1(tmp_path, seed=64, rogue="rogue-back") as scene:
+        hall, wire, rt, rogue = scene.hall, scene.wire, scene.rt, scene.rogue
         play_all([rt], 3, seed=6)
         assert rt.venue.wait_delivered(30)
         wait_until(
@@ -297,19 +244,13 @@ def test_a_restarted_hall_does_not_show_an_older_line_a_rogue_put_back(tmp_path:
         )
         hall.stop()
         rogue.publish("trekking/t1/state", old, qos=1, retain=True).wait_for_publish(30)
-        hall = follow(tmp_path / "hall", broker)
+        hall = scene.hall = follow(tmp_path / "hall", scene.broker)
         wait_until(lambda: row(hall)["players"] or hall.view()["problems"], 60, "the hall to read the line")
         assert row(hall)["players"] == [], "t1's older line, put back, is not shown"
         assert {p["code"] for p in hall.view()["problems"]} == {"hall_stale_state"}  # queued, and retained
         play_all([rt], 1, seed=7)
         assert rt.venue.wait_delivered(30)
         wait_until(lambda: [p["total"] for p in row(hall)["players"]] == totals(), 60, "t1's next line")
-    finally:
-        rogue.loop_stop()
-        wire.close()
-        rt.stop()
-        hall.stop()
-        broker.stop()
 
 
 def _shown_totals(hall: Hall, table: str) -> list[int]:

@@ -26,16 +26,10 @@ from companion.table.game_setup import new_game
 from companion.util.config import ButtonSettings, Config, ConfigError, TableSettings, parse_config
 from companion.web.app import create_app
 from tests.support.pin_reader import read_pin
-from tests.support.tables import api_app, client_from, make_runtime
+from tests.support.tables import client_from, make_runtime
 
 PIN = {"X-Table-Pin": "2468"}
 GUESSES = TABLE_GUESSES_PER_HOUR
-
-
-@pytest.fixture
-def env(tmp_path: Path) -> Any:
-    with api_app(tmp_path, heartbeat=0.05, hostname="trekpi") as pair:
-        yield pair
 
 
 client = client_from
@@ -44,9 +38,9 @@ client = client_from
 # --- PIN guessing -----------------------------------------------------------------------------
 
 
-def test_guessing_from_many_addresses_locks_the_whole_table(env: Any) -> None:
+def test_guessing_from_many_addresses_locks_the_whole_table(host_app: Any) -> None:
     """The audit guessed from 1,000 loopback addresses; the table as a whole now says stop."""
-    app, _ = env
+    app, _ = host_app
     codes = [
         client(app, f"10.0.{n // 250}.{n % 250 + 1}").post("/api/login", json={"pin": f"{n:04d}"}).status_code
         for n in range(GUESSES + 5)
@@ -60,10 +54,10 @@ def test_guessing_from_many_addresses_locks_the_whole_table(env: Any) -> None:
     assert fresh.post("/api/undo", headers=PIN).status_code == 429
 
 
-def test_concurrent_guesses_never_pass_the_table_limit(env: Any) -> None:
+def test_concurrent_guesses_never_pass_the_table_limit(host_app: Any) -> None:
     """waitress serves with many threads: guesses arriving together, each from its own address,
     are counted one by one, so no more than the limit are ever checked."""
-    app, rt = env
+    app, rt = host_app
     threads = 8 * GUESSES
     clients = [client(app, f"10.5.{n // 250}.{n % 250 + 1}") for n in range(threads)]
     start = threading.Barrier(threads)
@@ -89,8 +83,8 @@ def test_concurrent_guesses_never_pass_the_table_limit(env: Any) -> None:
     assert client(app, "10.9.9.9").post("/api/login", json={"pin": "2468"}).status_code == 200
 
 
-def test_a_logged_in_host_keeps_working_through_a_lockout(env: Any) -> None:
-    app, _ = env
+def test_a_logged_in_host_keeps_working_through_a_lockout(host_app: Any) -> None:
+    app, _ = host_app
     host = client(app, "10.1.1.1")
     token = host.post("/api/login", json={"pin": "2468"}).get_json()["csrf"]
     for n in range(GUESSES):
@@ -233,8 +227,8 @@ def test_one_pin_rule_for_the_config_and_the_command_line(tmp_path: Path, capsys
 # --- sessions ------------------------------------------------------------------------------------
 
 
-def test_logout_revokes_a_copied_session_cookie(env: Any) -> None:
-    app, _ = env
+def test_logout_revokes_a_copied_session_cookie(host_app: Any) -> None:
+    app, _ = host_app
     host = client(app)
     token = host.post("/api/login", json={"pin": "2468"}).get_json()["csrf"]
     cookie = host.get_cookie("session")
@@ -247,8 +241,8 @@ def test_logout_revokes_a_copied_session_cookie(env: Any) -> None:
     assert stolen.status_code == 401 and "log in" in stolen.get_json()["error"]
 
 
-def test_sessions_expire_on_the_server(env: Any) -> None:
-    app, rt = env
+def test_sessions_expire_on_the_server(host_app: Any) -> None:
+    app, rt = host_app
     host = client(app)
     token = host.post("/api/login", json={"pin": "2468"}).get_json()["csrf"]
     rt.access.sessions.clock = lambda: time.monotonic() + 13 * 3600
@@ -259,8 +253,8 @@ def test_sessions_expire_on_the_server(env: Any) -> None:
 # --- the Host header -----------------------------------------------------------------------------
 
 
-def test_controls_answer_only_under_this_machines_names(env: Any) -> None:
-    app, _ = env
+def test_controls_answer_only_under_this_machines_names(host_app: Any) -> None:
+    app, _ = host_app
     http = client(app)
     for host in ("attacker.example", "trekpi.attacker.example", "localhost.evil"):
         response = http.post("/api/login", json={"pin": "2468"}, headers={"Host": host})
@@ -273,8 +267,8 @@ def test_controls_answer_only_under_this_machines_names(env: Any) -> None:
     )
 
 
-def test_a_huge_host_header_gets_the_qr_code_of_our_own_address(env: Any) -> None:
-    app, _ = env
+def test_a_huge_host_header_gets_the_qr_code_of_our_own_address(host_app: Any) -> None:
+    app, _ = host_app
     http = client(app)
     response = http.get("/api/qr.svg", headers={"Host": "a." * 1200})
     assert response.status_code == 200 and b"<svg" in response.data
@@ -292,8 +286,8 @@ def test_host_names() -> None:
 # --- colours and names ---------------------------------------------------------------------------
 
 
-def test_colours_are_checked_at_every_entry(env: Any, tmp_path: Path, capsys: Any) -> None:
-    app, _ = env
+def test_colours_are_checked_at_every_entry(host_app: Any, tmp_path: Path, capsys: Any) -> None:
+    app, _ = host_app
     http = client(app)
     for colours in (["#zzzzzz", "#000000"], ["#0072B2\n", "#000000"], ["#12345", "#000000"]):
         response = http.post(
@@ -340,8 +334,8 @@ def test_a_stored_bad_colour_never_turns_a_tap_into_a_500(tmp_path: Path) -> Non
         rt.stop()
 
 
-def test_names_are_bounded_and_cleaned(env: Any, tmp_path: Path) -> None:
-    app, _ = env
+def test_names_are_bounded_and_cleaned(host_app: Any, tmp_path: Path) -> None:
+    app, _ = host_app
     http = client(app)
     long = http.post("/api/game/new", json={"players": ["A" * 25, "Ben"]}, headers=PIN)
     assert long.status_code == 400 and "24 characters" in long.get_json()["error"]
@@ -486,6 +480,15 @@ def test_an_empty_or_short_session_key_is_replaced_at_start(tmp_path: Path, kept
     assert _runtime(tmp_path).secret_key == key.read_bytes(), "kept once whole"
 
 
+def _restarted(tmp_path: Path, cookie: Any) -> tuple[Any, Any]:
+    """The table started again on the same files (as a new process would), and a phone that
+    kept the session ``cookie``."""
+    rt = _runtime(tmp_path)
+    phone = client(create_app(rt))
+    phone.set_cookie("session", cookie.value)
+    return rt, phone
+
+
 def _logged_in_then_stopped(tmp_path: Path) -> tuple[str, Any]:
     """A host logs in on a table that then stops: the login's CSRF token and session cookie."""
     rt = _runtime(tmp_path)
@@ -504,18 +507,14 @@ def test_a_host_stays_logged_in_across_a_restart_until_logout(tmp_path: Path) ->
     assert stat.S_IMODE(kept.stat().st_mode) == 0o600
     assert csrf in kept.read_text() and "sid" not in kept.read_text()
 
-    rt = _runtime(tmp_path)  # the restart: a new process would read the same files
-    again = client(create_app(rt))
-    again.set_cookie("session", cookie.value)
+    rt, again = _restarted(tmp_path, cookie)
     assert again.get("/api/session").get_json() == {**again.get("/api/session").get_json(), "host": True}
     assert again.get("/api/session").get_json()["csrf"] == csrf
     assert again.post("/api/undo", headers={"X-CSRF-Token": csrf}).status_code == 200
     assert again.post("/api/logout", headers={"X-CSRF-Token": csrf}).status_code == 200
     rt.stop()
 
-    rt = _runtime(tmp_path)
-    after = client(create_app(rt))
-    after.set_cookie("session", cookie.value)
+    rt, after = _restarted(tmp_path, cookie)
     assert after.post("/api/undo", headers={"X-CSRF-Token": csrf}).status_code == 401, "logout ends it"
     rt.stop()
 
@@ -536,9 +535,7 @@ def test_a_kept_session_still_ends_on_time_or_with_a_new_pin(tmp_path: Path) -> 
     ended = json.loads(saved)
     ended["sessions"][0]["until"] = time.time() - 1  # its 12 hours passed while the companion was off
     kept.write_text(json.dumps(ended))
-    rt = _runtime(tmp_path)
-    late = client(create_app(rt))
-    late.set_cookie("session", cookie.value)
+    rt, late = _restarted(tmp_path, cookie)
     assert late.post("/api/undo", headers={"X-CSRF-Token": csrf}).status_code == 401
     rt.stop()
 
@@ -636,21 +633,19 @@ def test_a_logout_the_full_disk_cannot_keep_is_refused_and_the_session_stays(
     again.set_cookie("session", cookie.value)
     assert again.post("/api/logout", headers={"X-CSRF-Token": csrf}).status_code == 200
     rt.stop()
-    rt = _runtime(tmp_path)
-    after = client(create_app(rt))
-    after.set_cookie("session", cookie.value)
+    rt, after = _restarted(tmp_path, cookie)
     assert after.post("/api/undo", headers={"X-CSRF-Token": csrf}).status_code == 401, "ended for good"
     rt.stop()
 
 
 def test_a_wall_clock_stepped_back_keeps_the_host_logged_in(
-    env: Any, monkeypatch: pytest.MonkeyPatch
+    host_app: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 21 item 8: the cookie's signature was dated on the wall clock and one "from the
     future" refused, so a clock stepped back 5 s logged the host out until it caught up."""
     import itsdangerous.timed
 
-    app, _ = env
+    app, _ = host_app
     host = client(app)
     csrf = host.post("/api/login", json={"pin": "2468"}).get_json()["csrf"]
     real = time.time

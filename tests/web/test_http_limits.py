@@ -47,6 +47,17 @@ def connect(port: int, address: str = "127.0.0.1", timeout: float = 10) -> socke
     return sock
 
 
+def login_headers(port: int, framing: bytes) -> socket.socket:
+    """A connection that has sent a login's headers, ``framing`` the body's length, and no body yet."""
+    sock = connect(port)
+    sock.sendall(
+        b"POST /api/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        + framing
+        + b"\r\n\r\n"
+    )
+    return sock
+
+
 def status_of(sock: socket.socket) -> int:
     head = b""
     while b"\r\n" not in head:
@@ -89,22 +100,14 @@ def closed_by_server(sock: socket.socket, within: float) -> bool:
 def test_an_oversized_body_is_refused_from_its_headers(serve: Any) -> None:
     """The audit held 1.2 GB of disk with three unfinished 400 MB bodies and no PIN."""
     port, _ = serve()
-    sock = connect(port)
-    sock.sendall(
-        b"POST /api/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-        b"Content-Length: 400000000\r\n\r\n"
-    )
+    sock = login_headers(port, b"Content-Length: 400000000")
     assert status_of(sock) == 413, "answered before a single byte of the body was sent"
     sock.close()
 
 
 def test_a_chunked_body_is_cut_off_at_the_limit(serve: Any) -> None:
     port, _ = serve()
-    sock = connect(port)
-    sock.sendall(
-        b"POST /api/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-        b"Transfer-Encoding: chunked\r\n\r\n"
-    )
+    sock = login_headers(port, b"Transfer-Encoding: chunked")
     chunk = b"4000\r\n" + b" " * 0x4000 + b"\r\n"
     for _ in range(8):  # 128 KiB, never finished
         try:

@@ -9,7 +9,6 @@ import contextlib
 import http.client
 import socket
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -23,17 +22,9 @@ from companion.web import http_server
 from companion.web.live_streams import BACKLOG, LAST_CHUNK, Broadcaster, Page, SseMessages, chunk
 from tests.support.daemon import free_port
 from tests.support.tables import FAST_BUTTONS, make_runtime
+from tests.support.wire import wait_for
 
 PAGES = 5
-
-
-def until(condition: Callable[[], bool], seconds: float = 10.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
 
 
 def writers(before: set[threading.Thread]) -> list[threading.Thread]:
@@ -78,7 +69,7 @@ def test_one_writer_sends_every_page_each_change_and_heartbeats_then_stops(tmp_p
             head = read_until(page, b"event: state", b"")
             assert b"Transfer-Encoding: chunked" in head
             pages.append((page, head))
-        assert until(lambda: len(writers(before)) == 1), "one writer for every page"
+        assert wait_for(lambda: len(writers(before)) == 1), "one writer for every page"
         version = rt.table.version
         rt.tap(rt.table.expect()["choices"][0])
         assert rt.table.version != version
@@ -95,7 +86,7 @@ def test_one_writer_sends_every_page_each_change_and_heartbeats_then_stops(tmp_p
         for page, _ in pages:
             page.close()
         rt.stop()
-    assert until(lambda: not writers(before)), "the writer stops with the last page"
+    assert wait_for(lambda: not writers(before)), "the writer stops with the last page"
     server.close()
 
 
@@ -124,8 +115,8 @@ def test_a_page_handed_over_frees_its_thread_and_leaves_waitress_event_loop(serv
     pages = [open_page(port, f"127.0.2.{k + 1}")[0] for k in range(PAGES)]
     try:
         # each page held a server thread and was walked on every pass of the event loop
-        assert until(lambda: server.task_dispatcher.active_count == 0), "no thread holds a page"
-        assert until(lambda: len(server._map) == loop_before), "the event loop no longer holds the pages"
+        assert wait_for(lambda: server.task_dispatcher.active_count == 0), "no thread holds a page"
+        assert wait_for(lambda: len(server._map) == loop_before), "the event loop no longer holds the pages"
         assert len(server.handed_over.open) == PAGES
         # the threads answer everything else, and the pages still get every change
         status = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
@@ -156,7 +147,7 @@ def test_a_page_that_leaves_frees_its_socket_slot_and_the_threads(served: Any, m
     (broadcaster,) = made
     pages = [open_page(port, f"127.0.2.{k + 1}")[0] for k in range(PAGES)]
     # a page is counted as handed over a moment before the broadcaster holds it
-    assert until(lambda: len(server.handed_over.open) == PAGES and len(broadcaster.pages) == PAGES)
+    assert wait_for(lambda: len(server.handed_over.open) == PAGES and len(broadcaster.pages) == PAGES)
     held = list(broadcaster.pages.values())  # each page's end in the server
     selector, threads = broadcaster.selector, [broadcaster.thread, broadcaster.watcher]
     assert len(held) == PAGES and all(page.sock.fileno() != -1 for page in held)
@@ -164,9 +155,9 @@ def test_a_page_that_leaves_frees_its_socket_slot_and_the_threads(served: Any, m
     assert all(thread is not None and thread.is_alive() for thread in threads)
     for page in pages:
         page.close()
-    assert until(lambda: all(page.sock.fileno() == -1 for page in held)), "every page's socket closed"
-    assert until(lambda: selector.get_map() is None), "the broadcaster's selector closed"
-    assert until(lambda: not any(thread and thread.is_alive() for thread in threads)), (
+    assert wait_for(lambda: all(page.sock.fileno() == -1 for page in held)), "every page's socket closed"
+    assert wait_for(lambda: selector.get_map() is None), "the broadcaster's selector closed"
+    assert wait_for(lambda: not any(thread and thread.is_alive() for thread in threads)), (
         "the broadcaster's threads stop with the last page"
     )
     assert stopped(broadcaster) and broadcaster.pages == {} and broadcaster.selector is None
@@ -180,7 +171,7 @@ def test_a_page_handed_over_keeps_its_slot_and_counts_against_its_address(
     server, _, port = served(Config(table=TableSettings(live_pages_per_address=2), buttons=FAST_BUTTONS))
     pages = [open_page(port, "127.0.2.1")[0] for _ in range(2)]
     try:
-        assert until(lambda: len(server.handed_over.open) == 2)
+        assert wait_for(lambda: len(server.handed_over.open) == 2)
         third = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=("127.0.2.1", 0))
         third.request("GET", "/api/events")
         assert third.getresponse().status == 503, "the pages handed over still hold their slots"
@@ -201,7 +192,7 @@ def test_a_page_handed_over_keeps_its_slot_and_counts_against_its_address(
 def test_closing_the_server_ends_each_page_response(served: Any) -> None:
     server, _, port = served()
     page, received = open_page(port, "127.0.2.1")
-    assert until(lambda: len(server.handed_over.open) == 1)
+    assert wait_for(lambda: len(server.handed_over.open) == 1)
     server.close()
     while not received.endswith(LAST_CHUNK):  # waitress's end of a chunked response, then the close
         data = page.recv(65536)
@@ -279,7 +270,7 @@ def test_the_broadcaster_closes_a_page_as_soon_as_it_goes_away() -> None:
     assert not closed.wait(0.2), "it is held while its page is there"
     theirs.close()  # the page went away
     assert closed.wait(10.0) and page.closed and ours.fileno() == -1
-    assert until(lambda: broadcaster.thread is None and broadcaster.watcher is None)
+    assert wait_for(lambda: broadcaster.thread is None and broadcaster.watcher is None)
     assert broadcaster.selector is None, "the selector is closed with the last page"
 
 
@@ -291,10 +282,10 @@ def test_a_page_that_takes_nothing_is_closed_after_send_seconds(monkeypatch: Any
     theirs.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     closed = threading.Event()
     page = broadcaster.add(ours, "", on_close=closed.set)
-    assert until(lambda: bool(page.pending) or closed.is_set()), "the page's output waits"
+    assert wait_for(lambda: bool(page.pending) or closed.is_set()), "the page's output waits"
     assert closed.wait(10.0), "the page that never reads is closed"
     theirs.close()
-    assert until(lambda: broadcaster.thread is None and broadcaster.watcher is None)
+    assert wait_for(lambda: broadcaster.thread is None and broadcaster.watcher is None)
 
 
 class Leaving:
@@ -393,7 +384,7 @@ def test_each_address_s_count_follows_every_connection_opened_answered_handed_ov
             expected: dict[str, int] = {}
             for address, _ in held:
                 expected[address] = expected.get(address, 0) + 1
-            assert until(lambda wanted=expected: recount(server) == wanted), (recount(server), expected)  # type: ignore[misc]
+            assert wait_for(lambda wanted=expected: recount(server) == wanted), (recount(server), expected)  # type: ignore[misc]
             assert server.handed_over.by_address == expected
         # fill one address to its limit: the next connection is refused, then served once one left
         full = "127.0.3.200"
@@ -405,7 +396,7 @@ def test_each_address_s_count_follows_every_connection_opened_answered_handed_ov
         assert socks[-1].recv(1) == b"", "the address's fifth connection is refused"
         socks.pop().close()
         socks.pop(0).close()
-        assert until(lambda: server.handed_over.by_address.get(full) == 3)
+        assert wait_for(lambda: server.handed_over.by_address.get(full) == 3)
         again = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(full, 0))
         again.sendall(b"GET /api/state HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         assert read_until(again, b"}", b"").startswith(b"HTTP/1.1 200"), "served again"
@@ -415,7 +406,7 @@ def test_each_address_s_count_follows_every_connection_opened_answered_handed_ov
     finally:
         for _, sock in held:
             sock.close()
-    assert until(lambda: server.handed_over.by_address == {}), "every count given back"
+    assert wait_for(lambda: server.handed_over.by_address == {}), "every count given back"
 
 
 def test_pages_that_take_a_change_whole_or_in_part_each_get_every_byte_in_order() -> None:
@@ -446,7 +437,9 @@ def test_pages_that_take_a_change_whole_or_in_part_each_get_every_byte_in_order(
         frames[runtime.version] = chunk(messages.message(runtime, "boot")[2])
         last = frames[runtime.version]
         for k, (_, theirs) in enumerate(pairs):
-            assert until(lambda k=k, theirs=theirs: read_some(k, theirs) or bytes(streams[k]).endswith(last))  # type: ignore[misc]
+            assert wait_for(
+                lambda k=k, theirs=theirs: read_some(k, theirs) or bytes(streams[k]).endswith(last)  # type: ignore[misc]
+            )
             stream, versions = bytes(streams[k]), []
             while stream:  # the stream is whole messages, in version order, none repeated
                 found = [v for v, frame in frames.items() if stream.startswith(frame)]
@@ -457,4 +450,4 @@ def test_pages_that_take_a_change_whole_or_in_part_each_get_every_byte_in_order(
     finally:
         for _, theirs in pairs:
             theirs.close()
-        assert until(lambda: stopped(broadcaster))
+        assert wait_for(lambda: stopped(broadcaster))
