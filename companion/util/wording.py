@@ -14,6 +14,7 @@ import functools
 import importlib.resources
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 LANGUAGES = ("en", "fr")
@@ -41,22 +42,28 @@ def plural_category(lang: str, n: float) -> str:
     return "one" if n == 1 else "other"
 
 
+def chooser(lang: str, params: dict[str, Any]) -> Callable[[re.Match[str]], str]:
+    """The form ``params`` pick in a ``{name|one|other}`` match (`_CHOICE`); a choice of a param
+    not given stays as written, and one of a param that is not a number takes "other"."""
+
+    def choose(match: re.Match[str]) -> str:
+        name, one, other = match.groups()
+        if name not in params:
+            return match.group(0)
+        try:
+            number = float(params[name])
+        except (TypeError, ValueError):
+            return other
+        return one if plural_category(lang, number) == "one" else other
+
+    return choose
+
+
 def fill(lang: str, text: str, params: dict[str, Any]) -> str:
     """``text`` with its plural choices made and its params written; an unknown param stays
     as written (the page does the same), so a missing fact shows rather than vanishes."""
     if "|" in text:  # a choice has two bars: most sentences have none, and skip the search
-
-        def choose(match: re.Match[str]) -> str:
-            name, one, other = match.groups()
-            if name not in params:
-                return match.group(0)
-            try:
-                number = float(params[name])
-            except (TypeError, ValueError):
-                return other
-            return one if plural_category(lang, number) == "one" else other
-
-        text = _CHOICE.sub(choose, text)
+        text = _CHOICE.sub(chooser(lang, params), text)
     pieces = _PARAM.split(text)  # the text between the params, each param's name at odd places
     if len(pieces) == 1:
         return text
