@@ -315,51 +315,41 @@ class EditionLibrary:
         """A new owner's edition: the base's Ancestor, playmat and trek table; no cards or
         itineraries yet unless ``with_cards`` (then a full copy to correct)."""
         with self.editing():  # the name is free when it is written, not only when checked
-            return self._create(name, base, with_cards)
-
-    def _create(self, name: str, base: str, with_cards: bool) -> dict[str, Any]:
-        check_slug(name)
-        if self.exists(name):
-            raise name_taken(name)
-        base_obj = self.raw(base)
-        obj = dict(base_obj)
-        obj["name"] = name
-        obj["title"] = f"{name}: the owner's own box"
-        if not with_cards:
-            obj["cards"], obj["itineraries"] = [], []
-        copied = (*BASE_PARTS, "cards", "itineraries") if with_cards else BASE_PARTS
-        mark_from_base(obj, base, base_obj, copied, shipped=base in shipped_names())
-        self.save(name, obj)
-        return obj
+            check_slug(name)
+            if self.exists(name):
+                raise name_taken(name)
+            base_obj = self.raw(base)
+            obj = dict(base_obj)
+            obj["name"] = name
+            obj["title"] = f"{name}: the owner's own box"
+            if not with_cards:
+                obj["cards"], obj["itineraries"] = [], []
+            copied = (*BASE_PARTS, "cards", "itineraries") if with_cards else BASE_PARTS
+            mark_from_base(obj, base, base_obj, copied, shipped=base in shipped_names())
+            self.save(name, obj)
+            return obj
 
     def delete(self, name: str) -> None:
         with self.editing():
-            self._delete(name)
-
-    def _delete(self, name: str) -> None:
-        path = self._owned_path(name)
-        path.unlink()
-        if self.default() == name:
-            (self.folder / DEFAULT_FILE).unlink(missing_ok=True)
+            self._owned_path(name).unlink()
+            if self.default() == name:
+                (self.folder / DEFAULT_FILE).unlink(missing_ok=True)
 
     def import_text(self, text: str, name: str | None = None) -> str:
         """Import a shared edition file (its text); returns the name it is kept under."""
-        with self.editing():
-            return self._import_text(text, name)
-
-    def _import_text(self, text: str, name: str | None) -> str:
         obj = json_object(text, "import")
         chosen = name or obj.get("name")
         if not isinstance(chosen, str) or SLUG.fullmatch(chosen) is None:
             chosen = "imported"
-        if self.exists(chosen) and name is None:
-            n = 2
-            while self.exists(copy_name(chosen, n)):
-                n += 1
-            chosen = copy_name(chosen, n)
-        elif self.exists(chosen):
-            raise name_taken(chosen)
-        self.save(chosen, obj)
+        with self.editing():  # the name is free when it is written, not only when checked
+            if self.exists(chosen) and name is None:
+                n = 2
+                while self.exists(copy_name(chosen, n)):
+                    n += 1
+                chosen = copy_name(chosen, n)
+            elif self.exists(chosen):
+                raise name_taken(chosen)
+            self.save(chosen, obj)
         return chosen
 
     # --- the table's default ---------------------------------------------------------
