@@ -19,8 +19,7 @@ from typing import Any
 from companion.editions import EditionNotFound, load_named, read_edition_text
 from companion.engine import EditionError
 from companion.engine.words import year_text
-from companion.run.commands import EXIT_USAGE, add_command, fail, open_store
-from companion.util.data_dir import data_dir
+from companion.run.commands import EXIT_USAGE, add_command, data_dir, fail, open_store
 from companion.util.wording import CodedError, say
 
 #: A fault that may pass (the port still in use after `companion.run.serving.BIND_RETRY_SECONDS`, the disk

@@ -1,19 +1,22 @@
 """What the ``companion`` commands share: the one-line failure and its exit status, the options
-several commands take, and the store they open (`companion.run.cli`, `edition_commands`)."""
+several commands take, the data directory and the store they open (`companion.run.cli`,
+`edition_commands`)."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from companion.util.data_dir import data_dir
 
 if TYPE_CHECKING:  # imported where used: `companion --help` need not load SQLite
     from companion.store.log import Store
 
 EXIT_USAGE = 2
+#: ``--data-dir``, else ``COMPANION_DATA_DIR`` (the Pi's wrapper sets it), else this.
+DEFAULT_DATA_DIR = Path(os.environ.get("COMPANION_DATA_DIR", Path.home() / ".local/share/trekking-companion"))
 
 #: The options several commands share (`add_command`), each with its one help text.
 SHARED_OPTIONS: dict[str, dict[str, Any]] = {
@@ -41,6 +44,11 @@ def fail(message: str) -> int:
     """A command's failure: one line on stderr, never a traceback, and exit status 2."""
     print(f"companion: {message}", file=sys.stderr)
     return EXIT_USAGE
+
+
+def data_dir(args: argparse.Namespace) -> Path:
+    """The data directory a command works in: its ``--data-dir``, or `DEFAULT_DATA_DIR`."""
+    return Path(args.data_dir) if args.data_dir else DEFAULT_DATA_DIR
 
 
 def open_store(args: argparse.Namespace) -> Store:

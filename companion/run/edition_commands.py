@@ -36,8 +36,7 @@ from companion.editions import (
 )
 from companion.engine import EditionError
 from companion.engine.edition import edition_to_json
-from companion.run.commands import EXIT_USAGE, add_command, fail, open_store
-from companion.util.data_dir import data_dir
+from companion.run.commands import EXIT_USAGE, add_command, data_dir, fail, open_store
 from companion.util.wording import say
 
 #: Every action takes the data directory (`companion.run.commands.SHARED_OPTIONS`).
