@@ -19,10 +19,6 @@ from companion.store.log import Store, StoreError
 from companion.util.config import DEFAULT_PALETTE, MARKERS
 
 
-def _when(text: str) -> datetime:
-    return datetime.fromisoformat(text)
-
-
 def past_game(store: Store, game_id: int, created: str, last: str | None) -> PastGame | None:
     """Replay one stored game; None if replaying it does not end the game (a stale flag).
     Players are keyed by their spelling (`player_key`); `with_aliases` applies merges."""
@@ -35,8 +31,8 @@ def past_game(store: Store, game_id: int, created: str, last: str | None) -> Pas
     return replayed_game(
         game_id,
         board,
-        _when(created),
-        _when(last) if last else None,
+        datetime.fromisoformat(created),
+        datetime.fromisoformat(last) if last else None,
         colours,
         markers if isinstance(markers, list) else None,
     )

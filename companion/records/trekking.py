@@ -421,18 +421,10 @@ class TrekkingCodec:
     setup line and events, read and written by the same functions as ``companion replay``."""
 
     format = RECORD_FORMAT
-
-    def setup_to_json(self, setup: Setup) -> dict[str, Any]:
-        return setup_to_json(setup)
-
-    def setup_from_json(self, obj: dict[str, Any]) -> Setup:
-        return parse_setup(obj)
-
-    def event_to_json(self, event: Event) -> dict[str, Any]:
-        return event_to_json(event)
-
-    def event_from_json(self, obj: Any) -> Event:
-        return parse_event(obj)
+    setup_to_json = staticmethod(setup_to_json)
+    setup_from_json = staticmethod(parse_setup)
+    event_to_json = staticmethod(event_to_json)
+    event_from_json = staticmethod(parse_event)
 
 
 #: The codec every companion store is opened with: ``Store(folder, TREKKING)``.
