@@ -21,8 +21,10 @@ from typing import Any
 
 from companion.editions.edit import BASE_PARTS, base_counts, from_base, mark_from_base
 from companion.editions.shipped import (
+    EditionFileError,
     EditionNotFound,
     is_path,
+    json_value,
     load_edition,
     read_edition_text,
     shipped_edition,
@@ -51,17 +53,6 @@ class LibraryError(CodedError, ValueError):
     """A request the library refuses: only its ``code`` and ``params``. The edition page words
     it in its language and ``str(exc)`` (the CLI's English) is the English catalogue's
     sentence (``msg`` in web/static/i18n/*.json: one per code in English and French)."""
-
-
-class EditionFileError(EditionError):
-    """An owner's file that is no edition file at all (unreadable, not UTF-8, not JSON, not an
-    object): an `EditionError` with its one problem, plus the ``code`` and ``params`` a page
-    words in its language (a validation problem inside an edition has no code of its own)."""
-
-    def __init__(self, problem: Problem, source: str, /, *, code: str, **params: object) -> None:
-        super().__init__([problem], source)
-        self.code = code
-        self.params = {"source": source, **params}
 
 
 @dataclass(frozen=True)
@@ -109,23 +100,8 @@ def name_taken(name: str) -> LibraryError:
 
 def json_object(text: str, source: str) -> dict[str, Any]:
     """An owner's edition text as its JSON object (a file in the library, or one imported):
-    `EditionFileError` naming the line and column when it is no JSON object at all, an
-    `EditionError` when Python's decoder cannot take it."""
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise EditionFileError(
-            Problem(f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}"),
-            source,
-            code="edition_not_json",
-            line=exc.lineno,
-            column=exc.colno,
-            detail=exc.msg,
-        ) from None
-    except (ValueError, RecursionError) as exc:  # a 5,000-digit number, nesting thousands deep
-        # Valid JSON that Python's decoder will not take: one problem, as `read_edition_text`
-        # says it, where it was a traceback (the CLI) or an answer 500 (the page's list).
-        raise EditionError([Problem("file", f"not usable JSON: {exc}")], source) from None
+    `json_value`'s refusals, and `EditionFileError` when it is no JSON object."""
+    obj = json_value(text, source)
     if not isinstance(obj, dict):
         raise EditionFileError(Problem("line 1", "must be a JSON object"), source, code="edition_not_object")
     return obj
