@@ -79,9 +79,8 @@ def fill(lang: str, text: str, params: dict[str, Any]) -> str:
 @functools.lru_cache(maxsize=4096)
 def template(code: str, lang: str = "en", variant: str = "") -> str | None:
     """The sentence of ``code`` (``code.variant`` first), or None if no catalogue block has it.
-    Kept per code, language and variant: bench_step at 20 pages (issue 35) read 0.13-0.41 ms a
-    step more without it and the small memos cut beside it; never invalidated, as the catalogues
-    are read once per process (`catalogue`)."""
+    Kept per code, language and variant, as bench_step's profile asked (its figures with and
+    without: benchmarks/results/step-memos.txt); never invalidated: the catalogues are read once."""
     words = catalogue(lang)
     for block in (words["msg"], words["hw"], words["console"], words):
         if variant and isinstance(block.get(f"{code}.{variant}"), str):
