@@ -19,7 +19,7 @@ from typing import Any
 from companion.editions import EditionNotFound, load_named, read_edition_text
 from companion.engine import EditionError
 from companion.engine.words import year_text
-from companion.run.commands import EXIT_USAGE, add_command, data_dir, fail, open_store
+from companion.run.commands import EXIT_USAGE, add_command, data_dir, fail, open_store, refused
 from companion.util.wording import CodedError, say
 
 #: A fault that may pass (the port still in use after `companion.run.serving.BIND_RETRY_SECONDS`, the disk
@@ -97,12 +97,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     if args.bot not in BOTS:
         return fail(say("cli_unknown_bot", bot=repr(args.bot), bots=", ".join(BOTS)))
+    edition = load_named(data_dir(args), args.edition)
     try:
-        edition = load_named(data_dir(args), args.edition)
         summary = simulate(
             games=args.games, players=args.players, seed=args.seed, bot=args.bot, edition=edition
         )
-    except (SimulationError, EditionNotFound, EditionError) as exc:
+    except SimulationError as exc:
         return fail(str(exc))
     if args.json:
         print(json.dumps(summary.to_json()))
@@ -545,5 +545,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except (CodedError, EditionError, EditionNotFound) as exc:  # a setting, a refusal, a missing edition
-        return fail(str(exc))
+        return refused(exc)
     return result

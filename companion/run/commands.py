@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from companion.engine import EditionError
+
 if TYPE_CHECKING:  # imported where used: `companion --help` need not load SQLite
     from companion.store.log import Store
 
@@ -43,6 +45,17 @@ def add_command(
 def fail(message: str) -> int:
     """A command's failure: one line on stderr, never a traceback, and exit status 2."""
     print(f"companion: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def refused(exc: Exception) -> int:
+    """`fail` with a refusal: an edition's every error on its own line (file and where), any
+    other refusal its one sentence."""
+    if not isinstance(exc, EditionError):
+        return fail(str(exc))
+    for problem in exc.problems:
+        if not problem.warning:
+            print(f"companion: {exc.source}: {problem}", file=sys.stderr)
     return EXIT_USAGE
 
 

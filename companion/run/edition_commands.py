@@ -10,15 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from companion.editions import (
     EditionLibrary,
-    EditionNotFound,
     FieldError,
-    LibraryError,
     atomic_write,
     card_warnings,
     is_path,
@@ -34,7 +31,6 @@ from companion.editions import (
     shipped_names,
     validate,
 )
-from companion.engine import EditionError
 from companion.engine.edition import edition_to_json
 from companion.run.commands import EXIT_USAGE, add_command, data_dir, fail, open_store
 from companion.util.wording import say
@@ -54,22 +50,10 @@ def _edition_object(args: argparse.Namespace, name: str) -> dict[str, Any]:
     return _library(args).raw(name)
 
 
-def _errors(exc: Exception) -> int:
-    if isinstance(exc, EditionError):
-        for problem in exc.problems:
-            if not problem.warning:
-                print(f"companion: {exc.source}: {problem}", file=sys.stderr)
-        return EXIT_USAGE
-    return fail(str(exc))
-
-
 def cmd_export(args: argparse.Namespace) -> int:
     from companion.editions import cards_to_csv, itineraries_to_csv  # (not loaded by every start)
 
-    try:
-        obj = _edition_object(args, args.edition)
-    except (EditionNotFound, EditionError, LibraryError) as exc:
-        return _errors(exc)
+    obj = _edition_object(args, args.edition)  # a refusal is `cli.main`'s to say (`refused`)
     if args.csv:
         sys.stdout.write(cards_to_csv(obj))
     elif args.itineraries_csv:
@@ -83,23 +67,14 @@ def cmd_import(args: argparse.Namespace) -> int:
     from companion.editions import CsvError, cards_from_csv, itineraries_from_csv  # (as cmd_export)
 
     path = Path(args.file)
-    try:
-        text = read_edition_file(path)
-    except EditionNotFound as exc:
-        return fail(str(exc))
+    text = read_edition_file(path)
     if args.out is None:  # a shared edition file into this companion's library
-        try:
-            name = _library(args).import_text(text, args.name)
-        except (EditionError, LibraryError) as exc:
-            return _errors(exc)
+        name = _library(args).import_text(text, args.name)
         print(say("ed_imported", path=path, name=repr(name)))
         return 0
     if args.base is None:
         return fail(say("ed_out_needs_base"))
-    try:
-        obj = _edition_object(args, args.base)
-    except (EditionNotFound, EditionError, LibraryError) as exc:
-        return _errors(exc)
+    obj = _edition_object(args, args.base)
     base_obj = dict(obj)
     try:
         if args.itineraries:
@@ -118,10 +93,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     kept = ("ancestor", "cards" if args.itineraries else "itineraries", "playmat", "treks")
     shipped = args.base in shipped_names()
     mark_from_base(obj, args.base, base_obj, kept, shipped=shipped)
-    try:
-        validate(obj, str(out), str(obj["name"]))
-    except EditionError as exc:
-        return _errors(exc)
+    validate(obj, str(out), str(obj["name"]))
     try:
         atomic_write(out, json.dumps(obj, indent=1, ensure_ascii=False) + "\n")
     except OSError as exc:
@@ -152,8 +124,6 @@ def _change(args: argparse.Namespace, change: Any) -> int:
     try:
         with _library(args).changing(args.name) as obj:  # not while the page (or another command) changes it
             said = change(obj) or []
-    except (EditionNotFound, EditionError, LibraryError, FieldError) as exc:
-        return _errors(exc)
     except OSError as exc:
         return fail(say("ed_not_saved", error=exc.strerror))
     for line in said:
@@ -162,22 +132,10 @@ def _change(args: argparse.Namespace, change: Any) -> int:
     return 0
 
 
-def _library_call(args: argparse.Namespace, call: Callable[[EditionLibrary], object], done: str) -> int:
-    """Make one ``call`` on the owner's library; print ``done``, or what is wrong (exit 2)."""
-    try:
-        call(_library(args))
-    except (EditionNotFound, EditionError, LibraryError) as exc:
-        return _errors(exc)
-    print(done)
-    return 0
-
-
 def cmd_new(args: argparse.Namespace) -> int:
-    return _library_call(
-        args,
-        lambda library: library.create(args.name, args.base, with_cards=args.copy),
-        say("ed_created", name=repr(args.name), base=args.base),
-    )
+    _library(args).create(args.name, args.base, with_cards=args.copy)
+    print(say("ed_created", name=repr(args.name), base=args.base))
+    return 0
 
 
 def cmd_card(args: argparse.Namespace) -> int:
@@ -230,27 +188,24 @@ def cmd_ancestor(args: argparse.Namespace) -> int:
 
 
 def cmd_default(args: argparse.Namespace) -> int:
-    return _library_call(
-        args, lambda library: library.set_default(args.name), say("ed_default", name=repr(args.name))
-    )
+    _library(args).set_default(args.name)
+    print(say("ed_default", name=repr(args.name)))
+    return 0
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
-    return _library_call(
-        args, lambda library: library.delete(args.name), say("ed_deleted", name=repr(args.name))
-    )
+    _library(args).delete(args.name)
+    print(say("ed_deleted", name=repr(args.name)))
+    return 0
 
 
 def cmd_stickers(args: argparse.Namespace) -> int:
     """Write trek:<card id> onto blank stickers, in Date Index order, checking each."""
     from companion.hardware.stickers import Link, date_index, open_pi_chip, whole_box, write_deck
-    from companion.util.config import ConfigError, load_config
+    from companion.util.config import load_config
 
-    try:
-        config = load_config(args.config)
-        edition = load_named(_library(args).folder.parent, args.edition)
-    except (ConfigError, EditionNotFound, EditionError) as exc:
-        return _errors(exc)
+    config = load_config(args.config)
+    edition = load_named(_library(args).folder.parent, args.edition)
     order = whole_box(edition) if args.all else date_index(edition)
     if args.start:
         if args.start not in order:
