@@ -20,7 +20,6 @@ and the rollouts per choice each variant managed. Slow by design: one core, abou
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import random
@@ -77,14 +76,15 @@ def _counted(bot: Any, greedy: float, tallies: dict[float, list[float]]) -> Any:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    from benchmarks.medians import options
+
+    parser = options(__doc__)
     parser.add_argument("--games", type=int, default=40, help="games per seed and player count")
     parser.add_argument("--seeds", default="1,2,3")
     parser.add_argument("--players", default="2,3")
     parser.add_argument("--greedy", default="0,0.5,0.9", help="playout variants (greedy share)")
     parser.add_argument("--budget", type=float, default=0.03, help="CPU seconds per coach choice")
     parser.add_argument("--rollouts", type=int, default=10_000, help="cap per candidate (the budget binds)")
-    parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     edition = load_edition("reference")
     seeds = [int(s) for s in args.seeds.split(",")]

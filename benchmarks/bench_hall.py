@@ -20,7 +20,6 @@ and for the lag: ``... --lag [--pace 3] [--seconds 60]``.
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import sys
@@ -148,14 +147,15 @@ def lag(folder: Path, tables: int, pace: float, seconds: float) -> dict[str, Any
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    from benchmarks.medians import options
+
+    parser = options(__doc__)
     parser.add_argument("--games", type=int, default=5000)
     parser.add_argument("--tables", type=int, default=50)
     parser.add_argument("--data-dir", help="where the hall keeps its games (default: a temporary folder)")
     parser.add_argument("--lag", action="store_true", help="the lag through a real Mosquitto instead")
     parser.add_argument("--pace", type=float, default=3.0, help="seconds between a table's events (--lag)")
     parser.add_argument("--seconds", type=float, default=60.0, help="how long the real pace lasts (--lag)")
-    parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="bench-hall-", dir=args.data_dir))
     try:

@@ -14,7 +14,6 @@ alternated ``--rounds`` times (medians).
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import tempfile
@@ -66,13 +65,9 @@ def measure(
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=500)
-    parser.add_argument("--requests", type=int, default=100)
-    parser.add_argument("--clients", type=int, default=4)
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--port-range", default="18700-18799")
-    parser.add_argument("--json", action="store_true")
+    from benchmarks.medians import options
+
+    parser = options(__doc__, games=500, requests=100, clients=4, rounds=2, port_range="18700-18799")
     args = parser.parse_args()
     runs: dict[str, list[dict[str, float]]] = {"glibc default": [], "MALLOC_ARENA_MAX=2": []}
     with tempfile.TemporaryDirectory() as tmp:

@@ -266,13 +266,12 @@ def print_rows(args: argparse.Namespace, rows: list[dict[str, Any]], engines: di
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    from benchmarks.medians import options
+
+    parser = options(__doc__, rounds=5, seed=1)
     parser.add_argument("--games", type=int, default=200, help="games in each set")
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--cold", action="store_true", help="add first passes in fresh processes")
     parser.add_argument("--tree", action="append", help="a checkout to take the engine from (repeatable)")
-    parser.add_argument("--json", action="store_true")
     parser.add_argument("--warm-child", nargs="+", metavar=("ROUND", "FILE"), help=argparse.SUPPRESS)
     parser.add_argument("--cold-child", nargs=2, metavar=("SIDE", "FILE"), help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -205,13 +205,12 @@ def measure(tree: Path | None, frames: int, games: int) -> dict[str, float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    from benchmarks.medians import options
+
+    parser = options(__doc__, games=3, rounds=3)
     parser.add_argument("--frames", type=int, default=3000, help="frames measured per ring and situation")
-    parser.add_argument("--games", type=int, default=3)
-    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--tree", action="append", help="a checkout to run from (repeatable)")
     parser.add_argument("--wake-seconds", type=float, default=3.0, help="seconds a wake-up measure (0: none)")
-    parser.add_argument("--json", action="store_true")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:

@@ -10,7 +10,6 @@ this script is where speed is measured.
 
 from __future__ import annotations
 
-import argparse
 import json
 import platform
 import random
@@ -44,13 +43,9 @@ def replay_rate(games: int, players: int, seed: int) -> tuple[float, float]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=5000)
-    parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    from benchmarks.medians import options
+
+    args = options(__doc__, games=5000, players=4, repeat=5, seed=1).parse_args()
     simulate(200, args.players, args.seed)  # warm the per-edition caches
     rates = [simulate(args.games, args.players, args.seed + i).games_per_second for i in range(args.repeat)]
     replay_games, replay_events = replay_rate(args.games, args.players, args.seed)

@@ -1,10 +1,11 @@
 """The figures of a benchmark that runs each tree or setting for several rounds: the median of
 each figure over the rounds, printed one row per run (``k=v`` pairs, or JSON), so that
 `benchmarks.bench_step`, `benchmarks.bench_ring` and `benchmarks.bench_history_memory`
-read alike."""
+read alike; and the command line the benchmarks share (`options`)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import statistics
@@ -13,6 +14,17 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+
+def options(doc: str, **defaults: int | float | str) -> argparse.ArgumentParser:
+    """A benchmark's command line: its docstring's first line, the ``--json`` every benchmark
+    takes (one JSON object instead of the readable rows), and an option per keyword of
+    ``defaults`` (``port_range=...`` is ``--port-range``), of its default's type."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--json", action="store_true")
+    for name, default in defaults.items():
+        parser.add_argument("--" + name.replace("_", "-"), type=type(default), default=default)
+    return parser
 
 
 def in_tree(script: str, tree: Path | None, *args: str) -> dict[str, float]:

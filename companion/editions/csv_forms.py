@@ -88,21 +88,10 @@ def cards_to_csv(obj: dict[str, Any]) -> str:
 
 def cards_from_csv(text: str) -> list[dict[str, Any]]:
     """The cards of a CSV file, in order; `CsvError` with every problem (line, column)."""
-    rows = _records(text, CARD_COLUMNS)
-    header = next(rows, None)
-    if header is None or [h.strip().lower() for h in header[1]] != list(CARD_COLUMNS):
-        got = ",".join(header[1]) if header else "an empty file"
-        raise CsvError([CsvProblem(1, "header", f"must be {','.join(CARD_COLUMNS)}, not {got[:60]!r}")])
     problems: list[CsvProblem] = []
     cards: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
-    for line, row in rows:
-        if not any(cell.strip() for cell in row):
-            continue
-        if len(row) != len(CARD_COLUMNS):
-            problems.append(CsvProblem(line, "*", f"has {len(row)} columns, not {len(CARD_COLUMNS)}"))
-            continue
-        fields = dict(zip(CARD_COLUMNS, row, strict=True))
+    for line, fields in _fields(text, CARD_COLUMNS, problems):
         for text in ("id", "title", "note"):
             fields[text] = restore(fields[text])
         card_id = fields["id"]
@@ -190,6 +179,25 @@ def _records(text: str, columns: tuple[str, ...]) -> Iterator[tuple[int, list[st
         raise CsvError([CsvProblem(reader.line_num, "*", f"not readable as CSV: {exc}")]) from None
 
 
+def _fields(
+    text: str, columns: tuple[str, ...], problems: list[CsvProblem]
+) -> Iterator[tuple[int, dict[str, str]]]:
+    """Each record after the header, not blank, with its line and its cells by column; a record
+    with another number of cells goes to ``problems``. A header other than ``columns``: `CsvError`."""
+    rows = _records(text, columns)
+    header = next(rows, None)
+    if header is None or [h.strip().lower() for h in header[1]] != list(columns):
+        got = ",".join(header[1]) if header else "an empty file"
+        raise CsvError([CsvProblem(1, "header", f"must be {','.join(columns)}, not {got[:60]!r}")])
+    for line, row in rows:
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) != len(columns):
+            problems.append(CsvProblem(line, "*", f"has {len(row)} columns, not {len(columns)}"))
+            continue
+        yield line, dict(zip(columns, row, strict=True))
+
+
 def _space_text(space: Any) -> str:
     return "." if space is None else "c" if space == CRYSTAL else str(space)
 
@@ -203,19 +211,10 @@ def itineraries_to_csv(obj: dict[str, Any]) -> str:
 
 
 def itineraries_from_csv(text: str) -> list[dict[str, Any]]:
-    rows = _records(text, ITINERARY_COLUMNS)
-    header = next(rows, None)
-    if header is None or [h.strip().lower() for h in header[1]] != list(ITINERARY_COLUMNS):
-        raise CsvError([CsvProblem(1, "header", f"must be {','.join(ITINERARY_COLUMNS)}")])
+    """The itineraries of a CSV file, in order; `CsvError` with every problem (line, column)."""
     problems: list[CsvProblem] = []
     items: list[dict[str, Any]] = []
-    for line, row in rows:
-        if not any(cell.strip() for cell in row):
-            continue
-        if len(row) != len(ITINERARY_COLUMNS):
-            problems.append(CsvProblem(line, "*", f"has {len(row)} columns, not {len(ITINERARY_COLUMNS)}"))
-            continue
-        fields = dict(zip(ITINERARY_COLUMNS, row, strict=True))
+    for line, fields in _fields(text, ITINERARY_COLUMNS, problems):
         try:
             item_id = restore(fields["id"].strip())
             items.append(make_itinerary(item_id, {k: fields[k] for k in COLUMNS}, fields["rows"]))

@@ -13,7 +13,7 @@ from typing import Any, NoReturn
 from companion.engine.edition import MAX_COLUMN_SPACES
 from companion.engine.tokens import BENEFITS, COLUMNS, CRYSTAL, DAYS, HOURS_PER_DAY
 from companion.engine.words import year_text
-from companion.util.wording import CodedError
+from companion.util.wording import CodedError, base_words, say
 
 ROMAN = {1: "I", 2: "II", 3: "III"}
 #: The longest title or note a card may have.
@@ -100,19 +100,8 @@ def owner_provenance(obj: dict[str, Any]) -> str:
         return OWNER_PROVENANCE
     origin = str(obj["from_base"].get("edition", "base"))
     whose = " (the team's own values, not the publisher's)" if origin == "reference" else ""
-    left = describe_parts(parts)
+    left = base_words(base_counts(parts))  # in English: the file keeps it
     return f"{OWNER_PROVENANCE} Not entered yet, so still the {origin} edition's{whose}: {left}."
-
-
-def describe_parts(parts: list[str]) -> str:
-    """``from_base`` parts in words: "the Ancestor, the playmat, 24 itineraries"."""
-    names = {"ancestor": "the Ancestor", "playmat": "the playmat", "treks": "the trek table"}
-    said = [names.get(p, p) for p in parts if ":" not in p]
-    for kind, one, many in (("card", "card", "cards"), ("itinerary", "itinerary", "itineraries")):
-        n = sum(1 for p in parts if p.startswith(kind + ":"))
-        if n:
-            said.append(f"{n} {one if n == 1 else many}")
-    return ", ".join(said)
 
 
 class FieldError(CodedError, ValueError):
@@ -344,17 +333,13 @@ def set_ancestor(obj: dict[str, Any], hours: Any, gains: Any, copies: Any) -> No
 
 
 def card_warnings(obj: dict[str, Any], card: dict[str, Any]) -> list[str]:
-    """Likely mistakes that are not errors, in English: a year outside the Day's range, a duplicate."""
-    said = []
-    for check in card_checks(obj, card):
-        if check["code"] == "year_outside_day":
-            said.append(
-                f"{year_text(check['year'])} is outside Day {check['day']}'s years "
-                f"({year_text(check['low'])} to {year_text(check['high'])}): check the year and the Day"
-            )
-        else:
-            said.append(f"looks like {check['id']} ({check['title']}, {year_text(check['year'])})")
-    return said
+    """Likely mistakes that are not errors (`card_checks`), in the English catalogue's words."""
+    code = {"year_outside_day": "ed_is_outside_day_s", "looks_like": "ed_looks_like"}
+    years = ("year", "low", "high")
+    return [
+        say(code[check.pop("code")], **{k: year_text(v) if k in years else v for k, v in check.items()})
+        for check in card_checks(obj, card)
+    ]
 
 
 def card_checks(obj: dict[str, Any], card: dict[str, Any]) -> list[dict[str, Any]]:

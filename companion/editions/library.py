@@ -21,8 +21,10 @@ from typing import Any
 
 from companion.editions.edit import BASE_PARTS, base_counts, from_base, mark_from_base
 from companion.editions.shipped import (
+    EditionFileError,
     EditionNotFound,
     is_path,
+    json_value,
     load_edition,
     read_edition_text,
     shipped_edition,
@@ -51,17 +53,6 @@ class LibraryError(CodedError, ValueError):
     """A request the library refuses: only its ``code`` and ``params``. The edition page words
     it in its language and ``str(exc)`` (the CLI's English) is the English catalogue's
     sentence (``msg`` in web/static/i18n/*.json: one per code in English and French)."""
-
-
-class EditionFileError(EditionError):
-    """An owner's file that is no edition file at all (unreadable, not UTF-8, not JSON, not an
-    object): an `EditionError` with its one problem, plus the ``code`` and ``params`` a page
-    words in its language (a validation problem inside an edition has no code of its own)."""
-
-    def __init__(self, problem: Problem, source: str, /, *, code: str, **params: object) -> None:
-        super().__init__([problem], source)
-        self.code = code
-        self.params = {"source": source, **params}
 
 
 @dataclass(frozen=True)
@@ -109,23 +100,8 @@ def name_taken(name: str) -> LibraryError:
 
 def json_object(text: str, source: str) -> dict[str, Any]:
     """An owner's edition text as its JSON object (a file in the library, or one imported):
-    `EditionFileError` naming the line and column when it is no JSON object at all, an
-    `EditionError` when Python's decoder cannot take it."""
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise EditionFileError(
-            Problem(f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}"),
-            source,
-            code="edition_not_json",
-            line=exc.lineno,
-            column=exc.colno,
-            detail=exc.msg,
-        ) from None
-    except (ValueError, RecursionError) as exc:  # a 5,000-digit number, nesting thousands deep
-        # Valid JSON that Python's decoder will not take: one problem, as `read_edition_text`
-        # says it, where it was a traceback (the CLI) or an answer 500 (the page's list).
-        raise EditionError([Problem("file", f"not usable JSON: {exc}")], source) from None
+    `json_value`'s refusals, and `EditionFileError` when it is no JSON object."""
+    obj = json_value(text, source)
     if not isinstance(obj, dict):
         raise EditionFileError(Problem("line 1", "must be a JSON object"), source, code="edition_not_object")
     return obj
@@ -315,51 +291,41 @@ class EditionLibrary:
         """A new owner's edition: the base's Ancestor, playmat and trek table; no cards or
         itineraries yet unless ``with_cards`` (then a full copy to correct)."""
         with self.editing():  # the name is free when it is written, not only when checked
-            return self._create(name, base, with_cards)
-
-    def _create(self, name: str, base: str, with_cards: bool) -> dict[str, Any]:
-        check_slug(name)
-        if self.exists(name):
-            raise name_taken(name)
-        base_obj = self.raw(base)
-        obj = dict(base_obj)
-        obj["name"] = name
-        obj["title"] = f"{name}: the owner's own box"
-        if not with_cards:
-            obj["cards"], obj["itineraries"] = [], []
-        copied = (*BASE_PARTS, "cards", "itineraries") if with_cards else BASE_PARTS
-        mark_from_base(obj, base, base_obj, copied, shipped=base in shipped_names())
-        self.save(name, obj)
-        return obj
+            check_slug(name)
+            if self.exists(name):
+                raise name_taken(name)
+            base_obj = self.raw(base)
+            obj = dict(base_obj)
+            obj["name"] = name
+            obj["title"] = f"{name}: the owner's own box"
+            if not with_cards:
+                obj["cards"], obj["itineraries"] = [], []
+            copied = (*BASE_PARTS, "cards", "itineraries") if with_cards else BASE_PARTS
+            mark_from_base(obj, base, base_obj, copied, shipped=base in shipped_names())
+            self.save(name, obj)
+            return obj
 
     def delete(self, name: str) -> None:
         with self.editing():
-            self._delete(name)
-
-    def _delete(self, name: str) -> None:
-        path = self._owned_path(name)
-        path.unlink()
-        if self.default() == name:
-            (self.folder / DEFAULT_FILE).unlink(missing_ok=True)
+            self._owned_path(name).unlink()
+            if self.default() == name:
+                (self.folder / DEFAULT_FILE).unlink(missing_ok=True)
 
     def import_text(self, text: str, name: str | None = None) -> str:
         """Import a shared edition file (its text); returns the name it is kept under."""
-        with self.editing():
-            return self._import_text(text, name)
-
-    def _import_text(self, text: str, name: str | None) -> str:
         obj = json_object(text, "import")
         chosen = name or obj.get("name")
         if not isinstance(chosen, str) or SLUG.fullmatch(chosen) is None:
             chosen = "imported"
-        if self.exists(chosen) and name is None:
-            n = 2
-            while self.exists(copy_name(chosen, n)):
-                n += 1
-            chosen = copy_name(chosen, n)
-        elif self.exists(chosen):
-            raise name_taken(chosen)
-        self.save(chosen, obj)
+        with self.editing():  # the name is free when it is written, not only when checked
+            if self.exists(chosen) and name is None:
+                n = 2
+                while self.exists(copy_name(chosen, n)):
+                    n += 1
+                chosen = copy_name(chosen, n)
+            elif self.exists(chosen):
+                raise name_taken(chosen)
+            self.save(chosen, obj)
         return chosen
 
     # --- the table's default ---------------------------------------------------------

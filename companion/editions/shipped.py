@@ -11,6 +11,7 @@ import functools
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from companion.editions.memos import offer_memos
 from companion.engine.edition import Edition, EditionError, Problem, parse_edition
@@ -32,6 +33,17 @@ class EditionNotFound(LookupError):
         self.params = params
 
 
+class EditionFileError(EditionError):
+    """An owner's file that is no edition file at all (unreadable, not UTF-8, not JSON, not an
+    object): an `EditionError` with its one problem, plus the ``code`` and ``params`` a page
+    words in its language (a validation problem inside an edition has no code of its own)."""
+
+    def __init__(self, problem: Problem, source: str, /, *, code: str, **params: object) -> None:
+        super().__init__([problem], source)
+        self.code = code
+        self.params = {"source": source, **params}
+
+
 def shipped_names() -> list[str]:
     """Names of the editions inside the package."""
     return list(_shipped_names())
@@ -45,19 +57,31 @@ def _shipped_names() -> tuple[str, ...]:
 
 
 def read_edition_text(text: str, source: str, default_name: str) -> Edition:
-    """Parse an edition file's text; JSON syntax errors are reported with line and column.
-    Its itineraries are offered the shipped memos of the same cards (`offer_memos`)."""
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno}, column {exc.colno}"
-        raise EditionError([Problem(where, f"not valid JSON: {exc.msg}")], source) from None
-    except (ValueError, RecursionError) as exc:  # a 5,000-digit number, nesting thousands deep
-        raise EditionError([Problem("file", f"not usable JSON: {exc}")], source) from None
+    """Parse an edition file's text (`json_value`); its itineraries are offered the shipped
+    memos of the same cards (`offer_memos`)."""
+    obj = json_value(text, source)
     try:
         return offer_memos(parse_edition(obj, default_name=default_name))
     except EditionError as exc:
         raise EditionError([_with_line(text, p) for p in exc.problems], source) from None
+
+
+def json_value(text: str, source: str) -> Any:
+    """An edition text's JSON value: `EditionFileError` naming the line and column when it is
+    not JSON, an `EditionError` when Python's decoder cannot take it."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EditionFileError(
+            Problem(f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}"),
+            source,
+            code="edition_not_json",
+            line=exc.lineno,
+            column=exc.colno,
+            detail=exc.msg,
+        ) from None
+    except (ValueError, RecursionError) as exc:  # a 5,000-digit number, nesting thousands deep
+        raise EditionError([Problem("file", f"not usable JSON: {exc}")], source) from None
 
 
 def _with_line(text: str, problem: Problem) -> Problem:

@@ -13,7 +13,7 @@ import json
 from typing import Any
 from urllib.parse import quote
 
-from companion.history.past import PastGame
+from companion.records.league import PastGame
 from companion.util.wording import say
 
 CREATE_PLAY = "https://app.bgstatsapp.com/createPlay.html"

@@ -13,56 +13,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from companion.records.league import (
-    FAMILY_SCALE,
-    Aliases,
-    PastGame,
-    PastPlayer,
-    PlayerStats,
-    display_names,
-    family_rating,
-    holding_merges,
-    player_key,
-    player_stats,
-    ranks,
-    rate,
-    replay,
-    replayed_game,
-    resolve,
-    with_aliases,
-)
+from companion.records.league import PastGame, holding_merges, player_key, replay, replayed_game, with_aliases
 from companion.records.story import story
 from companion.store.log import Store, StoreError
 from companion.util.config import DEFAULT_PALETTE, MARKERS
-
-#: The figures moved to `companion.records.league` (the hall's league uses them too); their
-#: names stay importable from here.
-__all__ = [
-    "FAMILY_SCALE",
-    "Aliases",
-    "History",
-    "PastGame",
-    "PastPlayer",
-    "PlayerStats",
-    "Replays",
-    "display_names",
-    "family_rating",
-    "game_story",
-    "holding_merges",
-    "load_history",
-    "past_game",
-    "player_key",
-    "player_stats",
-    "ranks",
-    "rate",
-    "resolve",
-    "shown_marks",
-    "with_aliases",
-]  # fmt: skip
-
-
-def _when(text: str) -> datetime:
-    return datetime.fromisoformat(text)
 
 
 def past_game(store: Store, game_id: int, created: str, last: str | None) -> PastGame | None:
@@ -77,8 +31,8 @@ def past_game(store: Store, game_id: int, created: str, last: str | None) -> Pas
     return replayed_game(
         game_id,
         board,
-        _when(created),
-        _when(last) if last else None,
+        datetime.fromisoformat(created),
+        datetime.fromisoformat(last) if last else None,
         colours,
         markers if isinstance(markers, list) else None,
     )

@@ -1,4 +1,4 @@
-"""A finished game's story: every player's Clock and points after each take (issue 37 item 9).
+"""A finished game's story: every player's Clock and points after each take.
 
 The end screen and each game in /history draw it as one chart (``web/static/chart.js``,
 ``storySvg``). It is derived, never stored: the game's events are pushed on a board (undos

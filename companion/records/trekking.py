@@ -16,7 +16,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import islice
-from json.scanner import make_scanner
 from typing import IO, Any, BinaryIO
 
 from companion.editions import EditionNotFound, load_edition, offer_memos, shipped_edition
@@ -267,7 +266,7 @@ def load_line(line: str) -> Any:
     ):
         raise NotJson("too_long")
     try:
-        obj = _fast_decode(line)
+        obj = json.loads(line)
     except json.JSONDecodeError as exc:
         raise NotJson("not_json", detail=exc.msg) from None
     except RecursionError:
@@ -279,24 +278,6 @@ def load_line(line: str) -> Any:
     if line.count("[") + line.count("{") > MAX_DEPTH and _depth(line) > MAX_DEPTH:
         raise NotJson("too_deep", max=MAX_DEPTH)
     return obj
-
-
-_DECODER = json.JSONDecoder()
-_decode = _DECODER.decode
-#: The decoder's own scanner (C), called without `json.JSONDecoder.decode`'s two Python calls
-#: and two whitespace matches, which were a fifth of decoding a short event line.
-_scan: Callable[[str, int], tuple[Any, int]] = make_scanner(_DECODER)  # type: ignore[arg-type]  # typeshed types its argument as itself
-
-
-def _fast_decode(line: str) -> Any:
-    """``_decode(line)``: a line that is one JSON value with nothing around it (every line
-    `record_lines` gives) is scanned directly; anything else, an error included, goes through
-    `_decode`, which raises exactly what it always did."""
-    try:
-        obj, end = _scan(line, 0)
-    except (StopIteration, ValueError, RecursionError):
-        return _decode(line)
-    return obj if end == len(line) else _decode(line)
 
 
 #: Every byte but quotes and brackets, deleted by `bytes.translate`; any other byte of valid
@@ -440,18 +421,10 @@ class TrekkingCodec:
     setup line and events, read and written by the same functions as ``companion replay``."""
 
     format = RECORD_FORMAT
-
-    def setup_to_json(self, setup: Setup) -> dict[str, Any]:
-        return setup_to_json(setup)
-
-    def setup_from_json(self, obj: dict[str, Any]) -> Setup:
-        return parse_setup(obj)
-
-    def event_to_json(self, event: Event) -> dict[str, Any]:
-        return event_to_json(event)
-
-    def event_from_json(self, obj: Any) -> Event:
-        return parse_event(obj)
+    setup_to_json = staticmethod(setup_to_json)
+    setup_from_json = staticmethod(parse_setup)
+    event_to_json = staticmethod(event_to_json)
+    event_from_json = staticmethod(parse_event)
 
 
 #: The codec every companion store is opened with: ``Store(folder, TREKKING)``.

@@ -14,39 +14,18 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from companion.editions import EditionNotFound, load_named, read_edition_text
 from companion.engine import EditionError
 from companion.engine.words import year_text
-from companion.util.data_dir import data_dir
-from companion.util.wording import say
+from companion.run.commands import EXIT_USAGE, add_command, data_dir, fail, open_store, refused
+from companion.util.wording import CodedError, say
 
-if TYPE_CHECKING:  # imported where used: `companion --help` need not load SQLite
-    from companion.store.log import Store
-
-EXIT_USAGE = 2
 #: A fault that may pass (the port still in use after `companion.run.serving.BIND_RETRY_SECONDS`, the disk
 #: still full after `companion.run.startup.DISK_RETRY_SECONDS`):
 #: the systemd unit restarts on it, unlike on EXIT_USAGE.
 EXIT_RETRY = 3
-
-
-def open_store(args: argparse.Namespace) -> Store:
-    """The data directory's `companion.store.log.Store`; an upgrade it made at opening (checksums
-    computed for an older store) is said once, on stderr, whichever command opened it first."""
-    from companion.records.trekking import TREKKING
-    from companion.store.log import Store
-
-    store = Store(data_dir(args), TREKKING)
-    if store.upgraded:
-        print(f"companion: {store.upgraded}", file=sys.stderr)
-    return store
-
-
-def _fail(message: str) -> int:
-    print(f"companion: {message}", file=sys.stderr)
-    return EXIT_USAGE
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -62,9 +41,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
             with open_regular(args.record, RECORD_LIMIT) as stream:
                 result = replay_stream(stream, RECORD_LIMIT)
     except OSError as exc:
-        return _fail(say("cli_cannot_read", path=args.record, error=exc.strerror))
+        return fail(say("cli_cannot_read", path=args.record, error=exc.strerror))
     except RecordError as exc:
-        return _fail(f"{args.record}: {exc}")
+        return fail(f"{args.record}: {exc}")
     # The readable output prints any name: what the terminal cannot show (a lone
     # surrogate, say) is escaped instead of ending the program with a traceback.
     if hasattr(sys.stdout, "reconfigure"):
@@ -84,7 +63,7 @@ def cmd_edition_check(args: argparse.Namespace) -> int:
     try:
         text = read_text_file(path, EDITION_LIMIT)
     except OSError as exc:
-        return _fail(say("cli_cannot_read", path=path, error=exc.strerror))
+        return fail(say("cli_cannot_read", path=path, error=exc.strerror))
     try:
         edition = read_edition_text(text, str(path), path.stem)
     except EditionError as exc:
@@ -102,10 +81,7 @@ def cmd_edition_check(args: argparse.Namespace) -> int:
 
 
 def cmd_edition_show(args: argparse.Namespace) -> int:
-    try:
-        edition = load_named(data_dir(args), args.name)
-    except (EditionNotFound, EditionError) as exc:
-        return _fail(str(exc))
+    edition = load_named(data_dir(args), args.name)
     print(f"{edition.name}: {edition.title}")
     if edition.provenance:
         print(edition.provenance)
@@ -120,14 +96,14 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     from companion.coach.simulate import SimulationError, format_summary, simulate
 
     if args.bot not in BOTS:
-        return _fail(say("cli_unknown_bot", bot=repr(args.bot), bots=", ".join(BOTS)))
+        return fail(say("cli_unknown_bot", bot=repr(args.bot), bots=", ".join(BOTS)))
+    edition = load_named(data_dir(args), args.edition)
     try:
-        edition = load_named(data_dir(args), args.edition)
         summary = simulate(
             games=args.games, players=args.players, seed=args.seed, bot=args.bot, edition=edition
         )
-    except (SimulationError, EditionNotFound, EditionError) as exc:
-        return _fail(str(exc))
+    except SimulationError as exc:
+        return fail(str(exc))
     if args.json:
         print(json.dumps(summary.to_json()))
     else:
@@ -160,15 +136,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config)
     except ConfigError as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     if args.pin is not None and pin_problem(args.pin):
-        return _fail(f"--pin {args.pin!r}: {pin_problem(args.pin)}")
+        return fail(f"--pin {args.pin!r}: {pin_problem(args.pin)}")
     if args.check:
         if config.venue.broker:  # [venue] needs paho-mqtt (the venue extra): say what to install
             from companion.venue.publisher import library_problem
 
             if (missing := library_problem()) is not None:
-                return _fail(f"{config.source}: {missing}")
+                return fail(f"{config.source}: {missing}")
         print(f"{config.source}: OK")
         return 0
     mock = _mock(args)
@@ -181,7 +157,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(say("exit_retry", problem=str(exc).rstrip("."), status=EXIT_RETRY), file=sys.stderr)
         return EXIT_RETRY
     except (StoreError, RuntimeError, EditionError, EditionNotFound, ValueError) as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     if mock:
         runtime.session.listen(print_ring(runtime, colour=sys.stdout.isatty()))
     stop = threading.Event()
@@ -201,7 +177,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(say("exit_retry", problem=str(exc).rstrip("."), status=EXIT_RETRY), file=sys.stderr)
         return EXIT_RETRY
     except OSError as exc:
-        return _fail(say("cli_cannot_serve", port=args.port or config.table.port, error=exc.strerror))
+        return fail(say("cli_cannot_serve", port=args.port or config.table.port, error=exc.strerror))
     except KeyboardInterrupt:
         pass
     finally:
@@ -210,21 +186,17 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_new(args: argparse.Namespace) -> int:
-    from companion.store.log import StoreError
-    from companion.table.game_setup import GameSetupError, new_game
-    from companion.util.config import ConfigError, colour_problem, load_config
+    from companion.table.game_setup import new_game
+    from companion.util.config import colour_problem, load_config
 
-    try:
-        config = load_config(args.config)
-        store = open_store(args)
-        store.refuse_if_running()
-        colours = [c.strip() for c in args.colours.split(",")] if args.colours else None
-        problems = [colour_problem(c) for c in colours or ()]
-        if any(problems):
-            return _fail(f'--colours: {next(p for p in problems if p)} (all: "#0072B2,#E69F00")')
-        game = new_game(store, args.players.split(","), config, colours, args.edition, args.seed, _mock(args))
-    except (ConfigError, StoreError, GameSetupError, EditionNotFound, EditionError) as exc:
-        return _fail(str(exc))
+    config = load_config(args.config)
+    store = open_store(args)
+    store.refuse_if_running()
+    colours = [c.strip() for c in args.colours.split(",")] if args.colours else None
+    problems = [colour_problem(c) for c in colours or ()]
+    if any(problems):
+        return fail(f'--colours: {next(p for p in problems if p)} (all: "#0072B2,#E69F00")')
+    game = new_game(store, args.players.split(","), config, colours, args.edition, args.seed, _mock(args))
     loaded = store.load(game)
     setup = loaded.setup
     print(say("game_created", game=game, players=", ".join(setup.players), stack=", ".join(setup.watch_stack),
@@ -252,59 +224,45 @@ def cmd_pin(args: argparse.Namespace) -> int:
             return 0
         pin = kept_pin(data)
     except PermissionError:
-        return _fail(say("cli_pin_unreadable", dir=data, command=PI_COMMAND))
+        return fail(say("cli_pin_unreadable", dir=data, command=PI_COMMAND))
     except (ConfigError, ValueError, OSError) as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     if pin is None:
-        return _fail(say("cli_no_pin", dir=data, command=PI_COMMAND))
+        return fail(say("cli_no_pin", dir=data, command=PI_COMMAND))
     print(pin)
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from companion.store.log import StoreError
-
-    try:
-        store = open_store(args)
-        game = args.game
-        if game is None:
-            newest = next(iter(store.games()), None)
-            if newest is None:
-                return _fail(say("cli_no_game", dir=data_dir(args)))
-            game = newest[0]
-        damage = store.load(game).damage
-        sys.stdout.write(store.export(game))
-        if damage is not None:  # never a shortened record without a word
-            print(say("export_damaged", game=game, kept=damage.kept), file=sys.stderr)
-    except StoreError as exc:
-        return _fail(str(exc))
+    store = open_store(args)
+    game = args.game
+    if game is None:
+        newest = next(iter(store.games()), None)
+        if newest is None:
+            return fail(say("cli_no_game", dir=data_dir(args)))
+        game = newest[0]
+    damage = store.load(game).damage
+    sys.stdout.write(store.export(game))
+    if damage is not None:  # never a shortened record without a word
+        print(say("export_damaged", game=game, kept=damage.kept), file=sys.stderr)
     return 0
 
 
 def cmd_backup(args: argparse.Namespace) -> int:
     """`companion.store.backup`: a checked copy of the store, safe while the companion runs."""
     from companion.store.backup import backup
-    from companion.store.log import StoreError
 
+    store = open_store(args)
     try:
-        store = open_store(args)
-        try:
-            done = backup(store, Path(args.dest))
-        finally:
-            store.close()
-    except StoreError as exc:
-        return _fail(str(exc))
+        done = backup(store, Path(args.dest))
+    finally:
+        store.close()
     print(say("backup_done", dest=done.dest, games=done.games, finished=done.finished, events=done.events))
     return 0
 
 
 def cmd_games(args: argparse.Namespace) -> int:
-    from companion.store.log import StoreError
-
-    try:
-        store = open_store(args)
-    except StoreError as exc:
-        return _fail(str(exc))
+    store = open_store(args)
     for game, created, finished, events in store.games():
         state = say("game_finished" if finished else "game_in_play")
         print(f"{game:>5}  {created}  {state:<8}  {say('game_events', n=events)}")
@@ -312,16 +270,12 @@ def cmd_games(args: argparse.Namespace) -> int:
 
 
 def cmd_enroll(args: argparse.Namespace) -> int:
-    from companion.store.log import StoreError
     from companion.table.enrol import Enroller
-    from companion.util.config import ConfigError, load_config
+    from companion.util.config import load_config
 
-    try:
-        config = load_config(args.config)
-        store = open_store(args)
-        edition = load_named(data_dir(args), args.edition)
-    except (ConfigError, StoreError, EditionNotFound, EditionError) as exc:
-        return _fail(str(exc))
+    config = load_config(args.config)
+    store = open_store(args)
+    edition = load_named(data_dir(args), args.edition)
     from companion.editions import EditionLibrary, mine_name
 
     own = Path(args.out) if args.out else EditionLibrary(data_dir(args)).path(mine_name(edition.name))
@@ -349,7 +303,7 @@ def cmd_enroll(args: argparse.Namespace) -> int:
         try:
             read_uid, _ = open_pi_reader(config.reader.rst_pin, config.reader.gain_db)
         except RuntimeError as exc:
-            return _fail(str(exc))
+            return fail(str(exc))
         debouncer = TagDebouncer(config.reader.debounce)
         print(say("tap_a_tag"))
 
@@ -389,13 +343,12 @@ def add_edition_commands(edition: argparse.ArgumentParser) -> None:
     from companion.run.edition_commands import add_commands
 
     edition_sub = edition.add_subparsers(dest="edition_command", metavar="ACTION")
-    check = edition_sub.add_parser("check", help="list every problem of an edition file")
+    check = add_command(edition_sub, "check", "list every problem of an edition file", cmd_edition_check)
     check.add_argument("path", metavar="PATH")
-    check.set_defaults(func=cmd_edition_check)
-    show = edition_sub.add_parser("show", help="list the cards of an edition (name or path)")
+    show = add_command(
+        edition_sub, "show", "list the cards of an edition (name or path)", cmd_edition_show, "--data-dir"
+    )
     show.add_argument("name", metavar="NAME_OR_PATH", nargs="?", default="reference")
-    show.add_argument("--data-dir", help="where the owner's editions are kept")
-    show.set_defaults(func=cmd_edition_show)
     add_commands(edition_sub)
 
 
@@ -416,76 +369,60 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action=ShowVersion)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    replay = sub.add_parser("replay", help="replay a game record and print the standings")
+    replay = add_command(sub, "replay", "replay a game record and print the standings", cmd_replay)
     replay.add_argument("record", metavar="RECORD", help='a trekking/1 record (JSON Lines), or "-" for stdin')
     replay.add_argument("--json", action="store_true", help="print the contract's JSON object")
-    replay.set_defaults(func=cmd_replay)
 
     edition = sub.add_parser("edition", help="the editions: check, show, edit, CSV, share, stickers")
     if command in (None, "edition"):
         add_edition_commands(edition)
-    sim = sub.add_parser("simulate", help="play whole games with bots and report results and speed")
+    sim = add_command(
+        sub, "simulate", "play whole games with bots and report results and speed", cmd_simulate, "--data-dir"
+    )
     sim.add_argument("--games", type=int, default=1000, help="number of games (default 1000)")
     sim.add_argument("--players", type=int, default=4, help="players per game, 1-4 (default 4)")
     sim.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     sim.add_argument("--bot", default="random", help="random or greedy (default random)")
     sim.add_argument("--edition", default="reference", help="edition name or file (default reference)")
-    sim.add_argument("--data-dir", help="where the owner's editions are kept")
     sim.add_argument("--json", action="store_true", help="print one JSON object")
-    sim.set_defaults(func=cmd_simulate)
 
-    def table_options(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--data-dir", help="where games are kept (default ~/.local/share/trekking-companion)")
-        p.add_argument("--config", help="a TOML settings file (see companion/config.example.toml)")
-        p.add_argument("--mock", action="store_true", help="simulated reader, ring and buttons")
-
-    run = sub.add_parser("run", help="run the table: reader, ring, buttons, store and the page")
-    table_options(run)
+    run_help = "run the table: reader, ring, buttons, store and the page"
+    run = add_command(sub, "run", run_help, cmd_run, "--data-dir", "--config", "--mock")
     run.add_argument("--port", type=int, help="HTTP port (default from the config, 8080)")
     run.add_argument(
         "--pin", help="the table PIN for controls, 4-8 digits (default: the config's, else `companion pin`)"
     )
     run.add_argument("--check", action="store_true", help="check the config file and exit")
-    run.set_defaults(func=cmd_run)
 
-    new = sub.add_parser("new", help="start a new game in the data directory")
-    table_options(new)
+    new = add_command(
+        sub, "new", "start a new game in the data directory", cmd_new, "--data-dir", "--config", "--mock"
+    )
     new.add_argument("--players", required=True, help="names, comma separated: Ann,Ben,Cy")
     new.add_argument("--colours", help='colours in seat order: "#0072B2,#E69F00"')
     new.add_argument("--edition", help="edition name (default: the table's default, see `edition list`)")
     new.add_argument("--seed", type=int, help="seed of the watch stack and, in mock mode, of the dealer")
-    new.set_defaults(func=cmd_new)
 
-    pin = sub.add_parser(
-        "pin", help="print the table PIN (the config's, else the one kept for the data directory)"
+    pin_help = "print the table PIN (the config's, else the one kept for the data directory)"
+    add_command(sub, "pin", pin_help, cmd_pin, "--data-dir", "--config")
+
+    export = add_command(
+        sub, "export", "write a game as a trekking/1 record to stdout", cmd_export, "--data-dir"
     )
-    pin.add_argument("--data-dir", help="where games are kept")
-    pin.add_argument("--config", help="a TOML settings file")
-    pin.set_defaults(func=cmd_pin)
-
-    export = sub.add_parser("export", help="write a game as a trekking/1 record to stdout")
     export.add_argument("game", nargs="?", type=int, help="game id (default: the newest)")
-    export.add_argument("--data-dir", help="where games are kept")
-    export.set_defaults(func=cmd_export)
 
-    enroll = sub.add_parser("enroll", help="map RFID tags to cards, correcting printed values")
-    table_options(enroll)
+    enroll_help = "map RFID tags to cards, correcting printed values"
+    enroll = add_command(sub, "enroll", enroll_help, cmd_enroll, "--data-dir", "--config", "--mock")
     enroll.add_argument("--edition", default="reference", help="edition the tags belong to (name or file)")
     enroll.add_argument("--out", help="the owner's edition file for corrected values")
-    enroll.set_defaults(func=cmd_enroll)
 
-    backup = sub.add_parser("backup", help="copy the games to a new file, checked; safe while it runs")
+    backup_help = "copy the games to a new file, checked; safe while it runs"
+    backup = add_command(sub, "backup", backup_help, cmd_backup, "--data-dir")
     backup.add_argument("dest", help="the backup file to write (a new name: never replaced)")
-    backup.add_argument("--data-dir", help="where games are kept")
-    backup.set_defaults(func=cmd_backup)
 
-    games = sub.add_parser("games", help="list the games in the data directory")
-    games.add_argument("--data-dir", help="where games are kept")
-    games.set_defaults(func=cmd_games)
+    add_command(sub, "games", "list the games in the data directory", cmd_games, "--data-dir")
 
-    doctor = sub.add_parser("doctor", help="check the wiring, the drivers and the settings, one line each")
-    doctor.add_argument("--data-dir", help="where games are kept (default ~/.local/share/trekking-companion)")
-    doctor.add_argument("--config", help="a TOML settings file (see companion/config.example.toml)")
+    doctor_help = "check the wiring, the drivers and the settings, one line each"
+    doctor = add_command(sub, "doctor", doctor_help, cmd_doctor, "--data-dir", "--config")
     doctor.add_argument("--wait", type=float, default=15.0, help="seconds to wait for a tag or a press")
     doctor.add_argument(
         "--soak",
@@ -494,11 +431,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         help="instead of the checks: a moving frame on the ring at 30 fps for SECONDS while the Pi is busy, "
         "then how many wrong-colour flashes you saw (docs/builders/tester.md)",
     )
-    doctor.set_defaults(func=cmd_doctor)
 
-    hall = sub.add_parser(
-        "hall", help="follow every table of a venue through its MQTT broker; serve its page"
-    )
+    hall_help = "follow every table of a venue through its MQTT broker; serve its page"
+    hall = add_command(sub, "hall", hall_help, cmd_hall)
     hall.add_argument(
         "--broker", required=True, help='the venue\'s broker, "mqtt://host:1883" or "mqtts://..."'
     )
@@ -516,7 +451,6 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "--pin", help="the league host's PIN, 4 to 8 digits (default: drawn once, kept in DIR/pin)"
     )
     hall.add_argument("--enrol", metavar="TABLE", help="give TABLE its key (printed once) and exit")
-    hall.set_defaults(func=cmd_hall)
     return parser
 
 
@@ -532,19 +466,19 @@ def cmd_hall(args: argparse.Namespace) -> int:
     from companion.venue.publisher import library_problem
 
     if (missing := library_problem()) is not None:
-        return _fail(missing)
+        return fail(missing)
     if not BROKER.match(args.broker):
-        return _fail(say("config_value.broker", setting="--broker", value=repr(args.broker)))
+        return fail(say("config_value.broker", setting="--broker", value=repr(args.broker)))
     if not TOPIC_WORD.match(args.prefix):
-        return _fail(say("config_value.topic", setting="--prefix", value=repr(args.prefix)))
+        return fail(say("config_value.topic", setting="--prefix", value=repr(args.prefix)))
     if not 1 <= args.port <= 65535:
-        return _fail(say("config_value.port", setting="--port", value=args.port))
+        return fail(say("config_value.port", setting="--port", value=args.port))
     folder = Path(args.data_dir) if args.data_dir else data_dir(args) / "hall"
     if args.enrol:  # a key per table, given once: the hall keeps only what enrolled tables sign
         from companion.venue.enrolment import enrol
 
         if not TOPIC_WORD.match(args.enrol):
-            return _fail(say("config_value.topic", setting="--enrol", value=repr(args.enrol)))
+            return fail(say("config_value.topic", setting="--enrol", value=repr(args.enrol)))
         print(say("hall_enrolled", table=args.enrol, key=enrol(folder, args.enrol)), flush=True)
         return 0
     tables = {t.strip() for t in args.tables.split(",") if t.strip()} if args.tables else None
@@ -553,9 +487,9 @@ def cmd_hall(args: argparse.Namespace) -> int:
     try:  # the hall's PIN is the table's rule and code: --pin, else one kept in the folder
         pin = table_pin("", args.pin, folder)
     except ValueError as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     except OSError as exc:
-        return _fail(say("venue_credentials", broker=args.broker, error=str(exc)))
+        return fail(say("venue_credentials", broker=args.broker, error=str(exc)))
     hall = Hall(folder, args.prefix, tables)
     book = LeagueBook(folder / "league")
     access = Access.for_pin(pin, folder)
@@ -564,7 +498,7 @@ def cmd_hall(args: argparse.Namespace) -> int:
     try:
         hall.connect(settings)
     except (OSError, ValueError, IndexError) as exc:
-        return _fail(say("venue_credentials", broker=args.broker, error=str(exc)))
+        return fail(say("venue_credentials", broker=args.broker, error=str(exc)))
     server = hall_server(create_hall_app(hall, access, book), args.host, args.port)
 
     def stop(*_: object) -> None:
@@ -610,4 +544,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         result: int = args.func(args)
     except KeyboardInterrupt:
         return 130
+    except (CodedError, EditionError, EditionNotFound) as exc:  # a setting, a refusal, a missing edition
+        return refused(exc)
     return result

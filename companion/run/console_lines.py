@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import sys
 import threading
-from types import TracebackType
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 def write_line(text: str) -> None:
@@ -37,9 +38,19 @@ class ConsoleLines:
             else:
                 self._said.append((mine, text))
 
-    def held(self) -> Held:
-        """A context in which this thread's lines are kept, then written in one write."""
-        return Held(self._local, self)
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """A context in which this thread's lines are kept, then written in one write; nested,
+        the outer one writes."""
+        if getattr(self._local, "lines", None) is not None:
+            yield
+            return
+        owner = self._local.lines = object()  # this input's mark on the lines it says
+        try:
+            yield
+        finally:
+            self._local.lines = None
+            self.release(owner)
 
     def release(self, owner: object) -> None:
         """``owner``'s input is done: write its lines, after those other inputs said before them."""
@@ -49,28 +60,3 @@ class ConsoleLines:
             del self._said[: last + 1]
             if lines:
                 write_line("\n".join(lines))
-
-
-class Held:
-    """`ConsoleLines.held`: a class, not a generator, as it wraps every tap. Nested, the outer
-    one writes."""
-
-    __slots__ = ("_console", "_local", "_outer")
-
-    def __init__(self, local: threading.local, console: ConsoleLines) -> None:
-        self._local = local
-        self._console = console
-        self._outer = False
-
-    def __enter__(self) -> None:
-        if getattr(self._local, "lines", None) is None:
-            self._local.lines = object()  # this input's mark on the lines it says
-            self._outer = True
-
-    def __exit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        if self._outer:
-            owner = self._local.lines
-            self._local.lines = None
-            self._console.release(owner)

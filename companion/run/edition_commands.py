@@ -10,15 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from companion.editions import (
     EditionLibrary,
-    EditionNotFound,
     FieldError,
-    LibraryError,
     atomic_write,
     card_warnings,
     is_path,
@@ -34,17 +31,12 @@ from companion.editions import (
     shipped_names,
     validate,
 )
-from companion.engine import EditionError
 from companion.engine.edition import edition_to_json
-from companion.util.data_dir import data_dir
+from companion.run.commands import EXIT_USAGE, add_command, data_dir, fail, open_store
 from companion.util.wording import say
 
-EXIT_USAGE = 2
-
-
-def _fail(message: str) -> int:
-    print(f"companion: {message}", file=sys.stderr)
-    return EXIT_USAGE
+#: Every action takes the data directory (`companion.run.commands.SHARED_OPTIONS`).
+DATA = "--data-dir"
 
 
 def _library(args: argparse.Namespace) -> EditionLibrary:
@@ -58,22 +50,10 @@ def _edition_object(args: argparse.Namespace, name: str) -> dict[str, Any]:
     return _library(args).raw(name)
 
 
-def _errors(exc: Exception) -> int:
-    if isinstance(exc, EditionError):
-        for problem in exc.problems:
-            if not problem.warning:
-                print(f"companion: {exc.source}: {problem}", file=sys.stderr)
-        return EXIT_USAGE
-    return _fail(str(exc))
-
-
 def cmd_export(args: argparse.Namespace) -> int:
     from companion.editions import cards_to_csv, itineraries_to_csv  # (not loaded by every start)
 
-    try:
-        obj = _edition_object(args, args.edition)
-    except (EditionNotFound, EditionError, LibraryError) as exc:
-        return _errors(exc)
+    obj = _edition_object(args, args.edition)  # a refusal is `cli.main`'s to say (`refused`)
     if args.csv:
         sys.stdout.write(cards_to_csv(obj))
     elif args.itineraries_csv:
@@ -87,23 +67,14 @@ def cmd_import(args: argparse.Namespace) -> int:
     from companion.editions import CsvError, cards_from_csv, itineraries_from_csv  # (as cmd_export)
 
     path = Path(args.file)
-    try:
-        text = read_edition_file(path)
-    except EditionNotFound as exc:
-        return _fail(str(exc))
+    text = read_edition_file(path)
     if args.out is None:  # a shared edition file into this companion's library
-        try:
-            name = _library(args).import_text(text, args.name)
-        except (EditionError, LibraryError) as exc:
-            return _errors(exc)
+        name = _library(args).import_text(text, args.name)
         print(say("ed_imported", path=path, name=repr(name)))
         return 0
     if args.base is None:
-        return _fail(say("ed_out_needs_base"))
-    try:
-        obj = _edition_object(args, args.base)
-    except (EditionNotFound, EditionError, LibraryError) as exc:
-        return _errors(exc)
+        return fail(say("ed_out_needs_base"))
+    obj = _edition_object(args, args.base)
     base_obj = dict(obj)
     try:
         if args.itineraries:
@@ -122,14 +93,11 @@ def cmd_import(args: argparse.Namespace) -> int:
     kept = ("ancestor", "cards" if args.itineraries else "itineraries", "playmat", "treks")
     shipped = args.base in shipped_names()
     mark_from_base(obj, args.base, base_obj, kept, shipped=shipped)
-    try:
-        validate(obj, str(out), str(obj["name"]))
-    except EditionError as exc:
-        return _errors(exc)
+    validate(obj, str(out), str(obj["name"]))
     try:
         atomic_write(out, json.dumps(obj, indent=1, ensure_ascii=False) + "\n")
     except OSError as exc:
-        return _fail(say("ed_cannot_write", path=out, error=exc.strerror))
+        return fail(say("ed_cannot_write", path=out, error=exc.strerror))
     kind = "itineraries" if args.itineraries else "cards"
     print(say(f"ed_wrote_{kind}", out=out, n=len(obj[kind]), path=path, base=args.base))
     return 0
@@ -156,32 +124,18 @@ def _change(args: argparse.Namespace, change: Any) -> int:
     try:
         with _library(args).changing(args.name) as obj:  # not while the page (or another command) changes it
             said = change(obj) or []
-    except (EditionNotFound, EditionError, LibraryError, FieldError) as exc:
-        return _errors(exc)
     except OSError as exc:
-        return _fail(say("ed_not_saved", error=exc.strerror))
+        return fail(say("ed_not_saved", error=exc.strerror))
     for line in said:
         print(say("ed_warning", warning=line))
     print(say("ed_saved_edition", name=repr(args.name)))
     return 0
 
 
-def _library_call(args: argparse.Namespace, call: Callable[[EditionLibrary], object], done: str) -> int:
-    """Make one ``call`` on the owner's library; print ``done``, or what is wrong (exit 2)."""
-    try:
-        call(_library(args))
-    except (EditionNotFound, EditionError, LibraryError) as exc:
-        return _errors(exc)
-    print(done)
-    return 0
-
-
 def cmd_new(args: argparse.Namespace) -> int:
-    return _library_call(
-        args,
-        lambda library: library.create(args.name, args.base, with_cards=args.copy),
-        say("ed_created", name=repr(args.name), base=args.base),
-    )
+    _library(args).create(args.name, args.base, with_cards=args.copy)
+    print(say("ed_created", name=repr(args.name), base=args.base))
+    return 0
 
 
 def cmd_card(args: argparse.Namespace) -> int:
@@ -234,15 +188,15 @@ def cmd_ancestor(args: argparse.Namespace) -> int:
 
 
 def cmd_default(args: argparse.Namespace) -> int:
-    return _library_call(
-        args, lambda library: library.set_default(args.name), say("ed_default", name=repr(args.name))
-    )
+    _library(args).set_default(args.name)
+    print(say("ed_default", name=repr(args.name)))
+    return 0
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
-    return _library_call(
-        args, lambda library: library.delete(args.name), say("ed_deleted", name=repr(args.name))
-    )
+    _library(args).delete(args.name)
+    print(say("ed_deleted", name=repr(args.name)))
+    return 0
 
 
 def cmd_stickers(args: argparse.Namespace) -> int:
@@ -250,22 +204,19 @@ def cmd_stickers(args: argparse.Namespace) -> int:
     from companion.hardware import reader as pi_reader
     from companion.hardware.health import HardwareFault
     from companion.hardware.stickers import Link, date_index, whole_box, write_deck
-    from companion.util.config import ConfigError, load_config
+    from companion.util.config import load_config
 
-    try:
-        config = load_config(args.config)
-        edition = load_named(_library(args).folder.parent, args.edition)
-    except (ConfigError, EditionNotFound, EditionError) as exc:
-        return _errors(exc)
+    config = load_config(args.config)
+    edition = load_named(_library(args).folder.parent, args.edition)
     order = whole_box(edition) if args.all else date_index(edition)
     if args.start:
         if args.start not in order:
-            return _fail(say("ed_not_a_card_to_write", card=repr(args.start), edition=edition.name))
+            return fail(say("ed_not_a_card_to_write", card=repr(args.start), edition=edition.name))
         order = order[order.index(args.start) :]
     try:  # the reader opened as the table opens it (its faults in the catalogue's words)
         reader = pi_reader.open_mfrc522(config.reader.rst_pin, config.reader.gain_db)
     except HardwareFault as exc:
-        return _fail(f"{exc}: {exc.fix}")
+        return fail(f"{exc}: {exc.fix}")
     print(say("stickers_to_write", n=len(order)))
     try:
         link = Link(reader.driver, rc522=reader.chip)
@@ -279,21 +230,11 @@ def cmd_stickers(args: argparse.Namespace) -> int:
 
 def cmd_tags(args: argparse.Namespace) -> int:
     """List the tags bound to cards, or unbind one (to bind it again with enroll or the page)."""
-    from companion.records.trekking import TREKKING
-    from companion.store.log import Store, StoreError
-
-    try:
-        store = Store(data_dir(args), TREKKING)
-    except StoreError as exc:
-        return _fail(str(exc))
+    store = open_store(args)  # a refusal (a full disk: the tag stays bound) is `cli.main`'s one line
     try:
         if args.unbind:
-            try:
-                freed = store.unenroll(args.unbind)
-            except StoreError as exc:  # a full disk: the tag stays bound
-                return _fail(str(exc))
-            if not freed:
-                return _fail(say("ed_tag_not_bound", uid=args.unbind))
+            if not store.unenroll(args.unbind):
+                return fail(say("ed_tag_not_bound", uid=args.unbind))
             print(say("tag_freed", uid=args.unbind))
             return 0
         for uid, card in sorted(store.tags().items(), key=lambda item: item[1]):
@@ -305,35 +246,29 @@ def cmd_tags(args: argparse.Namespace) -> int:
 
 def add_commands(sub: Any) -> None:
     """Add the library commands to ``companion edition``'s subparsers."""
-
-    def data(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
-        p.add_argument("--data-dir", help="where games and the owner's editions are kept")
-        return p
-
-    p = data(sub.add_parser("export", help="print an edition: JSON (to share), or its cards as CSV"))
+    p = add_command(sub, "export", "print an edition: JSON (to share), or its cards as CSV", cmd_export, DATA)
     p.add_argument("edition", metavar="EDITION", help="an edition name (or an edition file)")
     how = p.add_mutually_exclusive_group()
     how.add_argument("--csv", action="store_true", help="the cards: id,day,year,title,hours,gains,note")
     how.add_argument("--itineraries-csv", action="store_true", help="the itineraries as CSV")
-    p.set_defaults(func=cmd_export)
 
-    p = data(sub.add_parser("import", help="CSV -> edition file (--base, --out), or a shared edition file"))
+    p = add_command(
+        sub, "import", "CSV -> edition file (--base, --out), or a shared edition file", cmd_import, DATA
+    )
     p.add_argument("file", metavar="FILE")
     p.add_argument("--base", help="edition whose Ancestor, itineraries, playmat and treks are kept")
     p.add_argument("--out", help="the edition file to write (CSV import)")
     p.add_argument("--itineraries", action="store_true", help="FILE holds itineraries, not cards")
     p.add_argument("--name", help="the edition's name (default: from the file)")
-    p.set_defaults(func=cmd_import)
 
-    data(sub.add_parser("list", help="the shipped and the owner's editions")).set_defaults(func=cmd_list)
+    add_command(sub, "list", "the shipped and the owner's editions", cmd_list, DATA)
 
-    p = data(sub.add_parser("new", help="start an owner's edition"))
+    p = add_command(sub, "new", "start an owner's edition", cmd_new, DATA)
     p.add_argument("name")
     p.add_argument("--base", default="reference", help="Ancestor, playmat and treks to start from")
     p.add_argument("--copy", action="store_true", help="also copy the base's cards and itineraries")
-    p.set_defaults(func=cmd_new)
 
-    p = data(sub.add_parser("card", help="add, change or remove a History card"))
+    p = add_command(sub, "card", "add, change or remove a History card", cmd_card, DATA)
     p.add_argument("name")
     p.add_argument("--id", help="the card to change or remove (a new card gets one if omitted)")
     p.add_argument("--day", help="I, II or III")
@@ -343,47 +278,47 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--gains", help="benefits in printed order: 'person crystal'")
     p.add_argument("--note")
     p.add_argument("--remove", action="store_true")
-    p.set_defaults(func=cmd_card)
 
-    p = data(sub.add_parser("itinerary", help="add, change or remove an Itinerary"))
+    p = add_command(sub, "itinerary", "add, change or remove an Itinerary", cmd_itinerary, DATA)
     p.add_argument("name")
     p.add_argument("id", help="the id printed on the card")
     for kind in ("person", "event", "innovation", "progress"):
         p.add_argument(f"--{kind}", help="spaces top down: '. 3 c' (plain, 3 points, crystal)")
     p.add_argument("--rows", help="row rewards: '2 5 c'")
     p.add_argument("--remove", action="store_true")
-    p.set_defaults(func=cmd_itinerary)
 
-    p = data(sub.add_parser("playmat", help="the six Row positions, the trek table and the step past 10"))
+    p = add_command(
+        sub, "playmat", "the six Row positions, the trek table and the step past 10", cmd_playmat, DATA
+    )
     p.add_argument("name")
     p.add_argument("--slots", help="six benefit lists, comma separated: 'wild,person,event,crystal,...'")
     p.add_argument("--treks", help="ten values, comma separated: --treks=-1,1,3,6,9,13,17,21,25,30")
     p.add_argument("--beyond", help="points per card past 10")
-    p.set_defaults(func=cmd_playmat)
 
-    p = data(sub.add_parser("ancestor", help="the Ancestor's hours, benefits and copies"))
+    p = add_command(sub, "ancestor", "the Ancestor's hours, benefits and copies", cmd_ancestor, DATA)
     p.add_argument("name")
     p.add_argument("--hours")
     p.add_argument("--gains", help="benefits, space separated ('' for none)")
     p.add_argument("--copies", help="copies for 2,3,4 players: '6,9,12'")
-    p.set_defaults(func=cmd_ancestor)
 
-    p = data(sub.add_parser("default", help="the edition new games use (an owner's must be complete)"))
-    p.add_argument("name")
-    p.set_defaults(func=cmd_default)
+    add_command(
+        sub, "default", "the edition new games use (an owner's must be complete)", cmd_default, DATA
+    ).add_argument("name")
 
-    p = data(sub.add_parser("stickers", help="write trek:<card id> onto blank stickers (the reader)"))
+    p = add_command(
+        sub,
+        "stickers",
+        "write trek:<card id> onto blank stickers (the reader)",
+        cmd_stickers,
+        DATA,
+        "--config",
+    )
     p.add_argument("edition", metavar="EDITION", help="an edition name (or an edition file)")
     p.add_argument("--from", dest="start", help="start at this card (after an interruption)")
     p.add_argument("--overwrite", action="store_true", help="rewrite stickers that carry another card")
     p.add_argument("--all", action="store_true", help="then the Itineraries and the 12 Ancestor copies")
-    p.add_argument("--config", help="a TOML settings file (the reader's RST pin)")
-    p.set_defaults(func=cmd_stickers)
 
-    p = data(sub.add_parser("tags", help="the stickers bound to cards; --unbind UID frees one"))
+    p = add_command(sub, "tags", "the stickers bound to cards; --unbind UID frees one", cmd_tags, DATA)
     p.add_argument("--unbind", metavar="UID")
-    p.set_defaults(func=cmd_tags)
 
-    p = data(sub.add_parser("delete", help="delete an owner's edition"))
-    p.add_argument("name")
-    p.set_defaults(func=cmd_delete)
+    add_command(sub, "delete", "delete an owner's edition", cmd_delete, DATA).add_argument("name")

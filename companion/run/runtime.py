@@ -288,9 +288,6 @@ class Runtime:
     def release_seat(self, player: str) -> bool:
         return self.coach.release(player)
 
-    def coach_for_everyone(self) -> bool:
-        return self.coach.on and self.coach.everyone
-
     def store_damage(self) -> list[dict[str, Any]]:
         return [notice.to_json() for notice in self.store.damage]
 

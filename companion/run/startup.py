@@ -11,7 +11,7 @@ import functools
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from companion.hardware.ring import RingDriver, RingLayout, SimulatedRing, open_
 from companion.hardware.supervise import SupervisedButtons, SupervisedReader
 from companion.records.trekking import TREKKING, RecordError
 from companion.run.runtime import Runtime
+from companion.store.damage import DamageNotice
 from companion.store.log import DiskFull, GameDamaged, Store, StoredGame, StoreError, disk_full, no_room
 from companion.table import CUE_REJECT, Outcome, Table
 from companion.table.access import table_pin
@@ -73,7 +74,7 @@ def _open_game(
             say(words("game_not_resumed", game=game_id, why=why))
     if stored is not None and stored.damage is not None:
         store.set_aside(stored.damage)  # the events before it are kept: the game goes on from there
-    report_damage(store, say)
+    report_damage(store.damage, say)
     if stored is None:
         # first names that read the same in English and French (the page may be either)
         game_id = new_game(store, list(FIRST_PLAYERS), config, mock=mock)
@@ -83,11 +84,11 @@ def _open_game(
     return the_pin, stored
 
 
-def report_damage(store: Store, say: Callable[[str], None]) -> None:
+def report_damage(notices: Iterable[DamageNotice], say: Callable[[str], None]) -> None:
     """Say each damage the checksums found and the host has not acknowledged yet, at every
     start: on the console (the journal under systemd), as the page shows it (``store`` in
     ``/api/state``) until a host acknowledges it."""
-    for notice in store.damage:
+    for notice in notices:
         say(words("store_damaged_said", message=printable(notice.message), fix=notice.fix))
 
 
@@ -229,8 +230,7 @@ def check_finished_games(store: Store, say: Callable[[str], None]) -> None:
         return
     except sqlite3.Error:  # closed under the check: the companion is stopping
         return
-    for notice in found:
-        say(words("store_damaged_said", message=printable(notice.message), fix=notice.fix))
+    report_damage(found, say)
 
 
 def attach_reader(

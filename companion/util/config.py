@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
@@ -170,12 +170,9 @@ class Config:
     source: str = "defaults"
 
 
+#: Each ``[section]`` of the file: the settings class of the `Config` field it fills.
 _SECTIONS: dict[str, type[Any]] = {
-    "table": TableSettings,
-    "reader": ReaderSettings,
-    "ring": RingSettings,
-    "buttons": ButtonSettings,
-    "venue": VenueSettings,
+    name: type(part) for name, part in vars(Config()).items() if is_dataclass(part)
 }
 #: A venue broker's address: the scheme says whether TLS is used; the port is optional.
 BROKER = re.compile(r"\Amqtts?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?/?\Z")

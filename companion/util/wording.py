@@ -14,6 +14,7 @@ import functools
 import importlib.resources
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 LANGUAGES = ("en", "fr")
@@ -41,22 +42,28 @@ def plural_category(lang: str, n: float) -> str:
     return "one" if n == 1 else "other"
 
 
+def chooser(lang: str, params: dict[str, Any]) -> Callable[[re.Match[str]], str]:
+    """The form ``params`` pick in a ``{name|one|other}`` match (`_CHOICE`); a choice of a param
+    not given stays as written, and one of a param that is not a number takes "other"."""
+
+    def choose(match: re.Match[str]) -> str:
+        name, one, other = match.groups()
+        if name not in params:
+            return match.group(0)
+        try:
+            number = float(params[name])
+        except (TypeError, ValueError):
+            return other
+        return one if plural_category(lang, number) == "one" else other
+
+    return choose
+
+
 def fill(lang: str, text: str, params: dict[str, Any]) -> str:
     """``text`` with its plural choices made and its params written; an unknown param stays
     as written (the page does the same), so a missing fact shows rather than vanishes."""
     if "|" in text:  # a choice has two bars: most sentences have none, and skip the search
-
-        def choose(match: re.Match[str]) -> str:
-            name, one, other = match.groups()
-            if name not in params:
-                return match.group(0)
-            try:
-                number = float(params[name])
-            except (TypeError, ValueError):
-                return other
-            return one if plural_category(lang, number) == "one" else other
-
-        text = _CHOICE.sub(choose, text)
+        text = _CHOICE.sub(chooser(lang, params), text)
     pieces = _PARAM.split(text)  # the text between the params, each param's name at odd places
     if len(pieces) == 1:
         return text
@@ -72,9 +79,8 @@ def fill(lang: str, text: str, params: dict[str, Any]) -> str:
 @functools.lru_cache(maxsize=4096)
 def template(code: str, lang: str = "en", variant: str = "") -> str | None:
     """The sentence of ``code`` (``code.variant`` first), or None if no catalogue block has it.
-    Kept per code, language and variant: bench_step at 20 pages (issue 35) read 0.13-0.41 ms a
-    step more without it and the small memos cut beside it; never invalidated, as the catalogues
-    are read once per process (`catalogue`)."""
+    Kept per code, language and variant, as bench_step's profile asked (its figures with and
+    without: benchmarks/results/step-memos.txt); never invalidated: the catalogues are read once."""
     words = catalogue(lang)
     for block in (words["msg"], words["hw"], words["console"], words):
         if variant and isinstance(block.get(f"{code}.{variant}"), str):

@@ -42,7 +42,8 @@ from companion.web.route_support import (
 )
 
 if TYPE_CHECKING:  # types only: the history, the league and BG Stats load when first asked
-    from companion.history.past import History, PastGame
+    from companion.history.past import History
+    from companion.records.league import PastGame
 
 history_api = Blueprint("history", __name__)
 #: The newest games whose BG Stats link the history lists: a play is logged soon after it
@@ -111,7 +112,8 @@ def _lang() -> str:
 
 def history_json(history: History, lang: str = "en") -> dict[str, Any]:
     """What the history page draws: games newest first, each player's figures and rating."""
-    from companion.history.past import display_names, family_rating, player_key, player_stats, shown_marks
+    from companion.history.past import shown_marks
+    from companion.records.league import display_names, family_rating, player_key, player_stats
 
     assisted = history.assisted
     names = display_names(history.games, history.aliases)
@@ -336,7 +338,7 @@ def _saved(action: Callable[[], object], code: str, **params: Any) -> Response:
 @control()
 def merge() -> Any:
     """Merge the spelling ``name`` into the player ``into``: their games count as one player's."""
-    from companion.history.past import display_names, player_key, resolve
+    from companion.records.league import display_names, player_key, resolve
 
     body = json_body()
     name, into = body.get("name"), body.get("into")
@@ -397,7 +399,7 @@ def rate_assisted() -> Any:
 @control()
 def unmerge() -> Any:
     """Undo a merge: the spelling ``name`` is a player of its own again."""
-    from companion.history.past import player_key
+    from companion.records.league import player_key
 
     name = json_body().get("name")
     if not isinstance(name, str) or not name.strip():

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from companion.history.bgstats import BGG_ID, CREATE_PLAY, SOURCE_NAME
-from companion.history.past import ranks
+from companion.records.league import ranks
 from tests.support.axe import axe, axe_script
 from tests.support.browser import ARTIFACTS, pin_entered, playwright, post, pump_until, watched_page
 from tests.support.games import finished_game

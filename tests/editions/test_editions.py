@@ -112,6 +112,20 @@ def test_edition_check_cli_lists_every_problem(tmp_path: Path, capsys: pytest.Ca
     assert "2 errors; the edition cannot be used until they are fixed." in out
 
 
+@pytest.mark.parametrize("command", [["edition", "show"], ["simulate", "--games", "1", "--edition"]])
+def test_a_command_given_a_broken_edition_lists_each_error_on_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    ed = minimal()
+    ed["cards"][0]["hours"] = 0
+    ed["cards"][1]["gains"] = ["nope"]
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(ed))
+    assert main([*command, str(path)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 2 and all(line.startswith(f"companion: {path}: line 1: cards[") for line in err), err
+
+
 def test_edition_check_cli_reports_json_syntax_with_line_and_column(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.history.past import family_rating, rate
+from companion.records.league import family_rating, rate
 from tests.support.games import made_up_game
 
 

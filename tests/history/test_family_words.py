@@ -11,7 +11,7 @@ import pytest
 
 from companion.engine import Take
 from companion.history.bgstats import comments
-from companion.history.past import PastGame, PastPlayer
+from companion.records.league import PastGame, PastPlayer
 from companion.util.wording import say
 from tests.support.tables import make_runtime, play_turn
 

@@ -18,7 +18,8 @@ import segno
 from companion.engine import Board, Undo
 from companion.engine.scoring import Standing
 from companion.history.bgstats import BGG_ID, CREATE_PLAY, SOURCE_NAME, play, play_url
-from companion.history.past import Replays, load_history, player_stats, ranks, rate
+from companion.history.past import Replays, load_history
+from companion.records.league import player_stats, ranks, rate
 from companion.records.trekking import TREKKING
 from companion.store.log import Store
 from companion.web.app import create_app

@@ -790,8 +790,8 @@ def test_english_in_a_resolution_is_found(tmp_path: Path) -> None:
 #: The calls that put a line in front of someone: ``print``, a ``say`` callback (the console,
 #: the journal under systemd, a dialogue), the table's ``log``, a dialogue's ``ask`` and the
 #: doctor's ``confirm`` question, the doctor's report line (``Check``: its detail and fix), and
-#: the CLI's one-line failure (``_fail``, on stderr before exit status 2).
-SPEAKERS = {"say", "log", "print", "ask", "confirm", "Check", "_fail"}
+#: the CLI's one-line failure (``fail``, on stderr before exit status 2).
+SPEAKERS = {"say", "log", "print", "ask", "confirm", "Check", "fail"}
 #: What such a call may carry that has two words but is not a sentence, by module and literal
 #: text, each with why. What the console prints that is not a sentence mostly holds no two words
 #: (the ring line is "ring " and ANSI codes, a JSON dump and a bare param no literal at all, an

@@ -10,7 +10,7 @@ from datetime import UTC, datetime, timedelta
 from companion.coach.simulate import play_game, random_setup
 from companion.editions import load_edition
 from companion.engine import Board
-from companion.history.past import PastGame, PastPlayer
+from companion.records.league import PastGame, PastPlayer
 from companion.records.trekking import write_record
 from companion.store.log import Store
 

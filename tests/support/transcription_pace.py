@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,29 +27,24 @@ COUNTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "transcription
 BUDGET_MINUTES = 20.0
 
 
-@dataclass(frozen=True)
-class Pace:
-    tap: float = 0.6
-    key: float = 0.3
-    card: float = 3.0
-    itinerary: float = 5.0
-    sticker: float = 2.0
+#: Seconds per tap, per key typed, per card and per itinerary handled, per other sticker.
+PACE = {"tap": 0.6, "key": 0.3, "card": 3.0, "itinerary": 5.0, "sticker": 2.0}
 
 
-def seconds(counts: dict[str, Any], pace: Pace = Pace()) -> dict[str, float]:
+def seconds(counts: dict[str, Any], pace: dict[str, float] = PACE) -> dict[str, float]:
     """Seconds each part of the transcription takes at ``pace`` (not "total")."""
-    handling = {"cards": pace.card, "itineraries": pace.itinerary}
+    handling = {"cards": pace["card"], "itineraries": pace["itinerary"]}
     out = {}
     for part, c in counts.items():
         if part == "total":
             continue
-        s = c["taps"] * pace.tap + c["keys"] * pace.key + c.get("count", 0) * handling.get(part, 0.0)
-        s += c["stickers"] * (0 if part in handling else pace.sticker)
+        s = c["taps"] * pace["tap"] + c["keys"] * pace["key"] + c.get("count", 0) * handling.get(part, 0.0)
+        s += c["stickers"] * (0 if part in handling else pace["sticker"])
         out[part] = s
     return out
 
 
-def minutes(counts: dict[str, Any], pace: Pace = Pace()) -> float:
+def minutes(counts: dict[str, Any], pace: dict[str, float] = PACE) -> float:
     """The whole box, in minutes, at ``pace``."""
     return sum(seconds(counts, pace).values()) / 60
 
@@ -59,19 +53,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    default = Pace()
-    parser.add_argument("--tap", type=float, default=default.tap)
-    parser.add_argument("--key", type=float, default=default.key)
-    parser.add_argument("--card", type=float, default=default.card)
-    parser.add_argument("--itinerary", type=float, default=default.itinerary)
-    parser.add_argument("--sticker", type=float, default=default.sticker)
+    for name, default in PACE.items():
+        parser.add_argument(f"--{name}", type=float, default=default)
     parser.add_argument("--counts", type=Path, default=COUNTS)
     args = parser.parse_args()
     counts = json.loads(args.counts.read_text(encoding="utf-8"))
-    pace = Pace(args.tap, args.key, args.card, args.itinerary, args.sticker)
+    pace = {name: getattr(args, name) for name in PACE}
     print(
-        f"pace: {pace.tap} s a tap, {pace.key} s a key, {pace.card} s a card, "
-        f"{pace.itinerary} s an itinerary, {pace.sticker} s another sticker"
+        f"pace: {pace['tap']} s a tap, {pace['key']} s a key, {pace['card']} s a card, "
+        f"{pace['itinerary']} s an itinerary, {pace['sticker']} s another sticker"
     )
     for part, s in seconds(counts, pace).items():
         c = counts[part]

@@ -4,29 +4,17 @@ give (kept here as the oracle), for every catalogue sentence and for any text an
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from companion.util.wording import _CHOICE, _PARAM, LANGUAGES, catalogue, fill, plural_category
+from companion.util.wording import _CHOICE, _PARAM, LANGUAGES, catalogue, chooser, fill
 
 
 def fill_as_before(lang: str, text: str, params: dict[str, Any]) -> str:
     """`fill` as it was: the choices substituted, then every param, by ``re.sub``."""
-
-    def choose(match: re.Match[str]) -> str:
-        name, one, other = match.groups()
-        if name not in params:
-            return match.group(0)
-        try:
-            number = float(params[name])
-        except (TypeError, ValueError):
-            return other
-        return one if plural_category(lang, number) == "one" else other
-
-    chosen = _CHOICE.sub(choose, text)
+    chosen = _CHOICE.sub(chooser(lang, params), text)
     return _PARAM.sub(lambda m: str(params[m.group(1)]) if m.group(1) in params else m.group(0), chosen)
 
 

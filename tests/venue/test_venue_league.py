@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from companion.history.past import load_history, player_stats
-from companion.records.league import family_rating
+from companion.history.past import load_history
+from companion.records.league import family_rating, player_stats
 from companion.store.log import Store
 from companion.table.access import Access
 from companion.venue.hall import Hall

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from companion.history.past import load_history, player_stats
-from companion.records.league import family_rating
+from companion.history.past import load_history
+from companion.records.league import family_rating, player_stats
 from companion.table.access import Access
 from companion.venue.hall import Hall
 from companion.venue.hall_web import create_hall_app
