@@ -106,6 +106,7 @@ OUTCOME_CODES: dict[str, OutcomeCode] = {
     "itinerary_corrected": OutcomeCode(True, CUE_ACCEPT, ("player", "itinerary")),
     # the rules core's codes, when the table refuses before asking it (with the table's params)
     "game_over": OutcomeCode(False, CUE_REJECT),
+    "nothing_to_undo": OutcomeCode(False, CUE_REJECT),
     "too_many_crystals": OutcomeCode(False, CUE_REJECT, ("why", "player", "held")),
     "itinerary_unavailable": OutcomeCode(False, CUE_REJECT, ("why", "day")),
     "unknown_card": OutcomeCode(False, CUE_REJECT, ("why", "card", "edition")),
@@ -118,12 +119,6 @@ OUTCOME_CODES: dict[str, OutcomeCode] = {
     "press_lost": OutcomeCode(False, CUE_REJECT),
     "store_damaged": OutcomeCode(False, CUE_REJECT),
 }
-
-
-def say(accepted: bool, cue: str, code: str, **params: Any) -> Outcome:
-    """An outcome with its code and the facts of its sentence; the English sentence
-    comes from the catalogue the page reads too (`companion.util.wording`)."""
-    return Outcome(accepted, sentence(code, **params), cue, code, params=params)
 
 
 def outcome(code: str, **params: Any) -> Outcome:
