@@ -308,13 +308,11 @@ def _parse_cards(ch: _Checker, raw: Any) -> list[Card]:
             seen[card.id] = i
             cards.append(card)
             continue
-        where = f"cards[{i}]"
-        if not isinstance(c, dict):
-            ch.error(where, f"must be an object, not {_show(c)}")
+        named = _entry(ch, "cards", i, c)
+        if named is None:
             continue
-        cid = ch.text(c.get("id"), f"{where}.id")
+        where, cid = named
         if cid is not None:
-            where = f"cards[{i}] ({cid})"
             if cid == ANCESTOR:
                 ch.error(f"{where}.id", '"ancestor" is reserved for the Ancestor card')
             elif cid in seen:
@@ -351,6 +349,17 @@ def _parse_cards(ch: _Checker, raw: Any) -> list[Card]:
                 "cards", f"Day {day} has {count} cards, fewer than the {ROW_SIZE} of a full Departures Row"
             )
     return cards
+
+
+def _entry(ch: _Checker, key: str, i: int, entry: Any) -> tuple[str, str | None] | None:
+    """Entry ``i`` of the list ``key``: where it is (named by its id once it has one) and its
+    id (None: missing, said); None when it is not an object (said)."""
+    where = f"{key}[{i}]"
+    if not isinstance(entry, dict):
+        ch.error(where, f"must be an object, not {_show(entry)}")
+        return None
+    eid = ch.text(entry.get("id"), f"{where}.id")
+    return (where if eid is None else f"{where} ({eid})"), eid
 
 
 def _well_formed_card(c: Any, seen: Mapping[str, int]) -> Card | None:
@@ -439,13 +448,11 @@ def _parse_itineraries(ch: _Checker, raw: Any) -> list[Itinerary]:
     result: list[Itinerary] = []
     seen: set[str] = set()
     for i, it in enumerate(raw):
-        where = f"itineraries[{i}]"
-        if not isinstance(it, dict):
-            ch.error(where, f"must be an object, not {_show(it)}")
+        named = _entry(ch, "itineraries", i, it)
+        if named is None:
             continue
-        iid = ch.text(it.get("id"), f"{where}.id")
+        where, iid = named
         if iid is not None:
-            where = f"itineraries[{i}] ({iid})"
             if iid in seen:
                 ch.error(f"{where}.id", "duplicate itinerary id")
             seen.add(iid)

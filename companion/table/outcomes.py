@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.engine import ChooseItinerary, Edition, Event, Reveal, Take
+from companion.engine.events import fields_json
 from companion.engine.rejections import Rejection
 from companion.engine.tokens import ANCESTOR
 from companion.util.wording import say as sentence
@@ -48,13 +49,7 @@ class Outcome:
     params: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "accepted": self.accepted,
-            "message": self.message,
-            "cue": self.cue,
-            "code": self.code,
-            "params": self.params,
-        }
+        return fields_json(self, "accepted", "message", "cue", "code", "params")
 
 
 @dataclass(frozen=True)
