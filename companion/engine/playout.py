@@ -218,8 +218,8 @@ def _play_day(board: Board, rng: _Random, limit: int, greedy: float = 0.0) -> in
     return played
 
 
-#: The greedy bot's price of an hour and its value of a growing trek (`companion.coach.bots`), here
-#: so that the engine does not import the bots.
+#: What an hour on the Clock is worth to the greedy bot and `_greedy_pick`, in points (a turn
+#: yields a few points for a few hours, so time is never free), and a growing trek, per card.
 HOUR_VALUE = 1.2
 TREK_GROWTH_VALUE = 0.6
 
