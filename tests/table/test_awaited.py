@@ -5,16 +5,12 @@ sentence is the one it wrote from `expect`."""
 
 from __future__ import annotations
 
-import random
-
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from companion.run.console import describe_expect
 from companion.table import Table
 from companion.util.wording import say
-from tests.support.tables import make_runtime
+from tests.support.tables import few_examples, random_games, random_runtime
 
 
 def described_from_expect(table: Table) -> str:
@@ -40,13 +36,12 @@ def agree(table: Table) -> None:
     assert describe_expect(table) == described_from_expect(table)
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(seed=st.integers(0, 10_000), players=st.integers(2, 4), turn=st.sampled_from(["quick", "confirm"]))
+@few_examples
+@random_games
 def test_awaited_is_what_expect_says(
     tmp_path_factory: pytest.TempPathFactory, seed: int, players: int, turn: str
 ) -> None:
-    rt = make_runtime(tmp_path_factory.mktemp("awaited"), ",".join("ABCD"[:players]), seed=seed, turn=turn)
-    rng = random.Random(seed)
+    rt, rng = random_runtime(tmp_path_factory, "awaited", seed, players, turn)
     table = rt.table
     try:
         for _ in range(400):
