@@ -167,7 +167,7 @@ class Board:
             result = self._choose_itinerary(event)  # type: ignore[arg-type]
         elif kind is Undo:
             if not self._stack:
-                return _nothing_to_undo()
+                return Rejection(NOTHING_TO_UNDO)
             self.pop()
             return None
         elif kind is Reveal:
@@ -175,7 +175,7 @@ class Board:
         elif kind is Malformed:
             assert isinstance(event, Malformed)
             if self.finished and event.kind in ("take", "itinerary", "reveal"):
-                return _game_over()
+                return Rejection(GAME_OVER)
             return Rejection(BAD_EVENT, why=event.why, **event.facts)
         else:
             raise TypeError(f"not an event: {event!r}")
@@ -193,7 +193,7 @@ class Board:
             result = self._take(event, False)  # type: ignore[arg-type]
             return result if type(result) is Rejection else None
         if kind is Undo:
-            return _nothing_to_undo()
+            return Rejection(NOTHING_TO_UNDO)
         stack, self._stack = self._stack, []
         try:
             return self.push(event)
@@ -265,7 +265,7 @@ class Board:
         """Why no take is accepted now, whatever the card: the game is over, the player named
         is not playing or not the one to move, or they have no Itinerary yet."""
         if self.finished:
-            return _game_over()
+            return Rejection(GAME_OVER)
         if player is not None:
             named = self.setup.player_index.get(player)
             if named is None:
@@ -489,7 +489,7 @@ class Board:
     def _choose_itinerary(self, event: ChooseItinerary) -> tuple[Any, ...] | Rejection:
         """A player picks this Day's Itinerary: one not used by them before nor by anyone today."""
         if self.finished:
-            return _game_over()
+            return Rejection(GAME_OVER)
         who = self.setup.player_index.get(event.player)
         if who is None:
             return self._not_playing(event.player)
@@ -527,7 +527,7 @@ class Board:
     def _reveal(self, event: Reveal) -> tuple[Any, ...] | Rejection:
         """The table shows a card: it fills the oldest position still waiting for one."""
         if self.finished:
-            return _game_over()
+            return Rejection(GAME_OVER)
         if not self.setup.reveals:
             return Rejection(BAD_EVENT, why="dealt")
         index = self.card_index.get(event.card)
@@ -652,7 +652,7 @@ class Board:
     def check(self, event: Event) -> Rejection | None:
         """Why ``event`` would be refused now (None: it would be accepted); nothing changes."""
         if type(event) is Undo:  # an undo is checked without taking anything back
-            return None if self._stack else _nothing_to_undo()
+            return None if self._stack else Rejection(NOTHING_TO_UNDO)
         rejection = self.push(event)
         if rejection is None:
             self.pop()
@@ -755,14 +755,6 @@ def apply(setup: Setup, state: GameState, event: Event) -> GameState | Rejection
     board = Board.from_snapshot(setup, state)
     rejection = board.push(event)
     return rejection if rejection is not None else board.snapshot()
-
-
-def _nothing_to_undo() -> Rejection:
-    return Rejection(NOTHING_TO_UNDO)
-
-
-def _game_over() -> Rejection:
-    return Rejection(GAME_OVER)
 
 
 def _card_params(card: Any) -> dict[str, Any]:

@@ -634,16 +634,13 @@ class Store:
             self.damage = [notice for notice in self.damage if notice.id not in shown]
         return len(shown)
 
-    def latest_unfinished(self) -> int | None:
-        rows = self._read("SELECT id FROM games WHERE finished = 0 ORDER BY id DESC LIMIT 1")
-        return int(rows[0][0]) if rows else None
-
     def current_game(self) -> int | None:
         """The game to resume: the one last put on the table, finished or not (the table
         showed it, and the last take of a game can still be undone), else the newest
         unfinished one (stores older than the `current` table), else None."""
         rows = self._read("SELECT g.id FROM current c JOIN games g ON g.id = c.game_id")
-        return int(rows[0][0]) if rows else self.latest_unfinished()
+        rows = rows or self._read("SELECT id FROM games WHERE finished = 0 ORDER BY id DESC LIMIT 1")
+        return int(rows[0][0]) if rows else None
 
     # --- the one companion running on this store (`companion.store.runner`) ----------------
 
@@ -743,13 +740,10 @@ class Store:
 
     def rate_assisted(self) -> bool:
         """Whether the host includes assisted games in the ratings (not unless they say so)."""
-        found = self._read("SELECT value FROM options WHERE name = 'rate_assisted'")
-        return bool(found) and found[0][0] == "true"
+        return self.option("rate_assisted") == "true"
 
     def set_rate_assisted(self, include: bool) -> None:
-        value = "true" if include else "false"
-        self._write([("INSERT OR REPLACE INTO options (name, value) VALUES ('rate_assisted', ?)", (value,))])
-        self.history_version += 1
+        self.set_option("rate_assisted", "true" if include else "false")
 
     def option(self, name: str) -> str | None:
         """A host's choice kept with the games (the hall's seasons), or None when never set."""

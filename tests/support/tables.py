@@ -6,7 +6,7 @@ import contextlib
 import os
 import random
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -25,14 +25,15 @@ from companion.util.config import ButtonSettings, Config, RingSettings, TableSet
 FAST_BUTTONS = ButtonSettings(bounce=0.0, undo_hold=0.15)
 
 
-#: A test over random games at a mock table: Hypothesis draws the seed, 2 to 4 players and the
-#: turn style (`random_runtime` sets the game up).
-random_games = given(
-    seed=st.integers(0, 10_000), players=st.integers(2, 4), turn=st.sampled_from(["quick", "confirm"])
-)
-few_examples = settings(
-    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+def random_games(test: Callable[..., None]) -> Callable[..., None]:
+    """A test over random games at a mock table: Hypothesis draws the seed, 2 to 4 players and
+    the turn style, ten examples (`random_runtime` sets the game up)."""
+    draws = given(
+        seed=st.integers(0, 10_000), players=st.integers(2, 4), turn=st.sampled_from(["quick", "confirm"])
+    )
+    return settings(
+        max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    )(draws(test))
 
 
 def random_runtime(

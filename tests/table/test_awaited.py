@@ -10,7 +10,7 @@ import pytest
 from companion.run.console import describe_expect
 from companion.table import Table
 from companion.util.wording import say
-from tests.support.tables import few_examples, random_games, random_runtime
+from tests.support.tables import random_games, random_runtime
 
 
 def described_from_expect(table: Table) -> str:
@@ -36,7 +36,6 @@ def agree(table: Table) -> None:
     assert describe_expect(table) == described_from_expect(table)
 
 
-@few_examples
 @random_games
 def test_awaited_is_what_expect_says(
     tmp_path_factory: pytest.TempPathFactory, seed: int, players: int, turn: str

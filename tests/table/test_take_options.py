@@ -9,7 +9,7 @@ import pytest
 
 from companion.engine import Board, Take
 from companion.engine.tokens import ANCESTOR
-from tests.support.tables import few_examples, random_games, random_runtime
+from tests.support.tables import random_games, random_runtime
 
 
 def agree(board: Board) -> None:
@@ -19,7 +19,6 @@ def agree(board: Board) -> None:
         assert (card in options) == (board.check(Take(card)) is None), card
 
 
-@few_examples
 @random_games
 def test_a_card_is_an_option_exactly_when_its_take_is_accepted(
     tmp_path_factory: pytest.TempPathFactory, seed: int, players: int, turn: str
