@@ -269,7 +269,7 @@ def pool_size(cores: int | None, available: int | None) -> int:
     """How many worker processes this machine can give the coach: a core left for the
     table, and at most half the memory available (MemAvailable) to workers, so that a
     Pi Zero 2 W (about 200 MB free) still has room for the table and the system. 0 means
-    none fit: the coach then works in the table's process (`coach_service.InThread`)."""
+    none fit: the coach then works in the table's process (a `CoachPool` of no worker)."""
     by_cores = max(1, (cores or 2) - 1)
     if available is None:
         return by_cores
@@ -316,7 +316,8 @@ class CoachPool:
     `subprocess` and spoken to over their pipes: multiprocessing's forkserver and resource
     tracker outlive its pool, and its workers a SIGKILLed daemon. Each worker dies with the
     *thread* that started it (Linux's parent-death signal), so a pool lives on the coach's
-    thread; `close` kills and reaps the workers before it returns."""
+    thread; `close` kills and reaps the workers before it returns. With no worker (``workers=0``:
+    tests, or a machine with too little memory for one) it works in the coach's own thread."""
 
     def __init__(self, edition: Edition, workers: int | None = None) -> None:
         import pickle
@@ -324,7 +325,7 @@ class CoachPool:
         import sys
 
         self.edition = edition
-        self.workers = workers or pool_size(os.cpu_count(), None)
+        self.workers = workers if workers is not None else pool_size(os.cpu_count(), None)
         self.closed = threading.Event()
         # the package's own directory first: a daemon started from a checkout finds its workers
         home = str(Path(__file__).resolve().parent.parent)
@@ -355,6 +356,8 @@ class CoachPool:
         Raises `CoachStopped` if the pool is closed meanwhile."""
         import pickle
 
+        if not self.procs:
+            return evaluate(board, per_candidate, seconds, seed)
         moves = candidates(board)
         base = seed if seed is not None else random.randrange(1 << 30)
         share = -(-per_candidate // self.workers)
