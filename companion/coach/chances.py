@@ -1,13 +1,11 @@
 """The coach: each available card's chances, by Monte Carlo rollouts from the position.
 
 Every card the player to move may take now (with no crystal spent, and with the most the card
-allows) is played on a copy of the board, then the game is played out for everyone many times,
-mostly by the greedy heuristic (`PLAYOUT_GREEDY`, docs/coach.md); a card's win probability is
-the share of its rollouts the player won, its expected score the mean final total. Only what
-the table knows is used: unseen cards are dealt again at random for each round, and every
-candidate plays the same deals. `CoachPool` spreads the rollouts over worker processes;
-`evaluate` is the same work in this process. A rollout budget with a seed is reproducible; a
-time budget bounds the answer time on a slow board.
+allows) is played on a copy of the board, then the game is played out many times, mostly by
+the greedy heuristic (docs/coach.md); a card's win probability is the share of its rollouts
+the player won. Only what the table knows is used: unseen cards are dealt again at random for
+each round. `CoachPool` spreads the rollouts over worker processes; `evaluate` is the same
+work in this process.
 """
 
 from __future__ import annotations

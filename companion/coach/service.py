@@ -1,15 +1,11 @@
 """The coach beside a running table: asked for, shown to the asking player's phone only.
 
-The host's switch makes the coach available; the player to move asks from their phone, whose
-first ask claims that player's seat (`companion.table.seats`), and the answer goes to that phone
-alone, never into ``/api/state`` or the live stream. "Coach for everyone" (a teaching game)
-answers every position for anyone. Advice never touches the table's version, so an Undo is
-never refused as stale because the coach spoke; a game with any advice is marked assisted.
-
-A thread of its own does the work (the table's listener only sets a flag), copying the
-position under the table's lock and playing the rollouts with no lock held; an answer carries
-the position it was computed for, so a past one is never shown. One pool at a time: switching
-off kills and reaps the workers, and a switch on waits for the previous thread to be gone.
+The player to move asks from their phone, whose first ask claims that player's seat
+(`companion.table.seats`); the answer goes to that phone alone, never into ``/api/state``.
+"Coach for everyone" (a teaching game) answers every position for anyone. Advice never touches
+the table's version (an Undo is never refused as stale because the coach spoke). A thread of
+its own copies the position under the table's lock and plays the rollouts with no lock held;
+an answer carries its position, so a past one is never shown. One pool at a time.
 """
 
 from __future__ import annotations

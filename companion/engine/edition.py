@@ -200,10 +200,8 @@ class _Checker:
             return None
         return value
 
-    def text(self, value: Any, where: str, required: bool = True) -> str | None:
-        if value is None and not required:
-            return ""
-        if not isinstance(value, str) or (required and not value.strip()):
+    def text(self, value: Any, where: str) -> str | None:
+        if not isinstance(value, str) or not value.strip():
             self.error(where, f"must be a non-empty text, not {_show(value)}")
             return None
         return value

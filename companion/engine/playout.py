@@ -1,11 +1,10 @@
 """Playouts: a game played to its end by random legal moves, or mostly greedy ones, fast.
 
-The coach plays thousands of throw-away games a second from a position; through
-`Board.push_unrecorded` and ``random_bot`` most of a rollout went into building events and
-checks a legal move cannot fail. `play_out` is the same game in one loop: it draws the same
-random numbers in the same order as ``random_bot`` and applies the move as `Board._take`
-does, without checks or undo records. A Hypothesis property (`tests/coach/test_coach.py`)
-holds the two equal move by move; the rare paths call the board's own code. Pure.
+The coach plays thousands of throw-away games a second from a position. `play_out` is
+``random_bot`` and `Board.push` in one loop: the same random numbers in the same order, the
+move applied as `Board._take` does, without checks or undo records. A Hypothesis property
+(`tests/coach/test_coach.py`) holds the two equal move by move; the rare paths call the
+board's own code. Pure.
 """
 
 from __future__ import annotations
@@ -62,11 +61,9 @@ def draw_pick(
 
 def play_out(board: Board, rng: _Random, limit: int, greedy: float = 0.0) -> int:
     """Play random legal moves on ``board`` until the game ends or ``limit`` moves are
-    played (an Itinerary choice counts as one); returns how many were played.
-
-    ``greedy``: the share of card choices made by `_greedy_pick` instead of at random; at 0
-    the moves are exactly `companion.coach.bots.random_bot`'s for the same random stream.
-    Raises `NoLegalMove`, as the random bot does, with the moves before it applied."""
+    played (an Itinerary choice counts as one); returns how many were played. ``greedy``: the
+    share of card choices made by `_greedy_pick` (at 0, exactly `random_bot`'s moves). Raises
+    `NoLegalMove`, as the random bot does, with the moves before it applied."""
     played = 0
     while played < limit and not board.finished:
         played += _play_day(board, rng, limit - played, greedy)

@@ -275,21 +275,17 @@ class Store:
             raise StoreError("store_replaced", path=str(self.path))
         raise StoreError("store_deleted", path=str(self.path))
 
-    def _write(self, statements: list[tuple[str, tuple[Any, ...]]], durable: bool = True) -> int | None:
-        """Run ``statements`` as one transaction; return the first one's row id. On any failure
-        nothing of it is stored and the error says what to do.
+    def _write(self, statements: list[tuple[str, tuple[Any, ...]]], durable: bool = True) -> None:
+        """Run ``statements`` as one transaction: on any failure nothing of it is stored and the
+        error says what to do. ``durable=False`` skips the fsync (``synchronous=NORMAL`` for this
+        commit): it survives a crash of the companion but perhaps not a power cut, and costs no
+        SD-card flush."""
 
-        ``durable=False`` skips the fsync (``synchronous=NORMAL`` for this commit): it survives
-        a crash of the companion but perhaps not a power cut, and costs no SD-card flush."""
-
-        def run() -> int | None:
-            last: int | None = None
+        def run() -> None:
             for sql, args in statements:
-                rowid = self._db.execute(sql, args).lastrowid
-                last = rowid if last is None else last
-            return last
+                self._db.execute(sql, args)
 
-        return self._transaction(run, durable)
+        self._transaction(run, durable)
 
     def _transaction(self, work: Callable[[], T], durable: bool = True) -> T:
         """Run ``work`` (statements on ``self._db``) as one transaction, and return what it

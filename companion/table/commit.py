@@ -90,13 +90,11 @@ class CommittingTable:
 
     # --- committing -------------------------------------------------------------------
 
-    def commit_take(self, take: Take, hours: int | None = None) -> Outcome:
+    def commit_take(self, take: Take, hours: int) -> Outcome:
         """Commit a take and say what it did (punctual, a Day's end, the winners). ``hours``:
-        its cost, as the tap that chose it found it (else looked up among the options)."""
+        its cost, as the tap that chose it found it."""
         board = self.board
         day = board.day
-        if hours is None:
-            hours = next((o.hours for o in board.take_options() if o.card == take.card), 0)
         punctual = board.hour[board.turn] + hours - take.crystals == 12
         failed = self.push_and_store(take)
         if failed is not None:

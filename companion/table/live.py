@@ -191,7 +191,7 @@ class Table(Corrections, Snapshots):
         if done.action == REJECT:
             return turn_outcome(done, self.board.edition)
         if done.action == COMMIT:
-            assert done.take is not None
+            assert done.take is not None and done.hours is not None
             return self.commit_take(done.take, done.hours)
         if done.state != before:
             failed = self.set_turn(done.state)
