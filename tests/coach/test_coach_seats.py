@@ -21,18 +21,17 @@ from companion.run.startup import build_runtime
 from companion.util.config import Config
 from companion.util.wording import say
 from companion.web.app import create_app
-from tests.support.tables import api_app, client_from, make_runtime, play_turn
+from tests.support.tables import (
+    api_app,
+    client_from,
+    coach_at_a_take,
+    make_runtime,
+    play_turn,
+    quick_coach,
+    to_a_take,
+)
 
 PIN = {"X-Table-Pin": "2468"}
-
-
-def _fast(rt: Any) -> None:
-    rt.coach.workers, rt.coach.seconds, rt.coach.per_candidate = 0, None, 2
-
-
-def _to_a_take(rt: Any, rng: random.Random) -> None:
-    while rt.table.expect()["kind"] != "take":
-        play_turn(rt, rng)
 
 
 def _coach(http: Any, headers: dict[str, str] | None = None) -> dict[str, Any]:
@@ -57,8 +56,7 @@ def _holding(app: Any, address: str, phone: str) -> Any:
 def test_the_phone_that_asks_holds_the_seat_and_no_other_phone_gets_its_advice(tmp_path: Path) -> None:
     with api_app(tmp_path) as (app, rt):
         host, zoe, mia = app.test_client(), client_from(app, "10.0.0.2"), client_from(app, "10.0.0.3")
-        _fast(rt)
-        _to_a_take(rt, random.Random(4))
+        coach_at_a_take(rt)
         assert host.post("/api/coach", json={"on": True}, headers=PIN).status_code == 200
         turn = rt.table.board.player_to_move
         asked = zoe.post("/api/coach/ask", json={"player": turn}).get_json()
@@ -94,8 +92,7 @@ def test_a_phone_holding_a_seat_asks_for_no_one_else_and_an_opponent_marks_no_ga
     tmp_path: Path,
 ) -> None:
     with api_app(tmp_path) as (app, rt):
-        _fast(rt)
-        _to_a_take(rt, random.Random(4))
+        coach_at_a_take(rt)
         rt.switch_coach(True)
         game, turn = rt.table.game_id, rt.table.board.player_to_move
         other = next(n for n in rt.table.board.names if n != turn)
@@ -123,8 +120,7 @@ def test_a_phone_holding_a_seat_asks_for_no_one_else_and_an_opponent_marks_no_ga
 def test_the_host_releases_a_lost_phones_seat_and_another_phone_takes_it(tmp_path: Path) -> None:
     with api_app(tmp_path) as (app, rt):
         host, lost, new = app.test_client(), client_from(app, "10.0.0.2"), client_from(app, "10.0.0.3")
-        _fast(rt)
-        _to_a_take(rt, random.Random(4))
+        coach_at_a_take(rt)
         rt.switch_coach(True)
         turn = rt.table.board.player_to_move
         assert lost.post("/api/coach/ask", json={"player": turn}).status_code == 200
@@ -148,8 +144,8 @@ def test_a_seat_is_kept_across_a_restart_and_freed_when_the_game_ends(tmp_path: 
     try:
         app = create_app(rt)
         phone = client_from(app, "10.0.0.2")
-        _fast(rt)
-        _to_a_take(rt, rng)
+        quick_coach(rt)
+        to_a_take(rt, rng)
         rt.switch_coach(True)
         turn, game = rt.table.board.player_to_move, rt.table.game_id
         assert phone.post("/api/coach/ask", json={"player": turn}).get_json()["seat"] == turn
@@ -164,7 +160,7 @@ def test_a_seat_is_kept_across_a_restart_and_freed_when_the_game_ends(tmp_path: 
     try:
         assert rt.table.game_id == game
         app = create_app(rt)
-        _fast(rt)
+        quick_coach(rt)
         rt.switch_coach(True)  # off at every start
         again = client_from(app, "10.0.0.2")
         again.set_cookie("session", cookie.value)
@@ -185,8 +181,7 @@ def test_a_seat_is_kept_across_a_restart_and_freed_when_the_game_ends(tmp_path: 
 def test_a_new_game_frees_every_seat(tmp_path: Path) -> None:
     with api_app(tmp_path) as (app, rt):
         phone = client_from(app, "10.0.0.2")
-        _fast(rt)
-        _to_a_take(rt, random.Random(4))
+        coach_at_a_take(rt)
         rt.switch_coach(True)
         turn = rt.table.board.player_to_move
         assert phone.post("/api/coach/ask", json={"player": turn}).get_json()["seats"] == [turn]
@@ -210,8 +205,7 @@ def test_a_damaged_seats_file_frees_the_seats_and_loses_nothing_else(tmp_path: P
 def test_a_phone_takes_its_seat_when_it_joins_before_any_ask(tmp_path: Path) -> None:
     with api_app(tmp_path) as (app, rt):
         zoe, mia = client_from(app, "10.0.0.2"), client_from(app, "10.0.0.3")
-        _fast(rt)
-        _to_a_take(rt, random.Random(4))
+        coach_at_a_take(rt)
         turn = rt.table.board.player_to_move
         other = next(n for n in rt.table.board.names if n != turn)
         # the coach off: a seat can be taken all the same (the phone joins before it is on)

@@ -23,7 +23,15 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.processes import descendants, parent_of
-from tests.support.tables import api_app, api_client, client_from, play_turn
+from tests.support.tables import (
+    api_app,
+    api_client,
+    client_from,
+    coach_at_a_take,
+    play_turn,
+    quick_coach,
+    to_a_take,
+)
 
 PIN = {"X-Table-Pin": "2468"}
 
@@ -37,15 +45,6 @@ def _wait_for(check: Any, timeout: float = 60.0) -> Any:
             return found
         time.sleep(0.02)
     raise AssertionError("the condition did not come in time")
-
-
-def _to_a_take(rt: Any, rng: random.Random) -> None:
-    while rt.table.expect()["kind"] != "take":
-        play_turn(rt, rng)
-
-
-def _fast(rt: Any, per_candidate: int = 3) -> None:
-    rt.coach.workers, rt.coach.seconds, rt.coach.per_candidate = 0, None, per_candidate
 
 
 def _ready(http: Any, headers: dict[str, str] | None = None) -> dict[str, Any] | None:
@@ -68,8 +67,7 @@ def test_the_coach_is_off_by_default_and_its_switch_needs_the_pin(tmp_path: Path
 def test_the_player_to_move_asks_and_only_that_phone_sees_the_answer(tmp_path: Path) -> None:
     with api_app(tmp_path) as (app, rt):
         host, asker, guest = app.test_client(), client_from(app, "10.0.0.2"), client_from(app, "10.0.0.3")
-        _fast(rt)
-        _to_a_take(rt, random.Random(4))
+        coach_at_a_take(rt, per_candidate=3)
         assert host.post("/api/coach", json={"on": True}, headers=PIN).status_code == 200
         turn = rt.table.board.player_to_move
         other = next(n for n in rt.table.board.names if n != turn)
@@ -101,15 +99,15 @@ def test_the_player_to_move_asks_and_only_that_phone_sees_the_answer(tmp_path: P
 def test_coach_for_everyone_answers_unasked_and_anyone_reads_it(tmp_path: Path) -> None:
     with api_app(tmp_path) as (app, rt):
         host, guest = app.test_client(), client_from(app, "10.0.0.3")
-        _fast(rt)
+        quick_coach(rt, 3)
         rng = random.Random(5)
-        _to_a_take(rt, rng)
+        to_a_take(rt, rng)
         host.post("/api/coach", json={"on": True, "everyone": True}, headers=PIN)
         assert guest.get("/api/state").get_json()["coach"] == {"on": True, "everyone": True}
         coach = _wait_for(lambda: _ready(guest, {}))
         assert coach["events"] == rt.table.seq
         play_turn(rt, rng)
-        _to_a_take(rt, rng)
+        to_a_take(rt, rng)
         assert _wait_for(lambda: _ready(guest, {}))["events"] == rt.table.seq
         host.post("/api/coach", json={"on": True, "everyone": False}, headers=PIN)
         assert guest.get("/api/coach").get_json()["coach"] == {"on": True, "status": "private"}
@@ -119,12 +117,12 @@ def test_an_undo_with_the_coach_answering_is_never_refused_as_stale(tmp_path: Pa
     """Issue 21 item 8: the coach's answers used to bump the version the page's Undo is
     checked against, so an Undo sent with the snapshot the page showed was refused."""
     with api_client(tmp_path) as (http, rt):
-        _fast(rt, 1)
+        quick_coach(rt, 1)
         rng = random.Random(6)
-        _to_a_take(rt, rng)
+        to_a_take(rt, rng)
         http.post("/api/coach", json={"on": True, "everyone": True}, headers=PIN)
         for _ in range(6):
-            _to_a_take(rt, rng)
+            to_a_take(rt, rng)
             play_turn(rt, rng)
             if rt.table.board.finished:
                 break
@@ -161,7 +159,7 @@ def test_the_table_takes_cards_while_the_coach_thinks_and_its_late_answer_is_not
     with api_client(tmp_path) as (http, rt):
         rt.coach.workers = 0
         rng = random.Random(3)
-        _to_a_take(rt, rng)
+        to_a_take(rt, rng)
         rt.coach.switch(True, everyone=True)
         assert thinking.wait(30)
         assert rt.table.lock.acquire(timeout=5)  # free while the coach thinks
@@ -191,7 +189,7 @@ def test_a_switch_flipped_at_finger_speed_never_has_two_pools_and_off_leaves_not
     processes on a Pi), and "off" left multiprocessing's forkserver and resource tracker."""
     with api_client(tmp_path) as (http, rt):
         rt.coach.workers, rt.coach.seconds = 2, 0.3
-        _to_a_take(rt, random.Random(7))
+        to_a_take(rt, random.Random(7))
         peak, stop = [0], threading.Event()
 
         def sample() -> None:

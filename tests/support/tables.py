@@ -108,6 +108,23 @@ def play_turn(rt: Runtime, rng: random.Random) -> None:
         assert rt.press("confirm").accepted
 
 
+def to_a_take(rt: Runtime, rng: random.Random) -> None:
+    """Play on (`play_turn`) until the table waits for a take."""
+    while rt.table.expect()["kind"] != "take":  # type: ignore[index]
+        play_turn(rt, rng)
+
+
+def quick_coach(rt: Runtime, per_candidate: int = 2) -> None:
+    """The coach made quick for a test: in its own thread, ``per_candidate`` rollouts, no time budget."""
+    rt.coach.workers, rt.coach.seconds, rt.coach.per_candidate = 0, None, per_candidate
+
+
+def coach_at_a_take(rt: Runtime, per_candidate: int = 2) -> None:
+    """`quick_coach`, and the game played on to a take (seed 4): what a coach test asks about."""
+    quick_coach(rt, per_candidate)
+    to_a_take(rt, random.Random(4))
+
+
 def play_turns(rt: Runtime, turns: int, seed: int) -> None:
     """``turns`` steps of `play_turn`, drawn from a generator seeded with ``seed``."""
     rng = random.Random(seed)
