@@ -292,17 +292,11 @@ def work(
         watch_stack=stack,
         decks=decks,
         player_index={n: i for i, n in enumerate(players)},
-        day_sizes=_day_sizes(edition, decks),
+        day_sizes=tuple(map(len, decks if decks is not None else edition.rules.day_cards)),
     )
     board = Board.from_snapshot(setup, state)
     deadline = None if seconds is None else time.perf_counter() + seconds
     return rollouts(board, moves, count, seed, deadline)
-
-
-def _day_sizes(edition: Edition, decks: tuple[tuple[int, ...], ...] | None) -> tuple[int, ...]:
-    if decks is not None:
-        return tuple(len(d) for d in decks)
-    return tuple(len(cards) for cards in edition.rules.day_cards)
 
 
 class CoachStopped(Exception):

@@ -247,12 +247,9 @@ class Store:
         self._db.execute("PRAGMA foreign_keys=ON")
 
     def _check_file(self) -> None:
-        """Before a write: is the file we hold open still the store on disk?
-
-        Deleted (``rm``, a cleaning script): the open connection still reads every game,
-        so it is written back whole (``VACUUM INTO``) and the write goes on: nothing is
-        lost. Replaced by another file: someone put it there on purpose, so it is not
-        overwritten; writing stops with a message (writes into the old file would be lost)."""
+        """Before a write: is the file we hold open still the store on disk? Deleted: the open
+        connection still reads every game, so it is written back whole (``VACUUM INTO``) and
+        the write goes on. Replaced: someone put it there on purpose, so writing stops."""
         try:
             if self._file_identity() == self._identity:
                 return

@@ -102,15 +102,8 @@ class Table(Corrections, Snapshots):
     def press(self, button: str) -> Outcome:
         """A button was pressed: "crystal", "confirm" or "undo" (undo is the held press)."""
         with self.committing():
-            if button == "crystal":
-                answer = self._crystal()
-            elif button == "confirm":
-                answer = self._confirm()
-            elif button == "undo":
-                answer = self._undo()
-            else:
-                answer = outcome("no_button", button=button)
-            return self.emit(answer)
+            pressed = {"crystal": self._crystal, "confirm": self._confirm, "undo": self._undo}.get(button)
+            return self.emit(outcome("no_button", button=button) if pressed is None else pressed())
 
     def _tap(self, ref: str) -> Outcome:
         board = self.board
