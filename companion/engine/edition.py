@@ -361,9 +361,8 @@ def _entry(ch: _Checker, key: str, i: int, entry: Any) -> tuple[str, str | None]
 
 
 def _well_formed_card(c: Any, seen: Mapping[str, int]) -> Card | None:
-    """The card when nothing about it is wrong, else ``None`` (the checks below then say what
-    is): one pass of type and range tests with no locations written, because checks a field at
-    a time made reading an edition cost more than replaying a game."""
+    """The card when nothing about it is wrong, else ``None`` (the checks with locations then
+    say what is): one pass of type and range tests, as reading an edition must be cheap."""
     if type(c) is not dict:
         return None
     cid, year, day, hours = c.get("id"), c.get("year"), c.get("day"), c.get("hours")
@@ -497,8 +496,7 @@ def _parse_itineraries(ch: _Checker, raw: Any) -> list[Itinerary]:
 
 def _good_spaces(spaces: list[Any]) -> bool:
     """Whether every one of ``spaces`` is what `_Checker.space` accepts, in one pass with no
-    location written (an edition's spaces checked one call and one location each were a large
-    part of reading it, which a process's first replay pays)."""
+    location written (the checks with locations only for a list with a fault)."""
     return all(s is None or type(s) is int or s == CRYSTAL for s in spaces)
 
 

@@ -10,21 +10,16 @@ board's own code. Pure.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol
 
 from companion.engine.board import HOUR_WEIGHT, LAST_TURN_KEY, Board
 from companion.engine.edition import Edition
-from companion.engine.state import EMPTY, HIDDEN
+from companion.engine.state import EMPTY, HIDDEN, RandomSource
 from companion.engine.tokens import CRYSTAL_CODE, HOURS_PER_DAY, PUNCTUALITY_BONUS, ROW_SIZE
 
 #: The random bot's stand-in for "the Ancestor card" among row positions.
 ANCESTOR_PICK = -3
 #: Token codes per itinerary progress number in an `ItineraryTable`'s memo.
 _CODES = 5
-
-
-class _Random(Protocol):
-    def random(self) -> float: ...
 
 
 class NoLegalMove(RuntimeError):
@@ -59,7 +54,7 @@ def draw_pick(
     return pick, k
 
 
-def play_out(board: Board, rng: _Random, limit: int, greedy: float = 0.0) -> int:
+def play_out(board: Board, rng: RandomSource, limit: int, greedy: float = 0.0) -> int:
     """Play random legal moves on ``board`` until the game ends or ``limit`` moves are
     played (an Itinerary choice counts as one); returns how many were played. ``greedy``: the
     share of card choices made by `_greedy_pick` (at 0, exactly `random_bot`'s moves). Raises
@@ -70,7 +65,7 @@ def play_out(board: Board, rng: _Random, limit: int, greedy: float = 0.0) -> int
     return played
 
 
-def _play_day(board: Board, rng: _Random, limit: int, greedy: float = 0.0) -> int:  # noqa: C901
+def _play_day(board: Board, rng: RandomSource, limit: int, greedy: float = 0.0) -> int:  # noqa: C901
     # one loop on purpose: the coach's rollouts run it millions of times, and a call per step
     # would cost them (benchmarks/bench_coach.py); a Hypothesis property holds it to `push`
     """At most ``limit`` moves of the current Day: stops after the move that ends it
