@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable
 
 from companion.engine import Board, ChooseItinerary, Event, Take
-from companion.engine.playout import NoLegalMove, draw_pick
+from companion.engine.playout import HOUR_VALUE, TREK_GROWTH_VALUE, NoLegalMove, draw_pick
 from companion.engine.tokens import ANCESTOR
 
 Bot = Callable[[Board, random.Random], Event]
@@ -56,13 +56,6 @@ def _random_itinerary(board: Board, who: int, rng: random.Random) -> ChooseItine
     if not choices:
         raise NoLegalMove(board)
     return ChooseItinerary(board.names[who], choices[int(rng.random() * len(choices))])
-
-
-#: What an hour on the Clock is worth to the greedy bot, in points: a turn yields
-#: a few points for a few hours, so time is never free.
-HOUR_VALUE = 1.2
-#: How much the greedy bot values keeping its trek going, per card in it.
-TREK_GROWTH_VALUE = 0.6
 
 
 def _running_total(board: Board, who: int) -> int:

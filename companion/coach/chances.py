@@ -1,13 +1,11 @@
 """The coach: each available card's chances, by Monte Carlo rollouts from the position.
 
 Every card the player to move may take now (with no crystal spent, and with the most the card
-allows) is played on a copy of the board, then the game is played out for everyone many times,
-mostly by the greedy heuristic (`PLAYOUT_GREEDY`, docs/coach.md); a card's win probability is
-the share of its rollouts the player won, its expected score the mean final total. Only what
-the table knows is used: unseen cards are dealt again at random for each round, and every
-candidate plays the same deals. `CoachPool` spreads the rollouts over worker processes;
-`evaluate` is the same work in this process. A rollout budget with a seed is reproducible; a
-time budget bounds the answer time on a slow board.
+allows) is played on a copy of the board, then the game is played out many times, mostly by
+the greedy heuristic (docs/coach.md); a card's win probability is the share of its rollouts
+the player won. Only what the table knows is used: unseen cards are dealt again at random for
+each round. `CoachPool` spreads the rollouts over worker processes; `evaluate` is the same
+work in this process.
 """
 
 from __future__ import annotations
@@ -269,7 +267,7 @@ def pool_size(cores: int | None, available: int | None) -> int:
     """How many worker processes this machine can give the coach: a core left for the
     table, and at most half the memory available (MemAvailable) to workers, so that a
     Pi Zero 2 W (about 200 MB free) still has room for the table and the system. 0 means
-    none fit: the coach then works in the table's process (`coach_service.InThread`)."""
+    none fit: the coach then works in the table's process (a `CoachPool` of no worker)."""
     by_cores = max(1, (cores or 2) - 1)
     if available is None:
         return by_cores
@@ -294,17 +292,11 @@ def work(
         watch_stack=stack,
         decks=decks,
         player_index={n: i for i, n in enumerate(players)},
-        day_sizes=_day_sizes(edition, decks),
+        day_sizes=tuple(map(len, decks if decks is not None else edition.rules.day_cards)),
     )
     board = Board.from_snapshot(setup, state)
     deadline = None if seconds is None else time.perf_counter() + seconds
     return rollouts(board, moves, count, seed, deadline)
-
-
-def _day_sizes(edition: Edition, decks: tuple[tuple[int, ...], ...] | None) -> tuple[int, ...]:
-    if decks is not None:
-        return tuple(len(d) for d in decks)
-    return tuple(len(cards) for cards in edition.rules.day_cards)
 
 
 class CoachStopped(Exception):
@@ -316,7 +308,8 @@ class CoachPool:
     `subprocess` and spoken to over their pipes: multiprocessing's forkserver and resource
     tracker outlive its pool, and its workers a SIGKILLed daemon. Each worker dies with the
     *thread* that started it (Linux's parent-death signal), so a pool lives on the coach's
-    thread; `close` kills and reaps the workers before it returns."""
+    thread; `close` kills and reaps the workers before it returns. With no worker (``workers=0``:
+    tests, or a machine with too little memory for one) it works in the coach's own thread."""
 
     def __init__(self, edition: Edition, workers: int | None = None) -> None:
         import pickle
@@ -324,7 +317,7 @@ class CoachPool:
         import sys
 
         self.edition = edition
-        self.workers = workers or pool_size(os.cpu_count(), None)
+        self.workers = workers if workers is not None else pool_size(os.cpu_count(), None)
         self.closed = threading.Event()
         # the package's own directory first: a daemon started from a checkout finds its workers
         home = str(Path(__file__).resolve().parent.parent)
@@ -355,6 +348,8 @@ class CoachPool:
         Raises `CoachStopped` if the pool is closed meanwhile."""
         import pickle
 
+        if not self.procs:
+            return evaluate(board, per_candidate, seconds, seed)
         moves = candidates(board)
         base = seed if seed is not None else random.randrange(1 << 30)
         share = -(-per_candidate // self.workers)

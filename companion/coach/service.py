@@ -1,15 +1,11 @@
 """The coach beside a running table: asked for, shown to the asking player's phone only.
 
-The host's switch makes the coach available; the player to move asks from their phone, whose
-first ask claims that player's seat (`companion.table.seats`), and the answer goes to that phone
-alone, never into ``/api/state`` or the live stream. "Coach for everyone" (a teaching game)
-answers every position for anyone. Advice never touches the table's version, so an Undo is
-never refused as stale because the coach spoke; a game with any advice is marked assisted.
-
-A thread of its own does the work (the table's listener only sets a flag), copying the
-position under the table's lock and playing the rollouts with no lock held; an answer carries
-the position it was computed for, so a past one is never shown. One pool at a time: switching
-off kills and reaps the workers, and a switch on waits for the previous thread to be gone.
+The player to move asks from their phone, whose first ask claims that player's seat
+(`companion.table.seats`); the answer goes to that phone alone, never into ``/api/state``.
+"Coach for everyone" (a teaching game) answers every position for anyone. Advice never touches
+the table's version (an Undo is never refused as stale because the coach spoke). A thread of
+its own copies the position under the table's lock and plays the rollouts with no lock held;
+an answer carries its position, so a past one is never shown. One pool at a time.
 """
 
 from __future__ import annotations
@@ -20,7 +16,7 @@ import threading
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from companion.engine import Board
 from companion.table import Outcome, Table
@@ -31,7 +27,7 @@ from companion.util.wording import CodedError
 from companion.util.wording import say as words
 
 if TYPE_CHECKING:  # the rollouts and their pool load when the coach first works, not at start
-    from companion.coach.chances import Advice
+    from companion.coach.chances import CoachPool
 
 
 def raised_at(exc: BaseException) -> str:
@@ -57,30 +53,6 @@ PER_CANDIDATE = 300
 ASK_WAIT = 15.0
 #: Asks waiting at once at most (each holds a server thread): more are told "thinking" at once.
 ASK_WAITERS = 4
-
-
-class Pool(Protocol):
-    def evaluate(self, board: Board, per_candidate: int, seconds: float | None) -> Advice: ...
-
-    def close(self) -> None: ...
-
-    def release(self) -> None: ...
-
-
-class InThread:
-    """The coach's work in its own thread instead of processes (``workers=0``: tests, or a
-    machine with too little memory for a worker)."""
-
-    def evaluate(self, board: Board, per_candidate: int, seconds: float | None) -> Advice:
-        from companion.coach.chances import evaluate
-
-        return evaluate(board, per_candidate, seconds)
-
-    def close(self) -> None:
-        pass
-
-    def release(self) -> None:
-        pass
 
 
 class CoachService:
@@ -111,7 +83,7 @@ class CoachService:
         self.stopping = threading.Event()
         self.thread: threading.Thread | None = None
         #: The pool of the running thread (closed by the switch: one pool at a time).
-        self.pool: Pool | None = None
+        self.pool: CoachPool | None = None
         #: The latest answer: (table, stored events, advice as JSON).
         self.answer: tuple[Table, int, dict[str, Any]] | None = None
         #: The position someone asked about, still to answer: (table, stored events).
@@ -307,7 +279,7 @@ class CoachService:
             previous.join()  # one pool at a time: the previous thread has closed its own
         from companion.coach.chances import CoachPool, CoachStopped
 
-        pool: Pool | None = None
+        pool: CoachPool | None = None
         edition = None
         done: tuple[Table, int] | None = None  # the position answered last
         try:
@@ -332,7 +304,7 @@ class CoachService:
                         pool.release()
                     edition = setup.edition
                     workers = self.pool_workers()
-                    pool = InThread() if workers == 0 else CoachPool(edition, workers)
+                    pool = CoachPool(edition, workers)
                     with self.lock:
                         if stopping.is_set():
                             break

@@ -16,6 +16,7 @@ from typing import Any
 from companion.coach.bots import BOTS
 from companion.editions import load_edition
 from companion.engine import Board, Edition, Setup, winners
+from companion.engine.events import fields_json
 from companion.engine.playout import NoLegalMove
 from companion.engine.state import shuffled_setup
 from companion.engine.tokens import MAX_PLAYERS
@@ -49,11 +50,7 @@ class Summary:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "games": self.games,
-            "players": self.players,
-            "bot": self.bot,
-            "seed": self.seed,
-            "edition": self.edition,
+            **fields_json(self, "games", "players", "bot", "seed", "edition"),
             "seconds": round(self.seconds, 4),
             "games_per_second": round(self.games_per_second, 1),
             "takes_per_game": round(self.takes / self.games, 2) if self.games else 0,

@@ -4,10 +4,7 @@ Modelled on python-chess's ``Board``: `push` applies an event after checking it 
 enough to take it back, `pop` restores the previous state exactly (undo is `pop`, across a
 Day's end too). The live table, ``replay`` and crash recovery all feed it the event log in
 order; `snapshot` gives the immutable `GameState` and `apply` is the pure form. The state is
-kept as plain per-player lists because the simulator referees thousands of games a second.
-A take is checked (the contract's codes, first applicable wins), moves the watch, collects the
-card's and the position's benefits, files the card into a trek, refills the row and passes
-the turn to the watch furthest behind, or ends the Day or the game.
+plain per-player lists because the simulator referees thousands of games a second.
 """
 
 from __future__ import annotations
@@ -167,7 +164,7 @@ class Board:
             result = self._choose_itinerary(event)  # type: ignore[arg-type]
         elif kind is Undo:
             if not self._stack:
-                return _nothing_to_undo()
+                return Rejection(NOTHING_TO_UNDO)
             self.pop()
             return None
         elif kind is Reveal:
@@ -175,7 +172,7 @@ class Board:
         elif kind is Malformed:
             assert isinstance(event, Malformed)
             if self.finished and event.kind in ("take", "itinerary", "reveal"):
-                return _game_over()
+                return Rejection(GAME_OVER)
             return Rejection(BAD_EVENT, why=event.why, **event.facts)
         else:
             raise TypeError(f"not an event: {event!r}")
@@ -193,7 +190,7 @@ class Board:
             result = self._take(event, False)  # type: ignore[arg-type]
             return result if type(result) is Rejection else None
         if kind is Undo:
-            return _nothing_to_undo()
+            return Rejection(NOTHING_TO_UNDO)
         stack, self._stack = self._stack, []
         try:
             return self.push(event)
@@ -201,11 +198,9 @@ class Board:
             self._stack = stack
 
     def fork(self, setup: Setup) -> Board:
-        """This position on another `Setup` of the same game (its decks dealt again, say),
-        with an empty move stack: what a rollout starts from.
-
-        Only the lists a take changes are copied, so forking is much cheaper than
-        `from_snapshot`; ``setup`` must have the same edition and players."""
+        """This position on another `Setup` of the same game (same edition and players, its
+        decks dealt again), with an empty move stack: a rollout's start, cheaper than
+        `from_snapshot` (only the lists a take changes are copied)."""
         board = Board.__new__(Board)
         board.setup = setup
         board.edition, board.tables, board.card_index = self.edition, self.tables, self.card_index
@@ -265,7 +260,7 @@ class Board:
         """Why no take is accepted now, whatever the card: the game is over, the player named
         is not playing or not the one to move, or they have no Itinerary yet."""
         if self.finished:
-            return _game_over()
+            return Rejection(GAME_OVER)
         if player is not None:
             named = self.setup.player_index.get(player)
             if named is None:
@@ -416,22 +411,16 @@ class Board:
         return self.ancestors_left <= 0 or self.edition.ancestor is None or not self.trek_len[self.turn]
 
     def _reorder(self) -> None:
-        """Recompute the turn-order keys and the player to move from hours and stack.
-
-        ``order[i]`` sorts watches by hour, then by stacking (higher ``seq`` is nearer
-        the top), so the smallest key is the player to move; the take keeps it up to date.
-        """
+        """Recompute the turn-order keys (by hour, then stacking: higher ``seq`` is nearer the
+        top) and the player to move, the smallest key; the take keeps them up to date."""
         self.order = [h * HOUR_WEIGHT - s for h, s in zip(self.hour, self.seq, strict=True)]
         first = min(self.order)
         self.turn = -1 if self.finished or first > LAST_TURN_KEY else self.order.index(first)
 
     def _end_day(self) -> tuple[Any, ...]:
-        """Every watch is at 12: end the game after Day III, else set up the next Day.
-
-        Row and deck are discarded and the next deck dealt; itineraries and their
-        tokens go; watches restart at hour 0 in the stack order they ended in;
-        treks and crystals are kept. Returns what undo needs to come back.
-        """
+        """Every watch is at 12: end the game after Day III, else set up the next Day (the next
+        deck dealt, itineraries gone, watches at 0 in the stack order they ended in; treks and
+        crystals kept). Returns what undo needs to come back."""
         day = self.day
         if day >= DAYS:
             self.finished = True
@@ -489,7 +478,7 @@ class Board:
     def _choose_itinerary(self, event: ChooseItinerary) -> tuple[Any, ...] | Rejection:
         """A player picks this Day's Itinerary: one not used by them before nor by anyone today."""
         if self.finished:
-            return _game_over()
+            return Rejection(GAME_OVER)
         who = self.setup.player_index.get(event.player)
         if who is None:
             return self._not_playing(event.player)
@@ -527,7 +516,7 @@ class Board:
     def _reveal(self, event: Reveal) -> tuple[Any, ...] | Rejection:
         """The table shows a card: it fills the oldest position still waiting for one."""
         if self.finished:
-            return _game_over()
+            return Rejection(GAME_OVER)
         if not self.setup.reveals:
             return Rejection(BAD_EVENT, why="dealt")
         index = self.card_index.get(event.card)
@@ -652,7 +641,7 @@ class Board:
     def check(self, event: Event) -> Rejection | None:
         """Why ``event`` would be refused now (None: it would be accepted); nothing changes."""
         if type(event) is Undo:  # an undo is checked without taking anything back
-            return None if self._stack else _nothing_to_undo()
+            return None if self._stack else Rejection(NOTHING_TO_UNDO)
         rejection = self.push(event)
         if rejection is None:
             self.pop()
@@ -746,23 +735,13 @@ class Board:
 
 
 def apply(setup: Setup, state: GameState, event: Event) -> GameState | Rejection:
-    """The pure form of the rules: the state after ``event``, or why it is refused.
-
-    Undo needs a move stack, so it is only meaningful on a `Board`.
-    """
+    """The pure form of the rules: the state after ``event``, or why it is refused (undo needs
+    a move stack: only a `Board` takes it)."""
     if isinstance(event, Undo):
         raise TypeError("undo needs the move stack: use Board.push")
     board = Board.from_snapshot(setup, state)
     rejection = board.push(event)
     return rejection if rejection is not None else board.snapshot()
-
-
-def _nothing_to_undo() -> Rejection:
-    return Rejection(NOTHING_TO_UNDO)
-
-
-def _game_over() -> Rejection:
-    return Rejection(GAME_OVER)
 
 
 def _card_params(card: Any) -> dict[str, Any]:

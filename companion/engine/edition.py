@@ -200,10 +200,8 @@ class _Checker:
             return None
         return value
 
-    def text(self, value: Any, where: str, required: bool = True) -> str | None:
-        if value is None and not required:
-            return ""
-        if not isinstance(value, str) or (required and not value.strip()):
+    def text(self, value: Any, where: str) -> str | None:
+        if not isinstance(value, str) or not value.strip():
             self.error(where, f"must be a non-empty text, not {_show(value)}")
             return None
         return value
@@ -308,13 +306,11 @@ def _parse_cards(ch: _Checker, raw: Any) -> list[Card]:
             seen[card.id] = i
             cards.append(card)
             continue
-        where = f"cards[{i}]"
-        if not isinstance(c, dict):
-            ch.error(where, f"must be an object, not {_show(c)}")
+        named = _entry(ch, "cards", i, c)
+        if named is None:
             continue
-        cid = ch.text(c.get("id"), f"{where}.id")
+        where, cid = named
         if cid is not None:
-            where = f"cards[{i}] ({cid})"
             if cid == ANCESTOR:
                 ch.error(f"{where}.id", '"ancestor" is reserved for the Ancestor card')
             elif cid in seen:
@@ -353,10 +349,20 @@ def _parse_cards(ch: _Checker, raw: Any) -> list[Card]:
     return cards
 
 
+def _entry(ch: _Checker, key: str, i: int, entry: Any) -> tuple[str, str | None] | None:
+    """Entry ``i`` of the list ``key``: where it is (named by its id once it has one) and its
+    id (None: missing, said); None when it is not an object (said)."""
+    where = f"{key}[{i}]"
+    if not isinstance(entry, dict):
+        ch.error(where, f"must be an object, not {_show(entry)}")
+        return None
+    eid = ch.text(entry.get("id"), f"{where}.id")
+    return (where if eid is None else f"{where} ({eid})"), eid
+
+
 def _well_formed_card(c: Any, seen: Mapping[str, int]) -> Card | None:
-    """The card when nothing about it is wrong, else ``None`` (the checks below then say what
-    is): one pass of type and range tests with no locations written, because checks a field at
-    a time made reading an edition cost more than replaying a game."""
+    """The card when nothing about it is wrong, else ``None`` (the checks with locations then
+    say what is): one pass of type and range tests, as reading an edition must be cheap."""
     if type(c) is not dict:
         return None
     cid, year, day, hours = c.get("id"), c.get("year"), c.get("day"), c.get("hours")
@@ -439,13 +445,11 @@ def _parse_itineraries(ch: _Checker, raw: Any) -> list[Itinerary]:
     result: list[Itinerary] = []
     seen: set[str] = set()
     for i, it in enumerate(raw):
-        where = f"itineraries[{i}]"
-        if not isinstance(it, dict):
-            ch.error(where, f"must be an object, not {_show(it)}")
+        named = _entry(ch, "itineraries", i, it)
+        if named is None:
             continue
-        iid = ch.text(it.get("id"), f"{where}.id")
+        where, iid = named
         if iid is not None:
-            where = f"itineraries[{i}] ({iid})"
             if iid in seen:
                 ch.error(f"{where}.id", "duplicate itinerary id")
             seen.add(iid)
@@ -492,8 +496,7 @@ def _parse_itineraries(ch: _Checker, raw: Any) -> list[Itinerary]:
 
 def _good_spaces(spaces: list[Any]) -> bool:
     """Whether every one of ``spaces`` is what `_Checker.space` accepts, in one pass with no
-    location written (an edition's spaces checked one call and one location each were a large
-    part of reading it, which a process's first replay pays)."""
+    location written (the checks with locations only for a list with a fault)."""
     return all(s is None or type(s) is int or s == CRYSTAL for s in spaces)
 
 

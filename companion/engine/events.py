@@ -125,6 +125,12 @@ def _parse_take(obj: dict[str, Any]) -> Event:
     return Take(card, player, crystals, tuple(wild))
 
 
+def fields_json(value: object, *names: str) -> dict[str, Any]:
+    """``value``'s attributes ``names`` as a JSON object's members, in that order: the
+    ``to_json`` of a value whose JSON names its fields as they are."""
+    return {name: getattr(value, name) for name in names}
+
+
 def event_to_json(event: Event) -> dict[str, Any]:
     """The record form of an event (the inverse of `parse_event`)."""
     if isinstance(event, Take):

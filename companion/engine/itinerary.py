@@ -90,16 +90,14 @@ class ItineraryTable:
         return self.radix[3] * (self.lengths[3] + 1)
 
     def offer(self, read: Callable[[], Sequence[object] | None]) -> None:
-        """Offer a whole memo computed beforehand for this card (`key`): ``read`` gives it (or
-        ``None``) when the itinerary is first played, and `memo` takes it only if its sampled
-        steps are this table's own. An itinerary never played costs nothing to offer."""
+        """Offer a memo computed beforehand for this card (`key`): ``read`` gives it (or None)
+        when the itinerary is first played, and `memo` takes it only if it `matches`."""
         if not self.steps:
             self.offered[:] = [read]
 
     def memo(self) -> list[Step | None]:
-        """The transition memo, allocated the first time this itinerary is played (an
-        edition's other itineraries cost no memory): the offered one if it passes
-        `matches`, else empty, each step then computed the first time it is needed."""
+        """The transition memo, allocated when this itinerary is first played (the others cost
+        no memory): the offered one if it `matches`, else empty, filled step by step."""
         if not self.steps:
             offered = self.offered
             steps = offered[0]() if offered else None
@@ -125,10 +123,8 @@ class ItineraryTable:
         return True
 
     def complete(self) -> None:
-        """Fill the whole transition memo now: every (progress, token) step is then one
-        lookup, with no first-time computation in the middle of a rollout. The coach
-        does this once per edition (its rollouts visit most states); the live table and
-        `replay` keep the lazy memo, which costs nothing for itineraries never played."""
+        """Fill the whole transition memo now, so that no step is computed in the middle of a
+        rollout (the coach's rollouts visit most states; the table keeps the lazy memo)."""
         steps = self.memo()
         for progress in range(len(steps) // _CODES):
             for code in range(_CODES):  # every progress number is a state (mixed radix)
@@ -172,12 +168,9 @@ class ItineraryTable:
 
 
 def place_tokens(table: ItineraryTable, progress: int, gains: tuple[int, ...], wild: tuple[str, ...]) -> Step:
-    """Place ``gains`` (benefit codes) on an itinerary at ``progress``.
-
-    Returns the new progress and the points and crystals gained, crystals among
-    ``gains`` included. ``wild`` names the column of each Wild, in order; Wilds
-    beyond it are placed by the engine's choice.
-    """
+    """Place ``gains`` (benefit codes) at ``progress``: the new progress, the points and the
+    crystals gained (those among ``gains`` too). ``wild`` names the column of each Wild, in
+    order; Wilds beyond it go where the engine chooses."""
     steps = table.steps or table.memo()
     points = crystals = 0
     wilds = 0

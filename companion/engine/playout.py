@@ -1,31 +1,25 @@
 """Playouts: a game played to its end by random legal moves, or mostly greedy ones, fast.
 
-The coach plays thousands of throw-away games a second from a position; through
-`Board.push_unrecorded` and ``random_bot`` most of a rollout went into building events and
-checks a legal move cannot fail. `play_out` is the same game in one loop: it draws the same
-random numbers in the same order as ``random_bot`` and applies the move as `Board._take`
-does, without checks or undo records. A Hypothesis property (`tests/coach/test_coach.py`)
-holds the two equal move by move; the rare paths call the board's own code. Pure.
+The coach plays thousands of throw-away games a second from a position. `play_out` is
+``random_bot`` and `Board.push` in one loop: the same random numbers in the same order, the
+move applied as `Board._take` does, without checks or undo records. A Hypothesis property
+(`tests/coach/test_coach.py`) holds the two equal move by move; the rare paths call the
+board's own code. Pure.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Protocol
 
 from companion.engine.board import HOUR_WEIGHT, LAST_TURN_KEY, Board
 from companion.engine.edition import Edition
-from companion.engine.state import EMPTY, HIDDEN
+from companion.engine.state import EMPTY, HIDDEN, RandomSource
 from companion.engine.tokens import CRYSTAL_CODE, HOURS_PER_DAY, PUNCTUALITY_BONUS, ROW_SIZE
 
 #: The random bot's stand-in for "the Ancestor card" among row positions.
 ANCESTOR_PICK = -3
 #: Token codes per itinerary progress number in an `ItineraryTable`'s memo.
 _CODES = 5
-
-
-class _Random(Protocol):
-    def random(self) -> float: ...
 
 
 class NoLegalMove(RuntimeError):
@@ -60,20 +54,18 @@ def draw_pick(
     return pick, k
 
 
-def play_out(board: Board, rng: _Random, limit: int, greedy: float = 0.0) -> int:
+def play_out(board: Board, rng: RandomSource, limit: int, greedy: float = 0.0) -> int:
     """Play random legal moves on ``board`` until the game ends or ``limit`` moves are
-    played (an Itinerary choice counts as one); returns how many were played.
-
-    ``greedy``: the share of card choices made by `_greedy_pick` instead of at random; at 0
-    the moves are exactly `companion.coach.bots.random_bot`'s for the same random stream.
-    Raises `NoLegalMove`, as the random bot does, with the moves before it applied."""
+    played (an Itinerary choice counts as one); returns how many were played. ``greedy``: the
+    share of card choices made by `_greedy_pick` (at 0, exactly `random_bot`'s moves). Raises
+    `NoLegalMove`, as the random bot does, with the moves before it applied."""
     played = 0
     while played < limit and not board.finished:
         played += _play_day(board, rng, limit - played, greedy)
     return played
 
 
-def _play_day(board: Board, rng: _Random, limit: int, greedy: float = 0.0) -> int:  # noqa: C901
+def _play_day(board: Board, rng: RandomSource, limit: int, greedy: float = 0.0) -> int:  # noqa: C901
     # one loop on purpose: the coach's rollouts run it millions of times, and a call per step
     # would cost them (benchmarks/bench_coach.py); a Hypothesis property holds it to `push`
     """At most ``limit`` moves of the current Day: stops after the move that ends it
@@ -218,8 +210,8 @@ def _play_day(board: Board, rng: _Random, limit: int, greedy: float = 0.0) -> in
     return played
 
 
-#: The greedy bot's price of an hour and its value of a growing trek (`companion.coach.bots`), here
-#: so that the engine does not import the bots.
+#: What an hour on the Clock is worth to the greedy bot and `_greedy_pick`, in points (a turn
+#: yields a few points for a few hours, so time is never free), and a growing trek, per card.
 HOUR_VALUE = 1.2
 TREK_GROWTH_VALUE = 0.6
 

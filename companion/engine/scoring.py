@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from companion.engine.events import fields_json
+
 
 @dataclass(frozen=True, slots=True)
 class Standing:
@@ -24,15 +26,9 @@ class Standing:
     hour: int
 
     def to_json(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "track": self.track,
-            "crystals": self.crystals,
-            "trek_points": self.trek_points,
-            "total": self.total,
-            "treks": list(self.treks),
-            "hour": self.hour,
-        }
+        out = fields_json(self, "name", "track", "crystals", "trek_points", "total", "treks", "hour")
+        out["treks"] = list(self.treks)
+        return out
 
 
 def tie_break_key(standing: Standing) -> tuple[int, ...]:

@@ -70,7 +70,9 @@ class GameState(NamedTuple):
     turn: int
 
 
-class _Random(Protocol):
+class RandomSource(Protocol):
+    """What shuffles and playouts draw from: ``random.Random`` or anything with its ``random``."""
+
     def random(self) -> float: ...
 
 
@@ -183,7 +185,7 @@ def _checked_decks(edition: Edition, decks: Mapping[str, Sequence[str]]) -> tupl
 
 
 def shuffled_setup(
-    edition: Edition, players: Sequence[str], watch_stack: Sequence[str], rng: _Random
+    edition: Edition, players: Sequence[str], watch_stack: Sequence[str], rng: RandomSource
 ) -> Setup:
     """A game with freshly shuffled Day decks, as at a real table (for simulations).
 

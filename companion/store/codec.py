@@ -37,8 +37,8 @@ class GameCodec(Protocol):
 
 
 class StoredEvent(NamedTuple):
-    """One committed event row: its game, place, time, JSON text and chained checksum (a
-    named tuple: a game's load makes hundreds, and a frozen dataclass costs three times more)."""
+    """One committed event row: its game, place, time, JSON text and chained checksum (a named
+    tuple, as a game's load makes hundreds)."""
 
     game: int
     seq: int

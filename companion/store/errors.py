@@ -17,9 +17,8 @@ from companion.util.wording import CodedError
 
 
 class StoreError(CodedError, RuntimeError):
-    """The data directory or its database cannot be used: a ``code`` and its ``params`` (the
-    paths, ids and the system's own error text as ``cause``), so the page words it in its
-    language; ``str(exc)``, the English catalogue's sentence, says what to do."""
+    """The data directory or its database cannot be used (``params``: the paths, ids and the
+    system's own error text as ``cause``); its sentence says what to do."""
 
 
 class DiskFull(StoreError):

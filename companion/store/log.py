@@ -247,12 +247,9 @@ class Store:
         self._db.execute("PRAGMA foreign_keys=ON")
 
     def _check_file(self) -> None:
-        """Before a write: is the file we hold open still the store on disk?
-
-        Deleted (``rm``, a cleaning script): the open connection still reads every game,
-        so it is written back whole (``VACUUM INTO``) and the write goes on: nothing is
-        lost. Replaced by another file: someone put it there on purpose, so it is not
-        overwritten; writing stops with a message (writes into the old file would be lost)."""
+        """Before a write: is the file we hold open still the store on disk? Deleted: the open
+        connection still reads every game, so it is written back whole (``VACUUM INTO``) and
+        the write goes on. Replaced: someone put it there on purpose, so writing stops."""
         try:
             if self._file_identity() == self._identity:
                 return
@@ -275,21 +272,17 @@ class Store:
             raise StoreError("store_replaced", path=str(self.path))
         raise StoreError("store_deleted", path=str(self.path))
 
-    def _write(self, statements: list[tuple[str, tuple[Any, ...]]], durable: bool = True) -> int | None:
-        """Run ``statements`` as one transaction; return the first one's row id. On any failure
-        nothing of it is stored and the error says what to do.
+    def _write(self, statements: list[tuple[str, tuple[Any, ...]]], durable: bool = True) -> None:
+        """Run ``statements`` as one transaction: on any failure nothing of it is stored and the
+        error says what to do. ``durable=False`` skips the fsync (``synchronous=NORMAL`` for this
+        commit): it survives a crash of the companion but perhaps not a power cut, and costs no
+        SD-card flush."""
 
-        ``durable=False`` skips the fsync (``synchronous=NORMAL`` for this commit): it survives
-        a crash of the companion but perhaps not a power cut, and costs no SD-card flush."""
-
-        def run() -> int | None:
-            last: int | None = None
+        def run() -> None:
             for sql, args in statements:
-                rowid = self._db.execute(sql, args).lastrowid
-                last = rowid if last is None else last
-            return last
+                self._db.execute(sql, args)
 
-        return self._transaction(run, durable)
+        self._transaction(run, durable)
 
     def _transaction(self, work: Callable[[], T], durable: bool = True) -> T:
         """Run ``work`` (statements on ``self._db``) as one transaction, and return what it
@@ -634,16 +627,13 @@ class Store:
             self.damage = [notice for notice in self.damage if notice.id not in shown]
         return len(shown)
 
-    def latest_unfinished(self) -> int | None:
-        rows = self._read("SELECT id FROM games WHERE finished = 0 ORDER BY id DESC LIMIT 1")
-        return int(rows[0][0]) if rows else None
-
     def current_game(self) -> int | None:
         """The game to resume: the one last put on the table, finished or not (the table
         showed it, and the last take of a game can still be undone), else the newest
         unfinished one (stores older than the `current` table), else None."""
         rows = self._read("SELECT g.id FROM current c JOIN games g ON g.id = c.game_id")
-        return int(rows[0][0]) if rows else self.latest_unfinished()
+        rows = rows or self._read("SELECT id FROM games WHERE finished = 0 ORDER BY id DESC LIMIT 1")
+        return int(rows[0][0]) if rows else None
 
     # --- the one companion running on this store (`companion.store.runner`) ----------------
 
@@ -743,13 +733,10 @@ class Store:
 
     def rate_assisted(self) -> bool:
         """Whether the host includes assisted games in the ratings (not unless they say so)."""
-        found = self._read("SELECT value FROM options WHERE name = 'rate_assisted'")
-        return bool(found) and found[0][0] == "true"
+        return self.option("rate_assisted") == "true"
 
     def set_rate_assisted(self, include: bool) -> None:
-        value = "true" if include else "false"
-        self._write([("INSERT OR REPLACE INTO options (name, value) VALUES ('rate_assisted', ?)", (value,))])
-        self.history_version += 1
+        self.set_option("rate_assisted", "true" if include else "false")
 
     def option(self, name: str) -> str | None:
         """A host's choice kept with the games (the hall's seasons), or None when never set."""

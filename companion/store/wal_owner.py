@@ -28,11 +28,10 @@ from pathlib import Path
 from typing import NamedTuple
 
 from companion.store.private_files import write_private
-from companion.store.wal import MAGIC_BE, MAGIC_LE, WAL_HEADER, lost_commits
+from companion.store.wal import MAGIC_BE, MAGIC_LE, MASK, WAL_HEADER, lost_commits
 from companion.util.files import read_text_file
 
 SEAL_LIMIT = 4096
-MASK = 0xFFFFFFFF
 
 #: The identity row's table (in `companion.store.log.SCHEMA` too).
 IDENTITY_TABLE = """

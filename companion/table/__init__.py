@@ -14,41 +14,17 @@ The package, module by module (each small enough to read at once):
 - `live`: `Table`, which ties them together: the inputs.
 """
 
-from companion.table.commit import Listener, game_result, stored_result
-from companion.table.dealer import Dealer
+from companion.table.commit import Listener, stored_result
 from companion.table.live import Table
-from companion.table.outcomes import (
-    CUE_ACCEPT,
-    CUE_BONUS,
-    CUE_DAY_END,
-    CUE_PREVIEW,
-    CUE_REJECT,
-    CUE_WINNER,
-    DISK_FULL,
-    STORE_ERROR,
-    Outcome,
-    event_to_text,
-)
-from companion.table.snapshot import PROCESS
-from companion.table.turn import TURN_STYLES, Pending
+from companion.table.outcomes import CUE_ACCEPT, CUE_REJECT, DISK_FULL, STORE_ERROR, Outcome
 
 __all__ = [
     "CUE_ACCEPT",
-    "CUE_BONUS",
-    "CUE_DAY_END",
-    "CUE_PREVIEW",
     "CUE_REJECT",
-    "CUE_WINNER",
     "DISK_FULL",
-    "PROCESS",
     "STORE_ERROR",
-    "TURN_STYLES",
-    "Dealer",
     "Listener",
     "Outcome",
-    "Pending",
     "Table",
-    "event_to_text",
-    "game_result",
     "stored_result",
 ]

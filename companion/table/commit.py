@@ -19,16 +19,15 @@ from companion.table.outcomes import (
     CUE_ACCEPT,
     CUE_BONUS,
     CUE_DAY_END,
-    CUE_REJECT,
     CUE_WINNER,
     Outcome,
     card_params,
     event_to_text,
+    outcome,
     rejected,
-    say,
 )
 from companion.table.stream import GameFinished, Stream, committed
-from companion.table.turn import Armed, Pending
+from companion.table.turn import Armed, Pending, TurnState
 from companion.util.wording import say as words
 from companion.util.wording import took_text
 
@@ -91,13 +90,11 @@ class CommittingTable:
 
     # --- committing -------------------------------------------------------------------
 
-    def commit_take(self, take: Take, hours: int | None = None) -> Outcome:
+    def commit_take(self, take: Take, hours: int) -> Outcome:
         """Commit a take and say what it did (punctual, a Day's end, the winners). ``hours``:
-        its cost, as the tap that chose it found it (else looked up among the options)."""
+        its cost, as the tap that chose it found it."""
         board = self.board
         day = board.day
-        if hours is None:
-            hours = next((o.hours for o in board.take_options() if o.card == take.card), 0)
         punctual = board.hour[board.turn] + hours - take.crystals == 12
         failed = self.push_and_store(take)
         if failed is not None:
@@ -129,7 +126,7 @@ class CommittingTable:
         A committed event ends any take being prepared (the take itself, or a choice
         made instead of it)."""
         failed = self.push_and_store(event)
-        return failed if failed is not None else say(True, CUE_ACCEPT, code, **params)
+        return failed if failed is not None else outcome(code, **params)
 
     def push_and_store(self, event: Event) -> Outcome | None:
         """`commit` but its outcome: None once stored, else the refusal (a rejection, a store
@@ -197,13 +194,24 @@ class CommittingTable:
             return {"armed": [self.armed[0], self.armed[1]]}
         return None
 
-    def set_turn(self, state: Armed | Pending | None) -> Outcome | None:
+    @property
+    def turn_state(self) -> TurnState:
+        """The turn's state: a take being prepared, crystals chosen before the tap, or neither."""
+        if self.pending is not None:
+            return self.pending
+        return Armed(*self.armed) if self.armed is not None else None
+
+    def hold(self, state: TurnState) -> None:
+        """Keep the turn's ``state`` in memory (`set_turn` stores it first)."""
+        self.pending = state if isinstance(state, Pending) else None
+        self.armed = (state.player, state.crystals) if isinstance(state, Armed) else None
+
+    def set_turn(self, state: TurnState) -> Outcome | None:
         """Change the turn's state (a take being prepared, crystals chosen before the tap, or
         neither), on disk first: a restart resumes it. Not fsynced: the next event's commit
         flushes it. On failure nothing changes and the outcome says why."""
         before = self.pending, self.armed
-        self.pending = state if isinstance(state, Pending) else None
-        self.armed = (state.player, state.crystals) if isinstance(state, Armed) else None
+        self.hold(state)
         try:
             self.store.save_pending(self.game_id, self.kept(self.pending))
         except StoreError as exc:
@@ -214,9 +222,9 @@ class CommittingTable:
     def store_failed(self, exc: StoreError) -> Outcome:
         text = str(exc)
         if isinstance(exc, DiskFull):
-            return say(False, CUE_REJECT, "disk_full", error=text)
+            return outcome("disk_full", error=text)
         # the store's own code and facts beside its English: a page words the cause in its language
-        return say(False, CUE_REJECT, "store_error", error=text, store=exc.code, facts=dict(exc.params))
+        return outcome("store_error", error=text, store=exc.code, facts=dict(exc.params))
 
     def deal(self) -> list[Event]:
         """Mock mode: the simulated dealer reveals every card the row is waiting for

@@ -73,8 +73,7 @@ def parse_values(text: str) -> tuple[int, list[str]] | str:
 
 
 class EnrolRefused(CodedError, ValueError):
-    """The page's enrolment was refused: only a ``code`` and ``params``, which the page words
-    in its language; ``str(exc)`` is the English catalogue's sentence."""
+    """The page's enrolment was refused."""
 
 
 class Enroller:

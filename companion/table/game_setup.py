@@ -24,10 +24,7 @@ from companion.util.wording import CodedError
 
 
 class GameSetupError(CodedError, ValueError):
-    """A new game was asked for something impossible (`new_game`).
-
-    Only ``code`` and ``params``: the page words the refusal in its language, and ``str(exc)``
-    (the CLI's and the API's English) is the English catalogue's sentence."""
+    """A new game was asked for something impossible (`new_game`)."""
 
 
 #: Longest player name: it must fit the page's tables and the console's lines.

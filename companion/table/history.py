@@ -13,7 +13,7 @@ from typing import Any
 from companion.engine import Board, ChooseItinerary, Event, Take, Undo
 from companion.engine.tokens import ANCESTOR, WILD_CODE
 from companion.table.commit import CommittingTable
-from companion.table.outcomes import CUE_ACCEPT, CUE_REJECT, Outcome, say
+from companion.table.outcomes import CUE_REJECT, Outcome, outcome
 from companion.util.wording import say as sentence
 
 
@@ -26,20 +26,12 @@ class Corrections(CommittingTable):
             moves = self.board.moves
             index = next((i for i in range(len(moves) - 1, -1, -1) if isinstance(moves[i], Take)), None)
             if index is None:
-                return self.emit(say(False, CUE_REJECT, "no_take_yet"))
+                return self.emit(outcome("no_take_yet"))
             take = moves[index]
             assert isinstance(take, Take)
             wilds = self._wilds_of(index)
             if wilds == 0:
-                return self.emit(
-                    say(
-                        False,
-                        CUE_REJECT,
-                        "no_wild",
-                        player=take.player,
-                        **self.card_params(take.card),
-                    )
-                )
+                return self.emit(outcome("no_wild", player=take.player, **self.card_params(take.card)))
             return self.emit(
                 self._rewrite(
                     index,
@@ -78,14 +70,7 @@ class Corrections(CommittingTable):
                 None,
             )  # fmt: skip
             if index is None:
-                return self.emit(
-                    say(
-                        False,
-                        CUE_REJECT,
-                        "no_itinerary_today",
-                        player=player,
-                    )
-                )
+                return self.emit(outcome("no_itinerary_today", player=player))
             replacement = ChooseItinerary(player, itinerary)
             return self.emit(
                 self._rewrite(
@@ -128,4 +113,4 @@ class Corrections(CommittingTable):
                 )
             written.append(event)
         written += self.deal()
-        return self.store_events(written, pending_after=None) or say(True, CUE_ACCEPT, code, **params)
+        return self.store_events(written, pending_after=None) or outcome(code, **params)

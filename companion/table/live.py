@@ -17,14 +17,7 @@ from companion.engine.tokens import ANCESTOR, DAY_NAMES
 from companion.store.log import Store, StoredGame
 from companion.table.dealer import Dealer
 from companion.table.history import Corrections
-from companion.table.outcomes import (
-    CUE_ACCEPT,
-    CUE_REJECT,
-    Outcome,
-    event_params,
-    rejected,
-    say,
-)
+from companion.table.outcomes import Outcome, event_params, outcome, rejected
 from companion.table.snapshot import PROCESS, Snapshots, itinerary_player
 from companion.table.stream import GameStarted, Stream
 from companion.table.turn import (
@@ -32,14 +25,11 @@ from companion.table.turn import (
     PASS,
     REJECT,
     TURN_STYLES,
-    Armed,
     Confirm,
     Crystal,
     OtherTap,
-    Pending,
     TakeTap,
     TurnInput,
-    TurnState,
     UndoPress,
     step,
 )
@@ -76,11 +66,10 @@ class Table(Corrections, Snapshots):
         self.seq = len(game.events)
         self.pending = None
         welcome = {"game": self.game_id, "players": ", ".join(self.board.names)}
-        self.last = say(True, CUE_ACCEPT, "welcome", **welcome)
+        self.last = outcome("welcome", **welcome)
         if game.pending is not None:  # a take being prepared, or crystals chosen, at the stop
             state, said = resume_turn(game.pending, self.board, welcome)
-            self.pending = state if isinstance(state, Pending) else None
-            self.armed = (state.player, state.crystals) if isinstance(state, Armed) else None
+            self.hold(state)
             self.last = said or self.last
         self.listeners = []
         self.annotations = {}
@@ -113,26 +102,14 @@ class Table(Corrections, Snapshots):
     def press(self, button: str) -> Outcome:
         """A button was pressed: "crystal", "confirm" or "undo" (undo is the held press)."""
         with self.committing():
-            if button == "crystal":
-                outcome = self._crystal()
-            elif button == "confirm":
-                outcome = self._confirm()
-            elif button == "undo":
-                outcome = self._undo()
-            else:
-                outcome = say(
-                    False,
-                    CUE_REJECT,
-                    "no_button",
-                    button=button,
-                )
-            return self.emit(outcome)
+            pressed = {"crystal": self._crystal, "confirm": self._confirm, "undo": self._undo}.get(button)
+            return self.emit(outcome("no_button", button=button) if pressed is None else pressed())
 
     def _tap(self, ref: str) -> Outcome:
         board = self.board
         edition = board.edition
         if board.finished:
-            return say(False, CUE_REJECT, "game_over")
+            return outcome("game_over")
         if self.pending is not None:  # the card being prepared again, or a change of mind
             answer = self._drive(OtherTap(ref))
             if answer is not None:
@@ -140,14 +117,7 @@ class Table(Corrections, Snapshots):
         if ref in edition.itinerary_index:
             waiting = itinerary_player(self.board)
             if waiting is None:
-                day = DAY_NAMES[board.day - 1]
-                return say(
-                    False,
-                    CUE_REJECT,
-                    "itinerary_unavailable",
-                    why="all_chosen",
-                    day=day,
-                )
+                return outcome("itinerary_unavailable", why="all_chosen", day=DAY_NAMES[board.day - 1])
             return self.commit(
                 ChooseItinerary(waiting, ref),
                 "itinerary_chosen",
@@ -158,14 +128,7 @@ class Table(Corrections, Snapshots):
             return self._start_take(ANCESTOR)
         index = edition.card_index.get(ref)
         if index is None:
-            return say(
-                False,
-                CUE_REJECT,
-                "unknown_card",
-                why="tag",
-                card=ref,
-                edition=edition.name,
-            )
+            return outcome("unknown_card", why="tag", card=ref, edition=edition.name)
         if index in board.row:
             return self._start_take(ref)
         if board.setup.reveals and not board.revealed >> index & 1:
@@ -174,19 +137,8 @@ class Table(Corrections, Snapshots):
                 # a record's reveal with no gap in the row is an error of the record; at the
                 # table it is a player reaching for a card still in the deck
                 day = DAY_NAMES[board.day - 1]
-                return say(
-                    False,
-                    CUE_REJECT,
-                    "card_not_available",
-                    why="in_deck",
-                    day=day,
-                    **self.card_params(ref),
-                )
-            return self.commit(
-                Reveal(ref),
-                "revealed",
-                **self.card_params(ref),
-            )
+                return outcome("card_not_available", why="in_deck", day=day, **self.card_params(ref))
+            return self.commit(Reveal(ref), "revealed", **self.card_params(ref))
         rejection = board.push(Take(ref))
         assert rejection is not None, "a card neither in the row nor to reveal cannot be taken"
         return rejected(rejection)
@@ -224,13 +176,6 @@ class Table(Corrections, Snapshots):
 
     # --- the turn's state machine (companion.table.turn), driven ---------------------------
 
-    @property
-    def turn_state(self) -> TurnState:
-        """The turn's state: a take being prepared, crystals chosen before the tap, or neither."""
-        if self.pending is not None:
-            return self.pending
-        return Armed(*self.armed) if self.armed is not None else None
-
     def _drive(self, event: TurnInput) -> Outcome | None:
         """Feed ``event`` to the turn's machine and do what its step says; None when the
         step passes the input on (nothing to answer yet)."""
@@ -239,7 +184,7 @@ class Table(Corrections, Snapshots):
         if done.action == REJECT:
             return turn_outcome(done, self.board.edition)
         if done.action == COMMIT:
-            assert done.take is not None
+            assert done.take is not None and done.hours is not None
             return self.commit_take(done.take, done.hours)
         if done.state != before:
             failed = self.set_turn(done.state)
@@ -275,7 +220,7 @@ class Table(Corrections, Snapshots):
             while count <= len(moves) and isinstance(moves[-count], Reveal):
                 count += 1
             if count > len(moves):
-                return say(False, CUE_REJECT, "nothing_to_undo")
+                return outcome("nothing_to_undo")
         undone = moves[-count]
         params = event_params(
             self.board.edition, undone
@@ -285,7 +230,7 @@ class Table(Corrections, Snapshots):
             self.board.push(Undo())
             undos.append(Undo())
         failed = self.store_events(undos, pending_after=None)
-        return failed or say(True, CUE_ACCEPT, "undone", **params)
+        return failed or outcome("undone", **params)
 
     # --- corrections from the host's page ----------------------------------------------------
 
@@ -297,9 +242,5 @@ class Table(Corrections, Snapshots):
         must not take back a second take that its person never saw."""
         with self.committing():
             if seen is not None and seen != (PROCESS, self.version):
-                return say(
-                    False,
-                    CUE_REJECT,
-                    "undo_stale",
-                )
+                return outcome("undo_stale")
             return self.emit(self._undo())

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.engine import ChooseItinerary, Edition, Event, Reveal, Take
+from companion.engine.events import fields_json
 from companion.engine.rejections import Rejection
 from companion.engine.tokens import ANCESTOR
 from companion.util.wording import say as sentence
@@ -48,13 +49,7 @@ class Outcome:
     params: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "accepted": self.accepted,
-            "message": self.message,
-            "cue": self.cue,
-            "code": self.code,
-            "params": self.params,
-        }
+        return fields_json(self, "accepted", "message", "cue", "code", "params")
 
 
 @dataclass(frozen=True)
@@ -106,6 +101,7 @@ OUTCOME_CODES: dict[str, OutcomeCode] = {
     "itinerary_corrected": OutcomeCode(True, CUE_ACCEPT, ("player", "itinerary")),
     # the rules core's codes, when the table refuses before asking it (with the table's params)
     "game_over": OutcomeCode(False, CUE_REJECT),
+    "nothing_to_undo": OutcomeCode(False, CUE_REJECT),
     "too_many_crystals": OutcomeCode(False, CUE_REJECT, ("why", "player", "held")),
     "itinerary_unavailable": OutcomeCode(False, CUE_REJECT, ("why", "day")),
     "unknown_card": OutcomeCode(False, CUE_REJECT, ("why", "card", "edition")),
@@ -118,12 +114,6 @@ OUTCOME_CODES: dict[str, OutcomeCode] = {
     "press_lost": OutcomeCode(False, CUE_REJECT),
     "store_damaged": OutcomeCode(False, CUE_REJECT),
 }
-
-
-def say(accepted: bool, cue: str, code: str, **params: Any) -> Outcome:
-    """An outcome with its code and the facts of its sentence; the English sentence
-    comes from the catalogue the page reads too (`companion.util.wording`)."""
-    return Outcome(accepted, sentence(code, **params), cue, code, params=params)
 
 
 def outcome(code: str, **params: Any) -> Outcome:

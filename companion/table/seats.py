@@ -77,13 +77,6 @@ class Seats:
             self._save()
         self._game = game
 
-    def holder(self, game: int, playing: bool, player: str) -> str | None:
-        """The digest of the phone holding ``player``'s seat, or None (free)."""
-        with self._lock:
-            self._for(game, playing)
-            held = self._held.get(name_key(player))
-            return None if held is None else held[1]
-
     def seat_of(self, game: int, playing: bool, phone: str | None) -> str | None:
         """The player whose seat ``phone`` holds, or None."""
         if not phone:

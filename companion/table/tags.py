@@ -23,13 +23,9 @@ _SEVEN = re.compile(r"\A[0-9A-F]{2}(?::[0-9A-F]{2}){6}\Z")
 
 
 def uid_text(uid: Sequence[int]) -> str:
-    """What the table calls a tag with this UID.
-
-    A 4-byte UID (MIFARE Classic) is the number ``SimpleMFRC522`` reports (its four bytes
-    and their check byte read as one decimal number), so tags enrolled before keep working.
-    A longer one (NTAG21x: 7 bytes) is written in hexadecimal as a phone's NFC app shows it,
-    ``04:5A:6B:7C:11:22:33``: the driver kept only its first three bytes.
-    """
+    """What the table calls a tag with this UID: a 4-byte one (MIFARE Classic) the number
+    ``SimpleMFRC522`` reports (so tags enrolled before keep working), a longer one (NTAG21x)
+    in hexadecimal as a phone's NFC app shows it, ``04:5A:6B:7C:11:22:33``."""
     if len(uid) == 4:
         return _number_with_bcc(uid)
     return ":".join(f"{byte:02X}" for byte in uid)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from companion.engine import Board, Take
+from companion.engine.events import fields_json
 
 #: How crystals are spent: chosen before the tap ("quick") or after it, then Confirm ("confirm").
 TURN_STYLES = ("quick", "confirm")
@@ -43,14 +44,7 @@ class Pending:
         return cls(player, card, option.hours, crystals, option.max_crystals, board.hour[board.turn])
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "player": self.player,
-            "card": self.card,
-            "hours": self.hours,
-            "crystals": self.crystals,
-            "max_crystals": self.max_crystals,
-            "landing": self.landing,
-        }
+        return fields_json(self, "player", "card", "hours", "crystals", "max_crystals", "landing")
 
 
 # --- the turn as a declared state machine --------------------------------------------------

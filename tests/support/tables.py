@@ -6,12 +6,14 @@ import contextlib
 import os
 import random
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from companion.records.trekking import TREKKING
 from companion.run.runtime import Runtime
@@ -21,6 +23,25 @@ from companion.table.game_setup import new_game
 from companion.util.config import ButtonSettings, Config, RingSettings, TableSettings
 
 FAST_BUTTONS = ButtonSettings(bounce=0.0, undo_hold=0.15)
+
+
+def random_games(test: Callable[..., None]) -> Callable[..., None]:
+    """A test over random games at a mock table: Hypothesis draws the seed, 2 to 4 players and
+    the turn style, ten examples (`random_runtime` sets the game up)."""
+    draws = given(
+        seed=st.integers(0, 10_000), players=st.integers(2, 4), turn=st.sampled_from(["quick", "confirm"])
+    )
+    return settings(
+        max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    )(draws(test))
+
+
+def random_runtime(
+    factory: pytest.TempPathFactory, name: str, seed: int, players: int, turn: str
+) -> tuple[Runtime, random.Random]:
+    """The mock table of one of `random_games` (in a new folder ``name``) and a generator seeded alike."""
+    rt = make_runtime(factory.mktemp(name), ",".join("ABCD"[:players]), seed=seed, turn=turn)
+    return rt, random.Random(seed)
 
 
 def make_runtime(
@@ -113,6 +134,13 @@ def coach_at_a_take(rt: Runtime, per_candidate: int) -> str:
     quick_coach(rt, per_candidate)
     to_a_take(rt, random.Random(4))
     return rt.table.board.player_to_move
+
+
+def play_turns(rt: Runtime, turns: int, seed: int) -> None:
+    """``turns`` steps of `play_turn`, drawn from a generator seeded with ``seed``."""
+    rng = random.Random(seed)
+    for _ in range(turns):
+        play_turn(rt, rng)
 
 
 def require_tool(present: bool, missing: str, install: str) -> None:

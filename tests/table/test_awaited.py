@@ -4,14 +4,10 @@ with crystals chosen, takes prepared, undos and refusals, it is what `expect` sa
 
 from __future__ import annotations
 
-import random
-
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from companion.table import Table
-from tests.support.tables import make_runtime
+from tests.support.tables import random_games, random_runtime
 
 
 def agree(table: Table) -> None:
@@ -19,13 +15,11 @@ def agree(table: Table) -> None:
     assert table.awaited() == (None if expect is None else (expect["kind"], expect["player"]))
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(seed=st.integers(0, 10_000), players=st.integers(2, 4), turn=st.sampled_from(["quick", "confirm"]))
+@random_games
 def test_awaited_is_what_expect_says(
     tmp_path_factory: pytest.TempPathFactory, seed: int, players: int, turn: str
 ) -> None:
-    rt = make_runtime(tmp_path_factory.mktemp("awaited"), ",".join("ABCD"[:players]), seed=seed, turn=turn)
-    rng = random.Random(seed)
+    rt, rng = random_runtime(tmp_path_factory, "awaited", seed, players, turn)
     table = rt.table
     try:
         for _ in range(400):

@@ -19,7 +19,7 @@ from companion.run.startup import build_runtime
 from companion.store.log import Store
 from companion.table import CUE_REJECT, Table
 from companion.util.config import Config
-from tests.support.tables import FAST_BUTTONS, api_client, make_runtime, play_turn, without_looks
+from tests.support.tables import FAST_BUTTONS, api_client, make_runtime, play_turn, play_turns, without_looks
 
 
 def test_a_whole_game_through_the_virtual_reader_and_gpiozero_buttons(tmp_path: Path) -> None:
@@ -127,9 +127,7 @@ def test_bad_taps_are_refused_with_a_message_and_change_nothing(tmp_path: Path) 
 
 def test_restart_resumes_the_game_exactly(tmp_path: Path) -> None:
     rt = make_runtime(tmp_path, "Ann,Ben,Cy,Dee")
-    rng = random.Random(4)
-    for _ in range(40):
-        play_turn(rt, rng)
+    play_turns(rt, 40, seed=4)
     state = rt.table.state_json()
     snapshot = rt.table.board.snapshot()
     rt.stop()

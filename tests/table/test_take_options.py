@@ -5,15 +5,11 @@ the tap answers as when it checked every card first."""
 
 from __future__ import annotations
 
-import random
-
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from companion.engine import Board, Take
 from companion.engine.tokens import ANCESTOR
-from tests.support.tables import make_runtime
+from tests.support.tables import random_games, random_runtime
 
 
 def agree(board: Board) -> None:
@@ -23,13 +19,11 @@ def agree(board: Board) -> None:
         assert (card in options) == (board.check(Take(card)) is None), card
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(seed=st.integers(0, 10_000), players=st.integers(2, 4), turn=st.sampled_from(["quick", "confirm"]))
+@random_games
 def test_a_card_is_an_option_exactly_when_its_take_is_accepted(
     tmp_path_factory: pytest.TempPathFactory, seed: int, players: int, turn: str
 ) -> None:
-    rt = make_runtime(tmp_path_factory.mktemp("options"), ",".join("ABCD"[:players]), seed=seed, turn=turn)
-    rng = random.Random(seed)
+    rt, rng = random_runtime(tmp_path_factory, "options", seed, players, turn)
     try:
         while (expect := rt.table.expect()) is not None:
             agree(rt.table.board)
