@@ -146,7 +146,7 @@ def test_the_table_takes_cards_while_the_coach_thinks_and_its_late_answer_is_not
     thinking, release = threading.Event(), threading.Event()
     calls: list[int] = []
 
-    def slow(board: Any, per_candidate: int, seconds: float | None) -> Any:
+    def slow(board: Any, per_candidate: int, seconds: float | None, seed: int | None = None) -> Any:
         calls.append(board.next_seq)
         if len(calls) == 1:  # the first answer waits until the test has taken a card
             thinking.set()
