@@ -188,7 +188,7 @@ def create_app(
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.config["STATE_ANSWERS"] = StateAnswers(runtime, app.json.dumps)
     app.session_interface = SignedIdCookie()  # a wall clock stepped back logs no one out
-    app.wsgi_app = with_security_headers(app.wsgi_app)  # type: ignore[method-assign]
+    app.wsgi_app = with_security_headers(app.wsgi_app)  # type: ignore[method-assign,assignment]
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
 
