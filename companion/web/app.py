@@ -186,7 +186,7 @@ def create_app(
         MAX_CONTENT_LENGTH=MAX_BODY,
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
-    app.config["STATE_ANSWERS"] = StateAnswers(runtime, app.json.dumps)
+    app.config["STATE_ANSWERS"] = StateAnswers(runtime)
     app.session_interface = SignedIdCookie()  # a wall clock stepped back logs no one out
     app.wsgi_app = with_security_headers(app.wsgi_app)  # type: ignore[method-assign,assignment]
     for blueprint in BLUEPRINTS:
