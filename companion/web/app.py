@@ -42,10 +42,11 @@ import secrets
 import threading
 import time
 import traceback
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from flask import Flask, Response, request
+from flask import Flask, request
 from werkzeug.exceptions import HTTPException
 
 from companion.table.access import own_names
@@ -67,6 +68,9 @@ from companion.web.qr import qr_api
 from companion.web.route_support import SECURITY_HEADERS, Refusal, json_error, refused
 from companion.web.state_answers import StateAnswers
 from companion.web.url_rules import rule_class
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 #: The page's files: web/ in a checkout, installed as the package companion.page
 #: (pyproject.toml), so a wheel serves the same page as an editable install.
@@ -128,6 +132,22 @@ def crashed(crash_log: CrashLog, exc: BaseException, where: str) -> Refusal:
     return Refusal(500, code="internal_error", params={"error_type": type(exc).__name__})
 
 
+def with_security_headers(wsgi_app: WSGIApplication) -> WSGIApplication:
+    """``wsgi_app`` with `SECURITY_HEADERS` on every answer, each one its route did not set: added
+    to the header list as it starts (Flask's ``after_request`` looked each one up in werkzeug's
+    `Headers`, a walk of the list per name, on every answer)."""
+
+    def answer(environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            own = {name.lower() for name, _ in headers}
+            headers.extend(header for header in SECURITY_HEADERS if header[0].lower() not in own)
+            return start_response(status, headers, exc_info)
+
+        return wsgi_app(environ, start)
+
+    return answer
+
+
 class PageApp(Flask):
     """Flask with URL builders compiled when first used (`companion.web.url_rules`): a quicker start."""
 
@@ -166,16 +186,11 @@ def create_app(
         MAX_CONTENT_LENGTH=MAX_BODY,
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
-    app.config["STATE_ANSWERS"] = StateAnswers(runtime, app.json.dumps)
+    app.config["STATE_ANSWERS"] = StateAnswers(runtime)
     app.session_interface = SignedIdCookie()  # a wall clock stepped back logs no one out
+    app.wsgi_app = with_security_headers(app.wsgi_app)  # type: ignore[method-assign,assignment]
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)
-
-    @app.after_request
-    def security_headers(response: Response) -> Response:
-        for name, value in SECURITY_HEADERS:
-            response.headers.setdefault(name, value)
-        return response
 
     @app.errorhandler(HTTPException)
     def httpjson_error(exc: HTTPException) -> Any:

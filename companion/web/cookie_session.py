@@ -19,6 +19,7 @@ import hmac
 from typing import TYPE_CHECKING
 
 from flask.sessions import SecureCookieSession, SessionInterface, SessionMixin
+from werkzeug.http import parse_cookie
 
 if TYPE_CHECKING:
     from flask import Flask, Request, Response
@@ -41,7 +42,9 @@ class SignedIdCookie(SessionInterface):
         key = app.secret_key
         if not key:  # Flask's own answer then: no session at all
             return None
-        value = request.cookies.get(self.get_cookie_name(app), "")
+        # the one ``Cookie`` header a WSGI environ holds: ``request.cookies`` joins every header of
+        # that name, and `EnvironHeaders` finds them by walking the whole environ each request
+        value = parse_cookie(request.headers.get("Cookie")).get(self.get_cookie_name(app), "")
         payload, _, given = value.rpartition(".")
         if payload and len(value) <= 200 and hmac.compare_digest(given, mac(_bytes(key), payload)):
             fields = dict(zip(FIELDS, payload.split(":"), strict=False))
@@ -51,11 +54,14 @@ class SignedIdCookie(SessionInterface):
     def save_session(self, app: Flask, session: SessionMixin, response: Response) -> None:
         """The cookie, written only when the session changed: set at login or when a phone takes
         its first seat, deleted when neither is left."""
-        name, domain, path = self.get_cookie_name(app), self.get_cookie_domain(app), self.get_cookie_path(app)
-        if session.accessed:
-            response.vary.add("Cookie")
+        if session.accessed:  # caches keep one answer per cookie
+            if response.headers.getlist("Vary"):
+                response.vary.add("Cookie")
+            else:  # the usual case, without `response.vary`'s parse of a header that is not there
+                response.headers["Vary"] = "Cookie"
         if not session.modified:
             return
+        name, domain, path = self.get_cookie_name(app), self.get_cookie_domain(app), self.get_cookie_path(app)
         fields = [session.get(k) for k in FIELDS]
         payload = ":".join(v if isinstance(v, str) and ":" not in v and "." not in v else "" for v in fields)
         if not payload.strip(":"):

@@ -261,14 +261,15 @@ class Broadcaster:
             if gone:
                 self.drop(page)
 
-    def _write_to(self, page: Page, event_id: str, message: bytes, now: float, failed: list[Page]) -> bool:
-        """Write the change (``message``, as ``event_id``) to ``page`` if it has not had it, or a
-        heartbeat if it has been quiet long enough; a page whose output waits past
-        `SEND_SECONDS` goes to ``failed``. True if the change went out (under `lock`)."""
-        from companion.web.http_server import SEND_SECONDS
-
+    def _write_to(
+        self, page: Page, change: tuple[str, bytes], now: float, stuck: float, failed: list[Page]
+    ) -> bool:
+        """Write the ``change`` (its event id and message) to ``page`` if it has not had it, or a
+        heartbeat if it has been quiet long enough; a page whose output has waited since
+        ``stuck`` goes to ``failed``. True if the change went out (under `lock`)."""
+        event_id, message = change
         sent = False
-        if page.pending and now - page.drained_at >= SEND_SECONDS:
+        if page.pending and page.drained_at <= stuck:
             failed.append(page)  # it takes nothing: as waitress's sweep closes it
         elif page.sent != event_id:
             if page.write(message, now):
@@ -300,13 +301,15 @@ class Broadcaster:
                 log.exception("live pages: the snapshot failed")
                 time.sleep(1.0)
                 continue
+            from companion.web.http_server import SEND_SECONDS  # read each pass: tests shorten it
+
             now = time.monotonic()
             failed: list[Page] = []
-            heartbeat, quietest = self.heartbeat, now
+            heartbeat, quietest, stuck = self.heartbeat, now, now - SEND_SECONDS
             with self.lock:
                 for page in list(self.pages.values()):
                     try:
-                        if self._write_to(page, event_id, message, now, failed):
+                        if self._write_to(page, (event_id, message), now, stuck, failed):
                             sent_at = now
                     except OSError:  # the connection failed
                         failed.append(page)

@@ -9,24 +9,25 @@ The bytes parse to what ``jsonify`` of the same dict gave.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from flask import Response
 
+from companion.table.snapshot import COMPACT
 from companion.web.ports import TableRuntime
 
 
 class StateAnswers:
-    """``GET /api/state`` and the controls' answers, for one running table. ``dumps``: the
-    app's JSON encoder (``app.json.dumps``, what ``jsonify`` uses)."""
+    """``GET /api/state`` and the controls' answers, for one running table."""
 
-    def __init__(self, runtime: TableRuntime, dumps: Callable[..., str]) -> None:
-        self.runtime, self.dumps = runtime, dumps
+    def __init__(self, runtime: TableRuntime) -> None:
+        self.runtime = runtime
 
-    def text(self, value: Any) -> str:
-        """``value`` as ``jsonify`` encodes it, compact."""
-        return self.dumps(value, separators=(",", ":"))
+    @staticmethod
+    def text(value: Any) -> str:
+        """``value`` (plain JSON values) as ``jsonify`` encodes it, compact: the snapshots' one
+        encoder (Flask's ``dumps`` made an encoder for each call)."""
+        return COMPACT.encode(value)
 
     def state_body(self, page: bool) -> bytes:
         """The table's state with its extras; ``page``: the page's snapshot (what it draws)."""

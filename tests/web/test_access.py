@@ -250,6 +250,30 @@ def test_sessions_expire_on_the_server(host_app: Any) -> None:
     assert host.get("/api/session").get_json()["host"] is False
 
 
+def test_a_logged_in_control_finds_its_cookie_among_others_and_its_answer_says_what_it_varies_by(
+    env: Any,
+) -> None:
+    """The session is read from the request's one ``Cookie`` header, whatever other cookies the
+    browser keeps for this host; the answer varies by cookie and carries the security headers,
+    and the same cookie with its HMAC changed is no login."""
+    app, _ = env
+    host = client(app)
+    token = host.post("/api/login", json={"pin": "2468"}).get_json()["csrf"]
+    cookie = host.get_cookie("session")
+    assert cookie is not None
+    host.set_cookie("theme", "dark")
+    host.set_cookie("zz", '"quoted; value"')
+    answer = host.post("/api/undo", headers={"X-CSRF-Token": token})
+    assert answer.status_code == 200 and "Cookie" in answer.headers["Vary"]
+    assert (
+        answer.headers["X-Frame-Options"] == "DENY" and answer.headers["X-Content-Type-Options"] == "nosniff"
+    )
+    assert "default-src 'self'" in answer.headers["Content-Security-Policy"]
+    forged = client(app, "10.5.5.6")
+    forged.set_cookie("session", cookie.value[:-1] + ("0" if cookie.value[-1] != "0" else "1"))
+    assert forged.post("/api/undo", headers={"X-CSRF-Token": token}).status_code == 401
+
+
 # --- the Host header -----------------------------------------------------------------------------
 
 
