@@ -1,15 +1,9 @@
-"""The page's edition library and transcription mode: HTTP routes (host only).
+"""The page's edition library and transcription mode: HTTP routes, every one a control.
 
-Every route needs the table PIN (the page's login or ``X-Table-Pin``), like every control of
-the table page (`companion.web.controls`, ...): all are guarded by
-`companion.web.route_support.control`, and none imports another route module. Editions are
-named, never given as paths; every change goes through `companion.editions.edit` and is saved
-by the library (validated by the engine's `parse_edition`, written atomically), and a broken
-file is answered 400 with its path and line.
-
-Transcription: while the host has the page's transcription open, the reader's
-taps are captured for it (`Runtime.capture`) instead of reaching the game; the
-page polls the last captured tag, and Save binds that tag to the card.
+Editions are named, never given as paths; every change goes through `companion.editions.edit`
+and is saved by the library (validated by the engine, written atomically); a broken file is
+answered 400 with its path and line. While the host transcribes, the reader's taps are captured
+for the page (`Runtime.capture`) instead of reaching the game; Save binds the last one.
 """
 
 from __future__ import annotations

@@ -72,22 +72,16 @@ function renderChart(d) {
     });
     return { name: player.name, colour: player.colour, marker: player.marker, points };
   });
-  svg.innerHTML = chartSvg({
-    lines, count: games.length, bottom: 145, height: 130, labelAt: 163, everyPoint: true,
-    xLabel: `${t("h_games_axis")} (${games.length})`, yLabel: t("chart_y"),
-  });
+  svg.innerHTML = chartSvg({ lines, count: games.length, xLabel: `${t("h_games_axis")} (${games.length})`, yLabel: t("chart_y") });
   svg.setAttribute("aria-label", `${t("h_chart")}${colon()}${lines.map((l) => `${l.name} ${l.points.map((q) => q[1]).join(", ")}`).join("; ")}`);
   $("hchart-legend").innerHTML = d.players.map((p) => `<li>${lineSample(p.colour, p.marker)} ${markSpan(p.colour, p.marker)} ${esc(p.name)}</li>`).join("");
 }
 
-// A game's seat is marked as the table showed it (the seat's colour and marker, the player's
-// own unless two players of one colour sat together).
-function marker(p) { return markSpan(p.colour, p.marker) + " "; }
-
 function renderGames(d) {
   $("games").innerHTML = d.games.map((g) => {
+    // each seat marked as the table showed it (its colour and marker, its player's own unless two of one colour sat together)
     const rows = [...g.players].sort((a, b) => a.rank - b.rank).map((p) =>
-      `<tr><td>${p.rank}</td><td>${marker(p)}${esc(p.name)}` +
+      `<tr><td>${p.rank}</td><td>${markSpan(p.colour, p.marker)} ${esc(p.name)}` +
       `${p.player !== p.name ? ` <small>(${esc(p.player)})</small>` : ""}${p.winner ? ` <span class="win">★ ${esc(t("h_winner"))}</span>` : ""}</td><td><b>${p.score}</b></td></tr>`).join("");
     const facts = [when(g.started), g.minutes ? t("h_minutes", { n: g.minutes }) : "", t("h_edition", { e: g.edition })].filter(Boolean).join(" · ");
     const assisted = g.assisted ? ` <small class="assisted" title="${esc(t("h_assisted_title"))}">${esc(t("h_assisted"))}</small>` : "";
