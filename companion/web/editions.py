@@ -89,8 +89,7 @@ def _capture() -> Capture:
     runtime = table_runtime()
     if not isinstance(runtime.capture, Capture):
         runtime.capture = Capture()
-    capture: Capture = runtime.capture
-    return capture
+    return runtime.capture
 
 
 def refusal(exc: Exception) -> tuple[str, dict[str, object]]:

@@ -187,9 +187,10 @@ export function storyFrame() {
     `<details class="story-table-box"><summary></summary><div class="story-table-wrap"><table class="story-table"></table></div></details>`;
 }
 
-// Draw ``story`` into a figure laid out as `storyFrame`'s (found by class inside ``root``): both
-// pictures, the legend, the table folded under it, each picture's words for a screen reader.
-export function drawStory(root, story, players) {
+// Draw game ``game``'s ``story`` into a figure laid out as `storyFrame`'s (found by class inside
+// ``root``): both pictures, the legend, the table folded under it, each picture's words for a
+// screen reader; and the link ``save`` that saves it as one picture (`saveSvg`), shown.
+export function drawStory(root, story, players, save, game) {
   const part = (name) => root.querySelector(name);
   part(".story-points").innerHTML = pointsSvg(story, players);
   part(".story-points").setAttribute("aria-label", pointsLabel(story, players));
@@ -199,6 +200,10 @@ export function drawStory(root, story, players) {
   part(".story-marks").innerHTML = marksLegend();
   part(".story-table-box summary").textContent = t("story_table");
   part(".story-table").innerHTML = tableHtml(story, players);
+  const title = `${t("story_title")} · ${t("h_game", { id: game })}`;
+  save.href = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(saveSvg(story, players, title));
+  save.download = `trekking-game-${game}.svg`;
+  save.hidden = false;
 }
 
 // The chart as one picture to share, made here (no network): the title, both pictures, the
@@ -217,11 +222,4 @@ export function saveSvg(story, players, title) {
     `<title>${esc(title)}</title><rect width="330" height="${height}" fill="#fff"/>` +
     `<text x="165" y="14" font-size="12" text-anchor="middle" fill="#222">${esc(title)}</text>` +
     `<g transform="translate(0 ${top})">${pointsSvg(story, players)}</g><g transform="translate(0 ${clockAt})">${clockSvg(story, players)}</g>${legend}</svg>`;
-}
-
-// A link's address and file name for `saveSvg`'s picture of game ``game``.
-export function saveLink(link, story, players, game) {
-  const title = `${t("story_title")} · ${t("h_game", { id: game })}`;
-  link.href = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(saveSvg(story, players, title));
-  link.download = `trekking-game-${game}.svg`;
 }

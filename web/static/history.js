@@ -1,7 +1,7 @@
 // The history page: finished games, each player's figures and rating, scores over time, and
 // the host's merge of two spellings. Everything comes from /api/history (derived from the
 // event log on the companion); the words from the catalogues (i18n.js), in English or French.
-import { chartSvg, drawStory, lineSample, markSpan, saveLink, storyFrame } from "./chart.js";
+import { chartSvg, drawStory, lineSample, markSpan, storyFrame } from "./chart.js";
 import { colon, lang, message, number as num, sentence, setLang, t, translatePage, when } from "./i18n.js";
 import { request } from "./request.js";
 import { esc, fillSelect } from "./text.js";
@@ -108,10 +108,8 @@ async function showStory(box) {
   const key = `${game.id}/${game.ended}`;
   let body = stories.get(key);
   if (!body) {
-    body = fetch(`/api/story/${encodeURIComponent(id)}`).then(async (response) => {
-      const answer = await response.json().catch(() => ({ error: response.statusText }));
-      return response.ok ? answer : { refused: answer };
-    }).catch(() => ({ refused: { error: t("unreachable") } }));
+    body = request("GET", `/api/story/${encodeURIComponent(id)}`)
+      .then(({ ok, data: answer }) => (ok ? answer : { refused: answer }), () => ({ refused: { error: t("unreachable") } }));
     stories.set(key, body);
   }
   body = await body;
@@ -126,10 +124,7 @@ async function showStory(box) {
   }
   stories.set(key, body);
   here.querySelector(".story-said").hidden = true;
-  drawStory(here.querySelector(".story"), body, game.players);
-  const save = document.querySelector(`#game-${id} .story-save`);
-  saveLink(save, body, game.players, game.id);
-  save.hidden = false;
+  drawStory(here.querySelector(".story"), body, game.players, document.querySelector(`#game-${id} .story-save`), game.id);
 }
 
 function renderMerge(d) {
