@@ -267,26 +267,21 @@ def finished_game(game: str) -> PastGame | Response:
     return refusal if found is None else found
 
 
-def _bgstats_url(game: PastGame) -> tuple[dict[str, Any], str]:
-    from companion.history.bgstats import play, play_url
-    from companion.history.past import History
-
-    history = _history()
-    aliases = history.aliases if isinstance(history, History) else {}
-    assisted = isinstance(history, History) and game.id in history.assisted
-    data = play(game, {player: name for player, name in aliases.values()}, _lang(), assisted)
-    return data, play_url(data)
-
-
 @history_api.get("/api/bgstats/<game>")
 @guest_read
 def bgstats(game: str) -> Any:
     """The finished game as a BG Stats play: the link to open and the JSON it carries."""
+    from companion.history.bgstats import play, play_url
+
     found = finished_game(game)
     if isinstance(found, Response):
         return found
-    data, url = _bgstats_url(found)
-    return jsonify({"url": url, "play": data})
+    history = _history()  # the merges that hold, and whether the coach helped
+    if isinstance(history, Response):
+        return history
+    merged = {player: name for player, name in history.aliases.values()}
+    data = play(found, merged, _lang(), found.id in history.assisted)
+    return jsonify({"url": play_url(data), "play": data})
 
 
 @history_api.get("/api/story/<game>")
