@@ -141,9 +141,8 @@ function renderMerge(d) {
 
 async function load() {
   try {
-    const response = await fetch(`/api/history?lang=${lang()}`);  // BG Stats comments in this language
-    const body = await response.json();
-    if (!response.ok) { say({ ok: false, code: body.code, params: body.params, message: body.error }); return; }
+    const { ok, data: body } = await request("GET", `/api/history?lang=${lang()}`);  // BG Stats comments in this language
+    if (!ok) { say({ ok: false, code: body.code, params: body.params, message: body.error }); return; }
     render(body);
     // a phone that scanned the end screen's code lands on its game, the BG Stats link in view
     const asked = location.hash && document.getElementById(location.hash.slice(1));
