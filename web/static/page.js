@@ -16,9 +16,8 @@ export const LEGEND = { person: "l_person", event: "l_event", innovation: "l_inn
  * (`csrf`, null when not logged in) and the newest (process, version) shown (`shown`). */
 export { esc, page };
 
-// The newest table version this page has shown (a snapshot, or a control's answer, whose
-// outcome is on screen): an undo names it, and the companion refuses an undo of a table
-// that changed since, so a second phone's repeat cannot take back two takes.
+// The newest table version this page has shown (a snapshot, or a control's answer): an undo
+// names it, and the companion refuses an undo of a table changed since (no second take back).
 export function saw(s) {
   const shown = page.shown;
   if (s && typeof s.version === "number" && (s.process !== shown.process || s.version > shown.version)) page.shown = { process: s.process, version: s.version };
