@@ -1,17 +1,11 @@
 """The coach on the page: the host's switch, a player's question, the advice, the seats.
 
-``POST /api/coach`` (a control) turns the coach on or off, for the host or for everyone;
-``POST /api/coach/seat`` (when a phone joins) and ``POST /api/coach/ask`` may come from any
-phone at the table (`guest_refusal`: this machine's name, the per-address rate, a JSON body);
-either claims the player's seat for that phone. ``GET /api/coach`` shows the advice to the
-phone holding the seat of the player to move only (to all in a teaching game), and tells
-each phone which seat it holds and which seats are held; ``POST /api/coach/release`` (a
-control) is the host freeing a seat.
-The coach itself is `companion.coach.service`, the seats `companion.table.seats`.
-
-A phone is known by a random id (``phone``) in the page's signed cookie, beside the host's
-session id (`companion.web.cookie_session`): made when the phone first takes a seat, kept
-across a login and a logout, and lasting as long as a host's login from its last use.
+The host's switch and the release of a seat are controls; taking a seat and asking may come
+from any phone at the table (`guest_refusal`), and claim the player's seat for that phone. The
+advice goes to the phone holding the mover's seat only (to all in a teaching game). A phone is
+known by a random id (``phone``) in the page's signed cookie (`companion.web.cookie_session`),
+made when it first takes a seat and kept across a login and a logout. The coach itself is
+`companion.coach.service`, the seats `companion.table.seats`.
 """
 
 from __future__ import annotations

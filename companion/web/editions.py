@@ -1,15 +1,9 @@
-"""The page's edition library and transcription mode: HTTP routes (host only).
+"""The page's edition library and transcription mode: HTTP routes, every one a control.
 
-Every route needs the table PIN (the page's login or ``X-Table-Pin``), like every control of
-the table page (`companion.web.controls`, ...): all are guarded by
-`companion.web.route_support.control`, and none imports another route module. Editions are
-named, never given as paths; every change goes through `companion.editions.edit` and is saved
-by the library (validated by the engine's `parse_edition`, written atomically), and a broken
-file is answered 400 with its path and line.
-
-Transcription: while the host has the page's transcription open, the reader's
-taps are captured for it (`Runtime.capture`) instead of reaching the game; the
-page polls the last captured tag, and Save binds that tag to the card.
+Editions are named, never given as paths; every change goes through `companion.editions.edit`
+and is saved by the library (validated by the engine, written atomically); a broken file is
+answered 400 with its path and line. While the host transcribes, the reader's taps are captured
+for the page (`Runtime.capture`) instead of reaching the game; Save binds the last one.
 """
 
 from __future__ import annotations
@@ -37,7 +31,7 @@ from companion.editions import (
     set_playmat,
     validate,
 )
-from companion.engine import Edition, EditionError
+from companion.engine import EditionError
 from companion.engine.tokens import ANCESTOR
 from companion.store.log import DiskFull, StoreError
 from companion.table.tags import TagRefused, check_tag
@@ -95,8 +89,7 @@ def _capture() -> Capture:
     runtime = table_runtime()
     if not isinstance(runtime.capture, Capture):
         runtime.capture = Capture()
-    capture: Capture = runtime.capture
-    return capture
+    return runtime.capture
 
 
 def refusal(exc: Exception) -> tuple[str, dict[str, object]]:
@@ -190,12 +183,6 @@ def _text(value: Any, limit: int = 300) -> str:
     return value if isinstance(value, str) and len(value) <= limit else ""
 
 
-def _saved(name: str) -> list[Edition]:
-    """The owner's edition ``name`` as just saved (none for a draft without cards yet)."""
-    saved = validate(_library().raw(name), name, name)
-    return [] if saved is None else [saved]
-
-
 def _bind(tag: Any, card: str, edition: str) -> dict[str, Any]:
     """Bind ``tag`` to ``card`` (a tag bound elsewhere is moved): the answer's ``bound`` (the
     English sentence, or None) and ``binding`` (its facts, which the page words in its language)."""
@@ -207,8 +194,9 @@ def _bind(tag: Any, card: str, edition: str) -> dict[str, Any]:
     binding: dict[str, Any] = {"tag": uid, "card": card, "was": before}
     if before == card:
         return {"bound": f"Tag {uid} was already {card}.", "binding": binding}
+    saved = validate(_library().raw(edition), edition, edition)  # None: a draft without cards yet
     try:  # the table's edition resolves taps now; the one saved, once it is played
-        check_tag(uid, card, [runtime.edition(), *_saved(edition)])
+        check_tag(uid, card, [runtime.edition(), *([saved] if saved else [])])
         runtime.rebind_tag(uid, card, edition)  # taps resolve it at once
     except (TagRefused, StoreError) as exc:  # the edition is saved; the sticker is left as it was
         code, params = refusal(exc)

@@ -1,20 +1,12 @@
 """After the game: the history page, the BG Stats link of a finished game, player merges.
 
-Reading is open on the LAN like the live page (``GET /history``, ``/api/history``,
-``/api/bgstats/<game>``, and ``/api/story/<game>``: a game's Clock and points for its chart;
-the BG Stats link's QR code is the page's one QR route, `companion.web.qr`, which
-finds the game and bounds its guests here). Merging two spellings of a player is the
-host's decision, so ``POST /api/players/merge`` and ``/unmerge`` are controls: the
-table PIN, like every control (`companion.web.route_support.control`).
-
-Everything is derived from the stored games (`companion.history.past`), so there is no second
-copy of any score to drift: each finished game is replayed once per process and kept in
-memory until its log changes.
-
-Reading is open, so it is bounded: the history and its answer are computed once between games
-(`HistoryCache`, until the store's ``history_version`` moves), at most `HISTORY_READERS` guests
-read it at once and each guest's address at most `HISTORY_READS_PER_MINUTE` times a minute;
-past either, a 503 with Retry-After at once, rather than queueing for the threads the taps need.
+Reading is open on the LAN like the live page (``/history``, ``/api/history``,
+``/api/bgstats/<game>``, ``/api/story/<game>``; the QR code is `companion.web.qr`'s), so it is
+bounded: computed once between games (`HistoryCache`), at most `HISTORY_READERS` guests at
+once and `HISTORY_READS_PER_MINUTE` reads per address; past either, a 503 with Retry-After
+rather than queueing for the threads the taps need. Merging two spellings of a player is the
+host's decision: ``POST /api/players/merge`` and ``/unmerge`` are controls. Everything is
+derived from the stored games (`companion.history.past`): no second copy of a score to drift.
 """
 
 from __future__ import annotations
@@ -83,6 +75,7 @@ def _game_json(
         "minutes": game.minutes,
         "edition": game.edition,
         "solo": game.solo,
+        "assisted": assisted,
         "winners": [p.name for p in game.players if p.winner],
         "players": [
             {
@@ -124,10 +117,7 @@ def history_json(history: History, lang: str = "en") -> dict[str, Any]:
     marks = shown_marks(history, [s.key for s in stats])  # each player's own, as on the table
     return {
         "games": [
-            {
-                **_game_json(g, names, merged if n < BGSTATS_RECENT else None, lang, g.id in assisted),
-                "assisted": g.id in assisted,
-            }
+            _game_json(g, names, merged if n < BGSTATS_RECENT else None, lang, g.id in assisted)
             for n, g in enumerate(reversed(history.games))
         ],
         "players": [
@@ -195,9 +185,8 @@ class HistoryCache:
             return self._history
 
     def body(self, gzipped: bool = False, lang: str = "en") -> bytes:
-        """``/api/history``'s JSON, serialised once per history (and compressed once: 500 games
-        are some 400 KB, which every phone's browser takes gzipped at a tenth of that, so the
-        server's event loop, which also carries the taps, pushes ten times less)."""
+        """``/api/history``'s JSON, serialised and gzipped once per history and language (the
+        event loop that carries the taps pushes a tenth of the bytes)."""
         found = self.history()
         with self._lock:
             if self._history is not found:
@@ -280,26 +269,21 @@ def finished_game(game: str) -> PastGame | Response:
     return refusal if found is None else found
 
 
-def _bgstats_url(game: PastGame) -> tuple[dict[str, Any], str]:
-    from companion.history.bgstats import play, play_url
-    from companion.history.past import History
-
-    history = _history()
-    aliases = history.aliases if isinstance(history, History) else {}
-    assisted = isinstance(history, History) and game.id in history.assisted
-    data = play(game, {player: name for player, name in aliases.values()}, _lang(), assisted)
-    return data, play_url(data)
-
-
 @history_api.get("/api/bgstats/<game>")
 @guest_read
 def bgstats(game: str) -> Any:
     """The finished game as a BG Stats play: the link to open and the JSON it carries."""
+    from companion.history.bgstats import play, play_url
+
     found = finished_game(game)
     if isinstance(found, Response):
         return found
-    data, url = _bgstats_url(found)
-    return jsonify({"url": url, "play": data})
+    history = _history()  # the merges that hold, and whether the coach helped
+    if isinstance(history, Response):
+        return history
+    merged = {player: name for player, name in history.aliases.values()}
+    data = play(found, merged, _lang(), found.id in history.assisted)
+    return jsonify({"url": play_url(data), "play": data})
 
 
 @history_api.get("/api/story/<game>")

@@ -1,10 +1,7 @@
 """What the web layer needs from a running table, as an interface.
 
-The page's routes (each feature's blueprint, registered by `companion.web.app.create_app`)
-serve whatever object they are given that has this shape;
-`companion.run.startup` builds the real one (`companion.run.runtime.Runtime`) and
-`companion.run.serving` wires the two. So the arrows point down: serving knows the web, the
-web knows only this module
+The page's routes serve whatever object has this shape; `companion.run.startup` builds the real
+one (`companion.run.runtime.Runtime`). So the arrows point down: the web knows only this module
 (and the lower ones: the store, editions, enrolment, the engine).
 """
 
@@ -140,8 +137,6 @@ class TableRuntime(Protocol):
         self, own_file: Path, uid: str, card: str, values: tuple[int, list[str]] | None
     ) -> tuple[str, dict[str, Any]]:
         """Enrol one tag for a card of the game's edition (`companion.table.enrol.enroll_tag`)."""
-
-    def aliases(self) -> dict[str, tuple[str, str]]: ...
 
     def history(self, replays: Replays) -> History:
         """Every finished game, replayed once per process (`companion.history.past`)."""

@@ -1,16 +1,10 @@
 """How another phone reaches a page: its address, and the page's one QR code route.
 
-``GET /api/join`` is the page's address for phones, as this request reached the companion
-when that is one of its names. ``GET /api/qr.svg`` draws it, so a phone joins in one scan;
-``GET /api/qr.svg?game=N`` draws instead finished game N's card on the history page, whose
-"Send to BG Stats" link is that game's createPlay link, for the phone that has BG Stats. An
-unknown or unfinished game is refused like its BG Stats play (404 ``no_finished_game``), and
-guests drawing a game's code are bounded like the history's readers: both come from
-`companion.web.history`. One route, one drawing (`qr_svg`).
-
-Not the createPlay link itself: with its JSON it is 1.5-2 kB, a version 25-31 code (up to 141
-modules a side) that a phone cannot read off another phone's screen; the history card's
-address makes a small one, and a phone at the table reaches the companion like the join code.
+``GET /api/join`` is the page's address for phones (as this request reached the companion, when
+that is one of its names); ``GET /api/qr.svg`` draws it, and ``?game=N`` instead finished game
+N's card on the history page, whose "Send to BG Stats" link the phone with BG Stats opens. Its
+refusal and its guests' bound are the history's (`companion.web.history`). Not the createPlay
+link itself: 1.5-2 kB of JSON makes a code a phone cannot read off another phone's screen.
 """
 
 from __future__ import annotations

@@ -6,15 +6,12 @@ import { afterControl } from "./live.js";
 import { $, page, render, saw } from "./page.js";
 import { request } from "./request.js";
 
-// Controls waiting for the companion's answer, by what they do: a second tap on Undo while
-// the first is on its way would take back the take before it too (and a second Confirm,
-// Crystal or new game would do twice what was meant). Every control doing the same thing
-// (both Undo buttons, the reader's form, quick taps and row cells) is disabled and
-// aria-busy until the answer comes, and `call` ignores it meanwhile.
+// Controls waiting for the companion's answer, by what they do (both Undo buttons are one): a
+// second Undo on its way would take back the take before it too. Every control doing the same
+// thing is disabled and aria-busy until the answer comes, and `call` ignores it meanwhile.
 export const busy = new Set();
 function busyGroup(path) { return path === "/api/undo" || path === "/api/buttons/undo" ? "undo" : path; }
-// The virtual Undo button is held down for the hold the real one needs (about a second):
-// while it is, the buttons say so instead of greying out in silence.
+// The virtual Undo button is held down as long as the real one must be (about a second): the buttons say so.
 let holdingUndo = false;
 export function showBusy() {
   document.querySelectorAll("[data-call]").forEach((el) => {

@@ -1,7 +1,5 @@
-// The live tally: renders /api/state?page=1 snapshots pushed by Server-Sent Events.
-// This module starts the page; each part of it is a small view module that `register`s
-// the function drawing it (a new view: import it here and register it, or call
-// `register` from its own module).
+// The live tally: renders /api/state?page=1 snapshots pushed by Server-Sent Events. This module
+// starts the page; each part of it is a view module whose drawing function is `register`ed.
 import "./shown.js"; // first: `window.state` is there before the catalogues are fetched
 import { lang, message, setLang, t, translatePage as translateWords } from "./i18n.js";
 import { renderBanner, renderLast, rerenderLast } from "./banner.js";

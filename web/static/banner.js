@@ -6,6 +6,7 @@ import { $, DAYS, cardTitle, colourOf, page } from "./page.js";
 export function renderBanner(s) {
   $("day").textContent = `${t("day")} ${DAYS[s.day - 1]}`;
   const e = s.expect;
+  const armed = s.armed ? " · " + t("armed", { p: s.turn, n: s.armed }) : "";
   let text;
   if (s.finished) {
     text = t("game_over_banner");
@@ -14,19 +15,16 @@ export function renderBanner(s) {
   } else if (e.kind === "reveal") {
     text = t("waiting_reveal");
   } else if (e.kind === "itinerary") {
-    text = t("waiting_itinerary", { p: e.player });
+    text = t("waiting_itinerary", { p: e.player }) + armed;
   } else if (e.kind === "confirm" && s.pending) {
     const p = s.pending;
     text = t(p.crystals < p.max_crystals ? "confirm_take" : "confirm_take_max", { p: p.player, c: cardTitle(p.card), h: p.landing });
   } else {
-    text = t("turn", { p: s.turn });
-    if (s.armed) text += " · " + t("armed", { p: s.turn, n: s.armed });
-    else if (s.order && s.order.length > 1) text += " · " + t("next", { p: s.order[1] });
+    text = t("turn", { p: s.turn }) + (armed || (s.order && s.order.length > 1 ? " · " + t("next", { p: s.order[1] }) : ""));
   }
-  if (!s.finished && e && e.kind === "itinerary" && s.armed) text += " · " + t("armed", { p: s.turn, n: s.armed });
   // Tell a new family the quick turn: the mover holds a crystal and has chosen none yet.
-  const moverNow = s.players.find((q) => q.name === s.turn) || {};
-  const hint = !s.finished && s.turn_style === "quick" && e && e.kind === "take" && !s.pending && !s.armed && moverNow.crystals > 0;
+  const mover = s.players.find((q) => q.name === s.turn) || {};
+  const hint = !s.finished && s.turn_style === "quick" && e && e.kind === "take" && !s.pending && !s.armed && mover.crystals > 0;
   $("hint").hidden = !hint;
   $("hint").textContent = hint ? t("quick_hint") : "";
   const banner = $("banner");
@@ -41,7 +39,6 @@ export function renderBanner(s) {
   const mine = !!(page.csrf && s.mock && !s.finished);
   $("now-buttons").hidden = !mine;
   if (mine) {
-    const mover = s.players.find((q) => q.name === s.turn) || {};
     const canCrystal = s.pending ? s.pending.crystals < s.pending.max_crystals
       : s.turn_style === "quick" ? !!(mover.itinerary && mover.crystals > s.armed) : false;
     $("now-crystal").dataset.off = canCrystal ? "" : "1";  // `showBusy` adds the busy state to it

@@ -9,61 +9,49 @@ export const DASHES = ["", "8 4", "2 4", "10 3 2 3"];
 // A player's marker is an index in MARKS, kept with the player (companion/table/marks.py,
 // whose MARKERS is its length): shapes every phone's fonts have. Its dash is DASHES[marker % 4].
 export const MARKS = ["●", "■", "▲", "◆", "▼", "○", "□", "△"];
+export function mark(marker) { return MARKS[(marker || 0) % MARKS.length]; }
+function dash(marker) { return DASHES[(marker || 0) % DASHES.length]; }
 
-// The SVG of one chart. `lines`: [{name, colour, marker, points: [[i, value, title?]]}], `count`
-// the number of steps on the x axis; `bottom`/`height` place the plot in the picture
-// and `labelAt` the x axis's label;
-// `zero` draws the zero line; `everyPoint` marks each point (with its title), else only the end.
-export function chartSvg({ lines, count, xLabel, yLabel, bottom, height, labelAt, zero = false, everyPoint = false }) {
+// The scores game after game (/history). `lines`: [{name, colour, marker, points: [[i, value,
+// title]]}], `count` the games on the x axis; each point is marked, with its title.
+export function chartSvg({ lines, count, xLabel, yLabel }) {
   const values = lines.flatMap((l) => l.points.map((p) => p[1]));
   const max = Math.max(1, ...values), min = Math.min(0, ...values);
   const x = (i) => 40 + (count === 1 ? 135 : (i / (count - 1)) * 270);
-  const y = (v) => bottom - ((v - min) / (max - min)) * height;
-  let out = zero ? `<line x1="40" y1="${y(0)}" x2="310" y2="${y(0)}" stroke="currentColor" stroke-opacity=".3"/>` : "";
-  out += `<line x1="40" y1="15" x2="40" y2="${bottom}" stroke="currentColor"/><line x1="40" y1="${bottom}" x2="310" y2="${bottom}" stroke="currentColor"/>`;
+  const y = (v) => 145 - ((v - min) / (max - min)) * 130;
+  let out = `<line x1="40" y1="15" x2="40" y2="145" stroke="currentColor"/><line x1="40" y1="145" x2="310" y2="145" stroke="currentColor"/>`;
   for (const v of [min, Math.round((min + max) / 2), max]) out += `<text x="35" y="${(y(v) + 4).toFixed(1)}" font-size="10" text-anchor="end" fill="currentColor">${v}</text>`;
-  out += `<text x="175" y="${labelAt}" font-size="10" text-anchor="middle" fill="currentColor">${esc(xLabel)}</text>`;
+  out += `<text x="175" y="163" font-size="10" text-anchor="middle" fill="currentColor">${esc(xLabel)}</text>`;
   out += `<text x="8" y="80" font-size="10" text-anchor="middle" fill="currentColor" transform="rotate(-90 8 80)">${esc(yLabel)}</text>`;
   lines.forEach((line, k) => {
     const colour = esc(line.colour);
     const m = typeof line.marker === "number" ? line.marker : k;
-    const title = everyPoint ? "" : `<title>${esc(line.name)}</title>`;
-    out += `<polyline points="${line.points.map(([i, v]) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ")}" fill="none" stroke="${colour}" stroke-width="2.5" stroke-dasharray="${DASHES[m % 4]}">${title}</polyline>`;
-    if (everyPoint) {
-      for (const [i, v, name] of line.points) out += `<text x="${x(i).toFixed(1)}" y="${(y(v) + 4).toFixed(1)}" font-size="10" text-anchor="middle" fill="${colour}"><title>${esc(name)}</title>${MARKS[m % MARKS.length]}</text>`;
-    } else if (line.points.length) {
-      const last = line.points[line.points.length - 1];
-      out += `<text x="312" y="${(y(last[1]) + 4).toFixed(1)}" font-size="10" fill="${colour}" aria-hidden="true">${MARKS[m % MARKS.length]}</text>`;
-    }
+    out += `<polyline points="${line.points.map(([i, v]) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ")}" fill="none" stroke="${colour}" stroke-width="2.5" stroke-dasharray="${dash(m)}"></polyline>`;
+    for (const [i, v, name] of line.points) out += `<text x="${x(i).toFixed(1)}" y="${(y(v) + 4).toFixed(1)}" font-size="10" text-anchor="middle" fill="${colour}"><title>${esc(name)}</title>${mark(m)}</text>`;
   });
   return out;
 }
 
 // The legend's sample of a player's line (its colour and dash, by their marker).
 export function lineSample(colour, marker) {
-  return `<svg width="34" height="10" aria-hidden="true"><line x1="0" y1="5" x2="34" y2="5" stroke="${esc(colour)}" stroke-width="3" stroke-dasharray="${DASHES[marker % 4]}"/></svg>`;
+  return `<svg width="34" height="10" aria-hidden="true"><line x1="0" y1="5" x2="34" y2="5" stroke="${esc(colour)}" stroke-width="3" stroke-dasharray="${dash(marker)}"/></svg>`;
 }
 // A player's marker in their colour, beside their name (told apart without colour too).
 export function markSpan(colour, marker) {
-  return `<span class="mark" style="color:${esc(colour)}" aria-hidden="true">${MARKS[(marker || 0) % MARKS.length]}</span>`;
+  return `<span class="mark" style="color:${esc(colour)}" aria-hidden="true">${mark(marker)}</span>`;
 }
 
 // --- a game's story ---------------------------------------------------------------------------
-// A finished game's story, drawn for the end screen (end.js) and each game in
-// /history (history.js) from /api/story/<game> (companion/records/story.py, replayed from the
-// event log): every player's points (above) and hour on the Clock (below) after each turn, on
-// one axis of turns with the Days apart, the turns that completed a trek or took an Ancestor
-// marked on the taker's line. Each line has its colour (as on the ring), its dash and its
-// marker; a legend in the catalogues' words explains the marks; a table says it all again for a
-// screen reader; and the whole saves as one SVG made here (no network).
+// A finished game's story (/api/story/<game>): every player's points (above) and hour on the
+// Clock (below) after each turn, the Days apart, a trek completed or an Ancestor taken marked on
+// the taker's line; a legend explains the marks, a table says it all again for a screen reader,
+// and the whole saves as one SVG made here (no network).
 
 const LEFT = 40, RIGHT = 300, ROMAN = ["I", "II", "III"];
 const POINTS = { top: 10, bottom: 118, height: 130 };  // the points' plot, and its picture's height
 const CLOCK = { top: 22, bottom: 92, height: 118 };  // the Clock's (0 to 12 h)
 
 function dayName(d) { return `${t("day")} ${ROMAN[d - 1] || d}`; }
-function dash(marker) { return DASHES[(marker || 0) % DASHES.length]; }
-function mark(marker) { return MARKS[(marker || 0) % MARKS.length]; }
 
 // The players of the story in seat order, each with the colour and marker the page shows them in
 // (`players`: the page's own list, matched by name; a name it lacks gets a grey line).
@@ -163,7 +151,7 @@ export function pointsLabel(story, players) {
 function sample(inner) { return `<svg width="34" height="14" aria-hidden="true">${inner}</svg>`; }
 export function playersLegend(story, players) {
   const last = story.turns.length ? story.turns[story.turns.length - 1].totals : story.start;
-  return seats(story, players).map((p, k) => `<li>${sample(`<line x1="0" y1="7" x2="34" y2="7" stroke="${esc(p.colour)}" stroke-width="3" stroke-dasharray="${dash(p.marker)}"/>`)} <span class="mark" style="color:${esc(p.colour)}" aria-hidden="true">${mark(p.marker)}</span> ${esc(p.name)} (${last[k]})</li>`).join("");
+  return seats(story, players).map((p, k) => `<li>${sample(`<line x1="0" y1="7" x2="34" y2="7" stroke="${esc(p.colour)}" stroke-width="3" stroke-dasharray="${dash(p.marker)}"/>`)} ${markSpan(p.colour, p.marker)} ${esc(p.name)} (${last[k]})</li>`).join("");
 }
 export function marksLegend() {
   const base = `<line x1="0" y1="7" x2="34" y2="7" stroke="currentColor" stroke-opacity=".5"/>`;
@@ -176,7 +164,7 @@ export function marksLegend() {
 export function tableHtml(story, players) {
   const who = seats(story, players);
   const head = `<thead><tr><th scope="col">${esc(t("story_turn"))}</th><th scope="col">${esc(t("player"))}</th>` +
-    who.map((p) => `<th scope="col"><span class="mark" style="color:${esc(p.colour)}" aria-hidden="true">${mark(p.marker)}</span> ${esc(p.name)}</th>`).join("") + "</tr></thead>";
+    who.map((p) => `<th scope="col">${markSpan(p.colour, p.marker)} ${esc(p.name)}</th>`).join("") + "</tr></thead>";
   let body = "", day = 0;
   story.turns.forEach((turn, k) => {
     if (turn.day !== day) {
@@ -199,9 +187,10 @@ export function storyFrame() {
     `<details class="story-table-box"><summary></summary><div class="story-table-wrap"><table class="story-table"></table></div></details>`;
 }
 
-// Draw ``story`` into a figure laid out as `storyFrame`'s (found by class inside ``root``): both
-// pictures, the legend, the table folded under it, each picture's words for a screen reader.
-export function drawStory(root, story, players) {
+// Draw game ``game``'s ``story`` into a figure laid out as `storyFrame`'s (found by class inside
+// ``root``): both pictures, the legend, the table folded under it, each picture's words for a
+// screen reader; and the link ``save`` that saves it as one picture (`saveSvg`), shown.
+export function drawStory(root, story, players, save, game) {
   const part = (name) => root.querySelector(name);
   part(".story-points").innerHTML = pointsSvg(story, players);
   part(".story-points").setAttribute("aria-label", pointsLabel(story, players));
@@ -211,6 +200,10 @@ export function drawStory(root, story, players) {
   part(".story-marks").innerHTML = marksLegend();
   part(".story-table-box summary").textContent = t("story_table");
   part(".story-table").innerHTML = tableHtml(story, players);
+  const title = `${t("story_title")} · ${t("h_game", { id: game })}`;
+  save.href = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(saveSvg(story, players, title));
+  save.download = `trekking-game-${game}.svg`;
+  save.hidden = false;
 }
 
 // The chart as one picture to share, made here (no network): the title, both pictures, the
@@ -229,11 +222,4 @@ export function saveSvg(story, players, title) {
     `<title>${esc(title)}</title><rect width="330" height="${height}" fill="#fff"/>` +
     `<text x="165" y="14" font-size="12" text-anchor="middle" fill="#222">${esc(title)}</text>` +
     `<g transform="translate(0 ${top})">${pointsSvg(story, players)}</g><g transform="translate(0 ${clockAt})">${clockSvg(story, players)}</g>${legend}</svg>`;
-}
-
-// A link's address and file name for `saveSvg`'s picture of game ``game``.
-export function saveLink(link, story, players, game) {
-  const title = `${t("story_title")} · ${t("h_game", { id: game })}`;
-  link.href = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(saveSvg(story, players, title));
-  link.download = `trekking-game-${game}.svg`;
 }

@@ -1,10 +1,9 @@
-// The Clock as drawn from the game (not the LEDs).
-import { MARKS } from "./chart.js";
-import { $, colourOf, esc, markOf } from "./page.js";
-
 // The Clock drawn from the game (not the LEDs): the twelve hours, every watch as a token
 // in its player's colour on the rim (stacked watches side by side, the top one first clockwise),
 // the player to move ringed, and the landing preview as a dashed ring with the path to it.
+import { mark } from "./chart.js";
+import { $, colourOf, esc, markOf } from "./page.js";
+
 export function renderClock(s) {
   const svg = $("clock");
   const pt = (hour, r) => { const a = ((hour % 12) / 12) * 2 * Math.PI - Math.PI / 2; return [(r * Math.cos(a)).toFixed(1), (r * Math.sin(a)).toFixed(1)]; };
@@ -31,13 +30,12 @@ export function renderClock(s) {
   for (const watches of Object.values(byHour)) watches.sort((a, b) => rank(a) - rank(b));  // the top one first (clockwise)
   for (const [hour, stack] of Object.entries(byHour)) {
     stack.forEach((q, k) => {
-      // side by side along the rim (half an hour apart, centred on the hour), never
-      // inward over the hour numbers: at a Day's start every watch is on the 12
-      // on the rim itself, clear of the hour numbers: the "12" stays readable at a Day's start
+      // side by side on the rim (half an hour apart, centred on the hour), clear of the hour
+      // numbers: the "12" stays readable at a Day's start, when every watch is on it
       const [x, y] = pt(+hour + (k - (stack.length - 1) / 2) * 0.5, 100);
       const turn = q.name === mover;
       out += `<g class="watch"><circle cx="${x}" cy="${y}" r="${turn ? 10 : 8}" fill="${esc(q.colour)}" stroke="currentColor" stroke-width="${turn ? 3 : 1}"><title>${esc(q.name)}: ${q.hour}</title></circle>` +
-        `<text x="${x}" y="${(+y + 4).toFixed(1)}" font-size="10" font-weight="700" text-anchor="middle" fill="#000" aria-hidden="true">${MARKS[(q.marker || 0) % MARKS.length]}</text></g>`;
+        `<text x="${x}" y="${(+y + 4).toFixed(1)}" font-size="10" font-weight="700" text-anchor="middle" fill="#000" aria-hidden="true">${mark(q.marker)}</text></g>`;
     });
   }
   svg.innerHTML = out;

@@ -1,14 +1,9 @@
-// The coach: asked for, never a spoiler. The host's switch makes it
-// available; the player to move asks from their phone and the answer (each available card's
-// estimated chance of winning and expected score, best first, and everyone's chance if that
-// player takes the best card) comes back to that phone only. A phone takes its player's seat
-// when it joins ("I am Zoé"; an ask by API takes it too): from then on it asks for that player
-// only, and no other phone may (the host may release a seat, and sees the seats held, never
-// the advice). Every page reads
-// GET /api/coach once per position: the advice for this phone's seat, the seat it holds and
-// the seats held; the snapshot carries only {on, everyone}. "Coach for everyone" (a teaching
-// game) answers unasked, and every phone reads the answer there.
-// An answer is shown only for the position on the table now (its game and count of events).
+// The coach: asked for, never a spoiler. The host's switch makes it available; the player to
+// move asks from the phone holding their seat (taken when it joins: "I am Zoé"; the host may
+// release one) and the answer (each card's chance of winning and expected score, everyone's
+// chance after the best) comes back to that phone only. Every page reads GET /api/coach once
+// per position (the snapshot carries only {on, everyone}); "coach for everyone" (a teaching
+// game) answers unasked. An answer is shown only for the position it was made for.
 import { call } from "./api.js";
 import { lang, number, t } from "./i18n.js";
 import { $, cardTitle, colourOf, dot, esc, page } from "./page.js";
@@ -77,16 +72,12 @@ function poll(delay) {
   }, delay);
 }
 
-async function takeSeat(player) {
-  const data = await call("/api/coach/seat", { player });
+// A phone takes its player's seat, or the host releases one (`path`); both answer the seats.
+async function seatCall(path, player) {
+  const data = await call(path, { player });
   if (data) sawSeats(data);
   else polledFor = null;  // refused (call() has said why): read the seats again
   renderCoach(page.state);
-}
-
-async function release(player) {
-  const data = await call("/api/coach/release", { player });
-  if (data) { seats = data.seats || []; renderCoach(page.state); }
 }
 
 async function ask(player) {
@@ -143,14 +134,9 @@ export function renderCoach(s) {
     out += `<p>${esc(t("coach_pick_seat"))}</p><p class="coach-take">` + free.map((p) =>
       `<button type="button" data-seat="${esc(p)}">${dot(colourOf(p))}${esc(t("coach_take_seat", { p }))}</button>`).join(" ") + "</p>";
     if (take && seats.includes(s.expect.player)) out += `<p class="coach-seat">${esc(t("coach_seat_held", { p: s.expect.player }))}</p>`;
-  } else if (take && !coach.everyone) {
-    const mover = s.expect.player;
-    if (seat === mover) {
-      out += `<button type="button" id="coach-ask" data-player="${esc(mover)}">${dot(colourOf(mover))}${esc(t("coach_ask", { p: mover }))}</button>` +
-        `<p class="coach-note coach-private">${esc(t("coach_private"))}</p>`;
-    } else {
-      out += `<p class="coach-seat">${esc(t("coach_your_seat", { p: seat }))}</p>`;
-    }
+  } else if (take && !coach.everyone && seat === s.expect.player) {
+    out += `<button type="button" id="coach-ask" data-player="${esc(seat)}">${dot(colourOf(seat))}${esc(t("coach_ask", { p: seat }))}</button>` +
+      `<p class="coach-note coach-private">${esc(t("coach_private"))}</p>`;
   } else if (seat && !coach.everyone) {
     out += `<p class="coach-seat">${esc(t("coach_your_seat", { p: seat }))}</p>`;
   }
@@ -161,22 +147,16 @@ export function renderCoach(s) {
   body.innerHTML = out;
   const button = $("coach-ask");
   if (button) button.onclick = () => ask(button.dataset.player);
-  body.querySelectorAll("[data-release]").forEach((b) => { b.onclick = () => release(b.dataset.release); });
-  body.querySelectorAll("[data-seat]").forEach((b) => { b.onclick = () => takeSeat(b.dataset.seat); });
+  body.querySelectorAll("[data-release]").forEach((b) => { b.onclick = () => seatCall("/api/coach/release", b.dataset.release); });
+  body.querySelectorAll("[data-seat]").forEach((b) => { b.onclick = () => seatCall("/api/coach/seat", b.dataset.seat); });
 }
 
+// The host's two switches: the coach, and the coach for everyone. Refused, a switch shows what
+// the table does (call() redraws on success).
 export function setupCoach() {
-  const box = $("coach-switch");
-  if (!box) return;
-  box.onchange = async () => {
-    const on = box.checked;
-    const done = await call("/api/coach", { on });
-    if (!done) box.checked = !on;  // refused: the switch shows what the table does (call() redraws on success)
-  };
-  const everyone = $("coach-everyone");
-  if (everyone) everyone.onchange = async () => {
-    const on = everyone.checked;
-    const done = await call("/api/coach", { on: true, everyone: on });
-    if (!done) everyone.checked = !on;
-  };
+  const switches = { "coach-switch": (on) => ({ on }), "coach-everyone": (on) => ({ on: true, everyone: on }) };
+  for (const [id, body] of Object.entries(switches)) {
+    const box = $(id);
+    if (box) box.onchange = async () => { const on = box.checked; if (!(await call("/api/coach", body(on)))) box.checked = !on; };
+  }
 }

@@ -71,18 +71,8 @@ export function setupHost() {
   $("newgame").onsubmit = async (ev) => {
     ev.preventDefault();
     if (busy.has("/api/game/new")) return;  // a double click starts one game
-    const players = [], colours = [];
-    const seats = [];
-    document.querySelectorAll("#seats .seat").forEach((l) => {
-      const name = l.querySelector("input[type=text]").value.trim();
-      const picker = l.querySelector("input[type=color]");
-      const colour = picker.value;
-      seats.push([name, colour]);
-      // a colour picked now is the player's from now on; else (null) the player keeps their
-      // own, or a new player gets a free one (companion/table/marks.py)
-      if (name) { players.push(name); colours.push(picker.dataset.chosen ? colour.toUpperCase() : null); }
-    });
-    localStorage.setItem("seats", JSON.stringify(seats));
+    const { rows, players, colours } = typedSeats();
+    localStorage.setItem("seats", JSON.stringify(rows.map((l) => [nameOf(l), l.querySelector("input[type=color]").value])));
     // what the companion would refuse, said at once in the page's language
     if (players.length < 1 || players.length > 4) { renderLast({ accepted: false, message: t("seats_count") }); return; }
     if (new Set(players).size !== players.length) { renderLast({ accepted: false, message: t("seats_unique") }); return; }
@@ -134,15 +124,23 @@ export function setupHost() {
   };
 }
 
+// The new-game form's seats, the filled ones, their players and colours: a colour picked here is
+// the player's from now on; else (null) a player keeps their own, a new one gets a free one
+// (companion/table/marks.py).
+const nameOf = (seat) => seat.querySelector("input[type=text]").value.trim();
+function typedSeats() {
+  const rows = [...document.querySelectorAll("#seats .seat")];
+  const filled = rows.filter(nameOf);
+  const colours = filled.map((l) => { const p = l.querySelector("input[type=color]"); return p.dataset.chosen ? p.value.toUpperCase() : null; });
+  return { rows, filled, players: filled.map(nameOf), colours };
+}
+
 // The seats as the companion will give them (`POST /api/game/new` with `check`, which starts
 // nothing): a known player's own colour and marker, a new player's free pair, a colour picked
 // here. A picker left alone follows (it stays "not chosen": the player keeps their own).
 let seatsAsked = 0;
 async function showSeats() {
-  const rows = [...document.querySelectorAll("#seats .seat")];
-  const filled = rows.filter((l) => l.querySelector("input[type=text]").value.trim());
-  const players = filled.map((l) => l.querySelector("input[type=text]").value.trim());
-  const colours = filled.map((l) => { const p = l.querySelector("input[type=color]"); return p.dataset.chosen ? p.value.toUpperCase() : null; });
+  const { rows, filled, players, colours } = typedSeats();
   const asked = ++seatsAsked;
   let data = null;
   if (page.csrf && players.length) {

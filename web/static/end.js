@@ -1,7 +1,7 @@
 // The end of the game: the winners, how they won, the breakdown, the game's story and BG Stats.
 import { colon, lang, t } from "./i18n.js";
-import { drawStory, markSpan, saveLink } from "./chart.js";
-import { $, esc } from "./page.js";
+import { drawStory, markSpan } from "./chart.js";
+import { $, esc, page } from "./page.js";
 
 export function renderEnd(s) {
   $("end").hidden = !s.finished;
@@ -50,7 +50,7 @@ let story = null;
 let storyAsked = "";
 async function renderChart(s) {
   const key = `${s.game}/${s.events}`;
-  if (story && story.key === key) { drawChart(s, story.body); return; }
+  if (story && story.key === key) { drawStory($("story"), story.body, s.players, $("chart-save"), s.game); return; }
   if (storyAsked === key) return;
   storyAsked = key;
   story = null;
@@ -61,12 +61,7 @@ async function renderChart(s) {
     const body = await response.json();
     if (storyAsked !== key) return;  // a newer game, or an undo, since
     story = { key, body };
-    drawChart(window.state && window.state.finished ? window.state : s, body);
+    const now = page.state && page.state.finished ? page.state : s;
+    drawStory($("story"), body, now.players, $("chart-save"), now.game);
   } catch (e) { storyAsked = ""; /* the next snapshot tries again */ }
-}
-
-function drawChart(s, body) {
-  drawStory($("story"), body, s.players);
-  saveLink($("chart-save"), body, s.players, s.game);
-  $("chart-save").hidden = false;
 }

@@ -1,7 +1,7 @@
 // The history page: finished games, each player's figures and rating, scores over time, and
 // the host's merge of two spellings. Everything comes from /api/history (derived from the
 // event log on the companion); the words from the catalogues (i18n.js), in English or French.
-import { chartSvg, drawStory, lineSample, markSpan, saveLink, storyFrame } from "./chart.js";
+import { chartSvg, drawStory, lineSample, markSpan, storyFrame } from "./chart.js";
 import { colon, lang, message, number as num, sentence, setLang, t, translatePage, when } from "./i18n.js";
 import { request } from "./request.js";
 import { esc, fillSelect } from "./text.js";
@@ -72,22 +72,16 @@ function renderChart(d) {
     });
     return { name: player.name, colour: player.colour, marker: player.marker, points };
   });
-  svg.innerHTML = chartSvg({
-    lines, count: games.length, bottom: 145, height: 130, labelAt: 163, everyPoint: true,
-    xLabel: `${t("h_games_axis")} (${games.length})`, yLabel: t("chart_y"),
-  });
+  svg.innerHTML = chartSvg({ lines, count: games.length, xLabel: `${t("h_games_axis")} (${games.length})`, yLabel: t("chart_y") });
   svg.setAttribute("aria-label", `${t("h_chart")}${colon()}${lines.map((l) => `${l.name} ${l.points.map((q) => q[1]).join(", ")}`).join("; ")}`);
   $("hchart-legend").innerHTML = d.players.map((p) => `<li>${lineSample(p.colour, p.marker)} ${markSpan(p.colour, p.marker)} ${esc(p.name)}</li>`).join("");
 }
 
-// A game's seat is marked as the table showed it (the seat's colour and marker, the player's
-// own unless two players of one colour sat together).
-function marker(p) { return markSpan(p.colour, p.marker) + " "; }
-
 function renderGames(d) {
   $("games").innerHTML = d.games.map((g) => {
+    // each seat marked as the table showed it (its colour and marker, its player's own unless two of one colour sat together)
     const rows = [...g.players].sort((a, b) => a.rank - b.rank).map((p) =>
-      `<tr><td>${p.rank}</td><td>${marker(p)}${esc(p.name)}` +
+      `<tr><td>${p.rank}</td><td>${markSpan(p.colour, p.marker)} ${esc(p.name)}` +
       `${p.player !== p.name ? ` <small>(${esc(p.player)})</small>` : ""}${p.winner ? ` <span class="win">★ ${esc(t("h_winner"))}</span>` : ""}</td><td><b>${p.score}</b></td></tr>`).join("");
     const facts = [when(g.started), g.minutes ? t("h_minutes", { n: g.minutes }) : "", t("h_edition", { e: g.edition })].filter(Boolean).join(" · ");
     const assisted = g.assisted ? ` <small class="assisted" title="${esc(t("h_assisted_title"))}">${esc(t("h_assisted"))}</small>` : "";
@@ -114,10 +108,8 @@ async function showStory(box) {
   const key = `${game.id}/${game.ended}`;
   let body = stories.get(key);
   if (!body) {
-    body = fetch(`/api/story/${encodeURIComponent(id)}`).then(async (response) => {
-      const answer = await response.json().catch(() => ({ error: response.statusText }));
-      return response.ok ? answer : { refused: answer };
-    }).catch(() => ({ refused: { error: t("unreachable") } }));
+    body = request("GET", `/api/story/${encodeURIComponent(id)}`)
+      .then(({ ok, data: answer }) => (ok ? answer : { refused: answer }), () => ({ refused: { error: t("unreachable") } }));
     stories.set(key, body);
   }
   body = await body;
@@ -132,10 +124,7 @@ async function showStory(box) {
   }
   stories.set(key, body);
   here.querySelector(".story-said").hidden = true;
-  drawStory(here.querySelector(".story"), body, game.players);
-  const save = document.querySelector(`#game-${id} .story-save`);
-  saveLink(save, body, game.players, game.id);
-  save.hidden = false;
+  drawStory(here.querySelector(".story"), body, game.players, document.querySelector(`#game-${id} .story-save`), game.id);
 }
 
 function renderMerge(d) {
@@ -152,9 +141,8 @@ function renderMerge(d) {
 
 async function load() {
   try {
-    const response = await fetch(`/api/history?lang=${lang()}`);  // BG Stats comments in this language
-    const body = await response.json();
-    if (!response.ok) { say({ ok: false, code: body.code, params: body.params, message: body.error }); return; }
+    const { ok, data: body } = await request("GET", `/api/history?lang=${lang()}`);  // BG Stats comments in this language
+    if (!ok) { say({ ok: false, code: body.code, params: body.params, message: body.error }); return; }
     render(body);
     // a phone that scanned the end screen's code lands on its game, the BG Stats link in view
     const asked = location.hash && document.getElementById(location.hash.slice(1));

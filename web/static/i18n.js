@@ -1,14 +1,10 @@
-// The page's words: one catalogue per language (i18n/en.json, i18n/fr.json), the same files
-// the companion's console and API read (companion/wording.py). A catalogue maps a key to a
-// sentence: "{name}" is a param, "{n|one|other}" the form Intl.PluralRules picks for the
-// number n ("{n|{n} crystal|{n} crystals}"; French puts 0 and 1 in "one"). `msg` holds the
-// table's, engine's and server's sentences by code ("code" or "code.variant", the variant being
-// an outcome's `why`, `kind` or `more`), `hw` a part's fault and fix; the rest are the page's.
+// The page's words: one catalogue per language (i18n/en.json, i18n/fr.json), the files the
+// companion's console and API read too (companion/util/wording.py). "{name}" is a param,
+// "{n|one|other}" the plural form of n. `msg` holds the table's, engine's and server's sentences
+// by code ("code" or "code.variant": an outcome's `why`, `kind` or `more`), `hw` a part's fault.
 
-// The catalogues are fetched before any module that imports this one runs (a top-level
-// await). Not JSON modules (`import ... with { type: "json" }`): those need Safari 17.2 or
-// Chrome 123, and a family's older iPad or phone would show a blank page; a module's
-// top-level await works from Safari 15 and Chrome 89.
+// Fetched by a top-level await (Safari 15, Chrome 89), not JSON modules, which need Safari
+// 17.2 or Chrome 123: a family's older iPad would show a blank page.
 async function catalogue(language) {
   const response = await fetch(new URL(`./i18n/${language}.json`, import.meta.url));
   if (!response.ok) throw new Error(`the page's ${language} words did not load (${response.status})`);
@@ -89,12 +85,9 @@ function columnsWords(columns) {
   return names.length < 2 ? names.join("") : `${names.slice(0, -1).join(", ")} ${CATALOGUES[current].console.and} ${names[names.length - 1]}`;
 }
 
-/** A message shown on its own line starts with a capital: the store's sentences are written
- *  to follow "error:" or to sit inside another sentence (`boundWords`), so they start in lower
- *  case. `message` leaves them as they are; the places that show one alone call this, with
- *  the players' ``names`` that must stay as typed. */
+/** A message shown on its own line, with a capital (the store's sentences start in lower case,
+ *  to sit inside another sentence); a player's name among ``names`` stays as typed ("van Dijk"). */
 export function sentence(text, names = []) {
-  // a name is written as its player typed it: "van Dijk took…", never "Van Dijk took…"
   if (!text || names.some((name) => name && text.startsWith(name))) return text;
   return text.charAt(0).toLocaleUpperCase(current) + text.slice(1);
 }

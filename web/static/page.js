@@ -3,6 +3,7 @@
 import { t, titleOf, year } from "./i18n.js";
 import { page } from "./shown.js";
 import { markSpan } from "./chart.js";
+import { esc } from "./text.js";
 
 export const $ = (id) => document.getElementById(id);
 export const DAYS = ["I", "II", "III"];
@@ -11,22 +12,17 @@ export const COLUMNS = ["person", "event", "innovation", "progress"];
 export const ICON = { person: "Pe", event: "Ev", innovation: "In", progress: "Pr", wild: "★", crystal: "◆" };
 export const LEGEND = { person: "l_person", event: "l_event", innovation: "l_innovation", progress: "l_progress", wild: "l_wild", crystal: "l_crystal" };
 
-/** The page's own state: the snapshot shown (`state`), the host's CSRF token (`csrf`, null
- * when not logged in) and the newest (process, version) shown (`shown`). */
-export { page } from "./shown.js";
+/** The page's own state (shown.js): the snapshot shown (`state`), the host's CSRF token
+ * (`csrf`, null when not logged in) and the newest (process, version) shown (`shown`). */
+export { esc, page };
 
-// The newest table version this page has shown (a snapshot, or a control's answer, whose
-// outcome is on screen): an undo names it, and the companion refuses an undo of a table
-// that changed since, so a second phone's repeat cannot take back two takes.
+// The newest table version this page has shown (a snapshot, or a control's answer): an undo
+// names it, and the companion refuses an undo of a table changed since (no second take back).
 export function saw(s) {
   const shown = page.shown;
   if (s && typeof s.version === "number" && (s.process !== shown.process || s.version > shown.version)) page.shown = { process: s.process, version: s.version };
 }
 export function seen() { return page.shown.process === null ? {} : { ...page.shown }; }
-
-import { esc } from "./text.js";
-
-export { esc };
 export function gains(list) { return (list || []).map((g) => `<span class="tok" title="${esc(t(LEGEND[g] || g))}">${ICON[g] || esc(g)}</span>`).join(" "); }
 export function colourOf(name) {
   const p = page.state && page.state.players.find((q) => q.name === name);

@@ -16,12 +16,10 @@ export function pollTag() {
   if (!polling) polling = poll().finally(() => { polling = null; });
   return polling;
 }
-// The server's clock on this page's: each poll gives one reading, (sent + received) / 2 - the
-// server's now, good to half its round trip; the quickest of the last minute's polls is kept
-// (NTP's rule). A tap is dated at the latest it can have been made: by that reading, or by the
-// answer that brought it (its age before it arrived), whichever is earlier. So a key typed
-// before the tap is never the next card's, and a key typed after it is, unless it came within
-// one quick round trip of the tap (a slow answer no longer dates a tap late).
+// The server's clock on this page's, NTP's way: a poll's reading, (sent + received) / 2 - the
+// server's now, is good to half its round trip; the quickest of the last minute's is kept. A tap
+// is dated at the latest it can have been made (by that reading, or by the answer that brought
+// it): a key typed before the tap is never the next card's, one typed after it is.
 const readings = [];
 function serverClock(sent, received, serverNow) {
   if (typeof serverNow !== "number") return null;

@@ -9,14 +9,11 @@ import { boundWords, checkWords, showProgress } from "./words.js";
 // sticker saves it (when complete) rather than dropping it.
 export const card = { id: null, day: 1, digits: "", bce: false, hours: null, gains: [], tag: null, dirty: false };
 
-// Every tap on the form (a key, BCE, the Day, the hours, a benefit) goes through `key`:
-// while a sticker's tap may be on its way (the poll, the save of the card before it), taps
-// wait in `held` and are made once it is handled (`typeHeld`), on the form the tap leaves on
-// screen (handling a tap saves and clears the form: a digit typed meanwhile would be lost).
-// `holds` counts the taps and polls on their way. Keys are "0"-"9", "17"-"19", "⌫", "C",
-// "BCE", "day:N", "hours:N", "gain:G" and "gain:⌫". Each held tap keeps when it was made: one
-// made before a sticker's tap is the old card's even when a poll held it until after. `here`:
-// when this page's own virtual-reader button was pressed (the sticker's moment, known exactly).
+// Every tap on the form goes through `key` ("0"-"9", "17"-"19", "⌫", "C", "BCE", "day:N",
+// "hours:N", "gain:G", "gain:⌫"). While a sticker's tap may be on its way (`holds` counts the
+// polls and saves under way), taps wait in `held` with when they were made, and are made on the
+// form the tap leaves once it is handled (`typeHeld`): one made before the tap is the old card's.
+// `here`: when this page's own virtual-reader button was pressed (the sticker's moment, exactly).
 export const typing = { held: [], holds: 0, here: null };
 // The taps made lately (when, which, the form before it): a sticker's tap reaches the page up
 // to a poll later, and what was tapped after it is given to the card it opens (`rewindTyping`).

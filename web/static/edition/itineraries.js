@@ -9,9 +9,8 @@ const COLS = ["person", "event", "innovation", "progress", "rows"];
 const FULL = Object.fromEntries(COLS.map((k) => [k, t(`ed_full.${k}`)]));
 // a column's heading (narrow: six share a phone's width); FULL names it in sentences
 const colName = (k) => (k === "rows" ? t("ed_row_reward") : SHORT[k]);
-// The grid shows 6 rows (printed cards have 2-6) and grows, one empty row below the
-// deepest, up to the engine's bound (MAX_COLUMN_SPACES): an itinerary loaded or typed
-// deeper than 6 is shown and saved whole, never cut.
+// The grid shows 6 rows (printed cards have 2-6) and grows, one empty row below the deepest, up
+// to the engine's bound (MAX_COLUMN_SPACES): a deeper itinerary is shown and saved whole.
 const MIN_ROWS = 6, MAX_DEPTH = 10;
 // `depth`: a column's depth the owner set by tapping its bottom space (see expected()).
 export const it = { cells: {}, cursor: [0, 0], old: null, tag: null, dirty: false, depth: {} };
@@ -28,9 +27,8 @@ function palette(v) {
   if (v === "back") { if (r > 0) r--; else if (c > 0) { c--; r = depthOf(c); if (r > 0) r--; } delete it.cells[`${c},${r}`]; it.cursor = [c, r]; drawIt(); return; }
   if (v === "end") { for (let k = r; k < MAX_DEPTH; k++) delete it.cells[`${c},${k}`]; if (c < 4) it.depth[c] = r; it.cursor = [Math.min(c + 1, COLS.length - 1), 0]; drawIt(); return; }
   it.cells[`${c},${r}`] = v;
-  // Down the column to its expected depth, and past the sixth row (printed cards have
-  // 2-6) only when the column is expected deeper (its bottom space tapped, or its left's).
-  // The row rewards go as deep as the deepest column.
+  // Down the column to its expected depth (past the sixth row only when it is expected deeper);
+  // the row rewards go as deep as the deepest column.
   const limit = Math.min(MAX_DEPTH, Math.max(MIN_ROWS, c < 4 ? expected(c) : Math.max(0, ...[0, 1, 2, 3].map(depthOf))));
   it.cursor = r + 1 < limit && !endsHere(c, r) ? [c, r + 1] : [Math.min(c + 1, COLS.length - 1), 0];
   drawIt();

@@ -1,8 +1,6 @@
-// The edition page: transcribe your own box, fast, on a phone at the table.
-// Host only (the table PIN). Every change is one request that the companion
-// validates with the engine and saves atomically; the reader's taps are captured
-// for the edition while this page is open. No build step, no library.
-// This module starts the page; each tab is a module of its own, imported here.
+// The edition page: transcribe your own box, fast, on a phone at the table (host only). Every
+// change is one request the companion validates and saves; the reader's taps come here while
+// the page is open. This module starts the page; each tab is a module of its own.
 import { translatePage } from "../i18n.js";
 import { api, problems } from "./api.js";
 import { pollTag } from "./capture.js";

@@ -21,7 +21,7 @@ export function btn(label, on, extra) {
   if (extra) b.dataset.v = extra;
   return b;
 }
-/** A year as this page writes it (the catalogue's "BCE" word of the page's language). */
 /** A card without a title of its own (its title is its id): named once, "I01", never "I01 (I01)". */
 export const untitled = (c) => !c.title || c.title === c.id;
+/** A year as this page writes it (the catalogue's "BCE" word of the page's language). */
 export const showYear = (y) => (y < 0 ? `${-y} ${t("ed_bce")}` : `${y}`);
