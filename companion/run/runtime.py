@@ -313,9 +313,6 @@ class Runtime:
 
         return enroll_tag(self.store, self.edition(), own_file, uid, card, values)
 
-    def aliases(self) -> dict[str, tuple[str, str]]:
-        return self.store.aliases()
-
     def history(self, replays: Replays) -> History:
         from companion.history.past import load_history
 
