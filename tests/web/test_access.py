@@ -251,12 +251,12 @@ def test_sessions_expire_on_the_server(host_app: Any) -> None:
 
 
 def test_a_logged_in_control_finds_its_cookie_among_others_and_its_answer_says_what_it_varies_by(
-    env: Any,
+    host_app: Any,
 ) -> None:
     """The session is read from the request's one ``Cookie`` header, whatever other cookies the
     browser keeps for this host; the answer varies by cookie and carries the security headers,
     and the same cookie with its HMAC changed is no login."""
-    app, _ = env
+    app, _ = host_app
     host = client(app)
     token = host.post("/api/login", json={"pin": "2468"}).get_json()["csrf"]
     cookie = host.get_cookie("session")
