@@ -36,7 +36,3 @@ def user_name() -> str:
 
 def is_raspberry_pi() -> bool:
     return "Raspberry Pi" in board_model()
-
-
-def is_pi5() -> bool:
-    return "Raspberry Pi 5" in board_model()

@@ -76,13 +76,6 @@ def crc_a(data: Sequence[int]) -> list[int]:
     return [crc & 0xFF, crc >> 8]
 
 
-def gain_code(gain_db: int) -> int:
-    """RFCfgReg's RxGain bits for ``gain_db``; a ValueError names the gains the chip has."""
-    if gain_db not in RX_GAIN:
-        raise ValueError(f"{gain_db} dB is not a gain the MFRC522 can set: {sorted(RX_GAIN)}")
-    return RX_GAIN[gain_db]
-
-
 @dataclass(frozen=True)
 class Frame:
     """A tag's answer: its bytes and how many bits of them are valid (ATQA 16, SAK 24, ACK 4)."""
@@ -129,7 +122,7 @@ class Rc522:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.driver = driver
-        self.gain = gain_code(gain_db)
+        self.gain = RX_GAIN[gain_db]  # one of them: the config checks ``[reader] gain_db``
         self.sleep = sleep
         self.clock = clock
         self.ready = False

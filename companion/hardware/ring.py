@@ -334,13 +334,8 @@ def brightness_now(settings: RingSettings, now: datetime | None = None) -> float
 @dataclass
 class RingDriver:
     """Shows the table on a ring, on its own thread: at ``fps`` while the picture moves, and
-    only when it can change while it does not (a Pi Zero's idle CPU).
-
-    A still picture (nothing pulsing, blinking or playing: `moving`) is drawn when the table
-    changes (`notify`), when an overlay starts, when the wall clock's minute turns (the only
-    moments the night brightness can switch), and when a failed ring is due to be retried; in
-    between the thread sleeps. A moving one is drawn ``fps`` times a second, and only the LEDs
-    that changed are written to the ring.
+    only when it can change while it does not (`pause`: a Pi Zero's idle CPU); only the LEDs that
+    changed are written (`draw`).
 
     A ring that fails (no /dev/spidev0.0 without SPI0 on, a user not in group spi, a driver
     missing) is reported to ``health`` and replaced by a `SimulatedRing`, so the page still
@@ -465,9 +460,9 @@ class RingDriver:
         if self.health is not None:
             self.health.fail("ring", exc)
         elif not self.failed and self.on_error is not None:
-            from companion.hardware.health import explain
+            from companion.hardware.health import diagnose
 
-            message, fix = explain("ring", exc)
+            message, fix, *_ = diagnose("ring", exc)
             self.on_error(f"{message}: {fix}")
         self.failed = True
         self.next_open = self.clock() + self.retry

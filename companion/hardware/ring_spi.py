@@ -37,14 +37,10 @@ DEVICE = f"/dev/spidev{SPI_BUS}.{SPI_DEVICE}"
 
 @dataclass(frozen=True)
 class Timing:
-    """How a board's SPI0 sends one NeoPixel bit: one SPI byte, ``bit0`` or ``bit1`` (most
-    significant bit first), at the clock ``frequency`` asks for.
-
-    The SPI clock is a clock divided by an even number (the kernel rounds the divider up, so
-    the clock given is at most the one asked): the core clock pinned by the installer on a
-    Pi 3 / Zero 2 W (250 MHz) and a Pi 4 (500 MHz), RP1's fixed 200 MHz on a Pi 5. SPI0 of a
-    Pi 3 / Zero 2 W / 4 also idles one clock, line low, after every byte: a NeoPixel bit there
-    lasts 9 clocks, on a Pi 5 8. ``clock`` is the clock the board gives for ``frequency``;
+    """How a board's SPI0 sends one NeoPixel bit: one SPI byte, ``bit0`` or ``bit1`` (MSB first),
+    at the clock ``frequency`` asks for; ``clock`` is the one the board gives (the core clock the
+    installer pins, or RP1's, over an even divider rounded up: `TIMINGS`). SPI0 of a Pi 3 / Zero 2 W
+    / 4 idles one clock, line low, after every byte (a bit lasts 9 clocks; 8 on a Pi 5).
     docs/ring.md has each board's high and low times against the datasheets."""
 
     frequency: int
@@ -148,14 +144,10 @@ def spi_codes(bit0: int, bit1: int) -> tuple[bytes, ...]:
 
 @functools.cache
 def looked_up(library: type) -> type:
-    """neopixel_spi's ring (``library``) encoding each frame byte by byte from `spi_codes`.
-
-    The library builds the SPI bytes bit by bit in Python: 576 steps for a 24-LED frame, 30
-    frames a second while the mover's watch pulses; a lookup per byte is a small part of
-    that (docs/benchmarks.md has the figures). The bytes are the
-    same (tests/hardware/test_ring_spi.py compares them with the library's own encoder, for
-    every board's `Timing`); the rest of the class is the library's, and its patterns are the
-    ones given to its constructor (``bit0``, ``bit1``: its public arguments)."""
+    """neopixel_spi's ring (``library``) encoding each frame byte by byte from `spi_codes`, not bit
+    by bit as the library does (docs/benchmarks.md). The bytes are the same (tests/hardware/
+    test_ring_spi.py compares them with the library's encoder for every board's `Timing`); the
+    rest of the class is the library's, its patterns the ``bit0`` and ``bit1`` it was given."""
 
     class LookedUp(library):  # type: ignore[misc]
         #: Whether the table gives this library's own bytes: asked once, on the first frame,

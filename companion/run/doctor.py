@@ -250,10 +250,10 @@ class Doctor:
         self.report(Check(name, False, say(code, **params), say(fix or f"{code}.fix", **params)))
 
     def broken(self, name: str, part: str, exc: Exception) -> None:
-        """A ✗ line for a part that failed: `companion.hardware.health.explain`'s cause and fix."""
-        from companion.hardware.health import explain
+        """A ✗ line for a part that failed: `companion.hardware.health.diagnose`'s cause and fix."""
+        from companion.hardware.health import diagnose
 
-        self.report(Check(name, False, *explain(part, exc)))
+        self.report(Check(name, False, *diagnose(part, exc)[:2]))
 
     def not_asked(self, name: str) -> Check:
         """A check that needs a person at the table, in a run that has none (no terminal)."""

@@ -23,7 +23,7 @@ from gpiozero.pins.mock import MockFactory, MockPin
 
 import companion.run.startup as app_module
 from companion.hardware.buttons import Buttons
-from companion.hardware.health import HardwareFault, Health, explain
+from companion.hardware.health import HardwareFault, Health, diagnose
 from companion.hardware.ring import SimulatedRing
 from companion.records.trekking import TREKKING
 from companion.run.runtime import Runtime
@@ -208,7 +208,7 @@ def test_a_reader_whose_gpio_module_refuses_the_board_names_the_fix_of_the_modul
     monkeypatch.setattr(metadata, "version", version)
     with pytest.raises(HardwareFault) as caught:
         reader_module.open_mfrc522(25)
-    message, how = explain("reader", caught.value)
+    message, how, *_ = diagnose("reader", caught.value)
     assert cause in message and "only be run on a Raspberry Pi" in message
     assert fix in how and not_fix not in how
 
@@ -404,7 +404,7 @@ def test_buttons_that_fail_after_opening_are_reported_closed_reopened_and_presse
     ],
 )
 def test_each_fault_names_its_likely_cause_and_fix(part: str, exc: Exception, cause: str, fix: str) -> None:
-    message, how = explain(part, exc)
+    message, how, *_ = diagnose(part, exc)
     assert cause in message and fix in how
 
 
