@@ -223,11 +223,3 @@ def version_on_old_bus(rst_pin: int) -> int | None:
     finally:
         with contextlib.suppress(Exception):
             driver.spi.close()
-
-
-def open_pi_reader(
-    rst_pin: int, gain_db: int = DEFAULT_GAIN_DB
-) -> tuple[Callable[[], str | None], Callable[[], str | None]]:
-    """The MFRC522 on SPI1/CE0: (read the UID in the field, read the tag's text)."""
-    reader = open_mfrc522(rst_pin, gain_db)
-    return reader.read_uid, reader.read_text

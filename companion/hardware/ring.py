@@ -103,14 +103,15 @@ def scale(colour: RGB, k: float) -> RGB:
     return (int(colour[0] * k), int(colour[1] * k), int(colour[2] * k))
 
 
-#: Cues that draw something while they last (others, "accept" say, only name the outcome).
-DRAWN_CUES = ("reject", "day_end", "bonus")
+def drawn_cue(view: ClockView) -> str | None:
+    """The cue the ring still draws (one of `CUE_SECONDS`: others, "accept" say, only name the outcome)."""
+    return view.cue if view.cue_age < CUE_SECONDS.get(view.cue or "", 0) else None
 
 
 def whole_ring(view: ClockView, n: int, t: float) -> list[RGB] | None:
     """A picture that takes the whole ring (`render`'s): a refusal's red blink, a Day's end
     sweeping the players' colours, the winners' colours turning; else None."""
-    cue = view.cue if view.cue and view.cue_age < CUE_SECONDS.get(view.cue, 0) else None
+    cue = drawn_cue(view)
     if cue == "reject":
         on = int(view.cue_age / 0.2) % 2 == 0
         return [RED if on else OFF] * n
@@ -153,7 +154,6 @@ def render(view: ClockView, layout: RingLayout, t: float) -> list[RGB]:
     if whole is not None:
         return whole
     waiting_glow(frame, view, layout, t)
-    cue = view.cue if view.cue and view.cue_age < CUE_SECONDS.get(view.cue, 0) else None
 
     if view.preview is not None and view.mover is not None:
         colour = view.watches[view.mover].colour
@@ -183,7 +183,7 @@ def render(view: ClockView, layout: RingLayout, t: float) -> list[RGB]:
             i, w = stack[0] if slot == 0 or slot > len(stack) - 1 else stack[slot]
             frame[led] = _pulse(view, i, w.colour, t)
 
-    if cue == "bonus":
+    if drawn_cue(view) == "bonus":
         sweep = int(view.cue_age / CUE_SECONDS["bonus"] * n * 2) % n
         for k in range(4):
             frame[(sweep - k) % n] = scale(GOLD, 1.0 - k * 0.25)
@@ -200,10 +200,9 @@ def moving(view: ClockView, layout: RingLayout) -> bool:
     """Whether `render`'s frames of ``view`` change with time (else the ring may sleep until
     the view changes): a cue that draws while it lasts (its age only grows), the winners
     turning, a pulse, a blink, the hours breathing, stacked watches taking turns on one LED."""
-    if view.cue in DRAWN_CUES and view.cue_age < CUE_SECONDS[view.cue]:
-        return True
     if (
-        view.winners
+        drawn_cue(view)
+        or view.winners
         or view.waiting == "reveal"
         or (view.waiting == "itinerary" and view.waiting_colour is not None)
     ):

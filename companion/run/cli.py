@@ -344,10 +344,10 @@ def cmd_enroll(args: argparse.Namespace) -> int:
     else:
         import time
 
-        from companion.hardware.reader import TagDebouncer, open_pi_reader
+        from companion.hardware.reader import TagDebouncer, open_mfrc522
 
         try:
-            read_uid, _ = open_pi_reader(config.reader.rst_pin, config.reader.gain_db)
+            read_uid = open_mfrc522(config.reader.rst_pin, config.reader.gain_db).read_uid
         except RuntimeError as exc:
             return _fail(str(exc))
         debouncer = TagDebouncer(config.reader.debounce)
