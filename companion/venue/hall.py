@@ -164,11 +164,6 @@ class Hall:
         self.index.execute("PRAGMA synchronous=FULL")
         self.index.execute(_SCHEMA)
         self.index.execute(_LINES)
-        columns = {row[1] for row in self.index.execute("PRAGMA table_info(games)")}
-        if "assisted" not in columns:  # an index from before the league knew assisted games
-            self.index.execute("ALTER TABLE games ADD COLUMN assisted INTEGER NOT NULL DEFAULT 0")
-        if "start" not in columns:  # an index from before competing setups were told apart
-            self.index.execute("ALTER TABLE games ADD COLUMN start TEXT NOT NULL DEFAULT ''")
         rows = self.index.execute(
             "SELECT tbl, game, seq, sum, setup, at, finished, result, assisted, start FROM games"
         )
@@ -506,10 +501,8 @@ class Hall:
     def _catch_up(self, table: str, live: Live, committed: Any) -> None:
         """The table's last committed (game, seq), from its state: ask it for every game and
         event the hall lacks up to there, whatever the broker lost while the hall was away."""
-        if not isinstance(committed, dict):
-            return
-        last, seq = committed.get("game"), committed.get("seq")
-        if not (isinstance(last, int) and isinstance(seq, int) and 0 < last < 10**9 and 0 <= seq < 10**9):
+        last, seq = _committed(committed) or (0, 0)
+        if not (0 < last < 10**9 and 0 <= seq < 10**9):
             return
         now = time.monotonic()
         for number in range(max(live.checked + 1, last - MAX_CATCH_UP), last):  # games before the last
@@ -697,15 +690,16 @@ class Hall:
             self.index.close()
 
 
+def _committed(committed: Any) -> tuple[int, int] | None:
+    """A state's ``committed`` (the table's last committed game and seq), or None when it says not."""
+    game, seq = (committed.get("game"), committed.get("seq")) if isinstance(committed, dict) else (0, None)
+    return (game, seq) if isinstance(game, int) and isinstance(seq, int) else None
+
+
 def _state_order(message: dict[str, Any]) -> tuple[tuple[int, int], int] | None:
     """Where a state stands: ((committed game, seq), the table's clock), or None when it says not."""
-    committed, at = message.get("committed"), message.get("at")
-    if not isinstance(committed, dict) or not isinstance(at, int):
-        return None
-    game, seq = committed.get("game"), committed.get("seq")
-    if not isinstance(game, int) or not isinstance(seq, int):
-        return None
-    return (game, seq), at
+    committed, at = _committed(message.get("committed")), message.get("at")
+    return None if committed is None or not isinstance(at, int) else (committed, at)
 
 
 def standings(finished: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -127,10 +127,8 @@ def read_stored(payload: bytes) -> Stored | None:
     if not isinstance(message, dict):
         return None
     seq, setup, at = message.get("seq"), message.get("setup", True), message.get("at", 0)
-    if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0 or not isinstance(setup, bool):
-        return None
-    if not isinstance(at, int) or isinstance(at, bool):
-        return None
+    if type(seq) is not int or seq < 0 or type(at) is not int or not isinstance(setup, bool):
+        return None  # (a bool is an int, not a number here)
     return Stored(seq, setup, at, message)
 
 
@@ -141,11 +139,6 @@ def read_json(payload: bytes) -> Any:
         return json_bounds.parse(payload)
     except json_bounds.BadJson:
         return None
-
-
-#: What is signed, by topic kind: the table signs setups, events, results and its state; the
-#: hall signs its acknowledgements (``stored``) with the same table's key.
-SIGNED = ("setup", "events", "result", "state", "stored")
 
 
 def signature(key: bytes, kind: str, message: dict[str, Any]) -> str:
