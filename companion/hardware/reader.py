@@ -93,11 +93,10 @@ class ReaderLoop:
 class MockReader:
     """Mock mode's RFID reader: the chip its `ReaderLoop` polls, and a hand that taps tags on it.
 
-    As gpiozero's mock pins call a button's callbacks in the thread that drives them, `tap`
-    puts the tag (a UID, or a card id or title typed for it) in the field, has the loop poll
-    it once in the tapper's thread (the debouncer and ``on_tap``: the path a Pi's reader
-    thread takes) and lifts it. The loop needs no thread of its own: the field is empty
-    but during a tap. One hand at a time: two pages tapping at once take turns."""
+    As gpiozero's mock pins call a button's callbacks in the thread that drives them, `tap` puts
+    the tag (a UID, or a card id or title typed for it) in the field, has the loop poll it once
+    in the tapper's thread (the Pi reader thread's path) and lifts it: the loop needs no thread.
+    One hand at a time: two pages tapping at once take turns."""
 
     def __init__(self) -> None:
         self.field: str | None = None

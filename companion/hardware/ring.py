@@ -1,28 +1,19 @@
 """The NeoPixel Clock: pure frame functions, and the rings that show them.
 
-`render` is a pure function of what the table shows (`ClockView`), the ring's
-geometry (`RingLayout`) and the time: it returns one RGB triple per LED, so
-every picture is tested without hardware. What it draws:
+`render` is a pure function of what the table shows (`ClockView`), the ring's geometry
+(`RingLayout`) and the time: one RGB triple per LED, so every picture is tested without hardware.
+It draws the hours faintly lit (a clock face); each watch at its hour in its player's colour
+(stacked ones on the LEDs after it, or in turn on one LED of a 12- or 16-LED ring), the mover's
+pulsing; the path to the landing hour while crystals are chosen, and crystals armed before the
+tap blinking on the hours after the mover's watch; cues for a moment (a refusal's red flash, the
+Punctuality Bonus' gold sweep, a Day's end wipe); while the table waits, a white comet over the
+hours breathing (a reveal) or the chooser's colour breathing (an itinerary); the winners' colours
+turning.
 
-- each hour's LED faintly lit, so the ring reads as a clock face;
-- every watch at its hour in its player's colour; stacked watches: the top one
-  on the hour's LED, the others on the LEDs just after it (rings with LEDs to
-  spare) or in turn on the same LED (12- and 16-LED rings);
-- the player to move pulsing;
-- while crystals are chosen, the path to the landing hour and the landing LED blinking;
-- crystals chosen before the tap (the quick turn): one crystal-blue LED per crystal on
-  the hours just after the mover's watch, blinking (the hours the next card will cost less);
-- cues for a moment after an input: a red flash for a rejection, a gold sweep for
-  the Punctuality Bonus, a colour wipe at the end of a Day;
-- waiting for a reveal tap (the new deck top): every hour breathing white under a
-  bright white comet; for an itinerary tap: the ring
-  breathing in that player's colour; the game won: the winners' colours turning.
-
-Two rings show frames: `SimulatedRing` (the PC: a terminal line and the page)
-and the NeoPixel ring of a Raspberry Pi over SPI0 (`open_ring`,
-`companion.hardware.ring_spi`), both ``adafruit_pixelbuf.PixelBuf`` subclasses kept
-at full scale: `pixels` dims a frame itself, so that a channel meant to show never
-truncates to black at night, and moves the grey part of a colour to an RGBW ring's white LED.
+`SimulatedRing` (the PC: a terminal line and the page) and the Pi's ring over SPI0 (`open_ring`,
+`companion.hardware.ring_spi`) are ``adafruit_pixelbuf.PixelBuf`` subclasses kept at full scale:
+`pixels` dims a frame itself, so that a channel meant to show never truncates to black at night,
+and moves the grey part of a colour to an RGBW ring's white LED.
 """
 
 from __future__ import annotations

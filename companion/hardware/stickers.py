@@ -1,19 +1,14 @@
 """Stickers that carry their card: write ``trek:<card id>`` onto blank tags.
 
-A tag that holds its card's id in its memory is recognised by any companion
-with no enrolment (`companion.table.tags.TagResolver` reads ``trek:`` texts). The two kinds sold as
-stickers are handled, frame by frame through `companion.hardware.rc522` (on the
-``mfrc522`` driver's register access; authentication is the driver's
-``MFRC522_Auth``), because the driver's own write returns no status and it knows
-neither 7-byte UIDs nor NTAG memory:
+A tag that holds its card's id is recognised by any companion with no enrolment
+(`companion.table.tags.TagResolver` reads ``trek:`` texts). Frames go through
+`companion.hardware.rc522` and authentication through the ``mfrc522`` driver's ``MFRC522_Auth``:
+the driver's own write returns no status and knows neither 7-byte UIDs nor NTAG memory.
 
-- **MIFARE Classic 1K** (4-byte UID, SAK 0x08): the text in blocks 8-10 of
-  sector 2, padded with spaces, after authenticating with the transport key,
-  exactly as ``SimpleMFRC522.write`` stores it (so older companions read it too).
-  A Classic 1K with a 7-byte UID (SAK 0x08 at cascade level 2) is a Classic too,
-  authenticated with its UID's last four bytes.
-- **NTAG21x** (7-byte UID, two cascade levels, SAK 0x00): an NDEF Text record
-  from page 4 (TLV 0x03 ... 0xFE), which phones read as well.
+- **MIFARE Classic 1K** (SAK 0x08, a 4- or 7-byte UID): the text in blocks 8-10 of sector 2,
+  padded with spaces, after authenticating with the transport key and the UID (a 7-byte UID's
+  last four bytes), as ``SimpleMFRC522.write`` stores it (so older companions read it too).
+- **NTAG21x** (7-byte UID, SAK 0x00): an NDEF Text record from page 4, which phones read as well.
 
 Each write is read back and compared before the next card is asked for.
 """
