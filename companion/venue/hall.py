@@ -40,6 +40,7 @@ from companion.venue.league import FinishedGame, ordered_games, past_of
 from companion.venue.topics import (
     MAX_PAYLOAD,
     Where,
+    broker_address,
     encode,
     parse_topic,
     read_json,
@@ -308,20 +309,17 @@ class Hall:
         if key in self.games:  # retained: told again on every subscription; or a competing one
             held = self.games[key]
             fresh = key not in self.contenders and len(self.contenders) < MAX_TABLES
-            if fresh and not self._same_start(held, message):
+            if fresh and message.get("sum") != held.start:  # another chain: not the setup it started from
                 self.contenders[key] = message
                 self.problem("hall_competing_setup", table=table, game=number)
             return
         setup, chain = message.get("setup"), message.get("sum")
-        if (
-            message.get("format") != TREKKING.format
-            or not isinstance(setup, dict)
-            or not isinstance(chain, str)
-        ):
-            self.problem("hall_bad_message", table=table, kind="setup")
-            return
         try:
+            if message.get("format") != TREKKING.format or not isinstance(setup, dict):
+                raise ValueError("not a setup of this format")
             board = Board(TREKKING.setup_from_json(setup))
+            if not isinstance(chain, str):
+                raise ValueError("no chain start")
         except Exception:
             self.problem("hall_bad_message", table=table, kind="setup")
             return
@@ -381,15 +379,6 @@ class Hall:
             return
         game.waiting[seq] = message
         self._drain(game)
-
-    def _same_start(self, held: Game, message: dict[str, Any]) -> bool:
-        """Is ``message`` the setup ``held`` started from (its chain's start, else its setup)?"""
-        if held.start:
-            return bool(message.get("sum") == held.start)
-        row = self.index.execute(
-            "SELECT setup FROM games WHERE tbl = ? AND game = ?", (held.table, held.game)
-        ).fetchone()
-        return row is not None and json.loads(row[0]) == message.get("setup")
 
     def _contend(self, table: str, number: int, message: dict[str, Any]) -> bool:
         """An event for a (table, game) with a competing setup: the first event of the
@@ -648,7 +637,6 @@ class Hall:
     def connect(self, settings: VenueSettings, client_id: str = "") -> None:
         """Follow ``prefix/#`` on the broker: a persistent session at QoS 1, in the background."""
         from companion.venue.publisher import guarded, make_client
-        from companion.venue.topics import broker_address
 
         host, port, _ = broker_address(settings.broker)
         client = make_client(settings, client_id or f"{self.prefix}-hall-{socket.gethostname()}", clean=False)

@@ -30,7 +30,6 @@ from companion.util.config import VenueSettings
 from companion.util.wording import CodedError, say
 from companion.venue.discovery import discovery_messages
 from companion.venue.topics import (
-    Stored,
     Topics,
     broker_address,
     encode,
@@ -168,19 +167,12 @@ def probe(settings: VenueSettings, timeout: float = 5.0) -> tuple[str, dict[str,
 class VenuePublisher:
     """Publishes one table's committed stream, status and state to the venue's broker."""
 
-    def __init__(
-        self,
-        settings: VenueSettings,
-        session: Session,
-        log: Callable[[str], None],
-        retry_max: int = 5,
-        stall_after: float = STALL_AFTER,
-    ) -> None:
+    def __init__(self, settings: VenueSettings, session: Session, log: Callable[[str], None]) -> None:
         self.settings = settings
         self.session = session
         self.log = log
-        self.retry_max = retry_max
-        self.stall_after = stall_after
+        self.retry_max = 5  # seconds between reconnections, at most
+        self.stall_after = STALL_AFTER
         #: The key the hall gave this table (``key_file``, hex on its first line): what it sends is signed.
         self.key: bytes | None = None
         self._key_problem = ""
@@ -319,7 +311,7 @@ class VenuePublisher:
             told = read_stored(bytes(message.payload))
             if told is not None and self._from_hall(where.game, told):
                 with self._cond:
-                    self._behind[where.game] = (told.seq, told.setup)
+                    self._behind[where.game] = (told["seq"], told.get("setup", True))
                     self._cond.notify_all()
             return
         if message.topic.endswith("/status") and message.payload == b"online":  # Home Assistant restarted
@@ -327,21 +319,20 @@ class VenuePublisher:
                 self._discovery_due = True
                 self._cond.notify_all()
 
-    def _from_hall(self, game: int, told: Stored) -> bool:
-        """Is ``told`` the hall's news about ``game``? With a key, only an acknowledgement the hall
+    def _from_hall(self, game: int, message: dict[str, Any]) -> bool:
+        """Is ``message`` the hall's news about ``game``? With a key, only an acknowledgement the hall
         signed for this table and game, newer than the last read: a forged one would make the
         table send a game again or stop mending what a broker lost."""
         if self.key is None:
             return True
-        message = told.message
-        fresh = told.at > self._told_at.get(game, 0)
+        fresh = message.get("at", 0) > self._told_at.get(game, 0)
         mine = message.get("table") == self.table and message.get("game") == game
         if not (mine and fresh and signed_by(self.key, "stored", message)):
             self.forged_acks += 1
             if self.forged_acks == 1 or self.forged_acks % 1000 == 0:  # said, never a flood
                 self.log(say("venue_ack_refused", game=game, n=self.forged_acks))
             return False
-        self._told_at[game] = told.at
+        self._told_at[game] = message.get("at", 0)
         return True
 
     # --- the outbox's thread ---------------------------------------------------------------------

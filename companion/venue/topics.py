@@ -111,25 +111,16 @@ def stored_message(table: str, game: int, seq: int, setup: bool = True, at: int 
     return {"table": table, "game": game, "seq": seq, "setup": setup, "at": at}
 
 
-@dataclass(frozen=True)
-class Stored:
-    """A hall's acknowledgement as the table reads it."""
-
-    seq: int
-    setup: bool
-    at: int
-    message: dict[str, Any]
-
-
-def read_stored(payload: bytes) -> Stored | None:
-    """A hall's acknowledgement, or None when the payload is none."""
+def read_stored(payload: bytes) -> dict[str, Any] | None:
+    """A hall's acknowledgement (`stored_message`, ``setup`` and ``at`` perhaps left out), or
+    None when the payload is none."""
     message = read_json(payload)
     if not isinstance(message, dict):
         return None
     seq, setup, at = message.get("seq"), message.get("setup", True), message.get("at", 0)
     if type(seq) is not int or seq < 0 or type(at) is not int or not isinstance(setup, bool):
         return None  # (a bool is an int, not a number here)
-    return Stored(seq, setup, at, message)
+    return message
 
 
 def read_json(payload: bytes) -> Any:
