@@ -7,12 +7,8 @@ does well (SPI, the reset, register reads and writes) and owns the exchange: the
 chip's timer is armed for each frame (TAuto: it starts when the frame has been sent),
 the wait sleeps in doubling steps and stops on RxIRq, ErrIRq or TimerIRq (an idle
 poll: about 10 exchanges). The IRQ pin is not wired (wiring.md), so the wait reads
-ComIrqReg; the datasheet facts used are in the constants' comments.
-
-`Rc522.select` walks the cascade levels (0x93, 0x95, 0x97): the cascade tag 0x88 in an
-answer says more UID bytes follow, each answer's BCC is checked, and so is the SAK's
-CRC and its cascade bit against the cascade tag, so a garbled frame never becomes a UID.
-A 4-byte UID (MIFARE Classic) and a 7-byte one (NTAG21x) both come out whole.
+ComIrqReg; the datasheet facts used are in the constants' comments. `Rc522.select` reads
+whole 4- and 7-byte UIDs, every answer checked, so a garbled frame never becomes a UID.
 """
 
 from __future__ import annotations
@@ -196,8 +192,9 @@ class Rc522:
         return 0
 
     def select(self) -> Selected | None:
-        """Wake the tag in the field and select it through every cascade level; None if no tag
-        (or two: a collision), or if any answer fails its check."""
+        """Wake the tag in the field and select it through every cascade level (the cascade tag
+        0x88 says more UID bytes follow); None if no tag (or two: a collision), or if any answer
+        fails its check (each answer's BCC, the SAK's CRC and its cascade bit)."""
         atqa = self.transceive([REQA], tx_bits=7, quick=True)
         if atqa is None or atqa.bits != 16:
             return None

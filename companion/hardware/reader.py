@@ -35,11 +35,6 @@ class TagDebouncer:
     current: str | None = None
     last_seen: float = 0.0
 
-    def lifted(self) -> None:
-        """The tag was taken away for good: its next reading is a new tap. Only `MockReader`'s
-        hand says so (a real reader sees a tag leave by not reading it for the window)."""
-        self.current = None
-
     def feed(self, uid: str | None, now: float) -> str | None:
         if uid is None:
             if self.current is not None and now - self.last_seen >= self.window:
@@ -66,10 +61,6 @@ class ReaderLoop:
     _stop: threading.Event = field(default_factory=threading.Event)
     polls: int = 0
 
-    def poll_once(self) -> str | None:
-        """One poll: the tag tapped (once per tap, ``on_tap`` called), else None."""
-        return self.poll()[0]
-
     def poll(self) -> tuple[str | None, object]:
         """One poll: (the tag tapped, what ``on_tap`` answered), or (None, None)."""
         try:
@@ -84,7 +75,7 @@ class ReaderLoop:
 
     def run(self) -> None:
         while not self._stop.wait(self.poll_interval):
-            self.poll_once()
+            self.poll()
 
     def stop(self) -> None:
         self._stop.set()
@@ -119,7 +110,7 @@ class MockReader:
                 return loop.poll()[1]
             finally:
                 self.field = None
-                loop.debouncer.lifted()
+                loop.debouncer.current = None  # lifted for good (a real reader sees it by the window)
 
 
 #: What the MFRC522's VersionReg (0x37) holds: 0x91/0x92 genuine NXP chips, 0x88 and

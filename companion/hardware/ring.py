@@ -10,10 +10,10 @@ Punctuality Bonus' gold sweep, a Day's end wipe); while the table waits, a white
 hours breathing (a reveal) or the chooser's colour breathing (an itinerary); the winners' colours
 turning.
 
-`SimulatedRing` (the PC: a terminal line and the page) and the Pi's ring over SPI0 (`open_ring`,
-`companion.hardware.ring_spi`) are ``adafruit_pixelbuf.PixelBuf`` subclasses kept at full scale:
-`pixels` dims a frame itself, so that a channel meant to show never truncates to black at night,
-and moves the grey part of a colour to an RGBW ring's white LED.
+`SimulatedRing` (the PC: a terminal line and the page) and the Pi's ring over SPI0
+(`companion.hardware.ring_spi.open_spi_ring`) are ``adafruit_pixelbuf.PixelBuf`` subclasses kept at
+full scale: `pixels` dims a frame itself, so that a channel meant to show never truncates to black
+at night, and moves the grey part of a colour to an RGBW ring's white LED.
 """
 
 from __future__ import annotations
@@ -269,13 +269,6 @@ def ansi(frame: list[RGB]) -> str:
     return "".join(f"\x1b[38;2;{r};{g};{b}m●" for r, g, b in frame) + "\x1b[0m"
 
 
-def open_ring(settings: RingSettings) -> Any:
-    """The Raspberry Pi's NeoPixel ring, over SPI0 on every supported board (Pi-only imports there)."""
-    from companion.hardware.ring_spi import open_spi_ring
-
-    return open_spi_ring(settings)
-
-
 def dim(channel: int, k: float) -> int:
     """``channel`` at brightness ``k``, never 0 when it was meant to show and ``k`` is above 0:
     a night brightness of 0.08 would truncate the hour markers (10, 10, 10) to black."""
@@ -391,17 +384,14 @@ class RingDriver:
         if self.sleeping:
             self._wake.set()
 
-    def aged_view(self, now: float) -> ClockView:
-        """`view` with its cue's age at ``now`` (read from the table if no change was told yet)."""
+    def game_frame(self, now: float | None = None) -> list[RGB]:
+        """The game's picture at ``now``, whatever overlay is shown: `view` (read from the table if
+        no change was told yet) with its cue's age at ``now``."""
+        now = self.clock() if now is None else now
         if self.view is None:
             self.notify(self.table)
         assert self.view is not None
-        return replace(self.view, cue_age=now - self.view_at)
-
-    def game_frame(self, now: float | None = None) -> list[RGB]:
-        """The game's picture at ``now``, whatever overlay is shown."""
-        now = self.clock() if now is None else now
-        return render(self.aged_view(now), self.layout, now)
+        return render(replace(self.view, cue_age=now - self.view_at), self.layout, now)
 
     def brightness(self) -> float:
         """`brightness_now`, read once per minute of the wall clock (it only changes on a minute)."""

@@ -1,15 +1,11 @@
 """The NeoPixel ring of a Raspberry Pi, driven over SPI0, the bus with DMA (docs/ring.md says why).
 
-`adafruit-circuitpython-neopixel-spi` turns each bit of a frame into one SPI byte (the
-board's `Timing`: its ``bit0``/``bit1`` patterns and the clock asked) and writes it through
-`SpidevBus`, a small bus of ours over ``/dev/spidev0.0``; the data line is SPI0's MOSI, GPIO10
-(physical pin 19). No root, no /dev/mem, no audio change, no Blinka ``board`` import. Pi-only
-modules (``spidev``, ``neopixel_spi``) are imported here, lazily.
-
-SPI0 keeps its FIFO fed by DMA for any transfer of 96 bytes or more on every board (a frame is
-750 bytes or more), so no byte waits for the CPU. The auxiliary SPI1 of a Pi 3 / Zero 2 W / 4
-has no DMA: a refill that comes late leaves the line low mid-frame, and a real part latches
-there (tests/hardware/test_ring_spi.py models both controllers).
+`adafruit-circuitpython-neopixel-spi` turns each bit of a frame into one SPI byte (the board's
+`Timing`) and writes it through `SpidevBus`, ours, over ``/dev/spidev0.0`` (MOSI: GPIO10, pin 19):
+no root, no /dev/mem, no audio change, no Blinka ``board`` import; ``spidev`` and ``neopixel_spi``
+are imported lazily. SPI0's DMA feeds any transfer of 96 bytes or more (a frame is 750 or more);
+the auxiliary SPI1 of a Pi 3 / Zero 2 W / 4 has none, and a refill that comes late leaves the line
+low mid-frame, where a real part latches (tests/hardware/test_ring_spi.py models both controllers).
 """
 
 from __future__ import annotations

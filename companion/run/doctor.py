@@ -171,9 +171,9 @@ def core_clocks(seconds: float = 1.5) -> tuple[int | None, int | None]:
 
 
 def _default_ring(config: Config) -> Any:
-    from companion.hardware.ring import open_ring
+    from companion.hardware.ring_spi import open_spi_ring
 
-    return open_ring(config.ring)
+    return open_spi_ring(config.ring)
 
 
 def _default_buttons(config: Config, press: Callable[[str], Any]) -> Any:

@@ -51,7 +51,7 @@ def run(
         chip.put(*tags)
         end = now[0] + duration
         while now[0] < end:
-            loop.poll_once()
+            loop.poll()
             now[0] += poll
     return taps
 
@@ -107,11 +107,11 @@ def test_takes_through_the_emulated_reader_count_exactly_once(chip: Chip, tmp_pa
         counted = count(rt.table.board.moves)
         chip.put(tags[rng.choice(expect["choices"])])
         for _ in range(25):  # held 2.5 s, with the READY/IDLE flicker and noise
-            loop.poll_once()
+            loop.poll()
             now[0] += 0.1
         chip.clear()
         for _ in range(10):
-            loop.poll_once()
+            loop.poll()
             now[0] += 0.1
         if rt.table.pending is not None:
             rt.table.press("confirm")
@@ -134,7 +134,7 @@ def test_a_tag_with_its_card_id_in_its_text_works_without_enrolment(chip: Chip, 
     first = rt.table.expect()["choices"][0]
     chip.put(Tag.with_text([7, 7, 7, 7], f"trek:{first}"))
     for _ in range(5):
-        loop.poll_once()
+        loop.poll()
         now[0] += 0.1
     assert rt.table.board.itinerary.count(-1) == 1, f"the itinerary {first} was chosen from the tag's text"
     rt.stop()
