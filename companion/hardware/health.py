@@ -94,10 +94,6 @@ class Health:
                 )
             )
 
-    def status(self, part: str) -> PartStatus:
-        with self._lock:
-            return self._parts[part]
-
     def as_json(self) -> list[dict[str, object]]:
         """For ``/api/state``: one {part, ok, message, fix} per part; a part that is down
         also has its fault's {code, params}, for the page to word in its language."""

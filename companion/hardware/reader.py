@@ -131,14 +131,11 @@ class PiReader:
         #: The last tag selected (its UID, SAK and so its kind), for the doctor.
         self.last: Selected | None = None
 
-    def version(self) -> int:
-        return int(self.driver.Read_MFRC522(VERSION_REG))
-
     def check(self) -> int:
         """The chip's version; a `HardwareFault` when no chip answers."""
         from companion.hardware.health import HardwareFault
 
-        version = self.version()
+        version = int(self.driver.Read_MFRC522(VERSION_REG))
         if version in NO_ANSWER:
             raise HardwareFault("reader_no_answer", version=f"0x{version:02x}")
         if not self.chip.configured():

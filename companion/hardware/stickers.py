@@ -23,7 +23,6 @@ from companion.engine import Edition
 from companion.engine.tokens import ANCESTOR
 from companion.engine.words import year_text
 from companion.hardware.rc522 import CLASSIC, DEFAULT_GAIN_DB, Frame, Rc522, Selected, crc_a
-from companion.hardware.rc522 import NTAG as NTAG  # the kinds' names, for the writer's callers
 from companion.table.tags import TEXT_PREFIX
 from companion.util.wording import say as words
 

@@ -8,9 +8,8 @@ from typing import Any
 import pytest
 
 from companion.editions import shipped_edition
+from companion.hardware.rc522 import CLASSIC, NTAG
 from companion.hardware.stickers import (
-    CLASSIC,
-    NTAG,
     Link,
     date_index,
     ndef_text,
