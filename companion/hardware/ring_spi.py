@@ -182,14 +182,6 @@ def _same_bytes(ring: Any, size: int, library: Any) -> bool:
     return False
 
 
-def spidev_bufsiz(path: Path = BUFSIZ_FILE) -> int:
-    """The running kernel's spidev transfer limit (the default when it cannot be read)."""
-    try:
-        return int(path.read_text().strip())
-    except (OSError, ValueError):
-        return SPIDEV_BUFSIZ
-
-
 def ring_on(bus: SpidevBus, settings: RingSettings, timing: Timing = DEFAULT_TIMING) -> Any:
     """neopixel_spi's ring of ``settings.leds`` in ``settings.order`` on ``bus`` with the board's
     ``timing``, at full scale: `companion.hardware.ring.pixels` does the brightness (with its
@@ -239,4 +231,8 @@ def open_spi_ring(settings: RingSettings) -> Any:
     except (ImportError, RuntimeError, NotImplementedError) as exc:
         port.close()
         raise HardwareFault("ring_driver_missing", detail=str(exc)) from None
-    return ring_on(SpidevBus(port, spidev_bufsiz()), settings, timing_for(model))
+    try:  # the running kernel's spidev transfer limit
+        bufsiz = int(BUFSIZ_FILE.read_text().strip())
+    except (OSError, ValueError):
+        bufsiz = SPIDEV_BUFSIZ
+    return ring_on(SpidevBus(port, bufsiz), settings, timing_for(model))

@@ -136,11 +136,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def _mock(args: argparse.Namespace, tell: Any = print) -> bool:
-    from companion.hardware.machine import is_raspberry_pi
+    from companion.hardware.machine import board_model
 
     if args.mock:
         return True
-    if not is_raspberry_pi():
+    if "Raspberry Pi" not in board_model():
         tell(say("not_a_pi"))
         return True
     return False
