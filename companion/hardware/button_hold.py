@@ -1,13 +1,11 @@
 """A button with a hold, over gpiozero's public API: a thread only while it is pressed.
 
-gpiozero's ``Button`` gives every button a hold thread for life, which waits for a press
-with ``holding.wait(0.1)`` in a loop: ten wake-ups a second per button while nothing is
-pressed, all evening, on a Pi Zero's slow cores. `HeldButton` is a ``DigitalInputDevice``
-(the same pin, pull-up and debounce as a ``Button``) whose ``when_activated`` starts a
-short thread that waits for the release with the hold time as its timeout: still pressed
-then, the button is held (``when_held`` runs, once: no repeat). An idle button has no thread.
-
-Imported only by `companion.hardware.buttons` when buttons are opened (it imports gpiozero).
+gpiozero's ``Button`` gives every button a hold thread for life, which wakes ten times a second
+while nothing is pressed, all evening, on a Pi Zero's slow cores. `HeldButton` is a
+``DigitalInputDevice`` (a ``Button``'s pin, pull-up and debounce) whose press starts a short
+thread that waits for the release with the hold time as its timeout: still pressed then, the
+button is held (``when_held`` runs once). It imports gpiozero: `companion.hardware.buttons` imports it
+only when buttons are opened.
 """
 
 from __future__ import annotations

@@ -122,13 +122,9 @@ class MockButtons(Buttons):
         pin.clear_states()
 
     def press(self, name: str) -> None:
-        """Press and release ``name``; Undo is held past its hold time until the hold is handled.
-
-        Mock pins call gpiozero's handlers in this thread, so a press has been handled
-        when ``drive_low`` returns. The pin is held and left alone for the debounce
-        window only, so that gpiozero sees each edge, as it would from a finger; with
-        no debounce configured (tests, benchmarks) a press costs no sleep at all.
-        """
+        """Press and release ``name`` (handled when ``drive_low`` returns: mock pins call gpiozero's
+        handlers in this thread); Undo is held past its hold time until the hold is handled. The
+        pin is left alone for the debounce window only (no sleep without one), so gpiozero sees each edge."""
         pin = self.factory.pin(getattr(self.settings, name))
         bounce = self.settings.bounce
         self.undone.clear()

@@ -1,17 +1,11 @@
 """What each hardware part is doing, and why a broken one is broken.
 
-A table with a dead ring is still a table: the page shows the Clock, the buttons
-and the reader still play. So a part that fails to open, or fails later, is not
-an exit (under systemd's ``Restart=on-failure`` that would be a restart loop and
-no table at all); it is a `Health` entry: reported once on the console (and so in
-the journal), shown on the page (``hardware`` in ``/api/state``), retried, and
-reported again when it comes back.
-
-`explain` turns what a driver raised into the likely cause and the fix a maker
-can act on (the wiring.md section, the raspi-config option, the group to join).
-`diagnose` gives the same with a stable ``code`` and its ``params`` (device path, pin,
-the driver's own words): the console and journal keep the English sentences, the page
-writes the code in its own language (``hw`` in the catalogues web/static/i18n/*.json).
+A table with a dead ring is still a table: the page shows the Clock, the buttons and the reader
+still play. So a part that fails is not an exit (under systemd's ``Restart=on-failure``, a restart
+loop and no table) but a `Health` entry: said once on the console (and so in the journal), shown
+on the page (``hardware`` in ``/api/state``), retried, and said again when it comes back.
+`diagnose` turns what a driver raised into the likely cause and the fix a maker can act on, with a
+stable code and params that the page words in its own language (``hw`` in web/static/i18n/*.json).
 """
 
 from __future__ import annotations
@@ -65,7 +59,7 @@ class Health:
 
     def __init__(self, say: Callable[[str], None], parts: tuple[str, ...] = PARTS) -> None:
         self.say = say
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._parts: dict[str, PartStatus] = {p: PartStatus(p, False, "starting") for p in parts}
         #: `as_json` as JSON text, made again only after a part's status changed (every
         #: ``GET /api/state`` carries it).
@@ -100,36 +94,22 @@ class Health:
                 )
             )
 
-    def status(self, part: str) -> PartStatus:
-        with self._lock:
-            return self._parts[part]
-
     def as_json(self) -> list[dict[str, object]]:
         """For ``/api/state``: one {part, ok, message, fix} per part; a part that is down
         also has its fault's {code, params}, for the page to word in its language."""
         with self._lock:
-            return self._parts_json()
-
-    def as_json_text(self) -> str:
-        """`as_json` as compact JSON text, encoded once per change of a part's status."""
-        with self._lock:
-            if self._text is None:
-                self._text = json.dumps(self._parts_json(), separators=(",", ":"))
-            return self._text
-
-    def _parts_json(self) -> list[dict[str, object]]:
-        """`as_json`'s list (the caller holds the lock)."""
-        parts = [asdict(s) for s in self._parts.values()]
+            parts = [asdict(s) for s in self._parts.values()]
         for part in parts:
             if part["ok"] or not part["code"]:
                 del part["code"], part["params"]
         return parts
 
-
-def explain(part: str, exc: BaseException) -> tuple[str, str]:
-    """(likely cause, fix) for what a part's driver raised."""
-    message, fix, _code, _params = diagnose(part, exc)
-    return message, fix
+    def as_json_text(self) -> str:
+        """`as_json` as compact JSON text, encoded once per change of a part's status."""
+        with self._lock:
+            if self._text is None:
+                self._text = json.dumps(self.as_json(), separators=(",", ":"))
+            return self._text
 
 
 def diagnose(part: str, exc: BaseException) -> Diagnosis:

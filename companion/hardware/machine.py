@@ -32,11 +32,3 @@ def user_name() -> str:
     import pwd
 
     return pwd.getpwuid(os.geteuid()).pw_name
-
-
-def is_raspberry_pi() -> bool:
-    return "Raspberry Pi" in board_model()
-
-
-def is_pi5() -> bool:
-    return "Raspberry Pi 5" in board_model()

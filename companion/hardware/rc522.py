@@ -7,12 +7,8 @@ does well (SPI, the reset, register reads and writes) and owns the exchange: the
 chip's timer is armed for each frame (TAuto: it starts when the frame has been sent),
 the wait sleeps in doubling steps and stops on RxIRq, ErrIRq or TimerIRq (an idle
 poll: about 10 exchanges). The IRQ pin is not wired (wiring.md), so the wait reads
-ComIrqReg; the datasheet facts used are in the constants' comments.
-
-`Rc522.select` walks the cascade levels (0x93, 0x95, 0x97): the cascade tag 0x88 in an
-answer says more UID bytes follow, each answer's BCC is checked, and so is the SAK's
-CRC and its cascade bit against the cascade tag, so a garbled frame never becomes a UID.
-A 4-byte UID (MIFARE Classic) and a 7-byte one (NTAG21x) both come out whole.
+ComIrqReg; the datasheet facts used are in the constants' comments. `Rc522.select` reads
+whole 4- and 7-byte UIDs, every answer checked, so a garbled frame never becomes a UID.
 """
 
 from __future__ import annotations
@@ -76,13 +72,6 @@ def crc_a(data: Sequence[int]) -> list[int]:
     return [crc & 0xFF, crc >> 8]
 
 
-def gain_code(gain_db: int) -> int:
-    """RFCfgReg's RxGain bits for ``gain_db``; a ValueError names the gains the chip has."""
-    if gain_db not in RX_GAIN:
-        raise ValueError(f"{gain_db} dB is not a gain the MFRC522 can set: {sorted(RX_GAIN)}")
-    return RX_GAIN[gain_db]
-
-
 @dataclass(frozen=True)
 class Frame:
     """A tag's answer: its bytes and how many bits of them are valid (ATQA 16, SAK 24, ACK 4)."""
@@ -129,7 +118,7 @@ class Rc522:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.driver = driver
-        self.gain = gain_code(gain_db)
+        self.gain = RX_GAIN[gain_db]  # one of them: the config checks ``[reader] gain_db``
         self.sleep = sleep
         self.clock = clock
         self.ready = False
@@ -203,8 +192,9 @@ class Rc522:
         return 0
 
     def select(self) -> Selected | None:
-        """Wake the tag in the field and select it through every cascade level; None if no tag
-        (or two: a collision), or if any answer fails its check."""
+        """Wake the tag in the field and select it through every cascade level (the cascade tag
+        0x88 says more UID bytes follow); None if no tag (or two: a collision), or if any answer
+        fails its check (each answer's BCC, the SAK's CRC and its cascade bit)."""
         atqa = self.transceive([REQA], tx_bits=7, quick=True)
         if atqa is None or atqa.bits != 16:
             return None

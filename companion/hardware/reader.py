@@ -1,18 +1,11 @@
 """The RFID reader: a polling loop with debounce, and the MFRC522 it polls.
 
-The loop asks the reader for the tag in its field every ``poll_interval`` seconds
-and sleeps in between. ``SimpleMFRC522.read()`` spins a core at 100 %, and even its
-``read_id_no_block`` reads the chip's interrupt register 2,000 times per empty poll,
-so the Pi adapter exchanges frames through `companion.hardware.rc522`, whose wait
-sleeps and stops on the chip's timer (about 10 SPI exchanges per empty poll), and
-which reads whole 7-byte UIDs. `TagDebouncer` turns the stream of
-readings into taps: a tag held on the reader counts once, a reading that flickers
-out for less than the debounce window is the same tag still there, and the same
-tag counts again only after it has been away for the whole window.
-
-What a tag stands for is not the reader's business: `companion.table.tags.TagResolver`
-maps what it saw to a card. Reading a sticker's text is `companion.hardware.stickers`'
-(the chip's low-level exchanges, shared with writing them).
+The loop asks the reader for the tag in its field every ``poll_interval`` seconds and sleeps in
+between; the Pi's reader exchanges frames through `companion.hardware.rc522`, whose wait sleeps
+(``SimpleMFRC522`` spins a core). `TagDebouncer` turns readings into taps: a tag held on the
+reader counts once, a reading that flickers out for less than the window is the same tag still
+there, and the same tag counts again only after it has been away for the whole window. What a
+tag stands for is `companion.table.tags.TagResolver`'s; a sticker's text, `companion.hardware.stickers`'.
 """
 
 from __future__ import annotations
@@ -42,11 +35,6 @@ class TagDebouncer:
     current: str | None = None
     last_seen: float = 0.0
 
-    def lifted(self) -> None:
-        """The tag was taken away for good: its next reading is a new tap. Only `MockReader`'s
-        hand says so (a real reader sees a tag leave by not reading it for the window)."""
-        self.current = None
-
     def feed(self, uid: str | None, now: float) -> str | None:
         if uid is None:
             if self.current is not None and now - self.last_seen >= self.window:
@@ -73,10 +61,6 @@ class ReaderLoop:
     _stop: threading.Event = field(default_factory=threading.Event)
     polls: int = 0
 
-    def poll_once(self) -> str | None:
-        """One poll: the tag tapped (once per tap, ``on_tap`` called), else None."""
-        return self.poll()[0]
-
     def poll(self) -> tuple[str | None, object]:
         """One poll: (the tag tapped, what ``on_tap`` answered), or (None, None)."""
         try:
@@ -91,7 +75,7 @@ class ReaderLoop:
 
     def run(self) -> None:
         while not self._stop.wait(self.poll_interval):
-            self.poll_once()
+            self.poll()
 
     def stop(self) -> None:
         self._stop.set()
@@ -100,11 +84,10 @@ class ReaderLoop:
 class MockReader:
     """Mock mode's RFID reader: the chip its `ReaderLoop` polls, and a hand that taps tags on it.
 
-    As gpiozero's mock pins call a button's callbacks in the thread that drives them, `tap`
-    puts the tag (a UID, or a card id or title typed for it) in the field, has the loop poll
-    it once in the tapper's thread (the debouncer and ``on_tap``: the path a Pi's reader
-    thread takes) and lifts it. The loop needs no thread of its own: the field is empty
-    but during a tap. One hand at a time: two pages tapping at once take turns."""
+    As gpiozero's mock pins call a button's callbacks in the thread that drives them, `tap` puts
+    the tag (a UID, or a card id or title typed for it) in the field, has the loop poll it once
+    in the tapper's thread (the Pi reader thread's path) and lifts it: the loop needs no thread.
+    One hand at a time: two pages tapping at once take turns."""
 
     def __init__(self) -> None:
         self.field: str | None = None
@@ -127,7 +110,7 @@ class MockReader:
                 return loop.poll()[1]
             finally:
                 self.field = None
-                loop.debouncer.lifted()
+                loop.debouncer.current = None  # lifted for good (a real reader sees it by the window)
 
 
 #: What the MFRC522's VersionReg (0x37) holds: 0x91/0x92 genuine NXP chips, 0x88 and
@@ -137,15 +120,9 @@ NO_ANSWER = (0x00, 0xFF)
 
 
 class PiReader:
-    """The MFRC522 on SPI1/CE0 through the ``mfrc522`` package's register access.
-
-    A poll (`read_uid`) selects the tag in the field through `Rc522`; reading the
-    text needs an authenticated block read and is only tried for tags that are not
-    enrolled. `check` asks the chip for its version register: a reader that is
-    unplugged or miswired reads 0x00 or 0xFF, where the polls alone would only ever
-    see "no tag"; and a chip that reset itself (its gain back at 33 dB, its antenna
-    off) is reset and set up again.
-    """
+    """The MFRC522 on SPI1/CE0 through the ``mfrc522`` package's register access. `check` reads
+    its version register (an unplugged or miswired chip reads 0x00 or 0xFF, where polls would
+    only see "no tag") and sets up again a chip that reset itself (back at 33 dB, antenna off)."""
 
     def __init__(self, driver: Any, gain_db: int = DEFAULT_GAIN_DB) -> None:
         #: The ``mfrc522.MFRC522`` object: SPI, the reset line, register reads and writes.
@@ -154,14 +131,11 @@ class PiReader:
         #: The last tag selected (its UID, SAK and so its kind), for the doctor.
         self.last: Selected | None = None
 
-    def version(self) -> int:
-        return int(self.driver.Read_MFRC522(VERSION_REG))
-
     def check(self) -> int:
         """The chip's version; a `HardwareFault` when no chip answers."""
         from companion.hardware.health import HardwareFault
 
-        version = self.version()
+        version = int(self.driver.Read_MFRC522(VERSION_REG))
         if version in NO_ANSWER:
             raise HardwareFault("reader_no_answer", version=f"0x{version:02x}")
         if not self.chip.configured():
@@ -173,10 +147,8 @@ class PiReader:
         return None if self.last is None else self.last.uid_text
 
     def read_text(self) -> str | None:
-        # MIFARE Classic (SimpleMFRC522's blocks 8-10) or NTAG21x (NDEF text): both kinds
-        # of sticker `companion edition stickers` writes; it retries the wake-up that a tag
-        # which just answered anticollision ignores (ISO 14443-3: READY -> IDLE). Imported
-        # here: only an unknown tag needs it, and the start is quicker without.
+        # a Classic's or an NTAG's text (`companion edition stickers` writes both); imported
+        # here: only an unknown tag needs it, and the start is quicker without
         from companion.hardware.stickers import read_text as read_sticker_text
 
         return read_sticker_text(self.driver, self.chip)
@@ -187,31 +159,19 @@ class PiReader:
             self.driver.Close_MFRC522()
 
 
-def gpio_provider() -> str | None:
-    """Which distribution provides the ``RPi.GPIO`` module: "rpi-lgpio" (install-pi.sh's
-    swap), "RPi.GPIO" (the original), or None."""
+def gpio_unreachable(exc: BaseException) -> Exception:
+    """Why ``RPi.GPIO`` refused to load ("can only be run on a Raspberry Pi"), by who provides it:
+    the original RPi.GPIO says so on a Pi 5 or a 64-bit OS, where rpi-lgpio must replace it;
+    rpi-lgpio where it finds no Raspberry Pi GPIO chip (a PC, a chroot), which no swap fixes."""
     from importlib import metadata
 
-    for name in ("rpi-lgpio", "RPi.GPIO"):
-        try:
-            metadata.version(name)
-        except metadata.PackageNotFoundError:
-            continue
-        return name
-    return None
-
-
-def gpio_unreachable(exc: BaseException, provider: str | None) -> Exception:
-    """Why ``RPi.GPIO`` refused to load ("can only be run on a Raspberry Pi"), by who provides it.
-
-    The original RPi.GPIO says so on a Pi 5 or a 64-bit OS, where rpi-lgpio must replace it;
-    rpi-lgpio says the same words where it finds no Raspberry Pi GPIO chip (no device tree:
-    a PC, a chroot, a container), which no swap can fix."""
     from companion.hardware.health import HardwareFault
 
-    if provider == "rpi-lgpio":
-        return HardwareFault("reader_no_gpio_chip", detail=str(exc))
-    return HardwareFault("reader_gpio_unreachable", detail=str(exc))
+    try:
+        metadata.version("rpi-lgpio")
+    except metadata.PackageNotFoundError:
+        return HardwareFault("reader_gpio_unreachable", detail=str(exc))
+    return HardwareFault("reader_no_gpio_chip", detail=str(exc))
 
 
 def open_mfrc522(rst_pin: int, gain_db: int = DEFAULT_GAIN_DB) -> PiReader:
@@ -228,7 +188,7 @@ def open_mfrc522(rst_pin: int, gain_db: int = DEFAULT_GAIN_DB) -> PiReader:
     except ImportError as exc:
         raise HardwareFault("reader_driver_missing", detail=str(exc)) from None
     except RuntimeError as exc:  # "This module can only be run on a Raspberry Pi!"
-        raise gpio_unreachable(exc, gpio_provider()) from None
+        raise gpio_unreachable(exc) from None
     # pin_mode 10 is RPi.GPIO's BOARD numbering, the driver's own default (pin_rst a physical pin)
     driver = MFRC522(bus=READER_BUS, device=READER_DEVICE, pin_mode=10, pin_rst=BCM_TO_BOARD[rst_pin])
     reader = PiReader(driver, gain_db)
@@ -250,11 +210,3 @@ def version_on_old_bus(rst_pin: int) -> int | None:
     finally:
         with contextlib.suppress(Exception):
             driver.spi.close()
-
-
-def open_pi_reader(
-    rst_pin: int, gain_db: int = DEFAULT_GAIN_DB
-) -> tuple[Callable[[], str | None], Callable[[], str | None]]:
-    """The MFRC522 on SPI1/CE0: (read the UID in the field, read the tag's text)."""
-    reader = open_mfrc522(rst_pin, gain_db)
-    return reader.read_uid, reader.read_text

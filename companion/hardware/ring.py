@@ -1,28 +1,19 @@
 """The NeoPixel Clock: pure frame functions, and the rings that show them.
 
-`render` is a pure function of what the table shows (`ClockView`), the ring's
-geometry (`RingLayout`) and the time: it returns one RGB triple per LED, so
-every picture is tested without hardware. What it draws:
+`render` is a pure function of what the table shows (`ClockView`), the ring's geometry
+(`RingLayout`) and the time: one RGB triple per LED, so every picture is tested without hardware.
+It draws the hours faintly lit (a clock face); each watch at its hour in its player's colour
+(stacked ones on the LEDs after it, or in turn on one LED of a 12- or 16-LED ring), the mover's
+pulsing; the path to the landing hour while crystals are chosen, and crystals armed before the
+tap blinking on the hours after the mover's watch; cues for a moment (a refusal's red flash, the
+Punctuality Bonus' gold sweep, a Day's end wipe); while the table waits, a white comet over the
+hours breathing (a reveal) or the chooser's colour breathing (an itinerary); the winners' colours
+turning.
 
-- each hour's LED faintly lit, so the ring reads as a clock face;
-- every watch at its hour in its player's colour; stacked watches: the top one
-  on the hour's LED, the others on the LEDs just after it (rings with LEDs to
-  spare) or in turn on the same LED (12- and 16-LED rings);
-- the player to move pulsing;
-- while crystals are chosen, the path to the landing hour and the landing LED blinking;
-- crystals chosen before the tap (the quick turn): one crystal-blue LED per crystal on
-  the hours just after the mover's watch, blinking (the hours the next card will cost less);
-- cues for a moment after an input: a red flash for a rejection, a gold sweep for
-  the Punctuality Bonus, a colour wipe at the end of a Day;
-- waiting for a reveal tap (the new deck top): every hour breathing white under a
-  bright white comet; for an itinerary tap: the ring
-  breathing in that player's colour; the game won: the winners' colours turning.
-
-Two rings show frames: `SimulatedRing` (the PC: a terminal line and the page)
-and the NeoPixel ring of a Raspberry Pi over SPI0 (`open_ring`,
-`companion.hardware.ring_spi`), both ``adafruit_pixelbuf.PixelBuf`` subclasses kept
-at full scale: `pixels` dims a frame itself, so that a channel meant to show never
-truncates to black at night, and moves the grey part of a colour to an RGBW ring's white LED.
+`SimulatedRing` (the PC: a terminal line and the page) and the Pi's ring over SPI0
+(`companion.hardware.ring_spi.open_spi_ring`) are ``adafruit_pixelbuf.PixelBuf`` subclasses kept at
+full scale: `pixels` dims a frame itself, so that a channel meant to show never truncates to black
+at night, and moves the grey part of a colour to an RGBW ring's white LED.
 """
 
 from __future__ import annotations
@@ -103,14 +94,15 @@ def scale(colour: RGB, k: float) -> RGB:
     return (int(colour[0] * k), int(colour[1] * k), int(colour[2] * k))
 
 
-#: Cues that draw something while they last (others, "accept" say, only name the outcome).
-DRAWN_CUES = ("reject", "day_end", "bonus")
+def drawn_cue(view: ClockView) -> str | None:
+    """The cue the ring still draws (one of `CUE_SECONDS`: others, "accept" say, only name the outcome)."""
+    return view.cue if view.cue_age < CUE_SECONDS.get(view.cue or "", 0) else None
 
 
 def whole_ring(view: ClockView, n: int, t: float) -> list[RGB] | None:
     """A picture that takes the whole ring (`render`'s): a refusal's red blink, a Day's end
     sweeping the players' colours, the winners' colours turning; else None."""
-    cue = view.cue if view.cue and view.cue_age < CUE_SECONDS.get(view.cue, 0) else None
+    cue = drawn_cue(view)
     if cue == "reject":
         on = int(view.cue_age / 0.2) % 2 == 0
         return [RED if on else OFF] * n
@@ -153,7 +145,6 @@ def render(view: ClockView, layout: RingLayout, t: float) -> list[RGB]:
     if whole is not None:
         return whole
     waiting_glow(frame, view, layout, t)
-    cue = view.cue if view.cue and view.cue_age < CUE_SECONDS.get(view.cue, 0) else None
 
     if view.preview is not None and view.mover is not None:
         colour = view.watches[view.mover].colour
@@ -183,7 +174,7 @@ def render(view: ClockView, layout: RingLayout, t: float) -> list[RGB]:
             i, w = stack[0] if slot == 0 or slot > len(stack) - 1 else stack[slot]
             frame[led] = _pulse(view, i, w.colour, t)
 
-    if cue == "bonus":
+    if drawn_cue(view) == "bonus":
         sweep = int(view.cue_age / CUE_SECONDS["bonus"] * n * 2) % n
         for k in range(4):
             frame[(sweep - k) % n] = scale(GOLD, 1.0 - k * 0.25)
@@ -200,10 +191,9 @@ def moving(view: ClockView, layout: RingLayout) -> bool:
     """Whether `render`'s frames of ``view`` change with time (else the ring may sleep until
     the view changes): a cue that draws while it lasts (its age only grows), the winners
     turning, a pulse, a blink, the hours breathing, stacked watches taking turns on one LED."""
-    if view.cue in DRAWN_CUES and view.cue_age < CUE_SECONDS[view.cue]:
-        return True
     if (
-        view.winners
+        drawn_cue(view)
+        or view.winners
         or view.waiting == "reveal"
         or (view.waiting == "itinerary" and view.waiting_colour is not None)
     ):
@@ -279,13 +269,6 @@ def ansi(frame: list[RGB]) -> str:
     return "".join(f"\x1b[38;2;{r};{g};{b}m●" for r, g, b in frame) + "\x1b[0m"
 
 
-def open_ring(settings: RingSettings) -> Any:
-    """The Raspberry Pi's NeoPixel ring, over SPI0 on every supported board (Pi-only imports there)."""
-    from companion.hardware.ring_spi import open_spi_ring
-
-    return open_spi_ring(settings)
-
-
 def dim(channel: int, k: float) -> int:
     """``channel`` at brightness ``k``, never 0 when it was meant to show and ``k`` is above 0:
     a night brightness of 0.08 would truncate the hour markers (10, 10, 10) to black."""
@@ -334,13 +317,8 @@ def brightness_now(settings: RingSettings, now: datetime | None = None) -> float
 @dataclass
 class RingDriver:
     """Shows the table on a ring, on its own thread: at ``fps`` while the picture moves, and
-    only when it can change while it does not (a Pi Zero's idle CPU).
-
-    A still picture (nothing pulsing, blinking or playing: `moving`) is drawn when the table
-    changes (`notify`), when an overlay starts, when the wall clock's minute turns (the only
-    moments the night brightness can switch), and when a failed ring is due to be retried; in
-    between the thread sleeps. A moving one is drawn ``fps`` times a second, and only the LEDs
-    that changed are written to the ring.
+    only when it can change while it does not (`pause`: a Pi Zero's idle CPU); only the LEDs that
+    changed are written (`draw`).
 
     A ring that fails (no /dev/spidev0.0 without SPI0 on, a user not in group spi, a driver
     missing) is reported to ``health`` and replaced by a `SimulatedRing`, so the page still
@@ -406,17 +384,14 @@ class RingDriver:
         if self.sleeping:
             self._wake.set()
 
-    def aged_view(self, now: float) -> ClockView:
-        """`view` with its cue's age at ``now`` (read from the table if no change was told yet)."""
+    def game_frame(self, now: float | None = None) -> list[RGB]:
+        """The game's picture at ``now``, whatever overlay is shown: `view` (read from the table if
+        no change was told yet) with its cue's age at ``now``."""
+        now = self.clock() if now is None else now
         if self.view is None:
             self.notify(self.table)
         assert self.view is not None
-        return replace(self.view, cue_age=now - self.view_at)
-
-    def game_frame(self, now: float | None = None) -> list[RGB]:
-        """The game's picture at ``now``, whatever overlay is shown."""
-        now = self.clock() if now is None else now
-        return render(self.aged_view(now), self.layout, now)
+        return render(replace(self.view, cue_age=now - self.view_at), self.layout, now)
 
     def brightness(self) -> float:
         """`brightness_now`, read once per minute of the wall clock (it only changes on a minute)."""
@@ -465,9 +440,9 @@ class RingDriver:
         if self.health is not None:
             self.health.fail("ring", exc)
         elif not self.failed and self.on_error is not None:
-            from companion.hardware.health import explain
+            from companion.hardware.health import diagnose
 
-            message, fix = explain("ring", exc)
+            message, fix, *_ = diagnose("ring", exc)
             self.on_error(f"{message}: {fix}")
         self.failed = True
         self.next_open = self.clock() + self.retry

@@ -1,16 +1,11 @@
 """The table PIN shown on the ring, for a host with no screen at hand.
 
-Holding Confirm for a few seconds (``[buttons] pin_hold``) makes the ring show the
-PIN, digit by digit, read like a clock face:
-
-- first the whole ring glows blue for a second: the PIN starts;
-- each digit 1-9 lights the hour LEDs from 1 o'clock up to that hour (3 = 1, 2 and
-  3 o'clock lit), 0 lights the 12 o'clock LED alone; every digit stays
-  `DIGIT_SECONDS`, then the ring goes dark for `GAP_SECONDS` before the next;
-- the whole PIN is shown `REPEATS` times, then the ring shows the game again.
-
-`pin_frame` is a pure function of the PIN, the ring's geometry and the time since
-the hold, like `companion.hardware.ring.render`, so every picture is tested without hardware.
+Holding Confirm for a few seconds (``[buttons] pin_hold``) makes the ring show the PIN, read
+like a clock face: the whole ring blue for a second (the PIN starts), then each digit 1-9 as
+the hours from 1 o'clock up to it lit (3: 1, 2 and 3 o'clock), 0 as 12 o'clock alone, each for
+`DIGIT_SECONDS` and a dark `GAP_SECONDS`; the whole PIN `REPEATS` times, then the game again.
+`pin_frame` is a pure function of the PIN, the ring's geometry and the time since the hold, like
+`companion.hardware.ring.render`, so every picture is tested without hardware.
 """
 
 from __future__ import annotations

@@ -1,15 +1,11 @@
 """The NeoPixel ring of a Raspberry Pi, driven over SPI0, the bus with DMA (docs/ring.md says why).
 
-`adafruit-circuitpython-neopixel-spi` turns each bit of a frame into one SPI byte (the
-board's `Timing`: its ``bit0``/``bit1`` patterns and the clock asked) and writes it through
-`SpidevBus`, a small bus of ours over ``/dev/spidev0.0``; the data line is SPI0's MOSI, GPIO10
-(physical pin 19). No root, no /dev/mem, no audio change, no Blinka ``board`` import. Pi-only
-modules (``spidev``, ``neopixel_spi``) are imported here, lazily.
-
-SPI0 keeps its FIFO fed by DMA for any transfer of 96 bytes or more on every board (a frame is
-750 bytes or more), so no byte waits for the CPU. The auxiliary SPI1 of a Pi 3 / Zero 2 W / 4
-has no DMA: a refill that comes late leaves the line low mid-frame, and a real part latches
-there (tests/hardware/test_ring_spi.py models both controllers).
+`adafruit-circuitpython-neopixel-spi` turns each bit of a frame into one SPI byte (the board's
+`Timing`) and writes it through `SpidevBus`, ours, over ``/dev/spidev0.0`` (MOSI: GPIO10, pin 19):
+no root, no /dev/mem, no audio change, no Blinka ``board`` import; ``spidev`` and ``neopixel_spi``
+are imported lazily. SPI0's DMA feeds any transfer of 96 bytes or more (a frame is 750 or more);
+the auxiliary SPI1 of a Pi 3 / Zero 2 W / 4 has none, and a refill that comes late leaves the line
+low mid-frame, where a real part latches (tests/hardware/test_ring_spi.py models both controllers).
 """
 
 from __future__ import annotations
@@ -37,14 +33,10 @@ DEVICE = f"/dev/spidev{SPI_BUS}.{SPI_DEVICE}"
 
 @dataclass(frozen=True)
 class Timing:
-    """How a board's SPI0 sends one NeoPixel bit: one SPI byte, ``bit0`` or ``bit1`` (most
-    significant bit first), at the clock ``frequency`` asks for.
-
-    The SPI clock is a clock divided by an even number (the kernel rounds the divider up, so
-    the clock given is at most the one asked): the core clock pinned by the installer on a
-    Pi 3 / Zero 2 W (250 MHz) and a Pi 4 (500 MHz), RP1's fixed 200 MHz on a Pi 5. SPI0 of a
-    Pi 3 / Zero 2 W / 4 also idles one clock, line low, after every byte: a NeoPixel bit there
-    lasts 9 clocks, on a Pi 5 8. ``clock`` is the clock the board gives for ``frequency``;
+    """How a board's SPI0 sends one NeoPixel bit: one SPI byte, ``bit0`` or ``bit1`` (MSB first),
+    at the clock ``frequency`` asks for; ``clock`` is the one the board gives (the core clock the
+    installer pins, or RP1's, over an even divider rounded up: `TIMINGS`). SPI0 of a Pi 3 / Zero 2 W
+    / 4 idles one clock, line low, after every byte (a bit lasts 9 clocks; 8 on a Pi 5).
     docs/ring.md has each board's high and low times against the datasheets."""
 
     frequency: int
@@ -148,14 +140,10 @@ def spi_codes(bit0: int, bit1: int) -> tuple[bytes, ...]:
 
 @functools.cache
 def looked_up(library: type) -> type:
-    """neopixel_spi's ring (``library``) encoding each frame byte by byte from `spi_codes`.
-
-    The library builds the SPI bytes bit by bit in Python: 576 steps for a 24-LED frame, 30
-    frames a second while the mover's watch pulses; a lookup per byte is a small part of
-    that (docs/benchmarks.md has the figures). The bytes are the
-    same (tests/hardware/test_ring_spi.py compares them with the library's own encoder, for
-    every board's `Timing`); the rest of the class is the library's, and its patterns are the
-    ones given to its constructor (``bit0``, ``bit1``: its public arguments)."""
+    """neopixel_spi's ring (``library``) encoding each frame byte by byte from `spi_codes`, not bit
+    by bit as the library does (docs/benchmarks.md). The bytes are the same (tests/hardware/
+    test_ring_spi.py compares them with the library's encoder for every board's `Timing`); the
+    rest of the class is the library's, its patterns the ``bit0`` and ``bit1`` it was given."""
 
     class LookedUp(library):  # type: ignore[misc]
         #: Whether the table gives this library's own bytes: asked once, on the first frame,
@@ -192,14 +180,6 @@ def _same_bytes(ring: Any, size: int, library: Any) -> bool:
         "ring: neopixel_spi encodes frames differently from this release's table; its own encoder is used"
     )
     return False
-
-
-def spidev_bufsiz(path: Path = BUFSIZ_FILE) -> int:
-    """The running kernel's spidev transfer limit (the default when it cannot be read)."""
-    try:
-        return int(path.read_text().strip())
-    except (OSError, ValueError):
-        return SPIDEV_BUFSIZ
 
 
 def ring_on(bus: SpidevBus, settings: RingSettings, timing: Timing = DEFAULT_TIMING) -> Any:
@@ -251,4 +231,8 @@ def open_spi_ring(settings: RingSettings) -> Any:
     except (ImportError, RuntimeError, NotImplementedError) as exc:
         port.close()
         raise HardwareFault("ring_driver_missing", detail=str(exc)) from None
-    return ring_on(SpidevBus(port, spidev_bufsiz()), settings, timing_for(model))
+    try:  # the running kernel's spidev transfer limit
+        bufsiz = int(BUFSIZ_FILE.read_text().strip())
+    except (OSError, ValueError):
+        bufsiz = SPIDEV_BUFSIZ
+    return ring_on(SpidevBus(port, bufsiz), settings, timing_for(model))

@@ -1,19 +1,14 @@
 """Stickers that carry their card: write ``trek:<card id>`` onto blank tags.
 
-A tag that holds its card's id in its memory is recognised by any companion
-with no enrolment (`companion.table.tags.TagResolver` reads ``trek:`` texts). The two kinds sold as
-stickers are handled, frame by frame through `companion.hardware.rc522` (on the
-``mfrc522`` driver's register access; authentication is the driver's
-``MFRC522_Auth``), because the driver's own write returns no status and it knows
-neither 7-byte UIDs nor NTAG memory:
+A tag that holds its card's id is recognised by any companion with no enrolment
+(`companion.table.tags.TagResolver` reads ``trek:`` texts). Frames go through
+`companion.hardware.rc522` and authentication through the ``mfrc522`` driver's ``MFRC522_Auth``:
+the driver's own write returns no status and knows neither 7-byte UIDs nor NTAG memory.
 
-- **MIFARE Classic 1K** (4-byte UID, SAK 0x08): the text in blocks 8-10 of
-  sector 2, padded with spaces, after authenticating with the transport key,
-  exactly as ``SimpleMFRC522.write`` stores it (so older companions read it too).
-  A Classic 1K with a 7-byte UID (SAK 0x08 at cascade level 2) is a Classic too,
-  authenticated with its UID's last four bytes.
-- **NTAG21x** (7-byte UID, two cascade levels, SAK 0x00): an NDEF Text record
-  from page 4 (TLV 0x03 ... 0xFE), which phones read as well.
+- **MIFARE Classic 1K** (SAK 0x08, a 4- or 7-byte UID): the text in blocks 8-10 of sector 2,
+  padded with spaces, after authenticating with the transport key and the UID (a 7-byte UID's
+  last four bytes), as ``SimpleMFRC522.write`` stores it (so older companions read it too).
+- **NTAG21x** (7-byte UID, SAK 0x00): an NDEF Text record from page 4, which phones read as well.
 
 Each write is read back and compared before the next card is asked for.
 """
@@ -22,15 +17,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from companion.engine import Edition
 from companion.engine.tokens import ANCESTOR
 from companion.engine.words import year_text
-from companion.hardware.rc522 import CLASSIC, DEFAULT_GAIN_DB, Rc522, crc_a
-from companion.hardware.rc522 import NTAG as NTAG  # the kinds' names, for the writer's callers
-from companion.table.tags import TEXT_PREFIX, uid_text
+from companion.hardware.rc522 import CLASSIC, DEFAULT_GAIN_DB, Frame, Rc522, Selected, crc_a
+from companion.table.tags import TEXT_PREFIX
 from companion.util.wording import say as words
 
 KEY_A = [0xFF] * 6  # the transport key of blank Classic stickers
@@ -46,22 +39,6 @@ class StickerError(RuntimeError):
     """A sticker could not be written or verified; the message says what to do."""
 
 
-@dataclass(frozen=True)
-class Sticker:
-    """The tag in the field: its kind and UID bytes (what the write needs)."""
-
-    kind: str
-    uid: tuple[int, ...]
-    cl1: tuple[int, ...]  # the cascade level 1 answer (5 bytes): a 4-byte UID's Crypto1 bytes
-    #: the 4 UID bytes a Classic authenticates with: a 7-byte UID's last four (cascade level 2)
-    auth: tuple[int, ...] = ()
-
-    @property
-    def uid_text(self) -> str:
-        """What the table's reader reports for this tag (`companion.table.tags.uid_text`)."""
-        return uid_text(self.uid)
-
-
 class Link:
     """The ISO 14443-A exchanges the writer needs: frames through `Rc522` (whose wait sleeps),
     Crypto1 authentication through the driver's ``MFRC522_Auth``."""
@@ -70,45 +47,32 @@ class Link:
         self.chip = chip
         self.rc522 = rc522 if rc522 is not None else Rc522(chip, gain_db)
 
-    def _transceive(self, frame: list[int]) -> tuple[bool, list[int], int]:
-        answer = self.rc522.transceive(frame)
-        return (False, [], 0) if answer is None else (True, answer.data, answer.bits)
-
-    def _with_crc(self, frame: list[int]) -> list[int]:
-        return [*frame, *crc_a(frame)]
-
-    def detect(self) -> Sticker | None:
+    def detect(self) -> Selected | None:
         """Wake the tag in the field and select it (both cascade levels for a 7-byte UID)."""
         selected = self.rc522.select()
-        if selected is None:
-            return None
-        kind = selected.kind
-        if kind is None:
+        if selected is not None and selected.kind is None:
             raise StickerError(
                 f"this tag (SAK {selected.sak:#04x}) is neither a MIFARE Classic 1K nor an NTAG21x"
             )
-        # a Classic with a 7-byte UID authenticates with its last four bytes
-        auth = selected.uid[3:7] if kind == CLASSIC and len(selected.uid) == 7 else ()
-        return Sticker(kind, selected.uid, selected.cl1, auth)
+        return selected
 
-    def _acked(self, frame: list[int]) -> bool:
-        ok, data, bits = self._transceive(self._with_crc(frame))
-        return ok and bits == 4 and (data[0] & 0x0F) == ACK
+    def exchange(self, frame: list[int]) -> Frame | None:
+        """The tag's answer to ``frame`` sent with its CRC_A, or None."""
+        return self.rc522.transceive([*frame, *crc_a(frame)])
+
+    def acked(self, frame: list[int]) -> bool:
+        answer = self.exchange(frame)
+        return answer is not None and answer.bits == 4 and (answer.data[0] & 0x0F) == ACK
 
     def read16(self, address: int) -> list[int] | None:
-        ok, data, _ = self._transceive(self._with_crc([READ, address]))
-        return data[:16] if ok and len(data) >= 16 else None
+        answer = self.exchange([READ, address])
+        return answer.data[:16] if answer is not None and len(answer.data) >= 16 else None
 
-    def authenticate(self, sticker: Sticker, block: int) -> bool:
+    def authenticate(self, sticker: Selected, block: int) -> bool:
+        """Crypto1 with the transport key and four UID bytes (a 7-byte UID's last four)."""
+        uid = sticker.uid[3:7] if len(sticker.uid) == 7 else sticker.cl1[:4]
         chip = self.chip
-        status = chip.MFRC522_Auth(chip.PICC_AUTHENT1A, block, KEY_A, list(sticker.auth or sticker.cl1[:4]))
-        return bool(status == chip.MI_OK)
-
-    def write_classic_block(self, block: int, data: Sequence[int]) -> bool:
-        return self._acked([CLASSIC_WRITE, block]) and self._acked(list(data))
-
-    def write_ntag_page(self, page: int, data: Sequence[int]) -> bool:
-        return self._acked([NTAG_WRITE, page, *data])
+        return bool(chip.MFRC522_Auth(chip.PICC_AUTHENT1A, block, KEY_A, list(uid)) == chip.MI_OK)
 
     def stop(self) -> None:
         self.chip.MFRC522_StopCrypto1()
@@ -142,7 +106,7 @@ def parse_ndef_text(memory: Sequence[int]) -> str | None:
     return None
 
 
-def read_sticker(link: Link, sticker: Sticker) -> str | None:
+def read_sticker(link: Link, sticker: Selected) -> str | None:
     """The text a sticker carries (Classic blocks 8-10, or NTAG's NDEF text)."""
     if sticker.kind == CLASSIC:
         if not link.authenticate(sticker, CLASSIC_TRAILER):
@@ -165,7 +129,7 @@ def read_sticker(link: Link, sticker: Sticker) -> str | None:
     return text.strip() if text is not None else None
 
 
-def write_sticker(link: Link, sticker: Sticker, text: str) -> None:
+def write_sticker(link: Link, sticker: Selected, text: str) -> None:
     """Write ``text`` and read it back; StickerError if it did not take."""
     if sticker.kind == CLASSIC:
         if len(text) > TEXT_BYTES or not text.isascii():
@@ -174,23 +138,23 @@ def write_sticker(link: Link, sticker: Sticker, text: str) -> None:
             raise StickerError("the sticker refused the transport key: it is not blank (or is locked)")
         data = list(text.ljust(TEXT_BYTES).encode("ascii"))
         for n, block in enumerate(CLASSIC_BLOCKS):
-            if not link.write_classic_block(block, data[16 * n : 16 * n + 16]):
+            if not (link.acked([CLASSIC_WRITE, block]) and link.acked(data[16 * n : 16 * n + 16])):
                 link.stop()
                 raise StickerError(f"the sticker did not accept block {block}; hold it still and try again")
         link.stop()
     else:
         memory = ndef_text(text)
         for n in range(0, len(memory), 4):
-            if not link.write_ntag_page(NTAG_FIRST_PAGE + n // 4, memory[n : n + 4]):
+            if not link.acked([NTAG_WRITE, NTAG_FIRST_PAGE + n // 4, *memory[n : n + 4]]):
                 raise StickerError(
                     f"the sticker did not accept page {NTAG_FIRST_PAGE + n // 4}; it may be locked"
                 )
-    back = reselect_and_read(link, sticker)
+    back = read_sticker(link, wake(link, sticker))  # as a new tap reads it
     if back != text:
         raise StickerError(f"read back {back!r} instead of {text!r}; put the sticker back on the reader")
 
 
-def wake(link: Link, sticker: Sticker) -> Sticker:
+def wake(link: Link, sticker: Selected) -> Selected:
     """Select the same tag again, as a new tap would (after a read or a write)."""
     for _ in range(3):  # a tag that was just active ignores the first wake-up and goes idle
         again = link.detect()
@@ -199,11 +163,6 @@ def wake(link: Link, sticker: Sticker) -> Sticker:
                 raise StickerError("another tag came onto the reader; write one sticker at a time")
             return again
     raise StickerError("the sticker left the reader; put it back")
-
-
-def reselect_and_read(link: Link, sticker: Sticker) -> str | None:
-    """Wake the same tag again and read its text (the check after a write)."""
-    return read_sticker(link, wake(link, sticker))
 
 
 def date_index(edition: Edition) -> list[str]:
@@ -279,7 +238,7 @@ def write_deck(
 
 def _wait_for(
     link: Link, poll: float, timeout: float | None, clock: Callable[[], float], sleep: Callable[[float], None]
-) -> Sticker | None:
+) -> Selected | None:
     start = clock()
     while timeout is None or clock() - start < timeout:
         sticker = link.detect()

@@ -1,12 +1,8 @@
 """Keeping the real parts going: open, watch, report, retry.
 
-Each part is opened through a supervisor rather than directly, so that a part
-that fails at start-up or later costs the table that part only (see `health`):
-the reader's loop keeps polling a `SupervisedReader` that answers "no tag" while
-the chip is away and reopens it every few seconds; the buttons are retried on a
-thread of their own until they open, then their pins are read every few seconds
-(a failed read closes them, to be reopened); the ring is reopened by `RingDriver`
-(its frames go to the page meanwhile).
+A part that fails at start-up or later costs the table that part only (`health`): the reader
+and the buttons are opened through a supervisor here, the ring by `RingDriver` (its frames go
+to the page meanwhile).
 """
 
 from __future__ import annotations
@@ -30,11 +26,9 @@ class Reader(Protocol):
 
 @dataclass(eq=False)
 class SupervisedReader:
-    """A reader whose reads never raise: a failure is reported, the chip closed and reopened later.
-
-    Every ``check_every`` seconds the chip's version register is read, because an
-    unplugged MFRC522 does not fail a poll: it just never sees a tag.
-    """
+    """A reader whose reads never raise ("no tag" while the chip is away): a failure is reported,
+    the chip closed and reopened later. Its version is read every ``check_every`` seconds: an
+    unplugged MFRC522 does not fail a poll, it just never sees a tag."""
 
     opener: Callable[[], Reader]
     health: Health

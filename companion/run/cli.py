@@ -112,11 +112,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def _mock(args: argparse.Namespace, tell: Any = print) -> bool:
-    from companion.hardware.machine import is_raspberry_pi
+    from companion.hardware.machine import board_model
 
     if args.mock:
         return True
-    if not is_raspberry_pi():
+    if "Raspberry Pi" not in board_model():
         tell(say("not_a_pi"))
         return True
     return False
@@ -298,10 +298,10 @@ def cmd_enroll(args: argparse.Namespace) -> int:
     else:
         import time
 
-        from companion.hardware.reader import TagDebouncer, open_pi_reader
+        from companion.hardware.reader import TagDebouncer, open_mfrc522
 
         try:
-            read_uid, _ = open_pi_reader(config.reader.rst_pin, config.reader.gain_db)
+            read_uid = open_mfrc522(config.reader.rst_pin, config.reader.gain_db).read_uid
         except RuntimeError as exc:
             return fail(str(exc))
         debouncer = TagDebouncer(config.reader.debounce)

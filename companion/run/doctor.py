@@ -171,9 +171,9 @@ def core_clocks(seconds: float = 1.5) -> tuple[int | None, int | None]:
 
 
 def _default_ring(config: Config) -> Any:
-    from companion.hardware.ring import open_ring
+    from companion.hardware.ring_spi import open_spi_ring
 
-    return open_ring(config.ring)
+    return open_spi_ring(config.ring)
 
 
 def _default_buttons(config: Config, press: Callable[[str], Any]) -> Any:
@@ -250,10 +250,10 @@ class Doctor:
         self.report(Check(name, False, say(code, **params), say(fix or f"{code}.fix", **params)))
 
     def broken(self, name: str, part: str, exc: Exception) -> None:
-        """A ✗ line for a part that failed: `companion.hardware.health.explain`'s cause and fix."""
-        from companion.hardware.health import explain
+        """A ✗ line for a part that failed: `companion.hardware.health.diagnose`'s cause and fix."""
+        from companion.hardware.health import diagnose
 
-        self.report(Check(name, False, *explain(part, exc)))
+        self.report(Check(name, False, *diagnose(part, exc)[:2]))
 
     def not_asked(self, name: str) -> Check:
         """A check that needs a person at the table, in a run that has none (no terminal)."""

@@ -20,7 +20,8 @@ from companion.engine import EditionError
 from companion.hardware.buttons import Buttons, MockButtons
 from companion.hardware.health import PARTS, Health
 from companion.hardware.reader import MockReader, ReaderLoop, TagDebouncer, open_mfrc522
-from companion.hardware.ring import RingDriver, RingLayout, SimulatedRing, open_ring
+from companion.hardware.ring import RingDriver, RingLayout, SimulatedRing
+from companion.hardware.ring_spi import open_spi_ring
 from companion.hardware.supervise import SupervisedButtons, SupervisedReader
 from companion.records.trekking import TREKKING, RecordError
 from companion.run.runtime import Runtime
@@ -171,7 +172,7 @@ def build_runtime(
         for part in PARTS:
             health.ok(part, "simulated (mock mode)", quiet=True)
     else:  # a part that does not open is reported and retried; the table starts anyway
-        driver.opener = functools.partial(open_ring, settings)
+        driver.opener = functools.partial(open_spi_ring, settings)
         driver.failed = True
         driver.reopen()
     resolver = TagResolver(table.board.edition, store.tags())

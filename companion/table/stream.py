@@ -233,12 +233,17 @@ class Stream:
                 if number != game or exc.code != "store_no_game":
                     self.log(say("journal_stream_unread", game=number, error=str(exc)))
                 continue
-            if number != game:
-                items.append(GameStarted(self.table, number, stored.created, self.store.codec.format,
-                                         stored.setup_json, stored.sum))  # fmt: skip
-            items += [committed(self.table, row) for row in stored.rows if number != game or row.seq > seq]
-            if stored.finished:
-                result = self.result(stored)
-                if result is not None:
-                    items.append(GameFinished(self.table, number, len(stored.rows), result))
+            items += self.game_items(stored, number, seq if number == game else None)
+        return items
+
+    def game_items(self, stored: StoredGame, number: int, after: int | None = None) -> list[StreamItem]:
+        """Game ``number`` as the stream tells it: its start, its events and its result; with
+        ``after``, its events after that seq (no start) and its result."""
+        items: list[StreamItem] = []
+        if after is None:
+            items.append(GameStarted(self.table, number, stored.created, self.store.codec.format,
+                                     stored.setup_json, stored.sum))  # fmt: skip
+        items += [committed(self.table, row) for row in stored.rows if row.seq > (after or 0)]
+        if stored.finished and (result := self.result(stored)) is not None:
+            items.append(GameFinished(self.table, number, len(stored.rows), result))
         return items

@@ -47,10 +47,6 @@ SENSORS: tuple[tuple[str, str, str, dict[str, str]], ...] = (
         {"state_class": "total_increasing"},
     ),
 )
-#: Configs an earlier version announced and this one does not: removed (an empty retained
-#: message) on each connection. "Status" was a sensor whose availability was the status
-#: itself, so it could never show offline: the connectivity binary sensor says it now.
-RETIRED = (("sensor", "status"),)
 
 
 def node_id(topics: Topics) -> str:
@@ -66,7 +62,7 @@ def discovery_messages(settings: VenueSettings, topics: Topics) -> list[tuple[st
     """(topic, retained payload) of every config to send on a connection: with ``home_assistant``
     the sensors, the connectivity binary sensor and (``tag_scans``) the tag scanner; an empty
     payload (the entity and the retained config removed) for each config not announced, so a
-    table retired from Home Assistant, or an entity of an earlier version, leaves nothing."""
+    table retired from Home Assistant leaves nothing."""
     node = node_id(topics)
     device = {
         "identifiers": [node],
@@ -101,6 +97,6 @@ def discovery_messages(settings: VenueSettings, topics: Topics) -> list[tuple[st
         announced = []
     messages = [(config_topic(settings, topics, c, o), encode(config)) for c, o, config in announced]
     kept = {(c, o) for c, o, _ in announced}
-    every = [("sensor", s[0]) for s in SENSORS] + [("binary_sensor", "connected"), scanner[:2], *RETIRED]
+    every = [("sensor", s[0]) for s in SENSORS] + [("binary_sensor", "connected"), scanner[:2]]
     messages += [(config_topic(settings, topics, c, o), b"") for c, o in every if (c, o) not in kept]
     return messages

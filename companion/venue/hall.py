@@ -40,6 +40,7 @@ from companion.venue.league import FinishedGame, ordered_games, past_of
 from companion.venue.topics import (
     MAX_PAYLOAD,
     Where,
+    broker_address,
     encode,
     parse_topic,
     read_json,
@@ -164,11 +165,6 @@ class Hall:
         self.index.execute("PRAGMA synchronous=FULL")
         self.index.execute(_SCHEMA)
         self.index.execute(_LINES)
-        columns = {row[1] for row in self.index.execute("PRAGMA table_info(games)")}
-        if "assisted" not in columns:  # an index from before the league knew assisted games
-            self.index.execute("ALTER TABLE games ADD COLUMN assisted INTEGER NOT NULL DEFAULT 0")
-        if "start" not in columns:  # an index from before competing setups were told apart
-            self.index.execute("ALTER TABLE games ADD COLUMN start TEXT NOT NULL DEFAULT ''")
         rows = self.index.execute(
             "SELECT tbl, game, seq, sum, setup, at, finished, result, assisted, start FROM games"
         )
@@ -313,20 +309,17 @@ class Hall:
         if key in self.games:  # retained: told again on every subscription; or a competing one
             held = self.games[key]
             fresh = key not in self.contenders and len(self.contenders) < MAX_TABLES
-            if fresh and not self._same_start(held, message):
+            if fresh and message.get("sum") != held.start:  # another chain: not the setup it started from
                 self.contenders[key] = message
                 self.problem("hall_competing_setup", table=table, game=number)
             return
         setup, chain = message.get("setup"), message.get("sum")
-        if (
-            message.get("format") != TREKKING.format
-            or not isinstance(setup, dict)
-            or not isinstance(chain, str)
-        ):
-            self.problem("hall_bad_message", table=table, kind="setup")
-            return
         try:
+            if message.get("format") != TREKKING.format or not isinstance(setup, dict):
+                raise ValueError("not a setup of this format")
             board = Board(TREKKING.setup_from_json(setup))
+            if not isinstance(chain, str):
+                raise ValueError("no chain start")
         except Exception:
             self.problem("hall_bad_message", table=table, kind="setup")
             return
@@ -386,15 +379,6 @@ class Hall:
             return
         game.waiting[seq] = message
         self._drain(game)
-
-    def _same_start(self, held: Game, message: dict[str, Any]) -> bool:
-        """Is ``message`` the setup ``held`` started from (its chain's start, else its setup)?"""
-        if held.start:
-            return bool(message.get("sum") == held.start)
-        row = self.index.execute(
-            "SELECT setup FROM games WHERE tbl = ? AND game = ?", (held.table, held.game)
-        ).fetchone()
-        return row is not None and json.loads(row[0]) == message.get("setup")
 
     def _contend(self, table: str, number: int, message: dict[str, Any]) -> bool:
         """An event for a (table, game) with a competing setup: the first event of the
@@ -506,10 +490,8 @@ class Hall:
     def _catch_up(self, table: str, live: Live, committed: Any) -> None:
         """The table's last committed (game, seq), from its state: ask it for every game and
         event the hall lacks up to there, whatever the broker lost while the hall was away."""
-        if not isinstance(committed, dict):
-            return
-        last, seq = committed.get("game"), committed.get("seq")
-        if not (isinstance(last, int) and isinstance(seq, int) and 0 < last < 10**9 and 0 <= seq < 10**9):
+        last, seq = _committed(committed) or (0, 0)
+        if not (0 < last < 10**9 and 0 <= seq < 10**9):
             return
         now = time.monotonic()
         for number in range(max(live.checked + 1, last - MAX_CATCH_UP), last):  # games before the last
@@ -655,7 +637,6 @@ class Hall:
     def connect(self, settings: VenueSettings, client_id: str = "") -> None:
         """Follow ``prefix/#`` on the broker: a persistent session at QoS 1, in the background."""
         from companion.venue.publisher import guarded, make_client
-        from companion.venue.topics import broker_address
 
         host, port, _ = broker_address(settings.broker)
         client = make_client(settings, client_id or f"{self.prefix}-hall-{socket.gethostname()}", clean=False)
@@ -697,15 +678,16 @@ class Hall:
             self.index.close()
 
 
+def _committed(committed: Any) -> tuple[int, int] | None:
+    """A state's ``committed`` (the table's last committed game and seq), or None when it says not."""
+    game, seq = (committed.get("game"), committed.get("seq")) if isinstance(committed, dict) else (0, None)
+    return (game, seq) if isinstance(game, int) and isinstance(seq, int) else None
+
+
 def _state_order(message: dict[str, Any]) -> tuple[tuple[int, int], int] | None:
     """Where a state stands: ((committed game, seq), the table's clock), or None when it says not."""
-    committed, at = message.get("committed"), message.get("at")
-    if not isinstance(committed, dict) or not isinstance(at, int):
-        return None
-    game, seq = committed.get("game"), committed.get("seq")
-    if not isinstance(game, int) or not isinstance(seq, int):
-        return None
-    return (game, seq), at
+    committed, at = _committed(message.get("committed")), message.get("at")
+    return None if committed is None or not isinstance(at, int) else (committed, at)
 
 
 def standings(finished: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -50,9 +50,6 @@ class Season:
     start: date
     end: date
 
-    def holds(self, started: datetime) -> bool:
-        return self.start <= started.date() <= self.end
-
     def to_json(self) -> dict[str, str]:
         return {"name": self.name, "from": self.start.isoformat(), "to": self.end.isoformat()}
 
@@ -178,7 +175,7 @@ def league_view(games: list[FinishedGame], book: LeagueBook, season: Season | No
     first, as the history page shows them; the seasons and the host's merges beside it."""
     aliases, undone = holding_merges([g.past for g in games], book.aliases())
     keyed = [with_aliases(g.past, aliases) for g in games]
-    chosen = [g for g in keyed if season is None or season.holds(g.started)]
+    chosen = [g for g in keyed if season is None or season.start <= g.started.date() <= season.end]
     # as a table's history: a game the coach advised in counts in the figures, not the ratings
     unrated = {g.past.id for g in games if g.assisted}
     players = [player_row(s) for s in player_stats(chosen, aliases, unrated)]

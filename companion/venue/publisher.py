@@ -25,12 +25,11 @@ from typing import Any
 
 from companion.store.log import StoreError
 from companion.table.session import Session
-from companion.table.stream import Committed, GameFinished, GameStarted, StreamItem, Subscription, committed
+from companion.table.stream import Committed, GameFinished, GameStarted, StreamItem, Subscription
 from companion.util.config import VenueSettings
 from companion.util.wording import CodedError, say
 from companion.venue.discovery import discovery_messages
 from companion.venue.topics import (
-    Stored,
     Topics,
     broker_address,
     encode,
@@ -106,12 +105,6 @@ def library_problem() -> str | None:
     return None
 
 
-def read_key(settings: VenueSettings) -> bytes | None:
-    """The table's key (``key_file``, hex on its first line), or None without one."""
-    text = first_line(settings.key_file)
-    return None if text is None else bytes.fromhex(text)
-
-
 def guarded(callback: Callable[..., None], log: Callable[[str], None]) -> Callable[..., None]:
     """``callback`` for paho's network thread, whatever a message holds: an exception there
     would end the thread, and the table or hall would stop unseen. ``log`` says what failed."""
@@ -174,24 +167,17 @@ def probe(settings: VenueSettings, timeout: float = 5.0) -> tuple[str, dict[str,
 class VenuePublisher:
     """Publishes one table's committed stream, status and state to the venue's broker."""
 
-    def __init__(
-        self,
-        settings: VenueSettings,
-        session: Session,
-        log: Callable[[str], None],
-        retry_max: int = 5,
-        stall_after: float = STALL_AFTER,
-    ) -> None:
+    def __init__(self, settings: VenueSettings, session: Session, log: Callable[[str], None]) -> None:
         self.settings = settings
         self.session = session
         self.log = log
-        self.retry_max = retry_max
-        self.stall_after = stall_after
-        #: The key the hall gave this table (``key_file``): its setups and events are signed.
+        self.retry_max = 5  # seconds between reconnections, at most
+        self.stall_after = STALL_AFTER
+        #: The key the hall gave this table (``key_file``, hex on its first line): what it sends is signed.
         self.key: bytes | None = None
         self._key_problem = ""
         try:
-            self.key = read_key(settings)
+            self.key = None if (hex_key := first_line(settings.key_file)) is None else bytes.fromhex(hex_key)
         except (OSError, ValueError, IndexError) as exc:  # said at start; nothing unsigned goes out
             self._key_problem = str(exc)
         self.table = session.stream.table
@@ -325,7 +311,7 @@ class VenuePublisher:
             told = read_stored(bytes(message.payload))
             if told is not None and self._from_hall(where.game, told):
                 with self._cond:
-                    self._behind[where.game] = (told.seq, told.setup)
+                    self._behind[where.game] = (told["seq"], told.get("setup", True))
                     self._cond.notify_all()
             return
         if message.topic.endswith("/status") and message.payload == b"online":  # Home Assistant restarted
@@ -333,21 +319,20 @@ class VenuePublisher:
                 self._discovery_due = True
                 self._cond.notify_all()
 
-    def _from_hall(self, game: int, told: Stored) -> bool:
-        """Is ``told`` the hall's news about ``game``? With a key, only an acknowledgement the hall
+    def _from_hall(self, game: int, message: dict[str, Any]) -> bool:
+        """Is ``message`` the hall's news about ``game``? With a key, only an acknowledgement the hall
         signed for this table and game, newer than the last read: a forged one would make the
         table send a game again or stop mending what a broker lost."""
         if self.key is None:
             return True
-        message = told.message
-        fresh = told.at > self._told_at.get(game, 0)
+        fresh = message.get("at", 0) > self._told_at.get(game, 0)
         mine = message.get("table") == self.table and message.get("game") == game
         if not (mine and fresh and signed_by(self.key, "stored", message)):
             self.forged_acks += 1
             if self.forged_acks == 1 or self.forged_acks % 1000 == 0:  # said, never a flood
                 self.log(say("venue_ack_refused", game=game, n=self.forged_acks))
             return False
-        self._told_at[game] = told.at
+        self._told_at[game] = message.get("at", 0)
         return True
 
     # --- the outbox's thread ---------------------------------------------------------------------
@@ -463,7 +448,8 @@ class VenuePublisher:
         """The hall stored ``game`` up to ``seq`` (``setup`` False: not even its setup): queue
         again, from the store, what follows and is no longer in the outbox (a broker lost it)."""
         try:
-            items = [i for i in self._items_of(game) if not (setup and isinstance(i, GameStarted))]
+            stored = self.session.store.load(game)
+            items = self.session.stream.game_items(stored, game, seq if setup else None)
         except Exception as exc:  # the store cannot be read now: the next acknowledgement asks again
             if not (isinstance(exc, StoreError) and exc.code == "store_no_game"):  # a game it never had
                 self.log(say("venue_again_unread", game=game, error=str(exc)))
@@ -473,11 +459,10 @@ class VenuePublisher:
             again = [
                 self._message(item, again=True)
                 for item in items
-                if item.game == game
-                and not (isinstance(item, Committed) and (item.seq <= seq or (game, item.seq) in waiting))
+                if not (isinstance(item, Committed) and (item.seq <= seq or (game, item.seq) in waiting))
             ]
             if setup and not any(m.seq for m in again):  # the hall lacks nothing: a result alone is no news
-                whole = any(isinstance(i, GameFinished) and i.game == game and i.seq <= seq for i in items)
+                whole = any(isinstance(i, GameFinished) and i.seq <= seq for i in items)
                 if whole and game not in self._cleared:  # the broker need not keep the game's setup
                     self._cleared.add(game)  # and result for anyone any more
                     self._outbox.extend(Message(self.topics.game(game, kind), b"", True, again=True)
@@ -486,17 +471,6 @@ class VenuePublisher:
                 return
             self._outbox.extend(again)
             self._cond.notify_all()
-
-    def _items_of(self, game: int) -> list[StreamItem]:
-        """Game ``game`` as the stream tells it (start, events, result), read alone from the store."""
-        stream, store = self.session.stream, self.session.store
-        stored = store.load(game)
-        items: list[StreamItem] = [GameStarted(self.table, game, stored.created, store.codec.format,
-                                               stored.setup_json, stored.sum)]  # fmt: skip
-        items += [committed(self.table, row) for row in stored.rows]
-        if stored.finished and (result := stream.result(stored)) is not None:
-            items.append(GameFinished(self.table, game, len(stored.rows), result))
-        return items
 
     def _publish_state(self) -> None:
         try:

@@ -111,27 +111,16 @@ def stored_message(table: str, game: int, seq: int, setup: bool = True, at: int 
     return {"table": table, "game": game, "seq": seq, "setup": setup, "at": at}
 
 
-@dataclass(frozen=True)
-class Stored:
-    """A hall's acknowledgement as the table reads it."""
-
-    seq: int
-    setup: bool
-    at: int
-    message: dict[str, Any]
-
-
-def read_stored(payload: bytes) -> Stored | None:
-    """A hall's acknowledgement, or None when the payload is none."""
+def read_stored(payload: bytes) -> dict[str, Any] | None:
+    """A hall's acknowledgement (`stored_message`, ``setup`` and ``at`` perhaps left out), or
+    None when the payload is none."""
     message = read_json(payload)
     if not isinstance(message, dict):
         return None
     seq, setup, at = message.get("seq"), message.get("setup", True), message.get("at", 0)
-    if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0 or not isinstance(setup, bool):
-        return None
-    if not isinstance(at, int) or isinstance(at, bool):
-        return None
-    return Stored(seq, setup, at, message)
+    if type(seq) is not int or seq < 0 or type(at) is not int or not isinstance(setup, bool):
+        return None  # (a bool is an int, not a number here)
+    return message
 
 
 def read_json(payload: bytes) -> Any:
@@ -141,11 +130,6 @@ def read_json(payload: bytes) -> Any:
         return json_bounds.parse(payload)
     except json_bounds.BadJson:
         return None
-
-
-#: What is signed, by topic kind: the table signs setups, events, results and its state; the
-#: hall signs its acknowledgements (``stored``) with the same table's key.
-SIGNED = ("setup", "events", "result", "state", "stored")
 
 
 def signature(key: bytes, kind: str, message: dict[str, Any]) -> str:

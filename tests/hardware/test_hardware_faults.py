@@ -23,7 +23,7 @@ from gpiozero.pins.mock import MockFactory, MockPin
 
 import companion.run.startup as app_module
 from companion.hardware.buttons import Buttons
-from companion.hardware.health import HardwareFault, Health, explain
+from companion.hardware.health import HardwareFault, Health, diagnose
 from companion.hardware.ring import SimulatedRing
 from companion.records.trekking import TREKKING
 from companion.run.runtime import Runtime
@@ -69,7 +69,7 @@ def pi_runtime(
     store = Store(tmp_path, TREKKING)
     new_game(store, ["Ann", "Ben"], config, seed=3, mock=False)
     store.close()
-    monkeypatch.setattr(app_module, "open_ring", ring_opener or (lambda s: SimulatedRing(s.leds)))
+    monkeypatch.setattr(app_module, "open_spi_ring", ring_opener or (lambda s: SimulatedRing(s.leds)))
     factory = MockFactory()
     monkeypatch.setattr(
         app_module, "Buttons", buttons or (lambda settings, press: Buttons(settings, press, factory))
@@ -112,7 +112,7 @@ def test_a_reader_whose_spi_device_is_missing_is_reported_with_the_fix_and_retri
     assert plays(rt), "the table goes on without its reader"
 
     assert rt.reader is not None
-    rt.reader.poll_once()  # within the retry window: not retried, not repeated
+    rt.reader.poll()  # within the retry window: not retried, not repeated
     assert len(console.about("reader")) == 1
 
     monkeypatch.undo()  # SPI enabled (and the rest of the monkeypatching gone, harmlessly)
@@ -121,7 +121,7 @@ def test_a_reader_whose_spi_device_is_missing_is_reported_with_the_fix_and_retri
     clock.now += 6
     taps: list[str] = []
     rt.reader.on_tap = taps.append
-    rt.reader.poll_once()
+    rt.reader.poll()
     assert status(rt, "reader")["ok"], rt.health.as_json()
     assert console.about("reader")[-1] == "reader: working again"
     assert taps == [A.uid_text]
@@ -138,7 +138,7 @@ def test_a_reader_that_stops_answering_later_is_reported_and_comes_back(
     assert rt.reader is not None
     chip.regs[fake_mfrc522.VERSION] = 0x00  # unplugged: SPI reads zeros, polls only see "no tag"
     clock.now += 6
-    rt.reader.poll_once()
+    rt.reader.poll()
     reader = status(rt, "reader")
     assert not reader["ok"] and "does not answer" in reader["message"] and "0x00" in reader["message"]
     assert "wiring.md" in reader["fix"]
@@ -146,7 +146,7 @@ def test_a_reader_that_stops_answering_later_is_reported_and_comes_back(
 
     chip.regs[fake_mfrc522.VERSION] = 0x92  # plugged back in
     clock.now += 6
-    rt.reader.poll_once()
+    rt.reader.poll()
     assert status(rt, "reader")["ok"]
     assert [line.split(":")[1].strip()[:11] for line in console.about("reader")] == [
         "MFRC522 ans", "NOT WORKING", "working aga",
@@ -167,11 +167,11 @@ def test_a_reader_whose_driver_raises_mid_poll_is_closed_and_reopened(
         raise OSError(121, "Remote I/O error")
 
     monkeypatch.setattr(fake_mfrc522._SpiDev, "xfer2", flaky)
-    rt.reader.poll_once()  # must not raise
+    rt.reader.poll()  # must not raise
     assert not status(rt, "reader")["ok"] and "OSError" in status(rt, "reader")["message"]
     monkeypatch.setattr(fake_mfrc522._SpiDev, "xfer2", real)
     clock.now += 6
-    rt.reader.poll_once()
+    rt.reader.poll()
     assert status(rt, "reader")["ok"]
 
 
@@ -208,7 +208,7 @@ def test_a_reader_whose_gpio_module_refuses_the_board_names_the_fix_of_the_modul
     monkeypatch.setattr(metadata, "version", version)
     with pytest.raises(HardwareFault) as caught:
         reader_module.open_mfrc522(25)
-    message, how = explain("reader", caught.value)
+    message, how, *_ = diagnose("reader", caught.value)
     assert cause in message and "only be run on a Raspberry Pi" in message
     assert fix in how and not_fix not in how
 
@@ -404,7 +404,7 @@ def test_buttons_that_fail_after_opening_are_reported_closed_reopened_and_presse
     ],
 )
 def test_each_fault_names_its_likely_cause_and_fix(part: str, exc: Exception, cause: str, fix: str) -> None:
-    message, how = explain(part, exc)
+    message, how, *_ = diagnose(part, exc)
     assert cause in message and fix in how
 
 

@@ -6,7 +6,7 @@ import random
 from pathlib import Path
 
 from companion.engine import ChooseItinerary, Reveal, Take
-from companion.hardware.reader import ReaderLoop, TagDebouncer, open_pi_reader
+from companion.hardware.reader import ReaderLoop, TagDebouncer, open_mfrc522
 from companion.run.startup import attach_reader
 from tests.support.fake_mfrc522 import Chip, Tag
 from tests.support.tables import make_runtime
@@ -16,7 +16,7 @@ B = Tag([0x09, 0x10, 0x20, 0x30])
 
 
 def test_the_driver_reads_a_uid_and_nothing_from_an_empty_field(chip: Chip) -> None:
-    read_uid, _ = open_pi_reader(25)
+    read_uid = open_mfrc522(25).read_uid
     assert read_uid() is None
     chip.put(A)
     assert read_uid() == A.uid_text
@@ -25,7 +25,7 @@ def test_the_driver_reads_a_uid_and_nothing_from_an_empty_field(chip: Chip) -> N
 
 
 def test_the_driver_reads_a_card_id_written_in_the_tag_text(chip: Chip) -> None:
-    _, read_text = open_pi_reader(25)
+    read_text = open_mfrc522(25).read_text
     chip.put(Tag.with_text([1, 2, 3, 4], "trek:I07"))
     assert read_text() == "trek:I07"
 
@@ -33,7 +33,7 @@ def test_the_driver_reads_a_card_id_written_in_the_tag_text(chip: Chip) -> None:
 def test_a_custom_reset_pin_is_passed_to_the_driver(chip: Chip) -> None:
     import sys
 
-    read_uid, _ = open_pi_reader(17)
+    read_uid = open_mfrc522(17).read_uid
     assert 11 in sys.modules["RPi.GPIO"].state["pins"], "BCM 17 is physical pin 11"
     chip.put(A)
     assert read_uid() == A.uid_text
@@ -43,7 +43,7 @@ def run(
     chip: Chip, script: list[tuple[float, list[Tag]]], poll: float = 0.1, window: float = 0.6
 ) -> list[str]:
     """Play a timeline (seconds, tags in the field) through the reader loop; return the taps."""
-    read_uid, _ = open_pi_reader(25)
+    read_uid = open_mfrc522(25).read_uid
     now = [0.0]
     taps: list[str] = []
     loop = ReaderLoop(read_uid, taps.append, poll, TagDebouncer(window), clock=lambda: now[0])
@@ -51,7 +51,7 @@ def run(
         chip.put(*tags)
         end = now[0] + duration
         while now[0] < end:
-            loop.poll_once()
+            loop.poll()
             now[0] += poll
     return taps
 
@@ -90,7 +90,8 @@ def test_noise_never_invents_a_tag(chip: Chip) -> None:
 def test_takes_through_the_emulated_reader_count_exactly_once(chip: Chip, tmp_path: Path) -> None:
     rt = make_runtime(tmp_path)
     now = [0.0]
-    loop = attach_reader(rt, *open_pi_reader(25), clock=lambda: now[0])
+    reader = open_mfrc522(25)
+    loop = attach_reader(rt, reader.read_uid, reader.read_text, clock=lambda: now[0])
     ed = rt.table.board.edition
     tags = {}
     for n, card in enumerate([c.id for c in ed.cards] + [i.id for i in ed.itineraries] + ["ancestor"]):
@@ -106,11 +107,11 @@ def test_takes_through_the_emulated_reader_count_exactly_once(chip: Chip, tmp_pa
         counted = count(rt.table.board.moves)
         chip.put(tags[rng.choice(expect["choices"])])
         for _ in range(25):  # held 2.5 s, with the READY/IDLE flicker and noise
-            loop.poll_once()
+            loop.poll()
             now[0] += 0.1
         chip.clear()
         for _ in range(10):
-            loop.poll_once()
+            loop.poll()
             now[0] += 0.1
         if rt.table.pending is not None:
             rt.table.press("confirm")
@@ -128,11 +129,12 @@ def count(moves: list[object]) -> dict[type, int]:
 def test_a_tag_with_its_card_id_in_its_text_works_without_enrolment(chip: Chip, tmp_path: Path) -> None:
     rt = make_runtime(tmp_path)
     now = [0.0]
-    loop = attach_reader(rt, *open_pi_reader(25), clock=lambda: now[0])
+    reader = open_mfrc522(25)
+    loop = attach_reader(rt, reader.read_uid, reader.read_text, clock=lambda: now[0])
     first = rt.table.expect()["choices"][0]
     chip.put(Tag.with_text([7, 7, 7, 7], f"trek:{first}"))
     for _ in range(5):
-        loop.poll_once()
+        loop.poll()
         now[0] += 0.1
     assert rt.table.board.itinerary.count(-1) == 1, f"the itinerary {first} was chosen from the tag's text"
     rt.stop()
@@ -143,7 +145,7 @@ def test_the_reader_is_opened_once_on_spi1_and_only_its_own_reset_pin_is_driven(
     (the ring's bus now) and drove physical pin 22 before the real driver object was made."""
     import sys
 
-    read_uid, _ = open_pi_reader(17)
+    read_uid = open_mfrc522(17).read_uid
     assert chip.opened == [(1, 0)], "one handle, on the reader's bus"
     assert set(sys.modules["RPi.GPIO"].state["pins"]) == {11}, "RST on BCM 17 (pin 11), never pin 22"
     chip.put(A)

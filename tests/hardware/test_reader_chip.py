@@ -64,7 +64,7 @@ def test_a_card_is_read_removed_and_read_again_and_idle_polls_stay_cheap(chip: C
         chip.put(*tags)
         for _ in range(polls):
             before = chip.spi_exchanges
-            loop.poll_once()
+            loop.poll()
             if not tags:
                 costs.append(chip.spi_exchanges - before)
             now[0] += 0.1
@@ -204,7 +204,7 @@ def test_the_table_sets_the_configured_gain_and_sets_it_again_after_the_chip_res
     new_game(store, ["Ann", "Ben"], config, seed=3, mock=False)
     store.close()
     factory = MockFactory()
-    monkeypatch.setattr(startup, "open_ring", lambda settings: SimulatedRing(settings.leds))
+    monkeypatch.setattr(startup, "open_spi_ring", lambda settings: SimulatedRing(settings.leds))
     monkeypatch.setattr(startup, "Buttons", lambda settings, press, **kw: Buttons(settings, press, factory))
     now = [1000.0]
     rt = startup.build_runtime(config, tmp_path, mock=False, pin="2468", say=lambda _: None,
@@ -216,11 +216,11 @@ def test_the_table_sets_the_configured_gain_and_sets_it_again_after_the_chip_res
         assert rt.reader is not None
         taps: list[str] = []
         rt.reader.on_tap = taps.append
-        rt.reader.poll_once()
+        rt.reader.poll()
         assert taps == [] and chip.gain_db == 33, "a reset chip hears no tag"
         now[0] += 6  # the supervisor checks the chip every 5 s
         for _ in range(5):
-            rt.reader.poll_once()
+            rt.reader.poll()
             now[0] += 0.1
         assert chip.gain_db == 23 and taps == [CLASSIC_TAG.uid_text]
     finally:

@@ -160,7 +160,7 @@ def test_reader_loop_polls_and_survives_errors() -> None:
         read, taps.append, 0.01, TagDebouncer(0.5), clock=lambda: next(clock), on_error=errors.append
     )
     for _ in range(7):
-        loop.poll_once()
+        loop.poll()
     assert taps == ["A", "B"] and len(errors) == 1 and loop.polls == 7
 
 

@@ -8,9 +8,8 @@ from typing import Any
 import pytest
 
 from companion.editions import shipped_edition
+from companion.hardware.rc522 import CLASSIC, NTAG
 from companion.hardware.stickers import (
-    CLASSIC,
-    NTAG,
     Link,
     date_index,
     ndef_text,
@@ -92,16 +91,16 @@ def test_write_a_deck_in_date_index_order_and_read_it_back(chip: Chip) -> None:
 
 
 def test_the_table_reads_an_ntag_sticker_through_the_pi_reader(chip: Chip) -> None:
-    from companion.hardware.reader import open_pi_reader
+    from companion.hardware.reader import open_mfrc522
 
     tag = ntag(9)
     tag.pages = {
         4 + i // 4: ndef_text("trek:I07")[i : i + 4] for i in range(0, len(ndef_text("trek:I07")), 4)
     }
     chip.put(tag)
-    read_uid, read_text_ = open_pi_reader(25)
-    assert read_uid() == tag.uid_text
-    assert read_text_() == "trek:I07"
+    reader = open_mfrc522(25)
+    assert reader.read_uid() == tag.uid_text
+    assert reader.read_text() == "trek:I07"
 
 
 def test_a_write_that_does_not_take_is_caught_by_the_read_back(chip: Chip) -> None:

@@ -44,7 +44,7 @@ def test_home_assistant_hears_a_tap_on_the_real_reader_through_its_thread(
     store = Store(tmp_path / "t1", TREKKING)
     new_game(store, ["Ann", "Ben"], config, seed=3, mock=False)
     store.close()
-    monkeypatch.setattr(startup, "open_ring", lambda settings: SimulatedRing(settings.leds))
+    monkeypatch.setattr(startup, "open_spi_ring", lambda settings: SimulatedRing(settings.leds))
     factory = MockFactory()
     monkeypatch.setattr(
         startup, "Buttons", lambda settings, press, **kw: Buttons(settings, press, factory, **kw)

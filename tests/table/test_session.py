@@ -102,7 +102,7 @@ def test_a_reader_tap_is_resolved_once_and_its_options_scanned_once(tmp_path: Pa
     loop = attach_reader(rt, lambda: taps.pop() if taps else None, lambda: None)
     heard: list[Outcome] = []
     rt.session.listen(lambda t, outcome: heard.append(outcome))
-    assert loop.poll_once() == card
+    assert loop.poll()[0] == card
     assert heard and heard[-1].code == "took", heard
     assert resolved == [card], "resolved once"
     assert len(scans) == 1, "the take's options scanned once"
@@ -116,7 +116,7 @@ def test_a_tag_carrying_its_card_in_its_text_is_resolved_from_the_text(tmp_path:
     loop = attach_reader(rt, lambda: taps.pop() if taps else None, lambda: f"trek:{itinerary}")
     heard: list[Outcome] = []
     rt.session.listen(lambda t, outcome: heard.append(outcome))
-    loop.poll_once()
+    loop.poll()
     assert heard[-1].code == "itinerary_chosen" and heard[-1].params["itinerary"] == itinerary
     rt.stop()
 

@@ -228,7 +228,7 @@ class Hand:
         self.readings = [uid, uid, None, uid, uid] + [None] * 12
         while self.readings:
             self.now += 0.05
-            self.loop.poll_once()
+            self.loop.poll()
 
 
 def test_a_whole_game_through_the_reader_loop_with_enrolled_tags(tmp_path: Path) -> None:

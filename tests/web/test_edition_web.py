@@ -225,7 +225,7 @@ def test_the_real_reader_gives_the_transcription_the_uid_not_the_stickers_text(e
     readings = iter(["1234567", None, None])
     loop = attach_reader(rt, lambda: next(readings, None), lambda: "trek:I07", clock=lambda: 0.0)
     moves = len(rt.table.board.moves)
-    loop.poll_once()
+    loop.poll()
     assert http.get("/api/library/transcribe/tag", headers=PIN).get_json()["tag"] == "1234567"
     assert len(rt.table.board.moves) == moves
 
