@@ -391,7 +391,14 @@ class RingDriver:
         if self.view is None:
             self.notify(self.table)
         assert self.view is not None
-        return render(replace(self.view, cue_age=now - self.view_at), self.layout, now)
+        return render(self.aged(now), self.layout, now)
+
+    def aged(self, now: float) -> ClockView:
+        """`view` with its cue's age at ``now``: only a cue the ring draws reads its age, and
+        `replace` costs a third of a frame between turns, so other views are taken as they are."""
+        assert self.view is not None
+        view = self.view
+        return replace(view, cue_age=now - self.view_at) if view.cue in CUE_SECONDS else view
 
     def brightness(self) -> float:
         """`brightness_now`, read once per minute of the wall clock (it only changes on a minute)."""
@@ -486,7 +493,7 @@ class RingDriver:
         now = self.clock()
         if self.overlay is not None or self.view is None or not self.last:
             return period
-        if moving(replace(self.view, cue_age=now - self.view_at), self.layout):
+        if moving(self.aged(now), self.layout):
             return period
         wait = self._brightness[1] - self.wall() + 0.001
         if self.failed and self.opener is not None:
