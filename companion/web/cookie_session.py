@@ -55,10 +55,7 @@ class SignedIdCookie(SessionInterface):
         """The cookie, written only when the session changed: set at login or when a phone takes
         its first seat, deleted when neither is left."""
         if session.accessed:  # caches keep one answer per cookie
-            if response.headers.getlist("Vary"):
-                response.vary.add("Cookie")
-            else:  # the usual case, without `response.vary`'s parse of a header that is not there
-                response.headers["Vary"] = "Cookie"
+            response.vary.add("Cookie")
         if not session.modified:
             return
         name, domain, path = self.get_cookie_name(app), self.get_cookie_domain(app), self.get_cookie_path(app)
