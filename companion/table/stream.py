@@ -241,8 +241,11 @@ class Stream:
         ``after``, its events after that seq (no start) and its result."""
         items: list[StreamItem] = []
         if after is None:
-            items.append(GameStarted(self.table, number, stored.created, self.store.codec.format,
-                                     stored.setup_json, stored.sum))  # fmt: skip
+            items.append(
+                GameStarted(
+                    self.table, number, stored.created, self.store.codec.format, stored.setup_json, stored.sum
+                )
+            )
         items += [committed(self.table, row) for row in stored.rows if row.seq > (after or 0)]
         if stored.finished and (result := self.result(stored)) is not None:
             items.append(GameFinished(self.table, number, len(stored.rows), result))

@@ -171,8 +171,9 @@ class Hall:
         for table, number, seq, chain, setup, at, finished, result, assisted, start in rows:
             kept = {} if finished else json.loads(setup)  # a finished game's setup stays on disk
             result = json.loads(result) if result else None
-            self.games[(table, number)] = Game(table, number, kept, at, seq, chain, result=result,
-                                               assisted=bool(assisted), start=start)  # fmt: skip
+            self.games[(table, number)] = Game(
+                table, number, kept, at, seq, chain, result=result, assisted=bool(assisted), start=start
+            )
             self.live.setdefault(table, Live())
         for table, number, seq, clock in self.index.execute("SELECT tbl, game, seq, clock FROM lines"):
             self.live.setdefault(table, Live()).committed, self.live[table].clock = (number, seq), clock
