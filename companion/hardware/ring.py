@@ -51,10 +51,23 @@ class RingLayout:
     twelve: int = 0
     clockwise: bool = True
 
+    @functools.cached_property
+    def hours(self) -> tuple[int, ...]:
+        """The LED of each hour, 12 o'clock first: worked out once, read at every frame."""
+        steps = (round(hour * self.leds / 12) for hour in range(12))
+        return tuple((self.twelve + (step if self.clockwise else -step)) % self.leds for step in steps)
+
+    @functools.cached_property
+    def face(self) -> tuple[RGB, ...]:
+        """The clock face every game frame starts from: the hours faintly lit."""
+        frame = [OFF] * self.leds
+        for led in self.hours:
+            frame[led] = MARKER
+        return tuple(frame)
+
     def led(self, hour: int) -> int:
         """The LED of ``hour`` (0 and 12 are both 12 o'clock)."""
-        step = round((hour % 12) * self.leds / 12)
-        return (self.twelve + (step if self.clockwise else -step)) % self.leds
+        return self.hours[hour % 12]
 
     @property
     def spare(self) -> int:
@@ -86,6 +99,15 @@ class ClockView:
     cue_age: float = 99.0  # seconds since the cue
     winners: tuple[RGB, ...] = ()
     armed: int = 0  # crystals the mover chose before tapping a card
+
+    @functools.cached_property
+    def stacks(self) -> tuple[tuple[int, tuple[tuple[int, Watch], ...]], ...]:
+        """The watches by hour, each hour's stack top first, with their indexes: sorted once
+        per view, drawn at every frame."""
+        by_hour: dict[int, list[tuple[int, Watch]]] = {}
+        for i, w in enumerate(self.watches):
+            by_hour.setdefault(w.hour % 12, []).append((i, w))
+        return tuple((hour, tuple(sorted(s, key=lambda iw: iw[1].height))) for hour, s in by_hour.items())
 
 
 def scale(colour: RGB, k: float) -> RGB:
@@ -122,12 +144,12 @@ def waiting_glow(frame: list[RGB], view: ClockView, layout: RingLayout, t: float
     n = layout.leds
     if view.waiting == "itinerary" and view.waiting_colour is not None:
         glow = scale(view.waiting_colour, 0.15 + 0.15 * math.sin(t * 2 * math.pi / 2.0))
-        for hour in range(12):
-            frame[layout.led(hour)] = glow
+        for led in layout.hours:
+            frame[led] = glow
     elif view.waiting == "reveal":
         glow = scale(WHITE, 0.15 + 0.1 * math.sin(t * 2 * math.pi / 1.5))
-        for hour in range(12):
-            frame[layout.led(hour)] = glow
+        for led in layout.hours:
+            frame[led] = glow
         head = int(t * n / 1.5) % n
         for k in range(3):
             led = layout.after(layout.led(0), head - k)
@@ -137,13 +159,10 @@ def waiting_glow(frame: list[RGB], view: ClockView, layout: RingLayout, t: float
 def render(view: ClockView, layout: RingLayout, t: float) -> list[RGB]:
     """The ring's picture at time ``t`` (seconds, any origin)."""
     n = layout.leds
-    frame: list[RGB] = [OFF] * n
-    for hour in range(12):
-        frame[layout.led(hour)] = MARKER
-
     whole = whole_ring(view, n, t)
     if whole is not None:
         return whole
+    frame = list(layout.face)
     waiting_glow(frame, view, layout, t)
 
     if view.preview is not None and view.mover is not None:
@@ -159,11 +178,7 @@ def render(view: ClockView, layout: RingLayout, t: float) -> list[RGB]:
         for k in range(1, min(view.armed, 11) + 1):
             frame[layout.led(hour + k)] = CRYSTAL
 
-    by_hour: dict[int, list[tuple[int, Watch]]] = {}
-    for i, w in enumerate(view.watches):
-        by_hour.setdefault(w.hour % 12, []).append((i, w))
-    for hour, stack in by_hour.items():
-        stack.sort(key=lambda iw: iw[1].height)
+    for hour, stack in view.stacks:
         led = layout.led(hour)
         if layout.spare:
             shown = stack[: layout.spare + 1]
