@@ -10,6 +10,7 @@ write leaves the reader the latest projection (`READ_WAIT`).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 from collections.abc import Callable
@@ -225,6 +226,17 @@ class Snapshots(CommittingTable):
             if found.page_text is None:
                 found.page_text = COMPACT.encode(self.page_of(found))
             return found.version, found.page_text
+
+    def wake(self) -> None:
+        """Tell the live pages of a change, with their snapshot made first when pages read the
+        last one: made here, by the thread that made the change, what it changed is in hand
+        (made by the pages' writer after it woke, it cost about twice as much: docs/benchmarks.md).
+        A snapshot that fails here is made again, and said, by the first page to ask."""
+        found = self.latest
+        if found is not None and found.page_text is not None and found.version != self.version:
+            with contextlib.suppress(Exception):  # the pages' writer asks again and logs it
+                self.page_text()
+        super().wake()
 
     def continued_replay(self) -> Replay:
         """The replay of the stored log for the page, continued from the last snapshot's

@@ -156,3 +156,45 @@ def test_a_reader_is_never_held_by_an_input_that_holds_the_lock(tmp_path: Path) 
         holder.join(10)
     assert json.loads(table.state_text())["version"] == table.version
     rt.stop()
+
+
+def test_pages_watching_get_the_next_snapshot_made_by_the_change(tmp_path: Path) -> None:
+    """Once a page read a version's snapshot, the next change makes its own before the pages
+    are woken (by the thread that made it); with no page reading, a change makes none."""
+    rt = make_runtime(tmp_path)
+    table = rt.table
+    rng = random.Random(4)
+    play_turn(rt, rng)
+    assert table.latest is None or table.latest.page_text is None  # no page: nothing made
+    table.page_text()  # a page reads this version
+    play_turn(rt, rng)
+    found = table.latest
+    assert found is not None and found.version == table.version and found.page_text is not None
+    assert found.page_text == compact(plain_page(rt))
+    rt.stop()
+
+
+def test_a_snapshot_failing_at_the_change_loses_nothing(tmp_path: Path) -> None:
+    """The page's snapshot failing when a change makes it (a bug): the input is stored and
+    answered, the pages are still woken, and the next page to ask gets it."""
+    rt = make_runtime(tmp_path)
+    table = rt.table
+    table.page_text()
+    real, notify = table.page_of, table.changed.notify_all
+    woken: list[int] = []
+
+    def broken(found: Any) -> dict[str, Any]:
+        raise RuntimeError("a bug in the page's snapshot")
+
+    def told() -> None:
+        woken.append(table.version)
+        notify()
+
+    table.page_of, table.changed.notify_all = broken, told  # type: ignore[method-assign]
+    expect, stored = table.expect(), len(table.stored)
+    assert expect is not None
+    assert rt.tap(expect["choices"][0]).accepted
+    assert woken == [table.version] and len(table.stored) > stored
+    table.page_of = real  # type: ignore[method-assign]
+    assert table.page_text() == (table.version, compact(plain_page(rt)))
+    rt.stop()
