@@ -94,8 +94,8 @@ class Replay:
     """A `replay` that can be continued: the stored log only grows, so each change replays
     only the events stored since the last snapshot, and gives the `Past` a whole replay would
     (an undo takes the board back exactly, and the log's entries never change once in it).
-    Kept: bench_step at 20 pages (issue 35) read 1.2 ms (reader) and 0.7 ms (browser) a step
-    more with a whole replay; dropped in one place, `Snapshots.continued_replay` (`continues`)."""
+    Kept because a whole replay at each change grew with the game (docs/benchmarks.md);
+    dropped in one place, `Snapshots.continued_replay` (`continues`)."""
 
     def __init__(self, setup: Setup, source: Sequence[Event], dealt: bool = False) -> None:
         self.setup, self.source, self.dealt = setup, source, dealt
