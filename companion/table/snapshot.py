@@ -55,7 +55,7 @@ class Projection:
     """The table as its readers see it at one version: the state (shared: never change it),
     its text, the standings it was made of, and the page's text once asked (`Snapshots.page_text`)."""
 
-    __slots__ = ("extras", "page_text", "standings", "state", "state_text", "version")
+    __slots__ = ("asked", "extras", "page_text", "standings", "state", "state_text", "version")
 
     def __init__(
         self, version: int, extras: tuple[str, ...], state: dict[str, Any], standings: list[Standing]
@@ -63,6 +63,8 @@ class Projection:
         self.version, self.extras, self.state, self.standings = version, extras, state, standings
         self.state_text = COMPACT.encode(state)
         self.page_text: str | None = None
+        #: Whether a page asked for `page_text` (not only the change that made it ahead).
+        self.asked = False
 
 
 class Snapshots(CommittingTable):
@@ -222,13 +224,19 @@ class Snapshots(CommittingTable):
         """`page_json` as compact JSON with its version, made once per version however many
         pages are watching (they all ask right after each change)."""
         found = self.latest
-        if self.current(found) and found is not None and found.page_text is not None:
-            return found.version, found.page_text
-        with self.lock:
-            found = self.projection()
-            if found.page_text is None:
-                found.page_text = self.page_encoded(self.page_of(found))
-            return found.version, found.page_text
+        if not (self.current(found) and found is not None and found.page_text is not None):
+            with self.lock:
+                found = self.page_made()
+        found.asked = True
+        assert found.page_text is not None
+        return found.version, found.page_text
+
+    def page_made(self) -> Projection:
+        """The current projection with its page's text (the caller holds the lock)."""
+        found = self.projection()
+        if found.page_text is None:
+            found.page_text = self.page_encoded(self.page_of(found))
+        return found
 
     def page_encoded(self, page: dict[str, Any]) -> str:
         """``page`` as compact JSON, its log's entries each encoded once: an entry never
@@ -249,14 +257,14 @@ class Snapshots(CommittingTable):
         return "{" + ",".join(part for part in parts if part) + "}"
 
     def wake(self) -> None:
-        """Tell the live pages of a change, with their snapshot made first when pages read the
-        last one: made here, by the thread that made the change, what it changed is in hand
-        (made by the pages' writer after it woke, it cost about twice as much: docs/benchmarks.md).
-        A snapshot that fails here is made again, and said, by the first page to ask."""
+        """Tell the live pages of a change, with their snapshot made first when a page read the
+        last one: made here, by the thread that made the change, what it changed in hand (made
+        by the pages' writer once woken, it cost a fifth more: docs/benchmarks.md). A snapshot
+        that fails here is made again, and said, by the first page to ask."""
         found = self.latest
-        if found is not None and found.page_text is not None and found.version != self.version:
-            with contextlib.suppress(Exception):  # the pages' writer asks again and logs it
-                self.page_text()
+        if found is not None and found.asked and found.version != self.version:
+            with contextlib.suppress(Exception), self.lock:  # the pages' writer asks again and logs it
+                self.page_made()
         super().wake()
 
     def continued_replay(self) -> Replay:

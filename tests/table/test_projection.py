@@ -165,12 +165,16 @@ def test_pages_watching_get_the_next_snapshot_made_by_the_change(tmp_path: Path)
     table = rt.table
     rng = random.Random(4)
     play_turn(rt, rng)
-    assert table.latest is None or table.latest.page_text is None  # no page: nothing made
+    found = table.latest
+    assert found is None or found.version != table.version or found.page_text is None  # no page
     table.page_text()  # a page reads this version
     play_turn(rt, rng)
     found = table.latest
     assert found is not None and found.version == table.version and found.page_text is not None
     assert found.page_text == compact(plain_page(rt))
+    play_turn(rt, rng)  # no page read the last one: they are gone
+    found = table.latest
+    assert found is None or found.version != table.version or found.page_text is None
     rt.stop()
 
 
