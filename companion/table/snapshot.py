@@ -1,11 +1,12 @@
 """The table as JSON: what `GET /api/state` answers and what every live page draws.
 
 One projection per version (`Projection`): the state is projected and encoded once per
-change of the table's version, the page's snapshot made and encoded once when first asked,
-however many pages, polls and answers read them. A page's field is written in one place,
-`companion.table.view.page_state`; the state's in `Snapshots.state_members_of`. A reader of
-the state never waits long for the table's lock: an input that holds it through a slow store
-write leaves the reader the latest projection (`READ_WAIT`).
+change of the table's version, the page's snapshot made and encoded once (by the change
+itself while pages watch, else when first asked), however many pages, polls and answers
+read them. A page's field is written in one place, `companion.table.view.page_state`; the
+state's in `Snapshots.state_members_of`. A reader of the state never waits long for the
+table's lock: an input that holds it through a slow store write leaves the reader the latest
+projection (`READ_WAIT`).
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ the figures). Here a page's own server thread sends the first snapshot and
 hands the connection over (`companion.web.http_server.GuardedChannel.hand_over`): the
 thread is free again, and waitress's event loop, which walks every connection it holds
 several times a request, no longer walks the page's. The `Broadcaster` owns the socket
-from then on: one thread writes each new snapshot (encoded once, `SseMessages`) and the
+from then on: one thread writes each new snapshot (made by the change's own thread while
+pages watch, `companion.table.snapshot.Snapshots.wake`; framed once, `SseMessages`) and the
 heartbeats to every page, another watches the sockets (a page gone, output drained).
 
 Each message is written as one HTTP/1.1 chunk, as waitress frames what an application
