@@ -370,6 +370,9 @@ class RingDriver:
     sleeping: bool = False
     #: When the cue of `view` was given (the table's latest outcome): its age grows per frame.
     view_at: float = 0.0
+    #: A view and the same once its cue is over (no cue drawn): made once per change, not at
+    #: every frame of the turn that follows a refusal, a bonus or a Day's end.
+    after_cue: tuple[ClockView, ClockView] | None = None
     #: The wall clock (seconds since the epoch) the night brightness is read from.
     wall: Callable[[], float] = time.time
     #: The ring `last` was written to: only its changed LEDs are sent again.
@@ -395,7 +398,9 @@ class RingDriver:
         is drawn within a frame anyway). Called with the table's lock held (listeners are)."""
         with table.lock:
             self.table = table
-            self.view, self.view_at = view_of(table, table.last.at), table.last.at
+            view = view_of(table, table.last.at)
+            self.after_cue = (view, replace(view, cue=None)) if view.cue in CUE_SECONDS else None
+            self.view, self.view_at = view, table.last.at
         if self.sleeping:
             self._wake.set()
 
@@ -410,10 +415,16 @@ class RingDriver:
 
     def aged(self, now: float) -> ClockView:
         """`view` with its cue's age at ``now``: only a cue the ring draws reads its age, and
-        `replace` costs a third of a frame between turns, so other views are taken as they are."""
-        assert self.view is not None
+        only while it lasts (`replace` costs a third of a frame between turns); after it, the
+        view without its cue (`after_cue`), and other views as they are."""
         view = self.view
-        return replace(view, cue_age=now - self.view_at) if view.cue in CUE_SECONDS else view
+        assert view is not None
+        if view.cue not in CUE_SECONDS:
+            return view
+        age, after = now - self.view_at, self.after_cue
+        if age >= CUE_SECONDS[view.cue] and after is not None and after[0] is view:
+            return after[1]
+        return replace(view, cue_age=age)
 
     def brightness(self) -> float:
         """`brightness_now`, read once per minute of the wall clock (it only changes on a minute)."""

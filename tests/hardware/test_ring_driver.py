@@ -310,3 +310,27 @@ def test_a_ring_failing_mid_frame_is_sent_whole_after(rt: Runtime) -> None:
             now[0] += 0.05
             driver.draw()
     assert ring.shows == 3 and driver.last == [], "the next frame is sent whole"
+
+
+def test_a_cue_over_is_not_aged_again_at_every_frame(tmp_path: Path) -> None:
+    """After a refusal's flash, the turn goes on for as long as the player thinks: the frames
+    draw the view without its cue, made once at the change, not a new view each frame; and
+    draw what the cue's age would (no flash)."""
+    rt = make_runtime(tmp_path)
+    now = [0.0]
+    driver = RingDriver(rt.table, SimulatedRing(24), rt.layout, FULL, lambda: now[0])
+    try:
+        assert not rt.tap("no-such-card").accepted  # a refusal: the red flash
+        driver.notify(rt.table)
+        view, at = driver.view, driver.view_at
+        assert view is not None and view.cue == "reject"
+        now[0] = at + 0.1
+        assert driver.aged(now[0]).cue_age == pytest.approx(0.1), "the flash is drawn while it lasts"
+        shown = []
+        for k in range(3):
+            now[0] = at + 1.0 + k / 30
+            shown.append(driver.aged(now[0]))
+            assert driver.draw() == render(replace(view, cue_age=now[0] - at), rt.layout, now[0])
+        assert shown[0] is shown[1] is shown[2], "the same view, frame after frame"
+    finally:
+        rt.stop()
