@@ -19,7 +19,15 @@ from typing import Any
 from companion.editions import EditionNotFound, load_named, read_edition_text
 from companion.engine import EditionError
 from companion.engine.words import year_text
-from companion.run.commands import EXIT_USAGE, add_command, data_dir, fail, open_store, refused
+from companion.run.commands import (
+    EXIT_USAGE,
+    add_command,
+    data_dir,
+    fail,
+    open_store,
+    reader_refused,
+    refused,
+)
 from companion.util.wording import CodedError, say
 
 #: A fault that may pass (the port still in use after `companion.run.serving.BIND_RETRY_SECONDS`, the disk
@@ -302,8 +310,8 @@ def cmd_enroll(args: argparse.Namespace) -> int:
 
         try:
             read_uid = open_mfrc522(config.reader.rst_pin, config.reader.gain_db).read_uid
-        except RuntimeError as exc:
-            return fail(str(exc))
+        except Exception as exc:
+            return reader_refused(exc)
         debouncer = TagDebouncer(config.reader.debounce)
         print(say("tap_a_tag"))
 

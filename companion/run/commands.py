@@ -59,6 +59,15 @@ def refused(exc: Exception) -> int:
     return EXIT_USAGE
 
 
+def reader_refused(exc: Exception) -> int:
+    """`fail` for a reader a command could not open (no driver, SPI1 off, the GPIO refused):
+    the catalogue's cause and fix, as `companion run` and the doctor say them."""
+    from companion.hardware.health import diagnose
+
+    cause, fix, *_ = diagnose("reader", exc)
+    return fail(f"{cause}: {fix}")
+
+
 def data_dir(args: argparse.Namespace) -> Path:
     """The data directory a command works in: its ``--data-dir``, or `DEFAULT_DATA_DIR`."""
     return Path(args.data_dir) if args.data_dir else DEFAULT_DATA_DIR

@@ -32,7 +32,7 @@ from companion.editions import (
     validate,
 )
 from companion.engine.edition import edition_to_json
-from companion.run.commands import EXIT_USAGE, add_command, data_dir, fail, open_store
+from companion.run.commands import EXIT_USAGE, add_command, data_dir, fail, open_store, reader_refused
 from companion.util.wording import say
 
 #: Every action takes the data directory (`companion.run.commands.SHARED_OPTIONS`).
@@ -202,7 +202,6 @@ def cmd_delete(args: argparse.Namespace) -> int:
 def cmd_stickers(args: argparse.Namespace) -> int:
     """Write trek:<card id> onto blank stickers, in Date Index order, checking each."""
     from companion.hardware import reader as pi_reader
-    from companion.hardware.health import HardwareFault
     from companion.hardware.stickers import Link, date_index, whole_box, write_deck
     from companion.util.config import load_config
 
@@ -215,8 +214,8 @@ def cmd_stickers(args: argparse.Namespace) -> int:
         order = order[order.index(args.start) :]
     try:  # the reader opened as the table opens it (its faults in the catalogue's words)
         reader = pi_reader.open_mfrc522(config.reader.rst_pin, config.reader.gain_db)
-    except HardwareFault as exc:
-        return fail(f"{exc}: {exc.fix}")
+    except Exception as exc:
+        return reader_refused(exc)
     print(say("stickers_to_write", n=len(order)))
     try:
         link = Link(reader.driver, rc522=reader.chip)

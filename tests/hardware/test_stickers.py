@@ -212,3 +212,22 @@ def test_the_sticker_writer_off_a_pi_says_why_and_what_to_do(
     assert main(["edition", "stickers", "reference", "--data-dir", str(tmp_path)]) == 2
     fault = HardwareFault("reader_driver_missing", detail="No module named 'mfrc522'")
     assert f"{fault}: {fault.fix}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["edition", "stickers", "reference"], ["enroll"]])
+def test_a_reader_on_spi1_switched_off_is_said_with_its_fix_not_a_traceback(
+    command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a Pi whose SPI1 is off, the driver's spidev raises FileNotFoundError when the reader
+    opens: `edition stickers` and `enroll` say the catalogue's cause and fix, as the doctor does."""
+    from companion.hardware.health import diagnose
+    from companion.run.cli import main
+
+    def spi_off(rst_pin: int, gain_db: int = 48) -> Any:
+        raise FileNotFoundError(2, "No such file or directory")
+
+    monkeypatch.setattr("companion.hardware.reader.open_mfrc522", spi_off)
+    monkeypatch.setattr("companion.hardware.machine.board_model", lambda: "Raspberry Pi 4 Model B Rev 1.5")
+    assert main([*command, "--data-dir", str(tmp_path)]) == 2
+    cause, fix, code, _ = diagnose("reader", FileNotFoundError(2, "No such file or directory"))
+    assert code == "spi_off" and f"{cause}: {fix}" in capsys.readouterr().err
