@@ -21,10 +21,10 @@ from urllib.parse import urlsplit
 
 from companion.table.stream import GameFinished, GameStarted
 from companion.util import json_bounds
+from companion.util.config import TOPIC_WORD
 
 #: The largest message the hall reads; an event is well under 1 KB, a state a few KB.
 MAX_PAYLOAD = 64 * 1024
-_WORD = re.compile(r"\A[A-Za-z0-9_-]{1,40}\Z")
 
 
 def table_id(configured: str, hostname: str | None = None) -> str:
@@ -75,7 +75,7 @@ class Where:
 def parse_topic(prefix: str, topic: str) -> Where | None:
     """What ``topic`` under ``prefix`` names, or None when it is no venue topic."""
     parts = topic.split("/")
-    if len(parts) < 3 or parts[0] != prefix or not _WORD.match(parts[1]):
+    if len(parts) < 3 or parts[0] != prefix or not TOPIC_WORD.match(parts[1]):
         return None
     if len(parts) == 3 and parts[2] in ("status", "state", "tag"):
         return Where(parts[1], parts[2], 0)

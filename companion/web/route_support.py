@@ -38,7 +38,7 @@ from companion.util.rate import SlidingWindow
 from companion.util.wording import say
 from companion.web.ports import TableRuntime
 
-#: Headers on every answer (the app's ``after_request`` sets any its route did not):
+#: Headers on every answer (`companion.web.app.with_security_headers` adds any its route did not):
 #: nothing sniffed, never framed, and only this server's own scripts and styles.
 SECURITY_HEADERS = (
     ("X-Content-Type-Options", "nosniff"),
