@@ -98,8 +98,8 @@ def parse_ndef_text(memory: Sequence[int]) -> str | None:
             return None
         length = memory[i + 1]
         record = list(memory[i + 2 : i + 2 + length])
-        if len(record) < 4 or record[1] != 0x01 or record[3] != 0x54 or len(record) < 4 + record[2]:
-            return None
+        if len(record) < 4 or record[1] != 0x01 or record[3] != 0x54 or not 0 < record[2] <= len(record) - 4:
+            return None  # not a Text record, or one without its status byte
         payload = record[4 : 4 + record[2]]
         lang = payload[0] & 0x3F
         return bytes(payload[1 + lang :]).decode("utf-8", "replace")

@@ -231,3 +231,12 @@ def test_a_reader_on_spi1_switched_off_is_said_with_its_fix_not_a_traceback(
     assert main([*command, "--data-dir", str(tmp_path)]) == 2
     cause, fix, code, _ = diagnose("reader", FileNotFoundError(2, "No such file or directory"))
     assert code == "spi_off" and f"{cause}: {fix}" in capsys.readouterr().err
+
+
+def test_a_text_record_without_its_status_byte_reads_as_no_text() -> None:
+    """A sticker whose NDEF Text record is empty (payload length 0, written by another app or
+    damaged) reads as no text: not an IndexError, which on the table's reader thread made the
+    reader look broken and in `edition stickers` a traceback."""
+    empty = [0x03, 4, 0xD1, 0x01, 0x00, 0x54, 0xFE] + [0] * 57
+    assert parse_ndef_text(empty) is None
+    assert parse_ndef_text([0x03, 7, 0xD1, 0x01, 0x03, 0x54, 0x02, ord("e"), ord("n"), 0xFE]) == ""
