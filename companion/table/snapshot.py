@@ -80,9 +80,6 @@ class Snapshots(CommittingTable):
     #: The stored log's replay for the page, continued at each change: replaying the whole
     #: log at each change grew with the game (`companion.table.view.Replay`).
     page_replay: Replay | None = None
-    #: The page's log entries of the last snapshot and their texts, by the entry's id
-    #: (`page_encoded`).
-    log_texts: dict[int, tuple[dict[str, Any], str]] | None = None
 
     def expect(self) -> dict[str, Any] | None:
         """What the table waits for next, for the ring, the page and scripts (the caller
@@ -236,26 +233,8 @@ class Snapshots(CommittingTable):
         """The current projection with its page's text (the caller holds the lock)."""
         found = self.projection()
         if found.page_text is None:
-            found.page_text = self.page_encoded(self.page_of(found))
+            found.page_text = COMPACT.encode(self.page_of(found))
         return found
-
-    def page_encoded(self, page: dict[str, Any]) -> str:
-        """``page`` as compact JSON, its log's entries each encoded once: an entry never
-        changes once in the log (`companion.table.view.Past`), and the log is about half of
-        the page's text, all of it but the newest entries encoded for the last snapshot."""
-        keys = list(page)
-        at = keys.index("log")
-        kept, texts = self.log_texts or {}, {}
-        for entry in page["log"]:
-            had = kept.get(id(entry))
-            texts[id(entry)] = had if had is not None and had[0] is entry else (entry, COMPACT.encode(entry))
-        self.log_texts = texts
-        parts = (
-            COMPACT.encode({key: page[key] for key in keys[:at]})[1:-1],
-            f'"log":[{",".join(text for _, text in texts.values())}]',
-            COMPACT.encode({key: page[key] for key in keys[at + 1 :]})[1:-1],
-        )
-        return "{" + ",".join(part for part in parts if part) + "}"
 
     def wake(self) -> None:
         """Tell the live pages of a change, with their snapshot made first when a page read the
