@@ -3,6 +3,7 @@ what `render` draws (issue 26: the idle daemon's ring woke 30 times a second to 
 
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 import time
@@ -56,7 +57,11 @@ def sleeping_for(thread: threading.Thread) -> float | None:
     found: list[float | None] = []
 
     def asleep() -> bool:
-        frame: FrameType | None = sys._current_frames().get(thread.ident or -1)
+        gc.disable()  # a collection inside `_current_frames`, which holds the interpreter's
+        try:  # thread list, can run a finalizer waiting on a thread that needs it: a hang (3.11)
+            frame: FrameType | None = sys._current_frames().get(thread.ident or -1)
+        finally:
+            gc.enable()
         if frame is not None and frame.f_code.co_name == "rest":
             found.append(frame.f_locals["wait"])
             return True
